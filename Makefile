@@ -1,0 +1,95 @@
+# retsnoop build. `make` builds src/retsnoop and src/simfail; `make STATIC=1` makes both
+# fully static (the test guest has no shared libraries). `make help` lists the targets.
+
+OUTPUT := src/.output
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+V ?= 0
+Q := $(if $(filter 1,$(V)),,@)
+msg = $(if $(filter 1,$(V)),,@printf '  %-8s %s\n' "$(1)" "$(2)";)
+
+include libbpf/libbpf.mk
+
+CFLAGS ?= -g -O2
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu11
+INCLUDES := -Isrc -I$(OUTPUT) $(LIBBPF_CFLAGS)
+BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc $(LIBBPF_CFLAGS)
+LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) -lpthread
+ifeq ($(STATIC),1)
+LDFLAGS += -static
+endif
+
+# Every src/*.bpf.c becomes an embedded skeleton, src/.output/<name>.skel.h.
+BPF_SRCS := $(wildcard src/*.bpf.c)
+SKELS := $(patsubst src/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+# simfail*.c make simfail; retsnoop.c holds retsnoop's main(); every other src/*.c is a
+# retsnoop module, collected into a library that the unit tests link against too.
+SIMFAIL_SRCS := $(wildcard src/simfail*.c)
+MOD_SRCS := $(filter-out src/retsnoop.c $(SIMFAIL_SRCS) $(BPF_SRCS),$(wildcard src/*.c))
+MOD_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(MOD_SRCS))
+MOD_LIB := $(OUTPUT)/libretsnoop.a
+EXTRA_OBJS :=
+
+.PHONY: all clean deps test test-unit test-vm test-kernels bench help vmlinux-h
+.DEFAULT_GOAL := all
+
+# Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
+-include sidecar/sidecar.mk
+include tests/unit/unit.mk
+include tests/vm/vm.mk
+-include bench/bench.mk
+
+all: src/retsnoop src/simfail
+
+$(OUTPUT) $(OUTPUT)/bpf:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: src/%.bpf.c src/vmlinux.h $(wildcard src/*.h) $(LIBBPF_TARGET) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+
+$(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(SKELS) $(LIBBPF_TARGET) | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) $(INCLUDES) -c $< -o $@
+
+$(MOD_LIB): $(MOD_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+src/retsnoop: $(OUTPUT)/retsnoop.o $(MOD_LIB) $(EXTRA_OBJS)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+src/simfail: $(patsubst src/%.c,$(OUTPUT)/%.o,$(SIMFAIL_SRCS)) $(MOD_LIB)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# vmlinux.h is committed; regenerate it from a Debian kernel's BTF (never the build host's).
+vmlinux-h:
+	tools/gen-vmlinux-h.sh src/vmlinux.h
+
+deps:
+	tools/deps.sh all
+
+test: all test-unit test-vm
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) src/retsnoop src/simfail $(CLEAN_EXTRA)
+
+help:
+	@echo 'make [STATIC=1] [LIBBPF_SRC=path] [V=1]   build src/retsnoop and src/simfail'
+	@echo 'make deps            install build and test dependencies (Debian/Ubuntu, as root)'
+	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 6.1 and 6.12'
+	@echo 'make test-unit       unit tests only'
+	@echo 'make test-vm         VM scenarios only (KERNELS="6.1 6.12")'
+	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest'
+	@echo 'make bench           benchmarks (results under bench/results/)'
+	@echo 'make vmlinux-h       regenerate src/vmlinux.h from a Debian kernel BTF'

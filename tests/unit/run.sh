@@ -1,0 +1,18 @@
+#!/bin/sh
+# Run every unit-test binary given, show its cmocka output, and finish with the totals.
+# Exit status is non-zero when any test failed or any binary crashed.
+passed=0 failed=0 crashed=0
+for t in "$@"; do
+	out=$("$t" 2>&1); rc=$?
+	printf '%s\n' "$out"
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	if [ $rc -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+		echo "unit: $t exited with status $rc (crash or sanitizer report)"
+		crashed=$((crashed + 1)); failed=$((failed + 1))
+	fi
+done
+echo "unit: $passed passed, $failed failed"
+[ $failed -eq 0 ] && [ $# -gt 0 ]

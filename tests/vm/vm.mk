@@ -1,0 +1,2 @@
+test-vm:
+	@echo "vm: not wired yet"

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Install what building and testing retsnoop needs on Debian/Ubuntu.
+# As root it installs the missing packages; otherwise it prints the command to run.
+# On Debian 12 (bookworm) it enables bookworm-backports for libbpf 1.4 / bpftool 7.5
+# (bookworm's libbpf 1.1 fails kprobe.multi glob attach on 6.12) and qemu 10
+# (bookworm's qemu 7.2 crashes 6.12 guests under TCG at random).
+set -eu
+
+BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev"
+TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates"
+BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data"
+
+what=${1:-all}
+case "$what" in
+build) pkgs=$BUILD_PKGS ;;
+all) pkgs="$BUILD_PKGS $TEST_PKGS" ;;
+*) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+esac
+
+codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
+bpo=
+[ "$codename" = bookworm ] && bpo=bookworm-backports
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+
+# Versions that matter: libbpf >= 1.4 and (for tests) qemu >= 10 on bookworm.
+need_bpo=
+if [ -n "$bpo" ]; then
+	v=$(dpkg-query -W -f='${Version}' libbpf-dev 2>/dev/null || true)
+	dpkg --compare-versions "${v:-0}" ge 1:1.4 || need_bpo=1
+	if [ "$what" = all ]; then
+		v=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
+		dpkg --compare-versions "${v:-0}" ge 1:10 || need_bpo=1
+	fi
+fi
+
+if [ -z "$missing" ] && [ -z "$need_bpo" ]; then
+	echo "deps: all build${what#build}${what#all} dependencies present"
+	exit 0
+fi
+
+bpo_list=/etc/apt/sources.list.d/retsnoop-bookworm-backports.list
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing:$missing${need_bpo:+ (and backports versions of libbpf/bpftool/qemu)}" >&2
+	echo "deps: run as root: sudo $0 $what" >&2
+	[ -n "$bpo" ] && echo "deps: (it adds 'deb http://deb.debian.org/debian bookworm-backports main' to $bpo_list)" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+if [ -n "$bpo" ] && ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	echo "deb http://deb.debian.org/debian bookworm-backports main" > "$bpo_list"
+fi
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+if [ -n "$bpo" ]; then
+	bp=
+	for p in $BPO_PKGS; do
+		case " $pkgs " in *" $p "*) bp="$bp $p" ;; esac
+	done
+	[ "$what" = all ] && bp="$bp qemu-system-common qemu-system-data"
+	bp="$bp libbpf1"
+	apt-get install -y -qq --no-install-recommends -t bookworm-backports $bp >/dev/null
+fi
+echo "deps: installed:$missing${need_bpo:+ + backports}"
