@@ -5,7 +5,7 @@
 UNIT_OUT := $(OUTPUT)/unit
 UNIT_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
-UNIT_BINS := $(patsubst tests/unit/%.c,$(UNIT_OUT)/%,$(UNIT_SRCS))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(UNIT_OUT)/%,$(UNIT_SRCS)) $(EXTRA_UNIT_BINS)
 UNIT_MOD_OBJS := $(patsubst src/%.c,$(UNIT_OUT)/mod/%.o,$(MOD_SRCS))
 UNIT_LIB := $(UNIT_OUT)/libretsnoop-san.a
 
