@@ -18,7 +18,7 @@ $(LIBBPF_LIBS): $(wildcard $(LIBBPF_SRC)/src/*.[ch] $(LIBBPF_SRC)/src/Makefile)
 	$(Q)mkdir -p $(LIBBPF_OUT)/obj
 	$(Q)$(MAKE) -C $(LIBBPF_SRC)/src BUILD_STATIC_ONLY=1 OBJDIR=$(LIBBPF_OUT)/obj \
 		DESTDIR=$(LIBBPF_OUT) INCLUDEDIR=/include LIBDIR=/ UAPIDIR=/include install >/dev/null
-else
+else ifneq ($(filter-out deps help clean,$(or $(MAKECMDGOALS),all)),)
 ifeq ($(shell $(PKG_CONFIG) --exists libbpf && echo y),)
 $(error libbpf not found by pkg-config; run 'make deps' (or tools/deps.sh) or pass LIBBPF_SRC=/path/to/libbpf)
 endif

@@ -40,7 +40,7 @@ if [ -n "$bpo" ]; then
 fi
 
 if [ -z "$missing" ] && [ -z "$need_bpo" ]; then
-	echo "deps: all build${what#build}${what#all} dependencies present"
+	echo "deps: nothing to install (checked: $what)"
 	exit 0
 fi
 
@@ -57,14 +57,15 @@ if [ -n "$bpo" ] && ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list
 	echo "deb http://deb.debian.org/debian bookworm-backports main" > "$bpo_list"
 fi
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+main=$pkgs bp=
 if [ -n "$bpo" ]; then
-	bp=
-	for p in $BPO_PKGS; do
-		case " $pkgs " in *" $p "*) bp="$bp $p" ;; esac
+	# Packages that must come from backports are installed from there directly.
+	main= bp=libbpf1
+	for p in $pkgs; do
+		case " $BPO_PKGS " in *" $p "*) bp="$bp $p" ;; *) main="$main $p" ;; esac
 	done
-	[ "$what" = all ] && bp="$bp qemu-system-common qemu-system-data"
-	bp="$bp libbpf1"
-	apt-get install -y -qq --no-install-recommends -t bookworm-backports $bp >/dev/null
+	case " $pkgs " in *" qemu-system-x86 "*) bp="$bp qemu-system-common qemu-system-data" ;; esac
 fi
+apt-get install -y -qq --no-install-recommends $main >/dev/null
+[ -z "$bp" ] || apt-get install -y -qq --no-install-recommends -t "$bpo" $bp >/dev/null
 echo "deps: installed:$missing${need_bpo:+ + backports}"
