@@ -35,6 +35,8 @@ EXTRA_OBJS :=
 
 .PHONY: all clean deps test test-unit test-vm test-kernels bench help vmlinux-h
 .DEFAULT_GOAL := all
+# Keep intermediate BPF objects (the benchmarks and debugging want them).
+.SECONDARY:
 
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
 -include sidecar/sidecar.mk

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0)
+/*
+ * retsnoop's kernel half: per-thread call sessions over the traced functions.
+ *
+ * A session starts when an entry function is called on a thread that has none, follows
+ * every traced call on that thread (push on entry, pop on exit) and ends when the entry
+ * function returns. Along the way it keeps the deepest error-returning chain (or, with
+ * -S, the deepest completed chain) with the kernel stack and LBR captured where the error
+ * originated, and emits it through the ring buffer as one REC_SESSION_END.
+ *
+ * The same handlers serve every attach mode: kprobe/kretprobe (single or multi, function
+ * id from the BPF cookie or an ip -> id map) and fentry/fexit clones (id from the ip).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "retsnoop.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by user space before load. */
+const volatile bool emit_success_stacks = false;
+const volatile bool emit_func_trace = false;
+const volatile bool capture_lbr = false;
+const volatile bool use_cookies = false;	/* function id = BPF cookie */
+const volatile bool has_func_ip = false;	/* bpf_get_func_ip() usable */
+const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
+const volatile __u32 tgid_allow_cnt = 0, tgid_deny_cnt = 0;
+const volatile __u32 comm_allow_cnt = 0, comm_deny_cnt = 0;
+
+/* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
+bool ready = false;
+__u64 next_sess_id = 0;
+
+struct session {
+	__u64 sess_id;
+	__u64 start_ts;
+	__u32 pid;
+	__u32 tgid;
+	char task_comm[TASK_COMM_LEN];
+	char proc_comm[TASK_COMM_LEN];
+	__u32 next_seq_id;
+	__u32 dropped_records;
+	bool defunct;		/* lost track (mismatch, start not sent): end quietly */
+	bool start_emitted;
+	bool is_err;
+	bool has_saved;
+	__u32 saved_start;	/* first frame index of the saved error fragment */
+	__u32 saved_last_seq_id;
+	__u64 entry_ts[MAX_FSTACK_DEPTH];
+	struct call_stack stack;
+	struct call_stack saved;	/* a deeper error chain overwritten by a sibling call */
+	__s32 lbrs_sz;
+	__s32 saved_lbrs_sz;
+	struct lbr_record lbrs[MAX_LBR_ENTRIES];
+	struct lbr_record saved_lbrs[MAX_LBR_ENTRIES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);			/* resized to the function count */
+	__type(key, __u32);
+	__type(value, struct func_info);
+} func_infos SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);			/* resized when ids come from ips */
+	__type(key, __u64);
+	__type(value, __u32);
+} ip_to_id SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);		/* bpf.sessions-size */
+	__type(key, __s64);
+	__type(value, struct session);
+} sessions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);	/* bpf.ringbuf-size */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, bool);			/* true: allow, false: deny */
+} tgids_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, char[TASK_COMM_LEN]);
+	__type(value, bool);
+} comms_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct session);		/* zeroed template for new sessions */
+} empty_session SEC(".maps");
+
+struct lbr_snapshot {
+	__s32 sz;
+	struct lbr_record lbrs[MAX_LBR_ENTRIES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct lbr_snapshot);
+} lbr_snaps SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct drop_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} running SEC(".maps");
+
+/* clang emits calls for large memcpy() in BPF code; copy 8 bytes at a time instead. */
+static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
+{
+	const __u64 *s = src;
+	__u64 *d = dst;
+	__u32 i;
+
+	for (i = 0; i < sz / 8; i++)
+		d[i] = s[i];
+}
+
+static __always_inline struct drop_stats *drop_stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline bool filters_pass(void)
+{
+	__u64 pid_tgid;
+	bool *allow;
+
+	if (tgid_allow_cnt || tgid_deny_cnt) {
+		__u32 tgid;
+
+		pid_tgid = bpf_get_current_pid_tgid();
+		tgid = pid_tgid >> 32;
+		allow = bpf_map_lookup_elem(&tgids_filter, &tgid);
+		if (allow ? !*allow : tgid_allow_cnt > 0)
+			return false;
+	}
+	if (comm_allow_cnt || comm_deny_cnt) {
+		char comm[TASK_COMM_LEN] = {};
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		allow = bpf_map_lookup_elem(&comms_filter, comm);
+		if (allow ? !*allow : comm_allow_cnt > 0)
+			return false;
+	}
+	return true;
+}
+
+/* Idle tasks all have pid 0: key them per CPU so they never share a session. */
+static __always_inline __s64 session_key(void)
+{
+	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+
+	return pid ? (__s64)pid : -(1 + (__s64)bpf_get_smp_processor_id());
+}
+
+static __always_inline bool is_err_result(__u32 flags, __s64 res)
+{
+	if (flags & FUNC_CANT_FAIL)
+		return false;
+	if (flags & FUNC_RET_PTR)
+		return res == 0 || (res >= -MAX_ERRNO && res < 0);
+	if (flags & FUNC_NEEDS_SIGN_EXT)
+		res = (__s32)res;
+	return res >= -MAX_ERRNO && res < 0;
+}
+
+static __always_inline bool emit_session_start(struct session *sess)
+{
+	struct rec_session_start *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r)
+		return false;
+	r->type = REC_SESSION_START;
+	r->pid = sess->pid;
+	r->sess_id = sess->sess_id;
+	r->tgid = sess->tgid;
+	r->__pad = 0;
+	r->start_ts = sess->start_ts;
+	__builtin_memcpy(r->task_comm, sess->task_comm, sizeof(r->task_comm));
+	__builtin_memcpy(r->proc_comm, sess->proc_comm, sizeof(r->proc_comm));
+	bpf_ringbuf_submit(r, 0);
+	sess->start_emitted = true;
+	return true;
+}
+
+static __always_inline void count_dropped_record(struct session *sess)
+{
+	struct drop_stats *st;
+
+	if (sess->dropped_records++ == 0 && (st = drop_stats()))
+		__sync_fetch_and_add(&st->incomplete_sessions, 1);
+}
+
+static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type, __u32 id,
+						__u64 ts, __u32 seq_id, __u32 depth,
+						__u64 lat, __s64 res)
+{
+	struct rec_func_trace *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count_dropped_record(sess);
+		return;
+	}
+	r->type = type;
+	r->func_id = id;
+	r->sess_id = sess->sess_id;
+	r->ts = ts;
+	r->seq_id = seq_id;
+	r->depth = depth;
+	r->func_lat = lat;
+	r->func_res = res;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void emit_lbrs(struct session *sess, bool saved)
+{
+	struct rec_lbr_stack *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count_dropped_record(sess);
+		return;
+	}
+	r->type = REC_LBR_STACK;
+	r->sess_id = sess->sess_id;
+	if (saved) {
+		r->lbrs_sz = sess->saved_lbrs_sz;
+		copy_words(r->lbrs, sess->saved_lbrs, sizeof(r->lbrs));
+	} else {
+		r->lbrs_sz = sess->lbrs_sz;
+		copy_words(r->lbrs, sess->lbrs, sizeof(r->lbrs));
+	}
+	bpf_ringbuf_submit(r, 0);
+}
+
+/* Final sample of a session whose outermost frame just returned. */
+static __always_inline void emit_session_end(struct session *sess, __u64 now)
+{
+	struct rec_session_end *r;
+	struct drop_stats *st;
+	bool stitch, ignored;
+	__u32 i, n;
+
+	ignored = (!sess->is_err && !emit_success_stacks) ||
+		  sess->stack.func_lat[0] < duration_ns;
+	if (ignored && !sess->start_emitted)
+		return;
+	if (!sess->start_emitted && !emit_session_start(sess))
+		goto drop;
+
+	stitch = sess->is_err && sess->has_saved && sess->saved_start == sess->stack.max_depth;
+	if (!ignored && capture_lbr)
+		emit_lbrs(sess, stitch);
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r)
+		goto drop;
+	r->type = REC_SESSION_END;
+	r->sess_id = sess->sess_id;
+	r->emit_ts = now;
+	r->dropped_records = sess->dropped_records;
+	r->ignored = ignored;
+	r->is_err = sess->is_err;
+	r->__pad[0] = r->__pad[1] = 0;
+	r->last_seq_id = sess->next_seq_id - 1;
+	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
+	if (stitch) {
+		/* The saved deeper fragment continues the reported chain: append it. */
+		n = sess->saved.max_depth;
+		for (i = sess->stack.max_depth; i < MAX_FSTACK_DEPTH; i++) {
+			if (i >= n)
+				break;
+			r->stack.func_ids[i] = sess->saved.func_ids[i];
+			r->stack.seq_ids[i] = sess->saved.seq_ids[i];
+			r->stack.func_res[i] = sess->saved.func_res[i];
+			r->stack.func_lat[i] = sess->saved.func_lat[i];
+		}
+		r->stack.stitch_pos = sess->stack.max_depth;
+		r->stack.max_depth = n;
+		r->stack.kstack_sz = sess->saved.kstack_sz;
+		copy_words(r->stack.kstack, sess->saved.kstack, sizeof(r->stack.kstack));
+	}
+	bpf_ringbuf_submit(r, 0);
+	return;
+drop:
+	st = drop_stats();
+	if (st)
+		__sync_fetch_and_add(&st->dropped_sessions, 1);
+}
+
+static __always_inline struct session *start_session(__s64 key, __u64 now)
+{
+	struct task_struct *task;
+	struct session *sess;
+	__u64 pid_tgid;
+	__u32 zero = 0;
+
+	sess = bpf_map_lookup_elem(&empty_session, &zero);
+	if (!sess)
+		return NULL;
+	if (bpf_map_update_elem(&sessions, &key, sess, BPF_NOEXIST)) {
+		struct drop_stats *st = drop_stats();
+
+		if (st)
+			__sync_fetch_and_add(&st->dropped_sessions, 1);
+		return NULL;
+	}
+	sess = bpf_map_lookup_elem(&sessions, &key);
+	if (!sess)
+		return NULL;
+
+	pid_tgid = bpf_get_current_pid_tgid();
+	sess->sess_id = __sync_fetch_and_add(&next_sess_id, 1);
+	sess->start_ts = now;
+	sess->pid = (__u32)pid_tgid;
+	sess->tgid = pid_tgid >> 32;
+	bpf_get_current_comm(sess->task_comm, sizeof(sess->task_comm));
+	task = (struct task_struct *)bpf_get_current_task();
+	BPF_CORE_READ_STR_INTO(&sess->proc_comm, task, group_leader, comm);
+
+	/* -T needs the session known before its first trace record. */
+	if (emit_func_trace && !emit_session_start(sess))
+		sess->defunct = true;
+	return sess;
+}
+
+/* Keep a deeper error chain that a sibling call at @d is about to overwrite. */
+static __always_inline void save_error_fragment(struct session *sess, __u32 d)
+{
+	__u32 i, end = sess->stack.max_depth;
+	bool extend;
+
+	/* Directly above an older saved fragment: grow it upward, keep its deeper captures. */
+	extend = sess->has_saved && sess->saved_start == end;
+	for (i = 0; i < MAX_FSTACK_DEPTH; i++) {
+		if (i < d || i >= end)
+			continue;
+		sess->saved.func_ids[i] = sess->stack.func_ids[i];
+		sess->saved.seq_ids[i] = sess->stack.seq_ids[i];
+		sess->saved.func_res[i] = sess->stack.func_res[i];
+		sess->saved.func_lat[i] = sess->stack.func_lat[i];
+	}
+	if (!extend) {
+		sess->saved.max_depth = end;
+		sess->saved.kstack_sz = sess->stack.kstack_sz;
+		copy_words(sess->saved.kstack, sess->stack.kstack, sizeof(sess->saved.kstack));
+		sess->saved_lbrs_sz = sess->lbrs_sz;
+		copy_words(sess->saved_lbrs, sess->lbrs, sizeof(sess->saved_lbrs));
+		sess->saved_last_seq_id = sess->next_seq_id - 1;
+	}
+	sess->saved_start = d;
+	sess->has_saved = true;
+}
+
+static __always_inline int handle_entry(void *ctx, __u32 id)
+{
+	struct func_info *fi;
+	struct session *sess;
+	__u64 now;
+	__s64 key;
+	__u32 d, seq;
+
+	if (!filters_pass())
+		return 0;
+	now = bpf_ktime_get_ns();
+	key = session_key();
+	sess = bpf_map_lookup_elem(&sessions, &key);
+	if (!sess) {
+		fi = bpf_map_lookup_elem(&func_infos, &id);
+		if (!fi || !(fi->flags & FUNC_IS_ENTRY))
+			return 0;
+		sess = start_session(key, now);
+		if (!sess)
+			return 0;
+	}
+
+	d = sess->stack.depth;
+	seq = sess->next_seq_id++;
+	if (d >= MAX_FSTACK_DEPTH)
+		return 0;	/* too deep: the matching exit mismatches and ends tracking */
+	if (d < sess->stack.max_depth && sess->is_err)
+		save_error_fragment(sess, d);
+
+	sess->stack.func_ids[d] = id;
+	sess->stack.seq_ids[d] = seq;
+	sess->stack.func_res[d] = 0;
+	sess->stack.func_lat[d] = 0;
+	sess->entry_ts[d] = now;
+	sess->stack.depth = d + 1;
+	sess->stack.max_depth = d + 1;
+
+	if (emit_func_trace && !sess->defunct)
+		emit_func_trace_rec(sess, REC_FUNC_TRACE_ENTRY, id, now, seq, d + 1, 0, 0);
+	return 0;
+}
+
+static __always_inline void capture_origin(void *ctx, struct session *sess)
+{
+	struct lbr_snapshot *snap;
+	__u32 zero = 0;
+
+	sess->stack.kstack_sz = bpf_get_stack(ctx, sess->stack.kstack,
+					      sizeof(sess->stack.kstack), 0);
+	if (!capture_lbr)
+		return;
+	snap = bpf_map_lookup_elem(&lbr_snaps, &zero);
+	if (!snap)
+		return;
+	sess->lbrs_sz = snap->sz;
+	copy_words(sess->lbrs, snap->lbrs, sizeof(sess->lbrs));
+}
+
+static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
+{
+	struct func_info *fi;
+	struct session *sess;
+	__u64 now, lat;
+	__u32 d, seq, flags;
+	bool failed;
+	__s64 key;
+
+	if (!filters_pass())
+		return 0;
+	now = bpf_ktime_get_ns();
+	key = session_key();
+	sess = bpf_map_lookup_elem(&sessions, &key);
+	if (!sess)
+		return 0;
+
+	d = sess->stack.depth;
+	seq = sess->next_seq_id++;
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		goto lost;
+	d--;
+	if (sess->stack.func_ids[d] != id)
+		goto lost;	/* missed exit or attach race: the stack can't be trusted */
+
+	fi = bpf_map_lookup_elem(&func_infos, &id);
+	flags = fi ? fi->flags : 0;
+	lat = now - sess->entry_ts[d];
+	sess->stack.func_res[d] = res;
+	sess->stack.func_lat[d] = lat;
+	sess->stack.depth = d;
+
+	failed = is_err_result(flags, res);
+	if (failed) {
+		if (!sess->is_err) {
+			sess->is_err = true;
+			sess->stack.max_depth = d + 1;
+			capture_origin(ctx, sess);
+		} else if (d + 1 < sess->stack.max_depth && d + 1 < MAX_FSTACK_DEPTH) {
+			/*
+			 * The chain below us ended in a can't-fail call (an error-path
+			 * helper), so our error came from a deeper chain saved earlier:
+			 * report up to here and let emission stitch the saved part.
+			 */
+			__u32 below = sess->stack.func_ids[d + 1];
+			struct func_info *bfi = bpf_map_lookup_elem(&func_infos, &below);
+
+			if (bfi && (bfi->flags & FUNC_CANT_FAIL))
+				sess->stack.max_depth = d + 1;
+		}
+	} else if (!(flags & FUNC_CANT_FAIL)) {
+		sess->is_err = false;	/* the error, if any, was swallowed */
+	}
+	if (!sess->is_err && emit_success_stacks && d + 1 == sess->stack.max_depth)
+		capture_origin(ctx, sess);
+
+	if (emit_func_trace && !sess->defunct)
+		emit_func_trace_rec(sess, REC_FUNC_TRACE_EXIT, id, now, seq, d + 1, lat, res);
+
+	if (d == 0) {
+		if (!sess->defunct)
+			emit_session_end(sess, now);
+		bpf_map_delete_elem(&sessions, &key);
+	}
+	return 0;
+
+lost:
+	/* Tell user space to forget an announced session; count it as dropped. */
+	if (sess->start_emitted) {
+		sess->is_err = false;
+		sess->stack.func_lat[0] = 0;
+		emit_session_end(sess, now);
+	}
+	{
+		struct drop_stats *st = drop_stats();
+
+		if (st)
+			__sync_fetch_and_add(&st->dropped_sessions, 1);
+	}
+	bpf_map_delete_elem(&sessions, &key);
+	return 0;
+}
+
+/* Snapshot LBRs first thing in an exit handler, before our own code overwrites them. */
+static __always_inline void snapshot_lbrs(void)
+{
+	struct lbr_snapshot *snap;
+	__u32 zero = 0;
+
+	if (!capture_lbr)
+		return;
+	snap = bpf_map_lookup_elem(&lbr_snaps, &zero);
+	if (snap)
+		snap->sz = bpf_get_branch_snapshot(snap->lbrs, sizeof(snap->lbrs), 0);
+}
+
+static __always_inline bool func_id_by_ip(__u64 ip, __u32 *id)
+{
+	__u32 *p = bpf_map_lookup_elem(&ip_to_id, &ip);
+
+	if (!p)
+		return false;
+	*id = *p;
+	return true;
+}
+
+static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool is_ret)
+{
+	if (use_cookies) {
+		*id = bpf_get_attach_cookie(ctx);
+		return true;
+	}
+	if (has_func_ip)
+		return func_id_by_ip(bpf_get_func_ip(ctx), id);
+	/* Without bpf_get_func_ip() only the kprobe side knows its ip (int3 already ran). */
+	if (is_ret)
+		return false;
+	return func_id_by_ip(PT_REGS_IP(ctx) - 1, id);
+}
+
+SEC("kprobe")
+int kentry(struct pt_regs *ctx)
+{
+	__u32 id;
+
+	if (!ready || !kprobe_func_id(ctx, &id, false))
+		return 0;
+	return handle_entry(ctx, id);
+}
+
+SEC("kretprobe")
+int kexit(struct pt_regs *ctx)
+{
+	__u32 id;
+
+	snapshot_lbrs();
+	if (!ready || !kprobe_func_id(ctx, &id, true))
+		return 0;
+	return handle_exit(ctx, id, PT_REGS_RC(ctx));
+}
+
+/*
+ * fentry/fexit templates, cloned per traced function by the mass attacher. fexit finds
+ * the return value right after the arguments in ctx, so there is one template per count.
+ * A per-CPU counter keeps a traced function called from our own handler from recursing.
+ */
+static __always_inline bool enter_guard(void)
+{
+	__u32 zero = 0, *cnt = bpf_map_lookup_elem(&running, &zero);
+
+	if (!cnt)
+		return false;
+	if (*cnt) {
+		return false;
+	}
+	*cnt = 1;
+	return true;
+}
+
+static __always_inline void leave_guard(void)
+{
+	__u32 zero = 0, *cnt = bpf_map_lookup_elem(&running, &zero);
+
+	if (cnt)
+		*cnt = 0;
+}
+
+static __always_inline int fentry_common(void *ctx)
+{
+	__u32 id;
+
+	if (!ready || !enter_guard())
+		return 0;
+	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
+		handle_entry(ctx, id);
+	leave_guard();
+	return 0;
+}
+
+static __always_inline int fexit_common(void *ctx, __s64 res)
+{
+	__u32 id;
+
+	snapshot_lbrs();
+	if (!ready || !enter_guard())
+		return 0;
+	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
+		handle_exit(ctx, id, res);
+	leave_guard();
+	return 0;
+}
+
+SEC("fentry")
+int fentry_tmpl(__u64 *ctx)
+{
+	return fentry_common(ctx);
+}
+
+#define FEXIT_TEMPLATE(n)				\
+SEC("fexit")						\
+int fexit_tmpl##n(__u64 *ctx)				\
+{							\
+	return fexit_common(ctx, (__s64)ctx[n]);	\
+}
+
+FEXIT_TEMPLATE(0)
+FEXIT_TEMPLATE(1)
+FEXIT_TEMPLATE(2)
+FEXIT_TEMPLATE(3)
+FEXIT_TEMPLATE(4)
+FEXIT_TEMPLATE(5)
+FEXIT_TEMPLATE(6)
+
+SEC("fexit")
+int fexit_tmpl_void(__u64 *ctx)
+{
+	return fexit_common(ctx, 0);
+}

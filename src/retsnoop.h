@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What crosses the BPF ring buffer between retsnoop.bpf.c and user space: the single
+ * definition of every record layout and of the per-function info BPF needs.
+ *
+ * Every record starts with a __u32 type and carries the session id it belongs to, so the
+ * consumer can rebuild sessions from an arbitrary interleaving of threads. New record kinds
+ * (argument capture, injected probes) are added as new types; old ones never change layout.
+ */
+#ifndef RETSNOOP_RECORDS_H
+#define RETSNOOP_RECORDS_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
+#define MAX_FSTACK_DEPTH	64	/* traced call depth kept per session */
+#define MAX_KSTACK_DEPTH	96	/* kernel stack frames captured */
+#define MAX_LBR_ENTRIES		32
+#define TASK_COMM_LEN		16
+#define MAX_ERRNO		4095
+
+enum rec_type {
+	REC_SESSION_START,
+	REC_FUNC_TRACE_ENTRY,
+	REC_FUNC_TRACE_EXIT,
+	REC_LBR_STACK,
+	REC_SESSION_END,
+};
+
+/* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
+enum func_flags {
+	FUNC_IS_ENTRY	= 0x1,	/* starts a session */
+	FUNC_CANT_FAIL	= 0x2,	/* void, bool, unsigned, < 4 bytes: never an error */
+	FUNC_NEEDS_SIGN_EXT = 0x4, /* 4-byte signed (or no BTF): judge the low 32 bits */
+	FUNC_RET_PTR	= 0x8,	/* pointer: NULL and ERR_PTR() are errors */
+	FUNC_RET_BOOL	= 0x10,
+	FUNC_RET_VOID	= 0x20,
+};
+
+struct func_info {
+	__u32 flags;		/* enum func_flags */
+	__u32 arg_cnt;		/* fentry/fexit: where the return value sits in ctx */
+};
+
+struct rec_session_start {
+	__u32 type;		/* REC_SESSION_START */
+	__u32 pid;		/* thread id */
+	__u64 sess_id;
+	__u32 tgid;
+	__u32 __pad;
+	__u64 start_ts;		/* CLOCK_MONOTONIC ns */
+	char task_comm[TASK_COMM_LEN];
+	char proc_comm[TASK_COMM_LEN];
+};
+
+/* -T: one record per entry and per exit inside a session. */
+struct rec_func_trace {
+	__u32 type;		/* REC_FUNC_TRACE_ENTRY or REC_FUNC_TRACE_EXIT */
+	__u32 func_id;
+	__u64 sess_id;
+	__u64 ts;
+	__u32 seq_id;
+	__u32 depth;		/* 1-based */
+	__u64 func_lat;		/* exit only */
+	__s64 func_res;		/* exit only, raw 64-bit return value */
+};
+
+struct lbr_record {
+	__u64 from;
+	__u64 to;
+	__u64 flags;
+};
+
+struct rec_lbr_stack {
+	__u32 type;		/* REC_LBR_STACK */
+	__s32 lbrs_sz;		/* bytes of lbrs[] filled, or negative errno */
+	__u64 sess_id;
+	struct lbr_record lbrs[MAX_LBR_ENTRIES];
+};
+
+/* A call stack as recorded: traced frames outermost first, kernel stack innermost first. */
+struct call_stack {
+	__u32 func_ids[MAX_FSTACK_DEPTH];
+	__u32 seq_ids[MAX_FSTACK_DEPTH];
+	__s64 func_res[MAX_FSTACK_DEPTH];
+	__u64 func_lat[MAX_FSTACK_DEPTH];
+	__u32 depth;		/* frames still running */
+	__u32 max_depth;	/* frames [0, max_depth) are reported */
+	__u32 stitch_pos;	/* frames >= stitch_pos came from a saved deeper error; 0 = none */
+	__s32 kstack_sz;	/* bytes in kstack[], or negative errno */
+	__u64 kstack[MAX_KSTACK_DEPTH];
+};
+
+struct rec_session_end {
+	__u32 type;		/* REC_SESSION_END */
+	__u32 last_seq_id;	/* trace records up to this seq id belong to the sample */
+	__u64 sess_id;
+	__u64 emit_ts;
+	__u32 dropped_records;	/* records of this session the ring buffer could not take */
+	__u8 ignored;		/* filtered out: only tells user space to forget the session */
+	__u8 is_err;
+	__u8 __pad[2];
+	struct call_stack stack;
+};
+
+/* Global drop counters, read by user space at exit (one slot per CPU, summed). */
+struct drop_stats {
+	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */
+	__u64 incomplete_sessions;	/* some record of the session was lost */
+};
+
+#endif
