@@ -13,7 +13,7 @@ msg = $(if $(filter 1,$(V)),,@printf '  %-8s %s\n' "$(1)" "$(2)";)
 include libbpf/libbpf.mk
 
 CFLAGS ?= -g -O2
-CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu11
+CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE
 INCLUDES := -Isrc -I$(OUTPUT) $(LIBBPF_CFLAGS)
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc $(LIBBPF_CFLAGS)
 LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) -lpthread

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Stack-view layout against the seed README's example, rebuilt as a recorded sample. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "render.h"
+#include "retsnoop.h"
+
+struct fake_sym {
+	const char *name;
+	__u64 start, size;
+	int nsrc;
+	struct src_frame src[3];	/* for the one call site of this function we use */
+};
+
+static const struct fake_sym syms[] = {
+	{ "entry_SYSCALL_64_after_hwframe", 0x1000, 0x100, 1,
+	  { { "entry_SYSCALL_64_after_hwframe", "arch/x86/entry/entry_64.S", 120, 0 } } },
+	{ "do_syscall_64", 0x2000, 0x100, 2,
+	  { { "do_syscall_64", "arch/x86/entry/common.c", 80, 7 },
+	    { "do_syscall_x64", "arch/x86/entry/common.c", 50, 12 } } },
+	{ "__x64_sys_bpf", 0x3000, 0x100, 1, { { "__x64_sys_bpf", "kernel/bpf/syscall.c", 5067, 1 } } },
+	{ "__sys_bpf", 0x4000, 0x1000, 3,
+	  { { "__sys_bpf", "kernel/bpf/syscall.c", 4947, 9 },
+	    { "map_create", "kernel/bpf/syscall.c", 1106, 8 },
+	    { "find_and_alloc_map", "kernel/bpf/syscall.c", 132, 5 } } },
+	{ "bpf_trampoline_6442537193", 0x9000, 0x100, 0, {} },
+	{ "bpf_prog_3a7c5a2d1b4e6f80_fexit3", 0xa000, 0x100, 0, {} },
+};
+
+static const struct fake_sym *find(__u64 addr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		if (addr >= syms[i].start && addr < syms[i].start + syms[i].size)
+			return &syms[i];
+	return NULL;
+}
+
+static bool fake_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+{
+	const struct fake_sym *s = find(addr);
+
+	if (!s)
+		return false;
+	*name = s->name;
+	*start = s->start;
+	return true;
+}
+
+static int fake_src(void *ctx, __u64 addr, struct src_frame *fr, int max)
+{
+	const struct fake_sym *s = find(addr);
+	int i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < s->nsrc && i < max; i++)
+		fr[i] = s->src[i];
+	return s->nsrc;
+}
+
+static const struct func_desc funcs[] = {
+	{ "__x64_sys_bpf", 0 },
+	{ "__sys_bpf", FUNC_NEEDS_SIGN_EXT },
+	{ "array_map_alloc", FUNC_RET_PTR },
+	{ "bpf_map_alloc_percpu", FUNC_RET_PTR },
+};
+
+static char *render(struct rec_session_end *e, bool with_src)
+{
+	struct render_opts o = {
+		.sz = sizeof(o), .funcs = funcs, .func_cnt = 4, .stack_view = true,
+		.syms = { .ksym = fake_ksym, .src = with_src ? fake_src : NULL },
+	};
+	struct rec_session_start st = {};
+	struct sample s = { .start = &st, .end = e };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(render_stack(f, &s, &o), 0);
+	fclose(f);
+	return buf;
+}
+
+static struct rec_session_end *seed_sample(void)
+{
+	struct rec_session_end *e = calloc(1, sizeof(*e));
+	struct call_stack *cs = &e->stack;
+	static const __s64 res[] = { -12, 0xffffffffLL - 11, -12, 0 };
+	static const __u64 lat[] = { 73123, 70999, 50000, 2500 };
+	/* innermost first, as bpf_get_stack() returns it */
+	static const __u64 ks[] = { 0x438b, 0x301a, 0x2035, 0x1063 };
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		cs->func_ids[i] = i;
+		cs->func_res[i] = res[i];
+		cs->func_lat[i] = lat[i];
+	}
+	cs->max_depth = 4;
+	cs->stitch_pos = 3;
+	memcpy(cs->kstack, ks, sizeof(ks));
+	cs->kstack_sz = sizeof(ks);
+	return e;
+}
+
+static void test_seed_layout(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	char *out = render(e, true);
+
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63  (arch/x86/entry/entry_64.S:120:0)\n"
+"                    do_syscall_64+0x35                   (arch/x86/entry/common.c:80:7)\n"
+"                    . do_syscall_x64                     (arch/x86/entry/common.c:50:12)\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a                   (kernel/bpf/syscall.c:5067:1)\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b                      (kernel/bpf/syscall.c:4947:9)\n"
+"                    . map_create                         (kernel/bpf/syscall.c:1106:8)\n"
+"                    . find_and_alloc_map                 (kernel/bpf/syscall.c:132:5)\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!*   2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
+static void test_kallsyms_only(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	char *out;
+
+	e->stack.stitch_pos = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
+static void test_bpf_frames_filtered(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	/* fexit pattern around __sys_bpf plus a BPF program frame on top */
+	static const __u64 ks[] = { 0xa010, 0x438b, 0x9010, 0x4005, 0x301a, 0x2035, 0x1063 };
+	char *out;
+
+	memcpy(e->stack.kstack, ks, sizeof(ks));
+	e->stack.kstack_sz = sizeof(ks);
+	e->stack.stitch_pos = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
+static void test_unfinished_frames(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	char *out;
+
+	e->stack.depth = 1;	/* outermost still running */
+	e->stack.kstack_sz = 0;
+	e->stack.stitch_pos = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"!    ... [...]      __x64_sys_bpf\n"
+"!   70us [-ENOMEM]  __sys_bpf\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_layout),
+		cmocka_unit_test(test_kallsyms_only),
+		cmocka_unit_test(test_bpf_frames_filtered),
+		cmocka_unit_test(test_unfinished_frames),
+	};
+
+	return cmocka_run_group_tests_name("render_stack", tests, NULL, NULL);
+}

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "session.h"
+
+struct seen {
+	int cnt;
+	__u64 ids[8];
+	size_t trace_cnt[8];
+	bool has_lbr[8];
+};
+
+static int on_sample(void *ctx, const struct sample *s)
+{
+	struct seen *seen = ctx;
+
+	assert_int_equal(s->start->sess_id, s->end->sess_id);
+	seen->ids[seen->cnt] = s->end->sess_id;
+	seen->trace_cnt[seen->cnt] = s->trace_cnt;
+	seen->has_lbr[seen->cnt] = s->lbr != NULL;
+	seen->cnt++;
+	return 0;
+}
+
+static struct session_store *store(struct seen *seen)
+{
+	struct session_store_opts opts = { .sz = sizeof(opts), .on_sample = on_sample, .ctx = seen };
+	struct session_store *st = session_store__new(&opts);
+
+	assert_non_null(st);
+	return st;
+}
+
+static void start(struct session_store *st, __u64 id)
+{
+	struct rec_session_start r = { .type = REC_SESSION_START, .sess_id = id, .pid = 100 + id };
+
+	assert_int_equal(session_store__add(st, &r, sizeof(r)), 0);
+}
+
+static void trace(struct session_store *st, __u64 id, __u32 type, __u32 seq)
+{
+	struct rec_func_trace r = { .type = type, .sess_id = id, .seq_id = seq };
+
+	assert_int_equal(session_store__add(st, &r, sizeof(r)), 0);
+}
+
+static void end(struct session_store *st, __u64 id, __u32 last_seq, bool ignored)
+{
+	struct rec_session_end *r = calloc(1, sizeof(*r));
+
+	r->type = REC_SESSION_END;
+	r->sess_id = id;
+	r->last_seq_id = last_seq;
+	r->ignored = ignored;
+	assert_int_equal(session_store__add(st, r, sizeof(*r)), 0);
+	free(r);
+}
+
+static void test_interleaved_threads(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+	struct rec_lbr_stack lbr = { .type = REC_LBR_STACK, .sess_id = 2 };
+
+	start(st, 1);
+	start(st, 2);
+	trace(st, 1, REC_FUNC_TRACE_ENTRY, 0);
+	trace(st, 2, REC_FUNC_TRACE_ENTRY, 0);
+	trace(st, 2, REC_FUNC_TRACE_EXIT, 1);
+	assert_int_equal(session_store__add(st, &lbr, sizeof(lbr)), 0);
+	assert_int_equal(session_store__pending(st), 2);
+	end(st, 2, 1, false);
+	trace(st, 1, REC_FUNC_TRACE_EXIT, 1);
+	end(st, 1, 1, false);
+
+	assert_int_equal(seen.cnt, 2);
+	assert_int_equal(seen.ids[0], 2);
+	assert_int_equal(seen.trace_cnt[0], 2);
+	assert_true(seen.has_lbr[0]);
+	assert_int_equal(seen.ids[1], 1);
+	assert_int_equal(seen.trace_cnt[1], 2);
+	assert_false(seen.has_lbr[1]);
+	assert_int_equal(session_store__pending(st), 0);
+	session_store__free(st);
+}
+
+static void test_trace_cut_at_last_seq(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+
+	start(st, 7);
+	trace(st, 7, REC_FUNC_TRACE_ENTRY, 0);
+	trace(st, 7, REC_FUNC_TRACE_EXIT, 1);
+	trace(st, 7, REC_FUNC_TRACE_ENTRY, 2);
+	end(st, 7, 1, false);
+	assert_int_equal(seen.cnt, 1);
+	assert_int_equal(seen.trace_cnt[0], 2);
+	session_store__free(st);
+}
+
+static void test_ignored_and_orphans(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+
+	start(st, 3);
+	end(st, 3, 0, true);		/* filtered in BPF: forget, emit nothing */
+	end(st, 4, 0, false);		/* start lost */
+	trace(st, 5, REC_FUNC_TRACE_ENTRY, 0);
+	assert_int_equal(seen.cnt, 0);
+	assert_int_equal(session_store__stats(st)->ignored, 1);
+	assert_int_equal(session_store__stats(st)->orphans, 2);
+	assert_int_equal(session_store__pending(st), 0);
+	session_store__free(st);
+}
+
+static void test_malformed(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+	__u32 bad_type = 99, start_type = REC_SESSION_START;
+	char buf[8] = {};
+
+	assert_int_equal(session_store__add(st, &bad_type, sizeof(bad_type)), -EINVAL);
+	assert_int_equal(session_store__add(st, buf, 2), -EINVAL);
+	memcpy(buf, &start_type, sizeof(start_type));
+	assert_int_equal(session_store__add(st, buf, sizeof(buf)), -EINVAL);	/* truncated */
+	assert_int_equal(session_store__stats(st)->malformed, 3);
+	/* still usable */
+	start(st, 1);
+	end(st, 1, 0, false);
+	assert_int_equal(seen.cnt, 1);
+	session_store__free(st);
+}
+
+static void test_sessions_leak_free(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		start(st, i);
+		trace(st, i, REC_FUNC_TRACE_ENTRY, 0);
+	}
+	assert_int_equal(session_store__pending(st), 100);
+	session_store__free(st);	/* ASan reports leaks of pending sessions */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_interleaved_threads),
+		cmocka_unit_test(test_trace_cut_at_last_seq),
+		cmocka_unit_test(test_ignored_and_orphans),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_sessions_leak_free),
+	};
+
+	return cmocka_run_group_tests_name("session", tests, NULL, NULL);
+}
