@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capture.h"
+
+#define CAP_MAGIC "RSNPCAP1"
+
+enum cap_kind {
+	CAP_RECORD = 1,		/* raw ring-buffer record */
+	CAP_FUNC,		/* __u32 id, __u32 flags, name */
+	CAP_KSYM,		/* __u64 addr, __u64 start, __u32 found, name */
+	CAP_SRC,		/* __u64 addr, __u32 n, n x {__s32 line, __s32 col, func, file} */
+	CAP_TS_OFFSET,		/* __s64 realtime - monotonic */
+};
+
+struct capture {
+	FILE *f;
+	int err;
+	struct sym_resolver inner;
+	void *ksyms_seen;	/* tsearch() sets of addresses already written */
+	void *srcs_seen;
+};
+
+static int addr_cmp(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
+		      const void *b, size_t blen)
+{
+	static const char zeros[8];
+	__u32 hdr[2] = { kind, alen + blen };
+	size_t pad = (8 - (alen + blen) % 8) % 8;
+
+	if (c->err)
+		return;
+	if (fwrite(hdr, sizeof(hdr), 1, c->f) != 1 ||
+	    (alen && fwrite(a, alen, 1, c->f) != 1) ||
+	    (blen && fwrite(b, blen, 1, c->f) != 1) ||
+	    (pad && fwrite(zeros, pad, 1, c->f) != 1))
+		c->err = -errno ?: -EIO;
+}
+
+struct capture *capture__create(const char *path, const struct func_desc *funcs,
+				size_t func_cnt, __s64 ts_offset_ns)
+{
+	struct capture *c = calloc(1, sizeof(*c));
+	size_t i;
+
+	if (!c)
+		return NULL;
+	c->f = fopen(path, "we");
+	if (!c->f) {
+		free(c);
+		return NULL;
+	}
+	fwrite(CAP_MAGIC, 8, 1, c->f);
+	cap_write(c, CAP_TS_OFFSET, &ts_offset_ns, sizeof(ts_offset_ns), NULL, 0);
+	for (i = 0; i < func_cnt; i++) {
+		__u32 hdr[2] = { i, funcs[i].flags };
+
+		cap_write(c, CAP_FUNC, hdr, sizeof(hdr), funcs[i].name, strlen(funcs[i].name) + 1);
+	}
+	return c;
+}
+
+int capture__record(struct capture *c, const void *rec, size_t size)
+{
+	cap_write(c, CAP_RECORD, rec, size, NULL, 0);
+	return c->err;
+}
+
+/* True the first time @addr is added to @set. */
+static bool first_time(void **set, __u64 addr)
+{
+	__u64 *key = malloc(sizeof(*key));
+	void *n;
+
+	if (!key)
+		return false;
+	*key = addr;
+	n = tsearch(key, set, addr_cmp);
+	if (n && *(__u64 **)n == key)
+		return true;
+	free(key);
+	return false;
+}
+
+static bool cap_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+{
+	struct capture *c = ctx;
+	bool found = c->inner.ksym && c->inner.ksym(c->inner.ctx, addr, name, start);
+
+	if (first_time(&c->ksyms_seen, addr)) {
+		struct { __u64 addr, start; __u32 found; } __attribute__((packed)) h = {
+			addr, found ? *start : 0, found
+		};
+		const char *n = found ? *name : "";
+
+		cap_write(c, CAP_KSYM, &h, sizeof(h), n, strlen(n) + 1);
+	}
+	return found;
+}
+
+static int cap_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
+{
+	struct capture *c = ctx;
+	int n = c->inner.src ? c->inner.src(c->inner.ctx, addr, frames, max) : 0;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int i;
+
+	if (!first_time(&c->srcs_seen, addr))
+		return n;
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		c->err = -ENOMEM;
+		return n;
+	}
+	for (i = 0; i < n; i++) {
+		__s32 lc[2] = { frames[i].line, frames[i].col };
+		const char *fn = frames[i].func ?: "", *file = frames[i].file ?: "";
+
+		fwrite(lc, sizeof(lc), 1, m);
+		fwrite(fn, strlen(fn) + 1, 1, m);
+		fwrite(file, strlen(file) + 1, 1, m);
+	}
+	fclose(m);
+	{
+		struct { __u64 addr; __u32 n; } __attribute__((packed)) h = { addr, n > 0 ? n : 0 };
+
+		cap_write(c, CAP_SRC, &h, sizeof(h), buf, len);
+	}
+	free(buf);
+	return n;
+}
+
+struct sym_resolver capture__resolver(struct capture *c, const struct sym_resolver *inner)
+{
+	c->inner = *inner;
+	return (struct sym_resolver){ .ksym = cap_ksym, .src = cap_src, .ctx = c };
+}
+
+int capture__close(struct capture *c)
+{
+	int err;
+
+	if (!c)
+		return 0;
+	if (fclose(c->f) && !c->err)
+		c->err = -errno;
+	err = c->err;
+	tdestroy(c->ksyms_seen, free);
+	tdestroy(c->srcs_seen, free);
+	free(c);
+	return err;
+}
+
+/* ---- replay ---- */
+
+struct rksym {
+	__u64 addr, start;
+	const char *name;	/* NULL: no symbol */
+};
+
+struct rsrc {
+	__u64 addr;
+	int n;
+	struct src_frame *frames;
+};
+
+struct rrec {
+	const void *data;
+	size_t size;
+};
+
+struct replay {
+	char *buf;
+	size_t len;
+	__s64 ts_offset;
+	struct func_desc *funcs;
+	size_t func_cnt;
+	struct rksym *ksyms;
+	size_t ksym_cnt;
+	struct rsrc *srcs;
+	size_t src_cnt;
+	struct rrec *recs;
+	size_t rec_cnt;
+};
+
+/* Make room for element @cnt of a doubling array that starts at 16 slots. */
+static int grow(void **arr, size_t cnt, size_t elem)
+{
+	void *tmp;
+
+	if (cnt && (cnt < 16 || (cnt & (cnt - 1))))
+		return 0;
+	tmp = realloc(*arr, (cnt ? cnt * 2 : 16) * elem);
+	if (!tmp)
+		return -ENOMEM;
+	*arr = tmp;
+	return 0;
+}
+
+/* A NUL-terminated string inside [p, end), or NULL. */
+static const char *take_str(const char **p, const char *end)
+{
+	const char *s = *p, *z = memchr(s, 0, end - s);
+
+	if (!z)
+		return NULL;
+	*p = z + 1;
+	return s;
+}
+
+static int parse_func(struct replay *r, const char *p, size_t len)
+{
+	__u32 hdr[2];
+	const char *name;
+	size_t i;
+
+	if (len < sizeof(hdr))
+		return -EINVAL;
+	memcpy(hdr, p, sizeof(hdr));
+	p += sizeof(hdr);
+	name = take_str(&p, p + len - sizeof(hdr));
+	if (!name || hdr[0] > 1000000)
+		return -EINVAL;
+	if (hdr[0] >= r->func_cnt) {
+		void *tmp = realloc(r->funcs, (hdr[0] + 1) * sizeof(*r->funcs));
+
+		if (!tmp)
+			return -ENOMEM;
+		r->funcs = tmp;
+		for (i = r->func_cnt; i <= hdr[0]; i++)
+			r->funcs[i] = (struct func_desc){ "<unknown>", 0 };
+		r->func_cnt = hdr[0] + 1;
+	}
+	r->funcs[hdr[0]] = (struct func_desc){ name, hdr[1] };
+	return 0;
+}
+
+static int parse_ksym(struct replay *r, const char *p, size_t len)
+{
+	const char *end = p + len, *name;
+	struct rksym k;
+	__u32 found;
+
+	if (len < 20)
+		return -EINVAL;
+	memcpy(&k.addr, p, 8);
+	memcpy(&k.start, p + 8, 8);
+	memcpy(&found, p + 16, 4);
+	p += 20;
+	name = take_str(&p, end);
+	if (!name)
+		return -EINVAL;
+	k.name = found ? name : NULL;
+	if (grow((void **)&r->ksyms, r->ksym_cnt, sizeof(k)))
+		return -ENOMEM;
+	r->ksyms[r->ksym_cnt++] = k;
+	return 0;
+}
+
+static int parse_src(struct replay *r, const char *p, size_t len)
+{
+	const char *end = p + len;
+	struct rsrc s;
+	__u32 n;
+	int i;
+
+	if (len < 12)
+		return -EINVAL;
+	memcpy(&s.addr, p, 8);
+	memcpy(&n, p + 8, 4);
+	p += 12;
+	if (n > MAX_SRC_FRAMES)
+		return -EINVAL;
+	s.n = n;
+	s.frames = calloc(n ? n : 1, sizeof(*s.frames));
+	if (!s.frames)
+		return -ENOMEM;
+	for (i = 0; i < s.n; i++) {
+		__s32 lc[2];
+
+		if (end - p < 8)
+			goto bad;
+		memcpy(lc, p, sizeof(lc));
+		p += sizeof(lc);
+		s.frames[i].line = lc[0];
+		s.frames[i].col = lc[1];
+		s.frames[i].func = take_str(&p, end);
+		s.frames[i].file = s.frames[i].func ? take_str(&p, end) : NULL;
+		if (!s.frames[i].file)
+			goto bad;
+	}
+	if (grow((void **)&r->srcs, r->src_cnt, sizeof(s))) {
+		free(s.frames);
+		return -ENOMEM;
+	}
+	r->srcs[r->src_cnt++] = s;
+	return 0;
+bad:
+	free(s.frames);
+	return -EINVAL;
+}
+
+static int parse(struct replay *r)
+{
+	size_t off = 8;
+	int err = 0;
+
+	if (r->len < 8 || memcmp(r->buf, CAP_MAGIC, 8) != 0)
+		return -EINVAL;
+	while (!err && off < r->len) {
+		__u32 hdr[2];
+		const char *p;
+
+		if (r->len - off < sizeof(hdr))
+			return -EINVAL;
+		memcpy(hdr, r->buf + off, sizeof(hdr));
+		off += sizeof(hdr);
+		if (hdr[1] > r->len - off)
+			return -EINVAL;
+		p = r->buf + off;
+		switch (hdr[0]) {
+		case CAP_RECORD:
+			if ((err = grow((void **)&r->recs, r->rec_cnt, sizeof(*r->recs))))
+				break;
+			r->recs[r->rec_cnt++] = (struct rrec){ p, hdr[1] };
+			break;
+		case CAP_FUNC:
+			err = parse_func(r, p, hdr[1]);
+			break;
+		case CAP_KSYM:
+			err = parse_ksym(r, p, hdr[1]);
+			break;
+		case CAP_SRC:
+			err = parse_src(r, p, hdr[1]);
+			break;
+		case CAP_TS_OFFSET:
+			if (hdr[1] < 8)
+				return -EINVAL;
+			memcpy(&r->ts_offset, p, 8);
+			break;
+		default:
+			break;	/* newer kinds are skipped */
+		}
+		off += hdr[1] + (8 - hdr[1] % 8) % 8;
+	}
+	return err;
+}
+
+static int rksym_cmp(const void *a, const void *b)
+{
+	return addr_cmp(&((const struct rksym *)a)->addr, &((const struct rksym *)b)->addr);
+}
+
+static int rsrc_cmp(const void *a, const void *b)
+{
+	return addr_cmp(&((const struct rsrc *)a)->addr, &((const struct rsrc *)b)->addr);
+}
+
+struct replay *replay__open(const char *path)
+{
+	struct replay *r = calloc(1, sizeof(*r));
+	FILE *f = NULL;
+	long sz;
+	int err = -ENOMEM;
+
+	if (!r)
+		goto err;
+	f = fopen(path, "re");
+	if (!f) {
+		err = -errno;
+		goto err;
+	}
+	if (fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+		err = -EIO;
+		goto err;
+	}
+	r->len = sz;
+	r->buf = malloc(sz ? sz : 1);
+	if (!r->buf)
+		goto err;
+	if (sz && fread(r->buf, sz, 1, f) != 1) {
+		err = -EIO;
+		goto err;
+	}
+	fclose(f);
+	f = NULL;
+	err = parse(r);
+	if (err)
+		goto err;
+	qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
+	qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
+	return r;
+err:
+	if (f)
+		fclose(f);
+	replay__free(r);
+	errno = -err;
+	return NULL;
+}
+
+void replay__free(struct replay *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->src_cnt; i++)
+		free(r->srcs[i].frames);
+	free(r->srcs);
+	free(r->ksyms);
+	free(r->recs);
+	free(r->funcs);
+	free(r->buf);
+	free(r);
+}
+
+const struct func_desc *replay__funcs(const struct replay *r, size_t *cnt)
+{
+	*cnt = r->func_cnt;
+	return r->funcs;
+}
+
+__s64 replay__ts_offset(const struct replay *r)
+{
+	return r->ts_offset;
+}
+
+static bool replay_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+{
+	struct replay *r = ctx;
+	struct rksym key = { .addr = addr }, *k;
+
+	k = bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp);
+	if (!k || !k->name)
+		return false;
+	*name = k->name;
+	*start = k->start;
+	return true;
+}
+
+static int replay_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
+{
+	struct replay *r = ctx;
+	struct rsrc key = { .addr = addr }, *s;
+	int i;
+
+	s = bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp);
+	if (!s)
+		return 0;
+	for (i = 0; i < s->n && i < max; i++)
+		frames[i] = s->frames[i];
+	return s->n;
+}
+
+struct sym_resolver replay__resolver(struct replay *r)
+{
+	return (struct sym_resolver){ .ksym = replay_ksym, .src = replay_src, .ctx = r };
+}
+
+int replay__feed(struct replay *r, struct session_store *st)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < r->rec_cnt; i++) {
+		err = session_store__add(st, r->recs[i].data, r->recs[i].size);
+		if (err && err != -EINVAL)
+			return err;
+	}
+	return 0;
+}
