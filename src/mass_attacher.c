@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "mass_attacher.h"
+
+/* Beyond this the kernel's per-link limits and our fd budget make no sense anyway. */
+#define MAX_FUNC_CNT		(1 << 20)
+#define NOFILE_LIMIT		300000
+#define MULTI_BATCH_INIT	(1 << 20)
+
+struct ma_mod_btf {
+	char *name;
+	int fd;
+};
+
+struct mass_attacher {
+	struct mass_attacher_progs progs;
+	struct mass_attacher_opts opts;
+	enum attach_mode mode;
+	bool use_cookies;
+	bool prepared, loaded;
+
+	struct mass_attacher_func *funcs;
+	size_t func_cnt, func_cap;
+
+	struct bpf_link **links;	/* libbpf-managed attachments */
+	size_t link_cnt, link_cap;
+	int *fds;			/* fentry/fexit clone programs and raw links */
+	size_t fd_cnt, fd_cap;
+
+	struct ma_mod_btf *mod_btfs;
+	size_t mod_btf_cnt;
+
+	/* fentry/fexit: which function each template was loaded for (-1: none) */
+	int fentry_tmpl_func;
+	int fexit_tmpl_func[MA_FEXIT_TMPLS + 1];	/* [MA_FEXIT_TMPLS] = void */
+};
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *mass_attacher__mode_name(enum attach_mode mode)
+{
+	switch (mode) {
+	case ATTACH_KPROBE_MULTI: return "kprobe.multi";
+	case ATTACH_KPROBE_SINGLE: return "kprobe";
+	case ATTACH_FENTRY: return "fentry/fexit";
+	default: return "auto";
+	}
+}
+
+struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs,
+					 const struct mass_attacher_opts *opts)
+{
+	struct mass_attacher *att;
+	int i;
+
+	if (!progs || !opts || opts->sz < sizeof(*opts))
+		return errno = EINVAL, NULL;
+	att = calloc(1, sizeof(*att));
+	if (!att)
+		return NULL;
+	att->progs = *progs;
+	att->opts = *opts;
+	att->mode = opts->mode;
+	att->fentry_tmpl_func = -1;
+	for (i = 0; i <= MA_FEXIT_TMPLS; i++)
+		att->fexit_tmpl_func[i] = -1;
+	return att;
+}
+
+static int push(void **arr, size_t *cnt, size_t *cap, size_t elem)
+{
+	void *tmp;
+
+	if (*cnt < *cap)
+		return 0;
+	tmp = realloc(*arr, (*cap ? *cap * 2 : 64) * elem);
+	if (!tmp)
+		return -ENOMEM;
+	*arr = tmp;
+	*cap = *cap ? *cap * 2 : 64;
+	return 0;
+}
+
+int mass_attacher__add_func(struct mass_attacher *att, const struct mass_attacher_func *f)
+{
+	struct mass_attacher_func *dst;
+
+	if (att->prepared)
+		return -EBUSY;
+	if (att->func_cnt >= MAX_FUNC_CNT)
+		return -E2BIG;
+	if (push((void **)&att->funcs, &att->func_cnt, &att->func_cap, sizeof(*f)))
+		return -ENOMEM;
+	dst = &att->funcs[att->func_cnt];
+	*dst = *f;
+	dst->name = strdup(f->name);
+	dst->module = f->module ? strdup(f->module) : NULL;
+	if (!dst->name || (f->module && !dst->module)) {
+		free((char *)dst->name);
+		free((char *)dst->module);
+		return -ENOMEM;
+	}
+	att->func_cnt++;
+	return 0;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl = { NOFILE_LIMIT, NOFILE_LIMIT };
+
+	/* fentry needs 2 fds per function; best effort, failures show up as EMFILE later */
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		fprintf(stderr, "Failed to raise RLIMIT_NOFILE to %d: %s\n", NOFILE_LIMIT,
+			strerror(errno));
+}
+
+static void set_autoload(struct bpf_program *p, bool on)
+{
+	if (p)
+		bpf_program__set_autoload(p, on);
+}
+
+/* fentry: load each template once, for the first function it fits; clones do the rest. */
+static int prepare_fentry(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	size_t i;
+	int err, slot;
+
+	if (!att->opts.has_func_ip) {
+		fprintf(stderr, "fentry/fexit mode needs bpf_get_func_ip() (Linux 5.15+); "
+			"use -K for kprobes instead.\n");
+		return -EOPNOTSUPP;
+	}
+	for (i = 0; i < att->func_cnt; i++) {
+		const struct mass_attacher_func *f = &att->funcs[i];
+
+		if (!f->btf_id || f->arg_cnt < 0 || f->arg_cnt >= MA_FEXIT_TMPLS) {
+			fprintf(stderr, "Function '%s' can't be traced with fentry/fexit "
+				"(no BTF or more than 6 arguments).\n", f->name);
+			return -EINVAL;
+		}
+		if (att->fentry_tmpl_func < 0)
+			att->fentry_tmpl_func = i;
+		slot = f->ret_void ? MA_FEXIT_TMPLS : f->arg_cnt;
+		if (att->fexit_tmpl_func[slot] < 0)
+			att->fexit_tmpl_func[slot] = i;
+	}
+	set_autoload(p->kentry, false);
+	set_autoload(p->kexit, false);
+	err = bpf_program__set_attach_target(p->fentry, 0,
+					     att->funcs[att->fentry_tmpl_func].name);
+	if (err)
+		return err;
+	for (slot = 0; slot <= MA_FEXIT_TMPLS; slot++) {
+		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
+		int fi = att->fexit_tmpl_func[slot];
+
+		set_autoload(t, fi >= 0);
+		if (fi >= 0 && (err = bpf_program__set_attach_target(t, 0, att->funcs[fi].name)))
+			return err;
+	}
+	/* function start, and start + 4 where an endbr64 precedes the fentry call */
+	return bpf_map__set_max_entries(p->ip_to_id, att->func_cnt * 2);
+}
+
+int mass_attacher__prepare(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	int slot;
+
+	if (att->func_cnt == 0) {
+		fprintf(stderr, "No matching functions found.\n");
+		return -ENOENT;
+	}
+	switch (att->mode) {
+	case ATTACH_AUTO:
+		att->mode = att->opts.has_kprobe_multi ? ATTACH_KPROBE_MULTI : ATTACH_KPROBE_SINGLE;
+		break;
+	case ATTACH_KPROBE_MULTI:
+		if (!att->opts.has_kprobe_multi) {
+			fprintf(stderr, "-M: this kernel has no kprobe.multi links (needs Linux "
+				"5.18+ with CONFIG_FPROBE); use -K (kprobes) or -F (fentry).\n");
+			return -EOPNOTSUPP;
+		}
+		break;
+	default:
+		break;
+	}
+	att->prepared = true;
+	if (!att->opts.dry_run)
+		raise_nofile();
+
+	if (att->mode == ATTACH_FENTRY)
+		return prepare_fentry(att);
+
+	if (!att->opts.has_cookies && !att->opts.has_func_ip) {
+		fprintf(stderr, "kprobe mode needs BPF cookies or bpf_get_func_ip() (Linux 5.15+); "
+			"this kernel has neither.\n");
+		return -EOPNOTSUPP;
+	}
+	att->use_cookies = att->opts.has_cookies;
+	set_autoload(p->fentry, false);
+	set_autoload(p->fexit_void, false);
+	for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
+		set_autoload(p->fexit[slot], false);
+	return bpf_map__set_max_entries(p->ip_to_id, att->use_cookies ? 1 : att->func_cnt);
+}
+
+/* fd of the kernel BTF object of module @mod (cached), or negative errno. */
+static int module_btf_fd(struct mass_attacher *att, const char *mod)
+{
+	struct bpf_btf_info info;
+	char name[64];
+	__u32 id = 0, len;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < att->mod_btf_cnt; i++)
+		if (strcmp(att->mod_btfs[i].name, mod) == 0)
+			return att->mod_btfs[i].fd;
+	while (!bpf_btf_get_next_id(id, &id)) {
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		len = sizeof(info);
+		if (bpf_btf_get_info_by_fd(fd, &info, &len) == 0 && strcmp(name, mod) == 0) {
+			void *tmp = realloc(att->mod_btfs, (att->mod_btf_cnt + 1) * sizeof(*att->mod_btfs));
+
+			if (!tmp) {
+				close(fd);
+				return -ENOMEM;
+			}
+			att->mod_btfs = tmp;
+			att->mod_btfs[att->mod_btf_cnt].name = strdup(mod);
+			att->mod_btfs[att->mod_btf_cnt++].fd = fd;
+			return fd;
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+static int keep_fd(struct mass_attacher *att, int fd)
+{
+	if (push((void **)&att->fds, &att->fd_cnt, &att->fd_cap, sizeof(int))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	att->fds[att->fd_cnt++] = fd;
+	return 0;
+}
+
+static int keep_link(struct mass_attacher *att, struct bpf_link *link)
+{
+	if (push((void **)&att->links, &att->link_cnt, &att->link_cap, sizeof(link))) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	att->links[att->link_cnt++] = link;
+	return 0;
+}
+
+int mass_attacher__load(struct mass_attacher *att)
+{
+	int map_fd = bpf_map__fd(att->progs.ip_to_id);
+	__u32 id;
+
+	if (att->opts.dry_run)
+		return 0;
+	att->loaded = true;
+	if (att->use_cookies)
+		return 0;
+	for (id = 0; id < att->func_cnt; id++) {
+		__u64 ip = att->funcs[id].addr;
+
+		if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
+			return -errno;
+		if (att->mode == ATTACH_FENTRY) {
+			ip += 4;
+			if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
+				return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Clone @tmpl for function @id (or use @tmpl itself if it was loaded for it) and attach. */
+static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl, int tmpl_func,
+			     __u32 id, bool is_exit)
+{
+	const struct mass_attacher_func *f = &att->funcs[id];
+	int prog_fd, link_fd, btf_fd = 0, err;
+
+	if ((int)id == tmpl_func) {
+		struct bpf_link *link = bpf_program__attach_trace(tmpl);
+
+		if (!link)
+			return -errno;
+		return keep_link(att, link);
+	}
+	if (f->module) {
+		btf_fd = module_btf_fd(att, f->module);
+		if (btf_fd < 0)
+			return btf_fd;
+	}
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, lo,
+			.expected_attach_type = is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
+			.attach_btf_id = f->btf_id,
+			.attach_btf_obj_fd = btf_fd,
+		);
+
+		prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, is_exit ? "fexit" : "fentry",
+					"Dual BSD/GPL", bpf_program__insns(tmpl),
+					bpf_program__insn_cnt(tmpl), &lo);
+	}
+	if (prog_fd < 0)
+		return -errno;
+	if ((err = keep_fd(att, prog_fd)))
+		return err;
+	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+	if (link_fd < 0)
+		return -errno;
+	return keep_fd(att, link_fd);
+}
+
+static int attach_fentry(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	__u32 id;
+	int err, slot;
+
+	for (id = 0; id < att->func_cnt; id++) {
+		const struct mass_attacher_func *f = &att->funcs[id];
+
+		slot = f->ret_void ? MA_FEXIT_TMPLS : f->arg_cnt;
+		err = attach_trace_prog(att, p->fentry, att->fentry_tmpl_func, id, false);
+		if (err) {
+			fprintf(stderr, "Failed to attach FENTRY prog for func #%u (%s): %d\n",
+				id + 1, f->name, err);
+			return err;
+		}
+		err = attach_trace_prog(att, slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void,
+					att->fexit_tmpl_func[slot], id, true);
+		if (err) {
+			fprintf(stderr, "Failed to attach FEXIT prog for func #%u (%s): %d\n",
+				id + 1, f->name, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* kprobe PMU type and the config bit that makes it a kretprobe. */
+static int kprobe_pmu(int *type, int *ret_bit)
+{
+	FILE *f;
+	int ok;
+
+	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", type) == 1;
+	fclose(f);
+	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
+	if (!f)
+		return -errno;
+	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+/* By address, not name: same-named static functions stay apart. */
+static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *prog, __u32 id,
+			      bool retprobe, int type, int ret_bit)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = retprobe ? 1ULL << ret_bit : 0,
+		.config1 = 0,			/* no symbol name: config2 is an address */
+		.config2 = att->funcs[id].addr,
+	};
+	LIBBPF_OPTS(bpf_perf_event_opts, pe, .bpf_cookie = id);
+	struct bpf_link *link;
+	int pfd;
+
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &pe);
+	if (!link) {
+		int err = -errno;
+
+		close(pfd);
+		return err;
+	}
+	return keep_link(att, link);
+}
+
+static int attach_kprobes(struct mass_attacher *att)
+{
+	int type, ret_bit, err;
+	__u32 id;
+
+	err = kprobe_pmu(&type, &ret_bit);
+	if (err) {
+		fprintf(stderr, "Kprobes are not available in this kernel (no kprobe PMU): %d\n", err);
+		return err;
+	}
+	for (id = 0; id < att->func_cnt; id++) {
+		const struct mass_attacher_func *f = &att->funcs[id];
+
+		err = attach_kprobe_addr(att, att->progs.kexit, id, true, type, ret_bit);
+		if (err) {
+			fprintf(stderr, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
+				"0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
+			return err;
+		}
+		err = attach_kprobe_addr(att, att->progs.kentry, id, false, type, ret_bit);
+		if (err) {
+			fprintf(stderr, "Failed to attach KPROBE prog for func #%u (%s) at addr "
+				"0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static struct bpf_link *multi_attach(struct mass_attacher *att, struct bpf_program *prog,
+				     bool retprobe, __u32 start, __u32 cnt, bool by_name,
+				     unsigned long *addrs, const char **syms, __u64 *cookies)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo,
+		.cnt = cnt,
+		.cookies = cookies + start,
+		.retprobe = retprobe,
+	);
+
+	if (by_name)
+		mo.syms = syms + start;
+	else
+		mo.addrs = addrs + start;
+	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+}
+
+static int attach_multi(struct mass_attacher *att)
+{
+	size_t n = att->func_cnt, start = 0, batch = MULTI_BATCH_INIT;
+	unsigned long *addrs = calloc(n, sizeof(*addrs));
+	const char **syms = calloc(n, sizeof(*syms));
+	__u64 *cookies = calloc(n, sizeof(*cookies));
+	int err = -ENOMEM, pass;
+	size_t i;
+
+	if (!addrs || !syms || !cookies)
+		goto out;
+	for (i = 0; i < n; i++) {
+		addrs[i] = att->funcs[i].addr;
+		syms[i] = att->funcs[i].name;
+		cookies[i] = i;
+	}
+	while (start < n) {
+		size_t cnt = n - start < batch ? n - start : batch;
+		struct bpf_link *link = NULL;
+		bool by_name = false;
+
+		/* exit probes first, so no session can see an entry without its exit */
+		for (pass = 0; pass < 2; pass++) {
+			struct bpf_program *prog = pass ? att->progs.kentry : att->progs.kexit;
+
+			link = multi_attach(att, prog, !pass, start, cnt, by_name, addrs, syms, cookies);
+			if (!link && errno == ENOMEM && cnt > 1 && pass == 0) {
+				/* kernels 6.7-6.11 run out of objpool slots on big batches */
+				batch = cnt = (cnt + 1) / 2;
+				pass = -1;
+				continue;
+			}
+			if (!link && !by_name && pass == 0) {
+				by_name = true;	/* the kernel can be stricter about addresses */
+				pass = -1;
+				continue;
+			}
+			if (!link) {
+				err = -errno;
+				fprintf(stderr, "Failed to multi-attach %s prog to %zu functions: %d\n",
+					pass ? "KPROBE.MULTI" : "KRETPROBE.MULTI", cnt, err);
+				goto out;
+			}
+			if ((err = keep_link(att, link)))
+				goto out;
+		}
+		if (att->opts.verbose && cnt < n)
+			printf("Batch of %zu (total %zu) kernel functions attached successfully!\n",
+			       cnt, start + cnt);
+		start += cnt;
+	}
+	err = 0;
+out:
+	free(addrs);
+	free(syms);
+	free(cookies);
+	return err;
+}
+
+int mass_attacher__attach(struct mass_attacher *att)
+{
+	int err;
+
+	if (att->opts.dry_run)
+		return 0;
+	if (!att->loaded)
+		return -EINVAL;
+	switch (att->mode) {
+	case ATTACH_KPROBE_MULTI:
+		err = attach_multi(att);
+		break;
+	case ATTACH_KPROBE_SINGLE:
+		err = attach_kprobes(att);
+		break;
+	case ATTACH_FENTRY:
+		err = attach_fentry(att);
+		break;
+	default:
+		err = -EINVAL;
+	}
+	if (err)
+		mass_attacher__detach(att);
+	return err;
+}
+
+long mass_attacher__detach(struct mass_attacher *att)
+{
+	long start = now_ms();
+	size_t i;
+
+	for (i = 0; i < att->link_cnt; i++)
+		bpf_link__destroy(att->links[i]);
+	att->link_cnt = 0;
+	for (i = 0; i < att->fd_cnt; i++)
+		close(att->fds[i]);
+	att->fd_cnt = 0;
+	return now_ms() - start;
+}
+
+void mass_attacher__free(struct mass_attacher *att)
+{
+	size_t i;
+
+	if (!att)
+		return;
+	mass_attacher__detach(att);
+	for (i = 0; i < att->func_cnt; i++) {
+		free((char *)att->funcs[i].name);
+		free((char *)att->funcs[i].module);
+	}
+	for (i = 0; i < att->mod_btf_cnt; i++) {
+		close(att->mod_btfs[i].fd);
+		free(att->mod_btfs[i].name);
+	}
+	free(att->mod_btfs);
+	free(att->funcs);
+	free(att->links);
+	free(att->fds);
+	free(att);
+}
+
+enum attach_mode mass_attacher__mode(const struct mass_attacher *att)
+{
+	return att->mode;
+}
+
+size_t mass_attacher__func_cnt(const struct mass_attacher *att)
+{
+	return att->func_cnt;
+}
+
+const struct mass_attacher_func *mass_attacher__func(const struct mass_attacher *att, __u32 id)
+{
+	return id < att->func_cnt ? &att->funcs[id] : NULL;
+}
+
+bool mass_attacher__uses_cookies(const struct mass_attacher *att)
+{
+	return att->use_cookies;
+}
