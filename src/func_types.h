@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* What a traced function returns, from BTF: decides what counts as an error and how it prints. */
+#ifndef RETSNOOP_FUNC_TYPES_H
+#define RETSNOOP_FUNC_TYPES_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+struct btf;
+
+/*
+ * FUNC_* result flags (retsnoop.h) of function @name whose BTF FUNC is @func_id in @btf
+ * (@btf NULL or @func_id 0: no BTF, treated as returning int). BPF helpers, typed u64 in
+ * BTF, get their real semantics from a built-in table first.
+ */
+__u32 func_types__flags(const struct btf *btf, int func_id, const char *name);
+
+/* Parameter count of BTF FUNC @func_id, or -EINVAL if it is not a function. */
+int func_types__arg_cnt(const struct btf *btf, int func_id);
+
+#endif
