@@ -42,6 +42,7 @@ struct render_opts {
 	struct sym_resolver syms;
 	__s64 ts_offset_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	bool stack_view;		/* the default view */
+	bool func_trace;		/* -T: call trace table before the stack */
 	bool unfiltered;		/* keep BPF trampoline/program frames */
 	bool emit_addrs;		/* raw address before each symbol */
 	bool dec_offs;			/* +123 instead of +0x7b */
@@ -59,5 +60,8 @@ int render_text__sample(FILE *out, const struct sample *s, const struct render_o
 
 /* The stack-trace view alone (render_stack.c). */
 int render_stack(FILE *out, const struct sample *s, const struct render_opts *o);
+
+/* The -T function call trace table (render_trace.c). */
+int render_trace(FILE *out, const struct sample *s, const struct render_opts *o);
 
 #endif

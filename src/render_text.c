@@ -25,7 +25,11 @@ int render_text__sample(FILE *out, const struct sample *s, const struct render_o
 	fmt_ts(t2, sizeof(t2), s->end->emit_ts, o->ts_offset_ns);
 	fprintf(out, "%s -> %s TID/PID %u/%u (%.16s/%.16s):\n", t1, t2, st->pid, st->tgid,
 		st->task_comm, st->proc_comm);
-	if (o->stack_view) {
+	if (o->func_trace) {
+		fputc('\n', out);
+		err = render_trace(out, s, o);
+	}
+	if (o->stack_view && !err) {
 		fputc('\n', out);
 		err = render_stack(out, s, o);
 	}

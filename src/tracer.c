@@ -310,6 +310,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	run.ropts = (struct render_opts){
 		.sz = sizeof(run.ropts), .funcs = run.funcs, .func_cnt = cnt,
 		.syms = o->syms, .ts_offset_ns = clock_offset_ns(), .stack_view = o->stack_view,
+		.func_trace = o->func_trace,
 	};
 	if (o->capture_path) {
 		run.cap = capture__create(o->capture_path, run.funcs, cnt, run.ropts.ts_offset_ns);

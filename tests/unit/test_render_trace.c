@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* -T table layout: the seed blog's bpf_prog_load trace, rebuilt from trace records. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "render.h"
+#include "retsnoop.h"
+
+static const struct func_desc funcs[] = {
+	{ "bpf_prog_load", FUNC_NEEDS_SIGN_EXT },
+	{ "bpf_prog_alloc", FUNC_RET_PTR },
+	{ "bpf_prog_alloc_no_stats", FUNC_RET_PTR },
+	{ "bpf_prog_kallsyms_add", FUNC_RET_VOID | FUNC_CANT_FAIL },
+	{ "bpf_ksym_add", FUNC_RET_VOID | FUNC_CANT_FAIL },
+};
+
+#define E(seq, id, d) { .type = REC_FUNC_TRACE_ENTRY, .seq_id = seq, .func_id = id, .depth = d }
+#define X(seq, id, d, lat, res) { .type = REC_FUNC_TRACE_EXIT, .seq_id = seq, .func_id = id, \
+				  .depth = d, .func_lat = lat, .func_res = res }
+
+static char *render(const struct rec_func_trace *t, size_t n)
+{
+	struct render_opts o = { .sz = sizeof(o), .funcs = funcs, .func_cnt = 5, .func_trace = true };
+	struct rec_session_start st = {};
+	struct rec_session_end e = {};
+	struct sample s = { .start = &st, .end = &e, .trace = t, .trace_cnt = n };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(render_trace(f, &s, &o), 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_seed_table(void **state)
+{
+	const __s64 ptr = (__s64)0xffffc9000031e000ULL;
+	const struct rec_func_trace t[] = {
+		E(0, 0, 1),
+		E(1, 1, 2),
+		E(2, 2, 3), X(3, 2, 3, 5539, ptr),
+		X(4, 1, 2, 10265, ptr),
+		E(5, 3, 2),
+		E(6, 4, 3), X(7, 4, 3, 2046, 0),
+		X(8, 3, 2, 6104, 0),
+		X(9, 0, 1, 374697, 5),
+	};
+	char *out = render(t, sizeof(t) / sizeof(t[0]));
+
+	assert_string_equal(out,
+"FUNCTION CALL TRACE                 RESULT                 DURATION\n"
+"---------------------------------   --------------------  ---------\n"
+"→ bpf_prog_load\n"
+"    → bpf_prog_alloc\n"
+"        ↔ bpf_prog_alloc_no_stats   [0xffffc9000031e000]    5.539us\n"
+"    ← bpf_prog_alloc                [0xffffc9000031e000]   10.265us\n"
+"    → bpf_prog_kallsyms_add\n"
+"        ↔ bpf_ksym_add              [void]                  2.046us\n"
+"    ← bpf_prog_kallsyms_add         [void]                  6.104us\n"
+"← bpf_prog_load                     [5]                   374.697us\n");
+	free(out);
+}
+
+static void test_missing_records(void **state)
+{
+	const struct rec_func_trace t[] = {
+		E(0, 0, 1),
+		X(4, 0, 1, 1000, -22),
+	};
+	char *out = render(t, 2);
+
+	assert_non_null(strstr(out, "\u203c ... missing 3 record(s) ...   ...   "));
+	assert_non_null(strstr(out, "← bpf_prog_load"));
+	assert_non_null(strstr(out, "[-EINVAL]"));
+	free(out);
+}
+
+static void test_not_leaf_when_not_consecutive(void **state)
+{
+	/* entry then exit of the same function at the same depth but with a lost record between */
+	const struct rec_func_trace t[] = {
+		E(0, 0, 1),
+		X(2, 0, 1, 1000, 0),
+	};
+	char *out = render(t, 2);
+
+	assert_null(strstr(out, "↔"));
+	assert_non_null(strstr(out, "→ bpf_prog_load\n"));
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_table),
+		cmocka_unit_test(test_missing_records),
+		cmocka_unit_test(test_not_leaf_when_not_consecutive),
+	};
+
+	return cmocka_run_group_tests_name("render_trace", tests, NULL, NULL);
+}
