@@ -10,8 +10,8 @@
 
 enum cap_kind {
 	CAP_RECORD = 1,		/* raw ring-buffer record */
-	CAP_FUNC,		/* __u32 id, __u32 flags, name */
-	CAP_KSYM,		/* __u64 addr, __u64 start, __u32 found, name */
+	CAP_FUNC,		/* __u32 id, __u32 flags, __u64 addr, name */
+	CAP_KSYM,		/* __u64 addr, start, size, __u32 found, name */
 	CAP_SRC,		/* __u64 addr, __u32 n, n x {__s32 line, __s32 col, func, file} */
 	CAP_TS_OFFSET,		/* __s64 realtime - monotonic */
 };
@@ -63,9 +63,9 @@ struct capture *capture__create(const char *path, const struct func_desc *funcs,
 	fwrite(CAP_MAGIC, 8, 1, c->f);
 	cap_write(c, CAP_TS_OFFSET, &ts_offset_ns, sizeof(ts_offset_ns), NULL, 0);
 	for (i = 0; i < func_cnt; i++) {
-		__u32 hdr[2] = { i, funcs[i].flags };
+		struct { __u32 id, flags; __u64 addr; } h = { i, funcs[i].flags, funcs[i].addr };
 
-		cap_write(c, CAP_FUNC, hdr, sizeof(hdr), funcs[i].name, strlen(funcs[i].name) + 1);
+		cap_write(c, CAP_FUNC, &h, sizeof(h), funcs[i].name, strlen(funcs[i].name) + 1);
 	}
 	return c;
 }
@@ -92,16 +92,16 @@ static bool first_time(void **set, __u64 addr)
 	return false;
 }
 
-static bool cap_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+static bool cap_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 {
 	struct capture *c = ctx;
-	bool found = c->inner.ksym && c->inner.ksym(c->inner.ctx, addr, name, start);
+	bool found = c->inner.ksym && c->inner.ksym(c->inner.ctx, addr, hit);
 
 	if (first_time(&c->ksyms_seen, addr)) {
-		struct { __u64 addr, start; __u32 found; } __attribute__((packed)) h = {
-			addr, found ? *start : 0, found
+		struct { __u64 addr, start, size; __u32 found; } __attribute__((packed)) h = {
+			addr, found ? hit->start : 0, found ? hit->size : 0, found
 		};
-		const char *n = found ? *name : "";
+		const char *n = found ? hit->name : "";
 
 		cap_write(c, CAP_KSYM, &h, sizeof(h), n, strlen(n) + 1);
 	}
@@ -166,7 +166,7 @@ int capture__close(struct capture *c)
 /* ---- replay ---- */
 
 struct rksym {
-	__u64 addr, start;
+	__u64 addr, start, size;
 	const char *name;	/* NULL: no symbol */
 };
 
@@ -223,14 +223,16 @@ static const char *take_str(const char **p, const char *end)
 static int parse_func(struct replay *r, const char *p, size_t len)
 {
 	__u32 hdr[2];
-	const char *name;
+	__u64 addr;
+	const char *name, *end = p + len;
 	size_t i;
 
-	if (len < sizeof(hdr))
+	if (len < 16)
 		return -EINVAL;
 	memcpy(hdr, p, sizeof(hdr));
-	p += sizeof(hdr);
-	name = take_str(&p, p + len - sizeof(hdr));
+	memcpy(&addr, p + 8, sizeof(addr));
+	p += 16;
+	name = take_str(&p, end);
 	if (!name || hdr[0] > 1000000)
 		return -EINVAL;
 	if (hdr[0] >= r->func_cnt) {
@@ -240,10 +242,10 @@ static int parse_func(struct replay *r, const char *p, size_t len)
 			return -ENOMEM;
 		r->funcs = tmp;
 		for (i = r->func_cnt; i <= hdr[0]; i++)
-			r->funcs[i] = (struct func_desc){ "<unknown>", 0 };
+			r->funcs[i] = (struct func_desc){ "<unknown>", 0, 0 };
 		r->func_cnt = hdr[0] + 1;
 	}
-	r->funcs[hdr[0]] = (struct func_desc){ name, hdr[1] };
+	r->funcs[hdr[0]] = (struct func_desc){ name, hdr[1], addr };
 	return 0;
 }
 
@@ -253,12 +255,13 @@ static int parse_ksym(struct replay *r, const char *p, size_t len)
 	struct rksym k;
 	__u32 found;
 
-	if (len < 20)
+	if (len < 28)
 		return -EINVAL;
 	memcpy(&k.addr, p, 8);
 	memcpy(&k.start, p + 8, 8);
-	memcpy(&found, p + 16, 4);
-	p += 20;
+	memcpy(&k.size, p + 16, 8);
+	memcpy(&found, p + 24, 4);
+	p += 28;
 	name = take_str(&p, end);
 	if (!name)
 		return -EINVAL;
@@ -437,7 +440,7 @@ __s64 replay__ts_offset(const struct replay *r)
 	return r->ts_offset;
 }
 
-static bool replay_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+static bool replay_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 {
 	struct replay *r = ctx;
 	struct rksym key = { .addr = addr }, *k;
@@ -445,8 +448,9 @@ static bool replay_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
 	k = bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp);
 	if (!k || !k->name)
 		return false;
-	*name = k->name;
-	*start = k->start;
+	hit->name = k->name;
+	hit->start = k->start;
+	hit->size = k->size;
 	return true;
 }
 

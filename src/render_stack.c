@@ -96,10 +96,11 @@ static int collect_kframes(const struct sample *s, const struct render_opts *o,
 		struct kframe *k = &kf[n];
 
 		k->addr = cs->kstack[i];
-		k->name = NULL;
-		k->start = 0;
-		if (o->syms.ksym)
-			o->syms.ksym(o->syms.ctx, k->addr, &k->name, &k->start);
+		struct ksym_hit hit;
+
+		render__ksym(o, k->addr, &hit);
+		k->name = hit.name;
+		k->start = hit.start;
 		n++;
 	}
 	if (o->unfiltered)
@@ -119,30 +120,6 @@ static int collect_kframes(const struct sample *s, const struct render_opts *o,
 	return cnt;
 }
 
-static void fmt_sym(char *buf, size_t sz, const struct kframe *k, const struct render_opts *o)
-{
-	size_t off = 0;
-
-	if (o->emit_addrs)
-		off = snprintf(buf, sz, " %016llx ", (unsigned long long)k->addr);
-	if (!k->name)
-		snprintf(buf + off, sz - off, "0x%llx", (unsigned long long)k->addr);
-	else if (o->dec_offs)
-		snprintf(buf + off, sz - off, "%s+%llu", k->name,
-			 (unsigned long long)(k->addr - k->start));
-	else
-		snprintf(buf + off, sz - off, "%s+0x%llx", k->name,
-			 (unsigned long long)(k->addr - k->start));
-}
-
-static void fmt_loc(char *buf, size_t sz, const struct src_frame *f, const char *ksym)
-{
-	if (ksym && f->func && strcmp(f->func, ksym) != 0)
-		snprintf(buf, sz, "(%s @ %s:%d:%d)", f->func, f->file, f->line, f->col);
-	else
-		snprintf(buf, sz, "(%s:%d:%d)", f->file, f->line, f->col);
-}
-
 /* Source location of a kernel frame plus one line per inlined callee. */
 static int add_src_lines(struct lines *ls, struct line *l, const struct kframe *k,
 			 const struct render_opts *o)
@@ -150,20 +127,20 @@ static int add_src_lines(struct lines *ls, struct line *l, const struct kframe *
 	struct src_frame fr[MAX_SRC_FRAMES];
 	int i, n;
 
-	if (!o->syms.src || !k->name)
+	if (!k->name)
 		return 0;
 	/* Stack entries are return addresses: look up the call instruction before them. */
-	n = o->syms.src(o->syms.ctx, k->addr - 1, fr, MAX_SRC_FRAMES);
+	n = render__src(o, k->addr - 1, fr, MAX_SRC_FRAMES);
 	if (n <= 0)
 		return 0;
-	fmt_loc(l->src, sizeof(l->src), &fr[0], k->name);
+	render__fmt_loc(l->src, sizeof(l->src), &fr[0], k->name);
 	for (i = 1; i < n; i++) {
 		l = line_add(ls);
 		if (!l)
 			return -ENOMEM;
 		snprintf(l->sym, sizeof(l->sym), "%s. %s", o->emit_addrs ? "                  " : "",
 			 fr[i].func ? fr[i].func : "??");
-		fmt_loc(l->src, sizeof(l->src), &fr[i], NULL);
+		render__fmt_loc(l->src, sizeof(l->src), &fr[i], NULL);
 	}
 	return 0;
 }
@@ -174,7 +151,7 @@ static int add_kernel_line(struct lines *ls, const struct kframe *k, const struc
 
 	if (!l)
 		return -ENOMEM;
-	fmt_sym(l->sym, sizeof(l->sym), k, o);
+	render__fmt_sym(l->sym, sizeof(l->sym), k->addr, &(struct ksym_hit){ k->name, k->start, 0 }, o);
 	return add_src_lines(ls, l, k, o);
 }
 
@@ -203,7 +180,7 @@ static int add_func_line(struct lines *ls, const struct sample *s, int i, const 
 			 fd->name);
 		return 0;
 	}
-	fmt_sym(l->sym, sizeof(l->sym), k, o);
+	render__fmt_sym(l->sym, sizeof(l->sym), k->addr, &(struct ksym_hit){ k->name, k->start, 0 }, o);
 	return add_src_lines(ls, l, k, o);
 }
 

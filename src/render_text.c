@@ -29,6 +29,10 @@ int render_text__sample(FILE *out, const struct sample *s, const struct render_o
 		fputc('\n', out);
 		err = render_trace(out, s, o);
 	}
+	if (o->lbr && !err) {
+		fputc('\n', out);
+		err = render_lbr(out, s, o);
+	}
 	if (o->stack_view && !err) {
 		fputc('\n', out);
 		err = render_stack(out, s, o);

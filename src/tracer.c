@@ -223,7 +223,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	if (!run.funcs)
 		return -ENOMEM;
 	for (i = 0; i < cnt; i++)
-		run.funcs[i] = (struct func_desc){ funcs[i].f.name, funcs[i].flags };
+		run.funcs[i] = (struct func_desc){ funcs[i].f.name, funcs[i].flags, funcs[i].f.addr };
 	run.func_cnt = cnt;
 
 	skel = retsnoop__open();

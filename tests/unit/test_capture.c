@@ -10,16 +10,14 @@
 #include "capture.h"
 #include "retsnoop.h"
 
-static bool live_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+static bool live_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 {
 	if (addr >= 0x1000 && addr < 0x2000) {
-		*name = "outer_fn";
-		*start = 0x1000;
+		*hit = (struct ksym_hit){ "outer_fn", 0x1000, 0x1000 };
 		return true;
 	}
 	if (addr >= 0x2000 && addr < 0x3000) {
-		*name = "inner_fn";
-		*start = 0x2000;
+		*hit = (struct ksym_hit){ "inner_fn", 0x2000, 0 };
 		return true;
 	}
 	return false;
@@ -35,8 +33,8 @@ static int live_src(void *ctx, __u64 addr, struct src_frame *fr, int max)
 }
 
 static const struct func_desc funcs[] = {
-	{ "outer_fn", 0 },
-	{ "inner_fn", FUNC_RET_PTR },
+	{ "outer_fn", 0, 0x1000 },
+	{ "inner_fn", FUNC_RET_PTR, 0x2000 },
 };
 
 struct render_state {

@@ -39,14 +39,15 @@ static const struct fake_sym *find(__u64 addr)
 	return NULL;
 }
 
-static bool fake_ksym(void *ctx, __u64 addr, const char **name, __u64 *start)
+static bool fake_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 {
 	const struct fake_sym *s = find(addr);
 
 	if (!s)
 		return false;
-	*name = s->name;
-	*start = s->start;
+	hit->name = s->name;
+	hit->start = s->start;
+	hit->size = s->size;
 	return true;
 }
 
