@@ -9,6 +9,7 @@
 #include <bpf/libbpf.h>
 #include "capture.h"
 #include "errnos.h"
+#include "lbr.h"
 #include "result_fmt.h"
 #include "retsnoop.skel.h"
 #include "session.h"
@@ -214,6 +215,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	struct session_store_opts sopts = { .sz = sizeof(sopts), .on_sample = on_sample, .ctx = &run };
 	struct mass_attacher *att = NULL;
 	struct ring_buffer *rb = NULL;
+	struct lbr *lbr = NULL;
 	struct retsnoop *skel = NULL;
 	long t0 = now_ms(), ms;
 	size_t i;
@@ -225,6 +227,22 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	for (i = 0; i < cnt; i++)
 		run.funcs[i] = (struct func_desc){ funcs[i].f.name, funcs[i].flags, funcs[i].f.addr };
 	run.func_cnt = cnt;
+
+	if (o->lbr && !o->dry_run) {
+		if (!o->has_branch_snapshot) {
+			fprintf(stderr, "--lbr needs bpf_get_branch_snapshot() (Linux 5.16+), "
+				"which this kernel lacks; run without --lbr.\n");
+			err = -EOPNOTSUPP;
+			goto out;
+		}
+		lbr = lbr__open(o->lbr_flags);
+		if (!lbr) {
+			err = -errno;
+			fprintf(stderr, "--lbr: this CPU or VM has no usable LBR (branch-sampling "
+				"perf event: %s); run without --lbr.\n", strerror(-err));
+			goto out;
+		}
+	}
 
 	skel = retsnoop__open();
 	if (!skel) {
@@ -257,6 +275,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 
 	skel->rodata->emit_success_stacks = o->success_stacks;
 	skel->rodata->emit_func_trace = o->func_trace;
+	skel->rodata->capture_lbr = o->lbr;
 	skel->rodata->use_cookies = mass_attacher__uses_cookies(att);
 	skel->rodata->has_func_ip = o->has_func_ip;
 	skel->rodata->duration_ns = o->duration_ns;
@@ -310,7 +329,8 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	run.ropts = (struct render_opts){
 		.sz = sizeof(run.ropts), .funcs = run.funcs, .func_cnt = cnt,
 		.syms = o->syms, .ts_offset_ns = clock_offset_ns(), .stack_view = o->stack_view,
-		.func_trace = o->func_trace,
+		.func_trace = o->func_trace, .lbr = o->lbr, .lbr_max_count = o->lbr_max_count,
+		.full_lbr = o->full_lbr,
 	};
 	if (o->capture_path) {
 		run.cap = capture__create(o->capture_path, run.funcs, cnt, run.ropts.ts_offset_ns);
@@ -356,6 +376,7 @@ out:
 		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", o->capture_path);
 	mass_attacher__free(att);
 	retsnoop__destroy(skel);
+	lbr__close(lbr);
 	free(run.funcs);
 	return err;
 }

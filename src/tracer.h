@@ -26,13 +26,17 @@ struct tracer_opts {
 	int verbose;
 
 	/* kernel features (feature detection) */
-	bool has_kprobe_multi, has_cookies, has_func_ip;
+	bool has_kprobe_multi, has_cookies, has_func_ip, has_branch_snapshot;
 
 	/* what to record and show */
 	bool success_stacks;		/* -S */
 	bool func_trace;		/* -T */
 	bool stack_view;		/* default view */
 	__u64 duration_ns;		/* -L */
+	bool lbr;			/* --lbr */
+	__u64 lbr_flags;		/* PERF_SAMPLE_BRANCH_*, 0 = any_return */
+	int lbr_max_count;		/* --lbr-max-count, 0 = all */
+	bool full_lbr;
 
 	/* kernel-side filters (-p/-P/-n/-N) */
 	const int *allow_pids, *deny_pids;
