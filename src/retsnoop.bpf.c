@@ -358,19 +358,9 @@ static __always_inline struct session *start_session(__s64 key, __u64 now)
 static __always_inline void save_error_fragment(struct session *sess, __u32 d)
 {
 	__u32 i, end = sess->stack.max_depth;
-	bool extend;
 
 	/* Directly above an older saved fragment: grow it upward, keep its deeper captures. */
-	extend = sess->has_saved && sess->saved_start == end;
-	for (i = 0; i < MAX_FSTACK_DEPTH; i++) {
-		if (i < d || i >= end)
-			continue;
-		sess->saved.func_ids[i] = sess->stack.func_ids[i];
-		sess->saved.seq_ids[i] = sess->stack.seq_ids[i];
-		sess->saved.func_res[i] = sess->stack.func_res[i];
-		sess->saved.func_lat[i] = sess->stack.func_lat[i];
-	}
-	if (!extend) {
+	if (!(sess->has_saved && sess->saved_start == end)) {
 		sess->saved.max_depth = end;
 		sess->saved.kstack_sz = sess->stack.kstack_sz;
 		copy_words(sess->saved.kstack, sess->stack.kstack, sizeof(sess->saved.kstack));
@@ -380,6 +370,20 @@ static __always_inline void save_error_fragment(struct session *sess, __u32 d)
 	}
 	sess->saved_start = d;
 	sess->has_saved = true;
+	/*
+	 * Last, so the verifier's one fork per iteration (the exit test) is not multiplied by
+	 * everything above; per-frame range checks would multiply it further.
+	 */
+	for (i = 0; i < MAX_FSTACK_DEPTH; i++) {
+		__u32 j = d + i;
+
+		if (j >= end || j >= MAX_FSTACK_DEPTH)
+			break;
+		sess->saved.func_ids[j] = sess->stack.func_ids[j];
+		sess->saved.seq_ids[j] = sess->stack.seq_ids[j];
+		sess->saved.func_res[j] = sess->stack.func_res[j];
+		sess->saved.func_lat[j] = sess->stack.func_lat[j];
+	}
 }
 
 static __always_inline int handle_entry(void *ctx, __u32 id)
