@@ -51,7 +51,8 @@ static int notes_build_id(const void *notes, size_t len, size_t align, unsigned 
 		p += 12;
 		name_len = (namesz + align - 1) & ~(align - 1);
 		desc_len = (descsz + align - 1) & ~(align - 1);
-		if ((size_t)(end - p) < name_len || (size_t)(end - p - name_len) < desc_len)
+		/* the last note's padding may be missing (ld does this for odd build IDs) */
+		if ((size_t)(end - p) < name_len || (size_t)(end - p - name_len) < descsz)
 			return -EINVAL;
 		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p, "GNU", 4) == 0) {
 			if (descsz > id_sz)
@@ -59,6 +60,8 @@ static int notes_build_id(const void *notes, size_t len, size_t align, unsigned 
 			memcpy(id, p + name_len, descsz);
 			return descsz;
 		}
+		if ((size_t)(end - p - name_len) < desc_len)
+			break;
 		p += name_len + desc_len;
 	}
 	return -ENOENT;
