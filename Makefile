@@ -27,7 +27,7 @@ SKELS := $(patsubst src/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
 # simfail*.c make simfail; retsnoop.c holds retsnoop's main(); every other src/*.c is a
 # retsnoop module, collected into a library that the unit tests link against too.
-SIMFAIL_SRCS := $(wildcard src/simfail*.c)
+SIMFAIL_SRCS := $(filter-out %.bpf.c,$(wildcard src/simfail*.c))
 MOD_SRCS := $(filter-out src/retsnoop.c $(SIMFAIL_SRCS) $(BPF_SRCS),$(wildcard src/*.c))
 MOD_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(MOD_SRCS))
 MOD_LIB := $(OUTPUT)/libretsnoop.a
