@@ -1,7 +1,9 @@
 # retsnoop build. `make` builds src/retsnoop and src/simfail; `make STATIC=1` makes both
 # fully static (the test guest has no shared libraries). `make help` lists the targets.
 
-OUTPUT := src/.output
+OUTPUT ?= src/.output
+# Where the binaries go; the test VM builds a static copy with BIN_DIR=OUTPUT=src/.output-static.
+BIN_DIR ?= src
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
@@ -44,7 +46,7 @@ include tests/unit/unit.mk
 include tests/vm/vm.mk
 -include bench/bench.mk
 
-all: src/retsnoop src/simfail
+all: $(BIN_DIR)/retsnoop $(BIN_DIR)/simfail
 
 $(OUTPUT) $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
@@ -65,11 +67,11 @@ $(MOD_LIB): $(MOD_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-src/retsnoop: $(OUTPUT)/retsnoop.o $(MOD_LIB) $(EXTRA_OBJS)
+$(BIN_DIR)/retsnoop: $(OUTPUT)/retsnoop.o $(MOD_LIB) $(EXTRA_OBJS)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-src/simfail: $(patsubst src/%.c,$(OUTPUT)/%.o,$(SIMFAIL_SRCS)) $(MOD_LIB)
+$(BIN_DIR)/simfail: $(patsubst src/%.c,$(OUTPUT)/%.o,$(SIMFAIL_SRCS)) $(MOD_LIB)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -84,7 +86,7 @@ test: all test-unit test-vm
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) src/retsnoop src/simfail $(CLEAN_EXTRA)
+	$(Q)rm -rf $(OUTPUT) src/.output-static src/retsnoop src/simfail $(CLEAN_EXTRA)
 
 help:
 	@echo 'make [STATIC=1] [LIBBPF_SRC=path] [V=1]   build src/retsnoop and src/simfail'
