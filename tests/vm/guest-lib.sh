@@ -1,0 +1,32 @@
+# Guest-side helpers, prepended to a scenario's guest commands (busybox sh).
+
+# trace NAME SIMFAIL-CASE RETSNOOP-ARGS...: start retsnoop, wait until it receives data,
+# provoke the case, stop it with SIGINT and print its output between markers.
+trace() {
+	_n=$1 _c=$2
+	shift 2
+	retsnoop "$@" >/tmp/$_n.out 2>&1 &
+	_p=$!
+	_i=0
+	while ! grep -q 'Receiving data' /tmp/$_n.out; do
+		kill -0 $_p 2>/dev/null || break
+		_i=$((_i + 1))
+		[ $_i -gt 900 ] && break
+		sleep 0.1
+	done
+	[ -n "$_c" ] && simfail $_c >/dev/null 2>&1
+	sleep 0.3
+	kill -INT $_p 2>/dev/null
+	wait $_p
+	echo "rc=$?" >>/tmp/$_n.out
+	echo "=== BEGIN $_n"
+	cat /tmp/$_n.out
+	echo "=== END $_n"
+}
+
+# What ftrace still has hooked (kprobes on ftrace sites, fprobes, BPF trampolines).
+enabled_functions() {
+	echo "=== BEGIN $1"
+	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
+	echo "=== END $1"
+}

@@ -1,0 +1,30 @@
+# Host-side helpers for VM scenarios (sourced). A scenario runs its guest commands in one
+# boot through vm_run, then checks the output with expect*; finish() sets the exit status.
+_failed=0
+vm_run() {
+	"$(dirname "${BASH_SOURCE[0]}")/run" --kernel "$VM_KERNEL" ${VM_RUN_ARGS:-} -- "$1"
+}
+
+# The output a guest-lib "trace NAME ..." printed between its markers.
+section() {
+	printf '%s\n' "$1" | awk -v n="$2" '$0 == "=== END " n { p = 0 } p { print } $0 == "=== BEGIN " n { p = 1 }'
+}
+
+fail() {
+	echo "  FAIL [$VM_KERNEL]: $*"
+	_failed=1
+}
+
+expect() {	# expect TEXT ERE WHAT
+	printf '%s\n' "$1" | grep -qE -- "$2" || { fail "$3 (no line matches /$2/)"; printf '%s\n' "$1" | sed 's/^/    | /' | head -60; }
+}
+
+expect_count() {	# expect_count TEXT ERE N WHAT
+	local n
+	n=$(printf '%s\n' "$1" | grep -cE -- "$2")
+	[ "$n" -eq "$3" ] || { fail "$4 (/$2/ matched $n lines, expected $3)"; printf '%s\n' "$1" | sed 's/^/    | /' | head -60; }
+}
+
+finish() {
+	exit $_failed
+}
