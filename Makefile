@@ -82,7 +82,8 @@ vmlinux-h:
 deps:
 	tools/deps.sh all
 
-test: all test-unit test-vm
+test: all
+	$(Q)tests/run-all.sh
 
 clean:
 	$(call msg,CLEAN,)
