@@ -16,13 +16,13 @@ fail() {
 }
 
 expect() {	# expect TEXT ERE WHAT
-	printf '%s\n' "$1" | grep -qE -- "$2" || { fail "$3 (no line matches /$2/)"; printf '%s\n' "$1" | sed 's/^/    | /' | head -60; }
+	printf '%s\n' "$1" | grep -qE -- "$2" || { fail "$3 (no line matches /$2/)"; printf '%s\n' "$1" | sed 's/^/    | /' | tail -40; }
 }
 
 expect_count() {	# expect_count TEXT ERE N WHAT
 	local n
 	n=$(printf '%s\n' "$1" | grep -cE -- "$2")
-	[ "$n" -eq "$3" ] || { fail "$4 (/$2/ matched $n lines, expected $3)"; printf '%s\n' "$1" | sed 's/^/    | /' | head -60; }
+	[ "$n" -eq "$3" ] || { fail "$4 (/$2/ matched $n lines, expected $3)"; printf '%s\n' "$1" | sed 's/^/    | /' | tail -40; }
 }
 
 finish() {
