@@ -1,44 +1,267 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* retsnoop entry point (placeholder until the tracer core lands: --version/--usage only). */
-#include <argp.h>
+/*
+ * retsnoop's main(): command line, function discovery and, for now, the dry-run report.
+ * Attaching and tracing (mass_attacher, tracer) are not wired in yet.
+ */
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "cli.h"
+#include "func_discovery.h"
+#include "func_types.h"
+#include "kernel_image.h"
+#include "retsnoop.h"
 #include "version.h"
 
-static const char usage_doc[] =
-	"retsnoop: mass-trace kernel function calls and report error-returning call stacks.\n"
-	"Usage: retsnoop [-v] [-e GLOB]* [-a GLOB]* [-T] [-B] [-A] [-J PROBE]*\n";
+static struct env env;
 
-enum { OPT_USAGE = 0x1000 };
-
-static const struct argp_option opts[] = {
-	{ "version", 'V', NULL, 0, "Print version and exit", 0 },
-	{ "usage", OPT_USAGE, NULL, 0, "Print a short usage message", 0 },
-	{},
-};
-
-static error_t parse_arg(int key, char *arg, struct argp_state *state)
+static long now_ms(void)
 {
-	switch (key) {
-	case 'V':
-		printf("retsnoop %s\n", RETSNOOP_VERSION);
-		exit(0);
-	case OPT_USAGE:
-		fputs(usage_doc, stdout);
-		exit(0);
-	default:
-		return ARGP_ERR_UNKNOWN;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
+{
+	if (level == LIBBPF_DEBUG && env.verbose < 3)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+/* Discovery messages: warnings to stderr, -v/-vv/-vvv details to stdout. */
+static void discovery_print(int level, const char *fmt, va_list args)
+{
+	if (level > env.verbose)
+		return;
+	vfprintf(level == 0 ? stderr : stdout, fmt, args);
+}
+
+static int print_version(void)
+{
+	printf("retsnoop %s\n", RETSNOOP_VERSION);
+	if (!env.verbose)
+		return 0;
+	/* TODO: features__detect()/features__print() once src/features.c lands */
+	fprintf(stderr, "Feature detection is not available yet in this build.\n");
+	return 1;
+}
+
+/* Options that are parsed and validated but whose behaviour isn't built yet. */
+static void warn_unimplemented(void)
+{
+	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
+
+	if (env.capture_args)
+		fprintf(stderr, fmt, "-A (--capture-args)");
+	if (env.inject_probe_cnt)
+		fprintf(stderr, fmt, "-J (--inject-probe)");
+	if (env.emit_interim_stacks)
+		fprintf(stderr, fmt, "-I (--interim-stacks)");
+	if (env.vmlinux_path || (env.symb_mode != SYMB_AUTO && env.symb_mode != SYMB_NONE))
+		fprintf(stderr, fmt, "DWARF symbolization (-k, -s, -ss)");
+}
+
+static void report_vmlinux(void)
+{
+	struct utsname u;
+	char path[512];
+
+	if (env.verbose < 1 || env.vmlinux_path || uname(&u))
+		return;
+	if (kernel_image__find(u.release, path, sizeof(path), env.verbose >= 2) == 0)
+		printf("Using vmlinux image at %s.\n", path);
+	else
+		printf("Failed to locate vmlinux image location. Please use -k <vmlinux-path> to specify explicitly.\n");
+}
+
+static const char *flags_str(__u32 flags, char *buf, size_t sz)
+{
+	static const struct { __u32 flag; const char *name; } names[] = {
+		{ FUNC_IS_ENTRY, "ENTRY" }, { FUNC_CANT_FAIL, "NOFAIL" },
+		{ FUNC_NEEDS_SIGN_EXT, "SIGNEXT" }, { FUNC_RET_PTR, "PTR" },
+		{ FUNC_RET_BOOL, "BOOL" }, { FUNC_RET_VOID, "VOID" },
+	};
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (flags & names[i].flag)
+			len += snprintf(buf + len, len < sz ? sz - len : 0, "%s%s",
+					len ? "|" : "", names[i].name);
 	}
+	return buf;
+}
+
+static const char *mode_desc(void)
+{
+	switch (env.attach_mode) {
+	case ATTACH_FENTRY: return "fentry/fexit (-F)";
+	case ATTACH_KPROBE_SINGLE: return "single kprobes/kretprobes (-K)";
+	case ATTACH_KPROBE_MULTI: return "kprobe.multi (-M), single kprobes if the kernel lacks it";
+	default: return "kprobe.multi if the kernel has it, else single kprobes (auto)";
+	}
+}
+
+/* What would be attached: the --dry-run report (reference §5.8). */
+static void report_funcs(const struct func_discovery *d)
+{
+	size_t i, n = func_discovery__func_cnt(d);
+	char buf[128];
+
+	for (i = 0; i < n; i++) {
+		const struct disc_func *f = func_discovery__func(d, i);
+		__u32 flags = func_types__flags(f->btf, f->btf_id, f->name);
+
+		if (!(f->flags & DISC_FUNC_ENTRY))
+			continue;
+		if (env.verbose >= 1)
+			printf("Function '%s' is marked as an entry point.\n", f->name);
+		if (!env.success_stacks && (flags & FUNC_CANT_FAIL))
+			fprintf(stderr, "WARNING: entry function '%s' is non-failing and will not trigger error recording condition!\n",
+				f->name);
+	}
+	if (env.verbose >= 1)
+		printf("Attach mode: %s.\n", mode_desc());
+	for (i = 0; i < n; i++) {
+		const struct disc_func *f = func_discovery__func(d, i);
+		__u32 flags = func_types__flags(f->btf, f->btf_id, f->name);
+
+		if (f->flags & DISC_FUNC_ENTRY)
+			flags |= FUNC_IS_ENTRY;
+		if (env.verbose >= 2)
+			printf("Attached (dry run) to function #%zu '%s%s%s%s' (addr 0x%llx, btf id %d, flags %s).\n",
+			       i + 1, f->name, f->module ? " [" : "", f->module ?: "",
+			       f->module ? "]" : "", (unsigned long long)f->addr, f->btf_id,
+			       flags_str(flags, buf, sizeof(buf)));
+		else if (env.verbose >= 1)
+			printf("Attached (dry run) to function #%zu '%s'.\n", i + 1, f->name);
+	}
+	if (env.verbose >= 1) {
+		printf("Total %zu kernel functions attached (dry run) successfully!\n", n);
+		printf("Successfully attached in 0 ms.\n");
+	}
+}
+
+static int add_globs(struct func_discovery *d, const struct glob_list *l,
+		     enum func_glob_role role)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < l->cnt; i++) {
+		err = func_discovery__add_glob(d, role, &l->specs[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int run(void)
+{
+	LIBBPF_OPTS(func_discovery_opts, dopts, .print = discovery_print);
+	struct func_discovery *d = NULL;
+	struct btf *vmlinux_btf = NULL;
+	long start_ms = now_ms();
+	int err;
+
+	if (env.entry_globs.cnt == 0) {
+		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
+		return -EINVAL;
+	}
+	warn_unimplemented();
+	report_vmlinux();
+
+	if (env.attach_mode == ATTACH_FENTRY) {
+		vmlinux_btf = btf__load_vmlinux_btf();
+		err = libbpf_get_error(vmlinux_btf);
+		if (err) {
+			vmlinux_btf = NULL;
+			fprintf(stderr, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+				err, strerror(-err));
+			return err;
+		}
+		dopts.fentry = true;
+		dopts.vmlinux_btf = vmlinux_btf;
+		/* kernels before the fexit sleep fix (5.11) hang detaching from sleepers */
+		dopts.deny_sleepable = btf__find_by_name_kind(vmlinux_btf, "bpf_tramp_image",
+							      BTF_KIND_STRUCT) < 0;
+	}
+	d = func_discovery__new(&dopts);
+	if (!d) {
+		err = -errno;
+		fprintf(stderr, "Failed to set up function discovery: %s.\n", strerror(-err));
+		goto cleanup;
+	}
+	err = add_globs(d, &env.entry_globs, FUNC_GLOB_ENTRY);
+	if (!err)
+		err = add_globs(d, &env.allow_globs, FUNC_GLOB_ALLOW);
+	if (!err)
+		err = add_globs(d, &env.deny_globs, FUNC_GLOB_DENY);
+	if (err) {
+		if (err != -EOPNOTSUPP)
+			fprintf(stderr, "Failed to add globs: %s.\n", strerror(-err));
+		goto cleanup;
+	}
+	err = func_discovery__run(d);
+	if (err)
+		goto cleanup;
+
+	if (env.dry_run) {
+		report_funcs(d);
+		printf("Dry run successful, exiting...\n");
+		printf("DONE in %ld ms.\n", now_ms() - start_ms);
+		goto cleanup;
+	}
+	fprintf(stderr, "Attaching to the %zu discovered functions is not implemented yet; use --dry-run (with -v) to see what would be traced.\n",
+		func_discovery__func_cnt(d));
+	err = -ENOSYS;
+cleanup:
+	func_discovery__free(d);
+	btf__free(vmlinux_btf);
+	return err;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { .options = opts, .parser = parse_arg, .doc = usage_doc };
 	int err;
 
-	err = argp_parse(&argp, argc, argv, ARGP_NO_HELP, NULL, NULL);
-	if (err)
-		return 1;
-	fprintf(stderr, "retsnoop: tracing is not implemented yet; try --version or --usage\n");
-	return 1;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	err = cli__parse(argc, argv, &env);
+	if (err) {
+		env__free(&env);
+		return err == -E2BIG ? 64 : 255;
+	}
+	if (env.show_help) {
+		cli__print_help(stderr);
+		goto out;
+	}
+	if (env.show_usage) {
+		cli__print_usage(stdout);
+		goto out;
+	}
+	if (env.show_config_help) {
+		cli__print_config_help(stdout);
+		goto out;
+	}
+	if (env.show_version) {
+		err = print_version();
+		goto out;
+	}
+
+	libbpf_set_print(libbpf_print_fn);
+	if (geteuid() != 0)
+		fprintf(stderr, "You are not running as root! Expect failures. Please use sudo or run as root.\n");
+	err = -run();
+out:
+	env__free(&env);
+	return err;
 }

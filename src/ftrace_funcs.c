@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include "ftrace_funcs.h"
+
+#define AFF_NAME "available_filter_functions"
+/* ftrace lists functions whose address it could not resolve under this prefix */
+#define INVALID_PREFIX "__ftrace_invalid_address___"
+
+struct ftrace_funcs {
+	char *buf;
+	struct ftrace_func *funcs;
+	size_t cnt;
+};
+
+static const char *const tracefs_dirs[] = {
+	"/sys/kernel/debug/tracing",
+	"/sys/kernel/tracing",
+};
+
+static int try_path(const char *dir, char *path, size_t path_sz)
+{
+	snprintf(path, path_sz, "%s/%s", dir, AFF_NAME);
+	return access(path, R_OK) ? -errno : 0;
+}
+
+int ftrace_funcs__find_path(char *path, size_t path_sz)
+{
+	int err = -ENOENT, e;
+	size_t i;
+
+	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
+		e = try_path(tracefs_dirs[i], path, path_sz);
+		if (!e)
+			return 0;
+		/* "exists but not readable" explains more than "not there" */
+		if (e != -ENOENT)
+			err = e;
+	}
+	if (err != -ENOENT)
+		return err;
+
+	/* Neither is mounted (common in containers and minimal systems): mount tracefs. */
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+		return -errno;
+	return try_path("/sys/kernel/tracing", path, path_sz);
+}
+
+static int parse_lines(struct ftrace_funcs *ff, size_t len)
+{
+	char *p = ff->buf, *end = ff->buf + len, *nl, *sp, *mod;
+	size_t cap = 0;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		p += strspn(p, " \t");
+		if (!*p || strncmp(p, INVALID_PREFIX, sizeof(INVALID_PREFIX) - 1) == 0)
+			continue;
+		if (ff->cnt == cap) {
+			struct ftrace_func *n;
+
+			cap = cap ? cap * 2 : 4096;
+			n = realloc(ff->funcs, cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			ff->funcs = n;
+		}
+		mod = NULL;
+		sp = p + strcspn(p, " \t");
+		if (*sp) {
+			*sp++ = '\0';
+			mod = strchr(sp, '[');
+			if (mod) {
+				char *rb = strchr(++mod, ']');
+
+				if (rb)
+					*rb = '\0';
+			}
+		}
+		ff->funcs[ff->cnt].name = p;
+		ff->funcs[ff->cnt].module = mod;
+		ff->cnt++;
+	}
+	return 0;
+}
+
+static struct ftrace_funcs *from_buf(char *buf, size_t len)
+{
+	struct ftrace_funcs *ff;
+	int err;
+
+	ff = calloc(1, sizeof(*ff));
+	if (!ff) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ff->buf = buf;
+	err = parse_lines(ff, len);
+	if (err) {
+		ftrace_funcs__free(ff);
+		errno = -err;
+		return NULL;
+	}
+	return ff;
+}
+
+struct ftrace_funcs *ftrace_funcs__parse(const char *text, size_t len)
+{
+	char *buf = malloc(len + 1);
+
+	if (!buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	return from_buf(buf, len);
+}
+
+struct ftrace_funcs *ftrace_funcs__load(const char *path)
+{
+	char found[256], *buf = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+	int err;
+
+	if (!path) {
+		err = ftrace_funcs__find_path(found, sizeof(found));
+		if (err) {
+			errno = -err;
+			return NULL;
+		}
+		path = found;
+	}
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	/* tracefs files report size 0: read until EOF */
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 65536) {
+			char *nbuf;
+
+			cap = cap ? cap * 2 : 1 << 20;
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				err = ENOMEM;
+				goto err_out;
+			}
+			buf = nbuf;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f)) {
+				err = errno ? errno : EIO;
+				goto err_out;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	buf[len] = '\0';
+	return from_buf(buf, len);
+
+err_out:
+	fclose(f);
+	free(buf);
+	errno = err;
+	return NULL;
+}
+
+void ftrace_funcs__free(struct ftrace_funcs *ff)
+{
+	if (!ff)
+		return;
+	free(ff->funcs);
+	free(ff->buf);
+	free(ff);
+}
+
+size_t ftrace_funcs__cnt(const struct ftrace_funcs *ff)
+{
+	return ff->cnt;
+}
+
+const struct ftrace_func *ftrace_funcs__get(const struct ftrace_funcs *ff, size_t idx)
+{
+	return idx < ff->cnt ? &ff->funcs[idx] : NULL;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Function discovery: turn entry/allow/deny globs into the list of kernel functions to trace,
+ * from kallsyms (addresses), tracefs available_filter_functions (what ftrace can attach to)
+ * and BTF (types, and for fentry the only functions it can attach to at all).
+ *
+ * Usage: new(opts) -> add_glob()... -> run() -> func_cnt()/func() -> free().
+ */
+#ifndef RETSNOOP_FUNC_DISCOVERY_H
+#define RETSNOOP_FUNC_DISCOVERY_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "glob.h"
+
+struct btf;
+struct ksyms;
+
+enum func_glob_role {
+	FUNC_GLOB_ENTRY,	/* starts sessions; also allows */
+	FUNC_GLOB_ALLOW,
+	FUNC_GLOB_DENY,		/* wins over everything */
+};
+
+/* Message levels, matching -v counts: 0 always (warnings), 1 -v, 2 -vv, 3 -vvv. */
+typedef void (*func_discovery_print_fn)(int level, const char *fmt, va_list args);
+
+/* Default cap on the number of functions; see func_discovery_opts.max_func_cnt. */
+#define FUNC_DISCOVERY_MAX_FUNCS	50000
+#define FUNC_DISCOVERY_MAX_FENTRY	10000	/* two links, two FDs and a trampoline each */
+
+struct func_discovery_opts {
+	size_t sz;			/* sizeof(struct func_discovery_opts) */
+	bool fentry;			/* -F: BTF functions with fentry-compatible prototypes only */
+	bool deny_sleepable;		/* -F without the kernel's fexit sleep fix */
+	size_t max_func_cnt;		/* 0: the defaults above */
+	const char *kallsyms_path;	/* NULL: /proc/kallsyms */
+	const char *aff_path;		/* NULL: find (and if needed mount) tracefs */
+	const char *module_btf_dir;	/* NULL: /sys/kernel/btf */
+	struct btf *vmlinux_btf;	/* borrowed; NULL: btf__load_vmlinux_btf() */
+	func_discovery_print_fn print;	/* NULL: level 0 to stderr, the rest dropped */
+};
+
+enum disc_func_flags {
+	DISC_FUNC_ENTRY = 0x1,		/* matched an entry glob */
+};
+
+/* One function to trace. Strings live as long as the discovery object. */
+struct disc_func {
+	const char *name;
+	const char *module;		/* NULL for vmlinux */
+	__u64 addr;
+	__u64 size;			/* distance to the next kallsyms function, 0 if unknown */
+	const struct btf *btf;		/* vmlinux or module BTF, NULL when there is none */
+	int btf_id;			/* BTF FUNC id in @btf, 0 without BTF */
+	__u32 flags;			/* enum disc_func_flags */
+};
+
+struct func_discovery_stats {
+	size_t aff_cnt;		/* entries in available_filter_functions */
+	size_t filtered_cnt;	/* ... that pass the globs */
+	size_t unique_cnt;	/* ... as distinct (name, module) pairs */
+	size_t found_cnt;	/* functions to trace */
+	size_t skipped_cnt;	/* rejected by globs or not attachable */
+};
+
+struct func_discovery;
+
+struct func_discovery *func_discovery__new(const struct func_discovery_opts *opts);
+void func_discovery__free(struct func_discovery *d);
+
+/*
+ * Add a glob (copied). Source-path specs are refused with -EOPNOTSUPP until DWARF
+ * symbolization exists. The built-in denylist is always there.
+ */
+int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
+			     const struct glob_spec *spec);
+
+/*
+ * Discover. Returns 0 or a negative errno after printing one line (level 0) that says why:
+ * -ENOENT nothing matched or a mandatory entry glob matched nothing, -E2BIG over the limit,
+ * or the errno of an unreadable kallsyms, available_filter_functions or BTF.
+ */
+int func_discovery__run(struct func_discovery *d);
+
+size_t func_discovery__func_cnt(const struct func_discovery *d);
+const struct disc_func *func_discovery__func(const struct func_discovery *d, size_t idx);
+const struct func_discovery_stats *func_discovery__stats(const struct func_discovery *d);
+/* Loaded by run(); the object keeps ownership. */
+const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d);
+const struct ksyms *func_discovery__ksyms(const struct func_discovery *d);
+
+/* Is @name of module @mod selected by the globs (deny wins, then any allow or entry)? */
+bool func_discovery__is_allowed(const struct func_discovery *d, const char *name,
+				const char *mod);
+
+/*
+ * Can fentry/fexit attach to BTF FUNC @func_id? At most 6 parameters, no varargs, each an
+ * integer, enum or pointer; returns void, integer, enum, void * or a struct/union pointer.
+ * On false, @why (if not NULL) gets a short reason.
+ */
+bool func_discovery__fentry_compatible(const struct btf *btf, int func_id, const char **why);
+
+#endif

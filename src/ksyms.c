@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ksyms.h"
+
+struct ksyms {
+	char *buf;			/* the file, names and modules point into it */
+	struct ksym *syms;
+	size_t cnt;
+	const struct ksym **by_name;	/* function symbols by (name, module, addr) */
+	const struct ksym **by_addr;	/* function symbols by address */
+	size_t func_cnt;
+};
+
+bool ksym__is_func(char type)
+{
+	return type == 't' || type == 'T' || type == 'w' || type == 'W';
+}
+
+/* Read a whole (proc) file; its size is unknown up front. */
+static int read_file(const char *path, char **out, size_t *out_len)
+{
+	size_t len = 0, cap = 1 << 20;
+	char *buf = NULL, *nbuf;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		if (!buf || cap - len < 2) {
+			cap = buf ? cap * 2 : cap;
+			nbuf = realloc(buf, cap);
+			if (!nbuf) {
+				err = -ENOMEM;
+				goto out;
+			}
+			buf = nbuf;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*out_len = len;
+	buf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+static int cmp_str_null_first(const char *a, const char *b)
+{
+	if (!a || !b)
+		return a ? 1 : (b ? -1 : 0);
+	return strcmp(a, b);
+}
+
+static int cmp_by_name(const void *pa, const void *pb)
+{
+	const struct ksym *a = *(const struct ksym **)pa, *b = *(const struct ksym **)pb;
+	int c;
+
+	c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	c = cmp_str_null_first(a->module, b->module);
+	if (c)
+		return c;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int cmp_by_addr(const void *pa, const void *pb)
+{
+	const struct ksym *a = *(const struct ksym **)pa, *b = *(const struct ksym **)pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	/* keep file order among aliases so results are stable */
+	return a < b ? -1 : a > b;
+}
+
+/* Parse "ADDR TYPE NAME[\t[MODULE]]" lines in place. */
+static int parse_lines(struct ksyms *ks, size_t len)
+{
+	char *p = ks->buf, *end = ks->buf + len, *nl, *tok;
+	size_t cap = 0;
+	struct ksym *s;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', end - p);
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		if (ks->cnt == cap) {
+			struct ksym *n;
+
+			cap = cap ? cap * 2 : 4096;
+			n = realloc(ks->syms, cap * sizeof(*n));
+			if (!n)
+				return -ENOMEM;
+			ks->syms = n;
+		}
+		s = &ks->syms[ks->cnt];
+		memset(s, 0, sizeof(*s));
+
+		s->addr = strtoull(p, &tok, 16);
+		if (tok == p || (*tok != ' ' && *tok != '\t'))
+			continue;	/* not a symbol line (blank or junk): ignore */
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		if (!tok[0] || (tok[1] != ' ' && tok[1] != '\t'))
+			continue;
+		s->type = tok[0];
+		tok += 2;
+		while (*tok == ' ' || *tok == '\t')
+			tok++;
+		if (!*tok)
+			continue;
+		s->name = tok;
+		tok += strcspn(tok, " \t");
+		if (*tok) {
+			char *mod;
+
+			*tok++ = '\0';
+			mod = strchr(tok, '[');
+			if (mod) {
+				char *rb = strchr(++mod, ']');
+
+				if (rb)
+					*rb = '\0';
+				s->module = mod;
+			}
+		}
+		ks->cnt++;
+	}
+	return 0;
+}
+
+static int build_indexes(struct ksyms *ks)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ks->cnt; i++)
+		n += ksym__is_func(ks->syms[i].type);
+	ks->by_name = calloc(n ? n : 1, sizeof(*ks->by_name));
+	ks->by_addr = calloc(n ? n : 1, sizeof(*ks->by_addr));
+	if (!ks->by_name || !ks->by_addr)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < ks->cnt; i++) {
+		if (ksym__is_func(ks->syms[i].type)) {
+			ks->by_name[n] = &ks->syms[i];
+			ks->by_addr[n++] = &ks->syms[i];
+		}
+	}
+	ks->func_cnt = n;
+	qsort(ks->by_name, n, sizeof(*ks->by_name), cmp_by_name);
+	qsort(ks->by_addr, n, sizeof(*ks->by_addr), cmp_by_addr);
+
+	/* size = distance to the next function at a higher address; aliases share it */
+	for (i = 0; i < n; i++) {
+		size_t j = i + 1;
+
+		while (j < n && ks->by_addr[j]->addr == ks->by_addr[i]->addr)
+			j++;
+		((struct ksym *)ks->by_addr[i])->size =
+			j < n ? ks->by_addr[j]->addr - ks->by_addr[i]->addr : 0;
+	}
+	return 0;
+}
+
+static struct ksyms *ksyms__from_buf(char *buf, size_t len)
+{
+	struct ksyms *ks;
+	int err;
+
+	ks = calloc(1, sizeof(*ks));
+	if (!ks) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	ks->buf = buf;
+	err = parse_lines(ks, len);
+	if (!err)
+		err = build_indexes(ks);
+	if (err) {
+		ksyms__free(ks);
+		errno = -err;
+		return NULL;
+	}
+	return ks;
+}
+
+struct ksyms *ksyms__parse(const char *text, size_t len)
+{
+	char *buf = malloc(len + 1);
+
+	if (!buf) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	return ksyms__from_buf(buf, len);
+}
+
+struct ksyms *ksyms__load(const char *path)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	int err;
+
+	err = read_file(path ? path : "/proc/kallsyms", &buf, &len);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return ksyms__from_buf(buf, len);
+}
+
+void ksyms__free(struct ksyms *ks)
+{
+	if (!ks)
+		return;
+	free(ks->by_name);
+	free(ks->by_addr);
+	free(ks->syms);
+	free(ks->buf);
+	free(ks);
+}
+
+size_t ksyms__cnt(const struct ksyms *ks)
+{
+	return ks->cnt;
+}
+
+const struct ksym *ksyms__get(const struct ksyms *ks, size_t idx)
+{
+	return idx < ks->cnt ? &ks->syms[idx] : NULL;
+}
+
+static int cmp_key(const char *name, const char *mod, const struct ksym *s)
+{
+	int c = strcmp(name, s->name);
+
+	return c ? c : cmp_str_null_first(mod, s->module);
+}
+
+size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
+			 const struct ksym *const **syms)
+{
+	size_t lo = 0, hi = ks->func_cnt, end;
+
+	/* lower bound of (name, mod), then extend over equal keys */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_key(name, mod, ks->by_name[mid]) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (end = lo; end < ks->func_cnt && cmp_key(name, mod, ks->by_name[end]) == 0; end++)
+		;
+	*syms = ks->by_name + lo;
+	return end - lo;
+}
+
+const struct ksym *ksyms__find(const struct ksyms *ks, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ks->cnt; i++) {
+		if (!ks->syms[i].module && strcmp(ks->syms[i].name, name) == 0)
+			return &ks->syms[i];
+	}
+	return NULL;
+}
+
+const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr)
+{
+	size_t lo = 0, hi = ks->func_cnt;
+
+	/* first function above @addr; the one before it is the answer */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ks->by_addr[mid]->addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	/* among aliases at that address, report the first in file order */
+	while (lo > 1 && ks->by_addr[lo - 2]->addr == ks->by_addr[lo - 1]->addr)
+		lo--;
+	return ks->by_addr[lo - 1];
+}

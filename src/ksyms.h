@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * /proc/kallsyms: every symbol with its address, type and module, with lookups of function
+ * symbols by name (discovery) and by address (symbolization).
+ */
+#ifndef RETSNOOP_KSYMS_H
+#define RETSNOOP_KSYMS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct ksym {
+	__u64 addr;
+	const char *name;
+	const char *module;	/* NULL for vmlinux */
+	__u64 size;		/* function symbols: distance to the next one, 0 for the last */
+	char type;		/* 't', 'T', 'd', ... as kallsyms prints it */
+};
+
+struct ksyms;
+
+/* Load @path (NULL: /proc/kallsyms). NULL with errno set on failure. */
+struct ksyms *ksyms__load(const char *path);
+/* Parse kallsyms text; @buf is copied. */
+struct ksyms *ksyms__parse(const char *buf, size_t len);
+void ksyms__free(struct ksyms *ks);
+
+/* Function symbols are types t, T, w and W. */
+bool ksym__is_func(char type);
+
+size_t ksyms__cnt(const struct ksyms *ks);
+/* All symbols, in file order. */
+const struct ksym *ksyms__get(const struct ksyms *ks, size_t idx);
+
+/*
+ * Function symbols named @name in module @mod (NULL: vmlinux). Returns how many there are
+ * and points @syms at the first of them (an array of pointers, ordered by address).
+ */
+size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
+			 const struct ksym *const **syms);
+
+/* Any symbol (first one in file order) named @name in vmlinux, e.g. "_stext". */
+const struct ksym *ksyms__find(const struct ksyms *ks, const char *name);
+
+/* Function symbol with the greatest address <= @addr, or NULL. */
+const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr);
+
+#endif

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* kallsyms parsing and lookups, on a hand-written excerpt. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "unit.h"
+#include "ksyms.h"
+
+static struct ksyms *load_fixture(void)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/discovery/kallsyms", fixtures_dir());
+	return ksyms__load(path);
+}
+
+static void test_parse_fields(void **state)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *s;
+
+	assert_non_null(ks);
+	assert_int_equal(ksyms__cnt(ks), 25);
+
+	s = ksyms__get(ks, 2);
+	assert_string_equal(s->name, "__x64_sys_bpf");
+	assert_int_equal(s->type, 'T');
+	assert_true(s->addr == 0xffffffff81001000ULL);
+	assert_null(s->module);
+
+	s = ksyms__get(ks, 19);
+	assert_string_equal(s->name, "kvm_read_guest");
+	assert_string_equal(s->module, "kvm");
+	assert_int_equal(s->type, 't');
+	assert_true(s->addr == 0xffffffffc0001000ULL);
+
+	assert_null(ksyms__get(ks, 25));
+	assert_true(ksyms__find(ks, "_stext")->addr == 0xffffffff81000000ULL);
+	assert_null(ksyms__find(ks, "kvm_read_guest"));	/* vmlinux only */
+	ksyms__free(ks);
+}
+
+static void test_find_funcs(void **state)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *const *syms;
+
+	assert_non_null(ks);
+	/* two static functions of the same name, ordered by address */
+	assert_int_equal(ksyms__find_funcs(ks, "dup_static", NULL, &syms), 2);
+	assert_true(syms[0]->addr == 0xffffffff81001700ULL);
+	assert_true(syms[1]->addr == 0xffffffff81001800ULL);
+
+	/* vmlinux and module functions of the same name are told apart */
+	assert_int_equal(ksyms__find_funcs(ks, "common_name", NULL, &syms), 1);
+	assert_true(syms[0]->addr == 0xffffffff81002100ULL);
+	assert_int_equal(ksyms__find_funcs(ks, "common_name", "mymod", &syms), 1);
+	assert_true(syms[0]->addr == 0xffffffffc0001180ULL);
+	assert_int_equal(ksyms__find_funcs(ks, "common_name", "kvm", &syms), 0);
+
+	/* weak symbols are functions, data symbols are not */
+	assert_int_equal(ksyms__find_funcs(ks, "array_map_varargs", NULL, &syms), 1);
+	assert_int_equal(ksyms__find_funcs(ks, "array_map_ops", NULL, &syms), 0);
+	assert_int_equal(ksyms__find_funcs(ks, "array_map_data", NULL, &syms), 0);
+	assert_int_equal(ksyms__find_funcs(ks, "mymod_data", "mymod", &syms), 0);
+	/* clones are plain names */
+	assert_int_equal(ksyms__find_funcs(ks, "array_map_helper.isra.0", NULL, &syms), 1);
+	assert_int_equal(ksyms__find_funcs(ks, "array_map_helper", NULL, &syms), 0);
+	assert_int_equal(ksyms__find_funcs(ks, "zzz", NULL, &syms), 0);
+	assert_int_equal(ksyms__find_funcs(ks, "", NULL, &syms), 0);
+	ksyms__free(ks);
+}
+
+static void test_sizes_and_addr_lookup(void **state)
+{
+	struct ksyms *ks = load_fixture();
+	const struct ksym *const *syms;
+	const struct ksym *s;
+
+	assert_non_null(ks);
+	ksyms__find_funcs(ks, "__x64_sys_bpf", NULL, &syms);
+	assert_int_equal(syms[0]->size, 0x100);
+	ksyms__find_funcs(ks, "__sys_bpf", NULL, &syms);
+	assert_int_equal(syms[0]->size, 0x300);
+	/* aliases share the distance to the next address */
+	ksyms__find_funcs(ks, "_text", NULL, &syms);
+	assert_int_equal(syms[0]->size, 0x1000);
+	/* the last function has no known size */
+	ksyms__find_funcs(ks, "array_map_nobtf", "nobtfmod", &syms);
+	assert_int_equal(syms[0]->size, 0);
+
+	s = ksyms__map_addr(ks, 0xffffffff81001123ULL);
+	assert_string_equal(s->name, "__sys_bpf");
+	s = ksyms__map_addr(ks, 0xffffffff81001000ULL);
+	assert_string_equal(s->name, "__x64_sys_bpf");
+	/* data symbols never answer an address lookup */
+	s = ksyms__map_addr(ks, 0xffffffff82000010ULL);
+	assert_string_equal(s->name, "common_name");
+	/* first alias in file order */
+	s = ksyms__map_addr(ks, 0xffffffff81000010ULL);
+	assert_string_equal(s->name, "_stext");
+	s = ksyms__map_addr(ks, 0xffffffffc0001190ULL);
+	assert_string_equal(s->name, "common_name");
+	assert_string_equal(s->module, "mymod");
+	assert_null(ksyms__map_addr(ks, 0xffffffff80000000ULL));
+	ksyms__free(ks);
+}
+
+static void test_parse_odd_input(void **state)
+{
+	static const char text[] =
+		"\n"
+		"garbage line\n"
+		"ffffffff81000000 T\n"				/* no name */
+		"ffffffff81000010 t  spaced_name \t[ mod\n"	/* unterminated module */
+		"ffffffff81000020 T last_no_newline";
+	struct ksyms *ks = ksyms__parse(text, sizeof(text) - 1);
+	const struct ksym *const *syms;
+
+	assert_non_null(ks);
+	assert_int_equal(ksyms__cnt(ks), 2);
+	assert_string_equal(ksyms__get(ks, 0)->name, "spaced_name");
+	assert_string_equal(ksyms__get(ks, 0)->module, " mod");
+	assert_int_equal(ksyms__find_funcs(ks, "last_no_newline", NULL, &syms), 1);
+	ksyms__free(ks);
+
+	errno = 0;
+	assert_null(ksyms__load("/nonexistent/kallsyms"));
+	assert_int_equal(errno, ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_fields),
+		cmocka_unit_test(test_find_funcs),
+		cmocka_unit_test(test_sizes_and_addr_lookup),
+		cmocka_unit_test(test_parse_odd_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
