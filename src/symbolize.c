@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "ksyms.h"
+#include "symbolize.h"
+
+struct symbolize {
+	struct symbolize_opts opts;
+	bool degraded;
+};
+
+struct symbolize *symbolize__new(const struct symbolize_opts *opts)
+{
+	struct symbolize *s;
+
+	if (!opts || opts->sz < sizeof(*opts) || !opts->ksyms)
+		return errno = EINVAL, NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->opts = *opts;
+	return s;
+}
+
+void symbolize__free(struct symbolize *s)
+{
+	free(s);
+}
+
+static bool sym_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+{
+	struct symbolize *s = ctx;
+	const struct ksym *k = ksyms__map_addr(s->opts.ksyms, addr);
+
+	/* past a function's end lies padding or something without a symbol */
+	if (!k || (k->size && addr >= k->addr + k->size))
+		return false;
+	hit->name = k->name;
+	hit->start = k->addr;
+	hit->size = k->size;
+	return true;
+}
+
+static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
+{
+	struct symbolize *s = ctx;
+	const struct ksym *k;
+	int n;
+
+	if (!s->opts.src.lookup || s->degraded)
+		return 0;
+	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
+	k = ksyms__map_addr(s->opts.ksyms, addr);
+	if (!k || k->module)
+		return 0;
+	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
+	if (n < 0) {
+		s->degraded = true;
+		fprintf(stderr, "WARNING: source-line symbolization failed (%d); "
+			"continuing with kallsyms only.\n", n);
+		return 0;
+	}
+	if (n > max)
+		n = max;
+	if (!s->opts.inlines && n > 1) {
+		/* without inlines, the one line shown is where the code really is */
+		frames[0] = frames[n - 1];
+		n = 1;
+	}
+	return n;
+}
+
+struct sym_resolver symbolize__resolver(struct symbolize *s)
+{
+	return (struct sym_resolver){ .ksym = sym_ksym, .src = sym_src, .ctx = s };
+}
+
+bool symbolize__degraded(const struct symbolize *s)
+{
+	return s->degraded;
+}

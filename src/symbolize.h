@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The symbolize stage: answers the renderers' questions about kernel addresses from
+ * kallsyms (always) and, when a matching DWARF vmlinux is available, with source lines and
+ * inlined frames. It owns the KASLR translation and degrades to kallsyms on any DWARF trouble.
+ */
+#ifndef RETSNOOP_SYMBOLIZE_H
+#define RETSNOOP_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include "render.h"
+
+struct ksyms;
+
+/* Source-level answers for link-time (non-KASLR) addresses; a DWARF backend provides it. */
+struct src_backend {
+	/* Frames for @file_addr, outermost first; count, 0 if unknown, negative if broken. */
+	int (*lookup)(void *ctx, __u64 file_addr, struct src_frame *frames, int max);
+	void *ctx;
+};
+
+struct symbolize_opts {
+	size_t sz;			/* sizeof(struct symbolize_opts) */
+	const struct ksyms *ksyms;	/* borrowed */
+	struct src_backend src;		/* .lookup NULL: kallsyms only */
+	__u64 kaslr_offset;		/* runtime - link-time address */
+	bool inlines;			/* keep inlined frames (-ss); else only the outermost */
+};
+
+struct symbolize;
+
+struct symbolize *symbolize__new(const struct symbolize_opts *opts);
+void symbolize__free(struct symbolize *s);
+
+/* The resolver to hand to renderers; valid while @s lives. */
+struct sym_resolver symbolize__resolver(struct symbolize *s);
+
+/* True once the source backend failed and lookups fell back to kallsyms only. */
+bool symbolize__degraded(const struct symbolize *s);
+
+#endif
