@@ -217,6 +217,11 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		return -EOPNOTSUPP;
 	}
 	att->use_cookies = att->opts.has_cookies;
+	if (att->mode == ATTACH_KPROBE_MULTI) {
+		/* the kernel only links programs loaded for kprobe.multi into such links */
+		bpf_program__set_expected_attach_type(p->kentry, BPF_TRACE_KPROBE_MULTI);
+		bpf_program__set_expected_attach_type(p->kexit, BPF_TRACE_KPROBE_MULTI);
+	}
 	set_autoload(p->fentry, false);
 	set_autoload(p->fexit_void, false);
 	for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)

@@ -224,18 +224,18 @@ int render_stack(FILE *out, const struct sample *s, const struct render_opts *o)
 	for (i = 0; i < (int)depth; i++) {
 		const char *fname = render__func(o, cs->func_ids[i])->name;
 
-		/* A traced frame sits on the first later kernel frame of the same function. */
+		/*
+		 * Kernel frames up to the traced function's own frame are its callers; when it
+		 * has none (it had returned when the stack was captured) all the remaining ones
+		 * are, and it goes last, marked '!'.
+		 */
 		for (j = kpos; j < kcnt; j++)
 			if (kf[j].name && strcmp(kf[j].name, fname) == 0)
 				break;
-		if (j == kcnt) {
-			err = add_func_line(&ls, s, i, NULL, o);
-		} else {
-			for (; kpos < j && !err; kpos++)
-				err = add_kernel_line(&ls, &kf[kpos], o);
-			if (!err)
-				err = add_func_line(&ls, s, i, &kf[kpos++], o);
-		}
+		for (; kpos < j && !err; kpos++)
+			err = add_kernel_line(&ls, &kf[kpos], o);
+		if (!err)
+			err = add_func_line(&ls, s, i, j < kcnt ? &kf[kpos++] : NULL, o);
 		if (err)
 			goto out;
 	}

@@ -130,6 +130,17 @@ struct {
 	__type(value, __u32);
 } running SEC(".maps");
 
+/*
+ * A frame index the verifier can bound on every kernel: older verifiers lose the range
+ * of an index that went through the fragment-saving loop, and clang would drop a plain
+ * mask it can prove redundant.
+ */
+static __always_inline __u32 frame_idx(__u32 d)
+{
+	barrier_var(d);
+	return d & (MAX_FSTACK_DEPTH - 1);
+}
+
 /* clang emits calls for large memcpy() in BPF code; copy 8 bytes at a time instead. */
 static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
 {
@@ -414,6 +425,7 @@ static __always_inline int handle_entry(void *ctx, __u32 id)
 		return 0;	/* too deep: the matching exit mismatches and ends tracking */
 	if (d < sess->stack.max_depth && sess->is_err)
 		save_error_fragment(sess, d);
+	d = frame_idx(d);
 
 	sess->stack.func_ids[d] = id;
 	sess->stack.seq_ids[d] = seq;
@@ -465,7 +477,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 	seq = sess->next_seq_id++;
 	if (d == 0 || d > MAX_FSTACK_DEPTH)
 		goto lost;
-	d--;
+	d = frame_idx(d - 1);
 	if (sess->stack.func_ids[d] != id)
 		goto lost;	/* missed exit or attach race: the stack can't be trusted */
 

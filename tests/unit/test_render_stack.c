@@ -26,6 +26,7 @@ static const struct fake_sym syms[] = {
 	    { "map_create", "kernel/bpf/syscall.c", 1106, 8 },
 	    { "find_and_alloc_map", "kernel/bpf/syscall.c", 132, 5 } } },
 	{ "bpf_trampoline_6442537193", 0x9000, 0x100, 0, {} },
+	{ "map_create", 0x5000, 0x200, 0, {} },
 	{ "bpf_prog_3a7c5a2d1b4e6f80_fexit3", 0xa000, 0x100, 0, {} },
 };
 
@@ -168,6 +169,29 @@ static void test_bpf_frames_filtered(void **state)
 	free(e);
 }
 
+static void test_untraced_callers_before_missing_frames(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	/* captured where array_map_alloc returned: an untraced caller sits above __sys_bpf's callee */
+	static const __u64 ks[] = { 0x5010, 0x438b, 0x301a, 0x2035, 0x1063 };
+	char *out;
+
+	memcpy(e->stack.kstack, ks, sizeof(ks));
+	e->stack.kstack_sz = sizeof(ks);
+	e->stack.stitch_pos = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b\n"
+"                    map_create+0x10\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
 static void test_unfinished_frames(void **state)
 {
 	struct rec_session_end *e = seed_sample();
@@ -192,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_seed_layout),
 		cmocka_unit_test(test_kallsyms_only),
 		cmocka_unit_test(test_bpf_frames_filtered),
+		cmocka_unit_test(test_untraced_callers_before_missing_frames),
 		cmocka_unit_test(test_unfinished_frames),
 	};
 

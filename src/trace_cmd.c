@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "func_discovery.h"
+#include "func_types.h"
+#include "ksyms.h"
+#include "symbolize.h"
+#include "trace_cmd.h"
+#include "tracer.h"
+
+int trace_cmd__detect(struct trace_features *feat)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	if (!btf)
+		return -errno;
+	/* fprobe-backed kprobe.multi links exist only with CONFIG_FPROBE (not in 6.1 cloud) */
+	feat->kprobe_multi = btf__find_by_name_kind(btf, "bpf_kprobe_multi_link", BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	feat->cookies = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
+						NULL) > 0;
+	feat->func_ip = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip,
+						NULL) > 0;
+	feat->branch_snapshot = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
+							BPF_FUNC_get_branch_snapshot, NULL) > 0;
+	return 0;
+}
+
+static bool func_ret_void(const struct btf *btf, int id)
+{
+	const struct btf_type *t = btf ? btf__type_by_id(btf, id) : NULL;
+
+	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* FUNC_PROTO */
+	return t && t->type == 0;
+}
+
+static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, size_t *cnt)
+{
+	size_t i, n = func_discovery__func_cnt(d);
+	struct tracer_func *tf = calloc(n ? n : 1, sizeof(*tf));
+
+	if (!tf)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct disc_func *f = func_discovery__func(d, i);
+		int args = f->btf ? func_types__arg_cnt(f->btf, f->btf_id) : 0;
+
+		tf[i].f = (struct mass_attacher_func){
+			.name = f->name, .module = f->module, .addr = f->addr, .btf_id = f->btf_id,
+			.arg_cnt = args < 0 ? 0 : args, .ret_void = func_ret_void(f->btf, f->btf_id),
+		};
+		tf[i].flags = func_types__flags(f->btf, f->btf_id, f->name);
+		if (f->flags & DISC_FUNC_ENTRY)
+			tf[i].flags |= FUNC_IS_ENTRY;
+	}
+	*out = tf;
+	*cnt = n;
+	return 0;
+}
+
+int trace_cmd__run(const struct env *env, const struct func_discovery *d,
+		   const struct trace_features *feat)
+{
+	struct symbolize_opts sopts = { .sz = sizeof(sopts), .ksyms = func_discovery__ksyms(d) };
+	struct tracer_opts o = {
+		.sz = sizeof(o),
+		.mode = env->attach_mode,
+		.dry_run = env->dry_run,
+		.verbose = env->verbose,
+		.has_kprobe_multi = feat->kprobe_multi,
+		.has_cookies = feat->cookies,
+		.has_func_ip = feat->func_ip,
+		.has_branch_snapshot = feat->branch_snapshot,
+		.success_stacks = env->success_stacks,
+		.func_trace = env->emit_func_trace,
+		/* as in the seeds, the stack follows the -T table */
+		.stack_view = env->emit_call_stack || env->emit_func_trace,
+		.duration_ns = env->longer_ms * 1000000ULL,
+		.lbr = env->use_lbr,
+		.lbr_flags = env->lbr_flags,
+		.lbr_max_count = env->cfg.lbr_max_count,
+		.full_lbr = env->debug_feats & DEBUG_FULL_LBR,
+		.allow_pids = env->allow_pids, .allow_pid_cnt = env->allow_pid_cnt,
+		.deny_pids = env->deny_pids, .deny_pid_cnt = env->deny_pid_cnt,
+		.allow_comms = (const char *const *)env->allow_comms,
+		.allow_comm_cnt = env->allow_comm_cnt,
+		.deny_comms = (const char *const *)env->deny_comms,
+		.deny_comm_cnt = env->deny_comm_cnt,
+		.err_allowed = env->has_error_filter ? env->allow_errors : NULL,
+		.err_denied = env->deny_errors,
+		.ringbuf_size = env->cfg.ringbuf_size,
+		.sessions_size = env->cfg.sessions_size,
+		.capture_path = getenv("RETSNOOP_CAPTURE"),
+	};
+	struct tracer_func *funcs = NULL;
+	struct symbolize *sym = NULL;
+	size_t cnt;
+	int err;
+
+	err = fill_funcs(d, &funcs, &cnt);
+	if (err)
+		return err;
+	sym = symbolize__new(&sopts);
+	if (!sym) {
+		err = -errno;
+		goto out;
+	}
+	o.syms = symbolize__resolver(sym);
+	err = tracer__run(&o, funcs, cnt);
+out:
+	symbolize__free(sym);
+	free(funcs);
+	return err;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* From a parsed command line and discovered functions to a tracing run. */
+#ifndef RETSNOOP_TRACE_CMD_H
+#define RETSNOOP_TRACE_CMD_H
+
+#include "env.h"
+
+struct func_discovery;
+
+/* Kernel features tracing depends on (feature detection fills them). */
+struct trace_features {
+	bool kprobe_multi;
+	bool cookies;
+	bool func_ip;
+	bool branch_snapshot;
+};
+
+/* Probe the running kernel for the features above; 0 or a negative errno. */
+int trace_cmd__detect(struct trace_features *feat);
+
+/* Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno. */
+int trace_cmd__run(const struct env *env, const struct func_discovery *d,
+		   const struct trace_features *feat);
+
+#endif
