@@ -310,6 +310,41 @@ int mass_attacher__load(struct mass_attacher *att)
 	return 0;
 }
 
+/* Say why the verifier refused a clone: load it once more with a log, print the tail. */
+static void report_clone_failure(struct mass_attacher *att, struct bpf_program *tmpl,
+				 const struct mass_attacher_func *f, bool is_exit, int btf_fd,
+				 int err)
+{
+	size_t log_sz = 1 << 20;
+	char *log = calloc(1, log_sz), *tail;
+	int fd;
+
+	if (!log)
+		return;
+	{
+		LIBBPF_OPTS(bpf_prog_load_opts, lo,
+			.expected_attach_type = is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
+			.attach_btf_id = f->btf_id,
+			.attach_btf_obj_fd = btf_fd,
+			.log_buf = log, .log_size = log_sz, .log_level = 1,
+		);
+
+		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, is_exit ? "fexit" : "fentry",
+				   "Dual BSD/GPL", bpf_program__insns(tmpl),
+				   bpf_program__insn_cnt(tmpl), &lo);
+	}
+	if (fd >= 0)
+		close(fd);
+	/* the last few lines carry the verdict */
+	tail = log + strlen(log);
+	for (int lines = 0; tail > log && lines < 6; tail--)
+		if (tail[-1] == '\n' && tail != log + strlen(log))
+			lines++;
+	fprintf(stderr, "%s clone for '%s' rejected (%d):\n%s", is_exit ? "FEXIT" : "FENTRY",
+		f->name, err, tail);
+	free(log);
+}
+
 /* Clone @tmpl for function @id (or use @tmpl itself if it was loaded for it) and attach. */
 static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl, int tmpl_func,
 			     __u32 id, bool is_exit)
@@ -340,8 +375,11 @@ static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl
 					"Dual BSD/GPL", bpf_program__insns(tmpl),
 					bpf_program__insn_cnt(tmpl), &lo);
 	}
-	if (prog_fd < 0)
-		return -errno;
+	if (prog_fd < 0) {
+		err = -errno;
+		report_clone_failure(att, tmpl, f, is_exit, btf_fd, err);
+		return err;
+	}
 	if ((err = keep_fd(att, prog_fd)))
 		return err;
 	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);

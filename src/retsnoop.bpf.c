@@ -654,11 +654,27 @@ int fentry_tmpl(__u64 *ctx)
 	return fentry_common(ctx);
 }
 
+/*
+ * The return value as a plain number: read straight from ctx, newer verifiers type it as
+ * the function's return type (a trusted pointer, say), and pointer arithmetic like sign
+ * extension is then refused. bpf_get_func_ret() (5.17+) hands back a scalar.
+ */
+static __always_inline __s64 fexit_ret(__u64 *ctx, int n)
+{
+	__u64 ret = 0;
+
+	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ret))
+		bpf_get_func_ret(ctx, &ret);
+	else
+		ret = ctx[n];
+	return ret;
+}
+
 #define FEXIT_TEMPLATE(n)				\
 SEC("fexit")						\
 int fexit_tmpl##n(__u64 *ctx)				\
 {							\
-	return fexit_common(ctx, (__s64)ctx[n]);	\
+	return fexit_common(ctx, fexit_ret(ctx, n));	\
 }
 
 FEXIT_TEMPLATE(0)
