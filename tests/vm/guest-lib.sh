@@ -30,3 +30,12 @@ enabled_functions() {
 	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
 	echo "=== END $1"
 }
+
+# Everything BPF/ftrace still holds: programs, links, hooked functions (empty when clean).
+leftovers() {
+	echo "=== BEGIN $1"
+	bpftool prog list 2>&1
+	bpftool link list 2>&1
+	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
+	echo "=== END $1"
+}
