@@ -1,0 +1,938 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * DWARF symbolizer of the retsnoop sidecar, on elfutils libdw.
+ *
+ * Everything is lazy so that the first reply is cheap: the ELF is mmap()ed by
+ * libelf, the address -> CU table is built from .debug_aranges on the first
+ * lookup, and a CU's DIE tree is walked once, on the first address that falls
+ * into it, into a sorted table of subprogram and inlined-subroutine ranges.
+ * The ELF symbol table is only sorted when an address has no DWARF function.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dwarf.h>
+#include <gelf.h>
+#include <elfutils/libdw.h>
+
+#include "symbolizer.h"
+
+/* Deeper DIE nesting than this is treated as corrupt input (protects the stack). */
+#define MAX_DIE_DEPTH 256
+
+/* One subprogram or inlined-subroutine instance of a CU. */
+struct scope {
+	const char *name;
+	const char *call_file;	/* normalized call site, inlined instances only */
+	int call_line;
+	int call_col;
+	int parent;		/* enclosing scope, -1 for a subprogram */
+};
+
+/* One address range of a scope; 'up' is the nearest earlier range that encloses it. */
+struct srange {
+	uint64_t lo, hi;
+	int scope;
+	int depth;
+	int up;
+};
+
+struct cu {
+	Dwarf_Off die_off;
+	Dwarf_Die die;
+	bool die_ok;
+	bool indexed;
+	bool files_ok;
+	const char *comp_dir;
+	Dwarf_Files *files;
+	size_t nfiles;
+	struct scope *scopes;
+	int nscopes, cap_scopes;
+	struct srange *ranges;
+	int nranges, cap_ranges;
+};
+
+struct cu_range {
+	uint64_t lo, hi;
+	size_t cu;
+};
+
+struct sym {
+	uint64_t addr;
+	const char *name;
+	int rank;
+};
+
+struct exec_sec {
+	uint64_t lo, hi;
+};
+
+struct norm_ent {
+	const void *raw;
+	const void *dir;
+	char *val;
+};
+
+struct symbolizer {
+	int fd;
+	Elf *elf;
+	Dwarf *dw;
+	bool kernel;
+	struct exec_sec *secs;
+	int nsecs;
+
+	struct cu *cus;
+	size_t ncus;
+	bool cus_loaded;
+	struct cu_range *cu_ranges;
+	size_t ncu_ranges;
+	bool cu_ranges_loaded;
+
+	struct sym *syms;
+	size_t nsyms;
+	bool syms_loaded;
+
+	struct norm_ent *norm;
+	size_t norm_cap, norm_cnt;
+};
+
+/* Kernel top-level source directories; the order decides, as in the original retsnoop. */
+static const char *const kernel_dirs[] = {
+	"arch/", "block/", "certs/", "crypto/", "drivers/", "fs/", "include/", "init/",
+	"io_uring/", "ipc/", "kernel/", "lib/", "mm/", "net/", "rust/", "scripts/",
+	"security/", "sound/", "tools/", "usr/", "virt/",
+};
+
+static void *grow(void *arr, int *cap, int need, size_t elem)
+{
+	int ncap;
+	void *p;
+
+	if (need <= *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(arr, (size_t)ncap * elem);
+	if (!p)
+		return NULL;
+	*cap = ncap;
+	return p;
+}
+
+/* Collapse "." and "dir/.." components in place. */
+static void collapse_path(char *path)
+{
+	char *out = path, *in = path;
+	size_t base = 0, olen = 0;
+
+	if (*in == '/') {
+		out[olen++] = '/';
+		base = 1;
+	}
+	while (*in) {
+		char *seg, *last;
+		size_t len;
+
+		while (*in == '/')
+			in++;
+		if (!*in)
+			break;
+		seg = in;
+		while (*in && *in != '/')
+			in++;
+		len = in - seg;
+		if (len == 1 && seg[0] == '.')
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			/* find the start of the previous component */
+			last = out + olen;
+			while (last > out + base && last[-1] != '/')
+				last--;
+			if (olen > base && !(out + olen - last == 2 && last[0] == '.' && last[1] == '.')) {
+				olen = last - out;
+				if (olen > base)
+					olen--; /* drop the separator too */
+				continue;
+			}
+		}
+		if (olen > base)
+			out[olen++] = '/';
+		memmove(out + olen, seg, len);
+		olen += len;
+	}
+	out[olen] = '\0';
+}
+
+/* Cut an out-of-tree prefix off a kernel path: first directory of kernel_dirs[] found wins. */
+static void strip_kernel_prefix(char *path)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kernel_dirs) / sizeof(kernel_dirs[0]); i++) {
+		const char *d = kernel_dirs[i], *p = path;
+
+		while ((p = strstr(p, d))) {
+			if (p == path || p[-1] == '/') {
+				memmove(path, p, strlen(p) + 1);
+				return;
+			}
+			p++;
+		}
+	}
+}
+
+static char *normalize_path(const char *raw, const char *comp_dir, bool kernel)
+{
+	const char *p = raw;
+	char *out;
+	size_t n;
+
+	if (comp_dir && *comp_dir) {
+		n = strlen(comp_dir);
+		while (n > 1 && comp_dir[n - 1] == '/')
+			n--;
+		if (strncmp(p, comp_dir, n) == 0 && p[n] == '/')
+			p += n + 1;
+	}
+	out = strdup(p);
+	if (!out)
+		return NULL;
+	collapse_path(out);
+	/* still outside the tree root (absolute, or above it): guess the root */
+	if (kernel && (out[0] == '/' || strncmp(out, "../", 3) == 0))
+		strip_kernel_prefix(out);
+	return out;
+}
+
+static size_t norm_hash(const void *raw, const void *dir)
+{
+	uint64_t h = (uint64_t)(uintptr_t)raw * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (uint64_t)(uintptr_t)dir * 0xc2b2ae3d27d4eb4fULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/*
+ * Normalized form of a libdw-owned path string. libdw's strings live as long
+ * as the Dwarf handle, so the raw pointer (plus the comp_dir it is relative to)
+ * is a good cache key.
+ */
+static const char *norm_cached(struct symbolizer *s, const char *raw, const char *comp_dir)
+{
+	size_t i, mask;
+	char *val;
+
+	if (!raw)
+		return "??";
+	if (s->norm_cnt * 2 >= s->norm_cap) {
+		size_t ncap = s->norm_cap ? s->norm_cap * 2 : 1024, j;
+		struct norm_ent *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return raw;
+		for (j = 0; j < s->norm_cap; j++) {
+			struct norm_ent *e = &s->norm[j];
+
+			if (!e->raw)
+				continue;
+			for (i = norm_hash(e->raw, e->dir) & (ncap - 1); nt[i].raw; i = (i + 1) & (ncap - 1))
+				;
+			nt[i] = *e;
+		}
+		free(s->norm);
+		s->norm = nt;
+		s->norm_cap = ncap;
+	}
+	mask = s->norm_cap - 1;
+	for (i = norm_hash(raw, comp_dir) & mask; s->norm[i].raw; i = (i + 1) & mask) {
+		if (s->norm[i].raw == raw && s->norm[i].dir == comp_dir)
+			return s->norm[i].val;
+	}
+	val = normalize_path(raw, comp_dir, s->kernel);
+	if (!val)
+		return raw;
+	s->norm[i].raw = raw;
+	s->norm[i].dir = comp_dir;
+	s->norm[i].val = val;
+	s->norm_cnt++;
+	return val;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *name = NULL;
+
+	/* _integrate follows DW_AT_abstract_origin/specification to the named DIE */
+	if (dwarf_attr_integrate(die, DW_AT_name, &attr))
+		name = dwarf_formstring(&attr);
+	if (!name && dwarf_attr_integrate(die, DW_AT_linkage_name, &attr))
+		name = dwarf_formstring(&attr);
+	return name;
+}
+
+static int die_udata(Dwarf_Die *die, unsigned int at, Dwarf_Word *val)
+{
+	Dwarf_Attribute attr;
+
+	if (!dwarf_attr(die, at, &attr))
+		return -ENOENT;
+	return dwarf_formudata(&attr, val) ? -EINVAL : 0;
+}
+
+static int load_cus(struct symbolizer *s)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	if (s->cus_loaded)
+		return 0;
+	s->cus_loaded = true;
+	if (!s->dw)
+		return 0;
+	while (dwarf_nextcu(s->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (s->ncus == cap) {
+			struct cu *nc;
+
+			cap = cap ? cap * 2 : 1024;
+			nc = realloc(s->cus, cap * sizeof(*nc));
+			if (!nc)
+				return -ENOMEM;
+			s->cus = nc;
+		}
+		memset(&s->cus[s->ncus], 0, sizeof(s->cus[0]));
+		s->cus[s->ncus++].die_off = off + hsize;
+		off = next;
+	}
+	return 0;
+}
+
+static struct cu *cu_by_die_off(struct symbolizer *s, Dwarf_Off off)
+{
+	size_t lo = 0, hi = s->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->cus[mid].die_off == off)
+			return &s->cus[mid];
+		if (s->cus[mid].die_off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int cu_load_die(struct symbolizer *s, struct cu *cu)
+{
+	Dwarf_Attribute attr;
+
+	if (cu->die_ok)
+		return 0;
+	if (!dwarf_offdie(s->dw, cu->die_off, &cu->die))
+		return -EINVAL;
+	cu->die_ok = true;
+	if (dwarf_attr(&cu->die, DW_AT_comp_dir, &attr))
+		cu->comp_dir = dwarf_formstring(&attr);
+	return 0;
+}
+
+static int cmp_cu_range(const void *a, const void *b)
+{
+	const struct cu_range *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return 0;
+}
+
+static int add_cu_range(struct symbolizer *s, size_t *cap, uint64_t lo, uint64_t hi, size_t cu)
+{
+	if (lo >= hi)
+		return 0;
+	if (s->ncu_ranges == *cap) {
+		struct cu_range *nr;
+
+		*cap = *cap ? *cap * 2 : 4096;
+		nr = realloc(s->cu_ranges, *cap * sizeof(*nr));
+		if (!nr)
+			return -ENOMEM;
+		s->cu_ranges = nr;
+	}
+	s->cu_ranges[s->ncu_ranges++] = (struct cu_range){ lo, hi, cu };
+	return 0;
+}
+
+/* Address -> CU table, from .debug_aranges, or from the CU DIEs' ranges when that is absent. */
+static int load_cu_ranges(struct symbolizer *s)
+{
+	Dwarf_Aranges *ar;
+	size_t i, n = 0, cap = 0;
+	int err;
+
+	if (s->cu_ranges_loaded)
+		return 0;
+	s->cu_ranges_loaded = true;
+	err = load_cus(s);
+	if (err || !s->dw)
+		return err;
+
+	if (dwarf_getaranges(s->dw, &ar, &n) == 0 && n > 0) {
+		for (i = 0; i < n; i++) {
+			Dwarf_Arange *a = dwarf_onearange(ar, i);
+			Dwarf_Addr start;
+			Dwarf_Word len;
+			Dwarf_Off off;
+			struct cu *cu;
+
+			if (!a || dwarf_getarangeinfo(a, &start, &len, &off))
+				continue;
+			cu = cu_by_die_off(s, off);
+			if (!cu)
+				continue;
+			err = add_cu_range(s, &cap, start, start + len, cu - s->cus);
+			if (err)
+				return err;
+		}
+	} else {
+		for (i = 0; i < s->ncus; i++) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t off = 0;
+
+			if (cu_load_die(s, &s->cus[i]))
+				continue;
+			while ((off = dwarf_ranges(&s->cus[i].die, off, &base, &lo, &hi)) > 0) {
+				err = add_cu_range(s, &cap, lo, hi, i);
+				if (err)
+					return err;
+			}
+		}
+	}
+	qsort(s->cu_ranges, s->ncu_ranges, sizeof(*s->cu_ranges), cmp_cu_range);
+	return 0;
+}
+
+static struct cu *find_cu(struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi, i, k;
+
+	if (load_cu_ranges(s) || !s->ncu_ranges)
+		return NULL;
+	/* last range starting at or before addr */
+	hi = s->ncu_ranges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->cu_ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* CU ranges should not overlap; look back a little in case they do */
+	for (i = lo, k = 0; i > 0 && k < 8; i--, k++) {
+		struct cu_range *r = &s->cu_ranges[i - 1];
+
+		if (addr < r->hi) {
+			struct cu *cu = &s->cus[r->cu];
+
+			return cu_load_die(s, cu) ? NULL : cu;
+		}
+	}
+	return NULL;
+}
+
+static const char *cu_file(struct symbolizer *s, struct cu *cu, Dwarf_Word idx)
+{
+	if (!cu->files_ok) {
+		cu->files_ok = true;
+		if (dwarf_getsrcfiles(&cu->die, &cu->files, &cu->nfiles))
+			cu->files = NULL;
+	}
+	if (!cu->files || idx >= cu->nfiles)
+		return "??";
+	return norm_cached(s, dwarf_filesrc(cu->files, idx, NULL, NULL), cu->comp_dir);
+}
+
+/* Record a scope with its address ranges; returns its index, -1 if it has no code. */
+static int add_scope(struct symbolizer *s, struct cu *cu, Dwarf_Die *die, int parent, int depth)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	struct scope *sc;
+	Dwarf_Word v;
+	int idx = cu->nscopes, nr = 0;
+
+	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct srange *r;
+
+		if (lo >= hi)
+			continue;
+		r = grow(cu->ranges, &cu->cap_ranges, cu->nranges + 1, sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		cu->ranges = r;
+		cu->ranges[cu->nranges++] = (struct srange){ lo, hi, idx, depth, -1 };
+		nr++;
+	}
+	if (!nr)
+		return -1;
+
+	sc = grow(cu->scopes, &cu->cap_scopes, idx + 1, sizeof(*sc));
+	if (!sc)
+		return -ENOMEM;
+	cu->scopes = sc;
+	sc = &cu->scopes[idx];
+	memset(sc, 0, sizeof(*sc));
+	sc->name = die_name(die) ?: "??";
+	sc->parent = parent;
+	if (parent >= 0) {
+		sc->call_file = die_udata(die, DW_AT_call_file, &v) ? "??" : cu_file(s, cu, v);
+		if (!die_udata(die, DW_AT_call_line, &v))
+			sc->call_line = (int)v;
+		if (!die_udata(die, DW_AT_call_column, &v))
+			sc->call_col = (int)v;
+	}
+	cu->nscopes++;
+	return idx;
+}
+
+static int index_children(struct symbolizer *s, struct cu *cu, Dwarf_Die *parent, int pscope,
+			  int depth)
+{
+	Dwarf_Die child;
+	int idx, err;
+
+	if (depth > MAX_DIE_DEPTH)
+		return 0;
+	if (dwarf_child(parent, &child) != 0)
+		return 0;
+	do {
+		switch (dwarf_tag(&child)) {
+		case DW_TAG_subprogram:
+			/* C has no nested functions; a subprogram in a scope is a declaration */
+			if (pscope >= 0)
+				break;
+			idx = add_scope(s, cu, &child, -1, depth);
+			if (idx == -ENOMEM)
+				return idx;
+			if (idx >= 0) {
+				err = index_children(s, cu, &child, idx, depth + 1);
+				if (err)
+					return err;
+			}
+			break;
+		case DW_TAG_inlined_subroutine:
+			if (pscope < 0)
+				break;
+			idx = add_scope(s, cu, &child, pscope, depth);
+			if (idx == -ENOMEM)
+				return idx;
+			err = index_children(s, cu, &child, idx >= 0 ? idx : pscope, depth + 1);
+			if (err)
+				return err;
+			break;
+		case DW_TAG_lexical_block:
+			if (pscope < 0)
+				break;
+			err = index_children(s, cu, &child, pscope, depth + 1);
+			if (err)
+				return err;
+			break;
+		case DW_TAG_namespace:
+			if (pscope >= 0)
+				break;
+			err = index_children(s, cu, &child, pscope, depth + 1);
+			if (err)
+				return err;
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static int cmp_srange(const void *a, const void *b)
+{
+	const struct srange *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)
+		return x->hi > y->hi ? -1 : 1;	/* wider (outer) first */
+	return x->depth - y->depth;
+}
+
+static int index_cu(struct symbolizer *s, struct cu *cu)
+{
+	int *stack, top = 0, i, err;
+
+	if (cu->indexed)
+		return 0;
+	cu->indexed = true;
+	err = index_children(s, cu, &cu->die, -1, 0);
+	if (err)
+		return err;
+	qsort(cu->ranges, cu->nranges, sizeof(*cu->ranges), cmp_srange);
+
+	/* link every range to the nearest earlier range enclosing its start */
+	stack = malloc(sizeof(*stack) * (cu->nranges + 1));
+	if (!stack)
+		return -ENOMEM;
+	for (i = 0; i < cu->nranges; i++) {
+		struct srange *r = &cu->ranges[i];
+
+		while (top > 0 && cu->ranges[stack[top - 1]].hi <= r->lo)
+			top--;
+		r->up = top > 0 ? stack[top - 1] : -1;
+		stack[top++] = i;
+	}
+	free(stack);
+	return 0;
+}
+
+/* Innermost scope whose ranges contain addr, -1 if none. */
+static int find_scope(struct cu *cu, uint64_t addr)
+{
+	int lo = 0, hi = cu->nranges, i;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (cu->ranges[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/*
+	 * Ranges nest; anything containing addr but not the last range starting
+	 * before it must enclose that range, so climbing 'up' finds it.
+	 */
+	for (i = lo - 1; i >= 0; i = cu->ranges[i].up) {
+		if (addr < cu->ranges[i].hi)
+			return cu->ranges[i].scope;
+	}
+	return -1;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+static bool in_exec(const struct symbolizer *s, uint64_t addr)
+{
+	int i;
+
+	for (i = 0; i < s->nsecs; i++) {
+		if (addr >= s->secs[i].lo && addr < s->secs[i].hi)
+			return true;
+	}
+	return false;
+}
+
+static int load_syms(struct symbolizer *s)
+{
+	Elf_Scn *scn = NULL;
+	size_t cap = 0;
+	int pass;
+
+	if (s->syms_loaded)
+		return 0;
+	s->syms_loaded = true;
+	/* .symtab if there is one, else .dynsym */
+	for (pass = 0; pass < 2 && !s->nsyms; pass++) {
+		Elf32_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
+
+		scn = NULL;
+		while ((scn = elf_nextscn(s->elf, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *data;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != want || !sh.sh_entsize)
+				continue;
+			data = elf_getdata(scn, NULL);
+			if (!data)
+				continue;
+			n = sh.sh_size / sh.sh_entsize;
+			for (i = 0; i < n; i++) {
+				GElf_Sym sym;
+				const char *name;
+				int type, rank;
+
+				if (!gelf_getsym(data, i, &sym))
+					continue;
+				type = GELF_ST_TYPE(sym.st_info);
+				if (type != STT_FUNC && type != STT_NOTYPE)
+					continue;
+				if (sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE)
+					continue;
+				if (!in_exec(s, sym.st_value))
+					continue;
+				name = elf_strptr(s->elf, sh.sh_link, sym.st_name);
+				if (!name || !*name)
+					continue;
+				rank = type == STT_FUNC ? 0 : 2;
+				if (GELF_ST_BIND(sym.st_info) == STB_LOCAL)
+					rank++;
+				if (s->nsyms == cap) {
+					struct sym *ns;
+
+					cap = cap ? cap * 2 : 4096;
+					ns = realloc(s->syms, cap * sizeof(*ns));
+					if (!ns)
+						return -ENOMEM;
+					s->syms = ns;
+				}
+				s->syms[s->nsyms++] = (struct sym){ sym.st_value, name, rank };
+			}
+		}
+	}
+	qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_sym);
+	return 0;
+}
+
+static const char *sym_name(struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi;
+
+	if (load_syms(s) || !s->nsyms)
+		return NULL;
+	hi = s->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (s->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	lo--;
+	/* best-ranked symbol at that address comes first */
+	while (lo > 0 && s->syms[lo - 1].addr == s->syms[lo].addr)
+		lo--;
+	return s->syms[lo].name;
+}
+
+int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame *frames, int max)
+{
+	int chain[SYMB_MAX_FRAMES], n = 0, i, sid, err;
+	const char *file = "??";
+	int line = 0, col = 0;
+	struct cu *cu;
+
+	if (max <= 0)
+		return -EINVAL;
+	if (max > SYMB_MAX_FRAMES)
+		max = SYMB_MAX_FRAMES;
+	if (!in_exec(s, addr))
+		return -ERANGE;
+
+	cu = s->dw ? find_cu(s, addr) : NULL;
+	if (cu) {
+		Dwarf_Line *dl = dwarf_getsrc_die(&cu->die, addr);
+
+		if (dl) {
+			file = norm_cached(s, dwarf_linesrc(dl, NULL, NULL), cu->comp_dir);
+			dwarf_lineno(dl, &line);
+			dwarf_linecol(dl, &col);
+		}
+		err = index_cu(s, cu);
+		if (err)
+			return err;
+		/* innermost first into chain[]; keep the innermost 'max' if deeper */
+		for (sid = find_scope(cu, addr); sid >= 0 && n < max; sid = cu->scopes[sid].parent)
+			chain[n++] = sid;
+	}
+	if (!n) {
+		const char *name = sym_name(s, addr);
+
+		if (!name && !line)
+			return 0;
+		frames[0] = (struct symb_frame){ name ?: "??", file, line, col };
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		struct scope *sc = &cu->scopes[chain[n - 1 - i]];
+		struct symb_frame *f = &frames[i];
+
+		f->func = sc->name;
+		if (i < n - 1) {
+			/* where this function calls (inlines) the next, inner one */
+			struct scope *in = &cu->scopes[chain[n - 2 - i]];
+
+			f->file = in->call_file ?: "??";
+			f->line = in->call_line;
+			f->col = in->call_col;
+		} else {
+			f->file = file;
+			f->line = line;
+			f->col = col;
+		}
+	}
+	return n;
+}
+
+static int die_entry_addr(Dwarf_Die *die, Dwarf_Addr *addr)
+{
+	Dwarf_Addr base, hi;
+
+	if (dwarf_lowpc(die, addr) == 0 || dwarf_entrypc(die, addr) == 0)
+		return 0;
+	return dwarf_ranges(die, 0, &base, addr, &hi) > 0 ? 0 : -ENOENT;
+}
+
+int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_func_cb cb, void *ctx)
+{
+	size_t i;
+	int err;
+
+	if (!s->dw)
+		return -ENODATA;
+	err = load_cus(s);
+	if (err)
+		return err;
+	for (i = 0; i < s->ncus; i++) {
+		struct cu *cu = &s->cus[i];
+		const char *name, *path;
+		Dwarf_Die child;
+
+		if (cu_load_die(s, cu))
+			continue;
+		name = dwarf_diename(&cu->die);
+		if (!name)
+			continue;
+		path = norm_cached(s, name, cu->comp_dir);
+		/* no FNM_PATHNAME: '*' crosses '/', like the original */
+		if (fnmatch(glob, path, 0) != 0)
+			continue;
+		if (dwarf_child(&cu->die, &child) != 0)
+			continue;
+		do {
+			Dwarf_Addr addr;
+			const char *fn;
+
+			if (dwarf_tag(&child) != DW_TAG_subprogram)
+				continue;
+			if (dwarf_hasattr(&child, DW_AT_declaration))
+				continue;
+			if (die_entry_addr(&child, &addr))
+				continue;	/* abstract (inline-only) instance, no code */
+			fn = die_name(&child);
+			if (!fn)
+				continue;
+			err = cb(ctx, fn, addr, path);
+			if (err)
+				return err;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	return 0;
+}
+
+int symbolizer__is_kernel(const struct symbolizer *s)
+{
+	return s->kernel;
+}
+
+size_t symbolizer__cu_count(struct symbolizer *s)
+{
+	load_cus(s);
+	return s->ncus;
+}
+
+int symbolizer__open(const char *path, struct symbolizer **out)
+{
+	struct symbolizer *s;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int err = 0, cap = 0;
+
+	*out = NULL;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* mmap, never read the (300+ MB) file whole */
+	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
+	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	if (elf_getshdrstrndx(s->elf, &shstrndx)) {
+		err = -ENOEXEC;
+		goto cleanup;
+	}
+	while ((scn = elf_nextscn(s->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		name = elf_strptr(s->elf, shstrndx, sh.sh_name);
+		if (name && strcmp(name, "__ksymtab_strings") == 0)
+			s->kernel = true;
+		if (!(sh.sh_flags & SHF_ALLOC) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
+			continue;
+		if (sh.sh_type == SHT_NOBITS)
+			continue;
+		s->secs = grow(s->secs, &cap, s->nsecs + 1, sizeof(*s->secs));
+		if (!s->secs) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		s->secs[s->nsecs++] = (struct exec_sec){ sh.sh_addr, sh.sh_addr + sh.sh_size };
+	}
+	/* no DWARF is not fatal: the symbol table still names functions */
+	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
+	*out = s;
+	return 0;
+
+cleanup:
+	symbolizer__close(s);
+	return err;
+}
+
+void symbolizer__close(struct symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->ncus; i++) {
+		free(s->cus[i].scopes);
+		free(s->cus[i].ranges);
+	}
+	free(s->cus);
+	free(s->cu_ranges);
+	free(s->syms);
+	for (i = 0; i < s->norm_cap; i++)
+		free(s->norm[i].val);
+	free(s->norm);
+	free(s->secs);
+	if (s->dw)
+		dwarf_end(s->dw);
+	if (s->elf)
+		elf_end(s->elf);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+}

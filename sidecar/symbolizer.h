@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* DWARF symbolizer engine of the retsnoop sidecar: address -> inline chain, source glob -> functions. */
+#ifndef __SIDECAR_SYMBOLIZER_H
+#define __SIDECAR_SYMBOLIZER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define SYMB_MAX_FRAMES 64
+
+struct symbolizer;
+
+struct symb_frame {
+	const char *func;	/* never NULL; "??" when unknown */
+	const char *file;	/* normalized path; "??" when unknown */
+	int line;
+	int col;
+};
+
+int symbolizer__open(const char *path, struct symbolizer **out);
+void symbolizer__close(struct symbolizer *s);
+
+/*
+ * Fill frames[] outermost first; the last frame is where addr itself is.
+ * Returns the frame count (0 if nothing at all is known), -ERANGE if addr is
+ * outside every executable section, other negative errno on failure.
+ */
+int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame *frames, int max);
+
+typedef int (*symb_func_cb)(void *ctx, const char *func, uint64_t addr, const char *cu_path);
+
+/* Call cb for every function defined in a compile unit whose normalized name matches glob. */
+int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_func_cb cb, void *ctx);
+
+int symbolizer__is_kernel(const struct symbolizer *s);
+size_t symbolizer__cu_count(struct symbolizer *s);
+
+#endif /* __SIDECAR_SYMBOLIZER_H */

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "addr2line.h"
+#include "render.h"
+
+/* sidecar/blob.S; weak so that binaries linking this module without the blob still link */
+extern const char retsnoop_sidecar_start[] __attribute__((weak));
+extern const char retsnoop_sidecar_end[] __attribute__((weak));
+extern char **environ;
+
+#define DEFAULT_TIMEOUT_MS 60000
+
+struct addr2line {
+	int sock;
+	pid_t pid;
+	int err;		/* sticky: set once the sidecar is gone or out of sync */
+	int timeout_ms;
+	/* receive buffer */
+	char *rbuf;
+	size_t rlen, rpos, rcap;
+	/* the last reply's lines, NUL-separated; frames point into it */
+	char *reply;
+	size_t reply_len, reply_cap;
+};
+
+/* Write the embedded sidecar into an anonymous file; returns a read-only fd to exec. */
+static int blob_fd(void)
+{
+	size_t len = retsnoop_sidecar_end - retsnoop_sidecar_start, off = 0;
+	char proc_path[64];
+	int fd, ro, err;
+
+	if (!retsnoop_sidecar_start || !retsnoop_sidecar_end || !len)
+		return -EOPNOTSUPP;
+	fd = memfd_create("retsnoop-sidecar", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off < len) {
+		ssize_t n = write(fd, retsnoop_sidecar_start + off, len - off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			close(fd);
+			return err;
+		}
+		off += n;
+	}
+	/*
+	 * exec refuses a file that is open for writing (ETXTBSY): reopen it
+	 * read-only through /proc and drop the writable fd.
+	 */
+	snprintf(proc_path, sizeof(proc_path), "/proc/self/fd/%d", fd);
+	ro = open(proc_path, O_RDONLY | O_CLOEXEC);
+	if (ro < 0)
+		return fd;	/* no /proc: try the writable fd, newer kernels allow it */
+	close(fd);
+	return ro;
+}
+
+static int spawn(struct addr2line *a, const char *elf_path, const struct addr2line_opts *opts)
+{
+	const char *path = opts ? opts->sidecar_path : NULL;
+	char *argv[5];
+	int sv[2], exe_fd = -1, argc = 0, err;
+	pid_t pid;
+
+	if (!path)
+		path = getenv("RETSNOOP_SIDECAR");
+	if (!path) {
+		exe_fd = blob_fd();
+		if (exe_fd < 0)
+			return exe_fd;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		err = -errno;
+		goto cleanup;
+	}
+	argv[argc++] = "retsnoop-sidecar";
+	if (opts && opts->verbose)
+		argv[argc++] = "-v";
+	argv[argc++] = (char *)elf_path;
+	argv[argc] = NULL;
+
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		goto cleanup;
+	}
+	if (pid == 0) {
+		/* child: the socket becomes stdin and stdout (dup2 clears CLOEXEC) */
+		if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
+			_exit(127);
+		if (exe_fd >= 0)
+			fexecve(exe_fd, argv, environ);
+		else
+			execve(path, argv, environ);
+		fprintf(stderr, "retsnoop: cannot start the symbolization sidecar: %s\n",
+			strerror(errno));
+		_exit(127);
+	}
+	close(sv[1]);
+	a->sock = sv[0];
+	a->pid = pid;
+	err = 0;
+cleanup:
+	if (exe_fd >= 0)
+		close(exe_fd);
+	return err;
+}
+
+static int send_req(struct addr2line *a, const char *req)
+{
+	size_t len = strlen(req), off = 0;
+
+	while (off < len) {
+		/* MSG_NOSIGNAL: a dead sidecar must not kill retsnoop with SIGPIPE */
+		ssize_t n = send(a->sock, req + off, len - off, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return a->err = -EPIPE;
+		}
+		off += n;
+	}
+	return 0;
+}
+
+/* Next reply line, without its newline; valid until the next read. */
+static int read_line(struct addr2line *a, char **line)
+{
+	for (;;) {
+		char *nl = a->rpos < a->rlen ? memchr(a->rbuf + a->rpos, '\n', a->rlen - a->rpos) : NULL;
+		struct pollfd pfd = { .fd = a->sock, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		if (nl) {
+			*nl = '\0';
+			*line = a->rbuf + a->rpos;
+			a->rpos = nl - a->rbuf + 1;
+			return 0;
+		}
+		/* compact, then make room */
+		if (a->rpos) {
+			memmove(a->rbuf, a->rbuf + a->rpos, a->rlen - a->rpos);
+			a->rlen -= a->rpos;
+			a->rpos = 0;
+		}
+		if (a->rcap - a->rlen < 4096) {
+			size_t ncap = a->rcap ? a->rcap * 2 : 65536;
+			char *nb = realloc(a->rbuf, ncap);
+
+			if (!nb)
+				return -ENOMEM;
+			a->rbuf = nb;
+			a->rcap = ncap;
+		}
+		r = poll(&pfd, 1, a->timeout_ms);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return a->err = -errno;
+		}
+		if (r == 0)
+			return a->err = -ETIMEDOUT;	/* out of sync from now on */
+		n = read(a->sock, a->rbuf + a->rlen, a->rcap - a->rlen);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return a->err = -EPIPE;
+		}
+		if (n == 0)
+			return a->err = -EPIPE;	/* sidecar exited */
+		a->rlen += n;
+	}
+}
+
+/* Send @req and read the reply header: the line count of an "ok", or the errno of an "err". */
+static int request(struct addr2line *a, const char *req)
+{
+	char *line, *end;
+	long v;
+	int err;
+
+	if (a->err)
+		return a->err;
+	err = send_req(a, req);
+	if (err)
+		return err;
+	err = read_line(a, &line);
+	if (err)
+		return err;
+	if (strncmp(line, "ok ", 3) == 0) {
+		errno = 0;
+		v = strtol(line + 3, &end, 10);
+		if (errno || *end || v < 0 || v > 100000000)
+			return a->err = -EPROTO;
+		return v;
+	}
+	if (strncmp(line, "err ", 4) == 0) {
+		v = strtol(line + 4, &end, 10);
+		return v > 0 && v < 4096 ? -v : -EPROTO;
+	}
+	return a->err = -EPROTO;
+}
+
+/* Read @n reply lines into a->reply, NUL-separated. */
+static int read_reply_lines(struct addr2line *a, int n)
+{
+	int i, err;
+
+	a->reply_len = 0;
+	for (i = 0; i < n; i++) {
+		char *line;
+		size_t len;
+
+		err = read_line(a, &line);
+		if (err)
+			return err;
+		len = strlen(line) + 1;
+		if (a->reply_cap - a->reply_len < len) {
+			size_t ncap = a->reply_cap ? a->reply_cap * 2 : 4096;
+			char *nb;
+
+			while (ncap - a->reply_len < len)
+				ncap *= 2;
+			nb = realloc(a->reply, ncap);
+			if (!nb)
+				return a->err = -ENOMEM;	/* rest of the reply unread: out of sync */
+			a->reply = nb;
+			a->reply_cap = ncap;
+		}
+		memcpy(a->reply + a->reply_len, line, len);
+		a->reply_len += len;
+	}
+	return 0;
+}
+
+/* Split a reply line into up to @max tab-separated fields, in place. */
+static int split_tabs(char *line, char **fields, int max)
+{
+	int n = 0;
+
+	fields[n++] = line;
+	while (n < max && (line = strchr(line, '\t'))) {
+		*line++ = '\0';
+		fields[n++] = line;
+	}
+	return n;
+}
+
+int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out)
+{
+	struct addr2line *a;
+	int n, err;
+
+	*out = NULL;
+	if (!elf_path)
+		return -EINVAL;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->sock = -1;
+	a->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
+	err = spawn(a, elf_path, opts);
+	if (err)
+		goto cleanup;
+	/* the handshake tells whether the sidecar could open the file */
+	n = request(a, "info\n");
+	if (n < 0) {
+		err = n;
+		goto cleanup;
+	}
+	err = read_reply_lines(a, n);
+	if (err)
+		goto cleanup;
+	*out = a;
+	return 0;
+
+cleanup:
+	addr2line__free(a);
+	return err;
+}
+
+void addr2line__free(struct addr2line *a)
+{
+	if (!a)
+		return;
+	if (a->sock >= 0)
+		close(a->sock);	/* EOF on its stdin makes the sidecar exit */
+	if (a->pid > 0) {
+		/* don't wait on a wedged sidecar */
+		if (a->err == -ETIMEDOUT)
+			kill(a->pid, SIGKILL);
+		while (waitpid(a->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	free(a->rbuf);
+	free(a->reply);
+	free(a);
+}
+
+int addr2line__pid(const struct addr2line *a)
+{
+	return a->pid;
+}
+
+int addr2line__symbolize(struct addr2line *a, __u64 addr, struct addr2line_frame *frames, int max)
+{
+	char req[48], *p;
+	int n, i, err;
+
+	snprintf(req, sizeof(req), "sym %llx\n", (unsigned long long)addr);
+	n = request(a, req);
+	if (n == -ERANGE)
+		return 0;	/* not kernel code: nothing to say, not a failure */
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err)
+		return err;
+	/* the outermost frames come first; if there are too many, keep the innermost */
+	p = a->reply;
+	for (i = 0; i < n; i++) {
+		char *f[4];
+		int k = i - (n > max ? n - max : 0);
+
+		if (split_tabs(p, f, 4) != 4)
+			return a->err = -EPROTO;
+		p = f[3] + strlen(f[3]) + 1;
+		if (k < 0)
+			continue;
+		frames[k].func = f[0];
+		frames[k].file = f[1];
+		frames[k].line = atoi(f[2]);
+		frames[k].col = atoi(f[3]);
+	}
+	return n > max ? max : n;
+}
+
+int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2line_func_cb cb,
+				   void *ctx)
+{
+	char *req, *p;
+	int n, i, err;
+
+	if (!*glob || strpbrk(glob, "\n\r"))
+		return -EINVAL;
+	if (asprintf(&req, "glob %s\n", glob) < 0)
+		return -ENOMEM;
+	n = request(a, req);
+	free(req);
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err)
+		return err;
+	p = a->reply;
+	for (i = 0; i < n; i++) {
+		unsigned long long addr;
+		char *f[3], *end;
+
+		if (split_tabs(p, f, 3) != 3)
+			return a->err = -EPROTO;
+		p = f[2] + strlen(f[2]) + 1;
+		errno = 0;
+		addr = strtoull(f[0], &end, 16);
+		if (errno || *end)
+			return a->err = -EPROTO;
+		err = cb(ctx, f[1], addr, f[2]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int max)
+{
+	struct addr2line_frame tmp[MAX_SRC_FRAMES];
+	int n, i;
+
+	if (max > MAX_SRC_FRAMES)
+		max = MAX_SRC_FRAMES;
+	n = addr2line__symbolize(ctx, addr, tmp, max);
+	for (i = 0; i < n; i++) {
+		frames[i].func = tmp[i].func;
+		frames[i].file = tmp[i].file;
+		frames[i].line = tmp[i].line;
+		frames[i].col = tmp[i].col;
+	}
+	return n;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Client of the symbolization sidecar (sidecar/PROTOCOL.md): starts the copy of
+ * retsnoop-sidecar embedded in this binary from memory and talks to it over a
+ * socket pair. Addresses are link-time (KASLR already subtracted by the caller).
+ * Every function returns a negative errno on failure; once the sidecar is gone
+ * (-EPIPE), every later call fails fast the same way so the caller can degrade.
+ */
+#ifndef RETSNOOP_ADDR2LINE_H
+#define RETSNOOP_ADDR2LINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct addr2line;
+struct src_frame;
+
+struct addr2line_opts {
+	size_t sz;			/* sizeof(struct addr2line_opts) */
+	const char *sidecar_path;	/* run this binary instead of the embedded one */
+	int timeout_ms;			/* per reply; 0 = 60 s (cold vmlinux in a slow VM) */
+	bool verbose;			/* sidecar logs to our stderr */
+};
+
+struct addr2line_frame {
+	const char *func;
+	const char *file;		/* relative to the kernel tree root */
+	int line;
+	int col;
+};
+
+/*
+ * Start the sidecar on @elf_path (a DWARF vmlinux, or any ELF). Fails with the
+ * sidecar's own errno when it cannot open the file (-ENOENT, -ENOEXEC, ...), and
+ * -EOPNOTSUPP when no sidecar is embedded and none is given.
+ */
+int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out);
+void addr2line__free(struct addr2line *a);
+
+/* PID of the sidecar process, for "-v" output. */
+int addr2line__pid(const struct addr2line *a);
+
+/*
+ * Frames of @addr, outermost first; the last is where @addr itself is. Returns
+ * the count (0 when nothing is known, or @addr is outside the image's code).
+ * Strings stay valid until the next call on @a.
+ */
+int addr2line__symbolize(struct addr2line *a, __u64 addr, struct addr2line_frame *frames, int max);
+
+typedef int (*addr2line_func_cb)(void *ctx, const char *func, __u64 addr, const char *file);
+
+/*
+ * Call @cb for every function defined in a compile unit whose path matches
+ * @glob (fnmatch(3) without FNM_PATHNAME: '*' also crosses '/'). A non-zero
+ * return from @cb stops the walk and is returned.
+ */
+int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2line_func_cb cb,
+				   void *ctx);
+
+/* Adapter for struct src_backend.lookup (symbolize.h): ctx is the struct addr2line. */
+int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int max);
+
+#endif

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The symbolization sidecar against a fixture built at test time with -g -O2: exact
+ * functions, file:line:col and inline chains, source-path globs, malformed requests; then
+ * the same through src/addr2line.c running the embedded (static) sidecar from memory.
+ * Addresses come from the fixture's own symbols (nm), line numbers from @tags in its sources.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "unit.h"
+#include "addr2line.h"
+
+#define FIX_C "tests/sidecar/fixture/fixture.c"
+#define FIX_H "tests/sidecar/fixture/fixture_inl.h"
+#define FIX_B "tests/sidecar/fixture/fixture_b.c"
+
+struct sidecar {
+	pid_t pid;
+	FILE *in;	/* our requests */
+	FILE *out;	/* its replies */
+};
+
+static unsigned long long nm_addr(const char *sym)
+{
+	char cmd[512], line[512], name[256], type;
+	unsigned long long addr, found = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm -- '%s'", SIDECAR_FIXTURE);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && strcmp(name, sym) == 0)
+			found = addr;
+	}
+	pclose(f);
+	assert_true(found != 0);
+	return found;
+}
+
+/* Line of the @tag comment in a fixture source, and the column of @word on it (1-based). */
+static int tag_line(const char *file, const char *tag, const char *word, int *col)
+{
+	char path[512], line[512], t[64];
+	int n = 0, found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", SIDECAR_FIXTURE_DIR, strrchr(file, '/') + 1);
+	snprintf(t, sizeof(t), "/* @%s */", tag);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		if (strstr(line, t)) {
+			found = n;
+			if (col) {
+				char *w = strstr(line, word);
+
+				assert_non_null(w);
+				*col = w - line + 1;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	assert_true(found > 0);
+	return found;
+}
+
+static void sc_start(struct sidecar *sc, const char *elf)
+{
+	int to[2], from[2];
+
+	assert_int_equal(pipe(to), 0);
+	assert_int_equal(pipe(from), 0);
+	sc->pid = fork();
+	assert_true(sc->pid >= 0);
+	if (sc->pid == 0) {
+		dup2(to[0], 0);
+		dup2(from[1], 1);
+		close(to[1]);
+		close(from[0]);
+		execl(SIDECAR_SAN, "retsnoop-sidecar", elf, (char *)NULL);
+		_exit(127);
+	}
+	close(to[0]);
+	close(from[1]);
+	sc->in = fdopen(to[1], "w");
+	sc->out = fdopen(from[0], "r");
+	assert_non_null(sc->in);
+	assert_non_null(sc->out);
+}
+
+/* Close its stdin; it must exit 0 (a sanitizer report would make it exit non-zero). */
+static void sc_stop(struct sidecar *sc)
+{
+	int status;
+
+	fclose(sc->in);
+	assert_int_equal(waitpid(sc->pid, &status, 0), sc->pid);
+	fclose(sc->out);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+/*
+ * Send one request (raw bytes, newline added) and read the reply: returns the line count
+ * of "ok N" with the lines in @lines (NULL-terminated copies), or -errno of "err".
+ */
+static int sc_req(struct sidecar *sc, const char *req, size_t len, char lines[][512], int max)
+{
+	char hdr[1024];
+	int n, e, i;
+
+	assert_int_equal(fwrite(req, 1, len, sc->in), len);
+	fputc('\n', sc->in);
+	fflush(sc->in);
+	assert_non_null(fgets(hdr, sizeof(hdr), sc->out));
+	if (sscanf(hdr, "err %d ", &e) == 1)
+		return -e;
+	assert_int_equal(sscanf(hdr, "ok %d", &n), 1);
+	for (i = 0; i < n; i++) {
+		char tmp[512];
+
+		assert_non_null(fgets(tmp, sizeof(tmp), sc->out));
+		tmp[strcspn(tmp, "\n")] = '\0';
+		if (i < max)
+			strcpy(lines[i], tmp);
+	}
+	return n;
+}
+
+static int sc_sym(struct sidecar *sc, unsigned long long addr, char lines[][512], int max)
+{
+	char req[64];
+
+	snprintf(req, sizeof(req), "sym %llx", addr);
+	return sc_req(sc, req, strlen(req), lines, max);
+}
+
+static void expect_frame(const char *got, const char *func, const char *file, int line, int col)
+{
+	char want[512];
+
+	snprintf(want, sizeof(want), "%s\t%s\t%d\t%d", func, file, line, col);
+	assert_string_equal(got, want);
+}
+
+static void test_inline_chain(void **state)
+{
+	int call_mid_col, call_inner_col, mark_col;
+	int call_mid = tag_line(FIX_C, "call_mid", "fixture_mid(", &call_mid_col);
+	int call_inner = tag_line(FIX_H, "call_inner", "fixture_inner(", &call_inner_col);
+	int mark = tag_line(FIX_H, "mark_inner", "asm", &mark_col);
+	struct sidecar sc;
+	char l[8][512];
+
+	sc_start(&sc, SIDECAR_FIXTURE);
+	/* outermost first: each frame's location is where it calls the next one */
+	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_inner"), l, 8), 3);
+	expect_frame(l[0], "fixture_outer", FIX_C, call_mid, call_mid_col);
+	expect_frame(l[1], "fixture_mid", FIX_H, call_inner, call_inner_col);
+	expect_frame(l[2], "fixture_inner", FIX_H, mark, mark_col);
+	/* the reply cache answers a repeated address identically */
+	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_inner"), l, 8), 3);
+	expect_frame(l[2], "fixture_inner", FIX_H, mark, mark_col);
+	sc_stop(&sc);
+}
+
+static void test_plain_function(void **state)
+{
+	int mark_col, mark = tag_line(FIX_C, "mark_plain", "asm", &mark_col);
+	int body_col, body = tag_line(FIX_B, "body_b_one", "* 11", &body_col);
+	struct sidecar sc;
+	char l[8][512];
+
+	sc_start(&sc, SIDECAR_FIXTURE);
+	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_plain"), l, 8), 1);
+	expect_frame(l[0], "fixture_plain", FIX_C, mark, mark_col);
+	/*
+	 * A function's entry, in the second compile unit: of the rows GCC emits at that
+	 * address ('{', then the body), the last one wins, as with addr2line/llvm-symbolizer.
+	 */
+	assert_int_equal(sc_sym(&sc, nm_addr("fixture_b_one"), l, 8), 1);
+	expect_frame(l[0], "fixture_b_one", FIX_B, body, body_col);
+	/* 0x prefix and upper case are accepted */
+	{
+		char req[64];
+
+		snprintf(req, sizeof(req), "sym 0x%llX", nm_addr("fixture_mark_plain"));
+		assert_int_equal(sc_req(&sc, req, strlen(req), l, 8), 1);
+		expect_frame(l[0], "fixture_plain", FIX_C, mark, mark_col);
+	}
+	sc_stop(&sc);
+}
+
+static void test_source_globs(void **state)
+{
+	unsigned long long one = nm_addr("fixture_b_one"), two = nm_addr("fixture_b_two");
+	struct sidecar sc;
+	char l[16][512], want1[256], want2[256];
+	int n, i, seen = 0;
+
+	snprintf(want1, sizeof(want1), "0x%llx\tfixture_b_one\t" FIX_B, one);
+	snprintf(want2, sizeof(want2), "0x%llx\tfixture_b_two\t" FIX_B, two);
+	sc_start(&sc, SIDECAR_FIXTURE);
+
+	n = sc_req(&sc, "glob " FIX_B, strlen("glob " FIX_B), l, 16);
+	assert_int_equal(n, 2);
+	for (i = 0; i < n; i++)
+		seen |= (strcmp(l[i], want1) == 0) << 0 | (strcmp(l[i], want2) == 0) << 1;
+	assert_int_equal(seen, 3);
+
+	/* '?' is one character; '*' crosses '/' */
+	assert_int_equal(sc_req(&sc, "glob *fixture_?.c", 17, l, 16), 2);
+	n = sc_req(&sc, "glob tests/*.c", 14, l, 16);
+	assert_int_equal(n, 5);	/* main, fixture_outer, fixture_plain, fixture_b_one/two */
+	for (i = 0, seen = 0; i < n; i++)
+		seen += strstr(l[i], "\tfixture_outer\t" FIX_C) != NULL;
+	assert_int_equal(seen, 1);
+	/* the always-inline helpers have no out-of-line copy: not listed */
+	for (i = 0; i < n; i++)
+		assert_null(strstr(l[i], "fixture_inner"));
+	assert_int_equal(sc_req(&sc, "glob [fixture", 13, l, 16), 0);
+	assert_int_equal(sc_req(&sc, "glob kernel/bpf/*.c", 19, l, 16), 0);
+	sc_stop(&sc);
+}
+
+static void test_malformed_requests(void **state)
+{
+	static const struct {
+		const char *req;
+		int err;
+	} cases[] = {
+		{ "sym", -EINVAL },
+		{ "sym xyz", -EINVAL },
+		{ "sym 0x", -EINVAL },
+		{ "sym 12g4", -EINVAL },
+		{ "sym -1", -EINVAL },
+		{ "sym 123456789abcdef01", -ERANGE },	/* more than 64 bits */
+		{ "sym 0", -ERANGE },			/* not in any executable section */
+		{ "sym ffffffffffffffff", -ERANGE },
+		{ "", -EINVAL },
+		{ "frob 1", -EINVAL },
+		{ "glob", -EINVAL },
+		{ "info please", -EINVAL },
+	};
+	char l[8][512], *big;
+	struct sidecar sc;
+	size_t i;
+
+	sc_start(&sc, SIDECAR_FIXTURE);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int r = sc_req(&sc, cases[i].req, strlen(cases[i].req), l, 8);
+
+		if (r != cases[i].err)
+			fail_msg("'%s': got %d, want %d", cases[i].req, r, cases[i].err);
+	}
+	/* NUL byte inside a request, an over-long request */
+	assert_int_equal(sc_req(&sc, "sym 11\0" "22", 9, l, 8), -EINVAL);
+	big = malloc(100000);
+	assert_non_null(big);
+	memset(big, 'a', 100000);
+	memcpy(big, "sym ", 4);
+	assert_int_equal(sc_req(&sc, big, 100000, l, 8), -E2BIG);
+	free(big);
+	/* still in sync and working afterwards */
+	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_inner"), l, 8), 3);
+	assert_int_equal(sc_req(&sc, "info", 4, l, 8), 4);
+	assert_string_equal(l[0], "version\t1");
+	assert_string_equal(l[2], "kernel\t0");
+	assert_int_equal(sc_req(&sc, "quit", 4, l, 8), 0);
+	sc_stop(&sc);
+}
+
+static void test_unopenable_file(void **state)
+{
+	struct sidecar sc;
+	char l[4][512];
+
+	sc_start(&sc, "/nonexistent/vmlinux");
+	assert_int_equal(sc_sym(&sc, 0x1000, l, 4), -ENOENT);
+	assert_int_equal(sc_req(&sc, "glob *", 6, l, 4), -ENOENT);
+	sc_stop(&sc);
+
+	sc_start(&sc, SIDECAR_FIXTURE_DIR "/fixture.c");
+	assert_int_equal(sc_sym(&sc, 0x1000, l, 4), -ENOEXEC);
+	sc_stop(&sc);
+}
+
+struct glob_seen {
+	unsigned long long one, two;
+	int n, ok;
+};
+
+static int glob_cb(void *ctx, const char *func, __u64 addr, const char *file)
+{
+	struct glob_seen *g = ctx;
+
+	g->n++;
+	if (strcmp(file, FIX_B) == 0 &&
+	    ((strcmp(func, "fixture_b_one") == 0 && addr == g->one) ||
+	     (strcmp(func, "fixture_b_two") == 0 && addr == g->two)))
+		g->ok++;
+	return 0;
+}
+
+static int stop_cb(void *ctx, const char *func, __u64 addr, const char *file)
+{
+	return -ECANCELED;
+}
+
+/* The client module, running the sidecar embedded in this test binary from memory. */
+static void test_client_embedded(void **state)
+{
+	int call_mid_col, call_mid = tag_line(FIX_C, "call_mid", "fixture_mid(", &call_mid_col);
+	int mark_col, mark = tag_line(FIX_H, "mark_inner", "asm", &mark_col);
+	struct glob_seen g = { nm_addr("fixture_b_one"), nm_addr("fixture_b_two") };
+	struct addr2line_opts opts = { .sz = sizeof(opts) };
+	struct addr2line_frame f[8];
+	struct addr2line *a;
+
+	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), 0);
+	assert_true(addr2line__pid(a) > 0);
+	assert_int_equal(addr2line__symbolize(a, nm_addr("fixture_mark_inner"), f, 8), 3);
+	assert_string_equal(f[0].func, "fixture_outer");
+	assert_string_equal(f[0].file, FIX_C);
+	assert_int_equal(f[0].line, call_mid);
+	assert_int_equal(f[0].col, call_mid_col);
+	assert_string_equal(f[1].func, "fixture_mid");
+	assert_string_equal(f[2].func, "fixture_inner");
+	assert_int_equal(f[2].line, mark);
+	assert_int_equal(f[2].col, mark_col);
+	/* too few slots: the innermost frames are kept */
+	assert_int_equal(addr2line__symbolize(a, nm_addr("fixture_mark_inner"), f, 2), 2);
+	assert_string_equal(f[0].func, "fixture_mid");
+	assert_string_equal(f[1].func, "fixture_inner");
+	/* outside the code: nothing known, not an error */
+	assert_int_equal(addr2line__symbolize(a, 0, f, 8), 0);
+
+	assert_int_equal(addr2line__find_by_source_glob(a, "*/fixture_b.c", glob_cb, &g), 0);
+	assert_int_equal(g.n, 2);
+	assert_int_equal(g.ok, 2);
+	assert_int_equal(addr2line__find_by_source_glob(a, "tests/*", stop_cb, NULL), -ECANCELED);
+	assert_int_equal(addr2line__find_by_source_glob(a, "a\nb", glob_cb, &g), -EINVAL);
+	/* still in sync after a callback stopped the walk early */
+	assert_int_equal(addr2line__symbolize(a, nm_addr("fixture_mark_plain"), f, 8), 1);
+	assert_string_equal(f[0].func, "fixture_plain");
+
+	/* the sidecar dies mid-run: an error to degrade on, every time, no SIGPIPE */
+	assert_int_equal(kill(addr2line__pid(a), SIGKILL), 0);
+	assert_int_equal(addr2line__symbolize(a, nm_addr("fixture_mark_plain") + 1, f, 8), -EPIPE);
+	assert_int_equal(addr2line__symbolize(a, nm_addr("fixture_mark_plain"), f, 8), -EPIPE);
+	assert_int_equal(addr2line__find_by_source_glob(a, "*", glob_cb, &g), -EPIPE);
+	addr2line__free(a);
+}
+
+static void test_client_errors(void **state)
+{
+	struct addr2line_opts opts = { .sz = sizeof(opts) };
+	struct addr2line *a = (void *)1;
+
+	assert_int_equal(addr2line__new("/nonexistent/vmlinux", &opts, &a), -ENOENT);
+	assert_null(a);
+	assert_int_equal(addr2line__new(SIDECAR_FIXTURE_DIR "/fixture.c", NULL, &a), -ENOEXEC);
+	/* an explicit sidecar binary instead of the embedded one */
+	opts.sidecar_path = SIDECAR_SAN;
+	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), 0);
+	addr2line__free(a);
+	opts.sidecar_path = "/nonexistent/sidecar";
+	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), -EPIPE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_inline_chain),
+		cmocka_unit_test(test_plain_function),
+		cmocka_unit_test(test_source_globs),
+		cmocka_unit_test(test_malformed_requests),
+		cmocka_unit_test(test_unopenable_file),
+		cmocka_unit_test(test_client_embedded),
+		cmocka_unit_test(test_client_errors),
+	};
+
+	return cmocka_run_group_tests_name("sidecar", tests, NULL, NULL);
+}
