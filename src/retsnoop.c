@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * retsnoop's main(): command line, function discovery and, for now, the dry-run report.
- * Attaching and tracing (mass_attacher, tracer) are not wired in yet.
+ * retsnoop's main(): command line, function discovery, then either the dry-run report or a
+ * tracing run (trace_cmd).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include "func_types.h"
 #include "kernel_image.h"
 #include "retsnoop.h"
+#include "trace_cmd.h"
 #include "version.h"
 
 static struct env env;
@@ -50,7 +51,7 @@ static int print_version(void)
 	printf("retsnoop %s\n", RETSNOOP_VERSION);
 	if (!env.verbose)
 		return 0;
-	/* TODO: features__detect()/features__print() once src/features.c lands */
+	/* TODO: kernel_features__detect()/__print() once src/kernel_features.c is committed */
 	fprintf(stderr, "Feature detection is not available yet in this build.\n");
 	return 1;
 }
@@ -101,18 +102,34 @@ static const char *flags_str(__u32 flags, char *buf, size_t sz)
 	return buf;
 }
 
-static const char *mode_desc(void)
+/* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
+static int resolve_mode(const struct trace_features *feat, const char **desc)
 {
 	switch (env.attach_mode) {
-	case ATTACH_FENTRY: return "fentry/fexit (-F)";
-	case ATTACH_KPROBE_SINGLE: return "single kprobes/kretprobes (-K)";
-	case ATTACH_KPROBE_MULTI: return "kprobe.multi (-M), single kprobes if the kernel lacks it";
-	default: return "kprobe.multi if the kernel has it, else single kprobes (auto)";
+	case ATTACH_FENTRY:
+		*desc = "fentry/fexit (-F)";
+		return 0;
+	case ATTACH_KPROBE_SINGLE:
+		*desc = "single kprobes/kretprobes (-K)";
+		return 0;
+	case ATTACH_KPROBE_MULTI:
+		if (feat && !feat->kprobe_multi) {
+			fprintf(stderr, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
+			return -EOPNOTSUPP;
+		}
+		*desc = feat ? "kprobe.multi (-M)" : "kprobe.multi (-M; kernel support not verified)";
+		return 0;
+	default:
+		if (!feat)
+			*desc = "kprobe.multi if the kernel has it, else single kprobes (auto; feature detection failed)";
+		else
+			*desc = feat->kprobe_multi ? "kprobe.multi (auto)" : "single kprobes/kretprobes (auto: no kprobe.multi)";
+		return 0;
 	}
 }
 
 /* What would be attached: the --dry-run report (reference §5.8). */
-static void report_funcs(const struct func_discovery *d)
+static void report_funcs(const struct func_discovery *d, const char *mode)
 {
 	size_t i, n = func_discovery__func_cnt(d);
 	char buf[128];
@@ -130,7 +147,7 @@ static void report_funcs(const struct func_discovery *d)
 				f->name);
 	}
 	if (env.verbose >= 1)
-		printf("Attach mode: %s.\n", mode_desc());
+		printf("Attach mode: %s.\n", mode);
 	for (i = 0; i < n; i++) {
 		const struct disc_func *f = func_discovery__func(d, i);
 		__u32 flags = func_types__flags(f->btf, f->btf_id, f->name);
@@ -168,10 +185,12 @@ static int add_globs(struct func_discovery *d, const struct glob_list *l,
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = discovery_print);
+	struct trace_features feat = {};
 	struct func_discovery *d = NULL;
 	struct btf *vmlinux_btf = NULL;
 	long start_ms = now_ms();
-	int err;
+	const char *mode;
+	int err, feat_err = 0;
 
 	if (env.entry_globs.cnt == 0) {
 		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
@@ -215,15 +234,27 @@ static int run(void)
 	if (err)
 		goto cleanup;
 
+	feat_err = trace_cmd__detect(&feat);
+	if (feat_err && env.verbose >= 1)
+		printf("Feature detection failed (%s), the attach mode is a guess.\n",
+		       strerror(-feat_err));
+	err = resolve_mode(feat_err ? NULL : &feat, &mode);
+	if (err)
+		goto cleanup;
+
 	if (env.dry_run) {
-		report_funcs(d);
+		report_funcs(d, mode);
 		printf("Dry run successful, exiting...\n");
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
-	fprintf(stderr, "Attaching to the %zu discovered functions is not implemented yet; use --dry-run (with -v) to see what would be traced.\n",
-		func_discovery__func_cnt(d));
-	err = -ENOSYS;
+	if (feat_err) {
+		fprintf(stderr, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
+			strerror(-feat_err));
+		err = feat_err;
+		goto cleanup;
+	}
+	err = trace_cmd__run(&env, d, &feat);
 cleanup:
 	func_discovery__free(d);
 	btf__free(vmlinux_btf);
@@ -252,12 +283,12 @@ int main(int argc, char **argv)
 		cli__print_config_help(stdout);
 		goto out;
 	}
+	libbpf_set_print(libbpf_print_fn);
 	if (env.show_version) {
 		err = print_version();
 		goto out;
 	}
 
-	libbpf_set_print(libbpf_print_fn);
 	if (geteuid() != 0)
 		fprintf(stderr, "You are not running as root! Expect failures. Please use sudo or run as root.\n");
 	err = -run();
