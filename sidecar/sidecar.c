@@ -320,6 +320,12 @@ int main(int argc, char **argv)
 			send_err(-EINVAL, "unknown request '%.32s'", line);
 	}
 	free(line);
+	if (verbose && symb) {
+		const struct symb_stats *st = symbolizer__stats(symb);
+
+		fprintf(stderr, "retsnoop-sidecar: %llu CUs indexed in %.1f ms, line tables %.1f ms\n",
+			(unsigned long long)st->cus_indexed, st->index_ns / 1e6, st->lines_ns / 1e6);
+	}
 	if (cache) {
 		for (size_t i = 0; i < CACHE_SLOTS; i++)
 			free(cache[i].reply);

@@ -14,11 +14,13 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <dwarf.h>
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
+#include "lines.h"
 #include "symbolizer.h"
 
 /* Deeper DIE nesting than this is treated as corrupt input (protects the stack). */
@@ -47,6 +49,9 @@ struct cu {
 	bool die_ok;
 	bool indexed;
 	bool files_ok;
+	int lines_state;	/* 0: not loaded, 1: own table, -1: use libdw */
+	struct line_table lt;
+	char **paths;		/* normalized path per lt file index, lazily */
 	const char *comp_dir;
 	Dwarf_Files *files;
 	size_t nfiles;
@@ -82,6 +87,7 @@ struct symbolizer {
 	Elf *elf;
 	Dwarf *dw;
 	bool kernel;
+	struct line_sects sects;
 	struct exec_sec *secs;
 	int nsecs;
 
@@ -98,7 +104,17 @@ struct symbolizer {
 
 	struct norm_ent *norm;
 	size_t norm_cap, norm_cnt;
+
+	struct symb_stats stats;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
 
 /* Kernel top-level source directories; the order decides, as in the original retsnoop. */
 static const char *const kernel_dirs[] = {
@@ -447,8 +463,49 @@ static struct cu *find_cu(struct symbolizer *s, uint64_t addr)
 	return NULL;
 }
 
+/* Own line table of a CU; false when libdw has to be asked instead. */
+static bool cu_lines(struct symbolizer *s, struct cu *cu)
+{
+	Dwarf_Word off;
+
+	if (cu->lines_state)
+		return cu->lines_state > 0;
+	cu->lines_state = -1;
+	if (die_udata(&cu->die, DW_AT_stmt_list, &off))
+		return false;
+	if (line_table__load(&cu->lt, &s->sects, off))
+		return false;
+	cu->paths = calloc(cu->lt.nfiles ? cu->lt.nfiles : 1, sizeof(*cu->paths));
+	if (!cu->paths) {
+		line_table__free(&cu->lt);
+		return false;
+	}
+	cu->lines_state = 1;
+	return true;
+}
+
+static const char *cu_own_file(struct symbolizer *s, struct cu *cu, uint64_t idx)
+{
+	char *raw;
+
+	if (idx >= cu->lt.nfiles)
+		return "??";
+	if (!cu->paths[idx]) {
+		raw = line_table__file_path(&cu->lt, idx, cu->comp_dir);
+		if (!raw)
+			return "??";
+		cu->paths[idx] = normalize_path(raw, cu->comp_dir, s->kernel);
+		free(raw);
+		if (!cu->paths[idx])
+			return "??";
+	}
+	return cu->paths[idx];
+}
+
 static const char *cu_file(struct symbolizer *s, struct cu *cu, Dwarf_Word idx)
 {
+	if (cu_lines(s, cu))
+		return cu_own_file(s, cu, idx);
 	if (!cu->files_ok) {
 		cu->files_ok = true;
 		if (dwarf_getsrcfiles(&cu->die, &cu->files, &cu->nfiles))
@@ -743,16 +800,34 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 
 	cu = s->dw ? find_cu(s, addr) : NULL;
 	if (cu) {
-		Dwarf_Line *dl = dwarf_getsrc_die(&cu->die, addr);
+		uint64_t t0 = now_ns(), t1;
 
-		if (dl) {
-			file = norm_cached(s, dwarf_linesrc(dl, NULL, NULL), cu->comp_dir);
-			dwarf_lineno(dl, &line);
-			dwarf_linecol(dl, &col);
+		if (cu_lines(s, cu)) {
+			const struct line_row *row = line_table__find(&cu->lt, addr);
+
+			if (row) {
+				file = cu_own_file(s, cu, row->file);
+				line = row->line;
+				col = row->col;
+			}
+		} else {
+			Dwarf_Line *dl = dwarf_getsrc_die(&cu->die, addr);
+
+			if (dl) {
+				file = norm_cached(s, dwarf_linesrc(dl, NULL, NULL), cu->comp_dir);
+				dwarf_lineno(dl, &line);
+				dwarf_linecol(dl, &col);
+			}
 		}
-		err = index_cu(s, cu);
-		if (err)
-			return err;
+		t1 = now_ns();
+		s->stats.lines_ns += t1 - t0;
+		if (!cu->indexed) {
+			s->stats.cus_indexed++;
+			err = index_cu(s, cu);
+			s->stats.index_ns += now_ns() - t1;
+			if (err)
+				return err;
+		}
 		/* innermost first into chain[]; keep the innermost 'max' if deeper */
 		for (sid = find_scope(cu, addr); sid >= 0 && n < max; sid = cu->scopes[sid].parent)
 			chain[n++] = sid;
@@ -847,10 +922,43 @@ int symbolizer__is_kernel(const struct symbolizer *s)
 	return s->kernel;
 }
 
+const struct symb_stats *symbolizer__stats(const struct symbolizer *s)
+{
+	return &s->stats;
+}
+
 size_t symbolizer__cu_count(struct symbolizer *s)
 {
 	load_cus(s);
 	return s->ncus;
+}
+
+/* Raw sections for the own line-table decoder; compressed or big-endian ones go to libdw. */
+static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, const char *name)
+{
+	const unsigned char **p;
+	size_t *sz;
+	Elf_Data *d;
+
+	if (strcmp(name, ".debug_line") == 0) {
+		p = &s->sects.line;
+		sz = &s->sects.line_sz;
+	} else if (strcmp(name, ".debug_line_str") == 0) {
+		p = &s->sects.line_str;
+		sz = &s->sects.line_str_sz;
+	} else if (strcmp(name, ".debug_str") == 0) {
+		p = &s->sects.str;
+		sz = &s->sects.str_sz;
+	} else {
+		return;
+	}
+	if (sh->sh_type == SHT_NOBITS || (sh->sh_flags & SHF_COMPRESSED))
+		return;
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf)
+		return;
+	*p = d->d_buf;
+	*sz = d->d_size;
 }
 
 int symbolizer__open(const char *path, struct symbolizer **out)
@@ -890,6 +998,8 @@ int symbolizer__open(const char *path, struct symbolizer **out)
 		name = elf_strptr(s->elf, shstrndx, sh.sh_name);
 		if (name && strcmp(name, "__ksymtab_strings") == 0)
 			s->kernel = true;
+		if (name && strncmp(name, ".debug_", 7) == 0)
+			note_debug_sect(s, scn, &sh, name);
 		if (!(sh.sh_flags & SHF_ALLOC) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
 			continue;
 		if (sh.sh_type == SHT_NOBITS)
@@ -901,6 +1011,8 @@ int symbolizer__open(const char *path, struct symbolizer **out)
 		}
 		s->secs[s->nsecs++] = (struct exec_sec){ sh.sh_addr, sh.sh_addr + sh.sh_size };
 	}
+	if (elf_getident(s->elf, NULL)[EI_DATA] != ELFDATA2LSB)
+		memset(&s->sects, 0, sizeof(s->sects));
 	/* no DWARF is not fatal: the symbol table still names functions */
 	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
 	*out = s;
@@ -918,8 +1030,18 @@ void symbolizer__close(struct symbolizer *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->ncus; i++) {
-		free(s->cus[i].scopes);
-		free(s->cus[i].ranges);
+		struct cu *cu = &s->cus[i];
+
+		if (cu->paths) {
+			size_t j;
+
+			for (j = 0; j < cu->lt.nfiles; j++)
+				free(cu->paths[j]);
+			free(cu->paths);
+		}
+		line_table__free(&cu->lt);
+		free(cu->scopes);
+		free(cu->ranges);
 	}
 	free(s->cus);
 	free(s->cu_ranges);

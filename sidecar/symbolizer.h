@@ -32,6 +32,13 @@ typedef int (*symb_func_cb)(void *ctx, const char *func, uint64_t addr, const ch
 /* Call cb for every function defined in a compile unit whose normalized name matches glob. */
 int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_func_cb cb, void *ctx);
 
+struct symb_stats {
+	uint64_t cus_indexed;
+	uint64_t index_ns;	/* walking CU DIE trees into range tables */
+	uint64_t lines_ns;	/* line-table lookups, including libdw's first parse of a CU's */
+};
+
+const struct symb_stats *symbolizer__stats(const struct symbolizer *s);
 int symbolizer__is_kernel(const struct symbolizer *s);
 size_t symbolizer__cu_count(struct symbolizer *s);
 

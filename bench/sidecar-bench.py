@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Symbolization sidecar benchmark (issue 5), side by side with other symbolizers.
+
+usage: bench/sidecar-bench.py VMLINUX [SYSTEM_MAP] [--tools sidecar,llvm,eu,binutils] [-n 10000]
+
+For each tool: spawn-to-first-reply over a pipe (median of 5), addresses per second for N
+distinct text addresses (all written at once, replies read as they come; includes start-up),
+per-reply latency (median, p99) in lock-step use, anonymous RSS after the N addresses, and for
+the sidecar the time to resolve ':kernel/bpf/*.c'. Hot page cache: the vmlinux is read once
+first. Prints one line per figure with the exact command used.
+"""
+import os, random, statistics, subprocess, sys, threading, time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIDECAR = os.path.join(HERE, '..', 'sidecar', 'retsnoop-sidecar')
+
+
+def text_addrs(vmlinux, sysmap, n, seed=1):
+    if sysmap:
+        lines = open(sysmap).read().split('\n')
+    else:
+        lines = subprocess.run(['nm', vmlinux], capture_output=True, text=True).stdout.split('\n')
+    syms = sorted({int(f[0], 16) for f in (l.split() for l in lines)
+                   if len(f) == 3 and f[1] in 'tT' and f[0].startswith('ffffffff81')})
+    rnd, out = random.Random(seed), set()
+    while len(out) < n:
+        i = rnd.randrange(len(syms) - 1)
+        if syms[i + 1] - syms[i] >= 2:
+            out.add(syms[i] + rnd.randrange(syms[i + 1] - syms[i]))
+    return sorted(out, key=lambda a: rnd.random())
+
+
+class Tool:
+    """Knows how to start one symbolizer and how its replies are framed."""
+
+    def __init__(self, name, argv, fmt, reader):
+        self.name, self.argv, self.fmt, self.reader = name, argv, fmt, reader
+
+    def start(self):
+        return subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                bufsize=0)
+
+    def request(self, addr):
+        return self.fmt(addr).encode()
+
+    def cmd(self):
+        return ' '.join(self.argv)
+
+
+def read_sidecar(f):
+    hdr = f.readline()
+    if not hdr:
+        raise EOFError
+    if hdr.startswith(b'ok '):
+        for _ in range(int(hdr.split()[1])):
+            f.readline()
+
+
+def read_blank_terminated(f):
+    while True:
+        l = f.readline()
+        if not l:
+            raise EOFError
+        if l == b'\n':
+            return
+
+
+def read_sentinel_pairs(f):
+    # binutils/eu addr2line have no reply terminator: each address is followed by a
+    # sentinel address 0, whose reply is the pair ("??", "??:0")
+    while True:
+        a, b = f.readline(), f.readline()
+        if not b:
+            raise EOFError
+        if a == b'??\n' and b.startswith(b'??:0'):
+            return
+
+
+def tools(vmlinux):
+    return {
+        'sidecar': Tool('retsnoop-sidecar', [SIDECAR, vmlinux], lambda a: 'sym %x\n' % a,
+                        read_sidecar),
+        'llvm': Tool('llvm-symbolizer', ['llvm-symbolizer', '--inlines', '-e', vmlinux],
+                     lambda a: '0x%x\n' % a, read_blank_terminated),
+        'eu': Tool('eu-addr2line', ['eu-addr2line', '-f', '-i', '-e', vmlinux],
+                   lambda a: '0x%x\n0\n' % a, read_sentinel_pairs),
+        'binutils': Tool('addr2line', ['addr2line', '-f', '-i', '-e', vmlinux],
+                         lambda a: '0x%x\n0\n' % a, read_sentinel_pairs),
+    }
+
+
+def rss_anon_kb(pid):
+    for l in open('/proc/%d/status' % pid):
+        if l.startswith('RssAnon:'):
+            return int(l.split()[1])
+    return -1
+
+
+def first_reply(tool, addr):
+    t0 = time.perf_counter()
+    p = tool.start()
+    p.stdin.write(tool.request(addr))
+    tool.reader(p.stdout)
+    dt = time.perf_counter() - t0
+    p.stdin.close()
+    p.wait()
+    return dt
+
+
+def throughput(tool, addrs):
+    p = tool.start()
+    t0 = time.perf_counter()
+    payload = b''.join(tool.request(a) for a in addrs)
+    w = threading.Thread(target=lambda: p.stdin.write(payload))
+    w.start()
+    for _ in addrs:
+        tool.reader(p.stdout)
+    dt = time.perf_counter() - t0
+    w.join()
+    rss = rss_anon_kb(p.pid)
+    p.stdin.close()
+    p.wait()
+    return len(addrs) / dt, dt, rss
+
+
+def lockstep(tool, addrs):
+    p = tool.start()
+    p.stdin.write(tool.request(addrs[0]))
+    tool.reader(p.stdout)
+    lat = []
+    for a in addrs[1:]:
+        t0 = time.perf_counter()
+        p.stdin.write(tool.request(a))
+        tool.reader(p.stdout)
+        lat.append(time.perf_counter() - t0)
+    p.stdin.close()
+    p.wait()
+    lat.sort()
+    return statistics.median(lat), lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+
+
+def sidecar_glob(vmlinux, pattern):
+    t0 = time.perf_counter()
+    p = subprocess.Popen([SIDECAR, vmlinux], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         bufsize=0)
+    p.stdin.write(('glob %s\n' % pattern).encode())
+    hdr = p.stdout.readline()
+    n = int(hdr.split()[1])
+    for _ in range(n):
+        p.stdout.readline()
+    dt = time.perf_counter() - t0
+    p.stdin.close()
+    p.wait()
+    return n, dt
+
+
+def main():
+    args, opts = [], {'--tools': 'sidecar,llvm,eu,binutils', '-n': '10000'}
+    it = iter(sys.argv[1:])
+    for a in it:
+        if a in opts:
+            opts[a] = next(it)
+        else:
+            args.append(a)
+    if not args:
+        sys.exit(__doc__)
+    vmlinux, sysmap = args[0], args[1] if len(args) > 1 else None
+    n = int(opts['-n'])
+    addrs = text_addrs(vmlinux, sysmap, n)
+    subprocess.run(['cat', vmlinux], stdout=subprocess.DEVNULL)  # hot cache
+    print('# %s, %d distinct text addresses (seed 1), host %s, %s' %
+          (vmlinux, n, os.uname().release, time.strftime('%Y-%m-%d %H:%M')))
+    for key in opts['--tools'].split(','):
+        t = tools(vmlinux)[key]
+        # slow tools get fewer addresses so a run stays in minutes
+        m = n if key in ('sidecar', 'llvm') else min(n, 1000)
+        fr = sorted(first_reply(t, addrs[i]) for i in range(5))
+        print('%-18s first reply      %8.1f ms (median of 5)   cmd: %s' % (t.name, fr[2] * 1e3, t.cmd()))
+        rate, dt, rss = throughput(t, addrs[:m])
+        print('%-18s throughput       %8.0f addr/s (%d addrs in %.2f s, incl. start-up)' % (t.name, rate, m, dt))
+        print('%-18s anon RSS after   %8.1f MB (%d addrs)' % (t.name, rss / 1024, m))
+        med, p99 = lockstep(t, addrs[:min(m, 2000)])
+        print('%-18s lock-step reply  %8.3f ms median, %.3f ms p99 (%d addrs, fresh process)' %
+              (t.name, med * 1e3, p99 * 1e3, min(m, 2000)))
+        sys.stdout.flush()
+    if 'sidecar' in opts['--tools']:
+        cnt, dt = sidecar_glob(vmlinux, 'kernel/bpf/*.c')
+        print('%-18s glob kernel/bpf/*.c %5.1f ms spawn-to-reply, %d functions   cmd: printf \'glob kernel/bpf/*.c\\n\' | %s %s'
+              % ('retsnoop-sidecar', dt * 1e3, cnt, SIDECAR, vmlinux))
+
+
+if __name__ == '__main__':
+    main()
