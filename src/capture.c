@@ -14,6 +14,17 @@ enum cap_kind {
 	CAP_KSYM,		/* __u64 addr, start, size, __u32 found, name */
 	CAP_SRC,		/* __u64 addr, __u32 n, n x {__s32 line, __s32 col, func, file} */
 	CAP_TS_OFFSET,		/* __s64 realtime - monotonic */
+	CAP_VIEWS,		/* __u32 enum cap_view bits, __s32 lbr_max_count */
+};
+
+enum cap_view {
+	VIEW_STACK = 0x1,
+	VIEW_TRACE = 0x2,
+	VIEW_LBR = 0x4,
+	VIEW_FULL_LBR = 0x8,
+	VIEW_UNFILTERED = 0x10,
+	VIEW_EMIT_ADDRS = 0x20,
+	VIEW_DEC_OFFS = 0x40,
 };
 
 struct capture {
@@ -47,10 +58,16 @@ static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
 		c->err = -errno ?: -EIO;
 }
 
-struct capture *capture__create(const char *path, const struct func_desc *funcs,
-				size_t func_cnt, __s64 ts_offset_ns)
+struct capture *capture__create(const char *path, const struct render_opts *o)
 {
 	struct capture *c = calloc(1, sizeof(*c));
+	__u32 views[2] = {
+		(o->stack_view ? VIEW_STACK : 0) | (o->func_trace ? VIEW_TRACE : 0) |
+		(o->lbr ? VIEW_LBR : 0) | (o->full_lbr ? VIEW_FULL_LBR : 0) |
+		(o->unfiltered ? VIEW_UNFILTERED : 0) | (o->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
+		(o->dec_offs ? VIEW_DEC_OFFS : 0),
+		(__u32)o->lbr_max_count,
+	};
 	size_t i;
 
 	if (!c)
@@ -61,11 +78,13 @@ struct capture *capture__create(const char *path, const struct func_desc *funcs,
 		return NULL;
 	}
 	fwrite(CAP_MAGIC, 8, 1, c->f);
-	cap_write(c, CAP_TS_OFFSET, &ts_offset_ns, sizeof(ts_offset_ns), NULL, 0);
-	for (i = 0; i < func_cnt; i++) {
-		struct { __u32 id, flags; __u64 addr; } h = { i, funcs[i].flags, funcs[i].addr };
+	cap_write(c, CAP_TS_OFFSET, &o->ts_offset_ns, sizeof(o->ts_offset_ns), NULL, 0);
+	cap_write(c, CAP_VIEWS, views, sizeof(views), NULL, 0);
+	for (i = 0; i < o->func_cnt; i++) {
+		const struct func_desc *f = &o->funcs[i];
+		struct { __u32 id, flags; __u64 addr; } h = { i, f->flags, f->addr };
 
-		cap_write(c, CAP_FUNC, &h, sizeof(h), funcs[i].name, strlen(funcs[i].name) + 1);
+		cap_write(c, CAP_FUNC, &h, sizeof(h), f->name, strlen(f->name) + 1);
 	}
 	return c;
 }
@@ -185,6 +204,8 @@ struct replay {
 	char *buf;
 	size_t len;
 	__s64 ts_offset;
+	__u32 views;
+	int lbr_max_count;
 	struct func_desc *funcs;
 	size_t func_cnt;
 	struct rksym *ksyms;
@@ -353,6 +374,12 @@ static int parse(struct replay *r)
 				return -EINVAL;
 			memcpy(&r->ts_offset, p, 8);
 			break;
+		case CAP_VIEWS:
+			if (hdr[1] < 8)
+				return -EINVAL;
+			memcpy(&r->views, p, 4);
+			memcpy(&r->lbr_max_count, p + 4, 4);
+			break;
 		default:
 			break;	/* newer kinds are skipped */
 		}
@@ -429,16 +456,6 @@ void replay__free(struct replay *r)
 	free(r);
 }
 
-const struct func_desc *replay__funcs(const struct replay *r, size_t *cnt)
-{
-	*cnt = r->func_cnt;
-	return r->funcs;
-}
-
-__s64 replay__ts_offset(const struct replay *r)
-{
-	return r->ts_offset;
-}
 
 static bool replay_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 {
@@ -468,9 +485,23 @@ static int replay_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 	return s->n;
 }
 
-struct sym_resolver replay__resolver(struct replay *r)
+void replay__render_opts(struct replay *r, struct render_opts *o)
 {
-	return (struct sym_resolver){ .ksym = replay_ksym, .src = replay_src, .ctx = r };
+	*o = (struct render_opts){
+		.sz = sizeof(*o),
+		.funcs = r->funcs,
+		.func_cnt = r->func_cnt,
+		.syms = { .ksym = replay_ksym, .src = replay_src, .ctx = r },
+		.ts_offset_ns = r->ts_offset,
+		.stack_view = r->views & VIEW_STACK,
+		.func_trace = r->views & VIEW_TRACE,
+		.lbr = r->views & VIEW_LBR,
+		.full_lbr = r->views & VIEW_FULL_LBR,
+		.unfiltered = r->views & VIEW_UNFILTERED,
+		.emit_addrs = r->views & VIEW_EMIT_ADDRS,
+		.dec_offs = r->views & VIEW_DEC_OFFS,
+		.lbr_max_count = r->lbr_max_count,
+	};
 }
 
 int replay__feed(struct replay *r, struct session_store *st)

@@ -14,9 +14,8 @@
 
 struct capture;
 
-/* Start writing @path; functions and the clock offset are written up front. */
-struct capture *capture__create(const char *path, const struct func_desc *funcs,
-				size_t func_cnt, __s64 ts_offset_ns);
+/* Start writing @path; functions, clock offset and the views of @o go up front. */
+struct capture *capture__create(const char *path, const struct render_opts *o);
 int capture__record(struct capture *c, const void *rec, size_t size);
 /* A resolver that answers through @inner and writes each first answer to the capture. */
 struct sym_resolver capture__resolver(struct capture *c, const struct sym_resolver *inner);
@@ -29,9 +28,8 @@ struct replay;
 struct replay *replay__open(const char *path);
 void replay__free(struct replay *r);
 
-const struct func_desc *replay__funcs(const struct replay *r, size_t *cnt);
-struct sym_resolver replay__resolver(struct replay *r);
-__s64 replay__ts_offset(const struct replay *r);
+/* Render options as the live run had them, answering from the capture. */
+void replay__render_opts(struct replay *r, struct render_opts *o);
 /* Feed every recorded record, in order; stops at the first error. */
 int replay__feed(struct replay *r, struct session_store *st);
 

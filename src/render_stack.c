@@ -106,9 +106,14 @@ static int collect_kframes(const struct sample *s, const struct render_opts *o,
 	if (o->unfiltered)
 		return n;
 
-	/* fexit leaves "F+0x5, bpf_trampoline_N, F+X": only F+X is real. */
+	/*
+	 * fexit leaves "F+0x5, bpf_trampoline_N, F+X" (F+0x9 behind an IBT endbr64): only
+	 * F+X is real.
+	 */
 	for (i = 0; i + 2 < n; i++) {
-		if (kf[i].name && kf[i + 2].name && kf[i].addr - kf[i].start == 5 &&
+		__u64 off = kf[i].addr - kf[i].start;
+
+		if (kf[i].name && kf[i + 2].name && (off == 5 || off == 9) &&
 		    strcmp(kf[i].name, kf[i + 2].name) == 0 && is_bpf_internal(kf[i + 1].name))
 			kf[i].name = "";	/* marked for removal below */
 	}

@@ -2,19 +2,39 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "ksyms.h"
 #include "symbolize.h"
 
 struct symbolize {
 	struct symbolize_opts opts;
+	struct ksyms *own_ksyms;
+	bool load_failed;
 	bool degraded;
 };
+
+/* An unsized (last) symbol can't plausibly cover more than this. */
+#define MAX_UNSIZED_FUNC 0x10000
+
+static const struct ksyms *ksyms(struct symbolize *s)
+{
+	if (s->opts.ksyms || s->load_failed)
+		return s->opts.ksyms;
+	s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
+	if (!s->own_ksyms) {
+		s->load_failed = true;
+		fprintf(stderr, "Failed to load %s: %s\n", s->opts.kallsyms_path ?: "/proc/kallsyms",
+			strerror(errno));
+	}
+	s->opts.ksyms = s->own_ksyms;
+	return s->opts.ksyms;
+}
 
 struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 {
 	struct symbolize *s;
 
-	if (!opts || opts->sz < sizeof(*opts) || !opts->ksyms)
+	if (!opts || opts->sz < sizeof(*opts))
 		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -25,16 +45,20 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 
 void symbolize__free(struct symbolize *s)
 {
+	if (!s)
+		return;
+	ksyms__free(s->own_ksyms);
 	free(s);
 }
 
 static bool sym_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 {
 	struct symbolize *s = ctx;
-	const struct ksym *k = ksyms__map_addr(s->opts.ksyms, addr);
+	const struct ksyms *ks = ksyms(s);
+	const struct ksym *k = ks ? ksyms__map_addr(ks, addr) : NULL;
 
 	/* past a function's end lies padding or something without a symbol */
-	if (!k || (k->size && addr >= k->addr + k->size))
+	if (!k || addr - k->addr >= (k->size ?: MAX_UNSIZED_FUNC))
 		return false;
 	hit->name = k->name;
 	hit->start = k->addr;
@@ -45,13 +69,14 @@ static bool sym_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 {
 	struct symbolize *s = ctx;
+	const struct ksyms *ks;
 	const struct ksym *k;
 	int n;
 
-	if (!s->opts.src.lookup || s->degraded)
+	if (!s->opts.src.lookup || s->degraded || !(ks = ksyms(s)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
-	k = ksyms__map_addr(s->opts.ksyms, addr);
+	k = ksyms__map_addr(ks, addr);
 	if (!k || k->module)
 		return 0;
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);

@@ -21,7 +21,12 @@ struct src_backend {
 
 struct symbolize_opts {
 	size_t sz;			/* sizeof(struct symbolize_opts) */
-	const struct ksyms *ksyms;	/* borrowed */
+	/*
+	 * Borrowed; NULL: load kallsyms_path (NULL: /proc/kallsyms) at the first lookup, which
+	 * comes after attaching, so BPF trampolines and programs have their symbols.
+	 */
+	const struct ksyms *ksyms;
+	const char *kallsyms_path;
 	struct src_backend src;		/* .lookup NULL: kallsyms only */
 	__u64 kaslr_offset;		/* runtime - link-time address */
 	bool inlines;			/* keep inlined frames (-ss); else only the outermost */

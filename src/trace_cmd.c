@@ -64,7 +64,8 @@ static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct trace_features *feat)
 {
-	struct symbolize_opts sopts = { .sz = sizeof(sopts), .ksyms = func_discovery__ksyms(d) };
+	/* kallsyms again, after attaching: the symbols of our own trampolines are new */
+	struct symbolize_opts sopts = { .sz = sizeof(sopts) };
 	struct tracer_opts o = {
 		.sz = sizeof(o),
 		.mode = env->attach_mode,

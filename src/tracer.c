@@ -333,7 +333,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 		.full_lbr = o->full_lbr,
 	};
 	if (o->capture_path) {
-		run.cap = capture__create(o->capture_path, run.funcs, cnt, run.ropts.ts_offset_ns);
+		run.cap = capture__create(o->capture_path, &run.ropts);
 		if (!run.cap) {
 			err = -errno;
 			fprintf(stderr, "Failed to create capture file '%s': %d\n", o->capture_path, err);

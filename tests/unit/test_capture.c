@@ -87,10 +87,11 @@ static char *run_live(const char *path)
 					  .stack_view = true, .ts_offset_ns = 0 } };
 	struct session_store_opts so = { .sz = sizeof(so), .on_sample = on_sample, .ctx = &rs };
 	struct session_store *st = session_store__new(&so);
-	struct capture *c = capture__create(path, funcs, 2, 0);
+	struct capture *c;
 	char *buf = NULL;
 	size_t len = 0;
 
+	c = capture__create(path, &rs.o);
 	assert_non_null(c);
 	rs.out = open_memstream(&buf, &len);
 	rs.o.syms = capture__resolver(c, &live);
@@ -112,10 +113,10 @@ static char *run_replay(const char *path)
 	size_t len = 0;
 
 	assert_non_null(r);
-	rs.o = (struct render_opts){ .sz = sizeof(rs.o), .stack_view = true };
-	rs.o.funcs = replay__funcs(r, &rs.o.func_cnt);
-	rs.o.syms = replay__resolver(r);
-	rs.o.ts_offset_ns = replay__ts_offset(r);
+	replay__render_opts(r, &rs.o);
+	assert_true(rs.o.stack_view);
+	assert_int_equal(rs.o.func_cnt, 2);
+	assert_int_equal(rs.o.funcs[0].addr, 0x1000);
 	rs.out = open_memstream(&buf, &len);
 	assert_int_equal(replay__feed(r, st), 0);
 	fclose(rs.out);

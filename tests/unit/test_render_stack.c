@@ -150,8 +150,9 @@ static void test_kallsyms_only(void **state)
 static void test_bpf_frames_filtered(void **state)
 {
 	struct rec_session_end *e = seed_sample();
-	/* fexit pattern around __sys_bpf plus a BPF program frame on top */
-	static const __u64 ks[] = { 0xa010, 0x438b, 0x9010, 0x4005, 0x301a, 0x2035, 0x1063 };
+	/* fexit pattern around __sys_bpf (IBT: F+0x9), around __x64_sys_bpf (F+0x5), a BPF prog */
+	static const __u64 ks[] = { 0xa010, 0x438b, 0x9010, 0x4009, 0x301a, 0x9020, 0x3005,
+				    0x2035, 0x1063 };
 	char *out;
 
 	memcpy(e->stack.kstack, ks, sizeof(ks));
