@@ -1,0 +1,79 @@
+#!/bin/bash
+# Issue "tracer core part 1": --dry-run lists what the kernel says is traceable; every attach
+# mode the kernel has attaches and detaches with nothing left behind (bpftool, tracefs);
+# the fd limit raised past the guest's 1024; -M where kprobe.multi is missing.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+SMALL="-a bpf_map_* -a array_map_* -a htab_map_*"	# ~95 functions
+BIG="-a bpf_*"						# ~1300
+guest=$(cat "$here/../guest-lib.sh")
+guest="$guest
+aff=/sys/kernel/tracing/available_filter_functions
+retsnoop --dry-run -v -e '*sys_bpf' -a 'array_map_*' >/tmp/dry.out 2>&1; echo \"dry rc=\$?\"
+sed -n \"s/^Attached (dry run) to function #[0-9]* '\\([^' ]*\\).*/\\1/p\" /tmp/dry.out | sort -u >/tmp/got
+awk '{ print \$1 }' \$aff | grep -E '^(.*sys_bpf|array_map_.*)\$' | sort -u >/tmp/aff
+awk '\$2 ~ /^[tTwW]\$/ { print \$3 }' /proc/kallsyms | sort -u >/tmp/ks
+awk 'NR == FNR { k[\$0]; next } \$0 in k' /tmp/ks /tmp/aff >/tmp/want
+echo \"want \$(wc -l </tmp/want) got \$(wc -l </tmp/got)\"
+diff /tmp/want /tmp/got && echo 'dry list matches'
+leftovers after_dry
+attach() {
+	n=\$1
+	shift
+	retsnoop \"\$@\" >/tmp/\$n.out 2>&1 &
+	p=\$!
+	i=0
+	while ! grep -q 'Receiving data' /tmp/\$n.out && kill -0 \$p 2>/dev/null && [ \$i -lt 1800 ]; do
+		sleep 0.1; i=\$((i + 1))
+	done
+	echo \"=== BEGIN \$n\"
+	echo \"progs \$(bpftool prog list | grep -c 'name k\\|name fe')\"
+	grep 'Max open files' /proc/\$p/limits
+	kill -INT \$p 2>/dev/null
+	wait \$p
+	echo \"rc=\$?\"
+	cat /tmp/\$n.out
+	echo \"=== END \$n\"
+	leftovers after_\$n
+}
+attach fentry -F -e '*sys_bpf' $SMALL
+attach kprobe -K -e '*sys_bpf' $SMALL"
+if [ "$VM_KERNEL" = 6.1 ]; then
+	guest="$guest
+retsnoop -M -e '*sys_bpf' >/tmp/M.out 2>&1; echo \"rc=\$?\" >>/tmp/M.out
+echo '=== BEGIN forced_multi'; cat /tmp/M.out; echo '=== END forced_multi'
+leftovers after_forced_multi"
+else
+	guest="$guest
+attach multi -M -e '*sys_bpf' $BIG"
+fi
+
+out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+expect "$out" '^dry rc=0$' "--dry-run succeeds"
+expect "$out" '^dry list matches$' "--dry-run lists kallsyms ∩ available_filter_functions"
+expect "$out" '^want [1-9][0-9]* got [1-9]' "dry run found functions"
+for n in after_dry after_fentry after_kprobe after_multi after_forced_multi; do
+	s=$(section "$out" "$n")
+	[ -n "$(printf '%s' "$s" | tr -d '[:space:]')" ] && fail "$n: left attached: $(printf '%s' "$s" | head -5)"
+done
+modes="fentry kprobe"
+[ "$VM_KERNEL" = 6.1 ] || modes="$modes multi"
+for n in $modes; do
+	s=$(section "$out" "$n")
+	expect "$s" '^Receiving data\.\.\.$' "$n: attached"
+	expect "$s" '^progs [1-9]' "$n: programs loaded while attached"
+	expect "$s" '^Detaching\.\.\. DONE in [0-9]+ ms\.$' "$n: detach line"
+	expect "$s" '^rc=0$' "$n: exit status 0 after SIGINT"
+	# the guest's default is 1024; fentry needs two programs and two links per function
+	expect "$s" '^Max open files +300000 +300000' "$n: fd limit raised"
+done
+if [ "$VM_KERNEL" = 6.1 ]; then
+	s=$(section "$out" forced_multi)
+	expect "$s" 'kprobe\.multi' "-M on 6.1 says kprobe.multi is missing"
+	expect "$s" '^rc=[1-9]' "-M on 6.1 fails"
+	expect_count "$s" . 2 "-M on 6.1: one line (plus the status)"
+fi
+finish
