@@ -22,6 +22,9 @@ struct line_row {
 struct line_sects {
 	const unsigned char *line, *line_str, *str;
 	size_t line_sz, line_str_sz, str_sz;
+	/* not for line tables: the symbolizer's own DIE scan */
+	const unsigned char *info, *abbrev;
+	size_t info_sz, abbrev_sz;
 };
 
 struct line_table {

@@ -44,6 +44,7 @@ struct srange {
 };
 
 struct cu {
+	Dwarf_Off unit_off;
 	Dwarf_Off die_off;
 	Dwarf_Die die;
 	bool die_ok;
@@ -322,6 +323,7 @@ static int load_cus(struct symbolizer *s)
 			s->cus = nc;
 		}
 		memset(&s->cus[s->ncus], 0, sizeof(s->cus[0]));
+		s->cus[s->ncus].unit_off = off;
 		s->cus[s->ncus++].die_off = off + hsize;
 		off = next;
 	}
@@ -615,6 +617,370 @@ static int index_children(struct symbolizer *s, struct cu *cu, Dwarf_Die *parent
 	return 0;
 }
 
+/*
+ * Fast DIE scan. Walking a CU with dwarf_child/dwarf_siblingof costs an attribute search
+ * per DIE (for DW_AT_sibling) plus locking; most DIEs of a kernel CU are types we skip.
+ * This reads .debug_info linearly with the CU's abbreviations, skips uninteresting
+ * subtrees by DW_AT_sibling when present, and hands only subprogram/inline DIEs to libdw.
+ * It makes the same decisions as index_children(); -ENOTSUP falls back to that.
+ */
+struct abbrev {
+	uint64_t tag;
+	bool children;
+	uint32_t spec, nspec;	/* spec[]: index of the first (attribute, form) pair, pair count */
+};
+
+struct scan {
+	const unsigned char *p, *end;
+	int offsz, addrsz, version;
+	bool bad;
+};
+
+static uint64_t sc_u(struct scan *r, int n)
+{
+	uint64_t v = 0;
+	int i;
+
+	if (r->end - r->p < n) {
+		r->bad = true;
+		r->p = r->end;
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)r->p[i] << (8 * i);
+	r->p += n;
+	return v;
+}
+
+static uint64_t sc_uleb(struct scan *r)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (r->p < r->end) {
+		unsigned char b = *r->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = true;
+	return 0;
+}
+
+static void sc_skip(struct scan *r, uint64_t n)
+{
+	if ((uint64_t)(r->end - r->p) < n) {
+		r->bad = true;
+		r->p = r->end;
+		return;
+	}
+	r->p += n;
+}
+
+/* Skip one attribute value; its value if it is a CU-relative reference (for DW_AT_sibling). */
+static int sc_form(struct scan *r, uint64_t form, uint64_t *ref)
+{
+	*ref = 0;
+	switch (form) {
+	case DW_FORM_flag_present:
+	case DW_FORM_implicit_const:
+		break;
+	case DW_FORM_addr:
+		sc_skip(r, r->addrsz);
+		break;
+	case DW_FORM_data1: case DW_FORM_flag: case DW_FORM_strx1: case DW_FORM_addrx1:
+		sc_skip(r, 1);
+		break;
+	case DW_FORM_ref1:
+		*ref = sc_u(r, 1);
+		break;
+	case DW_FORM_data2: case DW_FORM_strx2: case DW_FORM_addrx2:
+		sc_skip(r, 2);
+		break;
+	case DW_FORM_ref2:
+		*ref = sc_u(r, 2);
+		break;
+	case DW_FORM_strx3: case DW_FORM_addrx3:
+		sc_skip(r, 3);
+		break;
+	case DW_FORM_data4: case DW_FORM_strx4: case DW_FORM_addrx4: case DW_FORM_ref_sup4:
+		sc_skip(r, 4);
+		break;
+	case DW_FORM_ref4:
+		*ref = sc_u(r, 4);
+		break;
+	case DW_FORM_data8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8:
+		sc_skip(r, 8);
+		break;
+	case DW_FORM_ref8:
+		*ref = sc_u(r, 8);
+		break;
+	case DW_FORM_data16:
+		sc_skip(r, 16);
+		break;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset: case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt:
+		sc_skip(r, r->offsz);
+		break;
+	case DW_FORM_ref_addr:
+		sc_skip(r, r->version <= 2 ? r->addrsz : r->offsz);
+		break;
+	case DW_FORM_string:
+		while (r->p < r->end && *r->p)
+			r->p++;
+		sc_skip(r, 1);
+		break;
+	case DW_FORM_udata: case DW_FORM_sdata: case DW_FORM_strx: case DW_FORM_addrx:
+	case DW_FORM_rnglistx: case DW_FORM_loclistx: case DW_FORM_GNU_addr_index:
+	case DW_FORM_GNU_str_index:
+		sc_uleb(r);
+		break;
+	case DW_FORM_ref_udata:
+		*ref = sc_uleb(r);
+		break;
+	case DW_FORM_block1:
+		sc_skip(r, sc_u(r, 1));
+		break;
+	case DW_FORM_block2:
+		sc_skip(r, sc_u(r, 2));
+		break;
+	case DW_FORM_block4:
+		sc_skip(r, sc_u(r, 4));
+		break;
+	case DW_FORM_block:
+	case DW_FORM_exprloc:
+		sc_skip(r, sc_uleb(r));
+		break;
+	default:
+		return -ENOTSUP;	/* incl. DW_FORM_indirect */
+	}
+	return r->bad ? -EINVAL : 0;
+}
+
+static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbrev **abbrevs,
+			size_t *nabbrevs, uint64_t **specs)
+{
+	struct scan r = { sec->abbrev + off, sec->abbrev + sec->abbrev_sz, 0, 0, 0, false };
+	size_t acap = 0, scap = 0, nspec = 0;
+	uint64_t code;
+
+	if (off >= sec->abbrev_sz)
+		return -ENOTSUP;
+	while ((code = sc_uleb(&r)) != 0 && !r.bad) {
+		struct abbrev *a;
+		uint64_t attr, form;
+
+		/* codes are small and dense in practice; refuse anything else */
+		if (code > 1000000)
+			return -ENOTSUP;
+		if (code >= acap) {
+			size_t ncap = acap ? acap : 256;
+			struct abbrev *na;
+
+			while (ncap <= code)
+				ncap *= 2;
+			na = realloc(*abbrevs, ncap * sizeof(*na));
+			if (!na)
+				return -ENOMEM;
+			memset(na + acap, 0, (ncap - acap) * sizeof(*na));
+			*abbrevs = na;
+			acap = ncap;
+		}
+		a = &(*abbrevs)[code];
+		a->tag = sc_uleb(&r);
+		a->children = sc_u(&r, 1);
+		a->spec = nspec;
+		for (;;) {
+			attr = sc_uleb(&r);
+			form = sc_uleb(&r);
+			if (r.bad)
+				return -EINVAL;
+			if (!attr && !form)
+				break;
+			if (form == DW_FORM_implicit_const)
+				sc_uleb(&r);	/* the value lives here, not in the DIE */
+			if (nspec + 2 > scap) {
+				size_t ncap = scap ? scap * 2 : 1024;
+				uint64_t *ns = realloc(*specs, ncap * sizeof(*ns));
+
+				if (!ns)
+					return -ENOMEM;
+				*specs = ns;
+				scap = ncap;
+			}
+			(*specs)[nspec++] = attr;
+			(*specs)[nspec++] = form;
+		}
+		a->nspec = (nspec - a->spec) / 2;
+		if (!a->tag)
+			return -EINVAL;
+	}
+	*nabbrevs = acap;
+	return r.bad ? -EINVAL : 0;
+}
+
+static int scan_cu(struct symbolizer *s, struct cu *cu)
+{
+	const struct line_sects *sec = &s->sects;
+	struct { int pscope; bool want; } st[MAX_DIE_DEPTH + 1];
+	struct abbrev *abbrevs = NULL;
+	uint64_t *specs = NULL, len, abbrev_off;
+	size_t nabbrevs = 0;
+	struct scan r;
+	int depth = 0, err;
+	bool root = true;
+
+	if (!sec->info || !sec->abbrev || cu->unit_off >= sec->info_sz ||
+	    cu->die_off >= sec->info_sz)
+		return -ENOTSUP;
+	r = (struct scan){ sec->info + cu->unit_off, sec->info + sec->info_sz, 4, 8, 0, false };
+	len = sc_u(&r, 4);
+	if (len == 0xffffffff) {
+		len = sc_u(&r, 8);
+		r.offsz = 8;
+	}
+	if (r.bad || len > (uint64_t)(r.end - r.p))
+		return -ENOTSUP;
+	r.end = r.p + len;
+	r.version = sc_u(&r, 2);
+	if (r.version >= 5) {
+		sc_u(&r, 1);	/* unit type */
+		r.addrsz = sc_u(&r, 1);
+		abbrev_off = sc_u(&r, r.offsz);
+	} else if (r.version >= 2) {
+		abbrev_off = sc_u(&r, r.offsz);
+		r.addrsz = sc_u(&r, 1);
+	} else {
+		return -ENOTSUP;
+	}
+	if (r.bad || (uint64_t)(sec->info + cu->die_off - r.p) > (uint64_t)(r.end - r.p))
+		return -ENOTSUP;
+	err = load_abbrevs(sec, abbrev_off, &abbrevs, &nabbrevs, &specs);
+	if (err)
+		goto cleanup;
+
+	r.p = sec->info + cu->die_off;
+	while (r.p < r.end) {
+		Dwarf_Off off = r.p - sec->info;
+		uint64_t code = sc_uleb(&r), sib = 0, ref;
+		struct abbrev *a;
+		bool want = false;
+		int pscope = -1, idx;
+		uint32_t i;
+
+		if (r.bad) {
+			err = -ENOTSUP;
+			goto cleanup;
+		}
+		if (!code) {
+			if (--depth <= 0)
+				break;	/* end of the CU DIE's children */
+			continue;
+		}
+		if (code >= nabbrevs || !abbrevs[code].tag) {
+			err = -ENOTSUP;
+			goto cleanup;
+		}
+		a = &abbrevs[code];
+		for (i = 0; i < a->nspec; i++) {
+			uint64_t attr = specs[a->spec + 2 * i], form = specs[a->spec + 2 * i + 1];
+
+			err = sc_form(&r, form, &ref);
+			if (err) {
+				err = -ENOTSUP;
+				goto cleanup;
+			}
+			if (attr == DW_AT_sibling && ref)
+				sib = ref;
+		}
+		if (root) {
+			/* the CU DIE: its children are top level */
+			root = false;
+			if (!a->children)
+				break;
+			depth = 1;
+			st[1].want = true;
+			st[1].pscope = -1;
+			continue;
+		}
+		if (st[depth].want) {
+			int ps = st[depth].pscope;
+			Dwarf_Die die;
+
+			switch (a->tag) {
+			case DW_TAG_subprogram:
+				if (ps >= 0)
+					break;
+				if (!dwarf_offdie(s->dw, off, &die)) {
+					err = -ENOTSUP;
+					goto cleanup;
+				}
+				idx = add_scope(s, cu, &die, -1, depth - 1);
+				if (idx == -ENOMEM) {
+					err = idx;
+					goto cleanup;
+				}
+				if (idx >= 0) {
+					want = true;
+					pscope = idx;
+				}
+				break;
+			case DW_TAG_inlined_subroutine:
+				if (ps < 0)
+					break;
+				if (!dwarf_offdie(s->dw, off, &die)) {
+					err = -ENOTSUP;
+					goto cleanup;
+				}
+				idx = add_scope(s, cu, &die, ps, depth - 1);
+				if (idx == -ENOMEM) {
+					err = idx;
+					goto cleanup;
+				}
+				want = true;
+				pscope = idx >= 0 ? idx : ps;
+				break;
+			case DW_TAG_lexical_block:
+				want = ps >= 0;
+				pscope = ps;
+				break;
+			case DW_TAG_namespace:
+				want = ps < 0;
+				pscope = ps;
+				break;
+			default:
+				break;
+			}
+		}
+		if (!a->children)
+			continue;
+		if (!want && sib) {
+			const unsigned char *to = sec->info + cu->unit_off + sib;
+
+			/* trust DW_AT_sibling only when it points forward inside the unit */
+			if (to > r.p && to <= r.end) {
+				r.p = to;
+				continue;
+			}
+		}
+		if (depth >= MAX_DIE_DEPTH) {
+			err = -ENOTSUP;
+			goto cleanup;
+		}
+		depth++;
+		st[depth].want = want;
+		st[depth].pscope = pscope;
+	}
+	err = 0;
+cleanup:
+	free(abbrevs);
+	free(specs);
+	return err;
+}
+
 static int cmp_srange(const void *a, const void *b)
 {
 	const struct srange *x = a, *y = b;
@@ -633,7 +999,12 @@ static int index_cu(struct symbolizer *s, struct cu *cu)
 	if (cu->indexed)
 		return 0;
 	cu->indexed = true;
-	err = index_children(s, cu, &cu->die, -1, 0);
+	err = scan_cu(s, cu);
+	if (err == -ENOTSUP) {
+		/* something the fast scan doesn't know: start over with libdw's walk */
+		cu->nscopes = cu->nranges = 0;
+		err = index_children(s, cu, &cu->die, -1, 0);
+	}
 	if (err)
 		return err;
 	qsort(cu->ranges, cu->nranges, sizeof(*cu->ranges), cmp_srange);
@@ -946,6 +1317,12 @@ static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, c
 	} else if (strcmp(name, ".debug_line_str") == 0) {
 		p = &s->sects.line_str;
 		sz = &s->sects.line_str_sz;
+	} else if (strcmp(name, ".debug_info") == 0) {
+		p = &s->sects.info;
+		sz = &s->sects.info_sz;
+	} else if (strcmp(name, ".debug_abbrev") == 0) {
+		p = &s->sects.abbrev;
+		sz = &s->sects.abbrev_sz;
 	} else if (strcmp(name, ".debug_str") == 0) {
 		p = &s->sects.str;
 		sz = &s->sects.str_sz;
