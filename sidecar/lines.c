@@ -182,6 +182,27 @@ static int rd_v5_table(struct rd *r, const struct line_sects *sec, int offsz, co
 static int add_row(struct line_table *lt, size_t *cap, uint64_t addr, uint64_t file,
 		   uint64_t line, uint64_t col, bool end)
 {
+	struct line_row row = {
+		.addr = addr,
+		.line = line > UINT32_MAX ? UINT32_MAX : line,
+		.col = col > 0xffff ? 0xffff : col,
+		.file = end ? LINE_END : file,
+	};
+
+	if (!end && file >= LINE_END)
+		return -ENOTSUP;
+	/*
+	 * Lookups take the last row at or below an address, so a row that repeats the
+	 * previous location adds nothing, and a row at the previous row's address hides it.
+	 */
+	if (lt->nrows) {
+		struct line_row *prev = &lt->rows[lt->nrows - 1];
+
+		if (!end && prev->file == row.file && prev->line == row.line && prev->col == row.col)
+			return 0;
+		if (prev->addr == addr)
+			lt->nrows--;
+	}
 	if (lt->nrows == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 1024;
 		struct line_row *nr = realloc(lt->rows, ncap * sizeof(*nr));
@@ -191,14 +212,7 @@ static int add_row(struct line_table *lt, size_t *cap, uint64_t addr, uint64_t f
 		lt->rows = nr;
 		*cap = ncap;
 	}
-	if (!end && file >= LINE_END)
-		return -ENOTSUP;
-	lt->rows[lt->nrows++] = (struct line_row){
-		.addr = addr,
-		.line = line > UINT32_MAX ? UINT32_MAX : line,
-		.col = col > 0xffff ? 0xffff : col,
-		.file = end ? LINE_END : file,
-	};
+	lt->rows[lt->nrows++] = row;
 	return 0;
 }
 
