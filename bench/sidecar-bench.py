@@ -38,8 +38,8 @@ class Tool:
         self.name, self.argv, self.fmt, self.reader = name, argv, fmt, reader
 
     def start(self):
-        return subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                bufsize=0)
+        # buffered (readline on an unbuffered pipe reads byte by byte); writes are flushed
+        return subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def request(self, addr):
         return self.fmt(addr).encode()
@@ -68,7 +68,7 @@ def read_blank_terminated(f):
 
 def read_sentinel_pairs(f):
     # binutils/eu addr2line have no reply terminator: each address is followed by a
-    # sentinel address 0, whose reply is the pair ("??", "??:0")
+    # sentinel address far outside the image, whose reply is the pair ("??", "??:0")
     while True:
         a, b = f.readline(), f.readline()
         if not b:
@@ -84,9 +84,9 @@ def tools(vmlinux):
         'llvm': Tool('llvm-symbolizer', ['llvm-symbolizer', '--inlines', '-e', vmlinux],
                      lambda a: '0x%x\n' % a, read_blank_terminated),
         'eu': Tool('eu-addr2line', ['eu-addr2line', '-f', '-i', '-e', vmlinux],
-                   lambda a: '0x%x\n0\n' % a, read_sentinel_pairs),
+                   lambda a: '0x%x\n0xfffffffffffff000\n' % a, read_sentinel_pairs),
         'binutils': Tool('addr2line', ['addr2line', '-f', '-i', '-e', vmlinux],
-                         lambda a: '0x%x\n0\n' % a, read_sentinel_pairs),
+                         lambda a: '0x%x\n0xfffffffffffff000\n' % a, read_sentinel_pairs),
     }
 
 
@@ -101,6 +101,7 @@ def first_reply(tool, addr):
     t0 = time.perf_counter()
     p = tool.start()
     p.stdin.write(tool.request(addr))
+    p.stdin.flush()
     tool.reader(p.stdout)
     dt = time.perf_counter() - t0
     p.stdin.close()
@@ -112,7 +113,7 @@ def throughput(tool, addrs):
     p = tool.start()
     t0 = time.perf_counter()
     payload = b''.join(tool.request(a) for a in addrs)
-    w = threading.Thread(target=lambda: p.stdin.write(payload))
+    w = threading.Thread(target=lambda: (p.stdin.write(payload), p.stdin.flush()))
     w.start()
     for _ in addrs:
         tool.reader(p.stdout)
@@ -127,11 +128,13 @@ def throughput(tool, addrs):
 def lockstep(tool, addrs):
     p = tool.start()
     p.stdin.write(tool.request(addrs[0]))
+    p.stdin.flush()
     tool.reader(p.stdout)
     lat = []
     for a in addrs[1:]:
         t0 = time.perf_counter()
         p.stdin.write(tool.request(a))
+        p.stdin.flush()
         tool.reader(p.stdout)
         lat.append(time.perf_counter() - t0)
     p.stdin.close()
@@ -142,9 +145,9 @@ def lockstep(tool, addrs):
 
 def sidecar_glob(vmlinux, pattern):
     t0 = time.perf_counter()
-    p = subprocess.Popen([SIDECAR, vmlinux], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         bufsize=0)
+    p = subprocess.Popen([SIDECAR, vmlinux], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     p.stdin.write(('glob %s\n' % pattern).encode())
+    p.stdin.flush()
     hdr = p.stdout.readline()
     n = int(hdr.split()[1])
     for _ in range(n):

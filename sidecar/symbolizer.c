@@ -432,7 +432,8 @@ static int load_cu_ranges(struct symbolizer *s)
 			}
 		}
 	}
-	qsort(s->cu_ranges, s->ncu_ranges, sizeof(*s->cu_ranges), cmp_cu_range);
+	if (s->ncu_ranges)
+		qsort(s->cu_ranges, s->ncu_ranges, sizeof(*s->cu_ranges), cmp_cu_range);
 	return 0;
 }
 
@@ -1007,7 +1008,8 @@ static int index_cu(struct symbolizer *s, struct cu *cu)
 	}
 	if (err)
 		return err;
-	qsort(cu->ranges, cu->nranges, sizeof(*cu->ranges), cmp_srange);
+	if (cu->nranges)
+		qsort(cu->ranges, cu->nranges, sizeof(*cu->ranges), cmp_srange);
 
 	/* link every range to the nearest earlier range enclosing its start */
 	stack = malloc(sizeof(*stack) * (cu->nranges + 1));
@@ -1127,7 +1129,8 @@ static int load_syms(struct symbolizer *s)
 			}
 		}
 	}
-	qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_sym);
+	if (s->nsyms)
+		qsort(s->syms, s->nsyms, sizeof(*s->syms), cmp_sym);
 	return 0;
 }
 
