@@ -629,6 +629,8 @@ struct abbrev {
 	uint64_t tag;
 	bool children;
 	uint32_t spec, nspec;	/* spec[]: index of the first (attribute, form) pair, pair count */
+	int fixed;		/* size of all attribute values if constant, else -1 */
+	int sib_pos, sib_size;	/* where DW_AT_sibling's value is in a fixed-size DIE, or -1 */
 };
 
 struct scan {
@@ -761,8 +763,63 @@ static int sc_form(struct scan *r, uint64_t form, uint64_t *ref)
 	return r->bad ? -EINVAL : 0;
 }
 
+/* Constant size of a form's value in this unit, -1 if it varies. */
+static int form_size(uint64_t form, const struct scan *u)
+{
+	switch (form) {
+	case DW_FORM_flag_present: case DW_FORM_implicit_const:
+		return 0;
+	case DW_FORM_data1: case DW_FORM_flag: case DW_FORM_strx1: case DW_FORM_addrx1:
+	case DW_FORM_ref1:
+		return 1;
+	case DW_FORM_data2: case DW_FORM_strx2: case DW_FORM_addrx2: case DW_FORM_ref2:
+		return 2;
+	case DW_FORM_strx3: case DW_FORM_addrx3:
+		return 3;
+	case DW_FORM_data4: case DW_FORM_strx4: case DW_FORM_addrx4: case DW_FORM_ref_sup4:
+	case DW_FORM_ref4:
+		return 4;
+	case DW_FORM_data8: case DW_FORM_ref_sig8: case DW_FORM_ref_sup8: case DW_FORM_ref8:
+		return 8;
+	case DW_FORM_data16:
+		return 16;
+	case DW_FORM_addr:
+		return u->addrsz;
+	case DW_FORM_strp: case DW_FORM_line_strp: case DW_FORM_sec_offset: case DW_FORM_strp_sup:
+	case DW_FORM_GNU_ref_alt: case DW_FORM_GNU_strp_alt:
+		return u->offsz;
+	case DW_FORM_ref_addr:
+		return u->version <= 2 ? u->addrsz : u->offsz;
+	default:
+		return -1;
+	}
+}
+
+/* Most DIEs (types) have only constant-size values: skip them in one step. */
+static void abbrev_layout(struct abbrev *a, const uint64_t *specs, const struct scan *u)
+{
+	uint32_t i;
+
+	a->fixed = 0;
+	a->sib_pos = -1;
+	for (i = 0; i < a->nspec; i++) {
+		uint64_t attr = specs[a->spec + 2 * i], form = specs[a->spec + 2 * i + 1];
+		int sz = form_size(form, u);
+
+		if (sz < 0) {
+			a->fixed = -1;
+			return;
+		}
+		if (attr == DW_AT_sibling && form >= DW_FORM_ref1 && form <= DW_FORM_ref8) {
+			a->sib_pos = a->fixed;
+			a->sib_size = sz;
+		}
+		a->fixed += sz;
+	}
+}
+
 static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbrev **abbrevs,
-			size_t *nabbrevs, uint64_t **specs)
+			size_t *nabbrevs, uint64_t **specs, const struct scan *u)
 {
 	struct scan r = { sec->abbrev + off, sec->abbrev + sec->abbrev_sz, 0, 0, 0, false };
 	size_t acap = 0, scap = 0, nspec = 0;
@@ -816,11 +873,24 @@ static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbre
 			(*specs)[nspec++] = form;
 		}
 		a->nspec = (nspec - a->spec) / 2;
+		abbrev_layout(a, *specs, u);
 		if (!a->tag)
 			return -EINVAL;
 	}
 	*nabbrevs = acap;
 	return r.bad ? -EINVAL : 0;
+}
+
+/*
+ * The DIE at @off of @cu's unit. Dwarf_Die is a public struct: built from the CU DIE, it
+ * skips dwarf_offdie()'s search for the CU (a tree lookup per DIE); libdw reads the
+ * abbreviation lazily when abbrev is NULL.
+ */
+static void die_at(struct cu *cu, Dwarf_Off off, Dwarf_Die *die)
+{
+	*die = cu->die;
+	die->addr = (char *)cu->die.addr + (off - cu->die_off);
+	die->abbrev = NULL;
 }
 
 static int scan_cu(struct symbolizer *s, struct cu *cu)
@@ -859,7 +929,7 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 	}
 	if (r.bad || (uint64_t)(sec->info + cu->die_off - r.p) > (uint64_t)(r.end - r.p))
 		return -ENOTSUP;
-	err = load_abbrevs(sec, abbrev_off, &abbrevs, &nabbrevs, &specs);
+	err = load_abbrevs(sec, abbrev_off, &abbrevs, &nabbrevs, &specs, &r);
 	if (err)
 		goto cleanup;
 
@@ -886,7 +956,19 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 			goto cleanup;
 		}
 		a = &abbrevs[code];
-		for (i = 0; i < a->nspec; i++) {
+		if (a->fixed >= 0) {
+			if (r.end - r.p < a->fixed) {
+				err = -ENOTSUP;
+				goto cleanup;
+			}
+			if (a->sib_pos >= 0) {
+				struct scan v = { r.p + a->sib_pos, r.end, 0, 0, 0, false };
+
+				sib = sc_u(&v, a->sib_size);
+			}
+			r.p += a->fixed;
+		}
+		for (i = 0; a->fixed < 0 && i < a->nspec; i++) {
 			uint64_t attr = specs[a->spec + 2 * i], form = specs[a->spec + 2 * i + 1];
 
 			err = sc_form(&r, form, &ref);
@@ -915,10 +997,7 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 			case DW_TAG_subprogram:
 				if (ps >= 0)
 					break;
-				if (!dwarf_offdie(s->dw, off, &die)) {
-					err = -ENOTSUP;
-					goto cleanup;
-				}
+				die_at(cu, off, &die);
 				idx = add_scope(s, cu, &die, -1, depth - 1);
 				if (idx == -ENOMEM) {
 					err = idx;
@@ -932,10 +1011,7 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 			case DW_TAG_inlined_subroutine:
 				if (ps < 0)
 					break;
-				if (!dwarf_offdie(s->dw, off, &die)) {
-					err = -ENOTSUP;
-					goto cleanup;
-				}
+				die_at(cu, off, &die);
 				idx = add_scope(s, cu, &die, ps, depth - 1);
 				if (idx == -ENOMEM) {
 					err = idx;
