@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 
 #include "symbolizer.h"
 
@@ -281,6 +282,8 @@ int main(int argc, char **argv)
 	if (optind != argc - 1)
 		usage();
 	elf_path = argv[optind];
+	/* exec'ed from a memfd, the process would otherwise be named after the fd number */
+	prctl(PR_SET_NAME, "retsnoop-sidec");
 	/* big buffer, explicit flush per reply */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
