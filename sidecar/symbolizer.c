@@ -33,6 +33,7 @@ struct scope {
 	int call_line;
 	int call_col;
 	int parent;		/* enclosing scope, -1 for a subprogram */
+	int func;		/* subprograms of a lazily expanded CU: index into funcs */
 };
 
 /* One address range of a scope; 'up' is the nearest earlier range that encloses it. */
@@ -41,6 +42,19 @@ struct srange {
 	int scope;
 	int depth;
 	int up;
+};
+
+struct rtab {
+	struct srange *r;
+	int n, cap;
+};
+
+/* A top-level function whose inlined subroutines are indexed on first use. */
+struct func {
+	Dwarf_Off off;
+	int scope;
+	bool expanded;
+	struct rtab tab;
 };
 
 struct cu {
@@ -58,8 +72,11 @@ struct cu {
 	size_t nfiles;
 	struct scope *scopes;
 	int nscopes, cap_scopes;
-	struct srange *ranges;
-	int nranges, cap_ranges;
+	struct rtab all;	/* subprograms; everything in flat mode */
+	struct rtab *cur;	/* where add_scope() puts ranges */
+	bool flat;		/* libdw walked the whole CU at once */
+	struct func *funcs;
+	int nfuncs, cap_funcs;
 };
 
 struct cu_range {
@@ -107,6 +124,14 @@ struct symbolizer {
 	size_t norm_cap, norm_cnt;
 
 	struct symb_stats stats;
+
+	/* abbreviations of the last unit scanned (a function expansion re-scans its CU's) */
+	struct abbrev *ab;
+	uint64_t *ab_specs;
+	size_t nab;
+	uint64_t ab_off;
+	int ab_unit[3];		/* offset size, address size, version they were laid out for */
+	bool ab_valid;
 };
 
 static uint64_t now_ns(void)
@@ -533,11 +558,11 @@ static int add_scope(struct symbolizer *s, struct cu *cu, Dwarf_Die *die, int pa
 
 		if (lo >= hi)
 			continue;
-		r = grow(cu->ranges, &cu->cap_ranges, cu->nranges + 1, sizeof(*r));
+		r = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1, sizeof(*r));
 		if (!r)
 			return -ENOMEM;
-		cu->ranges = r;
-		cu->ranges[cu->nranges++] = (struct srange){ lo, hi, idx, depth, -1 };
+		cu->cur->r = r;
+		cu->cur->r[cu->cur->n++] = (struct srange){ lo, hi, idx, depth, -1 };
 		nr++;
 	}
 	if (!nr)
@@ -551,6 +576,7 @@ static int add_scope(struct symbolizer *s, struct cu *cu, Dwarf_Die *die, int pa
 	memset(sc, 0, sizeof(*sc));
 	sc->name = die_name(die) ?: "??";
 	sc->parent = parent;
+	sc->func = -1;
 	if (parent >= 0) {
 		sc->call_file = die_udata(die, DW_AT_call_file, &v) ? "??" : cu_file(s, cu, v);
 		if (!die_udata(die, DW_AT_call_line, &v))
@@ -893,13 +919,29 @@ static void die_at(struct cu *cu, Dwarf_Off off, Dwarf_Die *die)
 	die->abbrev = NULL;
 }
 
-static int scan_cu(struct symbolizer *s, struct cu *cu)
+static int add_func(struct cu *cu, Dwarf_Off off, int scope)
+{
+	struct func *f = grow(cu->funcs, &cu->cap_funcs, cu->nfuncs + 1, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	cu->funcs = f;
+	cu->scopes[scope].func = cu->nfuncs;
+	cu->funcs[cu->nfuncs++] = (struct func){ .off = off, .scope = scope };
+	return 0;
+}
+
+/*
+ * Without @fn: the CU's top-level functions, into cu->all and cu->funcs. With @fn: the
+ * inlined subroutines of that function, into its own table.
+ */
+static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 {
 	const struct line_sects *sec = &s->sects;
 	struct { int pscope; bool want; } st[MAX_DIE_DEPTH + 1];
-	struct abbrev *abbrevs = NULL;
-	uint64_t *specs = NULL, len, abbrev_off;
-	size_t nabbrevs = 0;
+	struct abbrev *abbrevs;
+	uint64_t *specs, len, abbrev_off;
+	size_t nabbrevs;
 	struct scan r;
 	int depth = 0, err;
 	bool root = true;
@@ -929,11 +971,28 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 	}
 	if (r.bad || (uint64_t)(sec->info + cu->die_off - r.p) > (uint64_t)(r.end - r.p))
 		return -ENOTSUP;
-	err = load_abbrevs(sec, abbrev_off, &abbrevs, &nabbrevs, &specs, &r);
-	if (err)
-		goto cleanup;
+	if (!s->ab_valid || s->ab_off != abbrev_off || s->ab_unit[0] != r.offsz ||
+	    s->ab_unit[1] != r.addrsz || s->ab_unit[2] != r.version) {
+		free(s->ab);
+		free(s->ab_specs);
+		s->ab = NULL;
+		s->ab_specs = NULL;
+		s->nab = 0;
+		s->ab_valid = false;
+		err = load_abbrevs(sec, abbrev_off, &s->ab, &s->nab, &s->ab_specs, &r);
+		if (err)
+			return err;
+		s->ab_valid = true;
+		s->ab_off = abbrev_off;
+		s->ab_unit[0] = r.offsz;
+		s->ab_unit[1] = r.addrsz;
+		s->ab_unit[2] = r.version;
+	}
+	abbrevs = s->ab;
+	specs = s->ab_specs;
+	nabbrevs = s->nab;
 
-	r.p = sec->info + cu->die_off;
+	r.p = sec->info + (fn ? fn->off : cu->die_off);
 	while (r.p < r.end) {
 		Dwarf_Off off = r.p - sec->info;
 		uint64_t code = sc_uleb(&r), sib = 0, ref;
@@ -980,13 +1039,13 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 				sib = ref;
 		}
 		if (root) {
-			/* the CU DIE: its children are top level */
+			/* the CU DIE: its children are top level; or the function's DIE */
 			root = false;
 			if (!a->children)
 				break;
 			depth = 1;
 			st[1].want = true;
-			st[1].pscope = -1;
+			st[1].pscope = fn ? fn->scope : -1;
 			continue;
 		}
 		if (st[depth].want) {
@@ -1004,15 +1063,16 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 					goto cleanup;
 				}
 				if (idx >= 0) {
-					want = true;
-					pscope = idx;
+					err = add_func(cu, off, idx);
+					if (err)
+						goto cleanup;
 				}
-				break;
+				break;	/* its insides wait until an address needs them */
 			case DW_TAG_inlined_subroutine:
 				if (ps < 0)
 					break;
 				die_at(cu, off, &die);
-				idx = add_scope(s, cu, &die, ps, depth - 1);
+				idx = add_scope(s, cu, &die, ps, depth);
 				if (idx == -ENOMEM) {
 					err = idx;
 					goto cleanup;
@@ -1053,8 +1113,6 @@ static int scan_cu(struct symbolizer *s, struct cu *cu)
 	}
 	err = 0;
 cleanup:
-	free(abbrevs);
-	free(specs);
 	return err;
 }
 
@@ -1069,32 +1127,20 @@ static int cmp_srange(const void *a, const void *b)
 	return x->depth - y->depth;
 }
 
-static int index_cu(struct symbolizer *s, struct cu *cu)
+/* Sort a range table and link every range to the nearest earlier range enclosing its start. */
+static int finish_rtab(struct rtab *t)
 {
-	int *stack, top = 0, i, err;
+	int *stack, top = 0, i;
 
-	if (cu->indexed)
-		return 0;
-	cu->indexed = true;
-	err = scan_cu(s, cu);
-	if (err == -ENOTSUP) {
-		/* something the fast scan doesn't know: start over with libdw's walk */
-		cu->nscopes = cu->nranges = 0;
-		err = index_children(s, cu, &cu->die, -1, 0);
-	}
-	if (err)
-		return err;
-	if (cu->nranges)
-		qsort(cu->ranges, cu->nranges, sizeof(*cu->ranges), cmp_srange);
-
-	/* link every range to the nearest earlier range enclosing its start */
-	stack = malloc(sizeof(*stack) * (cu->nranges + 1));
+	if (t->n)
+		qsort(t->r, t->n, sizeof(*t->r), cmp_srange);
+	stack = malloc(sizeof(*stack) * (t->n + 1));
 	if (!stack)
 		return -ENOMEM;
-	for (i = 0; i < cu->nranges; i++) {
-		struct srange *r = &cu->ranges[i];
+	for (i = 0; i < t->n; i++) {
+		struct srange *r = &t->r[i];
 
-		while (top > 0 && cu->ranges[stack[top - 1]].hi <= r->lo)
+		while (top > 0 && t->r[stack[top - 1]].hi <= r->lo)
 			top--;
 		r->up = top > 0 ? stack[top - 1] : -1;
 		stack[top++] = i;
@@ -1103,15 +1149,65 @@ static int index_cu(struct symbolizer *s, struct cu *cu)
 	return 0;
 }
 
-/* Innermost scope whose ranges contain addr, -1 if none. */
-static int find_scope(struct cu *cu, uint64_t addr)
+static void reset_index(struct cu *cu)
 {
-	int lo = 0, hi = cu->nranges, i;
+	int i;
+
+	for (i = 0; i < cu->nfuncs; i++)
+		free(cu->funcs[i].tab.r);
+	cu->nfuncs = 0;
+	cu->nscopes = 0;
+	cu->all.n = 0;
+	cu->cur = &cu->all;
+}
+
+/* Something the fast scan doesn't know: index the whole CU with libdw's walk. */
+static int index_flat(struct symbolizer *s, struct cu *cu)
+{
+	int err;
+
+	reset_index(cu);
+	cu->flat = true;
+	err = index_children(s, cu, &cu->die, -1, 0);
+	return err ?: finish_rtab(&cu->all);
+}
+
+static int index_cu(struct symbolizer *s, struct cu *cu)
+{
+	int err;
+
+	if (cu->indexed)
+		return 0;
+	cu->indexed = true;
+	cu->cur = &cu->all;
+	err = scan_cu(s, cu, NULL);
+	if (err == -ENOTSUP)
+		return index_flat(s, cu);
+	return err ?: finish_rtab(&cu->all);
+}
+
+static int expand_func(struct symbolizer *s, struct cu *cu, struct func *fn)
+{
+	int err;
+
+	fn->expanded = true;
+	cu->cur = &fn->tab;
+	err = scan_cu(s, cu, fn);
+	cu->cur = &cu->all;
+	if (err == -ENOTSUP)
+		return index_flat(s, cu);
+	return err ?: finish_rtab(&fn->tab);
+}
+
+/* Innermost scope of a table whose ranges contain addr, -1 if none. */
+static int find_in(const struct rtab *t, uint64_t addr)
+{
+	int lo = 0, hi = t->n, i;
 
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2;
 
-		if (cu->ranges[mid].lo <= addr)
+		if (t->r[mid].lo <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -1120,11 +1216,31 @@ static int find_scope(struct cu *cu, uint64_t addr)
 	 * Ranges nest; anything containing addr but not the last range starting
 	 * before it must enclose that range, so climbing 'up' finds it.
 	 */
-	for (i = lo - 1; i >= 0; i = cu->ranges[i].up) {
-		if (addr < cu->ranges[i].hi)
-			return cu->ranges[i].scope;
+	for (i = lo - 1; i >= 0; i = t->r[i].up) {
+		if (addr < t->r[i].hi)
+			return t->r[i].scope;
 	}
 	return -1;
+}
+
+/* Innermost scope at addr: the function, then (indexed on first use) its inlines. */
+static int find_scope(struct symbolizer *s, struct cu *cu, uint64_t addr)
+{
+	int sid = find_in(&cu->all, addr), in, err;
+	struct func *fn;
+
+	if (sid < 0 || cu->flat || cu->scopes[sid].func < 0)
+		return sid;
+	fn = &cu->funcs[cu->scopes[sid].func];
+	if (!fn->expanded) {
+		err = expand_func(s, cu, fn);
+		if (err)
+			return err;
+		if (cu->flat)
+			return find_in(&cu->all, addr);
+	}
+	in = find_in(&fn->tab, addr);
+	return in >= 0 ? in : sid;
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -1278,8 +1394,13 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 			if (err)
 				return err;
 		}
+		t1 = now_ns();
+		sid = find_scope(s, cu, addr);
+		if (sid < -1)
+			return sid;
+		s->stats.index_ns += now_ns() - t1;
 		/* innermost first into chain[]; keep the innermost 'max' if deeper */
-		for (sid = find_scope(cu, addr); sid >= 0 && n < max; sid = cu->scopes[sid].parent)
+		for (; sid >= 0 && n < max; sid = cu->scopes[sid].parent)
 			chain[n++] = sid;
 	}
 	if (!n) {
@@ -1496,11 +1617,15 @@ void symbolizer__close(struct symbolizer *s)
 			free(cu->paths);
 		}
 		line_table__free(&cu->lt);
+		reset_index(cu);
+		free(cu->funcs);
 		free(cu->scopes);
-		free(cu->ranges);
+		free(cu->all.r);
 	}
 	free(s->cus);
 	free(s->cu_ranges);
+	free(s->ab);
+	free(s->ab_specs);
 	free(s->syms);
 	for (i = 0; i < s->norm_cap; i++)
 		free(s->norm[i].val);
