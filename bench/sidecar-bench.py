@@ -172,8 +172,9 @@ def main():
     n = int(opts['-n'])
     addrs = text_addrs(vmlinux, sysmap, n)
     subprocess.run(['cat', vmlinux], stdout=subprocess.DEVNULL)  # hot cache
-    print('# %s, %d distinct text addresses (seed 1), host %s, %s' %
-          (vmlinux, n, os.uname().release, time.strftime('%Y-%m-%d %H:%M')))
+    print('# %s, %d distinct text addresses (seed 1), host %s, %d CPUs, load %.2f, %s' %
+          (vmlinux, n, os.uname().release, os.cpu_count(), os.getloadavg()[0],
+           time.strftime('%Y-%m-%d %H:%M')))
     for key in opts['--tools'].split(','):
         t = tools(vmlinux)[key]
         # slow tools get fewer addresses so a run stays in minutes
