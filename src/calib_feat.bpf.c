@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0)
+/*
+ * Kernel feature detection and calibration. features.c loads this object, attaches both
+ * programs to nanosleep(), issues one nanosleep() from the detecting thread and reads the
+ * answers back from .bss. Feature answers are CO-RE existence checks against the running
+ * kernel's BTF; the kretprobe IP offset is measured.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* How far up from the BPF frame pointer the kretprobe scan looks, in 8-byte slots. */
+#define MAX_SCAN_SLOTS 50
+
+/* x86 reports the address right after the int3 (ftrace-based kprobes emulate that). */
+#ifdef __TARGET_ARCH_x86
+#define KPROBE_IP_ADJ 1
+#else
+#define KPROBE_IP_ADJ 0
+#endif
+
+const volatile __u32 detect_tid = 0;
+
+bool entry_hit = false;
+bool exit_hit = false;
+__u64 entry_ip = 0;
+
+bool has_ringbuf = false;
+bool has_func_ip = false;
+bool has_branch_snapshot = false;
+bool has_cookie = false;
+bool has_rawtp_cookie = false;
+bool has_kprobe_multi = false;
+bool has_fexit_sleep_fix = false;
+bool has_fentry_protection = false;
+int kret_ip_off = 0;
+
+static bool is_detector(void)
+{
+	return (__u32)bpf_get_current_pid_tgid() == detect_tid;
+}
+
+SEC("ksyscall/nanosleep")
+int calib_entry(struct pt_regs *ctx)
+{
+	if (!is_detector())
+		return 0;
+
+	entry_ip = PT_REGS_IP(ctx) - KPROBE_IP_ADJ;
+
+	has_ringbuf = bpf_core_enum_value_exists(enum bpf_map_type, BPF_MAP_TYPE_RINGBUF);
+	has_func_ip = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ip);
+	has_branch_snapshot = bpf_core_enum_value_exists(enum bpf_func_id,
+							 BPF_FUNC_get_branch_snapshot);
+	has_cookie = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_attach_cookie);
+	has_rawtp_cookie = bpf_core_field_exists(union bpf_attr, raw_tracepoint.cookie);
+	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
+	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link);
+	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */
+	has_fexit_sleep_fix = bpf_core_type_exists(struct bpf_tramp_image);
+	/* per-program recursion counter guarding fentry/fexit against re-entry */
+	has_fentry_protection = bpf_core_field_exists(struct bpf_prog, active);
+
+	entry_hit = true;
+	return 0;
+}
+
+/*
+ * Without bpf_get_func_ip() a kretprobe can only learn which function returned from the
+ * struct trace_kprobe * its kernel callers keep on the stack above the BPF frame. Find the
+ * slot that holds it: the one pointing at a trace_kprobe whose probed address is the IP
+ * the entry probe saw.
+ */
+SEC("kretsyscall/nanosleep")
+int calib_exit(struct pt_regs *ctx)
+{
+	struct trace_kprobe *tk;
+	__u64 fp, addr;
+	int i;
+
+	if (!is_detector())
+		return 0;
+	exit_hit = true;
+	/* no trace_kprobe in BTF (no kprobe events): leave the offset at 0 */
+	if (!entry_hit || !bpf_core_field_exists(struct trace_kprobe, rp.kp.addr))
+		return 0;
+
+	asm volatile ("%[fp] = r10" : [fp] "=r"(fp));
+	for (i = 1; i <= MAX_SCAN_SLOTS; i++) {
+		if (bpf_probe_read_kernel(&tk, sizeof(tk), (void *)(fp + i * sizeof(__u64))))
+			continue;
+		/* most slots hold no pointer at all; the read then fails and yields 0 */
+		addr = (__u64)BPF_CORE_READ(tk, rp.kp.addr);
+		if (addr && addr == entry_ip) {
+			kret_ip_off = i;
+			break;
+		}
+	}
+	return 0;
+}

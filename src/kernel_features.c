@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Kernel feature detection and calibration; see kernel_features.h. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <bpf/libbpf.h>
+#include "kernel_features.h"
+#include "calib_feat.skel.h"
+
+int kernel_features__detect(struct kernel_features *f)
+{
+	struct calib_feat *skel;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+
+	skel = calib_feat__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->detect_tid = syscall(SYS_gettid);
+
+	err = calib_feat__load(skel);
+	if (err)
+		goto cleanup;
+	err = calib_feat__attach(skel);
+	if (err)
+		goto cleanup;
+
+	/*
+	 * Straight to the syscall: libc may route nanosleep() through clock_nanosleep().
+	 * NULL arguments make it fail with EFAULT at once, after both probes fired.
+	 */
+	syscall(SYS_nanosleep, NULL, NULL);
+
+	if (!skel->bss->entry_hit || !skel->bss->exit_hit) {
+		err = -ENODATA;
+		goto cleanup;
+	}
+
+	f->has_ringbuf = skel->bss->has_ringbuf;
+	f->has_func_ip = skel->bss->has_func_ip;
+	f->has_branch_snapshot = skel->bss->has_branch_snapshot;
+	f->has_cookie = skel->bss->has_cookie;
+	f->has_rawtp_cookie = skel->bss->has_rawtp_cookie;
+	f->has_kprobe_multi = skel->bss->has_kprobe_multi;
+	f->kret_ip_off = skel->bss->kret_ip_off;
+	f->has_fexit_sleep_fix = skel->bss->has_fexit_sleep_fix;
+	f->has_fentry_protection = skel->bss->has_fentry_protection;
+
+cleanup:
+	calib_feat__destroy(skel);
+	return err;
+}
+
+static const char *yes_no(bool v)
+{
+	return v ? "yes" : "no";
+}
+
+void kernel_features__print(const struct kernel_features *f, FILE *out)
+{
+	fprintf(out, "Feature detection:\n");
+	fprintf(out, "\tBPF ringbuf map supported: %s\n", yes_no(f->has_ringbuf));
+	fprintf(out, "\tbpf_get_func_ip() supported: %s\n", yes_no(f->has_func_ip));
+	fprintf(out, "\tbpf_get_branch_snapshot() supported: %s\n",
+		yes_no(f->has_branch_snapshot));
+	fprintf(out, "\tBPF cookie supported: %s\n", yes_no(f->has_cookie));
+	fprintf(out, "\tBPF cookie supported (raw tracepoint): %s\n",
+		yes_no(f->has_rawtp_cookie));
+	fprintf(out, "\tmulti-attach kprobe supported: %s\n", yes_no(f->has_kprobe_multi));
+	fprintf(out, "Feature calibration:\n");
+	fprintf(out, "\tkretprobe IP offset: %d\n", f->kret_ip_off);
+	fprintf(out, "\tfexit sleep fix: %s\n", yes_no(f->has_fexit_sleep_fix));
+	fprintf(out, "\tfentry re-entry protection: %s\n", yes_no(f->has_fentry_protection));
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Kernel feature detection and calibration: what the running kernel's BPF can do, decided
+ * once at startup by loading src/calib_feat.bpf.c and triggering it with one nanosleep().
+ * Nothing stays loaded or attached afterwards.
+ */
+#ifndef RETSNOOP_KERNEL_FEATURES_H
+#define RETSNOOP_KERNEL_FEATURES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct kernel_features {
+	bool has_ringbuf;		/* BPF_MAP_TYPE_RINGBUF (5.8+); retsnoop needs it */
+	bool has_func_ip;		/* bpf_get_func_ip() helper, kprobe and fentry (5.15+) */
+	bool has_branch_snapshot;	/* bpf_get_branch_snapshot() helper exists (5.16+);
+					 * says nothing about the CPU having LBR */
+	bool has_cookie;		/* bpf_get_attach_cookie(), kprobe BPF cookies (5.15+) */
+	bool has_rawtp_cookie;		/* cookie for raw tracepoint links (6.10+) */
+	bool has_kprobe_multi;		/* kprobe.multi links (5.18+, needs CONFIG_FPROBE) */
+	int kret_ip_off;		/* slot above the BPF frame holding the kretprobe's
+					 * struct trace_kprobe *; 0 if not found */
+	bool has_fexit_sleep_fix;	/* fexit on functions that sleep is safe (5.12+) */
+	bool has_fentry_protection;	/* kernel guards fentry/fexit against re-entry */
+};
+
+/*
+ * Detect the running kernel's features into @f. Needs root (loads and attaches a kprobe
+ * and a kretprobe for the duration of the call, on the calling thread's nanosleep()).
+ * Returns 0, -ENODATA when the probes attached but never fired (report "Calibration
+ * failure, BPF probes weren't triggered!"), or another negative errno from loading or
+ * attaching. A kret_ip_off of 0 is only fatal for callers that lack bpf_get_func_ip().
+ */
+int kernel_features__detect(struct kernel_features *f);
+
+/* The "-V -v" report: "Feature detection:" and "Feature calibration:" blocks. */
+void kernel_features__print(const struct kernel_features *f, FILE *out);
+
+#endif

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The -V -v feature report layout (detection itself is proven in the test VM). */
+#include <stdio.h>
+#include <stdlib.h>
+#include "unit.h"
+#include "kernel_features.h"
+
+static char *report(const struct kernel_features *f)
+{
+	char *buf = NULL;
+	size_t sz = 0;
+	FILE *out = open_memstream(&buf, &sz);
+
+	assert_non_null(out);
+	kernel_features__print(f, out);
+	fclose(out);
+	return buf;
+}
+
+static void test_all_yes(void **state)
+{
+	struct kernel_features f = {
+		.has_ringbuf = true, .has_func_ip = true, .has_branch_snapshot = true,
+		.has_cookie = true, .has_rawtp_cookie = true, .has_kprobe_multi = true,
+		.kret_ip_off = 8, .has_fexit_sleep_fix = true, .has_fentry_protection = true,
+	};
+	char *s = report(&f);
+
+	assert_string_equal(s,
+		"Feature detection:\n"
+		"\tBPF ringbuf map supported: yes\n"
+		"\tbpf_get_func_ip() supported: yes\n"
+		"\tbpf_get_branch_snapshot() supported: yes\n"
+		"\tBPF cookie supported: yes\n"
+		"\tBPF cookie supported (raw tracepoint): yes\n"
+		"\tmulti-attach kprobe supported: yes\n"
+		"Feature calibration:\n"
+		"\tkretprobe IP offset: 8\n"
+		"\tfexit sleep fix: yes\n"
+		"\tfentry re-entry protection: yes\n");
+	free(s);
+}
+
+/* What 5.10 reports: an old kernel answers "no" and a measured offset. */
+static void test_old_kernel(void **state)
+{
+	struct kernel_features f = {
+		.has_ringbuf = true, .kret_ip_off = 5, .has_fexit_sleep_fix = true,
+	};
+	char *s = report(&f);
+
+	assert_string_equal(s,
+		"Feature detection:\n"
+		"\tBPF ringbuf map supported: yes\n"
+		"\tbpf_get_func_ip() supported: no\n"
+		"\tbpf_get_branch_snapshot() supported: no\n"
+		"\tBPF cookie supported: no\n"
+		"\tBPF cookie supported (raw tracepoint): no\n"
+		"\tmulti-attach kprobe supported: no\n"
+		"Feature calibration:\n"
+		"\tkretprobe IP offset: 5\n"
+		"\tfexit sleep fix: yes\n"
+		"\tfentry re-entry protection: no\n");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_yes),
+		cmocka_unit_test(test_old_kernel),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
