@@ -213,10 +213,9 @@ static const struct simfail_case *find_case(const char *name)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (!verbose && level != LIBBPF_WARN)
-		return 0;
+	/* the case line says what failed; libbpf's own detail is for -v */
 	if (!verbose)
-		return 0;	/* the case line says what failed; libbpf's detail is for -v */
+		return 0;
 	return vfprintf(stderr, fmt, args);
 }
 
