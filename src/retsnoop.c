@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "func_discovery.h"
 #include "func_types.h"
+#include "kernel_features.h"
 #include "kernel_image.h"
 #include "retsnoop.h"
 #include "trace_cmd.h"
@@ -48,12 +49,24 @@ static void discovery_print(int level, const char *fmt, va_list args)
 
 static int print_version(void)
 {
+	struct kernel_features feat;
+	int err;
+
 	printf("retsnoop %s\n", RETSNOOP_VERSION);
 	if (!env.verbose)
 		return 0;
-	/* TODO: kernel_features__detect()/__print() once src/kernel_features.c is committed */
-	fprintf(stderr, "Feature detection is not available yet in this build.\n");
-	return 1;
+	err = kernel_features__detect(&feat);
+	if (err == -ENODATA) {
+		fprintf(stderr, "Calibration failure, BPF probes weren't triggered!\n");
+		return 1;
+	}
+	if (err) {
+		fprintf(stderr, "Failed to do feature detection (%s), please run retsnoop as root on a kernel that allows BPF tracing!\n",
+			strerror(-err));
+		return 1;
+	}
+	kernel_features__print(&feat, stdout);
+	return 0;
 }
 
 /* Options that are parsed and validated but whose behaviour isn't built yet. */
