@@ -61,6 +61,8 @@ struct func_discovery {
 	struct disc_glob *globs;
 	size_t glob_cnt;
 	bool has_allow;
+	struct disc_names *name_sets;	/* exact names from source-path globs */
+	size_t name_set_cnt;
 
 	struct ftrace_funcs *ff;
 	struct ksyms *ks;
@@ -77,6 +79,24 @@ struct func_discovery {
 
 	struct func_discovery_stats stats;
 };
+
+struct disc_names {
+	enum func_glob_role role;
+	char *origin;
+	char **names;		/* sorted, unique */
+	size_t cnt;
+	size_t match_cnt;
+};
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool names_has(const struct disc_names *ns, const char *name)
+{
+	return bsearch(&name, ns->names, ns->cnt, sizeof(*ns->names), cmp_str_ptr) != NULL;
+}
 
 __attribute__((format(printf, 3, 4)))
 static void pr(const struct func_discovery *d, int level, const char *fmt, ...)
@@ -152,6 +172,16 @@ void func_discovery__free(struct func_discovery *d)
 	for (i = 0; i < d->glob_cnt; i++)
 		glob_spec__free(&d->globs[i].spec);
 	free(d->globs);
+	for (i = 0; i < d->name_set_cnt; i++) {
+		struct disc_names *ns = &d->name_sets[i];
+		size_t j;
+
+		for (j = 0; j < ns->cnt; j++)
+			free(ns->names[j]);
+		free(ns->names);
+		free(ns->origin);
+	}
+	free(d->name_sets);
 	for (i = 0; i < d->mod_btf_cnt; i++)
 		btf__free(d->mod_btfs[i]);
 	free(d->mod_btfs);
@@ -176,11 +206,61 @@ int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
 			false);
 }
 
+int func_discovery__add_names(struct func_discovery *d, enum func_glob_role role,
+			      const char *const *names, size_t cnt, const char *origin)
+{
+	struct disc_names *ns;
+	size_t i, j;
+
+	ns = realloc(d->name_sets, (d->name_set_cnt + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	d->name_sets = ns;
+	ns = &d->name_sets[d->name_set_cnt];
+	memset(ns, 0, sizeof(*ns));
+	ns->role = role;
+	ns->origin = strdup(origin);
+	ns->names = calloc(cnt ? cnt : 1, sizeof(*ns->names));
+	if (!ns->origin || !ns->names)
+		goto nomem;
+	for (i = 0; i < cnt; i++)
+		if (!(ns->names[i] = strdup(names[i])))
+			goto nomem;
+	ns->cnt = cnt;
+	qsort(ns->names, cnt, sizeof(*ns->names), cmp_str_ptr);
+	for (i = j = 0; i < cnt; i++) {
+		if (j && strcmp(ns->names[j - 1], ns->names[i]) == 0)
+			free(ns->names[i]);
+		else
+			ns->names[j++] = ns->names[i];
+	}
+	ns->cnt = j;
+	d->name_set_cnt++;
+	if (role != FUNC_GLOB_DENY)
+		d->has_allow = true;
+	return 0;
+nomem:
+	for (i = 0; ns->names && i < cnt; i++)
+		free(ns->names[i]);
+	free(ns->names);
+	free(ns->origin);
+	return -ENOMEM;
+}
+
 bool func_discovery__is_allowed(const struct func_discovery *d, const char *name,
 				const char *mod)
 {
 	bool allowed = !d->has_allow;
 	size_t i;
+
+	for (i = 0; i < d->name_set_cnt; i++) {
+		const struct disc_names *ns = &d->name_sets[i];
+
+		if (ns->role == FUNC_GLOB_DENY && names_has(ns, name))
+			return false;
+		if (ns->role != FUNC_GLOB_DENY && !allowed && names_has(ns, name))
+			allowed = true;
+	}
 
 	for (i = 0; i < d->glob_cnt; i++) {
 		const struct disc_glob *g = &d->globs[i];
@@ -205,6 +285,10 @@ static void count_deny_hits(struct func_discovery *d, const char *name, const ch
 		if (d->globs[i].role == FUNC_GLOB_DENY &&
 		    glob_spec__match(&d->globs[i].spec, name, mod))
 			d->globs[i].match_cnt++;
+	}
+	for (i = 0; i < d->name_set_cnt; i++) {
+		if (d->name_sets[i].role == FUNC_GLOB_DENY && names_has(&d->name_sets[i], name))
+			d->name_sets[i].match_cnt++;
 	}
 }
 
@@ -620,7 +704,19 @@ static int mark_entries(struct func_discovery *d)
 			if (g->role == FUNC_GLOB_ENTRY)
 				f->flags |= DISC_FUNC_ENTRY;
 		}
+		for (j = 0; j < d->name_set_cnt; j++) {
+			struct disc_names *ns = &d->name_sets[j];
+
+			if (ns->role == FUNC_GLOB_DENY || !names_has(ns, f->name))
+				continue;
+			ns->match_cnt++;
+			if (ns->role == FUNC_GLOB_ENTRY)
+				f->flags |= DISC_FUNC_ENTRY;
+		}
 	}
+	for (j = 0; j < d->name_set_cnt; j++)
+		pr(d, 2, "%s glob ':%s' matched %zu functions.\n", role_name(d->name_sets[j].role),
+		   d->name_sets[j].origin, d->name_sets[j].match_cnt);
 	for (j = 0; j < d->glob_cnt; j++) {
 		struct disc_glob *g = &d->globs[j];
 

@@ -93,6 +93,14 @@ const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d);
 const struct ksyms *func_discovery__ksyms(const struct func_discovery *d);
 
 /* Is @name of module @mod selected by the globs (deny wins, then any allow or entry)? */
+/*
+ * Add exact function names with @role, as a source-path glob expands to (@origin is that
+ * glob, for statistics). Names match in vmlinux and modules alike; lookups are binary
+ * searches, so thousands of them cost no more than a few globs.
+ */
+int func_discovery__add_names(struct func_discovery *d, enum func_glob_role role,
+			      const char *const *names, size_t cnt, const char *origin);
+
 bool func_discovery__is_allowed(const struct func_discovery *d, const char *name,
 				const char *mod);
 

@@ -10,16 +10,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/utsname.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "func_discovery.h"
 #include "func_types.h"
 #include "kernel_features.h"
-#include "kernel_image.h"
 #include "retsnoop.h"
 #include "trace_cmd.h"
+#include "vmlinux_dwarf.h"
 #include "version.h"
 
 static struct env env;
@@ -80,21 +79,18 @@ static void warn_unimplemented(void)
 		fprintf(stderr, fmt, "-J (--inject-probe)");
 	if (env.emit_interim_stacks)
 		fprintf(stderr, fmt, "-I (--interim-stacks)");
-	if (env.vmlinux_path || (env.symb_mode != SYMB_AUTO && env.symb_mode != SYMB_NONE))
-		fprintf(stderr, fmt, "DWARF symbolization (-k, -s, -ss)");
 }
 
-static void report_vmlinux(void)
+static bool has_src_globs(void)
 {
-	struct utsname u;
-	char path[512];
+	const struct glob_list *lists[] = { &env.entry_globs, &env.allow_globs, &env.deny_globs };
+	size_t i, j;
 
-	if (env.verbose < 1 || env.vmlinux_path || uname(&u))
-		return;
-	if (kernel_image__find(u.release, path, sizeof(path), env.verbose >= 2) == 0)
-		printf("Using vmlinux image at %s.\n", path);
-	else
-		printf("Failed to locate vmlinux image location. Please use -k <vmlinux-path> to specify explicitly.\n");
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < lists[i]->cnt; j++)
+			if (lists[i]->specs[j].kind == GLOB_SRC_PATH)
+				return true;
+	return false;
 }
 
 static const char *flags_str(__u32 flags, char *buf, size_t sz)
@@ -181,14 +177,18 @@ static void report_funcs(const struct func_discovery *d, const char *mode)
 	}
 }
 
-static int add_globs(struct func_discovery *d, const struct glob_list *l,
-		     enum func_glob_role role)
+/* Name globs go to discovery as they are; ":PATH" globs become the names DWARF knows. */
+static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
+		     const struct glob_list *l, enum func_glob_role role)
 {
 	size_t i;
 	int err;
 
 	for (i = 0; i < l->cnt; i++) {
-		err = func_discovery__add_glob(d, role, &l->specs[i]);
+		if (l->specs[i].kind == GLOB_SRC_PATH)
+			err = vmlinux_dwarf__add_src_glob(vd, d, role, &l->specs[i]);
+		else
+			err = func_discovery__add_glob(d, role, &l->specs[i]);
 		if (err)
 			return err;
 	}
@@ -199,7 +199,13 @@ static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = discovery_print);
 	struct trace_features feat = {};
+	struct vmlinux_dwarf_opts vopts = {
+		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
+		.need_src_globs = has_src_globs(), .verbose = env.verbose,
+		.sidecar_path = getenv("RETSNOOP_SIDECAR"),
+	};
 	struct func_discovery *d = NULL;
+	struct vmlinux_dwarf *vd = NULL;
 	struct btf *vmlinux_btf = NULL;
 	long start_ms = now_ms();
 	const char *mode;
@@ -210,7 +216,9 @@ static int run(void)
 		return -EINVAL;
 	}
 	warn_unimplemented();
-	report_vmlinux();
+	err = vmlinux_dwarf__open(&vopts, &vd);
+	if (err)
+		return err;
 
 	if (env.attach_mode == ATTACH_FENTRY) {
 		vmlinux_btf = btf__load_vmlinux_btf();
@@ -233,11 +241,11 @@ static int run(void)
 		fprintf(stderr, "Failed to set up function discovery: %s.\n", strerror(-err));
 		goto cleanup;
 	}
-	err = add_globs(d, &env.entry_globs, FUNC_GLOB_ENTRY);
+	err = add_globs(d, vd, &env.entry_globs, FUNC_GLOB_ENTRY);
 	if (!err)
-		err = add_globs(d, &env.allow_globs, FUNC_GLOB_ALLOW);
+		err = add_globs(d, vd, &env.allow_globs, FUNC_GLOB_ALLOW);
 	if (!err)
-		err = add_globs(d, &env.deny_globs, FUNC_GLOB_DENY);
+		err = add_globs(d, vd, &env.deny_globs, FUNC_GLOB_DENY);
 	if (err) {
 		if (err != -EOPNOTSUPP)
 			fprintf(stderr, "Failed to add globs: %s.\n", strerror(-err));
@@ -245,6 +253,8 @@ static int run(void)
 	}
 	err = func_discovery__run(d);
 	if (err)
+		goto cleanup;
+	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
 		goto cleanup;
 
 	feat_err = trace_cmd__detect(&feat);
@@ -267,9 +277,10 @@ static int run(void)
 		err = feat_err;
 		goto cleanup;
 	}
-	err = trace_cmd__run(&env, d, &feat);
+	err = trace_cmd__run(&env, d, &feat, vd);
 cleanup:
 	func_discovery__free(d);
+	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);
 	return err;
 }

@@ -10,6 +10,7 @@
 #include "symbolize.h"
 #include "trace_cmd.h"
 #include "tracer.h"
+#include "vmlinux_dwarf.h"
 
 int trace_cmd__detect(struct trace_features *feat)
 {
@@ -62,7 +63,7 @@ static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, 
 }
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct trace_features *feat)
+		   const struct trace_features *feat, struct vmlinux_dwarf *vd)
 {
 	/* kallsyms again, after attaching: the symbols of our own trampolines are new */
 	struct symbolize_opts sopts = { .sz = sizeof(sopts) };
@@ -104,6 +105,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	err = fill_funcs(d, &funcs, &cnt);
 	if (err)
 		return err;
+	if (vd)
+		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	sym = symbolize__new(&sopts);
 	if (!sym) {
 		err = -errno;

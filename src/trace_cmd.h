@@ -18,8 +18,13 @@ struct trace_features {
 /* Probe the running kernel for the features above; 0 or a negative errno. */
 int trace_cmd__detect(struct trace_features *feat);
 
-/* Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno. */
+struct vmlinux_dwarf;
+
+/*
+ * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno.
+ * @vd (may be NULL: kallsyms only) adds source lines and inlined frames.
+ */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct trace_features *feat);
+		   const struct trace_features *feat, struct vmlinux_dwarf *vd);
 
 #endif

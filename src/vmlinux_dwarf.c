@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include "addr2line.h"
+#include "kernel_image.h"
+#include "ksyms.h"
+#include "vmlinux_dwarf.h"
+
+struct vmlinux_dwarf {
+	struct vmlinux_dwarf_opts opts;
+	char path[512];
+	struct addr2line *a2l;
+	__u64 kaslr_offset;
+};
+
+/* Is @path the running kernel's image? 0, or -ESTALE after saying why. */
+static int check_build_id(const char *path)
+{
+	unsigned char want[BUILD_ID_MAX], got[BUILD_ID_MAX];
+	int wn, gn;
+
+	wn = kernel_image__running_build_id(want, sizeof(want));
+	if (wn < 0)
+		return 0;	/* the kernel doesn't say; nothing to compare against */
+	gn = kernel_image__build_id(path, got, sizeof(got));
+	if (gn < 0) {
+		fprintf(stderr, "Can't read a build ID from '%s' (%s); is it a vmlinux?\n", path,
+			strerror(-gn));
+		return gn;
+	}
+	if (gn != wn || memcmp(want, got, wn) != 0) {
+		fprintf(stderr, "vmlinux image '%s' is not the running kernel's (build IDs differ); "
+			"use -k with the matching image or -sn for kallsyms only.\n", path);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out)
+{
+	bool required = opts->path || opts->need_src_globs || opts->mode == SYMB_LINENUM ||
+			opts->mode == SYMB_INLINES;
+	struct addr2line_opts ao = { .sz = sizeof(ao), .sidecar_path = opts->sidecar_path,
+				     .verbose = opts->verbose >= 2 };
+	struct vmlinux_dwarf *vd;
+	struct utsname u;
+	int err;
+
+	*out = NULL;
+	if (opts->mode == SYMB_NONE && !opts->need_src_globs)
+		return 0;
+	vd = calloc(1, sizeof(*vd));
+	if (!vd)
+		return -ENOMEM;
+	vd->opts = *opts;
+	if (opts->path) {
+		snprintf(vd->path, sizeof(vd->path), "%s", opts->path);
+	} else if (uname(&u) ||
+		   kernel_image__find(u.release, vd->path, sizeof(vd->path), opts->verbose >= 2)) {
+		if (required) {
+			fprintf(stderr, "No DWARF vmlinux image found for this kernel, which %s needs; "
+				"install the kernel's debug package or pass -k PATH.\n",
+				opts->need_src_globs ? "a ':PATH' glob" : "-s/-ss");
+			err = -ENOENT;
+			goto err;
+		}
+		fprintf(stderr, "WARNING: no DWARF vmlinux image found for this kernel; showing "
+			"kallsyms names only (use -k PATH for file:line information).\n");
+		free(vd);
+		return 0;
+	}
+	err = check_build_id(vd->path);
+	if (err) {
+		if (required)
+			goto err;
+		fprintf(stderr, "WARNING: showing kallsyms names only.\n");
+		free(vd);
+		return 0;
+	}
+	if (opts->verbose)
+		printf("Using vmlinux image at %s.\n", vd->path);
+	err = addr2line__new(vd->path, &ao, &vd->a2l);
+	if (err) {
+		fprintf(stderr, "%s symbolization sidecar on '%s': %s.\n",
+			required ? "Failed to start the" : "WARNING: no source lines, can't start the",
+			vd->path, strerror(-err));
+		if (required)
+			goto err;
+		free(vd);
+		return 0;
+	}
+	if (opts->verbose)
+		printf("Sidecar PID is %d.\n", addr2line__pid(vd->a2l));
+	*out = vd;
+	return 0;
+err:
+	vmlinux_dwarf__free(vd);
+	return err;
+}
+
+void vmlinux_dwarf__free(struct vmlinux_dwarf *vd)
+{
+	if (!vd)
+		return;
+	addr2line__free(vd->a2l);
+	free(vd);
+}
+
+struct name_acc {
+	char **names;
+	size_t cnt, cap;
+};
+
+static int collect_name(void *ctx, const char *func, __u64 addr, const char *file)
+{
+	struct name_acc *acc = ctx;
+
+	if (acc->cnt == acc->cap) {
+		size_t cap = acc->cap ? acc->cap * 2 : 256;
+		void *tmp = realloc(acc->names, cap * sizeof(*acc->names));
+
+		if (!tmp)
+			return -ENOMEM;
+		acc->names = tmp;
+		acc->cap = cap;
+	}
+	acc->names[acc->cnt] = strdup(func);
+	return acc->names[acc->cnt++] ? 0 : -ENOMEM;
+}
+
+int vmlinux_dwarf__add_src_glob(struct vmlinux_dwarf *vd, struct func_discovery *d,
+				enum func_glob_role role, const struct glob_spec *spec)
+{
+	struct name_acc acc = {};
+	size_t i;
+	int err;
+
+	err = addr2line__find_by_source_glob(vd->a2l, spec->name, collect_name, &acc);
+	if (!err && acc.cnt == 0 && role == FUNC_GLOB_ENTRY && spec->mandatory)
+		fprintf(stderr, "Source glob ':%s' matches no function in the DWARF data.\n",
+			spec->name);
+	if (err)
+		fprintf(stderr, "Failed to process file paths (':%s'): %s.\n", spec->name,
+			strerror(-err));
+	else
+		err = func_discovery__add_names(d, role, (const char *const *)acc.names, acc.cnt,
+						spec->name);
+	for (i = 0; i < acc.cnt; i++)
+		free(acc.names[i]);
+	free(acc.names);
+	return err;
+}
+
+int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks)
+{
+	const struct ksym *stext = ks ? ksyms__find(ks, "_stext") : NULL;
+	__u64 text;
+	int err;
+
+	if (!stext) {
+		fprintf(stderr, "Failed to determine _stext address from /proc/kallsyms\n");
+		return -ENOENT;
+	}
+	err = kernel_image__text_addr(vd->path, &text);
+	if (err) {
+		fprintf(stderr, "Failed to determine kernel image address (KASLR) from '%s'! "
+			"Zero is assumed.\n", vd->path);
+		text = stext->addr;
+	}
+	vd->kaslr_offset = stext->addr - text;
+	if (vd->opts.verbose)
+		printf("KASLR offset is 0x%llx.\n", (unsigned long long)vd->kaslr_offset);
+	return 0;
+}
+
+void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_opts *so)
+{
+	so->src.lookup = addr2line__src_lookup;
+	so->src.ctx = vd->a2l;
+	so->kaslr_offset = vd->kaslr_offset;
+	so->inlines = vd->opts.mode != SYMB_LINENUM;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The DWARF side of symbolization for one run: find the vmlinux (or take -k), make sure it
+ * is the running kernel's, start the addr2line sidecar on it, expand ":path" globs into
+ * function names, and translate runtime addresses (KASLR) for source lookups.
+ */
+#ifndef RETSNOOP_VMLINUX_DWARF_H
+#define RETSNOOP_VMLINUX_DWARF_H
+
+#include <stdbool.h>
+#include "env.h"
+#include "func_discovery.h"
+#include "symbolize.h"
+
+struct ksyms;
+struct vmlinux_dwarf;
+
+struct vmlinux_dwarf_opts {
+	size_t sz;			/* sizeof(struct vmlinux_dwarf_opts) */
+	const char *path;		/* -k; NULL: search the standard places */
+	enum symb_mode mode;		/* -s/-ss/-sn or auto */
+	bool need_src_globs;		/* some -e/-a/-d :PATH glob was given */
+	int verbose;
+	const char *sidecar_path;	/* tests: run this sidecar instead of the embedded one */
+};
+
+/*
+ * Returns 0 with *out set, or 0 with *out NULL when DWARF is neither available nor needed
+ * (after one warning line), or a negative errno after one error line when it is needed
+ * (-s/-ss, -k, :PATH globs) but missing, unreadable or not this kernel's.
+ */
+int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out);
+void vmlinux_dwarf__free(struct vmlinux_dwarf *vd);
+
+/* Resolve ":PATH" @spec into the functions defined there and add them to @d with @role. */
+int vmlinux_dwarf__add_src_glob(struct vmlinux_dwarf *vd, struct func_discovery *d,
+				enum func_glob_role role, const struct glob_spec *spec);
+
+/* KASLR offset from kallsyms' _stext and the image's .text; 0 or negative errno. */
+int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks);
+
+/* Options for the symbolize stage: the source backend, KASLR offset, inline frames. */
+void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_opts *so);
+
+#endif

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* Exact-name sets (what source-path globs expand to) in discovery, on the shared fixtures. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/btf.h>
+#include "unit.h"
+#include "func_discovery.h"
+
+static char kallsyms_path[512], aff_path[512];
+
+static struct func_discovery *make(struct btf *btf)
+{
+	struct func_discovery_opts o = {
+		.sz = sizeof(o), .kallsyms_path = kallsyms_path, .aff_path = aff_path,
+		.vmlinux_btf = btf, .module_btf_dir = "/nonexistent",
+	};
+	struct func_discovery *d = func_discovery__new(&o);
+
+	assert_non_null(d);
+	return d;
+}
+
+static bool has(const struct func_discovery *d, const char *name, __u32 *flags)
+{
+	size_t i;
+
+	for (i = 0; i < func_discovery__func_cnt(d); i++) {
+		const struct disc_func *f = func_discovery__func(d, i);
+
+		if (strcmp(f->name, name) == 0 && !f->module) {
+			*flags = f->flags;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void test_names_select_and_deny(void **state)
+{
+	struct btf *btf = btf__new_empty();
+	static const char *const src_funcs[] = {
+		"array_map_lookup_elem", "array_map_free", "__sys_bpf", "array_map_free",
+		"not_traceable_anywhere",
+	};
+	static const char *const denied[] = { "array_map_free" };
+	struct glob_spec entry = { .name = "__x64_sys_bpf", .kind = GLOB_NAME, .mandatory = true };
+	struct func_discovery *d;
+	__u32 flags = 0;
+
+	snprintf(kallsyms_path, sizeof(kallsyms_path), "%s/discovery/kallsyms", fixtures_dir());
+	snprintf(aff_path, sizeof(aff_path), "%s/discovery/available_filter_functions", fixtures_dir());
+	d = make(btf);
+	assert_int_equal(func_discovery__add_glob(d, FUNC_GLOB_ENTRY, &entry), 0);
+	assert_int_equal(func_discovery__add_names(d, FUNC_GLOB_ALLOW, src_funcs, 5,
+						   "kernel/bpf/*.c"), 0);
+	assert_int_equal(func_discovery__add_names(d, FUNC_GLOB_DENY, denied, 1, "kernel/x.c"), 0);
+	assert_true(func_discovery__is_allowed(d, "array_map_lookup_elem", NULL));
+	assert_false(func_discovery__is_allowed(d, "array_map_free", NULL));	/* deny wins */
+	assert_false(func_discovery__is_allowed(d, "vfs_read", NULL));
+	assert_int_equal(func_discovery__run(d), 0);
+	assert_true(has(d, "array_map_lookup_elem", &flags));
+	assert_false(flags & DISC_FUNC_ENTRY);
+	assert_true(has(d, "__x64_sys_bpf", &flags));
+	assert_true(flags & DISC_FUNC_ENTRY);
+	assert_false(has(d, "array_map_free", &flags));
+	assert_false(has(d, "vfs_read", &flags));
+	func_discovery__free(d);
+	btf__free(btf);
+}
+
+static void test_entry_names_mark_entries(void **state)
+{
+	struct btf *btf = btf__new_empty();
+	static const char *const entries[] = { "vfs_read" };
+	struct func_discovery *d = make(btf);
+	__u32 flags = 0;
+
+	assert_int_equal(func_discovery__add_names(d, FUNC_GLOB_ENTRY, entries, 1, "fs/read_write.c"), 0);
+	assert_int_equal(func_discovery__run(d), 0);
+	assert_true(has(d, "vfs_read", &flags));
+	assert_true(flags & DISC_FUNC_ENTRY);
+	func_discovery__free(d);
+	btf__free(btf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names_select_and_deny),
+		cmocka_unit_test(test_entry_names_mark_entries),
+	};
+
+	return cmocka_run_group_tests_name("func_discovery_names", tests, NULL, NULL);
+}
