@@ -504,6 +504,11 @@ void replay__render_opts(struct replay *r, struct render_opts *o)
 	};
 }
 
+size_t replay__record_cnt(const struct replay *r)
+{
+	return r->rec_cnt;
+}
+
 int replay__feed(struct replay *r, struct session_store *st)
 {
 	size_t i;

@@ -30,6 +30,8 @@ void replay__free(struct replay *r);
 
 /* Render options as the live run had them, answering from the capture. */
 void replay__render_opts(struct replay *r, struct render_opts *o);
+/* Number of ring-buffer records in the capture. */
+size_t replay__record_cnt(const struct replay *r);
 /* Feed every recorded record, in order; stops at the first error. */
 int replay__feed(struct replay *r, struct session_store *st);
 
