@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 #include "func_discovery.h"
 #include "func_types.h"
+#include "kernel_features.h"
 #include "ksyms.h"
 #include "symbolize.h"
 #include "trace_cmd.h"
@@ -14,19 +15,19 @@
 
 int trace_cmd__detect(struct trace_features *feat)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct kernel_features kf;
+	int err = kernel_features__detect(&kf);
 
-	if (!btf)
-		return -errno;
-	/* fprobe-backed kprobe.multi links exist only with CONFIG_FPROBE (not in 6.1 cloud) */
-	feat->kprobe_multi = btf__find_by_name_kind(btf, "bpf_kprobe_multi_link", BTF_KIND_STRUCT) > 0;
-	btf__free(btf);
-	feat->cookies = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_attach_cookie,
-						NULL) > 0;
-	feat->func_ip = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE, BPF_FUNC_get_func_ip,
-						NULL) > 0;
-	feat->branch_snapshot = libbpf_probe_bpf_helper(BPF_PROG_TYPE_KPROBE,
-							BPF_FUNC_get_branch_snapshot, NULL) > 0;
+	if (err)
+		return err;
+	if (!kf.has_ringbuf) {
+		fprintf(stderr, "Retsnoop requires BPF ringbuf (Linux 5.8+), please upgrade your kernel!\n");
+		return -EOPNOTSUPP;
+	}
+	feat->kprobe_multi = kf.has_kprobe_multi;
+	feat->cookies = kf.has_cookie;
+	feat->func_ip = kf.has_func_ip;
+	feat->branch_snapshot = kf.has_branch_snapshot;
 	return 0;
 }
 
