@@ -7,6 +7,7 @@
 #include <string.h>
 #include <dwarf.h>
 
+#include "dwarf_read.h"
 #include "lines.h"
 
 /* Bounds-checked reader; any overrun sets 'bad' and yields zeros. */
@@ -15,39 +16,7 @@ struct rd {
 	bool bad;
 };
 
-static uint64_t rd_u(struct rd *r, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	if (r->end - r->p < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t rd_uleb(struct rd *r)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
+DEFINE_DWARF_READERS(rd, struct rd)
 
 static int64_t rd_sleb(struct rd *r)
 {

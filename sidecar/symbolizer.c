@@ -20,6 +20,7 @@
 #include <gelf.h>
 #include <elfutils/libdw.h>
 
+#include "dwarf_read.h"
 #include "lines.h"
 #include "symbolizer.h"
 
@@ -665,39 +666,7 @@ struct scan {
 	bool bad;
 };
 
-static uint64_t sc_u(struct scan *r, int n)
-{
-	uint64_t v = 0;
-	int i;
-
-	if (r->end - r->p < n) {
-		r->bad = true;
-		r->p = r->end;
-		return 0;
-	}
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
-	r->p += n;
-	return v;
-}
-
-static uint64_t sc_uleb(struct scan *r)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
+DEFINE_DWARF_READERS(sc, struct scan)
 
 static void sc_skip(struct scan *r, uint64_t n)
 {

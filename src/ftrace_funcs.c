@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include "file_buf.h"
 #include "ftrace_funcs.h"
 
 #define AFF_NAME "available_filter_functions"
@@ -114,22 +115,15 @@ static struct ftrace_funcs *from_buf(char *buf, size_t len)
 
 struct ftrace_funcs *ftrace_funcs__parse(const char *text, size_t len)
 {
-	char *buf = malloc(len + 1);
+	char *buf = file_buf__dup(text, len);
 
-	if (!buf) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	return from_buf(buf, len);
+	return buf ? from_buf(buf, len) : NULL;
 }
 
 struct ftrace_funcs *ftrace_funcs__load(const char *path)
 {
 	char found[256], *buf = NULL;
-	size_t len = 0, cap = 0;
-	FILE *f;
+	size_t len = 0;
 	int err;
 
 	if (!path) {
@@ -140,43 +134,12 @@ struct ftrace_funcs *ftrace_funcs__load(const char *path)
 		}
 		path = found;
 	}
-	f = fopen(path, "re");
-	if (!f)
+	err = file_buf__read(path, &buf, &len);
+	if (err) {
+		errno = -err;
 		return NULL;
-	/* tracefs files report size 0: read until EOF */
-	for (;;) {
-		size_t n;
-
-		if (cap - len < 65536) {
-			char *nbuf;
-
-			cap = cap ? cap * 2 : 1 << 20;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				err = ENOMEM;
-				goto err_out;
-			}
-			buf = nbuf;
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0) {
-			if (ferror(f)) {
-				err = errno ? errno : EIO;
-				goto err_out;
-			}
-			break;
-		}
 	}
-	fclose(f);
-	buf[len] = '\0';
 	return from_buf(buf, len);
-
-err_out:
-	fclose(f);
-	free(buf);
-	errno = err;
-	return NULL;
 }
 
 void ftrace_funcs__free(struct ftrace_funcs *ff)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "file_buf.h"
 #include "ksyms.h"
 
 struct ksyms {
@@ -18,48 +19,6 @@ struct ksyms {
 bool ksym__is_func(char type)
 {
 	return type == 't' || type == 'T' || type == 'w' || type == 'W';
-}
-
-/* Read a whole (proc) file; its size is unknown up front. */
-static int read_file(const char *path, char **out, size_t *out_len)
-{
-	size_t len = 0, cap = 1 << 20;
-	char *buf = NULL, *nbuf;
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (!buf || cap - len < 2) {
-			cap = buf ? cap * 2 : cap;
-			nbuf = realloc(buf, cap);
-			if (!nbuf) {
-				err = -ENOMEM;
-				goto out;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	*out = buf;
-	*out_len = len;
-	buf = NULL;
-out:
-	free(buf);
-	close(fd);
-	return err;
 }
 
 static int cmp_str_null_first(const char *a, const char *b)
@@ -207,15 +166,9 @@ static struct ksyms *ksyms__from_buf(char *buf, size_t len)
 
 struct ksyms *ksyms__parse(const char *text, size_t len)
 {
-	char *buf = malloc(len + 1);
+	char *buf = file_buf__dup(text, len);
 
-	if (!buf) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	memcpy(buf, text, len);
-	buf[len] = '\0';
-	return ksyms__from_buf(buf, len);
+	return buf ? ksyms__from_buf(buf, len) : NULL;
 }
 
 struct ksyms *ksyms__load(const char *path)
@@ -224,7 +177,7 @@ struct ksyms *ksyms__load(const char *path)
 	char *buf = NULL;
 	int err;
 
-	err = read_file(path ? path : "/proc/kallsyms", &buf, &len);
+	err = file_buf__read(path ? path : "/proc/kallsyms", &buf, &len);
 	if (err) {
 		errno = -err;
 		return NULL;
