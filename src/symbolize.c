@@ -73,6 +73,11 @@ static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 	const struct ksym *k;
 	int n;
 
+	if (!s->opts.src.lookup && s->opts.warn_no_src) {
+		s->opts.warn_no_src = false;
+		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
+			"names only (install the kernel's debug package or use -k PATH).\n");
+	}
 	if (!s->opts.src.lookup || s->degraded || !(ks = ksyms(s)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */

@@ -30,6 +30,7 @@ struct symbolize_opts {
 	struct src_backend src;		/* .lookup NULL: kallsyms only */
 	__u64 kaslr_offset;		/* runtime - link-time address */
 	bool inlines;			/* keep inlined frames (-ss); else only the outermost */
+	bool warn_no_src;		/* no backend though one was wanted: say so once */
 };
 
 struct symbolize;

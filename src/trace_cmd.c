@@ -108,6 +108,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		return err;
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
+	else
+		sopts.warn_no_src = env->symb_mode != SYMB_NONE;
 	sym = symbolize__new(&sopts);
 	if (!sym) {
 		err = -errno;

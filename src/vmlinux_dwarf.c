@@ -67,8 +67,7 @@ int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dw
 			err = -ENOENT;
 			goto err;
 		}
-		fprintf(stderr, "WARNING: no DWARF vmlinux image found for this kernel; showing "
-			"kallsyms names only (use -k PATH for file:line information).\n");
+		/* the symbolize stage says so once, with the first output that lacks lines */
 		free(vd);
 		return 0;
 	}
@@ -76,7 +75,6 @@ int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dw
 	if (err) {
 		if (required)
 			goto err;
-		fprintf(stderr, "WARNING: showing kallsyms names only.\n");
 		free(vd);
 		return 0;
 	}

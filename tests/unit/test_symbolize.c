@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* kallsyms answers, KASLR translation, -s vs -ss, modules, and degradation. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "unit.h"
 #include "ksyms.h"
@@ -82,6 +84,29 @@ static void test_src_kaslr_and_modes(void **state)
 	ksyms__free(ks);
 }
 
+static void test_warns_once_without_backend(void **state)
+{
+	struct ksyms *ks = ksyms__parse(kallsyms, sizeof(kallsyms) - 1);
+	struct symbolize_opts o = { .sz = sizeof(o), .ksyms = ks, .warn_no_src = true };
+	struct symbolize *s = symbolize__new(&o);
+	struct sym_resolver r = symbolize__resolver(s);
+	struct src_frame fr[4];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *old = stderr;
+
+	stderr = open_memstream(&buf, &len);
+	assert_int_equal(r.src(r.ctx, 0xffffffffa100048bULL, fr, 4), 0);
+	assert_int_equal(r.src(r.ctx, 0xffffffffa100048bULL, fr, 4), 0);
+	fclose(stderr);
+	stderr = old;
+	assert_non_null(strstr(buf, "WARNING: no usable DWARF vmlinux"));
+	assert_null(strstr(strstr(buf, "WARNING") + 1, "WARNING"));	/* once */
+	free(buf);
+	symbolize__free(s);
+	ksyms__free(ks);
+}
+
 static void test_degrades_once(void **state)
 {
 	struct ksyms *ks = ksyms__parse(kallsyms, sizeof(kallsyms) - 1);
@@ -107,6 +132,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ksym),
 		cmocka_unit_test(test_src_kaslr_and_modes),
+		cmocka_unit_test(test_warns_once_without_backend),
 		cmocka_unit_test(test_degrades_once),
 	};
 

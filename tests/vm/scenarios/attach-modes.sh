@@ -5,6 +5,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+require_tracing_kernel
 
 SMALL="-a bpf_map_* -a array_map_* -a htab_map_*"	# ~95 functions
 BIG="-a bpf_*"						# ~1300

@@ -53,7 +53,7 @@ retsnoop -e '*sys_bpf' -a ':kernel/bpf/*.c' >/tmp/p.out 2>&1; echo \"rc=\$?\" >>
 echo '=== BEGIN path'; cat /tmp/p.out; echo '=== END path'") ||
 	{ echo "$out" | tail -40; fail "guest run (no DWARF) failed"; finish; }
 s=$(section "$out" plain)
-expect_count "$s" 'WARNING: no DWARF vmlinux' 1 "one warning without DWARF"
+expect_count "$s" 'WARNING: no usable DWARF vmlinux' 1 "one warning without DWARF"
 expect "$s" '\[-E2BIG\] +__sys_bpf\+0x[0-9a-f]+$' "kallsyms-only stack"
 s=$(section "$out" path)
 expect "$s" 'DWARF' ":PATH glob without DWARF explains why"

@@ -4,6 +4,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+require_tracing_kernel
 
 modes="-F -K"
 [ "$VM_KERNEL" = 6.1 ] || modes="$modes -M"

@@ -5,6 +5,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
+require_tracing_kernel
 
 guest="$(cat "$here/../guest-lib.sh")
 trace calls bpf-simple-obj -e bpf_prog_load -a 'bpf_prog_alloc*' -a 'bpf_check' -a 'bpf_prog_select_runtime' -a 'bpf_prog_kallsyms_add' -a 'bpf_ksym_add' -d 'bpf_lsm*' -n simfail -S -T
