@@ -10,7 +10,9 @@ BPFTOOL ?= bpftool
 ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
-msg = $(if $(filter 1,$(V)),,@printf '  %-8s %s\n' "$(1)" "$(2)";)
+# progress lines, unless V=1 (full commands) or make -s (silent)
+SILENT := $(findstring s,$(firstword -$(MAKEFLAGS)))
+msg = $(if $(filter 1,$(V))$(SILENT),,@printf '  %-8s %s\n' "$(1)" "$(2)";)
 
 include libbpf/libbpf.mk
 
