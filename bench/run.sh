@@ -49,10 +49,16 @@ for m in -M -K -F; do
 done'
 make -s STATIC=1 OUTPUT=src/.output-static BIN_DIR=src/.output-static src/.output-static/retsnoop >&2
 res=$(RETSNOOP_VM_EXTRA="$B/syscall_loop" RETSNOOP_VM_TIMEOUT=1800 tests/vm/run --kernel 6.12 -- "$guest")
+# every traceable function of kernel/bpf/*.c needs the DWARF vmlinux to be selected
+all_guest="$(printf '%s\n' "$guest" | sed -n '/^measure()/,/^}/p')
+echo '== all kernel/bpf'
+for m in -M -K -F; do measure \"mode\$m all-kernel-bpf\" \"\$m -e '*sys_bpf' -a ':kernel/bpf/*.c'\"; done"
+res_all=$(RETSNOOP_VM_TIMEOUT=3600 tests/vm/run --kernel 6.12 --dwarf -- "$all_guest")
 {
 	echo "# attach/detach in the Debian 6.12 guest, qemu TCG ($stamp)"
-	echo "# command: bench/run.sh (tests/vm/run --kernel 6.12; see the script for the guest part)"
+	echo "# command: bench/run.sh (tests/vm/run --kernel 6.12 [--dwarf]; see the script for the guest part)"
 	printf '%s\n' "$res" | sed -n '/^== attach/,/^== per-call/p' | sed '$d'
+	printf '%s\n' "$res_all" | grep -E '^(==|mode)'
 } | tee "$out/attach.txt"
 {
 	echo "# per-call overhead in the Debian 6.12 guest, qemu TCG ($stamp)"
