@@ -3,11 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <bpf/btf.h>
-#include <bpf/libbpf.h>
 #include "func_discovery.h"
 #include "func_types.h"
 #include "kernel_features.h"
-#include "ksyms.h"
 #include "symbolize.h"
 #include "trace_cmd.h"
 #include "tracer.h"
