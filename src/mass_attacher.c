@@ -205,8 +205,7 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		break;
 	}
 	att->prepared = true;
-	if (!att->opts.dry_run)
-		raise_nofile();
+	raise_nofile();
 
 	if (att->mode == ATTACH_FENTRY)
 		return prepare_fentry(att);
@@ -291,8 +290,6 @@ int mass_attacher__load(struct mass_attacher *att)
 	int map_fd = bpf_map__fd(att->progs.ip_to_id);
 	__u32 id;
 
-	if (att->opts.dry_run)
-		return 0;
 	att->loaded = true;
 	if (att->use_cookies)
 		return 0;
@@ -571,8 +568,6 @@ int mass_attacher__attach(struct mass_attacher *att)
 {
 	int err;
 
-	if (att->opts.dry_run)
-		return 0;
 	if (!att->loaded)
 		return -EINVAL;
 	switch (att->mode) {

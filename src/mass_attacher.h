@@ -39,7 +39,6 @@ struct mass_attacher_progs {
 struct mass_attacher_opts {
 	size_t sz;			/* sizeof(struct mass_attacher_opts) */
 	enum attach_mode mode;
-	bool dry_run;			/* report, never load or attach */
 	int verbose;			/* 1: -v, 2: -vv */
 	bool has_kprobe_multi;		/* kernel features, from feature detection */
 	bool has_cookies;

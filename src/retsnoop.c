@@ -112,7 +112,7 @@ static const char *flags_str(__u32 flags, char *buf, size_t sz)
 }
 
 /* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
-static int resolve_mode(const struct trace_features *feat, const char **desc)
+static int resolve_mode(const struct kernel_features *feat, const char **desc)
 {
 	switch (env.attach_mode) {
 	case ATTACH_FENTRY:
@@ -122,7 +122,7 @@ static int resolve_mode(const struct trace_features *feat, const char **desc)
 		*desc = "single kprobes/kretprobes (-K)";
 		return 0;
 	case ATTACH_KPROBE_MULTI:
-		if (feat && !feat->kprobe_multi) {
+		if (feat && !feat->has_kprobe_multi) {
 			fprintf(stderr, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
 			return -EOPNOTSUPP;
 		}
@@ -132,7 +132,7 @@ static int resolve_mode(const struct trace_features *feat, const char **desc)
 		if (!feat)
 			*desc = "kprobe.multi if the kernel has it, else single kprobes (auto; feature detection failed)";
 		else
-			*desc = feat->kprobe_multi ? "kprobe.multi (auto)" : "single kprobes/kretprobes (auto: no kprobe.multi)";
+			*desc = feat->has_kprobe_multi ? "kprobe.multi (auto)" : "single kprobes/kretprobes (auto: no kprobe.multi)";
 		return 0;
 	}
 }
@@ -198,7 +198,7 @@ static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = discovery_print);
-	struct trace_features feat = {};
+	struct kernel_features feat = {};
 	struct vmlinux_dwarf_opts vopts = {
 		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
 		.need_src_globs = has_src_globs(), .verbose = env.verbose,

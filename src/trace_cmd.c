@@ -11,30 +11,17 @@
 #include "tracer.h"
 #include "vmlinux_dwarf.h"
 
-int trace_cmd__detect(struct trace_features *feat)
+int trace_cmd__detect(struct kernel_features *feat)
 {
-	struct kernel_features kf;
-	int err = kernel_features__detect(&kf);
+	int err = kernel_features__detect(feat);
 
 	if (err)
 		return err;
-	if (!kf.has_ringbuf) {
+	if (!feat->has_ringbuf) {
 		fprintf(stderr, "Retsnoop requires BPF ringbuf (Linux 5.8+), please upgrade your kernel!\n");
 		return -EOPNOTSUPP;
 	}
-	feat->kprobe_multi = kf.has_kprobe_multi;
-	feat->cookies = kf.has_cookie;
-	feat->func_ip = kf.has_func_ip;
-	feat->branch_snapshot = kf.has_branch_snapshot;
 	return 0;
-}
-
-static bool func_ret_void(const struct btf *btf, int id)
-{
-	const struct btf_type *t = btf ? btf__type_by_id(btf, id) : NULL;
-
-	t = t ? btf__type_by_id(btf, t->type) : NULL;	/* FUNC_PROTO */
-	return t && t->type == 0;
 }
 
 static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, size_t *cnt)
@@ -50,9 +37,10 @@ static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, 
 
 		tf[i].f = (struct mass_attacher_func){
 			.name = f->name, .module = f->module, .addr = f->addr, .btf_id = f->btf_id,
-			.arg_cnt = args < 0 ? 0 : args, .ret_void = func_ret_void(f->btf, f->btf_id),
+			.arg_cnt = args < 0 ? 0 : args,
 		};
 		tf[i].flags = func_types__flags(f->btf, f->btf_id, f->name);
+		tf[i].f.ret_void = tf[i].flags & FUNC_RET_VOID;
 		if (f->flags & DISC_FUNC_ENTRY)
 			tf[i].flags |= FUNC_IS_ENTRY;
 	}
@@ -62,19 +50,18 @@ static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, 
 }
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct trace_features *feat, struct vmlinux_dwarf *vd)
+		   const struct kernel_features *feat, struct vmlinux_dwarf *vd)
 {
 	/* kallsyms again, after attaching: the symbols of our own trampolines are new */
 	struct symbolize_opts sopts = { .sz = sizeof(sopts) };
 	struct tracer_opts o = {
 		.sz = sizeof(o),
 		.mode = env->attach_mode,
-		.dry_run = env->dry_run,
 		.verbose = env->verbose,
-		.has_kprobe_multi = feat->kprobe_multi,
-		.has_cookies = feat->cookies,
-		.has_func_ip = feat->func_ip,
-		.has_branch_snapshot = feat->branch_snapshot,
+		.has_kprobe_multi = feat->has_kprobe_multi,
+		.has_cookies = feat->has_cookie,
+		.has_func_ip = feat->has_func_ip,
+		.has_branch_snapshot = feat->has_branch_snapshot,
 		.success_stacks = env->success_stacks,
 		.func_trace = env->emit_func_trace,
 		/* as in the seeds, the stack follows the -T table */

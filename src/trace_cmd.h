@@ -7,16 +7,10 @@
 
 struct func_discovery;
 
-/* Kernel features tracing depends on (feature detection fills them). */
-struct trace_features {
-	bool kprobe_multi;
-	bool cookies;
-	bool func_ip;
-	bool branch_snapshot;
-};
+struct kernel_features;
 
-/* Probe the running kernel for the features above; 0 or a negative errno. */
-int trace_cmd__detect(struct trace_features *feat);
+/* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
+int trace_cmd__detect(struct kernel_features *feat);
 
 struct vmlinux_dwarf;
 
@@ -25,6 +19,6 @@ struct vmlinux_dwarf;
  * @vd (may be NULL: kallsyms only) adds source lines and inlined frames.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct trace_features *feat, struct vmlinux_dwarf *vd);
+		   const struct kernel_features *feat, struct vmlinux_dwarf *vd);
 
 #endif

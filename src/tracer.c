@@ -184,7 +184,6 @@ static void report_drops(struct retsnoop *skel)
 static void print_attached(const struct tracer_opts *o, struct mass_attacher *att,
 			   const struct tracer_func *funcs, size_t cnt)
 {
-	const char *dry = o->dry_run ? " (dry run)" : "";
 	size_t i;
 
 	if (o->verbose < 1)
@@ -193,14 +192,14 @@ static void print_attached(const struct tracer_opts *o, struct mass_attacher *at
 		const struct mass_attacher_func *f = &funcs[i].f;
 
 		if (o->verbose >= 2)
-			printf("Attached%s to function #%zu '%s%s%s%s' (addr 0x%llx, btf id %d, "
-			       "flags 0x%x).\n", dry, i + 1, f->name, f->module ? " [" : "",
+			printf("Attached to function #%zu '%s%s%s%s' (addr 0x%llx, btf id %d, "
+			       "flags 0x%x).\n", i + 1, f->name, f->module ? " [" : "",
 			       f->module ?: "", f->module ? "]" : "",
 			       (unsigned long long)f->addr, f->btf_id, funcs[i].flags);
 		else
-			printf("Attached%s to function #%zu '%s'.\n", dry, i + 1, f->name);
+			printf("Attached to function #%zu '%s'.\n", i + 1, f->name);
 	}
-	printf("Total %zu kernel functions attached%s successfully (%s)!\n", cnt, dry,
+	printf("Total %zu kernel functions attached successfully (%s)!\n", cnt,
 	       mass_attacher__mode_name(mass_attacher__mode(att)));
 }
 
@@ -208,7 +207,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 {
 	struct run run = { .opts = o };
 	struct mass_attacher_opts mopts = {
-		.sz = sizeof(mopts), .mode = o->mode, .dry_run = o->dry_run, .verbose = o->verbose,
+		.sz = sizeof(mopts), .mode = o->mode, .verbose = o->verbose,
 		.has_kprobe_multi = o->has_kprobe_multi, .has_cookies = o->has_cookies,
 		.has_func_ip = o->has_func_ip,
 	};
@@ -228,7 +227,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 		run.funcs[i] = (struct func_desc){ funcs[i].f.name, funcs[i].flags, funcs[i].f.addr };
 	run.func_cnt = cnt;
 
-	if (o->lbr && !o->dry_run) {
+	if (o->lbr) {
 		if (!o->has_branch_snapshot) {
 			fprintf(stderr, "--lbr needs bpf_get_branch_snapshot() (Linux 5.16+), "
 				"which this kernel lacks; run without --lbr.\n");
@@ -292,16 +291,6 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 		bpf_map__set_max_entries(skel->maps.sessions, o->sessions_size);
 	if (o->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, o->ringbuf_size);
-
-	if (o->dry_run) {
-		print_attached(o, att, funcs, cnt);
-		if (o->verbose)
-			printf("Successfully attached in 0 ms.\n");
-		printf("Dry run successful, exiting...\n");
-		printf("DONE in %ld ms.\n", now_ms() - t0);
-		err = 0;
-		goto out;
-	}
 
 	err = retsnoop__load(skel);
 	if (err) {

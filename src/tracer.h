@@ -22,7 +22,6 @@ struct tracer_func {
 struct tracer_opts {
 	size_t sz;			/* sizeof(struct tracer_opts) */
 	enum attach_mode mode;
-	bool dry_run;
 	int verbose;
 
 	/* kernel features (feature detection) */
