@@ -148,8 +148,8 @@ static int rd_v5_table(struct rd *r, const struct line_sects *sec, int offsz, co
 	return 0;
 }
 
-static int add_row(struct line_table *lt, size_t *cap, uint64_t addr, uint64_t file,
-		   uint64_t line, uint64_t col, bool end)
+static inline int add_row(struct line_table *lt, size_t *cap, uint64_t addr, uint64_t file,
+			  uint64_t line, uint64_t col, bool end)
 {
 	struct line_row row = {
 		.addr = addr,
@@ -250,6 +250,8 @@ int line_table__load(struct line_table *lt, const struct line_sects *sec, uint64
 	unsigned int min_inst, max_ops = 1, line_range, opcode_base, i;
 	const unsigned char *std_len;
 	int offsz = 4, addrsz = 8, line_base, err;
+	/* special opcodes: address and line advance, without a division per row */
+	struct { uint32_t addr; int32_t line; } spec[256];
 	size_t cap = 0;
 	bool sorted = true;
 
@@ -350,15 +352,17 @@ int line_table__load(struct line_table *lt, const struct line_sects *sec, uint64
 		err = -EINVAL;
 		goto cleanup;
 	}
+	for (i = opcode_base; i < 256; i++) {
+		spec[i].addr = (i - opcode_base) / line_range * min_inst;
+		spec[i].line = line_base + (int)((i - opcode_base) % line_range);
+	}
 
 	while (r.p < r.end && !r.bad) {
-		unsigned int op = rd_u(&r, 1);
+		unsigned int op = *r.p++;
 
 		if (op >= opcode_base) {
-			unsigned int adj = op - opcode_base;
-
-			addr += (uint64_t)(adj / line_range) * min_inst;
-			line += line_base + (int)(adj % line_range);
+			addr += spec[op].addr;
+			line += spec[op].line;
 			err = add_row(lt, &cap, addr, file, line, col, false);
 			if (err)
 				goto cleanup;

@@ -23,8 +23,8 @@ struct line_sects {
 	const unsigned char *line, *line_str, *str;
 	size_t line_sz, line_str_sz, str_sz;
 	/* not for line tables: the symbolizer's own DIE scan */
-	const unsigned char *info, *abbrev;
-	size_t info_sz, abbrev_sz;
+	const unsigned char *info, *abbrev, *rnglists, *ranges;
+	size_t info_sz, abbrev_sz, rnglists_sz, ranges_sz;
 };
 
 struct line_table {

@@ -62,6 +62,24 @@ static int buf_printf(struct buf *b, const char *fmt, ...)
 	}
 }
 
+/*
+ * Append a name or path from the file: corrupt DWARF can put tabs or newlines in it, which
+ * would break the reply's framing, so control characters become '?'.
+ */
+static int buf_field(struct buf *b, const char *s)
+{
+	size_t len = strlen(s), i;
+	int err = buf_printf(b, "%s", s);
+
+	if (err)
+		return err;
+	for (i = b->len - len; i < b->len; i++) {
+		if ((unsigned char)b->p[i] < 0x20 || b->p[i] == 0x7f)
+			b->p[i] = '?';
+	}
+	return 0;
+}
+
 static void send(const char *s, size_t len)
 {
 	/* replies go out at once: the client waits for each one (lock-step) */
@@ -190,9 +208,11 @@ static void do_sym(const char *arg)
 		return;
 	}
 	err = buf_printf(&b, "ok %d\n", n);
-	for (i = 0; i < n && !err; i++)
-		err = buf_printf(&b, "%s\t%s\t%d\t%d\n", frames[i].func, frames[i].file,
-				 frames[i].line, frames[i].col);
+	for (i = 0; i < n && !err; i++) {
+		err = buf_field(&b, frames[i].func) ?: buf_printf(&b, "\t") ?:
+		      buf_field(&b, frames[i].file) ?:
+		      buf_printf(&b, "\t%d\t%d\n", frames[i].line, frames[i].col);
+	}
 	if (err) {
 		free(b.p);
 		send_err(err, "out of memory");
@@ -212,7 +232,8 @@ static int glob_cb(void *ctx, const char *func, uint64_t addr, const char *cu_pa
 	struct glob_ctx *g = ctx;
 
 	g->n++;
-	return buf_printf(&g->b, "0x%llx\t%s\t%s\n", (unsigned long long)addr, func, cu_path);
+	return buf_printf(&g->b, "0x%llx\t", (unsigned long long)addr) ?: buf_field(&g->b, func) ?:
+	       buf_printf(&g->b, "\t") ?: buf_field(&g->b, cu_path) ?: buf_printf(&g->b, "\n");
 }
 
 static void do_glob(const char *pattern)
@@ -241,10 +262,17 @@ static void do_glob(const char *pattern)
 
 static void do_info(void)
 {
-	printf("ok 4\nversion\t%d\nfile\t%s\nkernel\t%d\ncus\t%zu\n", PROTO_VERSION, elf_path,
-	       symbolizer__is_kernel(symb), symbolizer__cu_count(symb));
-	if (fflush(stdout))
-		exit(1);
+	struct buf b = {};
+
+	if (buf_printf(&b, "ok 4\nversion\t%d\nfile\t", PROTO_VERSION) || buf_field(&b, elf_path) ||
+	    buf_printf(&b, "\nkernel\t%d\ncus\t%zu\n", symbolizer__is_kernel(symb),
+		       symbolizer__cu_count(symb))) {
+		free(b.p);
+		send_err(-ENOMEM, "out of memory");
+		return;
+	}
+	send(b.p, b.len);
+	free(b.p);
 }
 
 /* Split "verb arg" in place; returns the argument ("" if none). */
@@ -262,7 +290,8 @@ static char *split_req(char *line)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: retsnoop-sidecar [-v] ELF\n");
+	fprintf(stderr, "usage: retsnoop-sidecar [-v] [-1] ELF\n"
+		"  -v  statistics on exit   -1  no helper thread for line tables\n");
 	exit(2);
 }
 
@@ -271,11 +300,13 @@ int main(int argc, char **argv)
 	char *line = NULL, *arg;
 	size_t cap = 0;
 	ssize_t len;
-	int verbose = 0, opt;
+	int verbose = 0, single = 0, opt;
 
-	while ((opt = getopt(argc, argv, "v")) != -1) {
+	while ((opt = getopt(argc, argv, "v1")) != -1) {
 		if (opt == 'v')
 			verbose++;
+		else if (opt == '1')
+			single = 1;
 		else
 			usage();
 	}
@@ -288,6 +319,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
 	open_err = symbolizer__open(elf_path, &symb);
+	if (!open_err && single)
+		symbolizer__single_thread(symb);
 	if (open_err && verbose)
 		fprintf(stderr, "retsnoop-sidecar: %s: %s\n", elf_path, strerror(-open_err));
 

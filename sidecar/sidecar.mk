@@ -29,6 +29,7 @@ $(SIDECAR_BLOB): sidecar/blob.S $(SIDECAR_BIN) | $(OUTPUT)
 SIDECAR_T := $(OUTPUT)/unit
 SIDECAR_SAN_BIN := $(SIDECAR_T)/retsnoop-sidecar-san
 SIDECAR_FIXTURE := $(SIDECAR_T)/sidecar-fixture
+SIDECAR_FIXTURE4 := $(SIDECAR_T)/sidecar-fixture-dwarf4
 SIDECAR_FIXTURE_SRCS := $(wildcard tests/sidecar/fixture/*.c)
 SIDECAR_TEST := $(SIDECAR_T)/test_sidecar
 
@@ -44,14 +45,19 @@ $(SIDECAR_SAN_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) | $(SIDECAR_T)/sidecar-dir
 # relative source paths on purpose: DWARF then names them as the tests expect
 $(SIDECAR_FIXTURE): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.h) | $(SIDECAR_T)/sidecar-dir
 	$(call msg,FIXTURE,$@)
-	$(Q)$(CC) -g -O2 -fno-omit-frame-pointer $(SIDECAR_FIXTURE_SRCS) -o $@
+	$(Q)$(CC) -g -gdwarf-5 -O2 -fno-omit-frame-pointer $(SIDECAR_FIXTURE_SRCS) -o $@
+
+$(SIDECAR_FIXTURE4): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.h) | $(SIDECAR_T)/sidecar-dir
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -g -gdwarf-4 -O2 -fno-omit-frame-pointer $(SIDECAR_FIXTURE_SRCS) -o $@
 
 $(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/unit/unit.h $(OUTPUT)/unit/libretsnoop-san.a \
-		$(SIDECAR_BLOB) $(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE)
+		$(SIDECAR_BLOB) $(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
 		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
 		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
 		$(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@

@@ -21,6 +21,7 @@
 #include <elfutils/libdw.h>
 
 #include "dwarf_read.h"
+#include "line_worker.h"
 #include "lines.h"
 #include "symbolizer.h"
 
@@ -65,10 +66,14 @@ struct cu {
 	bool die_ok;
 	bool indexed;
 	bool files_ok;
-	int lines_state;	/* 0: not loaded, 1: own table, -1: use libdw */
+	int lines_state;	/* 0: not loaded, 1: own table, -1: use libdw, 2: on the worker */
 	struct line_table lt;
 	char **paths;		/* normalized path per lt file index, lazily */
 	const char *comp_dir;
+	uint64_t base;		/* DW_AT_low_pc of the CU DIE: base of its range lists */
+	bool has_base;
+	uint64_t stmt_list;
+	bool has_stmt_list;	/* read by the own scanner; else ask libdw */
 	Dwarf_Files *files;
 	size_t nfiles;
 	struct scope *scopes;
@@ -126,10 +131,14 @@ struct symbolizer {
 
 	struct symb_stats stats;
 
+	struct line_worker *lw;
+	bool lw_tried;
+	bool single_thread;
+
 	/* abbreviations of the last unit scanned (a function expansion re-scans its CU's) */
 	struct abbrev *ab;
 	uint64_t *ab_specs;
-	size_t nab;
+	size_t nab, ab_cap, ab_specs_cap;
 	uint64_t ab_off;
 	int ab_unit[3];		/* offset size, address size, version they were laid out for */
 	bool ab_valid;
@@ -373,6 +382,18 @@ static struct cu *cu_by_die_off(struct symbolizer *s, Dwarf_Off off)
 	return NULL;
 }
 
+/* The values of one DIE that the index needs, read without libdw. */
+struct die_vals {
+	uint64_t low, high, ranges, stmt_list;
+	uint64_t origin;	/* unit-relative abstract_origin, else specification; 0: none */
+	uint64_t call_file, call_line, call_col;
+	const char *name, *linkage_name, *comp_dir;
+	bool has_low, has_high, high_is_off, has_ranges, has_stmt_list;
+	bool has_call_file, has_call_line, has_call_col;
+};
+
+static int cu_read_own(struct symbolizer *s, struct cu *cu);
+
 static int cu_load_die(struct symbolizer *s, struct cu *cu)
 {
 	Dwarf_Attribute attr;
@@ -382,6 +403,8 @@ static int cu_load_die(struct symbolizer *s, struct cu *cu)
 	if (!dwarf_offdie(s->dw, cu->die_off, &cu->die))
 		return -EINVAL;
 	cu->die_ok = true;
+	if (!cu_read_own(s, cu))
+		return 0;
 	if (dwarf_attr(&cu->die, DW_AT_comp_dir, &attr))
 		cu->comp_dir = dwarf_formstring(&attr);
 	return 0;
@@ -492,17 +515,20 @@ static struct cu *find_cu(struct symbolizer *s, uint64_t addr)
 	return NULL;
 }
 
-/* Own line table of a CU; false when libdw has to be asked instead. */
-static bool cu_lines(struct symbolizer *s, struct cu *cu)
+static bool cu_stmt_list(struct cu *cu, Dwarf_Word *off)
 {
-	Dwarf_Word off;
+	if (cu->has_stmt_list) {
+		*off = cu->stmt_list;
+		return true;
+	}
+	return !die_udata(&cu->die, DW_AT_stmt_list, off);
+}
 
-	if (cu->lines_state)
-		return cu->lines_state > 0;
+/* A loaded own line table becomes usable; false if that fails. */
+static bool lines_loaded(struct cu *cu, int err)
+{
 	cu->lines_state = -1;
-	if (die_udata(&cu->die, DW_AT_stmt_list, &off))
-		return false;
-	if (line_table__load(&cu->lt, &s->sects, off))
+	if (err)
 		return false;
 	cu->paths = calloc(cu->lt.nfiles ? cu->lt.nfiles : 1, sizeof(*cu->paths));
 	if (!cu->paths) {
@@ -511,6 +537,38 @@ static bool cu_lines(struct symbolizer *s, struct cu *cu)
 	}
 	cu->lines_state = 1;
 	return true;
+}
+
+/* Own line table of a CU; false when libdw has to be asked instead. */
+static bool cu_lines(struct symbolizer *s, struct cu *cu)
+{
+	Dwarf_Word off;
+
+	if (cu->lines_state == 2)
+		return lines_loaded(cu, line_worker__wait(s->lw));
+	if (cu->lines_state)
+		return cu->lines_state > 0;
+	cu->lines_state = -1;
+	if (!cu_stmt_list(cu, &off))
+		return false;
+	return lines_loaded(cu, line_table__load(&cu->lt, &s->sects, off));
+}
+
+/* Hand a cold CU's line table to the worker thread while this one scans the CU's DIEs. */
+static void cu_lines_async(struct symbolizer *s, struct cu *cu)
+{
+	Dwarf_Word off;
+
+	if (cu->lines_state || s->single_thread || !s->sects.line)
+		return;
+	if (!s->lw_tried) {
+		s->lw_tried = true;
+		s->lw = line_worker__new(&s->sects);
+	}
+	if (!s->lw || !cu_stmt_list(cu, &off))
+		return;
+	line_worker__submit(s->lw, &cu->lt, off);
+	cu->lines_state = 2;
 }
 
 static const char *cu_own_file(struct symbolizer *s, struct cu *cu, uint64_t idx)
@@ -652,12 +710,29 @@ static int index_children(struct symbolizer *s, struct cu *cu, Dwarf_Die *parent
  * subtrees by DW_AT_sibling when present, and hands only subprogram/inline DIEs to libdw.
  * It makes the same decisions as index_children(); -ENOTSUP falls back to that.
  */
+/* Steps of a compiled variable-size abbreviation: kind << 24 | argument. */
+enum {
+	STEP_SKIP = 1,		/* skip argument bytes */
+	STEP_ULEB,		/* one LEB128 */
+	STEP_BLOCK_ULEB,	/* LEB128 length, then that many bytes */
+	STEP_BLOCK1,
+	STEP_BLOCK2,
+	STEP_BLOCK4,
+	STEP_STRING,		/* NUL-terminated */
+	STEP_SIB,		/* DW_AT_sibling of argument bytes */
+};
+#define MAX_STEPS 12
+
 struct abbrev {
 	uint64_t tag;
 	bool children;
-	uint32_t spec, nspec;	/* spec[]: index of the first (attribute, form) pair, pair count */
+	uint32_t spec, nspec;	/* spec[]: first (attribute, form, implicit value) triple, count */
 	int fixed;		/* size of all attribute values if constant, else -1 */
 	int sib_pos, sib_size;	/* where DW_AT_sibling's value is in a fixed-size DIE, or -1 */
+	bool has_code;		/* DW_AT_low_pc or DW_AT_ranges: can have address ranges */
+	/* variable-size DIEs: the values as a few skip steps (STEP_*), nstep 0 if not possible */
+	uint8_t nstep;
+	uint32_t steps[MAX_STEPS];
 };
 
 struct scan {
@@ -667,6 +742,35 @@ struct scan {
 };
 
 DEFINE_DWARF_READERS(sc, struct scan)
+
+/* LEB128 values below 128 are the common case: one byte, no loop */
+static inline uint64_t sc_uleb_fast(struct scan *r)
+{
+	if (r->p < r->end && *r->p < 0x80)
+		return *r->p++;
+	return sc_uleb(r);
+}
+
+static int64_t sc_sleb(struct scan *r)
+{
+	uint64_t v = 0;
+	int shift = 0;
+
+	while (r->p < r->end) {
+		unsigned char b = *r->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80)) {
+			if (shift < 64 && (b & 0x40))
+				v |= ~(uint64_t)0 << shift;
+			return (int64_t)v;
+		}
+	}
+	r->bad = true;
+	return 0;
+}
 
 static void sc_skip(struct scan *r, uint64_t n)
 {
@@ -790,6 +894,123 @@ static int form_size(uint64_t form, const struct scan *u)
 	}
 }
 
+static bool add_step(struct abbrev *a, int kind, uint32_t arg)
+{
+	if (kind == STEP_SKIP && a->nstep && a->steps[a->nstep - 1] >> 24 == STEP_SKIP) {
+		a->steps[a->nstep - 1] += arg;	/* coalesce constant sizes */
+		return true;
+	}
+	if (a->nstep == MAX_STEPS)
+		return false;
+	a->steps[a->nstep++] = (uint32_t)kind << 24 | arg;
+	return true;
+}
+
+/* The few steps that skip the values of a variable-size DIE; nstep 0 if it cannot. */
+static void abbrev_steps(struct abbrev *a, const uint64_t *specs, const struct scan *u)
+{
+	uint32_t i;
+
+	a->nstep = 0;
+	for (i = 0; i < a->nspec; i++) {
+		uint64_t attr = specs[a->spec + 3 * i], form = specs[a->spec + 3 * i + 1];
+		int sz = form_size(form, u), kind = 0;
+
+		if (attr == DW_AT_sibling) {
+			if (form < DW_FORM_ref1 || form > DW_FORM_ref8 || sz <= 0)
+				goto fail;
+			if (!add_step(a, STEP_SIB, sz))
+				goto fail;
+			continue;
+		}
+		if (sz >= 0) {
+			if (sz && !add_step(a, STEP_SKIP, sz))
+				goto fail;
+			continue;
+		}
+		switch (form) {
+		case DW_FORM_udata: case DW_FORM_sdata: case DW_FORM_strx: case DW_FORM_addrx:
+		case DW_FORM_rnglistx: case DW_FORM_loclistx: case DW_FORM_GNU_addr_index:
+		case DW_FORM_GNU_str_index: case DW_FORM_ref_udata:
+			kind = STEP_ULEB;
+			break;
+		case DW_FORM_block: case DW_FORM_exprloc:
+			kind = STEP_BLOCK_ULEB;
+			break;
+		case DW_FORM_block1:
+			kind = STEP_BLOCK1;
+			break;
+		case DW_FORM_block2:
+			kind = STEP_BLOCK2;
+			break;
+		case DW_FORM_block4:
+			kind = STEP_BLOCK4;
+			break;
+		case DW_FORM_string:
+			kind = STEP_STRING;
+			break;
+		default:
+			goto fail;	/* DW_FORM_indirect and unknown forms */
+		}
+		if (!add_step(a, kind, 0))
+			goto fail;
+	}
+	if (a->nstep)
+		return;
+fail:
+	a->nstep = 0;
+}
+
+/* Run a compiled abbreviation's steps over one DIE; its DW_AT_sibling value if any. */
+static uint64_t run_steps(struct scan *r, const struct abbrev *a)
+{
+	uint64_t sib = 0;
+	int i;
+
+	for (i = 0; i < a->nstep; i++) {
+		uint32_t arg = a->steps[i] & 0xffffff;
+
+		switch (a->steps[i] >> 24) {
+		case STEP_SKIP:
+			sc_skip(r, arg);
+			break;
+		case STEP_ULEB:
+			/* the value does not matter: find the last byte */
+			while (r->p < r->end && (*r->p & 0x80))
+				r->p++;
+			sc_skip(r, 1);
+			break;
+		case STEP_BLOCK_ULEB:
+			sc_skip(r, sc_uleb(r));
+			break;
+		case STEP_BLOCK1:
+			sc_skip(r, sc_u(r, 1));
+			break;
+		case STEP_BLOCK2:
+			sc_skip(r, sc_u(r, 2));
+			break;
+		case STEP_BLOCK4:
+			sc_skip(r, sc_u(r, 4));
+			break;
+		case STEP_STRING: {
+			const unsigned char *nul = memchr(r->p, 0, r->end - r->p);
+
+			if (!nul) {
+				r->bad = true;
+				r->p = r->end;
+			} else {
+				r->p = nul + 1;
+			}
+			break;
+		}
+		case STEP_SIB:
+			sib = sc_u(r, arg);
+			break;
+		}
+	}
+	return sib;
+}
+
 /* Most DIEs (types) have only constant-size values: skip them in one step. */
 static void abbrev_layout(struct abbrev *a, const uint64_t *specs, const struct scan *u)
 {
@@ -797,13 +1018,18 @@ static void abbrev_layout(struct abbrev *a, const uint64_t *specs, const struct 
 
 	a->fixed = 0;
 	a->sib_pos = -1;
+	a->has_code = false;
 	for (i = 0; i < a->nspec; i++) {
-		uint64_t attr = specs[a->spec + 2 * i], form = specs[a->spec + 2 * i + 1];
-		int sz = form_size(form, u);
+		uint64_t attr = specs[a->spec + 3 * i], form = specs[a->spec + 3 * i + 1];
+		int sz = a->fixed < 0 ? 0 : form_size(form, u);
 
+		if (attr == DW_AT_low_pc || attr == DW_AT_ranges)
+			a->has_code = true;
+		if (a->fixed < 0)
+			continue;
 		if (sz < 0) {
 			a->fixed = -1;
-			return;
+			continue;
 		}
 		if (attr == DW_AT_sibling && form >= DW_FORM_ref1 && form <= DW_FORM_ref8) {
 			a->sib_pos = a->fixed;
@@ -811,26 +1037,34 @@ static void abbrev_layout(struct abbrev *a, const uint64_t *specs, const struct 
 		}
 		a->fixed += sz;
 	}
+	if (a->fixed < 0)
+		abbrev_steps(a, specs, u);
 }
 
+/*
+ * The abbreviation table at @off, indexed by code, into arrays that are reused from unit to
+ * unit (*acap, *scap: their capacities); codes below *nabbrevs without an entry have tag 0.
+ */
 static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbrev **abbrevs,
-			size_t *nabbrevs, uint64_t **specs, const struct scan *u)
+			size_t *acap, size_t *nabbrevs, uint64_t **specs, size_t *scap,
+			const struct scan *u)
 {
 	struct scan r = { sec->abbrev + off, sec->abbrev + sec->abbrev_sz, 0, 0, 0, false };
-	size_t acap = 0, scap = 0, nspec = 0;
+	size_t n = 0, nspec = 0;
 	uint64_t code;
 
+	*nabbrevs = 0;
 	if (off >= sec->abbrev_sz)
 		return -ENOTSUP;
-	while ((code = sc_uleb(&r)) != 0 && !r.bad) {
+	while ((code = sc_uleb_fast(&r)) != 0 && !r.bad) {
 		struct abbrev *a;
 		uint64_t attr, form;
 
 		/* codes are small and dense in practice; refuse anything else */
 		if (code > 1000000)
 			return -ENOTSUP;
-		if (code >= acap) {
-			size_t ncap = acap ? acap : 256;
+		if (code >= *acap) {
+			size_t ncap = *acap ? *acap : 256;
 			struct abbrev *na;
 
 			while (ncap <= code)
@@ -838,41 +1072,45 @@ static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbre
 			na = realloc(*abbrevs, ncap * sizeof(*na));
 			if (!na)
 				return -ENOMEM;
-			memset(na + acap, 0, (ncap - acap) * sizeof(*na));
 			*abbrevs = na;
-			acap = ncap;
+			*acap = ncap;
+		}
+		if (code >= n) {
+			/* only the tag marks an entry as defined */
+			for (; n <= code; n++)
+				(*abbrevs)[n].tag = 0;
 		}
 		a = &(*abbrevs)[code];
-		a->tag = sc_uleb(&r);
+		a->tag = sc_uleb_fast(&r);
 		a->children = sc_u(&r, 1);
 		a->spec = nspec;
 		for (;;) {
-			attr = sc_uleb(&r);
-			form = sc_uleb(&r);
+			attr = sc_uleb_fast(&r);
+			form = sc_uleb_fast(&r);
 			if (r.bad)
 				return -EINVAL;
 			if (!attr && !form)
 				break;
-			if (form == DW_FORM_implicit_const)
-				sc_uleb(&r);	/* the value lives here, not in the DIE */
-			if (nspec + 2 > scap) {
-				size_t ncap = scap ? scap * 2 : 1024;
+			if (nspec + 3 > *scap) {
+				size_t ncap = *scap ? *scap * 2 : 1024;
 				uint64_t *ns = realloc(*specs, ncap * sizeof(*ns));
 
 				if (!ns)
 					return -ENOMEM;
 				*specs = ns;
-				scap = ncap;
+				*scap = ncap;
 			}
 			(*specs)[nspec++] = attr;
 			(*specs)[nspec++] = form;
+			/* an implicit constant's value lives here, not in the DIE */
+			(*specs)[nspec++] = form == DW_FORM_implicit_const ? (uint64_t)sc_sleb(&r) : 0;
 		}
-		a->nspec = (nspec - a->spec) / 2;
+		a->nspec = (nspec - a->spec) / 3;
 		abbrev_layout(a, *specs, u);
 		if (!a->tag)
 			return -EINVAL;
 	}
-	*nabbrevs = acap;
+	*nabbrevs = n;
 	return r.bad ? -EINVAL : 0;
 }
 
@@ -904,59 +1142,431 @@ static int add_func(struct cu *cu, Dwarf_Off off, int scope)
  * Without @fn: the CU's top-level functions, into cu->all and cu->funcs. With @fn: the
  * inlined subroutines of that function, into its own table.
  */
+/*
+ * Position @r at the start of @cu's unit (end, offset and address size, version) and make
+ * the symbolizer's abbreviation table the unit's. -ENOTSUP: leave the unit to libdw.
+ */
+static int unit_open(struct symbolizer *s, struct cu *cu, struct scan *r)
+{
+	const struct line_sects *sec = &s->sects;
+	uint64_t len, abbrev_off;
+	int err;
+
+	if (!sec->info || !sec->abbrev || cu->unit_off >= sec->info_sz ||
+	    cu->die_off >= sec->info_sz)
+		return -ENOTSUP;
+	*r = (struct scan){ sec->info + cu->unit_off, sec->info + sec->info_sz, 4, 8, 0, false };
+	len = sc_u(r, 4);
+	if (len == 0xffffffff) {
+		len = sc_u(r, 8);
+		r->offsz = 8;
+	}
+	if (r->bad || len > (uint64_t)(r->end - r->p))
+		return -ENOTSUP;
+	r->end = r->p + len;
+	r->version = sc_u(r, 2);
+	if (r->version >= 5) {
+		sc_u(r, 1);	/* unit type */
+		r->addrsz = sc_u(r, 1);
+		abbrev_off = sc_u(r, r->offsz);
+	} else if (r->version >= 2) {
+		abbrev_off = sc_u(r, r->offsz);
+		r->addrsz = sc_u(r, 1);
+	} else {
+		return -ENOTSUP;
+	}
+	if (r->bad || (r->addrsz != 4 && r->addrsz != 8) ||
+	    (uint64_t)(sec->info + cu->die_off - r->p) > (uint64_t)(r->end - r->p))
+		return -ENOTSUP;
+	if (!s->ab_valid || s->ab_off != abbrev_off || s->ab_unit[0] != r->offsz ||
+	    s->ab_unit[1] != r->addrsz || s->ab_unit[2] != r->version) {
+		s->ab_valid = false;
+		err = load_abbrevs(sec, abbrev_off, &s->ab, &s->ab_cap, &s->nab, &s->ab_specs,
+				   &s->ab_specs_cap, r);
+		if (err)
+			return err;
+		s->ab_valid = true;
+		s->ab_off = abbrev_off;
+		s->ab_unit[0] = r->offsz;
+		s->ab_unit[1] = r->addrsz;
+		s->ab_unit[2] = r->version;
+	}
+	return 0;
+}
+
+
+/* A NUL-terminated string at @off of a string section, NULL if it is not one. */
+static const char *sect_cstr(const unsigned char *sec, size_t sz, uint64_t off)
+{
+	if (!sec || off >= sz || !memchr(sec + off, 0, sz - off))
+		return NULL;
+	return (const char *)sec + off;
+}
+
+/* Read the DIE at .debug_info offset @off of the open unit @u; -ENOTSUP for what libdw must do. */
+static int read_die(const struct symbolizer *s, const struct scan *u, uint64_t off,
+		    struct die_vals *v)
+{
+	const struct line_sects *sec = &s->sects;
+	struct scan r = *u;
+	const struct abbrev *a;
+	uint64_t code;
+	uint32_t i;
+
+	memset(v, 0, sizeof(*v));
+	r.p = sec->info + off;
+	if (r.p < u->p || r.p >= u->end)
+		return -ENOTSUP;
+	code = sc_uleb(&r);
+	if (r.bad || !code || code >= s->nab || !s->ab[code].tag)
+		return -ENOTSUP;
+	a = &s->ab[code];
+	for (i = 0; i < a->nspec; i++) {
+		const uint64_t *sp = &s->ab_specs[a->spec + 3 * i];
+		uint64_t attr = sp[0], form = sp[1], val = 0, ref;
+		const char *str = NULL;
+		bool is_str = false, is_ref = false, is_const = false, is_addr = false;
+
+		switch (form) {
+		case DW_FORM_addr:
+			val = sc_u(&r, r.addrsz);
+			is_addr = true;
+			break;
+		case DW_FORM_data1: case DW_FORM_data2: case DW_FORM_data4: case DW_FORM_data8:
+			val = sc_u(&r, form == DW_FORM_data1 ? 1 : form == DW_FORM_data2 ? 2 :
+				   form == DW_FORM_data4 ? 4 : 8);
+			is_const = true;
+			break;
+		case DW_FORM_udata:
+			val = sc_uleb(&r);
+			is_const = true;
+			break;
+		case DW_FORM_implicit_const:
+			val = sp[2];
+			is_const = true;
+			break;
+		case DW_FORM_sec_offset:
+			val = sc_u(&r, r.offsz);
+			break;
+		case DW_FORM_ref1: case DW_FORM_ref2: case DW_FORM_ref4: case DW_FORM_ref8:
+			val = sc_u(&r, form == DW_FORM_ref1 ? 1 : form == DW_FORM_ref2 ? 2 :
+				   form == DW_FORM_ref4 ? 4 : 8);
+			is_ref = true;
+			break;
+		case DW_FORM_ref_udata:
+			val = sc_uleb(&r);
+			is_ref = true;
+			break;
+		case DW_FORM_strp:
+			str = sect_cstr(sec->str, sec->str_sz, sc_u(&r, r.offsz));
+			is_str = true;
+			break;
+		case DW_FORM_line_strp:
+			str = sect_cstr(sec->line_str, sec->line_str_sz, sc_u(&r, r.offsz));
+			is_str = true;
+			break;
+		case DW_FORM_string:
+			str = (const char *)r.p;
+			if (sc_form(&r, form, &ref))
+				return -ENOTSUP;
+			is_str = true;
+			break;
+		default:
+			if (sc_form(&r, form, &ref))
+				return -ENOTSUP;
+			/* any other form of an attribute that matters: libdw knows more */
+			switch (attr) {
+			case DW_AT_low_pc: case DW_AT_high_pc: case DW_AT_ranges: case DW_AT_name:
+			case DW_AT_linkage_name: case DW_AT_MIPS_linkage_name: case DW_AT_abstract_origin:
+			case DW_AT_specification: case DW_AT_call_file: case DW_AT_call_line:
+			case DW_AT_call_column: case DW_AT_comp_dir: case DW_AT_stmt_list:
+				return -ENOTSUP;
+			}
+			continue;
+		}
+		if (r.bad)
+			return -ENOTSUP;
+		switch (attr) {
+		case DW_AT_low_pc:
+			if (!is_addr)
+				return -ENOTSUP;
+			v->low = val;
+			v->has_low = true;
+			break;
+		case DW_AT_high_pc:
+			if (!is_addr && !is_const)
+				return -ENOTSUP;
+			v->high = val;
+			v->has_high = true;
+			v->high_is_off = is_const;
+			break;
+		case DW_AT_ranges:
+			/* DWARF 2/3 put section offsets in data4/data8 */
+			if (form != DW_FORM_sec_offset &&
+			    !(u->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8)))
+				return -ENOTSUP;
+			v->ranges = val;
+			v->has_ranges = true;
+			break;
+		case DW_AT_stmt_list:
+			if (form != DW_FORM_sec_offset &&
+			    !(u->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8)))
+				return -ENOTSUP;
+			v->stmt_list = val;
+			v->has_stmt_list = true;
+			break;
+		case DW_AT_name:
+		case DW_AT_linkage_name:
+		case DW_AT_MIPS_linkage_name:
+		case DW_AT_comp_dir:
+			if (!is_str || !str)
+				return -ENOTSUP;
+			if (attr == DW_AT_name)
+				v->name = str;
+			else if (attr == DW_AT_comp_dir)
+				v->comp_dir = str;
+			else if (!v->linkage_name)
+				v->linkage_name = str;
+			break;
+		case DW_AT_abstract_origin:
+		case DW_AT_specification:
+			if (!is_ref || !val)
+				return -ENOTSUP;
+			if (attr == DW_AT_abstract_origin || !v->origin)
+				v->origin = val;
+			break;
+		case DW_AT_call_file:
+		case DW_AT_call_line:
+		case DW_AT_call_column:
+			if (!is_const)
+				return -ENOTSUP;
+			if (attr == DW_AT_call_file) {
+				v->call_file = val;
+				v->has_call_file = true;
+			} else if (attr == DW_AT_call_line) {
+				v->call_line = val;
+				v->has_call_line = true;
+			} else {
+				v->call_col = val;
+				v->has_call_col = true;
+			}
+			break;
+		}
+	}
+	return 0;
+}
+
+/* The CU DIE's attributes; libdw would parse the unit's whole abbreviation table for them. */
+static int cu_read_own(struct symbolizer *s, struct cu *cu)
+{
+	struct die_vals v;
+	struct scan u;
+	int err;
+
+	err = unit_open(s, cu, &u);
+	if (!err)
+		err = read_die(s, &u, cu->die_off, &v);
+	if (err)
+		return err;
+	cu->comp_dir = v.comp_dir;
+	cu->base = v.low;
+	cu->has_base = v.has_low;
+	cu->stmt_list = v.stmt_list;
+	cu->has_stmt_list = v.has_stmt_list;
+	return 0;
+}
+
+/*
+ * The name of the DIE at @off the way libdw's dwarf_attr_integrate() finds it: DW_AT_name
+ * on the DIE or along its abstract_origin/specification chain, else the linkage name.
+ */
+static int own_die_name(const struct symbolizer *s, const struct scan *u, uint64_t unit_off,
+			const struct die_vals *first, const char **name)
+{
+	const char *linkage = NULL;
+	struct die_vals v = *first;
+	int hops = 0, err;
+
+	for (;;) {
+		if (v.name) {
+			*name = v.name;
+			return 0;
+		}
+		if (!linkage)
+			linkage = v.linkage_name;
+		if (!v.origin)
+			break;
+		if (++hops > 16)
+			return -ENOTSUP;
+		err = read_die(s, u, unit_off + v.origin, &v);
+		if (err)
+			return err;
+	}
+	/* dwarf_attr_integrate() follows the same chain for the linkage name */
+	*name = linkage;
+	return 0;
+}
+
+/* Append the ranges of a DW_AT_ranges list to the current range table. */
+static int own_ranges(struct symbolizer *s, struct cu *cu, const struct scan *u, uint64_t off,
+		      int idx, int depth, int *nr)
+{
+	const struct line_sects *sec = &s->sects;
+	uint64_t base = cu->base, lo, hi;
+	struct scan r = *u;
+	int guard = 0;
+
+	if (!cu->has_base)
+		return -ENOTSUP;
+	if (u->version >= 5) {
+		if (!sec->rnglists || off >= sec->rnglists_sz)
+			return -ENOTSUP;
+		r.p = sec->rnglists + off;
+		r.end = sec->rnglists + sec->rnglists_sz;
+	} else {
+		if (!sec->ranges || off >= sec->ranges_sz)
+			return -ENOTSUP;
+		r.p = sec->ranges + off;
+		r.end = sec->ranges + sec->ranges_sz;
+	}
+	for (;;) {
+		struct srange *rt;
+
+		if (++guard > 1000000)
+			return -ENOTSUP;
+		if (u->version >= 5) {
+			unsigned int kind = sc_u(&r, 1);
+
+			if (r.bad)
+				return -ENOTSUP;
+			if (kind == DW_RLE_end_of_list)
+				break;
+			switch (kind) {
+			case DW_RLE_offset_pair:
+				lo = base + sc_uleb(&r);
+				hi = base + sc_uleb(&r);
+				break;
+			case DW_RLE_base_address:
+				base = sc_u(&r, r.addrsz);
+				continue;
+			case DW_RLE_start_end:
+				lo = sc_u(&r, r.addrsz);
+				hi = sc_u(&r, r.addrsz);
+				break;
+			case DW_RLE_start_length:
+				lo = sc_u(&r, r.addrsz);
+				hi = lo + sc_uleb(&r);
+				break;
+			default:
+				return -ENOTSUP;	/* indexed forms need .debug_addr */
+			}
+		} else {
+			uint64_t max = r.addrsz == 8 ? ~(uint64_t)0 : 0xffffffffu;
+
+			lo = sc_u(&r, r.addrsz);
+			hi = sc_u(&r, r.addrsz);
+			if (!lo && !hi)
+				break;
+			if (lo == max) {
+				base = hi;
+				continue;
+			}
+			lo += base;
+			hi += base;
+		}
+		if (r.bad)
+			return -ENOTSUP;
+		if (lo >= hi)
+			continue;
+		rt = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1, sizeof(*rt));
+		if (!rt)
+			return -ENOMEM;
+		cu->cur->r = rt;
+		cu->cur->r[cu->cur->n++] = (struct srange){ lo, hi, idx, depth, -1 };
+		(*nr)++;
+	}
+	return r.bad ? -ENOTSUP : 0;
+}
+
+/*
+ * add_scope() for the DIE at @off of the open unit @u, reading it with the own scanner;
+ * libdw (which parses the unit's abbreviations once more) only for what that cannot read.
+ */
+static int add_scope_at(struct symbolizer *s, struct cu *cu, const struct scan *u, Dwarf_Off off,
+			int parent, int depth)
+{
+	int idx = cu->nscopes, nr = 0, saved = cu->cur->n, err;
+	struct die_vals v;
+	const char *name;
+	struct scope *sc;
+	Dwarf_Die die;
+
+	err = read_die(s, u, off, &v);
+	if (!err) {
+		if (v.has_low && v.has_high) {
+			uint64_t hi = v.high_is_off ? v.low + v.high : v.high;
+
+			if (v.low < hi) {
+				struct srange *rt = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1,
+							 sizeof(*rt));
+
+				if (!rt)
+					return -ENOMEM;
+				cu->cur->r = rt;
+				cu->cur->r[cu->cur->n++] = (struct srange){ v.low, hi, idx, depth, -1 };
+				nr++;
+			}
+		} else if (v.has_ranges) {
+			err = own_ranges(s, cu, u, v.ranges, idx, depth, &nr);
+		}
+	}
+	if (!err && nr)
+		err = own_die_name(s, u, cu->unit_off, &v, &name);
+	if (err == -ENOMEM)
+		return err;
+	if (err) {
+		cu->cur->n = saved;
+		die_at(cu, off, &die);
+		return add_scope(s, cu, &die, parent, depth);
+	}
+	if (!nr)
+		return -1;
+
+	sc = grow(cu->scopes, &cu->cap_scopes, idx + 1, sizeof(*sc));
+	if (!sc)
+		return -ENOMEM;
+	cu->scopes = sc;
+	sc = &cu->scopes[idx];
+	memset(sc, 0, sizeof(*sc));
+	sc->name = name ?: "??";
+	sc->parent = parent;
+	sc->func = -1;
+	if (parent >= 0) {
+		sc->call_file = v.has_call_file ? cu_file(s, cu, v.call_file) : "??";
+		if (v.has_call_line)
+			sc->call_line = (int)v.call_line;
+		if (v.has_call_col)
+			sc->call_col = (int)v.call_col;
+	}
+	cu->nscopes++;
+	return idx;
+}
+
 static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 {
 	const struct line_sects *sec = &s->sects;
 	struct { int pscope; bool want; } st[MAX_DIE_DEPTH + 1];
 	struct abbrev *abbrevs;
-	uint64_t *specs, len, abbrev_off;
+	uint64_t *specs;
 	size_t nabbrevs;
-	struct scan r;
+	struct scan r, unit;
 	int depth = 0, err;
 	bool root = true;
 
-	if (!sec->info || !sec->abbrev || cu->unit_off >= sec->info_sz ||
-	    cu->die_off >= sec->info_sz)
-		return -ENOTSUP;
-	r = (struct scan){ sec->info + cu->unit_off, sec->info + sec->info_sz, 4, 8, 0, false };
-	len = sc_u(&r, 4);
-	if (len == 0xffffffff) {
-		len = sc_u(&r, 8);
-		r.offsz = 8;
-	}
-	if (r.bad || len > (uint64_t)(r.end - r.p))
-		return -ENOTSUP;
-	r.end = r.p + len;
-	r.version = sc_u(&r, 2);
-	if (r.version >= 5) {
-		sc_u(&r, 1);	/* unit type */
-		r.addrsz = sc_u(&r, 1);
-		abbrev_off = sc_u(&r, r.offsz);
-	} else if (r.version >= 2) {
-		abbrev_off = sc_u(&r, r.offsz);
-		r.addrsz = sc_u(&r, 1);
-	} else {
-		return -ENOTSUP;
-	}
-	if (r.bad || (uint64_t)(sec->info + cu->die_off - r.p) > (uint64_t)(r.end - r.p))
-		return -ENOTSUP;
-	if (!s->ab_valid || s->ab_off != abbrev_off || s->ab_unit[0] != r.offsz ||
-	    s->ab_unit[1] != r.addrsz || s->ab_unit[2] != r.version) {
-		free(s->ab);
-		free(s->ab_specs);
-		s->ab = NULL;
-		s->ab_specs = NULL;
-		s->nab = 0;
-		s->ab_valid = false;
-		err = load_abbrevs(sec, abbrev_off, &s->ab, &s->nab, &s->ab_specs, &r);
-		if (err)
-			return err;
-		s->ab_valid = true;
-		s->ab_off = abbrev_off;
-		s->ab_unit[0] = r.offsz;
-		s->ab_unit[1] = r.addrsz;
-		s->ab_unit[2] = r.version;
-	}
+	err = unit_open(s, cu, &r);
+	if (err)
+		return err;
+	unit = r;	/* unit.p: where DIEs may start */
 	abbrevs = s->ab;
 	specs = s->ab_specs;
 	nabbrevs = s->nab;
@@ -964,7 +1574,8 @@ static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 	r.p = sec->info + (fn ? fn->off : cu->die_off);
 	while (r.p < r.end) {
 		Dwarf_Off off = r.p - sec->info;
-		uint64_t code = sc_uleb(&r), sib = 0, ref;
+		/* one-byte codes are the common case */
+		uint64_t code = r.p < r.end && *r.p < 0x80 ? *r.p++ : sc_uleb(&r), sib = 0, ref;
 		struct abbrev *a;
 		bool want = false;
 		int pscope = -1, idx;
@@ -996,8 +1607,15 @@ static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 			}
 			r.p += a->fixed;
 		}
-		for (i = 0; a->fixed < 0 && i < a->nspec; i++) {
-			uint64_t attr = specs[a->spec + 2 * i], form = specs[a->spec + 2 * i + 1];
+		if (a->fixed < 0 && a->nstep) {
+			sib = run_steps(&r, a);
+			if (r.bad) {
+				err = -ENOTSUP;
+				goto cleanup;
+			}
+		}
+		for (i = 0; a->fixed < 0 && !a->nstep && i < a->nspec; i++) {
+			uint64_t attr = specs[a->spec + 3 * i], form = specs[a->spec + 3 * i + 1];
 
 			err = sc_form(&r, form, &ref);
 			if (err) {
@@ -1019,14 +1637,13 @@ static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 		}
 		if (st[depth].want) {
 			int ps = st[depth].pscope;
-			Dwarf_Die die;
 
 			switch (a->tag) {
 			case DW_TAG_subprogram:
-				if (ps >= 0)
+				/* declarations and abstract instances: no code, no libdw calls */
+				if (ps >= 0 || !a->has_code)
 					break;
-				die_at(cu, off, &die);
-				idx = add_scope(s, cu, &die, -1, depth - 1);
+				idx = add_scope_at(s, cu, &unit, off, -1, depth - 1);
 				if (idx == -ENOMEM) {
 					err = idx;
 					goto cleanup;
@@ -1040,11 +1657,13 @@ static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 			case DW_TAG_inlined_subroutine:
 				if (ps < 0)
 					break;
-				die_at(cu, off, &die);
-				idx = add_scope(s, cu, &die, ps, depth);
-				if (idx == -ENOMEM) {
-					err = idx;
-					goto cleanup;
+				idx = -1;
+				if (a->has_code) {
+					idx = add_scope_at(s, cu, &unit, off, ps, depth);
+					if (idx == -ENOMEM) {
+						err = idx;
+						goto cleanup;
+					}
 				}
 				want = true;
 				pscope = idx >= 0 ? idx : ps;
@@ -1335,8 +1954,20 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 
 	cu = s->dw ? find_cu(s, addr) : NULL;
 	if (cu) {
-		uint64_t t0 = now_ns(), t1;
+		uint64_t t0, t1;
 
+		if (!cu->indexed) {
+			cu_lines_async(s, cu);
+			t1 = now_ns();
+			s->stats.cus_indexed++;
+			err = index_cu(s, cu);
+			s->stats.index_ns += now_ns() - t1;
+			if (err) {
+				cu_lines(s, cu);	/* never leave a job in flight */
+				return err;
+			}
+		}
+		t0 = now_ns();
 		if (cu_lines(s, cu)) {
 			const struct line_row *row = line_table__find(&cu->lt, addr);
 
@@ -1356,14 +1987,6 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 		}
 		t1 = now_ns();
 		s->stats.lines_ns += t1 - t0;
-		if (!cu->indexed) {
-			s->stats.cus_indexed++;
-			err = index_cu(s, cu);
-			s->stats.index_ns += now_ns() - t1;
-			if (err)
-				return err;
-		}
-		t1 = now_ns();
 		sid = find_scope(s, cu, addr);
 		if (sid < -1)
 			return sid;
@@ -1462,6 +2085,11 @@ int symbolizer__is_kernel(const struct symbolizer *s)
 	return s->kernel;
 }
 
+void symbolizer__single_thread(struct symbolizer *s)
+{
+	s->single_thread = true;
+}
+
 const struct symb_stats *symbolizer__stats(const struct symbolizer *s)
 {
 	return &s->stats;
@@ -1495,6 +2123,12 @@ static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, c
 	} else if (strcmp(name, ".debug_str") == 0) {
 		p = &s->sects.str;
 		sz = &s->sects.str_sz;
+	} else if (strcmp(name, ".debug_rnglists") == 0) {
+		p = &s->sects.rnglists;
+		sz = &s->sects.rnglists_sz;
+	} else if (strcmp(name, ".debug_ranges") == 0) {
+		p = &s->sects.ranges;
+		sz = &s->sects.ranges_sz;
 	} else {
 		return;
 	}
@@ -1575,6 +2209,7 @@ void symbolizer__close(struct symbolizer *s)
 
 	if (!s)
 		return;
+	line_worker__free(s->lw);	/* no job is ever left in flight */
 	for (i = 0; i < s->ncus; i++) {
 		struct cu *cu = &s->cus[i];
 

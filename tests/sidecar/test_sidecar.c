@@ -4,10 +4,13 @@
  * functions, file:line:col and inline chains, source-path globs, malformed requests; then
  * the same through src/addr2line.c running the embedded (static) sidecar from memory.
  * Addresses come from the fixture's own symbols (nm), line numbers from @tags in its sources.
+ * The symbolization tests run on the fixture built with DWARF 5 and again with DWARF 4
+ * (range lists, line-table headers and string forms differ).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -18,6 +21,10 @@
 #define FIX_C "tests/sidecar/fixture/fixture.c"
 #define FIX_H "tests/sidecar/fixture/fixture_inl.h"
 #define FIX_B "tests/sidecar/fixture/fixture_b.c"
+#define FIX_S "tests/sidecar/fixture/fixture_split.c"
+
+/* the fixture binary the symbolization tests run on */
+static const char *fixture = SIDECAR_FIXTURE;
 
 struct sidecar {
 	pid_t pid;
@@ -31,7 +38,7 @@ static unsigned long long nm_addr(const char *sym)
 	unsigned long long addr, found = 0;
 	FILE *f;
 
-	snprintf(cmd, sizeof(cmd), "nm -- '%s'", SIDECAR_FIXTURE);
+	snprintf(cmd, sizeof(cmd), "nm -- '%s'", fixture);
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
@@ -160,7 +167,7 @@ static void test_inline_chain(void **state)
 	struct sidecar sc;
 	char l[8][512];
 
-	sc_start(&sc, SIDECAR_FIXTURE);
+	sc_start(&sc, fixture);
 	/* outermost first: each frame's location is where it calls the next one */
 	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_inner"), l, 8), 3);
 	expect_frame(l[0], "fixture_outer", FIX_C, call_mid, call_mid_col);
@@ -179,7 +186,7 @@ static void test_plain_function(void **state)
 	struct sidecar sc;
 	char l[8][512];
 
-	sc_start(&sc, SIDECAR_FIXTURE);
+	sc_start(&sc, fixture);
 	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_plain"), l, 8), 1);
 	expect_frame(l[0], "fixture_plain", FIX_C, mark, mark_col);
 	/*
@@ -208,7 +215,7 @@ static void test_source_globs(void **state)
 
 	snprintf(want1, sizeof(want1), "0x%llx\tfixture_b_one\t" FIX_B, one);
 	snprintf(want2, sizeof(want2), "0x%llx\tfixture_b_two\t" FIX_B, two);
-	sc_start(&sc, SIDECAR_FIXTURE);
+	sc_start(&sc, fixture);
 
 	n = sc_req(&sc, "glob " FIX_B, strlen("glob " FIX_B), l, 16);
 	assert_int_equal(n, 2);
@@ -219,7 +226,8 @@ static void test_source_globs(void **state)
 	/* '?' is one character; '*' crosses '/' */
 	assert_int_equal(sc_req(&sc, "glob *fixture_?.c", 17, l, 16), 2);
 	n = sc_req(&sc, "glob tests/*.c", 14, l, 16);
-	assert_int_equal(n, 5);	/* main, fixture_outer, fixture_plain, fixture_b_one/two */
+	/* main, fixture_outer, fixture_plain, fixture_b_one/two, fixture_split(_report) */
+	assert_int_equal(n, 7);
 	for (i = 0, seen = 0; i < n; i++)
 		seen += strstr(l[i], "\tfixture_outer\t" FIX_C) != NULL;
 	assert_int_equal(seen, 1);
@@ -228,6 +236,22 @@ static void test_source_globs(void **state)
 		assert_null(strstr(l[i], "fixture_inner"));
 	assert_int_equal(sc_req(&sc, "glob [fixture", 13, l, 16), 0);
 	assert_int_equal(sc_req(&sc, "glob kernel/bpf/*.c", 19, l, 16), 0);
+	sc_stop(&sc);
+}
+
+/* A function in two parts (hot and .cold): its DWARF ranges come from a range list. */
+static void test_split_function(void **state)
+{
+	int mark_col, mark = tag_line(FIX_S, "mark_cold", "asm", &mark_col);
+	unsigned long long cold = nm_addr("fixture_mark_cold"), hot = nm_addr("fixture_split");
+	struct sidecar sc;
+	char l[8][512];
+
+	sc_start(&sc, fixture);
+	assert_int_equal(sc_sym(&sc, cold, l, 8), 1);
+	expect_frame(l[0], "fixture_split", FIX_S, mark, mark_col);
+	assert_int_equal(sc_sym(&sc, hot, l, 8), 1);
+	assert_non_null(strstr(l[0], "fixture_split\t" FIX_S "\t"));
 	sc_stop(&sc);
 }
 
@@ -254,7 +278,7 @@ static void test_malformed_requests(void **state)
 	struct sidecar sc;
 	size_t i;
 
-	sc_start(&sc, SIDECAR_FIXTURE);
+	sc_start(&sc, fixture);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int r = sc_req(&sc, cases[i].req, strlen(cases[i].req), l, 8);
 
@@ -276,6 +300,106 @@ static void test_malformed_requests(void **state)
 	assert_string_equal(l[2], "kernel\t0");
 	assert_int_equal(sc_req(&sc, "quit", 4, l, 8), 0);
 	sc_stop(&sc);
+}
+
+/* Offsets and sizes of the fixture's .debug_* sections, from readelf. */
+static int debug_sections(const char *elf, unsigned long off[], unsigned long size[], int max)
+{
+	char cmd[512], line[512];
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW -- '%s'", elf);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) && n < max) {
+		char *p = strstr(line, " .debug_");
+		char name[64], type[64];
+		unsigned long addr;
+
+		if (p && sscanf(p, "%63s %63s %lx %lx %lx", name, type, &addr, &off[n], &size[n]) == 5 &&
+		    size[n])
+			n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/*
+ * Corrupt DWARF (random bytes overwritten in the .debug_* sections, fixed seeds): every
+ * request still gets one well-formed reply and the sanitized sidecar exits 0.
+ */
+static void test_corrupt_dwarf(void **state)
+{
+	static const char *syms[] = {
+		"fixture_mark_inner", "fixture_mark_plain", "fixture_b_one", "fixture_b_two",
+		"fixture_mark_cold", "fixture_split", "main",
+	};
+	unsigned long off[32], size[32], addrs[7];
+	char path[] = "/tmp/sidecar-corrupt-XXXXXX", l[64][512];
+	int nsec, fd, seed, i, k;
+	size_t len;
+	char *img;
+	FILE *f;
+
+	for (i = 0; i < 7; i++)
+		addrs[i] = nm_addr(syms[i]);
+	nsec = debug_sections(fixture, off, size, 32);
+	assert_true(nsec >= 4);
+	f = fopen(fixture, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	img = malloc(len);
+	assert_non_null(img);
+	assert_int_equal(fread(img, 1, len, f), len);
+	fclose(f);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+
+	for (seed = 1; seed <= 60; seed++) {
+		char *bad = malloc(len);
+		struct sidecar sc;
+
+		assert_non_null(bad);
+		memcpy(bad, img, len);
+		srand(seed);
+		for (k = 0, i = 1 + rand() % 40; k < i; k++) {
+			int s = rand() % nsec;
+
+			/* a quarter are newlines and tabs: they would break a reply's framing */
+			bad[off[s] + rand() % size[s]] = rand() % 4 ? rand() & 0xff : "\n\t"[rand() % 2];
+		}
+		f = fopen(path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(bad, 1, len, f), len);
+		fclose(f);
+		free(bad);
+
+		sc_start(&sc, path);
+		for (i = 0; i < 7; i++) {
+			for (k = 0; k < 4; k++) {
+				int n = sc_sym(&sc, addrs[i] + k, l, 64);
+
+				/* a reply line with a tab or newline too many would show here */
+				for (int j = 0; j < n && j < 64; j++) {
+					char *t1 = strchr(l[j], '\t'), *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+
+					assert_non_null(t2);
+					assert_non_null(strchr(t2 + 1, '\t'));
+				}
+			}
+		}
+		sc_req(&sc, "glob *", 6, l, 64);
+		sc_req(&sc, "glob tests/*", 12, l, 64);
+		/* still in step: the last request is answered as itself */
+		assert_int_equal(sc_req(&sc, "quit", 4, l, 64), 0);
+		sc_stop(&sc);
+	}
+	unlink(path);
+	free(img);
 }
 
 static void test_unopenable_file(void **state)
@@ -382,11 +506,24 @@ int main(void)
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_plain_function),
 		cmocka_unit_test(test_source_globs),
+		cmocka_unit_test(test_split_function),
+		cmocka_unit_test(test_corrupt_dwarf),
 		cmocka_unit_test(test_malformed_requests),
 		cmocka_unit_test(test_unopenable_file),
 		cmocka_unit_test(test_client_embedded),
 		cmocka_unit_test(test_client_errors),
 	};
+	const struct CMUnitTest dwarf4[] = {
+		cmocka_unit_test(test_inline_chain),
+		cmocka_unit_test(test_plain_function),
+		cmocka_unit_test(test_source_globs),
+		cmocka_unit_test(test_split_function),
+		cmocka_unit_test(test_corrupt_dwarf),
+	};
+	int failed;
 
-	return cmocka_run_group_tests_name("sidecar", tests, NULL, NULL);
+	failed = cmocka_run_group_tests_name("sidecar", tests, NULL, NULL);
+	fixture = SIDECAR_FIXTURE4;
+	failed += cmocka_run_group_tests_name("sidecar-dwarf4", dwarf4, NULL, NULL);
+	return failed;
 }

@@ -5,8 +5,9 @@ passed=0 failed=0 crashed=0
 for t in "$@"; do
 	out=$("$t" 2>&1); rc=$?
 	printf '%s\n' "$out"
-	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+	# a binary may run several groups: add up their totals
+	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
+	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{ n += $1 } END { print n + 0 }')
 	passed=$((passed + ${p:-0}))
 	failed=$((failed + ${f:-0}))
 	if [ $rc -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
