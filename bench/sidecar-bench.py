@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Symbolization sidecar benchmark (issue 5), side by side with other symbolizers.
 
-usage: bench/sidecar-bench.py VMLINUX [SYSTEM_MAP] [--tools sidecar,llvm,eu,binutils] [-n 10000]
+usage: bench/sidecar-bench.py VMLINUX [SYSTEM_MAP] [--tools sidecar,sidecar1,gimli,llvm,eu,binutils]
+                               [-n 10000] [--gimli PATH] [--rounds 3]
+
+--gimli names gimli's addr2line example binary (bench/build-gimli-addr2line.sh builds it).
 
 For each tool: spawn-to-first-reply over a pipe (median of 5), addresses per second for N
-distinct text addresses (all written at once, replies read as they come; includes start-up),
+distinct text addresses (all written at once, replies read as they come; with and without
+start-up),
 per-reply latency (median, p99) in lock-step use, anonymous RSS after the N addresses, and for
 the sidecar the time to resolve ':kernel/bpf/*.c'. Hot page cache: the vmlinux is read once
 first. Prints one line per figure with the exact command used.
@@ -77,10 +81,29 @@ def read_sentinel_pairs(f):
             return
 
 
-def tools(vmlinux):
+def read_echoed_zero(f):
+    # with -a every reply starts with the address as 0x%016x; the sentinel's ends two lines on
+    while True:
+        l = f.readline()
+        if not l:
+            raise EOFError
+        if l == b'0x0000000000000000\n':
+            f.readline()
+            f.readline()
+            return
+
+
+def tools(vmlinux, gimli):
     return {
         'sidecar': Tool('retsnoop-sidecar', [SIDECAR, vmlinux], lambda a: 'sym %x\n' % a,
                         read_sidecar),
+        # the same without the helper thread that decodes line tables
+        'sidecar1': Tool('retsnoop-sidecar-1', [SIDECAR, '-1', vmlinux], lambda a: 'sym %x\n' % a,
+                         read_sidecar),
+        # gimli's example flushes after every address but has no terminator either, and
+        # names any address after its nearest symbol: -a echoes each address, 0 is the sentinel
+        'gimli': Tool('gimli-addr2line', [gimli, '-a', '-f', '-i', '-e', vmlinux],
+                      lambda a: '0x%x\n0x0\n' % a, read_echoed_zero),
         'llvm': Tool('llvm-symbolizer', ['llvm-symbolizer', '--inlines', '-e', vmlinux],
                      lambda a: '0x%x\n' % a, read_blank_terminated),
         'eu': Tool('eu-addr2line', ['eu-addr2line', '-f', '-i', '-e', vmlinux],
@@ -158,8 +181,17 @@ def sidecar_glob(vmlinux, pattern):
     return n, dt
 
 
+def med(xs):
+    return statistics.median(xs)
+
+
+def spread(xs, fmt):
+    return ('(' + fmt + '..' + fmt + ')') % (min(xs), max(xs)) if len(xs) > 1 else ''
+
+
 def main():
-    args, opts = [], {'--tools': 'sidecar,llvm,eu,binutils', '-n': '10000'}
+    args, opts = [], {'--tools': 'sidecar,sidecar1,gimli,llvm,eu,binutils', '-n': '10000',
+                      '--gimli': 'gimli-addr2line', '--rounds': '3'}
     it = iter(sys.argv[1:])
     for a in it:
         if a in opts:
@@ -169,29 +201,48 @@ def main():
     if not args:
         sys.exit(__doc__)
     vmlinux, sysmap = args[0], args[1] if len(args) > 1 else None
-    n = int(opts['-n'])
+    n, rounds = int(opts['-n']), int(opts['--rounds'])
     addrs = text_addrs(vmlinux, sysmap, n)
     subprocess.run(['cat', vmlinux], stdout=subprocess.DEVNULL)  # hot cache
     print('# %s, %d distinct text addresses (seed 1), host %s, %d CPUs, load %.2f, %s' %
           (vmlinux, n, os.uname().release, os.cpu_count(), os.getloadavg()[0],
            time.strftime('%Y-%m-%d %H:%M')))
-    for key in opts['--tools'].split(','):
-        t = tools(vmlinux)[key]
-        # slow tools get fewer addresses so a run stays in minutes
-        m = n if key in ('sidecar', 'llvm') else min(n, 1000)
-        fr = sorted(first_reply(t, addrs[i]) for i in range(5))
-        print('%-18s first reply      %8.1f ms (median of 5)   cmd: %s' % (t.name, fr[2] * 1e3, t.cmd()))
-        rate, dt, rss = throughput(t, addrs[:m])
-        print('%-18s throughput       %8.0f addr/s (%d addrs in %.2f s, incl. start-up)' % (t.name, rate, m, dt))
-        print('%-18s anon RSS after   %8.1f MB (%d addrs)' % (t.name, rss / 1024, m))
-        med, p99 = lockstep(t, addrs[:min(m, 2000)])
-        print('%-18s lock-step reply  %8.3f ms median, %.3f ms p99 (%d addrs, fresh process)' %
-              (t.name, med * 1e3, p99 * 1e3, min(m, 2000)))
-        sys.stdout.flush()
-    if 'sidecar' in opts['--tools']:
-        cnt, dt = sidecar_glob(vmlinux, 'kernel/bpf/*.c')
-        print('%-18s glob kernel/bpf/*.c %5.1f ms spawn-to-reply, %d functions   cmd: printf \'glob kernel/bpf/*.c\\n\' | %s %s'
-              % ('retsnoop-sidecar', dt * 1e3, cnt, SIDECAR, vmlinux))
+    print('# %d rounds, tools interleaved within each round; figures are medians (min..max)' % rounds)
+    keys = opts['--tools'].split(',')
+    res = {k: {'fr': [], 'rate': [], 'steady': [], 'rss': [], 'med': [], 'p99': []} for k in keys}
+    for _ in range(rounds):
+        for key in keys:
+            t = tools(vmlinux, opts['--gimli'])[key]
+            r = res[key]
+            # slow tools get fewer addresses so a run stays in minutes
+            m = n if key in ('sidecar', 'sidecar1', 'gimli', 'llvm') else min(n, 1000)
+            fr = med([first_reply(t, addrs[i]) for i in range(5)])
+            rate, dt, rss = throughput(t, addrs[:m])
+            md, p99 = lockstep(t, addrs[:min(m, 2000)])
+            r['m'], r['cmd'], r['name'] = m, t.cmd(), t.name
+            r['fr'].append(fr * 1e3)
+            r['rate'].append(rate)
+            r['steady'].append(m / max(dt - fr, 1e-6))
+            r['rss'].append(rss / 1024)
+            r['med'].append(md * 1e3)
+            r['p99'].append(p99 * 1e3)
+    for key in keys:
+        r, name = res[key], res[key]['name']
+        print('%-18s cmd: %s' % (name, r['cmd']))
+        print('%-18s first reply      %8.1f ms %s (median of 5 spawns per round)' %
+              (name, med(r['fr']), spread(r['fr'], '%.1f')))
+        print('%-18s throughput       %8.0f addr/s %s (%d addrs, incl. start-up)' %
+              (name, med(r['rate']), spread(r['rate'], '%.0f'), r['m']))
+        print('%-18s   after start-up %8.0f addr/s %s' % (name, med(r['steady']), spread(r['steady'], '%.0f')))
+        print('%-18s anon RSS after   %8.1f MB %s (%d addrs)' % (name, med(r['rss']), spread(r['rss'], '%.1f'), r['m']))
+        print('%-18s lock-step reply  %8.3f ms median %s, p99 %.3f ms %s (%d addrs, fresh process)' %
+              (name, med(r['med']), spread(r['med'], '%.3f'), med(r['p99']), spread(r['p99'], '%.3f'),
+               min(r['m'], 2000)))
+    if 'sidecar' in keys:
+        g = [sidecar_glob(vmlinux, 'kernel/bpf/*.c') for _ in range(5)]
+        dts = [dt * 1e3 for _, dt in g]
+        print('%-18s glob kernel/bpf/*.c %5.1f ms %s spawn-to-reply (median of 5), %d functions   cmd: printf \'glob kernel/bpf/*.c\\n\' | %s %s'
+              % ('retsnoop-sidecar', med(dts), spread(dts, '%.1f'), g[0][0], SIDECAR, vmlinux))
 
 
 if __name__ == '__main__':

@@ -64,6 +64,8 @@ struct cu {
 	Dwarf_Off die_off;
 	Dwarf_Die die;
 	bool die_ok;
+	bool own_tried;		/* own scanner read the CU DIE (or failed to) */
+	bool comp_dir_ok;
 	bool indexed;
 	bool files_ok;
 	int lines_state;	/* 0: not loaded, 1: own table, -1: use libdw, 2: on the worker */
@@ -394,19 +396,31 @@ struct die_vals {
 
 static int cu_read_own(struct symbolizer *s, struct cu *cu);
 
-static int cu_load_die(struct symbolizer *s, struct cu *cu)
+/*
+ * The CU's DIE and compilation directory. With @own (symbolization) its attributes are read
+ * by the own scanner; source globs walk the CU with libdw anyway, which reads them cheaper.
+ */
+static int cu_load_die(struct symbolizer *s, struct cu *cu, bool own)
 {
 	Dwarf_Attribute attr;
 
-	if (cu->die_ok)
-		return 0;
-	if (!dwarf_offdie(s->dw, cu->die_off, &cu->die))
-		return -EINVAL;
-	cu->die_ok = true;
-	if (!cu_read_own(s, cu))
-		return 0;
-	if (dwarf_attr(&cu->die, DW_AT_comp_dir, &attr))
-		cu->comp_dir = dwarf_formstring(&attr);
+	if (!cu->die_ok) {
+		if (!dwarf_offdie(s->dw, cu->die_off, &cu->die))
+			return -EINVAL;
+		cu->die_ok = true;
+	}
+	if (own && !cu->own_tried) {
+		cu->own_tried = true;
+		if (!cu_read_own(s, cu)) {
+			cu->comp_dir_ok = true;
+			return 0;
+		}
+	}
+	if (!cu->comp_dir_ok) {
+		cu->comp_dir_ok = true;
+		if (dwarf_attr(&cu->die, DW_AT_comp_dir, &attr))
+			cu->comp_dir = dwarf_formstring(&attr);
+	}
 	return 0;
 }
 
@@ -472,7 +486,7 @@ static int load_cu_ranges(struct symbolizer *s)
 			Dwarf_Addr base, lo, hi;
 			ptrdiff_t off = 0;
 
-			if (cu_load_die(s, &s->cus[i]))
+			if (cu_load_die(s, &s->cus[i], false))
 				continue;
 			while ((off = dwarf_ranges(&s->cus[i].die, off, &base, &lo, &hi)) > 0) {
 				err = add_cu_range(s, &cap, lo, hi, i);
@@ -509,7 +523,7 @@ static struct cu *find_cu(struct symbolizer *s, uint64_t addr)
 		if (addr < r->hi) {
 			struct cu *cu = &s->cus[r->cu];
 
-			return cu_load_die(s, cu) ? NULL : cu;
+			return cu_load_die(s, cu, true) ? NULL : cu;
 		}
 	}
 	return NULL;
@@ -2048,7 +2062,7 @@ int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_fu
 		const char *name, *path;
 		Dwarf_Die child;
 
-		if (cu_load_die(s, cu))
+		if (cu_load_die(s, cu, false))
 			continue;
 		name = dwarf_diename(&cu->die);
 		if (!name)
