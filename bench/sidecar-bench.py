@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """Symbolization sidecar benchmark (issue 5), side by side with other symbolizers.
 
-usage: bench/sidecar-bench.py VMLINUX [SYSTEM_MAP] [--tools sidecar,sidecar1,gimli,llvm,eu,binutils]
+usage: bench/sidecar-bench.py VMLINUX [SYSTEM_MAP] [--tools sidecar,gimli,llvm,eu,binutils]
                                [-n 10000] [--gimli PATH] [--rounds 3]
 
 --gimli names gimli's addr2line example binary (bench/build-gimli-addr2line.sh builds it).
@@ -97,9 +97,6 @@ def tools(vmlinux, gimli):
     return {
         'sidecar': Tool('retsnoop-sidecar', [SIDECAR, vmlinux], lambda a: 'sym %x\n' % a,
                         read_sidecar),
-        # the same without the helper thread that decodes line tables
-        'sidecar1': Tool('retsnoop-sidecar-1', [SIDECAR, '-1', vmlinux], lambda a: 'sym %x\n' % a,
-                         read_sidecar),
         # gimli's example flushes after every address but has no terminator either, and
         # names any address after its nearest symbol: -a echoes each address, 0 is the sentinel
         'gimli': Tool('gimli-addr2line', [gimli, '-a', '-f', '-i', '-e', vmlinux],
@@ -190,7 +187,7 @@ def spread(xs, fmt):
 
 
 def main():
-    args, opts = [], {'--tools': 'sidecar,sidecar1,gimli,llvm,eu,binutils', '-n': '10000',
+    args, opts = [], {'--tools': 'sidecar,gimli,llvm,eu,binutils', '-n': '10000',
                       '--gimli': 'gimli-addr2line', '--rounds': '3'}
     it = iter(sys.argv[1:])
     for a in it:
@@ -215,7 +212,7 @@ def main():
             t = tools(vmlinux, opts['--gimli'])[key]
             r = res[key]
             # slow tools get fewer addresses so a run stays in minutes
-            m = n if key in ('sidecar', 'sidecar1', 'gimli', 'llvm') else min(n, 1000)
+            m = n if key in ('sidecar', 'gimli', 'llvm') else min(n, 1000)
             fr = med([first_reply(t, addrs[i]) for i in range(5)])
             rate, dt, rss = throughput(t, addrs[:m])
             md, p99 = lockstep(t, addrs[:min(m, 2000)])

@@ -290,8 +290,7 @@ static char *split_req(char *line)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: retsnoop-sidecar [-v] [-1] ELF\n"
-		"  -v  statistics on exit   -1  no helper thread for line tables\n");
+	fprintf(stderr, "usage: retsnoop-sidecar [-v] ELF\n  -v  statistics on exit\n");
 	exit(2);
 }
 
@@ -300,13 +299,11 @@ int main(int argc, char **argv)
 	char *line = NULL, *arg;
 	size_t cap = 0;
 	ssize_t len;
-	int verbose = 0, single = 0, opt;
+	int verbose = 0, opt;
 
-	while ((opt = getopt(argc, argv, "v1")) != -1) {
+	while ((opt = getopt(argc, argv, "v")) != -1) {
 		if (opt == 'v')
 			verbose++;
-		else if (opt == '1')
-			single = 1;
 		else
 			usage();
 	}
@@ -319,8 +316,6 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
 	open_err = symbolizer__open(elf_path, &symb);
-	if (!open_err && single)
-		symbolizer__single_thread(symb);
 	if (open_err && verbose)
 		fprintf(stderr, "retsnoop-sidecar: %s: %s\n", elf_path, strerror(-open_err));
 

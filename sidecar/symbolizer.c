@@ -21,7 +21,6 @@
 #include <elfutils/libdw.h>
 
 #include "dwarf_read.h"
-#include "line_worker.h"
 #include "lines.h"
 #include "symbolizer.h"
 
@@ -68,7 +67,7 @@ struct cu {
 	bool comp_dir_ok;
 	bool indexed;
 	bool files_ok;
-	int lines_state;	/* 0: not loaded, 1: own table, -1: use libdw, 2: on the worker */
+	int lines_state;	/* 0: not loaded, 1: own table, -1: use libdw */
 	struct line_table lt;
 	char **paths;		/* normalized path per lt file index, lazily */
 	const char *comp_dir;
@@ -132,10 +131,6 @@ struct symbolizer {
 	size_t norm_cap, norm_cnt;
 
 	struct symb_stats stats;
-
-	struct line_worker *lw;
-	bool lw_tried;
-	bool single_thread;
 
 	/* abbreviations of the last unit scanned (a function expansion re-scans its CU's) */
 	struct abbrev *ab;
@@ -558,31 +553,12 @@ static bool cu_lines(struct symbolizer *s, struct cu *cu)
 {
 	Dwarf_Word off;
 
-	if (cu->lines_state == 2)
-		return lines_loaded(cu, line_worker__wait(s->lw));
 	if (cu->lines_state)
 		return cu->lines_state > 0;
 	cu->lines_state = -1;
 	if (!cu_stmt_list(cu, &off))
 		return false;
 	return lines_loaded(cu, line_table__load(&cu->lt, &s->sects, off));
-}
-
-/* Hand a cold CU's line table to the worker thread while this one scans the CU's DIEs. */
-static void cu_lines_async(struct symbolizer *s, struct cu *cu)
-{
-	Dwarf_Word off;
-
-	if (cu->lines_state || s->single_thread || !s->sects.line)
-		return;
-	if (!s->lw_tried) {
-		s->lw_tried = true;
-		s->lw = line_worker__new(&s->sects);
-	}
-	if (!s->lw || !cu_stmt_list(cu, &off))
-		return;
-	line_worker__submit(s->lw, &cu->lt, off);
-	cu->lines_state = 2;
 }
 
 static const char *cu_own_file(struct symbolizer *s, struct cu *cu, uint64_t idx)
@@ -1971,15 +1947,12 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 		uint64_t t0, t1;
 
 		if (!cu->indexed) {
-			cu_lines_async(s, cu);
 			t1 = now_ns();
 			s->stats.cus_indexed++;
 			err = index_cu(s, cu);
 			s->stats.index_ns += now_ns() - t1;
-			if (err) {
-				cu_lines(s, cu);	/* never leave a job in flight */
+			if (err)
 				return err;
-			}
 		}
 		t0 = now_ns();
 		if (cu_lines(s, cu)) {
@@ -2097,11 +2070,6 @@ int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_fu
 int symbolizer__is_kernel(const struct symbolizer *s)
 {
 	return s->kernel;
-}
-
-void symbolizer__single_thread(struct symbolizer *s)
-{
-	s->single_thread = true;
 }
 
 const struct symb_stats *symbolizer__stats(const struct symbolizer *s)
@@ -2223,7 +2191,6 @@ void symbolizer__close(struct symbolizer *s)
 
 	if (!s)
 		return;
-	line_worker__free(s->lw);	/* no job is ever left in flight */
 	for (i = 0; i < s->ncus; i++) {
 		struct cu *cu = &s->cus[i];
 

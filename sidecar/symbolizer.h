@@ -35,12 +35,10 @@ int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_fu
 struct symb_stats {
 	uint64_t cus_indexed;
 	uint64_t index_ns;	/* walking CU DIE trees into range tables */
-	uint64_t lines_ns;	/* line-table lookups, including the wait for a cold CU's decode */
+	uint64_t lines_ns;	/* line-table lookups, including a cold CU's decode */
 };
 
 const struct symb_stats *symbolizer__stats(const struct symbolizer *s);
-/* Decode line tables on the calling thread only (no helper thread; for comparisons). */
-void symbolizer__single_thread(struct symbolizer *s);
 int symbolizer__is_kernel(const struct symbolizer *s);
 size_t symbolizer__cu_count(struct symbolizer *s);
 
