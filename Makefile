@@ -94,9 +94,9 @@ clean:
 help:
 	@echo 'make [STATIC=1] [LIBBPF_SRC=path] [V=1]   build src/retsnoop and src/simfail'
 	@echo 'make deps            install build and test dependencies (Debian/Ubuntu, as root)'
-	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 6.1 and 6.12'
+	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1 and 6.12'
 	@echo 'make test-unit       unit tests only'
-	@echo 'make test-vm         VM scenarios only (KERNELS="6.1 6.12")'
+	@echo 'make test-vm         VM scenarios only (KERNELS="5.10 6.1 6.12")'
 	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'
 	@echo 'make vmlinux-h       regenerate src/vmlinux.h from a Debian kernel BTF'

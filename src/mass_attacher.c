@@ -210,9 +210,9 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	if (att->mode == ATTACH_FENTRY)
 		return prepare_fentry(att);
 
-	if (!att->opts.has_cookies && !att->opts.has_func_ip) {
-		fprintf(stderr, "kprobe mode needs BPF cookies or bpf_get_func_ip() (Linux 5.15+); "
-			"this kernel has neither.\n");
+	if (!att->opts.has_cookies && !att->opts.has_func_ip && att->opts.kret_ip_off <= 0) {
+		fprintf(stderr, "kprobe mode needs BPF cookies or bpf_get_func_ip() (Linux 5.15+), "
+			"or a calibrated kretprobe IP offset; this kernel gives none (see -Vv).\n");
 		return -EOPNOTSUPP;
 	}
 	att->use_cookies = att->opts.has_cookies;
@@ -442,7 +442,8 @@ static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *pro
 		.config1 = 0,			/* no symbol name: config2 is an address */
 		.config2 = att->funcs[id].addr,
 	};
-	LIBBPF_OPTS(bpf_perf_event_opts, pe, .bpf_cookie = id);
+	/* kernels without cookies refuse a non-zero one; the programs then look up the ip */
+	LIBBPF_OPTS(bpf_perf_event_opts, pe, .bpf_cookie = att->use_cookies ? id : 0);
 	struct bpf_link *link;
 	int pfd;
 

@@ -43,6 +43,7 @@ struct mass_attacher_opts {
 	bool has_kprobe_multi;		/* kernel features, from feature detection */
 	bool has_cookies;
 	bool has_func_ip;
+	int kret_ip_off;		/* kretprobes can name their function without the above */
 };
 
 /* One function to trace, as discovery found it. */

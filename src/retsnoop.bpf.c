@@ -25,13 +25,14 @@ const volatile bool emit_func_trace = false;
 const volatile bool capture_lbr = false;
 const volatile bool use_cookies = false;	/* function id = BPF cookie */
 const volatile bool has_func_ip = false;	/* bpf_get_func_ip() usable */
+/* without both: stack slot above the BPF frame with the kretprobe's struct trace_kprobe */
+const volatile int kret_ip_off = 0;
 const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
 const volatile __u32 tgid_allow_cnt = 0, tgid_deny_cnt = 0;
 const volatile __u32 comm_allow_cnt = 0, comm_deny_cnt = 0;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
 bool ready = false;
-__u64 next_sess_id = 0;
 
 struct session {
 	__u64 sess_id;
@@ -129,6 +130,28 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } running SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} sess_seq SEC(".maps");
+
+/*
+ * A session id without a fetching atomic (5.10's verifier rejects any but a plain add):
+ * the low half is the session key, unique among live sessions; the high half a per-CPU
+ * sequence and the CPU, which tell successive sessions of one thread apart.
+ */
+static __always_inline __u64 new_sess_id(__s64 key)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	__u64 *seq = bpf_map_lookup_elem(&sess_seq, &zero), n = 0;
+
+	if (seq)
+		n = (*seq)++;
+	return n << 40 | (__u64)(cpu & 0xff) << 32 | (__u32)key;
+}
 
 /*
  * A frame index the verifier can bound on every kernel: older verifiers lose the range
@@ -351,7 +374,7 @@ static __always_inline struct session *start_session(__s64 key, __u64 now)
 		return NULL;
 
 	pid_tgid = bpf_get_current_pid_tgid();
-	sess->sess_id = __sync_fetch_and_add(&next_sess_id, 1);
+	sess->sess_id = new_sess_id(key);
 	sess->start_ts = now;
 	sess->pid = (__u32)pid_tgid;
 	sess->tgid = pid_tgid >> 32;
@@ -562,6 +585,21 @@ static __always_inline bool func_id_by_ip(__u64 ip, __u32 *id)
 	return true;
 }
 
+/*
+ * The probed address of the struct trace_kprobe that the kernel's kretprobe dispatch keeps
+ * @slot words above the BPF frame (5.10: kretprobe_perf_func() -> trace_call_bpf()).
+ */
+static __always_inline __u64 kretprobe_func_ip(int slot)
+{
+	struct trace_kprobe *tk;
+	__u64 fp;
+
+	asm volatile ("%[fp] = r10" : [fp] "=r"(fp));
+	if (bpf_probe_read_kernel(&tk, sizeof(tk), (void *)(fp + slot * sizeof(__u64))))
+		return 0;
+	return (__u64)BPF_CORE_READ(tk, rp.kp.addr);
+}
+
 static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool is_ret)
 {
 	if (use_cookies) {
@@ -570,10 +608,13 @@ static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool 
 	}
 	if (has_func_ip)
 		return func_id_by_ip(bpf_get_func_ip(ctx), id);
-	/* Without bpf_get_func_ip() only the kprobe side knows its ip (int3 already ran). */
-	if (is_ret)
-		return false;
-	return func_id_by_ip(PT_REGS_IP(ctx) - 1, id);
+	/* Without bpf_get_func_ip() the kprobe side knows its ip (int3 already ran)... */
+	if (!is_ret)
+		return func_id_by_ip(PT_REGS_IP(ctx) - 1, id);
+	/* ...and the kretprobe side finds it in its trace_kprobe, where calibration saw it */
+	if (kret_ip_off > 0 && kret_ip_off <= 64)
+		return func_id_by_ip(kretprobe_func_ip(kret_ip_off), id);
+	return false;
 }
 
 SEC("kprobe")

@@ -209,7 +209,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	struct mass_attacher_opts mopts = {
 		.sz = sizeof(mopts), .mode = o->mode, .verbose = o->verbose,
 		.has_kprobe_multi = o->has_kprobe_multi, .has_cookies = o->has_cookies,
-		.has_func_ip = o->has_func_ip,
+		.has_func_ip = o->has_func_ip, .kret_ip_off = o->kret_ip_off,
 	};
 	struct session_store_opts sopts = { .sz = sizeof(sopts), .on_sample = on_sample, .ctx = &run };
 	struct mass_attacher *att = NULL;
@@ -229,7 +229,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 
 	if (o->lbr) {
 		if (!o->has_branch_snapshot) {
-			fprintf(stderr, "--lbr needs bpf_get_branch_snapshot() (Linux 5.16+), "
+			fprintf(stderr, "--lbr: LBR capture needs bpf_get_branch_snapshot() (Linux 5.16+), "
 				"which this kernel lacks; run without --lbr.\n");
 			err = -EOPNOTSUPP;
 			goto out;
@@ -277,6 +277,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	skel->rodata->capture_lbr = o->lbr;
 	skel->rodata->use_cookies = mass_attacher__uses_cookies(att);
 	skel->rodata->has_func_ip = o->has_func_ip;
+	skel->rodata->kret_ip_off = o->kret_ip_off;
 	skel->rodata->duration_ns = o->duration_ns;
 	skel->rodata->tgid_allow_cnt = o->allow_pid_cnt;
 	skel->rodata->tgid_deny_cnt = o->deny_pid_cnt;

@@ -26,6 +26,7 @@ struct tracer_opts {
 
 	/* kernel features (feature detection) */
 	bool has_kprobe_multi, has_cookies, has_func_ip, has_branch_snapshot;
+	int kret_ip_off;		/* kretprobe calibration; 0: not found */
 
 	/* what to record and show */
 	bool success_stacks;		/* -S */

@@ -31,9 +31,13 @@ finish() {
 
 # Tracing needs BPF cookies or bpf_get_func_ip() (5.15+) until kretprobe IP calibration is
 # used on the BPF side: say so and skip (exit 77) on older series.
-require_tracing_kernel() {
-	if [ "$VM_KERNEL" = 5.10 ]; then
-		echo "tracing on 5.10 needs kretprobe IP calibration in retsnoop.bpf.c (not implemented)"
-		exit 77
-	fi
+# Attach modes the guest kernel has, as retsnoop flags: fentry/fexit needs bpf_get_func_ip()
+# (5.15+: not 5.10), kprobe.multi needs 5.18+ with fprobe (not 6.1). 5.10's kretprobes find
+# their function through the calibrated kretprobe IP offset.
+vm_modes() {
+	case $VM_KERNEL in
+	5.10) echo "-K" ;;
+	6.1) echo "-F -K" ;;
+	*) echo "-F -K -M" ;;
+	esac
 }

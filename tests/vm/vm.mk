@@ -1,5 +1,5 @@
 # VM scenarios: tests/vm/scenarios/*.sh on real Debian kernels (see tests/vm/README.md).
-KERNELS ?= 6.1 6.12
+KERNELS ?= 5.10 6.1 6.12
 
 test-vm:
 	$(Q)tests/vm/run-scenarios $(KERNELS)

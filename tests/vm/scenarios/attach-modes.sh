@@ -5,7 +5,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
-require_tracing_kernel
 
 SMALL="-a bpf_map_* -a array_map_* -a htab_map_*"	# ~95 functions
 BIG="-a bpf_*"						# ~1300
@@ -39,9 +38,16 @@ attach() {
 	echo \"=== END \$n\"
 	leftovers after_\$n
 }
-attach fentry -F -e '*sys_bpf' $SMALL
 attach kprobe -K -e '*sys_bpf' $SMALL"
-if [ "$VM_KERNEL" = 6.1 ]; then
+case " $(vm_modes) " in
+*" -F "*) guest="$guest
+attach fentry -F -e '*sys_bpf' $SMALL" ;;
+*) guest="$guest
+retsnoop -F -e '*sys_bpf' >/tmp/F.out 2>&1; echo \"rc=\$?\" >>/tmp/F.out
+echo '=== BEGIN forced_fentry'; cat /tmp/F.out; echo '=== END forced_fentry'
+leftovers after_forced_fentry" ;;
+esac
+if [ "$VM_KERNEL" = 6.1 ] || [ "$VM_KERNEL" = 5.10 ]; then
 	guest="$guest
 retsnoop -M -e '*sys_bpf' >/tmp/M.out 2>&1; echo \"rc=\$?\" >>/tmp/M.out
 echo '=== BEGIN forced_multi'; cat /tmp/M.out; echo '=== END forced_multi'
@@ -56,12 +62,11 @@ out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; fin
 expect "$out" '^dry rc=0$' "--dry-run succeeds"
 expect "$out" '^dry list matches$' "--dry-run lists kallsyms ∩ available_filter_functions"
 expect "$out" '^want [1-9][0-9]* got [1-9]' "dry run found functions"
-for n in after_dry after_fentry after_kprobe after_multi after_forced_multi; do
+for n in after_dry after_fentry after_kprobe after_multi after_forced_multi after_forced_fentry; do
 	s=$(section "$out" "$n")
 	[ -n "$(printf '%s' "$s" | tr -d '[:space:]')" ] && fail "$n: left attached: $(printf '%s' "$s" | head -5)"
 done
-modes="fentry kprobe"
-[ "$VM_KERNEL" = 6.1 ] || modes="$modes multi"
+modes=$(vm_modes | sed 's/-F/fentry/; s/-K/kprobe/; s/-M/multi/')
 for n in $modes; do
 	s=$(section "$out" "$n")
 	expect "$s" '^Receiving data\.\.\.$' "$n: attached"
@@ -71,10 +76,18 @@ for n in $modes; do
 	# the guest's default is 1024; fentry needs two programs and two links per function
 	expect "$s" '^Max open files +300000 +300000' "$n: fd limit raised"
 done
-if [ "$VM_KERNEL" = 6.1 ]; then
-	s=$(section "$out" forced_multi)
-	expect "$s" 'kprobe\.multi' "-M on 6.1 says kprobe.multi is missing"
-	expect "$s" '^rc=[1-9]' "-M on 6.1 fails"
-	expect_count "$s" . 2 "-M on 6.1: one line (plus the status)"
-fi
+case " $(vm_modes) " in
+*" -M "*) ;;
+*)	s=$(section "$out" forced_multi)
+	expect "$s" 'kprobe\.multi' "-M on $VM_KERNEL says kprobe.multi is missing"
+	expect "$s" '^rc=[1-9]' "-M on $VM_KERNEL fails"
+	expect_count "$s" . 2 "-M on $VM_KERNEL: one line (plus the status)" ;;
+esac
+case " $(vm_modes) " in
+*" -F "*) ;;
+*)	s=$(section "$out" forced_fentry)
+	expect "$s" 'bpf_get_func_ip' "-F on $VM_KERNEL says what fentry mode needs"
+	expect "$s" '^rc=[1-9]' "-F on $VM_KERNEL fails"
+	expect_count "$s" . 2 "-F on $VM_KERNEL: one line (plus the status)" ;;
+esac
 finish

@@ -5,7 +5,6 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
-require_tracing_kernel
 
 guest="$(cat "$here/../guest-lib.sh")
 trace calls bpf-simple-obj -e bpf_prog_load -a 'bpf_prog_alloc*' -a 'bpf_check' -a 'bpf_prog_select_runtime' -a 'bpf_prog_kallsyms_add' -a 'bpf_ksym_add' -d 'bpf_lsm*' -n simfail -S -T
@@ -32,7 +31,13 @@ expect "$table" '^    ← bpf_prog_alloc +\[0x[0-9a-f]+\]' "nested exit row"
 depth=$(printf '%s\n' "$table" | awk '/→/ { d++ } /←/ { d-- } END { print d + 0 }')
 [ "$depth" = 0 ] || fail "unbalanced call trace (depth $depth at the end)"
 # the stack trace follows the table
-expect "$last" '^ +[0-9]+us \[[0-9]+\] +bpf_prog_load\+0x[0-9a-f]+$' "stack view after the table"
+if [ "$VM_KERNEL" = 5.10 ]; then
+	# 5.10 unwinds a kretprobe only to kretprobe_trampoline: traced frames come without
+	# an offset and with the '!' of a frame missing from the kernel stack
+	expect "$last" '^! +[0-9]+us \[[0-9]+\] +bpf_prog_load$' "stack view after the table"
+else
+	expect "$last" '^ +[0-9]+us \[[0-9]+\] +bpf_prog_load\+0x[0-9a-f]+$' "stack view after the table"
+fi
 
 s=$(section "$out" lbr)
 expect "$s" 'LBR' "--lbr says LBR is unavailable"
