@@ -27,6 +27,7 @@ const volatile bool use_cookies = false;	/* function id = BPF cookie */
 const volatile bool has_func_ip = false;	/* bpf_get_func_ip() usable */
 /* without both: stack slot above the BPF frame with the kretprobe's struct trace_kprobe */
 const volatile int kret_ip_off = 0;
+const volatile __u64 rb_size = 0;	/* ring buffer bytes; 0: never hold records back */
 const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
 const volatile __u32 tgid_allow_cnt = 0, tgid_deny_cnt = 0;
 const volatile __u32 comm_allow_cnt = 0, comm_deny_cnt = 0;
@@ -254,12 +255,34 @@ static __always_inline void count_dropped_record(struct session *sess)
 		__sync_fetch_and_add(&st->incomplete_sessions, 1);
 }
 
+/*
+ * -T records give way to the sample itself: when the ring buffer (user space not keeping
+ * up, or -C bpf.ringbuf-size small) could no longer take a session's final records after
+ * this one, the trace record is dropped instead, so the sample still arrives and says how
+ * many records it lost.
+ */
+static __always_inline bool room_for_trace_rec(void)
+{
+	__u64 keep = sizeof(struct rec_func_trace) + sizeof(struct rec_session_end) +
+		     sizeof(struct rec_session_start) + 4 * BPF_RINGBUF_HDR_SZ;
+
+	if (!rb_size)
+		return true;
+	if (capture_lbr)
+		keep += sizeof(struct rec_lbr_stack) + BPF_RINGBUF_HDR_SZ;
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + keep <= rb_size;
+}
+
 static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type, __u32 id,
 						__u64 ts, __u32 seq_id, __u32 depth,
 						__u64 lat, __s64 res)
 {
 	struct rec_func_trace *r;
 
+	if (!room_for_trace_rec()) {
+		count_dropped_record(sess);
+		return;
+	}
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		count_dropped_record(sess);

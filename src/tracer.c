@@ -292,6 +292,7 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 		bpf_map__set_max_entries(skel->maps.sessions, o->sessions_size);
 	if (o->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, o->ringbuf_size);
+	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
 
 	err = retsnoop__load(skel);
 	if (err) {
@@ -354,10 +355,13 @@ int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, si
 	skel->bss->ready = false;
 	ring_buffer__consume(rb);
 
-	printf("\nDetaching... ");
+	/* nothing is recorded any more: report drops first, keeping "Detaching... DONE" one line */
+	printf("\n");
+	fflush(stdout);
+	report_drops(skel);
+	printf("Detaching... ");
 	fflush(stdout);
 	ms = mass_attacher__detach(att);
-	report_drops(skel);
 	printf("DONE in %ld ms.\n", ms);
 out:
 	ring_buffer__free(rb);

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Drop accounting against a real kernel. A sessions map of one entry cannot hold a second
+# thread's concurrent session: it is dropped and the exit summary says so (every kernel).
+# An 8 KiB ring buffer cannot hold a -T trace of bpf_prog_load through the verifier: trace
+# records give way to the sample, which arrives and says how many records it lost, and the
+# exit summary counts it as incomplete. That part traces ~1700 functions, so it runs where
+# kprobe.multi attaches them in a second (single kprobes would take minutes under TCG).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+guest="$(cat "$here/../guest-lib.sh")
+retsnoop -C bpf.sessions-size=1 -S -e '*sys_nanosleep' -e '*sys_clock_nanosleep' >/tmp/s.out 2>&1 &
+p=\$!
+i=0
+while ! grep -q 'Receiving data' /tmp/s.out && kill -0 \$p 2>/dev/null && [ \$i -lt 900 ]; do
+	sleep 0.1; i=\$((i + 1))
+done
+# two threads in a 1 s nanosleep at once; only the first one gets a session
+simfail syscall-long-sleep >/dev/null 2>&1 &
+q=\$!
+sleep 0.2
+simfail syscall-long-sleep >/dev/null 2>&1
+wait \$q
+kill -INT \$p
+wait \$p
+echo \"rc=\$?\" >>/tmp/s.out
+echo '=== BEGIN sessions'; cat /tmp/s.out; echo '=== END sessions'"
+ring=0
+case " $(vm_modes) " in *" -M "*) ring=1 ;; esac
+[ $ring = 1 ] && guest="$guest
+trace ring bpf-simple-obj -C bpf.ringbuf-size=8192 -T -e bpf_prog_load -a 'bpf_*' -a 'check_*' -a 'mark_*' -d 'bpf_lsm*' -n simfail -S"
+
+out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+s=$(section "$out" sessions)
+expect "$s" '^WARNING! There were dropped or incomplete data\. Output might be incomplete!$' \
+	"full sessions map: summary warning"
+expect "$s" '^DROPPED SAMPLES: +[1-9][0-9]*$' "full sessions map: dropped sessions counted"
+expect_count "$s" '\(simfail/simfail\):' 1 "full sessions map: the first thread's sample survives"
+expect "$s" '^rc=0$' "exit status 0 after SIGINT"
+
+[ $ring = 1 ] || { echo "ring-buffer part: needs kprobe.multi, not on $VM_KERNEL"; finish; }
+s=$(section "$out" ring)
+expect "$s" '^WARNING! Sample data incomplete! [1-9][0-9]* record\(s\) dropped\. Consider increasing the ring buffer \(-C bpf\.ringbuf-size\)\.$' \
+	"tiny ring buffer: the sample says records were lost"
+expect "$s" '^INCOMPLETE SAMPLES: +[1-9][0-9]*$' "tiny ring buffer: incomplete samples counted"
+expect "$s" '^rc=0$' "tiny ring buffer: exit status 0"
+finish
