@@ -39,6 +39,24 @@ static int64_t rd_sleb(struct rd *r)
 	return 0;
 }
 
+/* Line programs are mostly one-byte operands: no loop for those. */
+static inline uint64_t rd_uleb1(struct rd *r)
+{
+	if (r->p < r->end && *r->p < 0x80)
+		return *r->p++;
+	return rd_uleb(r);
+}
+
+static inline int64_t rd_sleb1(struct rd *r)
+{
+	if (r->p < r->end && *r->p < 0x80) {
+		unsigned char b = *r->p++;
+
+		return b & 0x40 ? (int64_t)b - 0x80 : b;
+	}
+	return rd_sleb(r);
+}
+
 static const char *rd_cstr(struct rd *r)
 {
 	const unsigned char *s = r->p;
@@ -370,7 +388,7 @@ int line_table__load(struct line_table *lt, const struct line_sects *sec, uint64
 		}
 		switch (op) {
 		case 0: {
-			uint64_t elen = rd_uleb(&r);
+			uint64_t elen = rd_uleb1(&r);
 			const unsigned char *next;
 			unsigned int sub;
 
@@ -400,16 +418,16 @@ int line_table__load(struct line_table *lt, const struct line_sects *sec, uint64
 				goto cleanup;
 			break;
 		case DW_LNS_advance_pc:
-			addr += rd_uleb(&r) * min_inst;
+			addr += rd_uleb1(&r) * min_inst;
 			break;
 		case DW_LNS_advance_line:
-			line += rd_sleb(&r);
+			line += rd_sleb1(&r);
 			break;
 		case DW_LNS_set_file:
-			file = rd_uleb(&r);
+			file = rd_uleb1(&r);
 			break;
 		case DW_LNS_set_column:
-			col = rd_uleb(&r);
+			col = rd_uleb1(&r);
 			break;
 		case DW_LNS_const_add_pc:
 			addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;
