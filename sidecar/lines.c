@@ -18,45 +18,6 @@ struct rd {
 
 DEFINE_DWARF_READERS(rd, struct rd)
 
-static int64_t rd_sleb(struct rd *r)
-{
-	int64_t v = 0;
-	int shift = 0;
-	unsigned char b = 0;
-
-	while (r->p < r->end) {
-		b = *r->p++;
-		if (shift < 64)
-			v |= (int64_t)((uint64_t)(b & 0x7f) << shift);
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= -((int64_t)1 << shift);
-			return v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
-
-/* Line programs are mostly one-byte operands: no loop for those. */
-static inline uint64_t rd_uleb1(struct rd *r)
-{
-	if (r->p < r->end && *r->p < 0x80)
-		return *r->p++;
-	return rd_uleb(r);
-}
-
-static inline int64_t rd_sleb1(struct rd *r)
-{
-	if (r->p < r->end && *r->p < 0x80) {
-		unsigned char b = *r->p++;
-
-		return b & 0x40 ? (int64_t)b - 0x80 : b;
-	}
-	return rd_sleb(r);
-}
-
 static const char *rd_cstr(struct rd *r)
 {
 	const unsigned char *s = r->p;
@@ -388,7 +349,7 @@ int line_table__load(struct line_table *lt, const struct line_sects *sec, uint64
 		}
 		switch (op) {
 		case 0: {
-			uint64_t elen = rd_uleb1(&r);
+			uint64_t elen = rd_uleb(&r);
 			const unsigned char *next;
 			unsigned int sub;
 
@@ -418,16 +379,16 @@ int line_table__load(struct line_table *lt, const struct line_sects *sec, uint64
 				goto cleanup;
 			break;
 		case DW_LNS_advance_pc:
-			addr += rd_uleb1(&r) * min_inst;
+			addr += rd_uleb(&r) * min_inst;
 			break;
 		case DW_LNS_advance_line:
-			line += rd_sleb1(&r);
+			line += rd_sleb(&r);
 			break;
 		case DW_LNS_set_file:
-			file = rd_uleb1(&r);
+			file = rd_uleb(&r);
 			break;
 		case DW_LNS_set_column:
-			col = rd_uleb1(&r);
+			col = rd_uleb(&r);
 			break;
 		case DW_LNS_const_add_pc:
 			addr += (uint64_t)((255 - opcode_base) / line_range) * min_inst;

@@ -533,21 +533,6 @@ static bool cu_stmt_list(struct cu *cu, Dwarf_Word *off)
 	return !die_udata(&cu->die, DW_AT_stmt_list, off);
 }
 
-/* A loaded own line table becomes usable; false if that fails. */
-static bool lines_loaded(struct cu *cu, int err)
-{
-	cu->lines_state = -1;
-	if (err)
-		return false;
-	cu->paths = calloc(cu->lt.nfiles ? cu->lt.nfiles : 1, sizeof(*cu->paths));
-	if (!cu->paths) {
-		line_table__free(&cu->lt);
-		return false;
-	}
-	cu->lines_state = 1;
-	return true;
-}
-
 /* Own line table of a CU; false when libdw has to be asked instead. */
 static bool cu_lines(struct symbolizer *s, struct cu *cu)
 {
@@ -556,9 +541,15 @@ static bool cu_lines(struct symbolizer *s, struct cu *cu)
 	if (cu->lines_state)
 		return cu->lines_state > 0;
 	cu->lines_state = -1;
-	if (!cu_stmt_list(cu, &off))
+	if (!cu_stmt_list(cu, &off) || line_table__load(&cu->lt, &s->sects, off))
 		return false;
-	return lines_loaded(cu, line_table__load(&cu->lt, &s->sects, off));
+	cu->paths = calloc(cu->lt.nfiles ? cu->lt.nfiles : 1, sizeof(*cu->paths));
+	if (!cu->paths) {
+		line_table__free(&cu->lt);
+		return false;
+	}
+	cu->lines_state = 1;
+	return true;
 }
 
 static const char *cu_own_file(struct symbolizer *s, struct cu *cu, uint64_t idx)
@@ -593,6 +584,38 @@ static const char *cu_file(struct symbolizer *s, struct cu *cu, Dwarf_Word idx)
 	return norm_cached(s, dwarf_filesrc(cu->files, idx, NULL, NULL), cu->comp_dir);
 }
 
+/* One address range of the scope about to be added (index cu->nscopes); empty ones are not. */
+static int push_range(struct cu *cu, uint64_t lo, uint64_t hi, int depth, int *nr)
+{
+	struct srange *r;
+
+	if (lo >= hi)
+		return 0;
+	r = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	cu->cur->r = r;
+	cu->cur->r[cu->cur->n++] = (struct srange){ lo, hi, cu->nscopes, depth, -1 };
+	(*nr)++;
+	return 0;
+}
+
+/* The scope whose ranges were just pushed; call site left for the caller to fill. */
+static struct scope *new_scope(struct cu *cu, const char *name, int parent)
+{
+	struct scope *sc = grow(cu->scopes, &cu->cap_scopes, cu->nscopes + 1, sizeof(*sc));
+
+	if (!sc)
+		return NULL;
+	cu->scopes = sc;
+	sc = &cu->scopes[cu->nscopes];
+	memset(sc, 0, sizeof(*sc));
+	sc->name = name ?: "??";
+	sc->parent = parent;
+	sc->func = -1;
+	return sc;
+}
+
 /* Record a scope with its address ranges; returns its index, -1 if it has no code. */
 static int add_scope(struct symbolizer *s, struct cu *cu, Dwarf_Die *die, int parent, int depth)
 {
@@ -600,32 +623,17 @@ static int add_scope(struct symbolizer *s, struct cu *cu, Dwarf_Die *die, int pa
 	ptrdiff_t off = 0;
 	struct scope *sc;
 	Dwarf_Word v;
-	int idx = cu->nscopes, nr = 0;
+	int nr = 0;
 
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
-		struct srange *r;
-
-		if (lo >= hi)
-			continue;
-		r = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1, sizeof(*r));
-		if (!r)
+		if (push_range(cu, lo, hi, depth, &nr))
 			return -ENOMEM;
-		cu->cur->r = r;
-		cu->cur->r[cu->cur->n++] = (struct srange){ lo, hi, idx, depth, -1 };
-		nr++;
 	}
 	if (!nr)
 		return -1;
-
-	sc = grow(cu->scopes, &cu->cap_scopes, idx + 1, sizeof(*sc));
+	sc = new_scope(cu, die_name(die), parent);
 	if (!sc)
 		return -ENOMEM;
-	cu->scopes = sc;
-	sc = &cu->scopes[idx];
-	memset(sc, 0, sizeof(*sc));
-	sc->name = die_name(die) ?: "??";
-	sc->parent = parent;
-	sc->func = -1;
 	if (parent >= 0) {
 		sc->call_file = die_udata(die, DW_AT_call_file, &v) ? "??" : cu_file(s, cu, v);
 		if (!die_udata(die, DW_AT_call_line, &v))
@@ -633,8 +641,7 @@ static int add_scope(struct symbolizer *s, struct cu *cu, Dwarf_Die *die, int pa
 		if (!die_udata(die, DW_AT_call_column, &v))
 			sc->call_col = (int)v;
 	}
-	cu->nscopes++;
-	return idx;
+	return cu->nscopes++;
 }
 
 static int index_children(struct symbolizer *s, struct cu *cu, Dwarf_Die *parent, int pscope,
@@ -693,13 +700,6 @@ static int index_children(struct symbolizer *s, struct cu *cu, Dwarf_Die *parent
 	return 0;
 }
 
-/*
- * Fast DIE scan. Walking a CU with dwarf_child/dwarf_siblingof costs an attribute search
- * per DIE (for DW_AT_sibling) plus locking; most DIEs of a kernel CU are types we skip.
- * This reads .debug_info linearly with the CU's abbreviations, skips uninteresting
- * subtrees by DW_AT_sibling when present, and hands only subprogram/inline DIEs to libdw.
- * It makes the same decisions as index_children(); -ENOTSUP falls back to that.
- */
 /* Steps of a compiled variable-size abbreviation: kind << 24 | argument. */
 enum {
 	STEP_SKIP = 1,		/* skip argument bytes */
@@ -732,35 +732,6 @@ struct scan {
 };
 
 DEFINE_DWARF_READERS(sc, struct scan)
-
-/* LEB128 values below 128 are the common case: one byte, no loop */
-static inline uint64_t sc_uleb_fast(struct scan *r)
-{
-	if (r->p < r->end && *r->p < 0x80)
-		return *r->p++;
-	return sc_uleb(r);
-}
-
-static int64_t sc_sleb(struct scan *r)
-{
-	uint64_t v = 0;
-	int shift = 0;
-
-	while (r->p < r->end) {
-		unsigned char b = *r->p++;
-
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
-				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
-		}
-	}
-	r->bad = true;
-	return 0;
-}
 
 static void sc_skip(struct scan *r, uint64_t n)
 {
@@ -1046,7 +1017,7 @@ static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbre
 	*nabbrevs = 0;
 	if (off >= sec->abbrev_sz)
 		return -ENOTSUP;
-	while ((code = sc_uleb_fast(&r)) != 0 && !r.bad) {
+	while ((code = sc_uleb(&r)) != 0 && !r.bad) {
 		struct abbrev *a;
 		uint64_t attr, form;
 
@@ -1071,12 +1042,12 @@ static int load_abbrevs(const struct line_sects *sec, uint64_t off, struct abbre
 				(*abbrevs)[n].tag = 0;
 		}
 		a = &(*abbrevs)[code];
-		a->tag = sc_uleb_fast(&r);
+		a->tag = sc_uleb(&r);
 		a->children = sc_u(&r, 1);
 		a->spec = nspec;
 		for (;;) {
-			attr = sc_uleb_fast(&r);
-			form = sc_uleb_fast(&r);
+			attr = sc_uleb(&r);
+			form = sc_uleb(&r);
 			if (r.bad)
 				return -EINVAL;
 			if (!attr && !form)
@@ -1129,10 +1100,6 @@ static int add_func(struct cu *cu, Dwarf_Off off, int scope)
 }
 
 /*
- * Without @fn: the CU's top-level functions, into cu->all and cu->funcs. With @fn: the
- * inlined subroutines of that function, into its own table.
- */
-/*
  * Position @r at the start of @cu's unit (end, offset and address size, version) and make
  * the symbolizer's abbreviation table the unit's. -ENOTSUP: leave the unit to libdw.
  */
@@ -1183,7 +1150,6 @@ static int unit_open(struct symbolizer *s, struct cu *cu, struct scan *r)
 	}
 	return 0;
 }
-
 
 /* A NUL-terminated string at @off of a string section, NULL if it is not one. */
 static const char *sect_cstr(const unsigned char *sec, size_t sz, uint64_t off)
@@ -1291,19 +1257,18 @@ static int read_die(const struct symbolizer *s, const struct scan *u, uint64_t o
 			v->high_is_off = is_const;
 			break;
 		case DW_AT_ranges:
-			/* DWARF 2/3 put section offsets in data4/data8 */
-			if (form != DW_FORM_sec_offset &&
-			    !(u->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8)))
-				return -ENOTSUP;
-			v->ranges = val;
-			v->has_ranges = true;
-			break;
 		case DW_AT_stmt_list:
+			/* section offsets; DWARF 2/3 put them in data4/data8 */
 			if (form != DW_FORM_sec_offset &&
 			    !(u->version < 4 && (form == DW_FORM_data4 || form == DW_FORM_data8)))
 				return -ENOTSUP;
-			v->stmt_list = val;
-			v->has_stmt_list = true;
+			if (attr == DW_AT_ranges) {
+				v->ranges = val;
+				v->has_ranges = true;
+			} else {
+				v->stmt_list = val;
+				v->has_stmt_list = true;
+			}
 			break;
 		case DW_AT_name:
 		case DW_AT_linkage_name:
@@ -1399,7 +1364,7 @@ static int own_die_name(const struct symbolizer *s, const struct scan *u, uint64
 
 /* Append the ranges of a DW_AT_ranges list to the current range table. */
 static int own_ranges(struct symbolizer *s, struct cu *cu, const struct scan *u, uint64_t off,
-		      int idx, int depth, int *nr)
+		      int depth, int *nr)
 {
 	const struct line_sects *sec = &s->sects;
 	uint64_t base = cu->base, lo, hi;
@@ -1420,8 +1385,6 @@ static int own_ranges(struct symbolizer *s, struct cu *cu, const struct scan *u,
 		r.end = sec->ranges + sec->ranges_sz;
 	}
 	for (;;) {
-		struct srange *rt;
-
 		if (++guard > 1000000)
 			return -ENOTSUP;
 		if (u->version >= 5) {
@@ -1466,14 +1429,8 @@ static int own_ranges(struct symbolizer *s, struct cu *cu, const struct scan *u,
 		}
 		if (r.bad)
 			return -ENOTSUP;
-		if (lo >= hi)
-			continue;
-		rt = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1, sizeof(*rt));
-		if (!rt)
+		if (push_range(cu, lo, hi, depth, nr))
 			return -ENOMEM;
-		cu->cur->r = rt;
-		cu->cur->r[cu->cur->n++] = (struct srange){ lo, hi, idx, depth, -1 };
-		(*nr)++;
 	}
 	return r.bad ? -ENOTSUP : 0;
 }
@@ -1485,7 +1442,7 @@ static int own_ranges(struct symbolizer *s, struct cu *cu, const struct scan *u,
 static int add_scope_at(struct symbolizer *s, struct cu *cu, const struct scan *u, Dwarf_Off off,
 			int parent, int depth)
 {
-	int idx = cu->nscopes, nr = 0, saved = cu->cur->n, err;
+	int nr = 0, saved = cu->cur->n, err;
 	struct die_vals v;
 	const char *name;
 	struct scope *sc;
@@ -1493,22 +1450,11 @@ static int add_scope_at(struct symbolizer *s, struct cu *cu, const struct scan *
 
 	err = read_die(s, u, off, &v);
 	if (!err) {
-		if (v.has_low && v.has_high) {
-			uint64_t hi = v.high_is_off ? v.low + v.high : v.high;
-
-			if (v.low < hi) {
-				struct srange *rt = grow(cu->cur->r, &cu->cur->cap, cu->cur->n + 1,
-							 sizeof(*rt));
-
-				if (!rt)
-					return -ENOMEM;
-				cu->cur->r = rt;
-				cu->cur->r[cu->cur->n++] = (struct srange){ v.low, hi, idx, depth, -1 };
-				nr++;
-			}
-		} else if (v.has_ranges) {
-			err = own_ranges(s, cu, u, v.ranges, idx, depth, &nr);
-		}
+		/* as dwarf_ranges(): low/high pc first, else the range list */
+		if (v.has_low && v.has_high)
+			err = push_range(cu, v.low, v.high_is_off ? v.low + v.high : v.high, depth, &nr);
+		else if (v.has_ranges)
+			err = own_ranges(s, cu, u, v.ranges, depth, &nr);
 	}
 	if (!err && nr)
 		err = own_die_name(s, u, cu->unit_off, &v, &name);
@@ -1521,16 +1467,9 @@ static int add_scope_at(struct symbolizer *s, struct cu *cu, const struct scan *
 	}
 	if (!nr)
 		return -1;
-
-	sc = grow(cu->scopes, &cu->cap_scopes, idx + 1, sizeof(*sc));
+	sc = new_scope(cu, name, parent);
 	if (!sc)
 		return -ENOMEM;
-	cu->scopes = sc;
-	sc = &cu->scopes[idx];
-	memset(sc, 0, sizeof(*sc));
-	sc->name = name ?: "??";
-	sc->parent = parent;
-	sc->func = -1;
 	if (parent >= 0) {
 		sc->call_file = v.has_call_file ? cu_file(s, cu, v.call_file) : "??";
 		if (v.has_call_line)
@@ -1538,10 +1477,20 @@ static int add_scope_at(struct symbolizer *s, struct cu *cu, const struct scan *
 		if (v.has_call_col)
 			sc->call_col = (int)v.call_col;
 	}
-	cu->nscopes++;
-	return idx;
+	return cu->nscopes++;
 }
 
+/*
+ * Fast DIE scan. Walking a CU with dwarf_child/dwarf_siblingof costs an attribute search
+ * per DIE (for DW_AT_sibling) plus locking; most DIEs of a kernel CU are types we skip.
+ * This reads .debug_info linearly with the CU's abbreviations, skips uninteresting
+ * subtrees by DW_AT_sibling when present, and reads subprogram/inline DIEs with
+ * read_die() (libdw only for what that cannot read). It makes the same decisions as
+ * index_children(); -ENOTSUP falls back to that.
+ *
+ * Without @fn: the CU's top-level functions, into cu->all and cu->funcs. With @fn: the
+ * inlined subroutines of that function, into its own table.
+ */
 static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 {
 	const struct line_sects *sec = &s->sects;
@@ -1564,8 +1513,7 @@ static int scan_cu(struct symbolizer *s, struct cu *cu, struct func *fn)
 	r.p = sec->info + (fn ? fn->off : cu->die_off);
 	while (r.p < r.end) {
 		Dwarf_Off off = r.p - sec->info;
-		/* one-byte codes are the common case */
-		uint64_t code = r.p < r.end && *r.p < 0x80 ? *r.p++ : sc_uleb(&r), sib = 0, ref;
+		uint64_t code = sc_uleb(&r), sib = 0, ref;
 		struct abbrev *a;
 		bool want = false;
 		int pscope = -1, idx;

@@ -9,18 +9,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+#include "kprobe_ip.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
-
-/* How far up from the BPF frame pointer the kretprobe scan looks, in 8-byte slots. */
-#define MAX_SCAN_SLOTS 50
-
-/* x86 reports the address right after the int3 (ftrace-based kprobes emulate that). */
-#ifdef __TARGET_ARCH_x86
-#define KPROBE_IP_ADJ 1
-#else
-#define KPROBE_IP_ADJ 0
-#endif
 
 const volatile __u32 detect_tid = 0;
 
@@ -77,8 +68,7 @@ int calib_entry(struct pt_regs *ctx)
 SEC("kretsyscall/nanosleep")
 int calib_exit(struct pt_regs *ctx)
 {
-	struct trace_kprobe *tk;
-	__u64 fp, addr;
+	__u64 addr;
 	int i;
 
 	if (!is_detector())
@@ -88,12 +78,9 @@ int calib_exit(struct pt_regs *ctx)
 	if (!entry_hit || !bpf_core_field_exists(struct trace_kprobe, rp.kp.addr))
 		return 0;
 
-	asm volatile ("%[fp] = r10" : [fp] "=r"(fp));
-	for (i = 1; i <= MAX_SCAN_SLOTS; i++) {
-		if (bpf_probe_read_kernel(&tk, sizeof(tk), (void *)(fp + i * sizeof(__u64))))
-			continue;
+	for (i = 1; i <= MAX_KRET_IP_SLOT; i++) {
 		/* most slots hold no pointer at all; the read then fails and yields 0 */
-		addr = (__u64)BPF_CORE_READ(tk, rp.kp.addr);
+		addr = kretprobe_slot_ip(i);
 		if (addr && addr == entry_ip) {
 			kret_ip_off = i;
 			break;

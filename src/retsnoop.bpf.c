@@ -16,6 +16,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "retsnoop.h"
+#include "kprobe_ip.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -608,21 +609,6 @@ static __always_inline bool func_id_by_ip(__u64 ip, __u32 *id)
 	return true;
 }
 
-/*
- * The probed address of the struct trace_kprobe that the kernel's kretprobe dispatch keeps
- * @slot words above the BPF frame (5.10: kretprobe_perf_func() -> trace_call_bpf()).
- */
-static __always_inline __u64 kretprobe_func_ip(int slot)
-{
-	struct trace_kprobe *tk;
-	__u64 fp;
-
-	asm volatile ("%[fp] = r10" : [fp] "=r"(fp));
-	if (bpf_probe_read_kernel(&tk, sizeof(tk), (void *)(fp + slot * sizeof(__u64))))
-		return 0;
-	return (__u64)BPF_CORE_READ(tk, rp.kp.addr);
-}
-
 static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool is_ret)
 {
 	if (use_cookies) {
@@ -633,10 +619,10 @@ static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool 
 		return func_id_by_ip(bpf_get_func_ip(ctx), id);
 	/* Without bpf_get_func_ip() the kprobe side knows its ip (int3 already ran)... */
 	if (!is_ret)
-		return func_id_by_ip(PT_REGS_IP(ctx) - 1, id);
+		return func_id_by_ip(PT_REGS_IP(ctx) - KPROBE_IP_ADJ, id);
 	/* ...and the kretprobe side finds it in its trace_kprobe, where calibration saw it */
-	if (kret_ip_off > 0 && kret_ip_off <= 64)
-		return func_id_by_ip(kretprobe_func_ip(kret_ip_off), id);
+	if (kret_ip_off > 0 && kret_ip_off <= MAX_KRET_IP_SLOT)
+		return func_id_by_ip(kretprobe_slot_ip(kret_ip_off), id);
 	return false;
 }
 
