@@ -20,7 +20,9 @@ CFLAGS ?= -g -O2
 CFLAGS += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -std=gnu11 -D_GNU_SOURCE
 INCLUDES := -Isrc -I$(OUTPUT) $(LIBBPF_CFLAGS)
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc $(LIBBPF_CFLAGS)
-LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) -lpthread
+# jansson (JSON lines output), linked statically like libbpf
+JANSSON_LIBS := $(shell $(PKG_CONFIG) --variable=libdir jansson 2>/dev/null)/libjansson.a
+LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "addr2line.h"
-#include "render.h"
+#include "sym_resolver.h"
 
 /* sidecar/blob.S; weak so that binaries linking this module without the blob still link */
 extern const char retsnoop_sidecar_start[] __attribute__((weak));

@@ -6,7 +6,12 @@
 #include <string.h>
 #include "capture.h"
 
-#define CAP_MAGIC "RSNPCAP1"
+/*
+ * Version 2 changed struct call_stack (a stitched-frames mask instead of a stitch
+ * position); version 1 files are converted on load so old captures keep replaying.
+ */
+#define CAP_MAGIC "RSNPCAP2"
+#define CAP_MAGIC_V1 "RSNPCAP1"
 
 enum cap_kind {
 	CAP_RECORD = 1,		/* raw ring-buffer record */
@@ -31,6 +36,8 @@ struct capture {
 	FILE *f;
 	int err;
 	struct sym_resolver inner;
+	/* the resolver given to the builder, in case a caller asks twice */
+	struct sym_resolver outer;
 	void *ksyms_seen;	/* tsearch() sets of addresses already written */
 	void *srcs_seen;
 };
@@ -58,18 +65,22 @@ static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
 		c->err = -errno ?: -EIO;
 }
 
-struct capture *capture__create(const char *path, const struct render_opts *o)
+struct capture *capture__create(const char *path, const struct capture_opts *opts)
 {
-	struct capture *c = calloc(1, sizeof(*c));
+	const struct capture_views *v = &opts->views;
+	struct capture *c;
 	__u32 views[2] = {
-		(o->stack_view ? VIEW_STACK : 0) | (o->func_trace ? VIEW_TRACE : 0) |
-		(o->lbr ? VIEW_LBR : 0) | (o->full_lbr ? VIEW_FULL_LBR : 0) |
-		(o->unfiltered ? VIEW_UNFILTERED : 0) | (o->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
-		(o->dec_offs ? VIEW_DEC_OFFS : 0),
-		(__u32)o->lbr_max_count,
+		(v->stack_view ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
+		(v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
+		(v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
+		(v->dec_offs ? VIEW_DEC_OFFS : 0),
+		(__u32)v->lbr_max_count,
 	};
 	size_t i;
 
+	if (!opts || opts->sz < sizeof(*opts))
+		return errno = EINVAL, NULL;
+	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->f = fopen(path, "we");
@@ -78,10 +89,10 @@ struct capture *capture__create(const char *path, const struct render_opts *o)
 		return NULL;
 	}
 	fwrite(CAP_MAGIC, 8, 1, c->f);
-	cap_write(c, CAP_TS_OFFSET, &o->ts_offset_ns, sizeof(o->ts_offset_ns), NULL, 0);
+	cap_write(c, CAP_TS_OFFSET, &opts->clock_off_ns, sizeof(opts->clock_off_ns), NULL, 0);
 	cap_write(c, CAP_VIEWS, views, sizeof(views), NULL, 0);
-	for (i = 0; i < o->func_cnt; i++) {
-		const struct func_desc *f = &o->funcs[i];
+	for (i = 0; i < opts->func_cnt; i++) {
+		const struct func *f = &opts->funcs[i];
 		struct { __u32 id, flags; __u64 addr; } h = { i, f->flags, f->addr };
 
 		cap_write(c, CAP_FUNC, &h, sizeof(h), f->name, strlen(f->name) + 1);
@@ -111,11 +122,14 @@ static bool first_time(void **set, __u64 addr)
 	return false;
 }
 
-static bool cap_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+static bool cap_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	struct capture *c = ctx;
-	bool found = c->inner.ksym && c->inner.ksym(c->inner.ctx, addr, hit);
+	bool found = c->inner.sym && c->inner.sym(c->inner.ctx, as, addr, hit);
 
+	/* only kernel addresses exist in captures so far */
+	if (as->kind != ADDR_SPACE_KERNEL)
+		return found;
 	if (first_time(&c->ksyms_seen, addr)) {
 		struct { __u64 addr, start, size; __u32 found; } __attribute__((packed)) h = {
 			addr, found ? hit->start : 0, found ? hit->size : 0, found
@@ -127,16 +141,17 @@ static bool cap_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 	return found;
 }
 
-static int cap_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
+static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
+		   struct src_frame *frames, int max)
 {
 	struct capture *c = ctx;
-	int n = c->inner.src ? c->inner.src(c->inner.ctx, addr, frames, max) : 0;
+	int n = c->inner.src ? c->inner.src(c->inner.ctx, as, addr, frames, max) : 0;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
 	int i;
 
-	if (!first_time(&c->srcs_seen, addr))
+	if (as->kind != ADDR_SPACE_KERNEL || !first_time(&c->srcs_seen, addr))
 		return n;
 	m = open_memstream(&buf, &len);
 	if (!m) {
@@ -164,7 +179,8 @@ static int cap_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 struct sym_resolver capture__resolver(struct capture *c, const struct sym_resolver *inner)
 {
 	c->inner = *inner;
-	return (struct sym_resolver){ .ksym = cap_ksym, .src = cap_src, .ctx = c };
+	c->outer = (struct sym_resolver){ .sym = cap_sym, .src = cap_src, .ctx = c };
+	return c->outer;
 }
 
 int capture__close(struct capture *c)
@@ -198,15 +214,42 @@ struct rsrc {
 struct rrec {
 	const void *data;
 	size_t size;
+	bool owned;		/* converted from an older layout: data is malloc()ed */
+};
+
+/* struct call_stack / rec_session_end as capture version 1 stored them. */
+struct call_stack_v1 {
+	__u32 func_ids[MAX_FSTACK_DEPTH];
+	__u32 seq_ids[MAX_FSTACK_DEPTH];
+	__s64 func_res[MAX_FSTACK_DEPTH];
+	__u64 func_lat[MAX_FSTACK_DEPTH];
+	__u32 depth;
+	__u32 max_depth;
+	__u32 stitch_pos;	/* frames >= stitch_pos were stitched; 0 = none */
+	__s32 kstack_sz;
+	__u64 kstack[MAX_KSTACK_DEPTH];
+};
+
+struct rec_session_end_v1 {
+	__u32 type;
+	__u32 last_seq_id;
+	__u64 sess_id;
+	__u64 emit_ts;
+	__u32 dropped_records;
+	__u8 ignored;
+	__u8 is_err;
+	__u8 __pad[2];
+	struct call_stack_v1 stack;
 };
 
 struct replay {
 	char *buf;
 	size_t len;
+	int version;
 	__s64 ts_offset;
 	__u32 views;
 	int lbr_max_count;
-	struct func_desc *funcs;
+	struct func *funcs;
 	size_t func_cnt;
 	struct rksym *ksyms;
 	size_t ksym_cnt;
@@ -263,10 +306,10 @@ static int parse_func(struct replay *r, const char *p, size_t len)
 			return -ENOMEM;
 		r->funcs = tmp;
 		for (i = r->func_cnt; i <= hdr[0]; i++)
-			r->funcs[i] = (struct func_desc){ "<unknown>", 0, 0 };
+			r->funcs[i] = (struct func){ .name = "<unknown>" };
 		r->func_cnt = hdr[0] + 1;
 	}
-	r->funcs[hdr[0]] = (struct func_desc){ name, hdr[1], addr };
+	r->funcs[hdr[0]] = (struct func){ .name = name, .flags = hdr[1], .addr = addr };
 	return 0;
 }
 
@@ -336,12 +379,66 @@ bad:
 	return -EINVAL;
 }
 
+/* A version 1 SESSION_END record in today's layout; NULL if it is not one. */
+static void *convert_v1_end(const void *p, size_t len)
+{
+	const struct rec_session_end_v1 *o = p;
+	struct rec_session_end *n;
+	__u32 type, i;
+
+	if (len < sizeof(*o))
+		return NULL;
+	memcpy(&type, p, sizeof(type));
+	if (type != REC_SESSION_END)
+		return NULL;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->type = o->type;
+	n->last_seq_id = o->last_seq_id;
+	n->sess_id = o->sess_id;
+	n->emit_ts = o->emit_ts;
+	n->dropped_records = o->dropped_records;
+	n->ignored = o->ignored;
+	n->is_err = o->is_err;
+	memcpy(n->stack.func_ids, o->stack.func_ids, sizeof(n->stack.func_ids));
+	memcpy(n->stack.seq_ids, o->stack.seq_ids, sizeof(n->stack.seq_ids));
+	memcpy(n->stack.func_res, o->stack.func_res, sizeof(n->stack.func_res));
+	memcpy(n->stack.func_lat, o->stack.func_lat, sizeof(n->stack.func_lat));
+	n->stack.depth = o->stack.depth;
+	n->stack.max_depth = o->stack.max_depth;
+	for (i = o->stack.stitch_pos; o->stack.stitch_pos && i < MAX_FSTACK_DEPTH; i++)
+		n->stack.stitched |= 1ULL << i;
+	n->stack.kstack_sz = o->stack.kstack_sz;
+	memcpy(n->stack.kstack, o->stack.kstack, sizeof(n->stack.kstack));
+	return n;
+}
+
+static int add_rec(struct replay *r, const char *p, size_t len)
+{
+	struct rrec rec = { p, len, false };
+	void *conv;
+
+	if (grow((void **)&r->recs, r->rec_cnt, sizeof(*r->recs)))
+		return -ENOMEM;
+	if (r->version == 1 && (conv = convert_v1_end(p, len)))
+		rec = (struct rrec){ conv, sizeof(struct rec_session_end), true };
+	r->recs[r->rec_cnt++] = rec;
+	return 0;
+}
+
 static int parse(struct replay *r)
 {
 	size_t off = 8;
 	int err = 0;
 
-	if (r->len < 8 || memcmp(r->buf, CAP_MAGIC, 8) != 0)
+	if (r->len < 8)
+		return -EINVAL;
+	if (memcmp(r->buf, CAP_MAGIC, 8) == 0)
+		r->version = 2;
+	else if (memcmp(r->buf, CAP_MAGIC_V1, 8) == 0)
+		r->version = 1;
+	else
 		return -EINVAL;
 	while (!err && off < r->len) {
 		__u32 hdr[2];
@@ -356,9 +453,7 @@ static int parse(struct replay *r)
 		p = r->buf + off;
 		switch (hdr[0]) {
 		case CAP_RECORD:
-			if ((err = grow((void **)&r->recs, r->rec_cnt, sizeof(*r->recs))))
-				break;
-			r->recs[r->rec_cnt++] = (struct rrec){ p, hdr[1] };
+			err = add_rec(r, p, hdr[1]);
 			break;
 		case CAP_FUNC:
 			err = parse_func(r, p, hdr[1]);
@@ -450,6 +545,9 @@ void replay__free(struct replay *r)
 		free(r->srcs[i].frames);
 	free(r->srcs);
 	free(r->ksyms);
+	for (i = 0; i < r->rec_cnt; i++)
+		if (r->recs[i].owned)
+			free((void *)r->recs[i].data);
 	free(r->recs);
 	free(r->funcs);
 	free(r->buf);
@@ -457,11 +555,13 @@ void replay__free(struct replay *r)
 }
 
 
-static bool replay_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+static bool replay_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	struct replay *r = ctx;
 	struct rksym key = { .addr = addr }, *k;
 
+	if (as->kind != ADDR_SPACE_KERNEL)
+		return false;
 	k = bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp);
 	if (!k || !k->name)
 		return false;
@@ -471,12 +571,15 @@ static bool replay_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 	return true;
 }
 
-static int replay_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
+static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
+		      struct src_frame *frames, int max)
 {
 	struct replay *r = ctx;
 	struct rsrc key = { .addr = addr }, *s;
 	int i;
 
+	if (as->kind != ADDR_SPACE_KERNEL)
+		return 0;
 	s = bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp);
 	if (!s)
 		return 0;
@@ -485,19 +588,28 @@ static int replay_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 	return s->n;
 }
 
-void replay__render_opts(struct replay *r, struct render_opts *o)
+void replay__build_opts(struct replay *r, struct sample_build_opts *o)
 {
-	*o = (struct render_opts){
+	*o = (struct sample_build_opts){
 		.sz = sizeof(*o),
 		.funcs = r->funcs,
 		.func_cnt = r->func_cnt,
-		.syms = { .ksym = replay_ksym, .src = replay_src, .ctx = r },
-		.ts_offset_ns = r->ts_offset,
+		.syms = { .sym = replay_sym, .src = replay_src, .ctx = r },
+		.clock_off_ns = r->ts_offset,
+		.trace = r->views & VIEW_TRACE,
+		.lbr = r->views & VIEW_LBR,
+		.unfiltered = r->views & VIEW_UNFILTERED,
+		.full_lbr = r->views & VIEW_FULL_LBR,
+	};
+}
+
+void replay__text_opts(struct replay *r, struct text_sink_opts *o)
+{
+	*o = (struct text_sink_opts){
+		.sz = sizeof(*o),
 		.stack_view = r->views & VIEW_STACK,
 		.func_trace = r->views & VIEW_TRACE,
 		.lbr = r->views & VIEW_LBR,
-		.full_lbr = r->views & VIEW_FULL_LBR,
-		.unfiltered = r->views & VIEW_UNFILTERED,
 		.emit_addrs = r->views & VIEW_EMIT_ADDRS,
 		.dec_offs = r->views & VIEW_DEC_OFFS,
 		.lbr_max_count = r->lbr_max_count,

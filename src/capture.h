@@ -1,21 +1,39 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Capture and replay of a run: the raw ring-buffer records plus every answer the renderers
- * got about functions and addresses, so a replay renders exactly what the live run printed
- * on any machine, without the kernel that produced it.
+ * Capture and replay of a run: the raw ring-buffer records plus every answer the sample
+ * builder got about functions and addresses, so a replay decodes and renders exactly what
+ * the live run printed, on any machine, without the kernel that produced it.
  *
- * File: "RSNPCAP1", then entries {__u32 kind, __u32 len, payload padded to 8 bytes}.
+ * File: "RSNPCAP2" (or "RSNPCAP1", converted on load), then entries
+ * {__u32 kind, __u32 len, payload padded to 8 bytes}.
  */
 #ifndef RETSNOOP_CAPTURE_H
 #define RETSNOOP_CAPTURE_H
 
-#include "render.h"
+#include "func.h"
+#include "sample.h"
 #include "session.h"
+#include "sink.h"
+#include "sym_resolver.h"
+
+/* How the captured run decoded and showed its samples. */
+struct capture_views {
+	bool stack_view, func_trace, lbr, full_lbr, unfiltered, emit_addrs, dec_offs;
+	int lbr_max_count;
+};
+
+struct capture_opts {
+	size_t sz;			/* sizeof(struct capture_opts) */
+	const struct func *funcs;
+	size_t func_cnt;
+	__s64 clock_off_ns;
+	struct capture_views views;
+};
 
 struct capture;
 
-/* Start writing @path; functions, clock offset and the views of @o go up front. */
-struct capture *capture__create(const char *path, const struct render_opts *o);
+/* Start writing @path; functions, clock offset and views go up front. NULL, errno set. */
+struct capture *capture__create(const char *path, const struct capture_opts *opts);
 int capture__record(struct capture *c, const void *rec, size_t size);
 /* A resolver that answers through @inner and writes each first answer to the capture. */
 struct sym_resolver capture__resolver(struct capture *c, const struct sym_resolver *inner);
@@ -24,12 +42,14 @@ int capture__close(struct capture *c);
 
 struct replay;
 
-/* Load a whole capture; NULL with errno set on failure (-EINVAL-style bad format). */
+/* Load a whole capture; NULL with errno set on failure (EINVAL: bad format). */
 struct replay *replay__open(const char *path);
 void replay__free(struct replay *r);
 
-/* Render options as the live run had them, answering from the capture. */
-void replay__render_opts(struct replay *r, struct render_opts *o);
+/* The live run's decoding options (functions, clock, views), answering from the capture. */
+void replay__build_opts(struct replay *r, struct sample_build_opts *o);
+/* The live run's text views. */
+void replay__text_opts(struct replay *r, struct text_sink_opts *o);
 /* Number of ring-buffer records in the capture. */
 size_t replay__record_cnt(const struct replay *r);
 /* Feed every recorded record, in order; stops at the first error. */

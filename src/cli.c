@@ -19,6 +19,7 @@ enum {
 	OPT_DEBUG,
 	OPT_CONFIG_HELP,
 	OPT_USAGE,
+	OPT_JSON,
 };
 
 static const char program_doc[] =
@@ -52,6 +53,8 @@ static const struct argp_option opts[] = {
 	{ NULL, 'R', NULL, OPTION_ALIAS, NULL, 2 },
 	{ "lbr-max-count", OPT_LBR_MAX_COUNT, "N", 0,
 	  "Print at most N LBR records (same as -C fmt.lbr-max-count=N)", 2 },
+	{ "json", OPT_JSON, NULL, 0,
+	  "Print samples and run events as JSON lines (one object per line; docs/json.md)", 2 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
 	  "Discover functions and report what would be done, without loading or attaching BPF", 2 },
 	{ "kprobes-multi", 'M', NULL, 0, "Use multi-attach kprobes (the default where supported)", 2 },
@@ -596,6 +599,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_DRY_RUN:
 		env->dry_run = true;
 		break;
+	case OPT_JSON:
+		env->json = true;
+		break;
 	case 'M':
 		return parse_mode(st, ATTACH_KPROBE_MULTI);
 	case 'K':
@@ -655,12 +661,12 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 			st->stray_arg = arg;
 		break;
 	case ARGP_KEY_END:
-		/* the stack view is the default; with -T it needs an explicit -E */
-		env->emit_call_stack = !env->emit_func_trace || env->emit_call_stack;
-		if (st->success_policy)
-			env->success_stacks = st->success_policy > 0;
-		else
-			env->success_stacks = !env->emit_call_stack;
+		/*
+		 * As in the seeds: the stack view always follows a -T table (-E is accepted
+		 * and changes nothing), and successful sessions show only with -S.
+		 */
+		env->emit_call_stack = true;
+		env->success_stacks = st->success_policy > 0;
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

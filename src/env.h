@@ -69,6 +69,7 @@ struct env {
 	bool emit_interim_stacks;	/* -I */
 	bool capture_args;		/* -A */
 	bool use_lbr;			/* -B / -R / --lbr */
+	bool json;			/* --json: JSON lines instead of text */
 	__u64 lbr_flags;		/* ORed --lbr=SPEC values; 0 = any_return */
 
 	/* filters */

@@ -7,7 +7,9 @@
 #include <bpf/libbpf.h>
 #include "ftrace_funcs.h"
 #include "func_discovery.h"
+#include "func_types.h"
 #include "ksyms.h"
+#include "retsnoop.h"
 
 /*
  * Functions BPF tracing itself runs through (or that run with it in critical spots): tracing
@@ -74,7 +76,7 @@ struct func_discovery {
 	struct cand *cands;
 	size_t cand_cnt;
 
-	struct disc_func *funcs;
+	struct func *funcs;
 	size_t func_cnt, func_cap;
 
 	struct func_discovery_stats stats;
@@ -475,9 +477,10 @@ out:
 }
 
 static int push_func(struct func_discovery *d, const struct cand *c, const struct ksym *s,
-		     const struct btf *btf, int btf_id)
+		     const struct btf *btf, int btf_id, const char *fentry_why)
 {
-	struct disc_func *f;
+	struct func *f;
+	int args;
 
 	if (d->func_cnt == d->func_cap) {
 		size_t cap = d->func_cap ? d->func_cap * 2 : 256;
@@ -496,6 +499,14 @@ static int push_func(struct func_discovery *d, const struct cand *c, const struc
 	f->size = s->size;
 	f->btf = btf;
 	f->btf_id = btf_id;
+	args = btf ? func_types__arg_cnt(btf, btf_id) : 0;
+	f->arg_cnt = args < 0 ? 0 : args;
+	/* the one place a function's result typing is decided */
+	f->flags = func_types__flags(btf, btf_id, c->name);
+	if (fentry_why) {
+		f->kprobe_fallback = true;
+		f->fentry_why = fentry_why;
+	}
 	return 0;
 }
 
@@ -521,18 +532,19 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 		d->stats.skipped_cnt++;
 		return 0;
 	}
+	why = NULL;
 	if (d->opts.fentry) {
-		if (!func_discovery__fentry_compatible(btf, btf_id, &why)) {
-			pr(d, 2, "Function '%s' has prototype incompatible with fentry/fexit (%s), skipping.\n",
+		/* what fentry/fexit can't attach to, kprobes trace in the same run */
+		if (!btf)
+			why = "no BTF";
+		else if (!func_discovery__fentry_compatible(btf, btf_id, &why))
+			;
+		else if (k > 1)
+			why = "several functions of this name (fentry attaches by name)";
+		if (why) {
+			pr(d, 1, "Function '%s' can't be traced with fentry/fexit (%s); a kprobe pair traces it instead.\n",
 			   c->name, why);
-			d->stats.skipped_cnt++;
-			return 0;
-		}
-		if (k > 1) {
-			pr(d, 1, "Function '%s' has multiple (%zu) ambiguous instances and is incompatible with fentry/fexit, skipping.\n",
-			   c->name, k);
-			d->stats.skipped_cnt++;
-			return 0;
+			d->stats.fallback_cnt += k;
 		}
 	}
 	for (i = 0; i < k; i++) {
@@ -541,7 +553,7 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 			   c->name);
 			return -EINVAL;
 		}
-		err = push_func(d, c, syms[i], btf, btf_id);
+		err = push_func(d, c, syms[i], btf, btf_id, why);
 		if (err)
 			return err;
 	}
@@ -661,13 +673,6 @@ static int prepare_leftovers(struct func_discovery *d)
 
 		if (c->done)
 			continue;
-		if (d->opts.fentry) {
-			pr(d, 2, "Function '%s' has no BTF, fentry/fexit can't attach to it, skipping.\n",
-			   c->name);
-			d->stats.skipped_cnt++;
-			c->done = true;
-			continue;
-		}
 		/* asm functions, compiler clones (.isra.0, ...), modules without BTF */
 		err = prepare(d, c, NULL, 0);
 		if (err)
@@ -693,7 +698,7 @@ static int mark_entries(struct func_discovery *d)
 	int err = 0;
 
 	for (i = 0; i < d->func_cnt; i++) {
-		struct disc_func *f = &d->funcs[i];
+		struct func *f = &d->funcs[i];
 
 		for (j = 0; j < d->glob_cnt; j++) {
 			struct disc_glob *g = &d->globs[j];
@@ -702,7 +707,7 @@ static int mark_entries(struct func_discovery *d)
 				continue;
 			g->match_cnt++;
 			if (g->role == FUNC_GLOB_ENTRY)
-				f->flags |= DISC_FUNC_ENTRY;
+				f->flags |= FUNC_IS_ENTRY;
 		}
 		for (j = 0; j < d->name_set_cnt; j++) {
 			struct disc_names *ns = &d->name_sets[j];
@@ -711,17 +716,26 @@ static int mark_entries(struct func_discovery *d)
 				continue;
 			ns->match_cnt++;
 			if (ns->role == FUNC_GLOB_ENTRY)
-				f->flags |= DISC_FUNC_ENTRY;
+				f->flags |= FUNC_IS_ENTRY;
 		}
 	}
-	for (j = 0; j < d->name_set_cnt; j++)
-		pr(d, 2, "%s glob ':%s' matched %zu functions.\n", role_name(d->name_sets[j].role),
-		   d->name_sets[j].origin, d->name_sets[j].match_cnt);
+	for (j = 0; j < d->name_set_cnt; j++) {
+		struct disc_names *ns = &d->name_sets[j];
+
+		pr(d, 2, "%s glob ':%s' matched %zu functions.\n", role_name(ns->role), ns->origin,
+		   ns->match_cnt);
+		if (ns->role == FUNC_GLOB_ALLOW && ns->match_cnt == 0)
+			pr(d, 0, "WARNING: allow glob ':%s' doesn't match any traceable kernel function.\n",
+			   ns->origin);
+	}
 	for (j = 0; j < d->glob_cnt; j++) {
 		struct disc_glob *g = &d->globs[j];
 
 		pr(d, g->internal ? 3 : 2, "%s glob '%s' matched %zu functions.\n", role_name(g->role),
 		   glob_spec__str(&g->spec, buf, sizeof(buf)), g->match_cnt);
+		if (g->role == FUNC_GLOB_ALLOW && !g->internal && g->match_cnt == 0)
+			pr(d, 0, "WARNING: allow glob '%s' doesn't match any traceable kernel function.\n",
+			   glob_spec__str(&g->spec, buf, sizeof(buf)));
 		if (g->spec.mandatory && g->match_cnt == 0 && !err) {
 			pr(d, 0, "Entry glob '%s' doesn't match any kernel function!\n",
 			   glob_spec__str(&g->spec, buf, sizeof(buf)));
@@ -787,9 +801,9 @@ size_t func_discovery__func_cnt(const struct func_discovery *d)
 	return d->func_cnt;
 }
 
-const struct disc_func *func_discovery__func(const struct func_discovery *d, size_t idx)
+const struct func *func_discovery__funcs(const struct func_discovery *d)
 {
-	return idx < d->func_cnt ? &d->funcs[idx] : NULL;
+	return d->funcs;
 }
 
 const struct func_discovery_stats *func_discovery__stats(const struct func_discovery *d)

@@ -13,7 +13,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "func.h"
 #include "glob.h"
+#include "log.h"
 
 struct btf;
 struct ksyms;
@@ -24,8 +26,6 @@ enum func_glob_role {
 	FUNC_GLOB_DENY,		/* wins over everything */
 };
 
-/* Message levels, matching -v counts: 0 always (warnings), 1 -v, 2 -vv, 3 -vvv. */
-typedef void (*func_discovery_print_fn)(int level, const char *fmt, va_list args);
 
 /* Default cap on the number of functions; see func_discovery_opts.max_func_cnt. */
 #define FUNC_DISCOVERY_MAX_FUNCS	50000
@@ -33,29 +33,14 @@ typedef void (*func_discovery_print_fn)(int level, const char *fmt, va_list args
 
 struct func_discovery_opts {
 	size_t sz;			/* sizeof(struct func_discovery_opts) */
-	bool fentry;			/* -F: BTF functions with fentry-compatible prototypes only */
+	bool fentry;			/* -F: mark what fentry/fexit can't attach (kprobe_fallback) */
 	bool deny_sleepable;		/* -F without the kernel's fexit sleep fix */
 	size_t max_func_cnt;		/* 0: the defaults above */
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms */
 	const char *aff_path;		/* NULL: find (and if needed mount) tracefs */
 	const char *module_btf_dir;	/* NULL: /sys/kernel/btf */
 	struct btf *vmlinux_btf;	/* borrowed; NULL: btf__load_vmlinux_btf() */
-	func_discovery_print_fn print;	/* NULL: level 0 to stderr, the rest dropped */
-};
-
-enum disc_func_flags {
-	DISC_FUNC_ENTRY = 0x1,		/* matched an entry glob */
-};
-
-/* One function to trace. Strings live as long as the discovery object. */
-struct disc_func {
-	const char *name;
-	const char *module;		/* NULL for vmlinux */
-	__u64 addr;
-	__u64 size;			/* distance to the next kallsyms function, 0 if unknown */
-	const struct btf *btf;		/* vmlinux or module BTF, NULL when there is none */
-	int btf_id;			/* BTF FUNC id in @btf, 0 without BTF */
-	__u32 flags;			/* enum disc_func_flags */
+	log_print_fn print;		/* NULL: level 0 to stderr, the rest dropped */
 };
 
 struct func_discovery_stats {
@@ -64,6 +49,7 @@ struct func_discovery_stats {
 	size_t unique_cnt;	/* ... as distinct (name, module) pairs */
 	size_t found_cnt;	/* functions to trace */
 	size_t skipped_cnt;	/* rejected by globs or not attachable */
+	size_t fallback_cnt;	/* -F: traced with kprobes, fentry/fexit can't attach */
 };
 
 struct func_discovery;
@@ -85,8 +71,9 @@ int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
  */
 int func_discovery__run(struct func_discovery *d);
 
+/* The functions to trace, indexed by function id; owned by @d (strings too). */
 size_t func_discovery__func_cnt(const struct func_discovery *d);
-const struct disc_func *func_discovery__func(const struct func_discovery *d, size_t idx);
+const struct func *func_discovery__funcs(const struct func_discovery *d);
 const struct func_discovery_stats *func_discovery__stats(const struct func_discovery *d);
 /* Loaded by run(); the object keeps ownership. */
 const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d);

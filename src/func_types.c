@@ -275,9 +275,17 @@ __u32 func_types__flags(const struct btf *btf, int func_id, const char *name)
 
 		if (enc & BTF_INT_BOOL)
 			return FUNC_CANT_FAIL | FUNC_RET_BOOL;
-		if (!(enc & BTF_INT_SIGNED) || t->size < 4)
+		if (t->size < 4)
 			return FUNC_CANT_FAIL;
-		return t->size == 4 ? FUNC_NEEDS_SIGN_EXT : 0;
+		if (t->size == 4)
+			return enc & BTF_INT_SIGNED ? FUNC_NEEDS_SIGN_EXT : FUNC_CANT_FAIL;
+		/*
+		 * 8 bytes, signed or not: the kernel returns addresses and -errno in one
+		 * unsigned long (do_mmap(), get_unmapped_area(), vm_mmap_pgoff()), so the
+		 * error range counts as an error here too. Beyond the original retsnoop,
+		 * which took every unsigned result as a success.
+		 */
+		return 0;
 	}
 	if (btf_is_any_enum(t)) {
 		if (t->size < 4)

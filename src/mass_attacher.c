@@ -12,6 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "mass_attacher.h"
+#include "retsnoop.h"
 
 /* Beyond this the kernel's per-link limits and our fd budget make no sense anyway. */
 #define MAX_FUNC_CNT		(1 << 20)
@@ -30,8 +31,12 @@ struct mass_attacher {
 	bool use_cookies;
 	bool prepared, loaded;
 
-	struct mass_attacher_func *funcs;
-	size_t func_cnt, func_cap;
+	const struct func *funcs;	/* borrowed */
+	size_t func_cnt;
+	enum func_attach *how;		/* per function */
+	__u32 *kprobe_ids;		/* functions attached with kprobes, in id order */
+	size_t kprobe_cnt;
+	size_t fentry_cnt;
 
 	struct bpf_link **links;	/* libbpf-managed attachments */
 	size_t link_cnt, link_cap;
@@ -45,6 +50,8 @@ struct mass_attacher {
 	int fentry_tmpl_func;
 	int fexit_tmpl_func[MA_FEXIT_TMPLS + 1];	/* [MA_FEXIT_TMPLS] = void */
 };
+
+#define pr(att, level, ...) log_msg((att)->opts.print, level, __VA_ARGS__)
 
 static long now_ms(void)
 {
@@ -65,19 +72,32 @@ const char *mass_attacher__mode_name(enum attach_mode mode)
 }
 
 struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs,
+					 const struct func *funcs, size_t cnt,
 					 const struct mass_attacher_opts *opts)
 {
 	struct mass_attacher *att;
 	int i;
 
-	if (!progs || !opts || opts->sz < sizeof(*opts))
+	if (!progs || !opts || opts->sz < sizeof(*opts) || (cnt && !funcs))
 		return errno = EINVAL, NULL;
+	if (cnt > MAX_FUNC_CNT)
+		return errno = E2BIG, NULL;
 	att = calloc(1, sizeof(*att));
 	if (!att)
 		return NULL;
+	att->how = calloc(cnt ?: 1, sizeof(*att->how));
+	att->kprobe_ids = calloc(cnt ?: 1, sizeof(*att->kprobe_ids));
+	if (!att->how || !att->kprobe_ids) {
+		free(att->how);
+		free(att->kprobe_ids);
+		free(att);
+		return errno = ENOMEM, NULL;
+	}
 	att->progs = *progs;
 	att->opts = *opts;
 	att->mode = opts->mode;
+	att->funcs = funcs;
+	att->func_cnt = cnt;
 	att->fentry_tmpl_func = -1;
 	for (i = 0; i <= MA_FEXIT_TMPLS; i++)
 		att->fexit_tmpl_func[i] = -1;
@@ -98,43 +118,33 @@ static int push(void **arr, size_t *cnt, size_t *cap, size_t elem)
 	return 0;
 }
 
-int mass_attacher__add_func(struct mass_attacher *att, const struct mass_attacher_func *f)
-{
-	struct mass_attacher_func *dst;
-
-	if (att->prepared)
-		return -EBUSY;
-	if (att->func_cnt >= MAX_FUNC_CNT)
-		return -E2BIG;
-	if (push((void **)&att->funcs, &att->func_cnt, &att->func_cap, sizeof(*f)))
-		return -ENOMEM;
-	dst = &att->funcs[att->func_cnt];
-	*dst = *f;
-	dst->name = strdup(f->name);
-	dst->module = f->module ? strdup(f->module) : NULL;
-	if (!dst->name || (f->module && !dst->module)) {
-		free((char *)dst->name);
-		free((char *)dst->module);
-		return -ENOMEM;
-	}
-	att->func_cnt++;
-	return 0;
-}
-
-static void raise_nofile(void)
+static void raise_nofile(struct mass_attacher *att)
 {
 	struct rlimit rl = { NOFILE_LIMIT, NOFILE_LIMIT };
 
 	/* fentry needs 2 fds per function; best effort, failures show up as EMFILE later */
 	if (setrlimit(RLIMIT_NOFILE, &rl))
-		fprintf(stderr, "Failed to raise RLIMIT_NOFILE to %d: %s\n", NOFILE_LIMIT,
-			strerror(errno));
+		pr(att, LOG_DEBUG, "Failed to raise RLIMIT_NOFILE to %d: %s\n", NOFILE_LIMIT,
+		   strerror(errno));
 }
 
 static void set_autoload(struct bpf_program *p, bool on)
 {
 	if (p)
 		bpf_program__set_autoload(p, on);
+}
+
+static bool fentry_can(const struct func *f)
+{
+	return !f->kprobe_fallback && f->btf_id > 0 && f->arg_cnt >= 0 &&
+	       f->arg_cnt < MA_FEXIT_TMPLS;
+}
+
+int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id)
+{
+	const struct func *f = &att->funcs[id];
+
+	return f->flags & FUNC_RET_VOID ? MA_FEXIT_TMPLS : f->arg_cnt;
 }
 
 /* fentry: load each template once, for the first function it fits; clones do the rest. */
@@ -144,31 +154,22 @@ static int prepare_fentry(struct mass_attacher *att)
 	size_t i;
 	int err, slot;
 
-	if (!att->opts.has_func_ip) {
-		fprintf(stderr, "fentry/fexit mode needs bpf_get_func_ip() (Linux 5.15+); "
-			"use -K for kprobes instead.\n");
-		return -EOPNOTSUPP;
-	}
 	for (i = 0; i < att->func_cnt; i++) {
-		const struct mass_attacher_func *f = &att->funcs[i];
-
-		if (!f->btf_id || f->arg_cnt < 0 || f->arg_cnt >= MA_FEXIT_TMPLS) {
-			fprintf(stderr, "Function '%s' can't be traced with fentry/fexit "
-				"(no BTF or more than 6 arguments).\n", f->name);
-			return -EINVAL;
-		}
+		if (att->how[i] != FUNC_ATTACH_FENTRY)
+			continue;
 		if (att->fentry_tmpl_func < 0)
 			att->fentry_tmpl_func = i;
-		slot = f->ret_void ? MA_FEXIT_TMPLS : f->arg_cnt;
+		slot = mass_attacher__fexit_slot(att, i);
 		if (att->fexit_tmpl_func[slot] < 0)
 			att->fexit_tmpl_func[slot] = i;
 	}
-	set_autoload(p->kentry, false);
-	set_autoload(p->kexit, false);
-	err = bpf_program__set_attach_target(p->fentry, 0,
-					     att->funcs[att->fentry_tmpl_func].name);
-	if (err)
-		return err;
+	set_autoload(p->fentry, att->fentry_tmpl_func >= 0);
+	if (att->fentry_tmpl_func >= 0) {
+		err = bpf_program__set_attach_target(p->fentry, 0,
+						     att->funcs[att->fentry_tmpl_func].name);
+		if (err)
+			return err;
+	}
 	for (slot = 0; slot <= MA_FEXIT_TMPLS; slot++) {
 		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
 		int fi = att->fexit_tmpl_func[slot];
@@ -177,17 +178,36 @@ static int prepare_fentry(struct mass_attacher *att)
 		if (fi >= 0 && (err = bpf_program__set_attach_target(t, 0, att->funcs[fi].name)))
 			return err;
 	}
-	/* function start, and start + 4 where an endbr64 precedes the fentry call */
-	return bpf_map__set_max_entries(p->ip_to_id, att->func_cnt * 2);
+	return 0;
+}
+
+/* Which way each function is attached, and the kprobe ones' list. */
+static void plan_funcs(struct mass_attacher *att)
+{
+	enum func_attach kp = att->opts.has_kprobe_multi && att->mode != ATTACH_KPROBE_SINGLE ?
+			      FUNC_ATTACH_KPROBE_MULTI : FUNC_ATTACH_KPROBE;
+	size_t i;
+
+	att->kprobe_cnt = att->fentry_cnt = 0;
+	for (i = 0; i < att->func_cnt; i++) {
+		if (att->mode == ATTACH_FENTRY && fentry_can(&att->funcs[i])) {
+			att->how[i] = FUNC_ATTACH_FENTRY;
+			att->fentry_cnt++;
+			continue;
+		}
+		att->how[i] = kp;
+		att->kprobe_ids[att->kprobe_cnt++] = i;
+	}
 }
 
 int mass_attacher__prepare(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
-	int slot;
+	size_t ip_slots;
+	int slot, err;
 
 	if (att->func_cnt == 0) {
-		fprintf(stderr, "No matching functions found.\n");
+		pr(att, LOG_WARN, "No matching functions found.\n");
 		return -ENOENT;
 	}
 	switch (att->mode) {
@@ -196,8 +216,15 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		break;
 	case ATTACH_KPROBE_MULTI:
 		if (!att->opts.has_kprobe_multi) {
-			fprintf(stderr, "-M: this kernel has no kprobe.multi links (needs Linux "
-				"5.18+ with CONFIG_FPROBE); use -K (kprobes) or -F (fentry).\n");
+			pr(att, LOG_WARN, "This kernel has no kprobe.multi links (they need Linux "
+			   "5.18+ built with CONFIG_FPROBE).\n");
+			return -EOPNOTSUPP;
+		}
+		break;
+	case ATTACH_FENTRY:
+		if (!att->opts.has_func_ip) {
+			pr(att, LOG_WARN, "fentry/fexit tracing needs bpf_get_func_ip() (Linux "
+			   "5.15+), which this kernel lacks.\n");
 			return -EOPNOTSUPP;
 		}
 		break;
@@ -205,27 +232,53 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		break;
 	}
 	att->prepared = true;
-	raise_nofile();
+	raise_nofile(att);
+	plan_funcs(att);
 
-	if (att->mode == ATTACH_FENTRY)
-		return prepare_fentry(att);
-
-	if (!att->opts.has_cookies && !att->opts.has_func_ip && att->opts.kret_ip_off <= 0) {
-		fprintf(stderr, "kprobe mode needs BPF cookies or bpf_get_func_ip() (Linux 5.15+), "
-			"or a calibrated kretprobe IP offset; this kernel gives none (see -Vv).\n");
+	if (att->kprobe_cnt && !att->opts.has_cookies && !att->opts.has_func_ip &&
+	    att->opts.kret_ip_off <= 0) {
+		pr(att, LOG_WARN, "Kprobes can't tell which function they fired for on this kernel: "
+		   "it has neither BPF cookies nor bpf_get_func_ip() (Linux 5.15+) and the "
+		   "kretprobe IP offset could not be calibrated.\n");
 		return -EOPNOTSUPP;
 	}
-	att->use_cookies = att->opts.has_cookies;
-	if (att->mode == ATTACH_KPROBE_MULTI) {
+	att->use_cookies = att->kprobe_cnt && att->opts.has_cookies;
+
+	set_autoload(p->kentry, att->kprobe_cnt);
+	set_autoload(p->kexit, att->kprobe_cnt);
+	if (att->kprobe_cnt && att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI) {
 		/* the kernel only links programs loaded for kprobe.multi into such links */
 		bpf_program__set_expected_attach_type(p->kentry, BPF_TRACE_KPROBE_MULTI);
 		bpf_program__set_expected_attach_type(p->kexit, BPF_TRACE_KPROBE_MULTI);
 	}
-	set_autoload(p->fentry, false);
-	set_autoload(p->fexit_void, false);
-	for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
-		set_autoload(p->fexit[slot], false);
-	return bpf_map__set_max_entries(p->ip_to_id, att->use_cookies ? 1 : att->func_cnt);
+	if (att->fentry_cnt) {
+		err = prepare_fentry(att);
+		if (err)
+			return err;
+	} else {
+		set_autoload(p->fentry, false);
+		set_autoload(p->fexit_void, false);
+		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
+			set_autoload(p->fexit[slot], false);
+	}
+	/* fentry: function start, and start + 4 where an endbr64 precedes the fentry call */
+	ip_slots = att->fentry_cnt * 2 + (att->use_cookies ? 0 : att->kprobe_cnt);
+	return bpf_map__set_max_entries(p->ip_to_id, ip_slots ?: 1);
+}
+
+enum attach_mode mass_attacher__mode(const struct mass_attacher *att)
+{
+	return att->mode;
+}
+
+enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u32 id)
+{
+	return att->how[id];
+}
+
+size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
+{
+	return att->mode == ATTACH_FENTRY ? att->kprobe_cnt : 0;
 }
 
 /* fd of the kernel BTF object of module @mod (cached), or negative errno. */
@@ -257,6 +310,10 @@ static int module_btf_fd(struct mass_attacher *att, const char *mod)
 			}
 			att->mod_btfs = tmp;
 			att->mod_btfs[att->mod_btf_cnt].name = strdup(mod);
+			if (!att->mod_btfs[att->mod_btf_cnt].name) {
+				close(fd);
+				return -ENOMEM;
+			}
 			att->mod_btfs[att->mod_btf_cnt++].fd = fd;
 			return fd;
 		}
@@ -291,14 +348,14 @@ int mass_attacher__load(struct mass_attacher *att)
 	__u32 id;
 
 	att->loaded = true;
-	if (att->use_cookies)
-		return 0;
 	for (id = 0; id < att->func_cnt; id++) {
 		__u64 ip = att->funcs[id].addr;
 
+		if (att->how[id] != FUNC_ATTACH_FENTRY && att->use_cookies)
+			continue;
 		if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
 			return -errno;
-		if (att->mode == ATTACH_FENTRY) {
+		if (att->how[id] == FUNC_ATTACH_FENTRY) {
 			ip += 4;
 			if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
 				return -errno;
@@ -309,7 +366,7 @@ int mass_attacher__load(struct mass_attacher *att)
 
 /* Say why the verifier refused a clone: load it once more with a log, print the tail. */
 static void report_clone_failure(struct mass_attacher *att, struct bpf_program *tmpl,
-				 const struct mass_attacher_func *f, bool is_exit, int btf_fd,
+				 const struct func *f, bool is_exit, int btf_fd,
 				 int err)
 {
 	size_t log_sz = 1 << 20;
@@ -337,8 +394,8 @@ static void report_clone_failure(struct mass_attacher *att, struct bpf_program *
 	for (int lines = 0; tail > log && lines < 6; tail--)
 		if (tail[-1] == '\n' && tail != log + strlen(log))
 			lines++;
-	fprintf(stderr, "%s clone for '%s' rejected (%d):\n%s", is_exit ? "FEXIT" : "FENTRY",
-		f->name, err, tail);
+	pr(att, LOG_WARN, "%s clone for '%s' rejected (%d):\n%s", is_exit ? "FEXIT" : "FENTRY",
+	   f->name, err, tail);
 	free(log);
 }
 
@@ -346,7 +403,7 @@ static void report_clone_failure(struct mass_attacher *att, struct bpf_program *
 static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl, int tmpl_func,
 			     __u32 id, bool is_exit)
 {
-	const struct mass_attacher_func *f = &att->funcs[id];
+	const struct func *f = &att->funcs[id];
 	int prog_fd, link_fd, btf_fd = 0, err;
 
 	if ((int)id == tmpl_func) {
@@ -392,20 +449,22 @@ static int attach_fentry(struct mass_attacher *att)
 	int err, slot;
 
 	for (id = 0; id < att->func_cnt; id++) {
-		const struct mass_attacher_func *f = &att->funcs[id];
+		const struct func *f = &att->funcs[id];
 
-		slot = f->ret_void ? MA_FEXIT_TMPLS : f->arg_cnt;
+		if (att->how[id] != FUNC_ATTACH_FENTRY)
+			continue;
+		slot = mass_attacher__fexit_slot(att, id);
 		err = attach_trace_prog(att, p->fentry, att->fentry_tmpl_func, id, false);
 		if (err) {
-			fprintf(stderr, "Failed to attach FENTRY prog for func #%u (%s): %d\n",
-				id + 1, f->name, err);
+			pr(att, LOG_WARN, "Failed to attach FENTRY prog for func #%u (%s): %d\n",
+			   id + 1, f->name, err);
 			return err;
 		}
 		err = attach_trace_prog(att, slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void,
 					att->fexit_tmpl_func[slot], id, true);
 		if (err) {
-			fprintf(stderr, "Failed to attach FEXIT prog for func #%u (%s): %d\n",
-				id + 1, f->name, err);
+			pr(att, LOG_WARN, "Failed to attach FEXIT prog for func #%u (%s): %d\n",
+			   id + 1, f->name, err);
 			return err;
 		}
 	}
@@ -463,26 +522,28 @@ static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *pro
 static int attach_kprobes(struct mass_attacher *att)
 {
 	int type, ret_bit, err;
-	__u32 id;
+	size_t i;
 
 	err = kprobe_pmu(&type, &ret_bit);
 	if (err) {
-		fprintf(stderr, "Kprobes are not available in this kernel (no kprobe PMU): %d\n", err);
+		pr(att, LOG_WARN, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
+		   err);
 		return err;
 	}
-	for (id = 0; id < att->func_cnt; id++) {
-		const struct mass_attacher_func *f = &att->funcs[id];
+	for (i = 0; i < att->kprobe_cnt; i++) {
+		__u32 id = att->kprobe_ids[i];
+		const struct func *f = &att->funcs[id];
 
 		err = attach_kprobe_addr(att, att->progs.kexit, id, true, type, ret_bit);
 		if (err) {
-			fprintf(stderr, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
-				"0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
+			pr(att, LOG_WARN, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
+			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
 			return err;
 		}
 		err = attach_kprobe_addr(att, att->progs.kentry, id, false, type, ret_bit);
 		if (err) {
-			fprintf(stderr, "Failed to attach KPROBE prog for func #%u (%s) at addr "
-				"0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
+			pr(att, LOG_WARN, "Failed to attach KPROBE prog for func #%u (%s) at addr "
+			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
 			return err;
 		}
 	}
@@ -508,19 +569,21 @@ static struct bpf_link *multi_attach(struct mass_attacher *att, struct bpf_progr
 
 static int attach_multi(struct mass_attacher *att)
 {
-	size_t n = att->func_cnt, start = 0, batch = MULTI_BATCH_INIT;
-	unsigned long *addrs = calloc(n, sizeof(*addrs));
-	const char **syms = calloc(n, sizeof(*syms));
-	__u64 *cookies = calloc(n, sizeof(*cookies));
+	size_t n = att->kprobe_cnt, start = 0, batch = MULTI_BATCH_INIT;
+	unsigned long *addrs = calloc(n ?: 1, sizeof(*addrs));
+	const char **syms = calloc(n ?: 1, sizeof(*syms));
+	__u64 *cookies = calloc(n ?: 1, sizeof(*cookies));
 	int err = -ENOMEM, pass;
 	size_t i;
 
 	if (!addrs || !syms || !cookies)
 		goto out;
 	for (i = 0; i < n; i++) {
-		addrs[i] = att->funcs[i].addr;
-		syms[i] = att->funcs[i].name;
-		cookies[i] = i;
+		__u32 id = att->kprobe_ids[i];
+
+		addrs[i] = att->funcs[id].addr;
+		syms[i] = att->funcs[id].name;
+		cookies[i] = id;
 	}
 	while (start < n) {
 		size_t cnt = n - start < batch ? n - start : batch;
@@ -545,16 +608,16 @@ static int attach_multi(struct mass_attacher *att)
 			}
 			if (!link) {
 				err = -errno;
-				fprintf(stderr, "Failed to multi-attach %s prog to %zu functions: %d\n",
-					pass ? "KPROBE.MULTI" : "KRETPROBE.MULTI", cnt, err);
+				pr(att, LOG_WARN, "Failed to multi-attach %s prog to %zu functions: %d\n",
+				   pass ? "KPROBE.MULTI" : "KRETPROBE.MULTI", cnt, err);
 				goto out;
 			}
 			if ((err = keep_link(att, link)))
 				goto out;
 		}
-		if (att->opts.verbose && cnt < n)
-			printf("Batch of %zu (total %zu) kernel functions attached successfully!\n",
-			       cnt, start + cnt);
+		if (cnt < n)
+			pr(att, LOG_INFO, "Batch of %zu (total %zu) kernel functions attached successfully!\n",
+			   cnt, start + cnt);
 		start += cnt;
 	}
 	err = 0;
@@ -567,23 +630,19 @@ out:
 
 int mass_attacher__attach(struct mass_attacher *att)
 {
-	int err;
+	int err = 0;
 
 	if (!att->loaded)
 		return -EINVAL;
-	switch (att->mode) {
-	case ATTACH_KPROBE_MULTI:
-		err = attach_multi(att);
-		break;
-	case ATTACH_KPROBE_SINGLE:
-		err = attach_kprobes(att);
-		break;
-	case ATTACH_FENTRY:
-		err = attach_fentry(att);
-		break;
-	default:
-		err = -EINVAL;
+	/* kprobes first: fentry attaching is the slow part and the kprobes are cheap */
+	if (att->kprobe_cnt) {
+		if (att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI)
+			err = attach_multi(att);
+		else
+			err = attach_kprobes(att);
 	}
+	if (!err && att->fentry_cnt)
+		err = attach_fentry(att);
 	if (err)
 		mass_attacher__detach(att);
 	return err;
@@ -610,34 +669,16 @@ void mass_attacher__free(struct mass_attacher *att)
 	if (!att)
 		return;
 	mass_attacher__detach(att);
-	for (i = 0; i < att->func_cnt; i++) {
-		free((char *)att->funcs[i].name);
-		free((char *)att->funcs[i].module);
-	}
 	for (i = 0; i < att->mod_btf_cnt; i++) {
 		close(att->mod_btfs[i].fd);
 		free(att->mod_btfs[i].name);
 	}
 	free(att->mod_btfs);
-	free(att->funcs);
+	free(att->how);
+	free(att->kprobe_ids);
 	free(att->links);
 	free(att->fds);
 	free(att);
-}
-
-enum attach_mode mass_attacher__mode(const struct mass_attacher *att)
-{
-	return att->mode;
-}
-
-size_t mass_attacher__func_cnt(const struct mass_attacher *att)
-{
-	return att->func_cnt;
-}
-
-const struct mass_attacher_func *mass_attacher__func(const struct mass_attacher *att, __u32 id)
-{
-	return id < att->func_cnt ? &att->funcs[id] : NULL;
 }
 
 bool mass_attacher__uses_cookies(const struct mass_attacher *att)

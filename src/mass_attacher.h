@@ -3,8 +3,8 @@
  * mass_attacher: attach one pair of entry/exit BPF programs to many kernel functions at
  * once, by kprobe.multi, single kprobes or fentry/fexit clones, and detach them all.
  *
- * Lifecycle: new -> add functions (discovery) -> prepare -> [caller tunes the object] ->
- * load -> attach -> [caller activates its programs] -> free (detaches everything).
+ * Lifecycle: new(funcs) -> prepare (plan: mode per function, templates, map sizes) ->
+ * [caller loads its BPF object] -> load (fill ip_to_id) -> attach -> detach/free.
  * It knows nothing about what the programs record or how retsnoop prints it.
  */
 #ifndef RETSNOOP_MASS_ATTACHER_H
@@ -13,16 +13,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "func.h"
+#include "log.h"
 
-struct bpf_object;
 struct bpf_program;
 struct bpf_map;
 
 enum attach_mode {
 	ATTACH_AUTO,		/* kprobe.multi if the kernel has it, else single kprobes */
-	ATTACH_KPROBE_MULTI,	/* -M: kprobe.multi, falling back to single kprobes */
+	ATTACH_KPROBE_MULTI,	/* -M */
 	ATTACH_KPROBE_SINGLE,	/* -K */
-	ATTACH_FENTRY,		/* -F */
+	ATTACH_FENTRY,		/* -F; functions fentry can't attach to get kprobes instead */
+};
+
+/* How one function ends up attached. */
+enum func_attach {
+	FUNC_ATTACH_KPROBE_MULTI,
+	FUNC_ATTACH_KPROBE,
+	FUNC_ATTACH_FENTRY,
 };
 
 #define MA_FEXIT_TMPLS 7	/* fexit templates for 0..6 arguments */
@@ -39,35 +47,32 @@ struct mass_attacher_progs {
 struct mass_attacher_opts {
 	size_t sz;			/* sizeof(struct mass_attacher_opts) */
 	enum attach_mode mode;
-	int verbose;			/* 1: -v, 2: -vv */
+	log_print_fn print;		/* NULL: silent */
 	bool has_kprobe_multi;		/* kernel features, from feature detection */
 	bool has_cookies;
 	bool has_func_ip;
 	int kret_ip_off;		/* kretprobes can name their function without the above */
 };
 
-/* One function to trace, as discovery found it. */
-struct mass_attacher_func {
-	const char *name;
-	const char *module;		/* NULL for vmlinux */
-	__u64 addr;
-	int btf_id;			/* 0 without BTF (kprobe modes only) */
-	int arg_cnt;
-	bool ret_void;
-};
-
 struct mass_attacher;
 
+/*
+ * @funcs (borrowed, must outlive the attacher): the functions to trace; a function's id
+ * is its index. NULL with errno set on failure.
+ */
 struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs,
+					 const struct func *funcs, size_t cnt,
 					 const struct mass_attacher_opts *opts);
 void mass_attacher__free(struct mass_attacher *att);
 
-/* Queue a function; its id is its index. Fails with -E2BIG past the supported count. */
-int mass_attacher__add_func(struct mass_attacher *att, const struct mass_attacher_func *f);
-
-/* Choose the mode and set up autoload, attach targets and map sizes before load. */
+/*
+ * Plan the attachment: resolve ATTACH_AUTO, choose each function's way of attaching and
+ * the fentry/fexit templates, set autoload, attach targets and map sizes. Fails with
+ * -ENOENT (no functions), -ENOTSUP (the mode needs kprobe.multi the kernel lacks),
+ * -EOPNOTSUPP (the kernel can't name functions in this mode) or -EINVAL.
+ */
 int mass_attacher__prepare(struct mass_attacher *att);
-/* After the caller's bpf_object__load(): fill ip_to_id, load fentry/fexit clones. */
+/* After the caller's BPF object is loaded: fill ip_to_id. */
 int mass_attacher__load(struct mass_attacher *att);
 int mass_attacher__attach(struct mass_attacher *att);
 /* Detach everything now (also done by free); returns milliseconds spent. */
@@ -75,8 +80,11 @@ long mass_attacher__detach(struct mass_attacher *att);
 
 enum attach_mode mass_attacher__mode(const struct mass_attacher *att);
 const char *mass_attacher__mode_name(enum attach_mode mode);
-size_t mass_attacher__func_cnt(const struct mass_attacher *att);
-const struct mass_attacher_func *mass_attacher__func(const struct mass_attacher *att, __u32 id);
+enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u32 id);
+/* Functions attached with kprobes although the mode is fentry/fexit. */
+size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
+/* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */
+int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id);
 /* True if BPF gets the function id from the cookie (else from ip_to_id). */
 bool mass_attacher__uses_cookies(const struct mass_attacher *att);
 

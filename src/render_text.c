@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
+/* The text sink: samples as the seeds show them, and the run's lifecycle lines. */
+#include <errno.h>
+#include <stdlib.h>
 #include <time.h>
 #include "render.h"
 
@@ -15,21 +18,21 @@ static void fmt_ts(char *buf, size_t n, __u64 mono_ns, __s64 offset_ns)
 	snprintf(buf + len, n - len, ".%06lld", (long long)(ns % 1000000000) / 1000);
 }
 
-int render_text__sample(FILE *out, const struct sample *s, const struct render_opts *o)
+int render_text__sample(FILE *out, const struct sample *s, const struct text_sink_opts *o)
 {
-	const struct rec_session_start *st = s->start;
 	char t1[32], t2[32];
+	size_t lost = s->dropped_records + s->trace_lost;
 	int err = 0;
 
-	fmt_ts(t1, sizeof(t1), st->start_ts, o->ts_offset_ns);
-	fmt_ts(t2, sizeof(t2), s->end->emit_ts, o->ts_offset_ns);
-	fprintf(out, "%s -> %s TID/PID %u/%u (%.16s/%.16s):\n", t1, t2, st->pid, st->tgid,
-		st->task_comm, st->proc_comm);
-	if (o->func_trace) {
+	fmt_ts(t1, sizeof(t1), s->start_ns, s->clock_off_ns);
+	fmt_ts(t2, sizeof(t2), s->end_ns, s->clock_off_ns);
+	fprintf(out, "%s -> %s TID/PID %u/%u (%s/%s):\n", t1, t2, s->tid, s->pid,
+		s->task_comm, s->proc_comm);
+	if (o->func_trace && s->has_trace) {
 		fputc('\n', out);
 		err = render_trace(out, s, o);
 	}
-	if (o->lbr && !err) {
+	if (o->lbr && s->has_lbr && !err) {
 		fputc('\n', out);
 		err = render_lbr(out, s, o);
 	}
@@ -37,10 +40,104 @@ int render_text__sample(FILE *out, const struct sample *s, const struct render_o
 		fputc('\n', out);
 		err = render_stack(out, s, o);
 	}
-	if (s->end->dropped_records)
-		fprintf(out, "WARNING! Sample data incomplete! %u record(s) dropped. "
-			"Consider increasing the ring buffer (-C bpf.ringbuf-size).\n",
-			s->end->dropped_records);
+	if (lost)
+		fprintf(out, "WARNING! Sample data incomplete! %zu record(s) dropped. "
+			"Consider increasing the ring buffer (-C bpf.ringbuf-size).\n", lost);
 	fputs("\n\n", out);
 	return err;
+}
+
+struct text_sink {
+	struct sink sink;
+	struct text_sink_opts o;
+};
+
+static int text_sample(struct sink *sk, const struct sample *s)
+{
+	struct text_sink *ts = (struct text_sink *)sk;
+	int err = render_text__sample(ts->o.out, s, &ts->o);
+
+	fflush(ts->o.out);
+	return err;
+}
+
+static void text_ready(struct sink *sk)
+{
+	struct text_sink *ts = (struct text_sink *)sk;
+
+	fprintf(ts->o.out, "Receiving data...\n");
+	fflush(ts->o.out);
+}
+
+static void text_drops(struct sink *sk, const struct drop_report *d)
+{
+	struct text_sink *ts = (struct text_sink *)sk;
+
+	fprintf(ts->o.err, "WARNING! %llu samples were dropped and %llu are incomplete so far, "
+		"you are missing data! Consider increasing the ring buffer (-C bpf.ringbuf-size).\n",
+		(unsigned long long)d->dropped_sessions,
+		(unsigned long long)d->incomplete_sessions);
+}
+
+static void text_detaching(struct sink *sk, const struct drop_report *d)
+{
+	struct text_sink *ts = (struct text_sink *)sk;
+
+	/* after the ^C on its own line; the drop summary keeps "Detaching... DONE" one line */
+	fputc('\n', ts->o.out);
+	fflush(ts->o.out);
+	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost) {
+		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
+			"Output might be incomplete!\n");
+		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
+			(unsigned long long)d->dropped_sessions);
+		fprintf(ts->o.err, "%-20s%llu\n", "INCOMPLETE SAMPLES:",
+			(unsigned long long)d->incomplete_sessions);
+		if (d->skipped_calls)
+			fprintf(ts->o.err, "%-20s%llu\n", "SKIPPED CALLS:",
+				(unsigned long long)d->skipped_calls);
+		if (d->trace_lost)
+			fprintf(ts->o.err, "%-20s%llu\n", "LOST TRACE RECORDS:",
+				(unsigned long long)d->trace_lost);
+	}
+	fprintf(ts->o.out, "Detaching... ");
+	fflush(ts->o.out);
+}
+
+static void text_detached(struct sink *sk, long ms)
+{
+	struct text_sink *ts = (struct text_sink *)sk;
+
+	fprintf(ts->o.out, "DONE in %ld ms.\n", ms);
+	fflush(ts->o.out);
+}
+
+static void text_free(struct sink *sk)
+{
+	free(sk);
+}
+
+static const struct sink_ops text_ops = {
+	.sample = text_sample,
+	.ready = text_ready,
+	.drops = text_drops,
+	.detaching = text_detaching,
+	.detached = text_detached,
+	.free = text_free,
+};
+
+struct sink *text_sink__new(const struct text_sink_opts *opts)
+{
+	struct text_sink *ts;
+
+	if (!opts || opts->sz < sizeof(*opts))
+		return errno = EINVAL, NULL;
+	ts = calloc(1, sizeof(*ts));
+	if (!ts)
+		return NULL;
+	ts->sink.ops = &text_ops;
+	ts->o = *opts;
+	ts->o.out = opts->out ?: stdout;
+	ts->o.err = opts->err ?: stderr;
+	return &ts->sink;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The function call trace view (-T): every entry and exit recorded in the session, one row
- * each, a leaf call folded into one "↔" row, indented four columns per call level.
+ * The function call trace view (-T): the sample's call-trace rows, indented four columns
+ * per call level: "→" entry, "←" exit, "↔" a leaf call folded into one row.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,21 +18,6 @@ struct trow {
 	char dur[24];
 };
 
-static int add_row(struct trow **rows, int *cnt, int *cap)
-{
-	if (*cnt == *cap) {
-		int ncap = *cap ? *cap * 2 : 64;
-		void *tmp = realloc(*rows, ncap * sizeof(**rows));
-
-		if (!tmp)
-			return -ENOMEM;
-		*rows = tmp;
-		*cap = ncap;
-	}
-	memset(&(*rows)[*cnt], 0, sizeof(**rows));
-	return (*cnt)++;
-}
-
 static void fill_func(struct trow *r, __u32 depth, const char *marker, const char *name)
 {
 	int indent = 4 * ((depth > 0 ? depth : 1) - 1);
@@ -43,50 +28,44 @@ static void fill_func(struct trow *r, __u32 depth, const char *marker, const cha
 	r->func_cols = indent + 2 + strlen(name);
 }
 
-int render_trace(FILE *out, const struct sample *s, const struct render_opts *o)
+static void fill_row(struct trow *r, const struct sample *s, const struct trace_row *t)
 {
-	const struct rec_func_trace *t = s->trace;
-	struct trow *rows = NULL;
-	int cnt = 0, cap = 0, i, w = strlen("FUNCTION CALL TRACE"), rw = 6, dw = 8, idx;
-	__u32 next_seq = t && s->trace_cnt ? t[0].seq_id : 0;
-	size_t k;
+	const struct func *fn;
 
-	for (k = 0; k < s->trace_cnt; k++) {
-		const struct rec_func_trace *r = &t[k];
-		const struct func_desc *fd = render__func(o, r->func_id);
-		bool leaf;
-
-		if (r->seq_id != next_seq) {
-			/* lost records: say so instead of silently mis-nesting */
-			if ((idx = add_row(&rows, &cnt, &cap)) < 0)
-				goto nomem;
-			snprintf(rows[idx].func, sizeof(rows[idx].func),
-				 "\u203c ... missing %u record(s) ...", r->seq_id - next_seq);
-			rows[idx].func_cols = strlen(rows[idx].func) - 2;
-			strcpy(rows[idx].res, "...");
-			strcpy(rows[idx].dur, "...");
-		}
-		next_seq = r->seq_id + 1;
-
-		leaf = r->type == REC_FUNC_TRACE_ENTRY && k + 1 < s->trace_cnt &&
-		       t[k + 1].type == REC_FUNC_TRACE_EXIT && t[k + 1].func_id == r->func_id &&
-		       t[k + 1].depth == r->depth && t[k + 1].seq_id == r->seq_id + 1;
-		if ((idx = add_row(&rows, &cnt, &cap)) < 0)
-			goto nomem;
-		if (leaf) {
-			r = &t[++k];
-			next_seq = r->seq_id + 1;
-		}
-		fill_func(&rows[idx], r->depth,
-			  leaf ? "\u2194" : r->type == REC_FUNC_TRACE_ENTRY ? "\u2192" : "\u2190",
-			  fd->name);
-		if (r->type == REC_FUNC_TRACE_EXIT) {
-			result__format(rows[idx].res, sizeof(rows[idx].res), r->func_res, fd->flags);
-			snprintf(rows[idx].dur, sizeof(rows[idx].dur), "%.3fus", r->func_lat / 1000.0);
-		}
+	if (t->kind == TRACE_GAP) {
+		/* lost records: say so instead of silently mis-nesting */
+		snprintf(r->func, sizeof(r->func), "\u203c ... missing %u record(s) ...", t->missing);
+		r->func_cols = strlen(r->func) - 2;
+		strcpy(r->res, "...");
+		strcpy(r->dur, "...");
+		return;
 	}
+	fn = sample__func(s, t->func_id);
+	fill_func(r, t->depth, t->kind == TRACE_LEAF ? "\u2194" :
+		  t->kind == TRACE_ENTRY ? "\u2192" : "\u2190", fn->name);
+	if (t->kind != TRACE_ENTRY) {
+		result__format(r->res, sizeof(r->res), t->res, fn->flags);
+		snprintf(r->dur, sizeof(r->dur), "%.3fus", t->dur_ns / 1000.0);
+	}
+}
 
-	for (i = 0; i < cnt; i++) {
+static void dashes(FILE *out, int n)
+{
+	while (n-- > 0)
+		fputc('-', out);
+}
+
+int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+{
+	int w = strlen("FUNCTION CALL TRACE"), rw = 6, dw = 8;
+	struct trow *rows;
+	size_t i;
+
+	rows = calloc(s->row_cnt ?: 1, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < s->row_cnt; i++) {
+		fill_row(&rows[i], s, &s->rows[i]);
 		if (rows[i].func_cols > w)
 			w = rows[i].func_cols;
 		if ((int)strlen(rows[i].res) > rw)
@@ -95,16 +74,13 @@ int render_trace(FILE *out, const struct sample *s, const struct render_opts *o)
 			dw = strlen(rows[i].dur);
 	}
 	fprintf(out, "%-*s   %-*s  %*s\n", w, "FUNCTION CALL TRACE", rw, "RESULT", dw, "DURATION");
-	for (i = 0; i < w; i++)
-		fputc('-', out);
+	dashes(out, w);
 	fputs("   ", out);
-	for (i = 0; i < rw; i++)
-		fputc('-', out);
+	dashes(out, rw);
 	fputs("  ", out);
-	for (i = 0; i < dw; i++)
-		fputc('-', out);
+	dashes(out, dw);
 	fputc('\n', out);
-	for (i = 0; i < cnt; i++) {
+	for (i = 0; i < s->row_cnt; i++) {
 		const struct trow *r = &rows[i];
 
 		if (!r->res[0] && !r->dur[0]) {
@@ -117,7 +93,4 @@ int render_trace(FILE *out, const struct sample *s, const struct render_opts *o)
 	}
 	free(rows);
 	return 0;
-nomem:
-	free(rows);
-	return -ENOMEM;
 }

@@ -32,9 +32,35 @@ const volatile __u64 rb_size = 0;	/* ring buffer bytes; 0: never hold records ba
 const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
 const volatile __u32 tgid_allow_cnt = 0, tgid_deny_cnt = 0;
 const volatile __u32 comm_allow_cnt = 0, comm_deny_cnt = 0;
+/* retsnoop and its helpers: tracing them would trace our own output (a feedback loop) */
+const volatile __u32 excluded_tgids[MAX_EXCLUDED_TGIDS] = {};
+const volatile __u32 excluded_cnt = 0;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
 bool ready = false;
+
+/*
+ * Error chains kept aside per session. A caller whose callee failed often goes on calling
+ * cleanup functions (void, or succeeding) before it returns the error; each of those calls
+ * would overwrite the failed callee's chain, so the chain is kept in a fragment until the
+ * caller returns. Cleanup functions can have failed callees of their own, hence a small
+ * stack of fragments ordered by call level; past its size the innermost chain is not kept
+ * (the outer ones decide what the session reports) and the sample says so.
+ */
+#define MAX_FRAGS	2
+
+struct frag {
+	__u32 start;		/* call level of the chain's first frame (its caller runs at start - 1) */
+	__u32 last_seq_id;
+	__s32 lbrs_sz;
+	/*
+	 * A later call of the same caller that could fail succeeded: the error may have been
+	 * dealt with. The chain is used only if the caller fails with this very error.
+	 */
+	bool handled;
+	struct call_stack cs;	/* frames [start, cs.max_depth), kernel stack of the failure */
+	struct lbr_record lbrs[MAX_LBR_ENTRIES];
+};
 
 struct session {
 	__u64 sess_id;
@@ -45,19 +71,21 @@ struct session {
 	char proc_comm[TASK_COMM_LEN];
 	__u32 next_seq_id;
 	__u32 dropped_records;
-	bool defunct;		/* lost track (mismatch, start not sent): end quietly */
-	bool start_emitted;
-	bool is_err;
-	bool has_saved;
-	__u32 saved_start;	/* first frame index of the saved error fragment */
-	__u32 saved_last_seq_id;
+	bool start_emitted;	/* SESSION_START is out: later records have a session */
+	/*
+	 * The completed frames [stack.depth, stack.max_depth) -- the last callee of the
+	 * innermost running frame and its own chain -- are an error chain: each returned an
+	 * error that the one below it returned first.
+	 */
+	bool tail_err;
+	__u8 frag_cnt;
+	__u16 flags;		/* enum session_end_flags */
+	__u32 overflow;		/* calls running beyond MAX_FSTACK_DEPTH, not recorded */
 	__u64 entry_ts[MAX_FSTACK_DEPTH];
 	struct call_stack stack;
-	struct call_stack saved;	/* a deeper error chain overwritten by a sibling call */
 	__s32 lbrs_sz;
-	__s32 saved_lbrs_sz;
 	struct lbr_record lbrs[MAX_LBR_ENTRIES];
-	struct lbr_record saved_lbrs[MAX_LBR_ENTRIES];
+	struct frag frags[MAX_FRAGS];
 };
 
 struct {
@@ -184,16 +212,22 @@ static __always_inline struct drop_stats *drop_stats(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
-static __always_inline bool filters_pass(void)
+/*
+ * May this thread start a session? Checked once per session, not per event: a thread that
+ * passes keeps its session until the entry function returns.
+ */
+static __always_inline bool session_allowed(__u64 pid_tgid)
 {
-	__u64 pid_tgid;
+	__u32 tgid = pid_tgid >> 32, i;
 	bool *allow;
 
+	for (i = 0; i < MAX_EXCLUDED_TGIDS; i++) {
+		if (i >= excluded_cnt)
+			break;
+		if (excluded_tgids[i] == tgid)
+			return false;
+	}
 	if (tgid_allow_cnt || tgid_deny_cnt) {
-		__u32 tgid;
-
-		pid_tgid = bpf_get_current_pid_tgid();
-		tgid = pid_tgid >> 32;
 		allow = bpf_map_lookup_elem(&tgids_filter, &tgid);
 		if (allow ? !*allow : tgid_allow_cnt > 0)
 			return false;
@@ -210,13 +244,14 @@ static __always_inline bool filters_pass(void)
 }
 
 /* Idle tasks all have pid 0: key them per CPU so they never share a session. */
-static __always_inline __s64 session_key(void)
+static __always_inline __s64 session_key(__u64 pid_tgid)
 {
-	__u32 pid = (__u32)bpf_get_current_pid_tgid();
+	__u32 pid = (__u32)pid_tgid;
 
 	return pid ? (__s64)pid : -(1 + (__s64)bpf_get_smp_processor_id());
 }
 
+/* Must match result__is_err() in user space: one rule for the stack and the call trace. */
 static __always_inline bool is_err_result(__u32 flags, __s64 res)
 {
 	if (flags & FUNC_CANT_FAIL)
@@ -280,7 +315,8 @@ static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type
 {
 	struct rec_func_trace *r;
 
-	if (!room_for_trace_rec()) {
+	/* a START that didn't fit earlier goes first, or the record would be an orphan */
+	if (!room_for_trace_rec() || (!sess->start_emitted && !emit_session_start(sess))) {
 		count_dropped_record(sess);
 		return;
 	}
@@ -300,7 +336,7 @@ static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type
 	bpf_ringbuf_submit(r, 0);
 }
 
-static __always_inline void emit_lbrs(struct session *sess, bool saved)
+static __always_inline void emit_lbrs(struct session *sess)
 {
 	struct rec_lbr_stack *r;
 
@@ -311,34 +347,29 @@ static __always_inline void emit_lbrs(struct session *sess, bool saved)
 	}
 	r->type = REC_LBR_STACK;
 	r->sess_id = sess->sess_id;
-	if (saved) {
-		r->lbrs_sz = sess->saved_lbrs_sz;
-		copy_words(r->lbrs, sess->saved_lbrs, sizeof(r->lbrs));
-	} else {
-		r->lbrs_sz = sess->lbrs_sz;
-		copy_words(r->lbrs, sess->lbrs, sizeof(r->lbrs));
-	}
+	r->lbrs_sz = sess->lbrs_sz;
+	copy_words(r->lbrs, sess->lbrs, sizeof(r->lbrs));
 	bpf_ringbuf_submit(r, 0);
 }
 
-/* Final sample of a session whose outermost frame just returned. */
-static __always_inline void emit_session_end(struct session *sess, __u64 now)
+/*
+ * Final sample of a session whose outermost frame just returned; @forget: the session lost
+ * track, only tell user space to drop what it holds of it.
+ */
+static __always_inline void emit_session_end(struct session *sess, __u64 now, bool forget)
 {
 	struct rec_session_end *r;
 	struct drop_stats *st;
-	bool stitch, ignored;
-	__u32 i, n;
+	bool ignored;
 
-	ignored = (!sess->is_err && !emit_success_stacks) ||
+	ignored = forget || (!sess->tail_err && !emit_success_stacks) ||
 		  sess->stack.func_lat[0] < duration_ns;
 	if (ignored && !sess->start_emitted)
 		return;
 	if (!sess->start_emitted && !emit_session_start(sess))
 		goto drop;
-
-	stitch = sess->is_err && sess->has_saved && sess->saved_start == sess->stack.max_depth;
 	if (!ignored && capture_lbr)
-		emit_lbrs(sess, stitch);
+		emit_lbrs(sess);
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r)
@@ -348,26 +379,10 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now)
 	r->emit_ts = now;
 	r->dropped_records = sess->dropped_records;
 	r->ignored = ignored;
-	r->is_err = sess->is_err;
-	r->__pad[0] = r->__pad[1] = 0;
+	r->is_err = sess->tail_err;
+	r->flags = sess->flags;
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
-	if (stitch) {
-		/* The saved deeper fragment continues the reported chain: append it. */
-		n = sess->saved.max_depth;
-		for (i = sess->stack.max_depth; i < MAX_FSTACK_DEPTH; i++) {
-			if (i >= n)
-				break;
-			r->stack.func_ids[i] = sess->saved.func_ids[i];
-			r->stack.seq_ids[i] = sess->saved.seq_ids[i];
-			r->stack.func_res[i] = sess->saved.func_res[i];
-			r->stack.func_lat[i] = sess->saved.func_lat[i];
-		}
-		r->stack.stitch_pos = sess->stack.max_depth;
-		r->stack.max_depth = n;
-		r->stack.kstack_sz = sess->saved.kstack_sz;
-		copy_words(r->stack.kstack, sess->saved.kstack, sizeof(r->stack.kstack));
-	}
 	bpf_ringbuf_submit(r, 0);
 	return;
 drop:
@@ -376,11 +391,10 @@ drop:
 		__sync_fetch_and_add(&st->dropped_sessions, 1);
 }
 
-static __always_inline struct session *start_session(__s64 key, __u64 now)
+static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, __u64 now)
 {
 	struct task_struct *task;
 	struct session *sess;
-	__u64 pid_tgid;
 	__u32 zero = 0;
 
 	sess = bpf_map_lookup_elem(&empty_session, &zero);
@@ -397,7 +411,6 @@ static __always_inline struct session *start_session(__s64 key, __u64 now)
 	if (!sess)
 		return NULL;
 
-	pid_tgid = bpf_get_current_pid_tgid();
 	sess->sess_id = new_sess_id(key);
 	sess->start_ts = now;
 	sess->pid = (__u32)pid_tgid;
@@ -406,41 +419,91 @@ static __always_inline struct session *start_session(__s64 key, __u64 now)
 	task = (struct task_struct *)bpf_get_current_task();
 	BPF_CORE_READ_STR_INTO(&sess->proc_comm, task, group_leader, comm);
 
-	/* -T needs the session known before its first trace record. */
-	if (emit_func_trace && !emit_session_start(sess))
-		sess->defunct = true;
+	/*
+	 * -T needs the session known before its first trace record; if the ring buffer is
+	 * full now, the next record tries again (the sample then shows the records it lost).
+	 */
+	if (emit_func_trace)
+		emit_session_start(sess);
 	return sess;
 }
 
-/* Keep a deeper error chain that a sibling call at @d is about to overwrite. */
-static __always_inline void save_error_fragment(struct session *sess, __u32 d)
+/* Copy call levels [from, to) of the traced frames from @src to @dst. */
+static __always_inline void copy_levels(struct call_stack *dst, const struct call_stack *src,
+					__u32 from, __u32 to)
 {
-	__u32 i, end = sess->stack.max_depth;
+	__u32 i;
 
-	/* Directly above an older saved fragment: grow it upward, keep its deeper captures. */
-	if (!(sess->has_saved && sess->saved_start == end)) {
-		sess->saved.max_depth = end;
-		sess->saved.kstack_sz = sess->stack.kstack_sz;
-		copy_words(sess->saved.kstack, sess->stack.kstack, sizeof(sess->saved.kstack));
-		sess->saved_lbrs_sz = sess->lbrs_sz;
-		copy_words(sess->saved_lbrs, sess->lbrs, sizeof(sess->saved_lbrs));
-		sess->saved_last_seq_id = sess->next_seq_id - 1;
-	}
-	sess->saved_start = d;
-	sess->has_saved = true;
 	/*
-	 * Last, so the verifier's one fork per iteration (the exit test) is not multiplied by
-	 * everything above; per-frame range checks would multiply it further.
+	 * One fork per iteration (the exit test) keeps the verifier's work linear; per-frame
+	 * range checks beyond the mask would multiply it.
 	 */
 	for (i = 0; i < MAX_FSTACK_DEPTH; i++) {
-		__u32 j = d + i;
+		__u32 j = from + i;
 
-		if (j >= end || j >= MAX_FSTACK_DEPTH)
+		if (j >= to || j >= MAX_FSTACK_DEPTH)
 			break;
-		sess->saved.func_ids[j] = sess->stack.func_ids[j];
-		sess->saved.seq_ids[j] = sess->stack.seq_ids[j];
-		sess->saved.func_res[j] = sess->stack.func_res[j];
-		sess->saved.func_lat[j] = sess->stack.func_lat[j];
+		j = frame_idx(j);
+		dst->func_ids[j] = src->func_ids[j];
+		dst->seq_ids[j] = src->seq_ids[j];
+		dst->func_res[j] = src->func_res[j];
+		dst->func_lat[j] = src->func_lat[j];
+	}
+}
+
+/* Bits for call levels >= @from (and < 64). */
+static __always_inline __u64 levels_from(__u32 from)
+{
+	return from >= MAX_FSTACK_DEPTH ? 0 : ~0ULL << from;
+}
+
+/*
+ * A call at level @d is about to overwrite the error chain [d, max_depth) that its caller's
+ * previous callee returned: keep it aside until the caller returns.
+ */
+static __always_inline void keep_chain(struct session *sess, __u32 d)
+{
+	__u32 n = sess->frag_cnt, slot;
+	struct frag *f;
+
+	if (n > 0 && sess->frags[(n - 1) & (MAX_FRAGS - 1)].start == d) {
+		/* an earlier failed callee of the same caller: the later error replaces it */
+		slot = n - 1;
+	} else if (n < MAX_FRAGS) {
+		slot = n;
+		sess->frag_cnt = n + 1;
+	} else {
+		sess->flags |= SESS_F_CHAIN_LOST;
+		return;
+	}
+	f = &sess->frags[slot & (MAX_FRAGS - 1)];
+	f->start = d;
+	f->handled = false;
+	f->last_seq_id = sess->next_seq_id - 1;
+	f->cs.max_depth = sess->stack.max_depth;
+	f->cs.stitched = sess->stack.stitched;
+	f->cs.kstack_sz = sess->stack.kstack_sz;
+	copy_words(f->cs.kstack, sess->stack.kstack, sizeof(f->cs.kstack));
+	if (capture_lbr) {
+		f->lbrs_sz = sess->lbrs_sz;
+		copy_words(f->lbrs, sess->lbrs, sizeof(f->lbrs));
+	}
+	copy_levels(&f->cs, &sess->stack, d, sess->stack.max_depth);
+}
+
+/* The frame at level @d failed after its failed callee's chain was kept aside: put it back. */
+static __always_inline void restore_chain(struct session *sess, struct frag *f, __u32 d)
+{
+	__u32 end = f->cs.max_depth;
+
+	copy_levels(&sess->stack, &f->cs, d + 1, end);
+	sess->stack.max_depth = end;
+	sess->stack.stitched = (sess->stack.stitched & ~levels_from(d)) | levels_from(d + 1);
+	sess->stack.kstack_sz = f->cs.kstack_sz;
+	copy_words(sess->stack.kstack, f->cs.kstack, sizeof(sess->stack.kstack));
+	if (capture_lbr) {
+		sess->lbrs_sz = f->lbrs_sz;
+		copy_words(sess->lbrs, f->lbrs, sizeof(sess->lbrs));
 	}
 }
 
@@ -448,30 +511,35 @@ static __always_inline int handle_entry(void *ctx, __u32 id)
 {
 	struct func_info *fi;
 	struct session *sess;
-	__u64 now;
+	__u64 now, pid_tgid;
 	__s64 key;
 	__u32 d, seq;
 
-	if (!filters_pass())
-		return 0;
-	now = bpf_ktime_get_ns();
-	key = session_key();
+	pid_tgid = bpf_get_current_pid_tgid();
+	key = session_key(pid_tgid);
 	sess = bpf_map_lookup_elem(&sessions, &key);
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
-		if (!fi || !(fi->flags & FUNC_IS_ENTRY))
+		if (!fi || !(fi->flags & FUNC_IS_ENTRY) || !session_allowed(pid_tgid))
 			return 0;
-		sess = start_session(key, now);
+		now = bpf_ktime_get_ns();
+		sess = start_session(key, pid_tgid, now);
 		if (!sess)
 			return 0;
+	} else {
+		now = bpf_ktime_get_ns();
 	}
 
 	d = sess->stack.depth;
+	if (d >= MAX_FSTACK_DEPTH) {
+		/* too deep to record: follow the nesting so the session goes on above it */
+		sess->overflow++;
+		sess->flags |= SESS_F_TRUNCATED;
+		return 0;
+	}
 	seq = sess->next_seq_id++;
-	if (d >= MAX_FSTACK_DEPTH)
-		return 0;	/* too deep: the matching exit mismatches and ends tracking */
-	if (d < sess->stack.max_depth && sess->is_err)
-		save_error_fragment(sess, d);
+	if (sess->tail_err && d < sess->stack.max_depth)
+		keep_chain(sess, d);
 	d = frame_idx(d);
 
 	sess->stack.func_ids[d] = id;
@@ -481,8 +549,10 @@ static __always_inline int handle_entry(void *ctx, __u32 id)
 	sess->entry_ts[d] = now;
 	sess->stack.depth = d + 1;
 	sess->stack.max_depth = d + 1;
+	sess->stack.stitched &= ~levels_from(d);
+	sess->tail_err = false;
 
-	if (emit_func_trace && !sess->defunct)
+	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_FUNC_TRACE_ENTRY, id, now, seq, d + 1, 0, 0);
 	return 0;
 }
@@ -503,22 +573,74 @@ static __always_inline void capture_origin(void *ctx, struct session *sess)
 	copy_words(sess->lbrs, snap->lbrs, sizeof(sess->lbrs));
 }
 
+/* The same error: errnos agree in their low 32 bits, for int, long and ERR_PTR() alike. */
+static __always_inline bool same_error(__s64 a, __s64 b)
+{
+	return (__s32)a == (__s32)b;
+}
+
+/*
+ * The frame at level @d returned @res. Decide what the session's error chain is now:
+ * - failed after a failed last callee: the error came from there, the chain goes on below;
+ * - failed after a non-failing last callee, with an earlier failed callee's chain kept
+ *   aside: the error came from that chain (cleanup ran in between), put it back -- unless
+ *   a later callee that could fail succeeded and this frame's error is another one (then
+ *   the earlier error was dealt with, and this frame made its own);
+ * - failed otherwise: this frame is where the error originated (kernel stack taken here);
+ * - succeeded although it could fail: an earlier failed sibling's chain may have been
+ *   dealt with (marked, see struct frag);
+ * - can't fail (void, bool, ...): says nothing about errors.
+ */
+static __always_inline void settle_result(void *ctx, struct session *sess, __u32 d,
+					  __u32 flags, __s64 res)
+{
+	__u32 n = sess->frag_cnt;
+	struct frag *top = &sess->frags[(n - 1) & (MAX_FRAGS - 1)];
+	bool failed = is_err_result(flags, res);
+	bool own = n > 0 && top->start == d + 1;	/* kept aside for this frame's callees */
+
+	if (failed && !sess->tail_err) {
+		if (own && (!top->handled ||
+			    same_error(res, top->cs.func_res[frame_idx(top->start)]))) {
+			restore_chain(sess, top, d);
+		} else {
+			sess->stack.max_depth = d + 1;
+			sess->stack.stitched &= ~levels_from(d);
+			capture_origin(ctx, sess);
+		}
+	} else if (!failed && emit_success_stacks && d + 1 == sess->stack.max_depth) {
+		/* success samples show the most recently completed deepest path */
+		capture_origin(ctx, sess);
+	}
+	sess->tail_err = failed;
+
+	/* a chain kept aside for this frame's callees is used up or stale now */
+	if (own)
+		sess->frag_cnt = --n;
+	/* a sibling's failure that this successful call may have dealt with */
+	if (!failed && !(flags & FUNC_CANT_FAIL) && n > 0)
+		sess->frags[(n - 1) & (MAX_FRAGS - 1)].handled |=
+			sess->frags[(n - 1) & (MAX_FRAGS - 1)].start == d;
+}
+
 static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 {
 	struct func_info *fi;
 	struct session *sess;
-	__u64 now, lat;
+	__u64 now, lat, pid_tgid;
 	__u32 d, seq, flags;
-	bool failed;
 	__s64 key;
 
-	if (!filters_pass())
-		return 0;
-	now = bpf_ktime_get_ns();
-	key = session_key();
+	pid_tgid = bpf_get_current_pid_tgid();
+	key = session_key(pid_tgid);
 	sess = bpf_map_lookup_elem(&sessions, &key);
 	if (!sess)
 		return 0;
+	now = bpf_ktime_get_ns();
+	if (sess->overflow) {
+		sess->overflow--;
+		return 0;
+	}
 
 	d = sess->stack.depth;
 	seq = sess->next_seq_id++;
@@ -534,48 +656,21 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 	sess->stack.func_res[d] = res;
 	sess->stack.func_lat[d] = lat;
 	sess->stack.depth = d;
+	settle_result(ctx, sess, d, flags, res);
 
-	failed = is_err_result(flags, res);
-	if (failed) {
-		if (!sess->is_err) {
-			sess->is_err = true;
-			sess->stack.max_depth = d + 1;
-			capture_origin(ctx, sess);
-		} else if (d + 1 < sess->stack.max_depth && d + 1 < MAX_FSTACK_DEPTH) {
-			/*
-			 * The chain below us ended in a can't-fail call (an error-path
-			 * helper), so our error came from a deeper chain saved earlier:
-			 * report up to here and let emission stitch the saved part.
-			 */
-			__u32 below = sess->stack.func_ids[d + 1];
-			struct func_info *bfi = bpf_map_lookup_elem(&func_infos, &below);
-
-			if (bfi && (bfi->flags & FUNC_CANT_FAIL))
-				sess->stack.max_depth = d + 1;
-		}
-	} else if (!(flags & FUNC_CANT_FAIL)) {
-		sess->is_err = false;	/* the error, if any, was swallowed */
-	}
-	if (!sess->is_err && emit_success_stacks && d + 1 == sess->stack.max_depth)
-		capture_origin(ctx, sess);
-
-	if (emit_func_trace && !sess->defunct)
+	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_FUNC_TRACE_EXIT, id, now, seq, d + 1, lat, res);
 
 	if (d == 0) {
-		if (!sess->defunct)
-			emit_session_end(sess, now);
+		emit_session_end(sess, now, false);
 		bpf_map_delete_elem(&sessions, &key);
 	}
 	return 0;
 
 lost:
 	/* Tell user space to forget an announced session; count it as dropped. */
-	if (sess->start_emitted) {
-		sess->is_err = false;
-		sess->stack.func_lat[0] = 0;
-		emit_session_end(sess, now);
-	}
+	if (sess->start_emitted)
+		emit_session_end(sess, now, true);
 	{
 		struct drop_stats *st = drop_stats();
 
@@ -659,6 +754,11 @@ static __always_inline bool enter_guard(void)
 	if (!cnt)
 		return false;
 	if (*cnt) {
+		/* a traced function called from our own handler, or an interrupt within it */
+		struct drop_stats *st = drop_stats();
+
+		if (st)
+			__sync_fetch_and_add(&st->skipped_calls, 1);
 		return false;
 	}
 	*cnt = 1;

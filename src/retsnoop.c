@@ -14,7 +14,6 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "func_discovery.h"
-#include "func_types.h"
 #include "kernel_features.h"
 #include "retsnoop.h"
 #include "trace_cmd.h"
@@ -38,12 +37,15 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 	return vfprintf(stderr, fmt, args);
 }
 
-/* Discovery messages: warnings to stderr, -v/-vv/-vvv details to stdout. */
-static void discovery_print(int level, const char *fmt, va_list args)
+/*
+ * The one print callback of every module: warnings and errors to stderr, -v/-vv/-vvv
+ * details to stdout (stderr with --json, where stdout carries only JSON lines).
+ */
+static void log_print(int level, const char *fmt, va_list args)
 {
 	if (level > env.verbose)
 		return;
-	vfprintf(level == 0 ? stderr : stdout, fmt, args);
+	vfprintf(level == 0 || env.json ? stderr : stdout, fmt, args);
 }
 
 static int print_version(void)
@@ -93,24 +95,6 @@ static bool has_src_globs(void)
 	return false;
 }
 
-static const char *flags_str(__u32 flags, char *buf, size_t sz)
-{
-	static const struct { __u32 flag; const char *name; } names[] = {
-		{ FUNC_IS_ENTRY, "ENTRY" }, { FUNC_CANT_FAIL, "NOFAIL" },
-		{ FUNC_NEEDS_SIGN_EXT, "SIGNEXT" }, { FUNC_RET_PTR, "PTR" },
-		{ FUNC_RET_BOOL, "BOOL" }, { FUNC_RET_VOID, "VOID" },
-	};
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (flags & names[i].flag)
-			len += snprintf(buf + len, len < sz ? sz - len : 0, "%s%s",
-					len ? "|" : "", names[i].name);
-	}
-	return buf;
-}
-
 /* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
 static int resolve_mode(const struct kernel_features *feat, const char **desc)
 {
@@ -138,43 +122,17 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 }
 
 /* What would be attached: the --dry-run report (reference §5.8). */
-static void report_funcs(const struct func_discovery *d, const char *mode)
+static void report_dry_run(const struct func_discovery *d, const char *mode)
 {
-	size_t i, n = func_discovery__func_cnt(d);
-	char buf[128];
+	FILE *vout = env.json ? stderr : stdout;
 
-	for (i = 0; i < n; i++) {
-		const struct disc_func *f = func_discovery__func(d, i);
-		__u32 flags = func_types__flags(f->btf, f->btf_id, f->name);
-
-		if (!(f->flags & DISC_FUNC_ENTRY))
-			continue;
-		if (env.verbose >= 1)
-			printf("Function '%s' is marked as an entry point.\n", f->name);
-		if (!env.success_stacks && (flags & FUNC_CANT_FAIL))
-			fprintf(stderr, "WARNING: entry function '%s' is non-failing and will not trigger error recording condition!\n",
-				f->name);
-	}
+	trace_cmd__report_fallbacks(&env, d);
 	if (env.verbose >= 1)
-		printf("Attach mode: %s.\n", mode);
-	for (i = 0; i < n; i++) {
-		const struct disc_func *f = func_discovery__func(d, i);
-		__u32 flags = func_types__flags(f->btf, f->btf_id, f->name);
-
-		if (f->flags & DISC_FUNC_ENTRY)
-			flags |= FUNC_IS_ENTRY;
-		if (env.verbose >= 2)
-			printf("Attached (dry run) to function #%zu '%s%s%s%s' (addr 0x%llx, btf id %d, flags %s).\n",
-			       i + 1, f->name, f->module ? " [" : "", f->module ?: "",
-			       f->module ? "]" : "", (unsigned long long)f->addr, f->btf_id,
-			       flags_str(flags, buf, sizeof(buf)));
-		else if (env.verbose >= 1)
-			printf("Attached (dry run) to function #%zu '%s'.\n", i + 1, f->name);
-	}
-	if (env.verbose >= 1) {
-		printf("Total %zu kernel functions attached (dry run) successfully!\n", n);
-		printf("Successfully attached in 0 ms.\n");
-	}
+		fprintf(vout, "Attach mode: %s.\n", mode);
+	trace_cmd__report_funcs(&env, func_discovery__funcs(d), func_discovery__func_cnt(d), NULL,
+				mode, vout);
+	if (env.verbose >= 1)
+		fprintf(vout, "Successfully attached in 0 ms.\n");
 }
 
 /* Name globs go to discovery as they are; ":PATH" globs become the names DWARF knows. */
@@ -197,7 +155,7 @@ static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 
 static int run(void)
 {
-	LIBBPF_OPTS(func_discovery_opts, dopts, .print = discovery_print);
+	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print);
 	struct kernel_features feat = {};
 	struct vmlinux_dwarf_opts vopts = {
 		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
@@ -227,7 +185,7 @@ static int run(void)
 			vmlinux_btf = NULL;
 			fprintf(stderr, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 				err, strerror(-err));
-			return err;
+			goto cleanup;
 		}
 		dopts.fentry = true;
 		dopts.vmlinux_btf = vmlinux_btf;
@@ -266,7 +224,7 @@ static int run(void)
 		goto cleanup;
 
 	if (env.dry_run) {
-		report_funcs(d, mode);
+		report_dry_run(d, mode);
 		printf("Dry run successful, exiting...\n");
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
@@ -277,7 +235,7 @@ static int run(void)
 		err = feat_err;
 		goto cleanup;
 	}
-	err = trace_cmd__run(&env, d, &feat, vd);
+	err = trace_cmd__run(&env, d, &feat, vd, log_print);
 cleanup:
 	func_discovery__free(d);
 	vmlinux_dwarf__free(vd);

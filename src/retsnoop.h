@@ -79,7 +79,10 @@ struct rec_lbr_stack {
 	struct lbr_record lbrs[MAX_LBR_ENTRIES];
 };
 
-/* A call stack as recorded: traced frames outermost first, kernel stack innermost first. */
+/*
+ * A call stack as recorded: traced frames outermost first (indexed by call level), kernel
+ * stack innermost first.
+ */
 struct call_stack {
 	__u32 func_ids[MAX_FSTACK_DEPTH];
 	__u32 seq_ids[MAX_FSTACK_DEPTH];
@@ -87,9 +90,23 @@ struct call_stack {
 	__u64 func_lat[MAX_FSTACK_DEPTH];
 	__u32 depth;		/* frames still running */
 	__u32 max_depth;	/* frames [0, max_depth) are reported */
-	__u32 stitch_pos;	/* frames >= stitch_pos came from a saved deeper error; 0 = none */
+	/*
+	 * Bit i: frame i belongs to an error chain that was kept aside while its caller went
+	 * on calling non-failing functions, and put back when the caller returned the error
+	 * (the '*' marker). The kernel stack then comes from that chain's deepest failure.
+	 */
+	__u64 stitched;
 	__s32 kstack_sz;	/* bytes in kstack[], or negative errno */
+	__u32 __pad;
 	__u64 kstack[MAX_KSTACK_DEPTH];
+};
+
+enum session_end_flags {
+	/* an error chain nested deeper than BPF keeps aside was not kept: a caller of it that
+	 * failed later shows as the origin of its own error */
+	SESS_F_CHAIN_LOST = 0x1,
+	/* the session was cut short: too deep (> MAX_FSTACK_DEPTH) or an exit was missed */
+	SESS_F_TRUNCATED = 0x2,
 };
 
 struct rec_session_end {
@@ -99,15 +116,19 @@ struct rec_session_end {
 	__u64 emit_ts;
 	__u32 dropped_records;	/* records of this session the ring buffer could not take */
 	__u8 ignored;		/* filtered out: only tells user space to forget the session */
-	__u8 is_err;
-	__u8 __pad[2];
+	__u8 is_err;		/* the outermost (entry) function returned an error */
+	__u16 flags;		/* enum session_end_flags */
 	struct call_stack stack;
 };
 
-/* Global drop counters, read by user space at exit (one slot per CPU, summed). */
+/* Global drop counters, read by user space while running (one slot per CPU, summed). */
 struct drop_stats {
 	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */
 	__u64 incomplete_sessions;	/* some record of the session was lost */
+	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
 };
+
+/* Processes never traced: retsnoop itself and every helper it starts. */
+#define MAX_EXCLUDED_TGIDS	8
 
 #endif

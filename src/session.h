@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Session reconstruction: turns the ring buffer's interleaved records of many threads
- * into complete samples, one per REC_SESSION_END. Knows nothing about rendering.
+ * Session store: turns the ring buffer's interleaved records of many threads into the
+ * complete record set of each emitted session, one per REC_SESSION_END. It only groups
+ * records; decoding them into a sample is sample_build's job.
  */
 #ifndef RETSNOOP_SESSION_H
 #define RETSNOOP_SESSION_H
@@ -9,27 +10,35 @@
 #include <stddef.h>
 #include "retsnoop.h"
 
-/* Everything recorded for one emitted session; valid only during the callback. */
-struct sample {
+/* The records of one emitted session; valid only during the callback. */
+struct sess_recs {
 	const struct rec_session_start *start;
 	const struct rec_session_end *end;
-	const struct rec_lbr_stack *lbr;	/* NULL when LBR was not captured */
+	const struct rec_lbr_stack *lbr;	/* NULL when none arrived */
 	const struct rec_func_trace *trace;	/* -T records up to end->last_seq_id */
 	size_t trace_cnt;
+	size_t trace_lost;			/* -T records not kept (memory budget) */
 };
 
-typedef int (*sample_cb)(void *ctx, const struct sample *s);
+typedef int (*sess_recs_cb)(void *ctx, const struct sess_recs *r);
 
 struct session_store_opts {
 	size_t sz;		/* sizeof(struct session_store_opts) */
-	sample_cb on_sample;
+	sess_recs_cb on_session;
 	void *ctx;
+	/*
+	 * -T records kept for all open sessions together (0: 1M, about 48 MB); beyond it a
+	 * session's further records are counted as lost, so a session that never ends can't
+	 * grow memory without bound.
+	 */
+	size_t max_trace_recs;
 };
 
 struct session_store_stats {
 	size_t malformed;	/* records too short or of unknown type */
 	size_t orphans;		/* records of a session whose start never arrived */
 	size_t ignored;		/* sessions BPF announced and then filtered out */
+	size_t trace_lost;	/* -T records over the memory budget */
 };
 
 struct session_store;
@@ -38,7 +47,8 @@ struct session_store *session_store__new(const struct session_store_opts *opts);
 void session_store__free(struct session_store *st);
 
 /*
- * Feed one raw record. Returns 0, the callback's negative error, -EINVAL for a malformed
+ * Feed one raw record, read in place (8-byte aligned, as the ring buffer and capture files
+ * keep records). Returns 0, the callback's negative error, -EINVAL for a malformed
  * record (counted, harmless to continue) or -ENOMEM.
  */
 int session_store__add(struct session_store *st, const void *rec, size_t size);

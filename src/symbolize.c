@@ -23,8 +23,8 @@ static const struct ksyms *ksyms(struct symbolize *s)
 	s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
 	if (!s->own_ksyms) {
 		s->load_failed = true;
-		fprintf(stderr, "Failed to load %s: %s\n", s->opts.kallsyms_path ?: "/proc/kallsyms",
-			strerror(errno));
+		log_msg(s->opts.print, LOG_WARN, "Failed to load %s: %s\n",
+			s->opts.kallsyms_path ?: "/proc/kallsyms", strerror(errno));
 	}
 	s->opts.ksyms = s->own_ksyms;
 	return s->opts.ksyms;
@@ -51,11 +51,16 @@ void symbolize__free(struct symbolize *s)
 	free(s);
 }
 
-static bool sym_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	struct symbolize *s = ctx;
-	const struct ksyms *ks = ksyms(s);
-	const struct ksym *k = ks ? ksyms__map_addr(ks, addr) : NULL;
+	const struct ksyms *ks;
+	const struct ksym *k;
+
+	if (as->kind != ADDR_SPACE_KERNEL)
+		return false;
+	ks = ksyms(s);
+	k = ks ? ksyms__map_addr(ks, addr) : NULL;
 
 	/* past a function's end lies padding or something without a symbol */
 	if (!k || addr - k->addr >= (k->size ?: MAX_UNSIZED_FUNC))
@@ -66,18 +71,16 @@ static bool sym_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 	return true;
 }
 
-static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
+static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
+		   struct src_frame *frames, int max)
 {
 	struct symbolize *s = ctx;
 	const struct ksyms *ks;
 	const struct ksym *k;
 	int n;
 
-	if (!s->opts.src.lookup && s->opts.warn_no_src) {
-		s->opts.warn_no_src = false;
-		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
-			"names only (install the kernel's debug package or use -k PATH).\n");
-	}
+	if (as->kind != ADDR_SPACE_KERNEL)
+		return 0;
 	if (!s->opts.src.lookup || s->degraded || !(ks = ksyms(s)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
@@ -87,7 +90,7 @@ static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
 	if (n < 0) {
 		s->degraded = true;
-		fprintf(stderr, "WARNING: source-line symbolization failed (%d); "
+		log_msg(s->opts.print, LOG_WARN, "WARNING: source-line symbolization failed (%d); "
 			"continuing with kallsyms only.\n", n);
 		return 0;
 	}
@@ -103,7 +106,7 @@ static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 
 struct sym_resolver symbolize__resolver(struct symbolize *s)
 {
-	return (struct sym_resolver){ .ksym = sym_ksym, .src = sym_src, .ctx = s };
+	return (struct sym_resolver){ .sym = sym_sym, .src = sym_src, .ctx = s };
 }
 
 bool symbolize__degraded(const struct symbolize *s)

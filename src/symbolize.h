@@ -8,7 +8,8 @@
 #define RETSNOOP_SYMBOLIZE_H
 
 #include <stdbool.h>
-#include "render.h"
+#include "log.h"
+#include "sym_resolver.h"
 
 struct ksyms;
 
@@ -30,7 +31,7 @@ struct symbolize_opts {
 	struct src_backend src;		/* .lookup NULL: kallsyms only */
 	__u64 kaslr_offset;		/* runtime - link-time address */
 	bool inlines;			/* keep inlined frames (-ss); else only the outermost */
-	bool warn_no_src;		/* no backend though one was wanted: say so once */
+	log_print_fn print;		/* failures of kallsyms or the source backend */
 };
 
 struct symbolize;
@@ -38,7 +39,7 @@ struct symbolize;
 struct symbolize *symbolize__new(const struct symbolize_opts *opts);
 void symbolize__free(struct symbolize *s);
 
-/* The resolver to hand to renderers; valid while @s lives. */
+/* The resolver to hand to the sample builder; valid while @s lives. */
 struct sym_resolver symbolize__resolver(struct symbolize *s);
 
 /* True once the source backend failed and lookups fell back to kallsyms only. */

@@ -1,15 +1,76 @@
 // SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A tracing run from the command line's point of view: the one place that knows both the
+ * options and the stages. Discovery's functions go to the tracer; its samples go through
+ * the -x/-X filter to the text or JSON sink; the lifecycle lines come from here.
+ */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <bpf/btf.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "capture.h"
+#include "err_filter.h"
 #include "func_discovery.h"
-#include "func_types.h"
 #include "kernel_features.h"
+#include "sink.h"
 #include "symbolize.h"
 #include "trace_cmd.h"
 #include "tracer.h"
 #include "vmlinux_dwarf.h"
+
+#define POLL_TIMEOUT_MS 100
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+}
+
+/*
+ * SIGINT/SIGTERM end the run; SA_RESETHAND makes a second one kill right away. Installed
+ * before anything is attached, so no signal can skip the detach.
+ */
+static void catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* REALTIME - MONOTONIC, from the tightest of a few bracketed readings. */
+static __s64 clock_offset_ns(void)
+{
+	struct timespec a, m, b;
+	__s64 best_gap = -1, off = 0, gap;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		clock_gettime(CLOCK_REALTIME, &a);
+		clock_gettime(CLOCK_MONOTONIC, &m);
+		clock_gettime(CLOCK_REALTIME, &b);
+		gap = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+		if (best_gap < 0 || gap < best_gap) {
+			best_gap = gap;
+			off = (a.tv_sec * 1000000000LL + a.tv_nsec + gap / 2) -
+			      (m.tv_sec * 1000000000LL + m.tv_nsec);
+		}
+	}
+	return off;
+}
 
 int trace_cmd__detect(struct kernel_features *feat)
 {
@@ -24,87 +85,314 @@ int trace_cmd__detect(struct kernel_features *feat)
 	return 0;
 }
 
-static int fill_funcs(const struct func_discovery *d, struct tracer_func **out, size_t *cnt)
+const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
 {
-	size_t i, n = func_discovery__func_cnt(d);
-	struct tracer_func *tf = calloc(n ? n : 1, sizeof(*tf));
+	static const struct { __u32 flag; const char *name; } names[] = {
+		{ FUNC_IS_ENTRY, "ENTRY" }, { FUNC_CANT_FAIL, "NOFAIL" },
+		{ FUNC_NEEDS_SIGN_EXT, "SIGNEXT" }, { FUNC_RET_PTR, "PTR" },
+		{ FUNC_RET_BOOL, "BOOL" }, { FUNC_RET_VOID, "VOID" },
+	};
+	size_t i, len = 0;
 
-	if (!tf)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct disc_func *f = func_discovery__func(d, i);
-		int args = f->btf ? func_types__arg_cnt(f->btf, f->btf_id) : 0;
-
-		tf[i].f = (struct mass_attacher_func){
-			.name = f->name, .module = f->module, .addr = f->addr, .btf_id = f->btf_id,
-			.arg_cnt = args < 0 ? 0 : args,
-		};
-		tf[i].flags = func_types__flags(f->btf, f->btf_id, f->name);
-		tf[i].f.ret_void = tf[i].flags & FUNC_RET_VOID;
-		if (f->flags & DISC_FUNC_ENTRY)
-			tf[i].flags |= FUNC_IS_ENTRY;
+	buf[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (flags & names[i].flag)
+			len += snprintf(buf + len, len < sz ? sz - len : 0, "%s%s",
+					len ? "|" : "", names[i].name);
 	}
-	*out = tf;
-	*cnt = n;
-	return 0;
+	return buf;
+}
+
+/*
+ * The entry-point and per-function lines of -v/-vv, for a real run and a dry run alike
+ * (@dry: "Attached (dry run)"). @how gives each function's attach kind (NULL: mode only).
+ */
+void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
+			     const struct mass_attacher *att, const char *mode, FILE *out)
+{
+	const char *dry = att ? "" : " (dry run)";
+	char buf[128];
+	size_t i;
+
+	for (i = 0; i < cnt; i++) {
+		const struct func *f = &funcs[i];
+
+		if (!(f->flags & FUNC_IS_ENTRY))
+			continue;
+		if (env->verbose >= 1)
+			fprintf(out, "Function '%s' is marked as an entry point.\n", f->name);
+		if (!env->success_stacks && (f->flags & FUNC_CANT_FAIL))
+			fprintf(stderr, "WARNING: entry function '%s' is non-failing and will not trigger error recording condition!\n",
+				f->name);
+	}
+	if (env->verbose < 1)
+		return;
+	for (i = 0; i < cnt; i++) {
+		const struct func *f = &funcs[i];
+		const char *via = "";
+
+		if (f->kprobe_fallback)
+			via = " with a kprobe pair";
+		if (env->verbose >= 2)
+			fprintf(out, "Attached%s to function #%zu '%s%s%s%s'%s (addr 0x%llx, btf id %d, flags %s).\n",
+				dry, i + 1, f->name, f->module ? " [" : "", f->module ?: "",
+				f->module ? "]" : "", via, (unsigned long long)f->addr, f->btf_id,
+				trace_cmd__flags_str(f->flags, buf, sizeof(buf)));
+		else
+			fprintf(out, "Attached%s to function #%zu '%s'%s.\n", dry, i + 1, f->name, via);
+	}
+	fprintf(out, "Total %zu kernel functions attached%s successfully (%s)!\n", cnt, dry, mode);
+}
+
+/* -F: the functions fentry/fexit can't attach, said once whatever the verbosity. */
+void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d)
+{
+	size_t n = func_discovery__stats(d)->fallback_cnt;
+
+	if (env->attach_mode != ATTACH_FENTRY || !n)
+		return;
+	fprintf(stderr, "Note: %zu of %zu functions can't be traced with fentry/fexit (-F) and are traced with kprobes in the same run%s.\n",
+		n, func_discovery__func_cnt(d), env->verbose ? "" : " (-v lists them)");
+}
+
+/* -x/-X in front of the real sink. */
+struct filter_sink {
+	struct sink sink;
+	struct sink *inner;
+	struct err_filter f;
+};
+
+static int filter_sample(struct sink *sk, const struct sample *s)
+{
+	struct filter_sink *fs = (struct filter_sink *)sk;
+
+	return err_filter__pass(&fs->f, s) ? sink__sample(fs->inner, s) : 0;
+}
+
+static void filter_ready(struct sink *sk)
+{
+	sink__ready(((struct filter_sink *)sk)->inner);
+}
+
+static void filter_drops(struct sink *sk, const struct drop_report *d)
+{
+	sink__drops(((struct filter_sink *)sk)->inner, d);
+}
+
+static void filter_detaching(struct sink *sk, const struct drop_report *d)
+{
+	sink__detaching(((struct filter_sink *)sk)->inner, d);
+}
+
+static void filter_detached(struct sink *sk, long ms)
+{
+	sink__detached(((struct filter_sink *)sk)->inner, ms);
+}
+
+static void filter_free(struct sink *sk)
+{
+	free(sk);
+}
+
+static const struct sink_ops filter_ops = {
+	.sample = filter_sample,
+	.ready = filter_ready,
+	.drops = filter_drops,
+	.detaching = filter_detaching,
+	.detached = filter_detached,
+	.free = filter_free,
+};
+
+static struct sink *make_sink(const struct env *env, struct sink **inner)
+{
+	struct filter_sink *fs;
+
+	if (env->json) {
+		struct json_sink_opts jo = { .sz = sizeof(jo) };
+
+		*inner = json_sink__new(&jo);
+	} else {
+		struct text_sink_opts to = {
+			.sz = sizeof(to),
+			.stack_view = true,	/* as in the seeds, the stack follows a -T table */
+			.func_trace = env->emit_func_trace,
+			.lbr = env->use_lbr,
+			.lbr_max_count = env->cfg.lbr_max_count,
+			.emit_addrs = env->cfg.stacks_emit_addrs,
+			.dec_offs = env->cfg.stacks_dec_offs,
+		};
+
+		*inner = text_sink__new(&to);
+	}
+	if (!*inner)
+		return NULL;
+	fs = calloc(1, sizeof(*fs));
+	if (!fs)
+		return NULL;
+	fs->sink.ops = &filter_ops;
+	fs->inner = *inner;
+	fs->f.allowed = env->has_error_filter ? env->allow_errors : NULL;
+	fs->f.denied = env->deny_errors;
+	return &fs->sink;
+}
+
+/* Why loading failed, in the words the user can act on. */
+static void explain_load_error(int err)
+{
+	if (err != -EPERM && err != -EACCES)
+		return;
+	if (geteuid() == 0)
+		fprintf(stderr, "The kernel refuses BPF tracing even to root: kernel lockdown "
+			"(cat /sys/kernel/security/lockdown), a security module, or a container "
+			"or VM sandbox forbids it.\n");
+	else
+		fprintf(stderr, "Kernel tracing needs root, or the capabilities the README lists "
+			"(CAP_BPF, CAP_PERFMON and more).\n");
+}
+
+static void explain_open_error(const struct env *env, int err)
+{
+	if (env->use_lbr && err == -EOPNOTSUPP)
+		fprintf(stderr, "--lbr: LBR capture needs bpf_get_branch_snapshot() (Linux 5.16+), "
+			"which this kernel lacks; run without --lbr.\n");
+	else if (env->use_lbr && (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP ||
+				  err == -EINVAL))
+		fprintf(stderr, "--lbr: this CPU or VM has no usable LBR (branch-sampling perf "
+			"event: %s); run without --lbr.\n", strerror(-err));
+	else if (err == -EOPNOTSUPP && env->attach_mode == ATTACH_KPROBE_MULTI)
+		fprintf(stderr, "-M can't work here; use -K (single kprobes) or -F (fentry).\n");
+	else if (err == -EOPNOTSUPP && env->attach_mode == ATTACH_FENTRY)
+		fprintf(stderr, "-F can't work here; use -K (kprobes) instead.\n");
 }
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct kernel_features *feat, struct vmlinux_dwarf *vd)
+		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
+		   log_print_fn print)
 {
-	/* kallsyms again, after attaching: the symbols of our own trampolines are new */
-	struct symbolize_opts sopts = { .sz = sizeof(sopts) };
+	struct symbolize_opts sopts = { .sz = sizeof(sopts), .print = print };
+	const struct func *funcs = func_discovery__funcs(d);
+	size_t cnt = func_discovery__func_cnt(d);
 	struct tracer_opts o = {
 		.sz = sizeof(o),
+		.feat = feat,
 		.mode = env->attach_mode,
-		.verbose = env->verbose,
-		.has_kprobe_multi = feat->has_kprobe_multi,
-		.has_cookies = feat->has_cookie,
-		.has_func_ip = feat->has_func_ip,
-		.kret_ip_off = feat->kret_ip_off,
-		.has_branch_snapshot = feat->has_branch_snapshot,
+		.funcs = funcs,
+		.func_cnt = cnt,
+		.print = print,
 		.success_stacks = env->success_stacks,
 		.func_trace = env->emit_func_trace,
-		/* as in the seeds, the stack follows the -T table */
-		.stack_view = env->emit_call_stack || env->emit_func_trace,
-		.duration_ns = env->longer_ms * 1000000ULL,
 		.lbr = env->use_lbr,
 		.lbr_flags = env->lbr_flags,
-		.lbr_max_count = env->cfg.lbr_max_count,
-		.full_lbr = env->debug_feats & DEBUG_FULL_LBR,
+		.duration_ns = env->longer_ms * 1000000ULL,
+		.ringbuf_size = env->cfg.ringbuf_size,
+		.sessions_size = env->cfg.sessions_size,
 		.allow_pids = env->allow_pids, .allow_pid_cnt = env->allow_pid_cnt,
 		.deny_pids = env->deny_pids, .deny_pid_cnt = env->deny_pid_cnt,
 		.allow_comms = (const char *const *)env->allow_comms,
 		.allow_comm_cnt = env->allow_comm_cnt,
 		.deny_comms = (const char *const *)env->deny_comms,
 		.deny_comm_cnt = env->deny_comm_cnt,
-		.err_allowed = env->has_error_filter ? env->allow_errors : NULL,
-		.err_denied = env->deny_errors,
-		.ringbuf_size = env->cfg.ringbuf_size,
-		.sessions_size = env->cfg.sessions_size,
-		.capture_path = getenv("RETSNOOP_CAPTURE"),
+		.unfiltered = env->cfg.stacks_unfiltered,
+		.full_lbr = (env->debug_feats & DEBUG_FULL_LBR) || env->cfg.stacks_unfiltered,
+		.clock_off_ns = clock_offset_ns(),
+		.stop = &stop_requested,
 	};
-	struct tracer_func *funcs = NULL;
+	const char *cap_path = getenv("RETSNOOP_CAPTURE");
+	FILE *vout = env->json ? stderr : stdout;
+	struct sink *sink = NULL, *inner = NULL;
+	struct capture *cap = NULL;
 	struct symbolize *sym = NULL;
-	size_t cnt;
+	struct tracer *t = NULL;
+	struct drop_report drops;
+	__u32 excluded[2];
+	long t0 = now_ms(), ms;
 	int err;
 
-	err = fill_funcs(d, &funcs, &cnt);
-	if (err)
-		return err;
+	catch_signals();
+	/* never trace ourselves: our own output would feed back into the trace */
+	excluded[0] = getpid();
+	o.excluded_cnt = 1;
+	if (vmlinux_dwarf__sidecar_pid(vd) > 0)
+		excluded[o.excluded_cnt++] = vmlinux_dwarf__sidecar_pid(vd);
+	o.excluded_tgids = excluded;
+
+	trace_cmd__report_fallbacks(env, d);
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
-	else
-		sopts.warn_no_src = env->symb_mode != SYMB_NONE;
 	sym = symbolize__new(&sopts);
-	if (!sym) {
-		err = -errno;
+	sink = make_sink(env, &inner);
+	if (!sym || !sink) {
+		err = -ENOMEM;
 		goto out;
 	}
 	o.syms = symbolize__resolver(sym);
-	err = tracer__run(&o, funcs, cnt);
+	o.sink = sink;
+	if (cap_path) {
+		struct capture_opts copts = {
+			.sz = sizeof(copts), .funcs = funcs, .func_cnt = cnt,
+			.clock_off_ns = o.clock_off_ns,
+			.views = {
+				.stack_view = true, .func_trace = env->emit_func_trace,
+				.lbr = env->use_lbr, .full_lbr = o.full_lbr,
+				.unfiltered = o.unfiltered, .emit_addrs = env->cfg.stacks_emit_addrs,
+				.dec_offs = env->cfg.stacks_dec_offs,
+				.lbr_max_count = env->cfg.lbr_max_count,
+			},
+		};
+
+		cap = capture__create(cap_path, &copts);
+		if (!cap) {
+			err = -errno;
+			fprintf(stderr, "Failed to create capture file '%s': %s\n", cap_path,
+				strerror(-err));
+			goto out;
+		}
+		o.capture = cap;
+	}
+
+	t = tracer__open(&o);
+	if (!t) {
+		err = -errno;
+		explain_open_error(env, err);
+		goto out;
+	}
+	err = tracer__load(t);
+	if (err) {
+		explain_load_error(err);
+		goto out;
+	}
+	err = tracer__attach(t);
+	if (err)
+		goto out;
+	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
+				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
+				vout);
+	if (env->verbose)
+		fprintf(vout, "Successfully attached in %ld ms.\n", now_ms() - t0);
+
+	err = tracer__start(t);
+	if (err)
+		goto out;
+	/* said once, before any output that lacks source lines */
+	if (!vd && env->symb_mode != SYMB_NONE)
+		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
+			"names only (install the kernel's debug package or use -k PATH).\n");
+	sink__ready(sink);
+	while (!(err = tracer__poll(t, POLL_TIMEOUT_MS)))
+		;
+	if (err == -EINTR)
+		err = 0;
+	tracer__stop(t);
+	tracer__drops(t, &drops);
+	sink__detaching(sink, &drops);
+	ms = tracer__detach(t);
+	sink__detached(sink, ms);
 out:
+	tracer__free(t);
+	if (cap && capture__close(cap))
+		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
+	sink__free(sink);
+	sink__free(inner);
 	symbolize__free(sym);
-	free(funcs);
 	return err;
 }

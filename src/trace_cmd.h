@@ -1,24 +1,38 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* From a parsed command line and discovered functions to a tracing run. */
+/* From a parsed command line and discovered functions to a tracing run (or a dry run). */
 #ifndef RETSNOOP_TRACE_CMD_H
 #define RETSNOOP_TRACE_CMD_H
 
+#include <stdio.h>
 #include "env.h"
+#include "func.h"
+#include "log.h"
 
 struct func_discovery;
-
 struct kernel_features;
+struct mass_attacher;
+struct vmlinux_dwarf;
 
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
 int trace_cmd__detect(struct kernel_features *feat);
-
-struct vmlinux_dwarf;
 
 /*
  * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno.
  * @vd (may be NULL: kallsyms only) adds source lines and inlined frames.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct kernel_features *feat, struct vmlinux_dwarf *vd);
+		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
+		   log_print_fn print);
+
+/*
+ * The -v/-vv lines about entry points and attached functions; @att NULL for a dry run.
+ * @mode names the attach mode.
+ */
+void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
+			     const struct mass_attacher *att, const char *mode, FILE *out);
+/* -F: how many functions use kprobes instead (always said when there are any). */
+void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d);
+/* "ENTRY|NOFAIL|VOID" for FUNC_* @flags. */
+const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz);
 
 #endif

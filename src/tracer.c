@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,32 +7,29 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "capture.h"
-#include "errnos.h"
 #include "lbr.h"
-#include "result_fmt.h"
 #include "retsnoop.skel.h"
+#include "sample.h"
 #include "session.h"
 #include "tracer.h"
 
-#define POLL_TIMEOUT_MS 100
+/* Drop warnings while running come at most this often. */
+#define DROP_CHECK_MS 2000
 
-static volatile sig_atomic_t exiting;
-
-static void on_signal(int sig)
-{
-	exiting = 1;
-	/* a second Ctrl-C kills right away */
-	signal(sig, SIG_DFL);
-}
-
-struct run {
-	const struct tracer_opts *opts;
-	struct render_opts ropts;
+struct tracer {
+	struct tracer_opts o;
+	struct retsnoop *skel;
+	struct mass_attacher *att;
+	struct lbr *lbr;
 	struct session_store *store;
-	struct capture *cap;
-	struct func_desc *funcs;
-	size_t func_cnt;
+	struct ring_buffer *rb;
+	struct sample_build_opts bopts;
+	bool draining;
+	long last_drop_check;
+	struct drop_report reported;	/* what the sink was told while running */
 };
+
+#define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
 
 static long now_ms(void)
 {
@@ -43,103 +39,124 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* REALTIME - MONOTONIC, from the tightest of a few bracketed readings. */
-static __s64 clock_offset_ns(void)
+static size_t at_least_one(size_t n)
 {
-	struct timespec a, m, b;
-	__s64 best_gap = -1, off = 0, gap;
-	int i;
-
-	for (i = 0; i < 10; i++) {
-		clock_gettime(CLOCK_REALTIME, &a);
-		clock_gettime(CLOCK_MONOTONIC, &m);
-		clock_gettime(CLOCK_REALTIME, &b);
-		gap = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
-		if (best_gap < 0 || gap < best_gap) {
-			best_gap = gap;
-			off = (a.tv_sec * 1000000000LL + a.tv_nsec + gap / 2) -
-			      (m.tv_sec * 1000000000LL + m.tv_nsec);
-		}
-	}
-	return off;
+	return n ? n : 1;
 }
 
-bool tracer__errors_pass(const struct sample *s, const struct func_desc *funcs, size_t func_cnt,
-			 const bool *err_allowed, const bool *err_denied)
+struct tracer *tracer__open(const struct tracer_opts *opts)
 {
-	const struct call_stack *cs = &s->end->stack;
-	bool allowed = !err_allowed;
-	__u32 i;
-
-	if (!err_allowed && !err_denied)
-		return true;
-	for (i = 0; i < cs->max_depth && i < MAX_FSTACK_DEPTH; i++) {
-		__u32 flags = cs->func_ids[i] < func_cnt ? funcs[cs->func_ids[i]].flags : 0;
-		__s64 res = cs->func_res[i];
-		int err;
-
-		/* only frames that actually failed say anything about the error */
-		if ((__u32)i < cs->depth || !result__is_err(res, flags))
-			continue;
-		res = result__normalize(res, flags);
-		err = res == 0 ? 0 : (int)-res;
-		if (err > ERRNO_NAME_MAX)
-			continue;
-		if (err_denied && err_denied[err])
-			return false;
-		if (err_allowed && err_allowed[err])
-			allowed = true;
-	}
-	return allowed;
-}
-
-static int on_sample(void *ctx, const struct sample *s)
-{
-	struct run *run = ctx;
-	const struct tracer_opts *o = run->opts;
-
-	if (s->end->is_err &&
-	    !tracer__errors_pass(s, run->funcs, run->func_cnt, o->err_allowed, o->err_denied))
-		return 0;
-	render_text__sample(stdout, s, &run->ropts);
-	fflush(stdout);
-	return 0;
-}
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct run *run = ctx;
+	const struct kernel_features *feat = opts ? opts->feat : NULL;
+	struct mass_attacher_opts mopts = { .sz = sizeof(mopts) };
+	struct mass_attacher_progs progs;
+	struct tracer *t;
+	struct retsnoop *skel;
+	size_t i;
 	int err;
 
-	if (run->cap)
-		capture__record(run->cap, data, size);
-	err = session_store__add(run->store, data, size);
-	return err == -EINVAL ? 0 : err;
+	if (!opts || opts->sz < sizeof(*opts) || !feat || !opts->sink)
+		return errno = EINVAL, NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->o = *opts;
+
+	if (opts->lbr) {
+		if (!feat->has_branch_snapshot) {
+			err = -EOPNOTSUPP;
+			goto err;
+		}
+		t->lbr = lbr__open(opts->lbr_flags);
+		if (!t->lbr) {
+			err = -errno ?: -ENODEV;
+			goto err;
+		}
+	}
+
+	skel = t->skel = retsnoop__open();
+	if (!skel) {
+		err = -errno;
+		pr(t, LOG_WARN, "Failed to open BPF object: %d\n", err);
+		goto err;
+	}
+	progs = (struct mass_attacher_progs){
+		.kentry = skel->progs.kentry, .kexit = skel->progs.kexit,
+		.fentry = skel->progs.fentry_tmpl,
+		.fexit = { skel->progs.fexit_tmpl0, skel->progs.fexit_tmpl1, skel->progs.fexit_tmpl2,
+			   skel->progs.fexit_tmpl3, skel->progs.fexit_tmpl4, skel->progs.fexit_tmpl5,
+			   skel->progs.fexit_tmpl6 },
+		.fexit_void = skel->progs.fexit_tmpl_void,
+		.ip_to_id = skel->maps.ip_to_id,
+	};
+	mopts.mode = opts->mode;
+	mopts.print = opts->print;
+	mopts.has_kprobe_multi = feat->has_kprobe_multi;
+	mopts.has_cookies = feat->has_cookie;
+	mopts.has_func_ip = feat->has_func_ip;
+	mopts.kret_ip_off = feat->kret_ip_off;
+	t->att = mass_attacher__new(&progs, opts->funcs, opts->func_cnt, &mopts);
+	if (!t->att) {
+		err = -errno;
+		goto err;
+	}
+	err = mass_attacher__prepare(t->att);
+	if (err)
+		goto err;
+
+	skel->rodata->emit_success_stacks = opts->success_stacks;
+	skel->rodata->emit_func_trace = opts->func_trace;
+	skel->rodata->capture_lbr = opts->lbr;
+	skel->rodata->use_cookies = mass_attacher__uses_cookies(t->att);
+	skel->rodata->has_func_ip = feat->has_func_ip;
+	skel->rodata->kret_ip_off = feat->kret_ip_off;
+	skel->rodata->duration_ns = opts->duration_ns;
+	skel->rodata->tgid_allow_cnt = opts->allow_pid_cnt;
+	skel->rodata->tgid_deny_cnt = opts->deny_pid_cnt;
+	skel->rodata->comm_allow_cnt = opts->allow_comm_cnt;
+	skel->rodata->comm_deny_cnt = opts->deny_comm_cnt;
+	for (i = 0; i < opts->excluded_cnt && i < MAX_EXCLUDED_TGIDS; i++)
+		skel->rodata->excluded_tgids[i] = opts->excluded_tgids[i];
+	skel->rodata->excluded_cnt = i;
+	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
+	bpf_map__set_max_entries(skel->maps.tgids_filter,
+				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
+	bpf_map__set_max_entries(skel->maps.comms_filter,
+				 at_least_one(opts->allow_comm_cnt + opts->deny_comm_cnt));
+	if (opts->sessions_size)
+		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size);
+	if (opts->ringbuf_size)
+		bpf_map__set_max_entries(skel->maps.rb, opts->ringbuf_size);
+	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
+	return t;
+err:
+	tracer__free(t);
+	errno = -err;
+	return NULL;
 }
 
-static int fill_maps(struct retsnoop *skel, const struct tracer_opts *o,
-		     const struct tracer_func *funcs, size_t cnt)
+static int fill_maps(struct tracer *t)
 {
-	int fd = bpf_map__fd(skel->maps.func_infos);
+	const struct tracer_opts *o = &t->o;
+	int fd = bpf_map__fd(t->skel->maps.func_infos);
 	bool allow = true, deny = false;
 	size_t i;
 
-	for (i = 0; i < cnt; i++) {
-		struct func_info fi = { .flags = funcs[i].flags, .arg_cnt = funcs[i].f.arg_cnt };
+	for (i = 0; i < o->func_cnt; i++) {
+		struct func_info fi = { .flags = o->funcs[i].flags, .arg_cnt = o->funcs[i].arg_cnt };
 		__u32 id = i;
 
 		if (bpf_map_update_elem(fd, &id, &fi, BPF_ANY))
 			return -errno;
 	}
 	/* deny entries go last so they win where both name the same process */
-	fd = bpf_map__fd(skel->maps.tgids_filter);
+	fd = bpf_map__fd(t->skel->maps.tgids_filter);
 	for (i = 0; i < o->allow_pid_cnt; i++)
 		if (bpf_map_update_elem(fd, &o->allow_pids[i], &allow, BPF_ANY))
 			return -errno;
 	for (i = 0; i < o->deny_pid_cnt; i++)
 		if (bpf_map_update_elem(fd, &o->deny_pids[i], &deny, BPF_ANY))
 			return -errno;
-	fd = bpf_map__fd(skel->maps.comms_filter);
+	fd = bpf_map__fd(t->skel->maps.comms_filter);
 	for (i = 0; i < o->allow_comm_cnt + o->deny_comm_cnt; i++) {
 		bool is_allow = i < o->allow_comm_cnt;
 		const char *name = is_allow ? o->allow_comms[i] : o->deny_comms[i - o->allow_comm_cnt];
@@ -152,225 +169,174 @@ static int fill_maps(struct retsnoop *skel, const struct tracer_opts *o,
 	return 0;
 }
 
-static size_t at_least_one(size_t n)
+int tracer__load(struct tracer *t)
 {
-	return n ? n : 1;
+	int err = retsnoop__load(t->skel);
+
+	if (err) {
+		pr(t, LOG_WARN, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
+		return err;
+	}
+	err = mass_attacher__load(t->att);
+	if (!err)
+		err = fill_maps(t);
+	if (err)
+		pr(t, LOG_WARN, "Failed to set up BPF maps: %d\n", err);
+	return err;
 }
 
-static void report_drops(struct retsnoop *skel)
+int tracer__attach(struct tracer *t)
+{
+	return mass_attacher__attach(t->att);
+}
+
+const struct mass_attacher *tracer__attacher(const struct tracer *t)
+{
+	return t->att;
+}
+
+static int on_session(void *ctx, const struct sess_recs *r)
+{
+	struct tracer *t = ctx;
+	struct sample *s;
+	int err;
+
+	err = sample__build(r, &t->bopts, &s);
+	if (err)
+		return err;
+	err = sink__sample(t->o.sink, s);
+	sample__free(s);
+	return err;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+	int err;
+
+	if (t->o.capture)
+		capture__record(t->o.capture, data, size);
+	err = session_store__add(t->store, data, size);
+	if (err && err != -EINVAL)
+		return err;
+	/*
+	 * A buffer that never drains must not keep ring_buffer__poll() from returning once
+	 * asked to stop. Only after this record is in: libbpf has consumed the record the
+	 * callback fails on, so failing before would lose it.
+	 */
+	if (t->o.stop && *t->o.stop && !t->draining)
+		return -EINTR;
+	return 0;
+}
+
+int tracer__start(struct tracer *t)
+{
+	struct session_store_opts sopts = {
+		.sz = sizeof(sopts), .on_session = on_session, .ctx = t,
+	};
+	int err;
+
+	t->bopts = (struct sample_build_opts){
+		.sz = sizeof(t->bopts), .funcs = t->o.funcs, .func_cnt = t->o.func_cnt,
+		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .trace = t->o.func_trace,
+		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
+	};
+	if (t->o.capture)
+		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
+	t->store = session_store__new(&sopts);
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), on_record, t, NULL);
+	if (!t->store || !t->rb) {
+		err = -errno ?: -ENOMEM;
+		pr(t, LOG_WARN, "Failed to set up the ring buffer: %d\n", err);
+		return err;
+	}
+	t->last_drop_check = now_ms();
+	t->skel->bss->ready = true;
+	return 0;
+}
+
+void tracer__drops(struct tracer *t, struct drop_report *d)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
 	struct drop_stats *st;
-	__u64 dropped = 0, incomplete = 0;
 	__u32 zero = 0;
 
+	memset(d, 0, sizeof(*d));
+	if (t->store)
+		d->trace_lost = session_store__stats(t->store)->trace_lost;
 	if (ncpu <= 0 || !(st = calloc(ncpu, sizeof(*st))))
 		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, st)) {
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &zero, st)) {
 		for (i = 0; i < ncpu; i++) {
-			dropped += st[i].dropped_sessions;
-			incomplete += st[i].incomplete_sessions;
+			d->dropped_sessions += st[i].dropped_sessions;
+			d->incomplete_sessions += st[i].incomplete_sessions;
+			d->skipped_calls += st[i].skipped_calls;
 		}
 	}
 	free(st);
-	if (!dropped && !incomplete)
-		return;
-	fprintf(stderr, "WARNING! There were dropped or incomplete data. "
-		"Output might be incomplete!\n");
-	fprintf(stderr, "%-20s%llu\n", "DROPPED SAMPLES:", (unsigned long long)dropped);
-	fprintf(stderr, "%-20s%llu\n", "INCOMPLETE SAMPLES:", (unsigned long long)incomplete);
 }
 
-static void print_attached(const struct tracer_opts *o, struct mass_attacher *att,
-			   const struct tracer_func *funcs, size_t cnt)
+/* Tell the sink, at most every DROP_CHECK_MS, when samples were lost since it last heard. */
+static void check_drops(struct tracer *t)
 {
-	size_t i;
+	struct drop_report d;
+	long now = now_ms();
 
-	if (o->verbose < 1)
+	if (now - t->last_drop_check < DROP_CHECK_MS)
 		return;
-	for (i = 0; i < cnt; i++) {
-		const struct mass_attacher_func *f = &funcs[i].f;
-
-		if (o->verbose >= 2)
-			printf("Attached to function #%zu '%s%s%s%s' (addr 0x%llx, btf id %d, "
-			       "flags 0x%x).\n", i + 1, f->name, f->module ? " [" : "",
-			       f->module ?: "", f->module ? "]" : "",
-			       (unsigned long long)f->addr, f->btf_id, funcs[i].flags);
-		else
-			printf("Attached to function #%zu '%s'.\n", i + 1, f->name);
-	}
-	printf("Total %zu kernel functions attached successfully (%s)!\n", cnt,
-	       mass_attacher__mode_name(mass_attacher__mode(att)));
+	t->last_drop_check = now;
+	tracer__drops(t, &d);
+	if (d.dropped_sessions == t->reported.dropped_sessions &&
+	    d.incomplete_sessions == t->reported.incomplete_sessions)
+		return;
+	t->reported = d;
+	sink__drops(t->o.sink, &d);
 }
 
-int tracer__run(const struct tracer_opts *o, const struct tracer_func *funcs, size_t cnt)
+int tracer__poll(struct tracer *t, int timeout_ms)
 {
-	struct run run = { .opts = o };
-	struct mass_attacher_opts mopts = {
-		.sz = sizeof(mopts), .mode = o->mode, .verbose = o->verbose,
-		.has_kprobe_multi = o->has_kprobe_multi, .has_cookies = o->has_cookies,
-		.has_func_ip = o->has_func_ip, .kret_ip_off = o->kret_ip_off,
-	};
-	struct session_store_opts sopts = { .sz = sizeof(sopts), .on_sample = on_sample, .ctx = &run };
-	struct mass_attacher *att = NULL;
-	struct ring_buffer *rb = NULL;
-	struct lbr *lbr = NULL;
-	struct retsnoop *skel = NULL;
-	long t0 = now_ms(), ms;
-	size_t i;
 	int err;
 
-	run.funcs = calloc(at_least_one(cnt), sizeof(*run.funcs));
-	if (!run.funcs)
-		return -ENOMEM;
-	for (i = 0; i < cnt; i++)
-		run.funcs[i] = (struct func_desc){ funcs[i].f.name, funcs[i].flags, funcs[i].f.addr };
-	run.func_cnt = cnt;
+	if (t->o.stop && *t->o.stop)
+		return -EINTR;
+	err = ring_buffer__poll(t->rb, timeout_ms);
+	check_drops(t);
+	if (err == -EINTR || (t->o.stop && *t->o.stop))
+		return -EINTR;
+	if (err < 0) {
+		pr(t, LOG_WARN, "Failed to poll the ring buffer: %d\n", err);
+		return err;
+	}
+	return 0;
+}
 
-	if (o->lbr) {
-		if (!o->has_branch_snapshot) {
-			fprintf(stderr, "--lbr: LBR capture needs bpf_get_branch_snapshot() (Linux 5.16+), "
-				"which this kernel lacks; run without --lbr.\n");
-			err = -EOPNOTSUPP;
-			goto out;
-		}
-		lbr = lbr__open(o->lbr_flags);
-		if (!lbr) {
-			err = -errno;
-			fprintf(stderr, "--lbr: this CPU or VM has no usable LBR (branch-sampling "
-				"perf event: %s); run without --lbr.\n", strerror(-err));
-			goto out;
-		}
-	}
+int tracer__stop(struct tracer *t)
+{
+	int err;
 
-	skel = retsnoop__open();
-	if (!skel) {
-		err = -errno;
-		fprintf(stderr, "Failed to open BPF object: %d\n", err);
-		goto out;
-	}
-	struct mass_attacher_progs progs = {
-		.kentry = skel->progs.kentry, .kexit = skel->progs.kexit,
-		.fentry = skel->progs.fentry_tmpl,
-		.fexit = { skel->progs.fexit_tmpl0, skel->progs.fexit_tmpl1, skel->progs.fexit_tmpl2,
-			   skel->progs.fexit_tmpl3, skel->progs.fexit_tmpl4, skel->progs.fexit_tmpl5,
-			   skel->progs.fexit_tmpl6 },
-		.fexit_void = skel->progs.fexit_tmpl_void,
-		.ip_to_id = skel->maps.ip_to_id,
-	};
-	att = mass_attacher__new(&progs, &mopts);
-	if (!att) {
-		err = -errno;
-		goto out;
-	}
-	for (i = 0; i < cnt; i++) {
-		err = mass_attacher__add_func(att, &funcs[i].f);
-		if (err)
-			goto out;
-	}
-	err = mass_attacher__prepare(att);
-	if (err)
-		goto out;
-
-	skel->rodata->emit_success_stacks = o->success_stacks;
-	skel->rodata->emit_func_trace = o->func_trace;
-	skel->rodata->capture_lbr = o->lbr;
-	skel->rodata->use_cookies = mass_attacher__uses_cookies(att);
-	skel->rodata->has_func_ip = o->has_func_ip;
-	skel->rodata->kret_ip_off = o->kret_ip_off;
-	skel->rodata->duration_ns = o->duration_ns;
-	skel->rodata->tgid_allow_cnt = o->allow_pid_cnt;
-	skel->rodata->tgid_deny_cnt = o->deny_pid_cnt;
-	skel->rodata->comm_allow_cnt = o->allow_comm_cnt;
-	skel->rodata->comm_deny_cnt = o->deny_comm_cnt;
-	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(cnt));
-	bpf_map__set_max_entries(skel->maps.tgids_filter,
-				 at_least_one(o->allow_pid_cnt + o->deny_pid_cnt));
-	bpf_map__set_max_entries(skel->maps.comms_filter,
-				 at_least_one(o->allow_comm_cnt + o->deny_comm_cnt));
-	if (o->sessions_size)
-		bpf_map__set_max_entries(skel->maps.sessions, o->sessions_size);
-	if (o->ringbuf_size)
-		bpf_map__set_max_entries(skel->maps.rb, o->ringbuf_size);
-	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
-
-	err = retsnoop__load(skel);
-	if (err) {
-		fprintf(stderr, "Failed to load BPF programs: %d (%s)%s\n", err, strerror(-err),
-			err == -EPERM ? ". Kernel tracing is blocked here (not root, missing "
-			"CAP_BPF+CAP_PERFMON, or kernel lockdown)." : "");
-		goto out;
-	}
-	err = mass_attacher__load(att);
-	if (!err)
-		err = fill_maps(skel, o, funcs, cnt);
-	if (err) {
-		fprintf(stderr, "Failed to set up BPF maps: %d\n", err);
-		goto out;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	err = mass_attacher__attach(att);
-	if (err)
-		goto out;
-	print_attached(o, att, funcs, cnt);
-	if (o->verbose)
-		printf("Successfully attached in %ld ms.\n", now_ms() - t0);
-
-	run.ropts = (struct render_opts){
-		.sz = sizeof(run.ropts), .funcs = run.funcs, .func_cnt = cnt,
-		.syms = o->syms, .ts_offset_ns = clock_offset_ns(), .stack_view = o->stack_view,
-		.func_trace = o->func_trace, .lbr = o->lbr, .lbr_max_count = o->lbr_max_count,
-		.full_lbr = o->full_lbr,
-	};
-	if (o->capture_path) {
-		run.cap = capture__create(o->capture_path, &run.ropts);
-		if (!run.cap) {
-			err = -errno;
-			fprintf(stderr, "Failed to create capture file '%s': %d\n", o->capture_path, err);
-			goto out;
-		}
-		run.ropts.syms = capture__resolver(run.cap, &o->syms);
-	}
-	run.store = session_store__new(&sopts);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.rb), on_record, &run, NULL);
-	if (!run.store || !rb) {
-		err = -errno ?: -ENOMEM;
-		fprintf(stderr, "Failed to set up the ring buffer: %d\n", err);
-		goto out;
-	}
-
-	skel->bss->ready = true;
-	printf("Receiving data...\n");
-	fflush(stdout);
-	while (!exiting) {
-		err = ring_buffer__poll(rb, POLL_TIMEOUT_MS);
-		if (err < 0 && err != -EINTR) {
-			fprintf(stderr, "Failed to poll the ring buffer: %d\n", err);
-			break;
-		}
-		err = 0;
-	}
+	if (!t->skel || !t->rb)
+		return 0;
 	/* stop recording first, then drain what is already in the buffer */
-	skel->bss->ready = false;
-	ring_buffer__consume(rb);
+	t->skel->bss->ready = false;
+	t->draining = true;
+	err = ring_buffer__consume(t->rb);
+	t->draining = false;
+	return err < 0 ? err : 0;
+}
 
-	/* nothing is recorded any more: report drops first, keeping "Detaching... DONE" one line */
-	printf("\n");
-	fflush(stdout);
-	report_drops(skel);
-	printf("Detaching... ");
-	fflush(stdout);
-	ms = mass_attacher__detach(att);
-	printf("DONE in %ld ms.\n", ms);
-out:
-	ring_buffer__free(rb);
-	session_store__free(run.store);
-	if (run.cap && capture__close(run.cap))
-		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", o->capture_path);
-	mass_attacher__free(att);
-	retsnoop__destroy(skel);
-	lbr__close(lbr);
-	free(run.funcs);
-	return err;
+long tracer__detach(struct tracer *t)
+{
+	return t->att ? mass_attacher__detach(t->att) : 0;
+}
+
+void tracer__free(struct tracer *t)
+{
+	if (!t)
+		return;
+	ring_buffer__free(t->rb);
+	session_store__free(t->store);
+	mass_attacher__free(t->att);
+	retsnoop__destroy(t->skel);
+	lbr__close(t->lbr);
+	free(t);
 }

@@ -1,65 +1,87 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * One tracing run: load retsnoop.bpf.c, attach it to the chosen functions through the mass
- * attacher, stream records into the session store and render samples until SIGINT/SIGTERM,
- * then detach everything. The CLI builds struct tracer_opts; nothing here parses arguments.
+ * One tracing run's kernel side: retsnoop.bpf.c attached to the traced functions through
+ * the mass attacher, its records decoded into samples for a sink. It neither renders nor
+ * filters results; the caller owns the order of the stages:
+ *
+ *   open -> load -> attach -> poll... -> stop -> detach -> free
  */
 #ifndef RETSNOOP_TRACER_H
 #define RETSNOOP_TRACER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "func.h"
+#include "kernel_features.h"
+#include "log.h"
 #include "mass_attacher.h"
-#include "render.h"
-
-/* A function to trace with its result typing and entry flag (enum func_flags). */
-struct tracer_func {
-	struct mass_attacher_func f;
-	__u32 flags;
-};
+#include "sink.h"
+#include "capture.h"
+#include "sym_resolver.h"
 
 struct tracer_opts {
 	size_t sz;			/* sizeof(struct tracer_opts) */
+	const struct kernel_features *feat;
 	enum attach_mode mode;
-	int verbose;
+	const struct func *funcs;	/* borrowed: the run's one function table */
+	size_t func_cnt;
+	log_print_fn print;
 
-	/* kernel features (feature detection) */
-	bool has_kprobe_multi, has_cookies, has_func_ip, has_branch_snapshot;
-	int kret_ip_off;		/* kretprobe calibration; 0: not found */
-
-	/* what to record and show */
-	bool success_stacks;		/* -S */
-	bool func_trace;		/* -T */
-	bool stack_view;		/* default view */
-	__u64 duration_ns;		/* -L */
-	bool lbr;			/* --lbr */
+	/* what BPF records */
+	bool success_stacks;		/* successful sessions too */
+	bool func_trace;		/* every call (-T) */
+	bool lbr;
 	__u64 lbr_flags;		/* PERF_SAMPLE_BRANCH_*, 0 = any_return */
-	int lbr_max_count;		/* --lbr-max-count, 0 = all */
-	bool full_lbr;
+	__u64 duration_ns;		/* only sessions at least this long */
+	__u32 ringbuf_size;		/* 0: the BPF object's default */
+	__u32 sessions_size;
 
-	/* kernel-side filters (-p/-P/-n/-N) */
+	/* who is traced */
 	const int *allow_pids, *deny_pids;
 	size_t allow_pid_cnt, deny_pid_cnt;
 	const char *const *allow_comms, *const *deny_comms;
 	size_t allow_comm_cnt, deny_comm_cnt;
+	const __u32 *excluded_tgids;	/* never: retsnoop itself and its helpers */
+	size_t excluded_cnt;
 
-	/* -x/-X: user-space error filter; NULL/0 = everything allowed */
-	const bool *err_allowed;	/* indexed by errno 0..ERRNO_NAME_MAX, 0 = NULL */
-	const bool *err_denied;
+	/* decoding */
+	struct sym_resolver syms;
+	bool unfiltered;		/* keep BPF machinery frames and all LBR records */
+	bool full_lbr;
 
-	__u32 ringbuf_size;		/* -C bpf.ringbuf-size */
-	__u32 sessions_size;		/* -C bpf.sessions-size */
+	__s64 clock_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
-	struct sym_resolver syms;	/* symbolization for rendering */
-	const char *capture_path;	/* debug: record the run for replay */
+	struct sink *sink;		/* samples and drop warnings go here */
+	/* set (by a signal handler, say) to make tracer__poll() return promptly */
+	volatile sig_atomic_t *stop;
+	struct capture *capture;	/* debug: record the run for replay (borrowed) */
 };
 
-/* Run until interrupted. Returns 0 or a negative errno (after printing why). */
-int tracer__run(const struct tracer_opts *opts, const struct tracer_func *funcs, size_t cnt);
+struct tracer;
 
-/* -x/-X check for an error sample (exposed for unit tests). */
-bool tracer__errors_pass(const struct sample *s, const struct func_desc *funcs, size_t func_cnt,
-			 const bool *err_allowed, const bool *err_denied);
+/*
+ * Open the BPF object and plan the attachment. NULL with errno set; -EOPNOTSUPP when the
+ * kernel lacks what the mode or --lbr needs (after a message at LOG_WARN).
+ */
+struct tracer *tracer__open(const struct tracer_opts *opts);
+int tracer__load(struct tracer *t);
+int tracer__attach(struct tracer *t);
+/* After attach: how each function was attached (see mass_attacher). */
+const struct mass_attacher *tracer__attacher(const struct tracer *t);
+/* Start recording and decoding. */
+int tracer__start(struct tracer *t);
+/*
+ * Wait up to @timeout_ms for records and hand finished samples to the sink. Returns 0,
+ * -EINTR when *opts.stop was set, or another negative errno.
+ */
+int tracer__poll(struct tracer *t, int timeout_ms);
+/* Stop recording and drain what is already buffered. */
+int tracer__stop(struct tracer *t);
+void tracer__drops(struct tracer *t, struct drop_report *d);
+/* Detach everything; returns the milliseconds it took. */
+long tracer__detach(struct tracer *t);
+void tracer__free(struct tracer *t);
 
 #endif

@@ -181,3 +181,8 @@ void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_op
 	so->kaslr_offset = vd->kaslr_offset;
 	so->inlines = vd->opts.mode != SYMB_LINENUM;
 }
+
+int vmlinux_dwarf__sidecar_pid(const struct vmlinux_dwarf *vd)
+{
+	return vd && vd->a2l ? addr2line__pid(vd->a2l) : 0;
+}

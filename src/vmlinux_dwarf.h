@@ -39,6 +39,9 @@ int vmlinux_dwarf__add_src_glob(struct vmlinux_dwarf *vd, struct func_discovery 
 /* KASLR offset from kallsyms' _stext and the image's .text; 0 or negative errno. */
 int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks);
 
+/* PID of the sidecar process (retsnoop never traces it), or 0 when there is none. */
+int vmlinux_dwarf__sidecar_pid(const struct vmlinux_dwarf *vd);
+
 /* Options for the symbolize stage: the source backend, KASLR offset, inline frames. */
 void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_opts *so);
 

@@ -7,7 +7,7 @@
 set -eu
 
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
-libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev"
+libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
 elfutils binutils"
 BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data"

@@ -8,22 +8,24 @@
 #include <unistd.h>
 #include "unit.h"
 #include "capture.h"
+#include "render.h"
 #include "retsnoop.h"
 
-static bool live_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+static bool live_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	if (addr >= 0x1000 && addr < 0x2000) {
-		*hit = (struct ksym_hit){ "outer_fn", 0x1000, 0x1000 };
+		*hit = (struct sym_hit){ "outer_fn", 0x1000, 0x1000 };
 		return true;
 	}
 	if (addr >= 0x2000 && addr < 0x3000) {
-		*hit = (struct ksym_hit){ "inner_fn", 0x2000, 0 };
+		*hit = (struct sym_hit){ "inner_fn", 0x2000, 0 };
 		return true;
 	}
 	return false;
 }
 
-static int live_src(void *ctx, __u64 addr, struct src_frame *fr, int max)
+static int live_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+		    int max)
 {
 	if (addr < 0x1000 || addr >= 0x2000 || max < 2)
 		return 0;
@@ -32,21 +34,28 @@ static int live_src(void *ctx, __u64 addr, struct src_frame *fr, int max)
 	return 2;
 }
 
-static const struct func_desc funcs[] = {
-	{ "outer_fn", 0, 0x1000 },
-	{ "inner_fn", FUNC_RET_PTR, 0x2000 },
+static const struct func funcs[] = {
+	{ .name = "outer_fn", .addr = 0x1000 },
+	{ .name = "inner_fn", .flags = FUNC_RET_PTR, .addr = 0x2000 },
 };
 
 struct render_state {
-	struct render_opts o;
+	struct sample_build_opts b;
+	struct text_sink_opts o;
 	FILE *out;
 };
 
-static int on_sample(void *ctx, const struct sample *s)
+static int on_session(void *ctx, const struct sess_recs *r)
 {
 	struct render_state *rs = ctx;
+	struct sample *s;
+	int err = sample__build(r, &rs->b, &s);
 
-	return render_text__sample(rs->out, s, &rs->o);
+	if (err)
+		return err;
+	err = render_text__sample(rs->out, s, &rs->o);
+	sample__free(s);
+	return err;
 }
 
 static void feed_session(struct capture *c, struct session_store *st, __u64 id)
@@ -82,19 +91,24 @@ static void feed_session(struct capture *c, struct session_store *st, __u64 id)
 
 static char *run_live(const char *path)
 {
-	struct sym_resolver live = { .ksym = live_ksym, .src = live_src };
-	struct render_state rs = { .o = { .sz = sizeof(rs.o), .funcs = funcs, .func_cnt = 2,
-					  .stack_view = true, .ts_offset_ns = 0 } };
-	struct session_store_opts so = { .sz = sizeof(so), .on_sample = on_sample, .ctx = &rs };
+	struct sym_resolver live = { .sym = live_ksym, .src = live_src };
+	struct render_state rs = {
+		.b = { .sz = sizeof(rs.b), .funcs = funcs, .func_cnt = 2 },
+		.o = { .sz = sizeof(rs.o), .stack_view = true },
+	};
+	struct capture_opts co = {
+		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2, .views = { .stack_view = true },
+	};
+	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
 	struct session_store *st = session_store__new(&so);
 	struct capture *c;
 	char *buf = NULL;
 	size_t len = 0;
 
-	c = capture__create(path, &rs.o);
+	c = capture__create(path, &co);
 	assert_non_null(c);
 	rs.out = open_memstream(&buf, &len);
-	rs.o.syms = capture__resolver(c, &live);
+	rs.b.syms = capture__resolver(c, &live);
 	feed_session(c, st, 1);
 	feed_session(c, st, 2);
 	fclose(rs.out);
@@ -107,16 +121,17 @@ static char *run_replay(const char *path)
 {
 	struct replay *r = replay__open(path);
 	struct render_state rs = {};
-	struct session_store_opts so = { .sz = sizeof(so), .on_sample = on_sample, .ctx = &rs };
+	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
 	struct session_store *st = session_store__new(&so);
 	char *buf = NULL;
 	size_t len = 0;
 
 	assert_non_null(r);
-	replay__render_opts(r, &rs.o);
+	replay__build_opts(r, &rs.b);
+	replay__text_opts(r, &rs.o);
 	assert_true(rs.o.stack_view);
-	assert_int_equal(rs.o.func_cnt, 2);
-	assert_int_equal(rs.o.funcs[0].addr, 0x1000);
+	assert_int_equal(rs.b.func_cnt, 2);
+	assert_int_equal(rs.b.funcs[0].addr, 0x1000);
 	rs.out = open_memstream(&buf, &len);
 	assert_int_equal(replay__feed(r, st), 0);
 	fclose(rs.out);

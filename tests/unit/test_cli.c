@@ -160,13 +160,16 @@ static void test_views_and_success(void **state)
 {
 	struct env env;
 
-	/* -T alone: trace only, every session */
+	/* -T alone, as in the seeds: the table, then the stack; errors only */
 	assert_int_equal(PARSE(&env, "-T"), 0);
 	assert_true(env.emit_func_trace);
-	assert_false(env.emit_call_stack);
+	assert_true(env.emit_call_stack);
+	assert_false(env.success_stacks);
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-T", "-S"), 0);
 	assert_true(env.success_stacks);
 	env__free(&env);
-	/* -T -E: both views, errors only */
+	/* -T -E: the same (-E is accepted for the newer original's users) */
 	assert_int_equal(PARSE(&env, "-TE"), 0);
 	assert_true(env.emit_call_stack);
 	assert_false(env.success_stacks);

@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include "unit.h"
 #include "func_discovery.h"
+#include "retsnoop.h"
 
 static struct btf *vmlinux_btf;
 static char mod_dir[] = "/tmp/retsnoop-modbtf-XXXXXX";
@@ -191,11 +192,11 @@ static int discover(bool fentry, size_t max, const char *const *globs, struct fu
 	return err;
 }
 
-static const char *func_str(const struct disc_func *f, char *buf, size_t sz)
+static const char *func_str(const struct func *f, char *buf, size_t sz)
 {
-	snprintf(buf, sz, "%s%s%s%s@%llx%s%s", f->name, f->module ? "[" : "", f->module ?: "",
+	snprintf(buf, sz, "%s%s%s%s@%llx%s%s%s", f->name, f->module ? "[" : "", f->module ?: "",
 		 f->module ? "]" : "", (unsigned long long)f->addr, f->btf_id ? "+btf" : "",
-		 f->flags & DISC_FUNC_ENTRY ? "+entry" : "");
+		 f->flags & FUNC_IS_ENTRY ? "+entry" : "", f->kprobe_fallback ? "+kprobe" : "");
 	return buf;
 }
 
@@ -205,7 +206,7 @@ static void assert_funcs(const struct func_discovery *d, const char *const *want
 	char buf[256];
 
 	for (i = 0; i < n && want[i]; i++)
-		assert_string_equal(func_str(func_discovery__func(d, i), buf, sizeof(buf)), want[i]);
+		assert_string_equal(func_str((&func_discovery__funcs(d)[i]), buf, sizeof(buf)), want[i]);
 	for (; want[i]; i++)
 		;
 	assert_int_equal(n, i);
@@ -245,7 +246,7 @@ static void test_kprobe_pipeline(void **state)
 	};
 	const struct func_discovery_stats *st;
 	struct func_discovery *d;
-	const struct disc_func *f;
+	const struct func *f;
 
 	assert_int_equal(discover(false, 0, bpf_globs, &d), 0);
 	assert_funcs(d, want);
@@ -275,7 +276,7 @@ static void test_kprobe_pipeline(void **state)
 	/* BTF-less functions not in the fixture BTF never get the "not attachable" line */
 	assert_null(strstr(msgs, "'mod_only_btf'"));
 
-	f = func_discovery__func(d, 10);
+	f = (&func_discovery__funcs(d)[10]);
 	assert_string_equal(btf__name_by_offset(f->btf, btf__type_by_id(f->btf, f->btf_id)->name_off),
 			    "array_map_mod_fn");
 	assert_int_equal(f->size, 0x80);
@@ -285,24 +286,35 @@ static void test_kprobe_pipeline(void **state)
 
 static void test_fentry_pipeline(void **state)
 {
+	/* -F loses nothing: what fentry/fexit can't attach is marked for kprobes */
 	static const char *const want[] = {
 		"__x64_sys_bpf@ffffffff81001000+btf+entry",
+		"__sys_bpf@ffffffff81001100+btf+entry+kprobe",
 		"array_map_alloc_check@ffffffff81001400+btf",
 		"array_map_lookup_elem@ffffffff81001500+btf",
 		"array_map_free@ffffffff81001600+btf",
+		"dup_static@ffffffff81001700+btf+kprobe",
+		"dup_static@ffffffff81001800+btf+kprobe",
+		"array_map_varargs@ffffffff81001f00+btf+kprobe",
 		"vfs_read@ffffffff81002000+btf",
 		"kvm_read_guest[kvm]@ffffffffc0001000+btf",
+		"array_map_mod_fn[mymod]@ffffffffc0001100+btf+kprobe",
+		"array_map_helper.isra.0@ffffffff81001c00+kprobe",
+		"array_map_nobtf[nobtfmod]@ffffffffc0002000+kprobe",
 		NULL,
 	};
 	struct func_discovery *d;
 
 	assert_int_equal(discover(true, 0, bpf_globs, &d), 0);
 	assert_funcs(d, want);
-	assert_msg("2:Function '__sys_bpf' has prototype incompatible with fentry/fexit (a parameter is not an integer, enum or pointer), skipping.\n");
-	assert_msg("2:Function 'array_map_varargs' has prototype incompatible with fentry/fexit (variadic), skipping.\n");
-	assert_msg("2:Function 'array_map_mod_fn' has prototype incompatible with fentry/fexit (unsupported return type), skipping.\n");
-	assert_msg("1:Function 'dup_static' has multiple (2) ambiguous instances and is incompatible with fentry/fexit, skipping.\n");
-	assert_msg("2:Function 'array_map_helper.isra.0' has no BTF, fentry/fexit can't attach to it, skipping.\n");
+	assert_int_equal(func_discovery__stats(d)->fallback_cnt, 7);
+	assert_string_equal(func_discovery__funcs(d)[1].fentry_why,
+			    "a parameter is not an integer, enum or pointer");
+	assert_msg("1:Function '__sys_bpf' can't be traced with fentry/fexit (a parameter is not an integer, enum or pointer); a kprobe pair traces it instead.\n");
+	assert_msg("1:Function 'array_map_varargs' can't be traced with fentry/fexit (variadic); a kprobe pair traces it instead.\n");
+	assert_msg("1:Function 'array_map_mod_fn' can't be traced with fentry/fexit (unsupported return type); a kprobe pair traces it instead.\n");
+	assert_msg("1:Function 'dup_static' can't be traced with fentry/fexit (several functions of this name (fentry attaches by name)); a kprobe pair traces it instead.\n");
+	assert_msg("1:Function 'array_map_helper.isra.0' can't be traced with fentry/fexit (no BTF); a kprobe pair traces it instead.\n");
 	func_discovery__free(d);
 }
 
@@ -337,9 +349,9 @@ static void test_entry_beats_allow(void **state)
 	assert_int_equal(discover(false, 0, globs, &d), 0);
 	assert_int_equal(func_discovery__func_cnt(d), 7);
 	for (i = 0; i < func_discovery__func_cnt(d); i++) {
-		const struct disc_func *f = func_discovery__func(d, i);
+		const struct func *f = (&func_discovery__funcs(d)[i]);
 
-		if (f->flags & DISC_FUNC_ENTRY) {
+		if (f->flags & FUNC_IS_ENTRY) {
 			entries++;
 			assert_string_equal(f->name, "array_map_free");
 		}

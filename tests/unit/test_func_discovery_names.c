@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include "unit.h"
 #include "func_discovery.h"
+#include "retsnoop.h"
 
 static char kallsyms_path[512], aff_path[512];
 
@@ -26,7 +27,7 @@ static bool has(const struct func_discovery *d, const char *name, __u32 *flags)
 	size_t i;
 
 	for (i = 0; i < func_discovery__func_cnt(d); i++) {
-		const struct disc_func *f = func_discovery__func(d, i);
+		const struct func *f = (&func_discovery__funcs(d)[i]);
 
 		if (strcmp(f->name, name) == 0 && !f->module) {
 			*flags = f->flags;
@@ -60,9 +61,9 @@ static void test_names_select_and_deny(void **state)
 	assert_false(func_discovery__is_allowed(d, "vfs_read", NULL));
 	assert_int_equal(func_discovery__run(d), 0);
 	assert_true(has(d, "array_map_lookup_elem", &flags));
-	assert_false(flags & DISC_FUNC_ENTRY);
+	assert_false(flags & FUNC_IS_ENTRY);
 	assert_true(has(d, "__x64_sys_bpf", &flags));
-	assert_true(flags & DISC_FUNC_ENTRY);
+	assert_true(flags & FUNC_IS_ENTRY);
 	assert_false(has(d, "array_map_free", &flags));
 	assert_false(has(d, "vfs_read", &flags));
 	func_discovery__free(d);
@@ -79,7 +80,7 @@ static void test_entry_names_mark_entries(void **state)
 	assert_int_equal(func_discovery__add_names(d, FUNC_GLOB_ENTRY, entries, 1, "fs/read_write.c"), 0);
 	assert_int_equal(func_discovery__run(d), 0);
 	assert_true(has(d, "vfs_read", &flags));
-	assert_true(flags & DISC_FUNC_ENTRY);
+	assert_true(flags & FUNC_IS_ENTRY);
 	func_discovery__free(d);
 	btf__free(btf);
 }

@@ -64,6 +64,8 @@ static void test_btf_return_types(void **state)
 	assert_int_equal(func_types__flags(t.btf, t.f_enum4, "fe"), FUNC_NEEDS_SIGN_EXT);
 	assert_int_equal(func_types__flags(t.btf, t.f_char, "fc"), FUNC_CANT_FAIL);
 	assert_int_equal(func_types__flags(t.btf, t.f_typedef_int, "ft"), FUNC_NEEDS_SIGN_EXT);
+	/* unsigned long results carry -errno too (do_mmap() and friends) */
+	assert_int_equal(func_types__flags(t.btf, t.f_u64, "fu64"), 0);
 	btf__free(t.btf);
 }
 

@@ -10,17 +10,25 @@
 #include <string.h>
 #include "unit.h"
 #include "capture.h"
+#include "render.h"
 
 struct out_state {
-	struct render_opts o;
+	struct sample_build_opts b;
+	struct text_sink_opts o;
 	FILE *f;
 };
 
-static int on_sample(void *ctx, const struct sample *s)
+static int on_session(void *ctx, const struct sess_recs *r)
 {
 	struct out_state *st = ctx;
+	struct sample *s;
+	int err = sample__build(r, &st->b, &s);
 
-	return render_text__sample(st->f, s, &st->o);
+	if (err)
+		return err;
+	err = render_text__sample(st->f, s, &st->o);
+	sample__free(s);
+	return err;
 }
 
 static char *read_all(const char *path)
@@ -43,14 +51,15 @@ static char *read_all(const char *path)
 static char *replay(const char *cap)
 {
 	struct out_state st = {};
-	struct session_store_opts so = { .sz = sizeof(so), .on_sample = on_sample, .ctx = &st };
+	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &st };
 	struct session_store *store;
 	struct replay *r = replay__open(cap);
 	char *buf = NULL;
 	size_t len = 0;
 
 	assert_non_null(r);
-	replay__render_opts(r, &st.o);
+	replay__build_opts(r, &st.b);
+	replay__text_opts(r, &st.o);
 	store = session_store__new(&so);
 	st.f = open_memstream(&buf, &len);
 	assert_int_equal(replay__feed(r, store), 0);

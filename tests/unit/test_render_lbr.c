@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "render.h"
 #include "retsnoop.h"
+#include "sample_harness.h"
 
 #define AMAC 0x5000ULL		/* array_map_alloc_check, 0x80 bytes */
 #define FTRACE_TRAMP 0x9000ULL
 #define KRET_TRAMP 0xa000ULL
 #define OTHER 0xb000ULL		/* retsnoop's own probe machinery */
 
-static bool ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+static bool ksym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	static const struct { const char *n; __u64 s, sz; } t[] = {
 		{ "array_map_alloc_check", AMAC, 0x80 },
@@ -24,14 +24,15 @@ static bool ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (addr >= t[i].s && addr < t[i].s + t[i].sz) {
-			*hit = (struct ksym_hit){ t[i].n, t[i].s, t[i].sz };
+			*hit = (struct sym_hit){ t[i].n, t[i].s, t[i].sz };
 			return true;
 		}
 	}
 	return false;
 }
 
-static int src(void *ctx, __u64 addr, struct src_frame *fr, int max)
+static int src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+	       int max)
 {
 	static const char *const f = "kernel/bpf/arraymap.c";
 	struct src_frame inl = { "bpf_map_attr_numa_node", "include/linux/bpf.h", 1735, 19 };
@@ -49,28 +50,30 @@ static int src(void *ctx, __u64 addr, struct src_frame *fr, int max)
 	return 0;
 }
 
-static const struct func_desc funcs[] = {
-	{ "__x64_sys_bpf", 0, 0x1000 },
-	{ "array_map_alloc_check", FUNC_NEEDS_SIGN_EXT, AMAC },
+static const struct func funcs[] = {
+	{ .name = "__x64_sys_bpf", .addr = 0x1000 },
+	{ .name = "array_map_alloc_check", .flags = FUNC_NEEDS_SIGN_EXT, .addr = AMAC },
 };
 
 static struct rec_lbr_stack lbr;
 static struct rec_session_end end;
 
+static char *render_lbr_of(const struct rec_lbr_stack *l, int max_count, bool full)
+{
+	struct text_sink_opts o = { .sz = sizeof(o), .lbr = true, .lbr_max_count = max_count };
+	struct rec_session_start st = {};
+	struct sess_recs r = { .start = &st, .end = &end, .lbr = l };
+	struct sample_build_opts b = {
+		.sz = sizeof(b), .funcs = funcs, .func_cnt = 2, .lbr = true, .full_lbr = full,
+		.syms = { .sym = ksym, .src = src },
+	};
+
+	return harness_render(&r, &b, &o, render_lbr);
+}
+
 static char *render(int max_count, bool full)
 {
-	struct render_opts o = { .sz = sizeof(o), .funcs = funcs, .func_cnt = 2, .lbr = true,
-				 .lbr_max_count = max_count, .full_lbr = full,
-				 .syms = { .ksym = ksym, .src = src } };
-	struct rec_session_start st = {};
-	struct sample s = { .start = &st, .end = &end, .lbr = &lbr };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	assert_int_equal(render_lbr(f, &s, &o), 0);
-	fclose(f);
-	return buf;
+	return render_lbr_of(&lbr, max_count, full);
 }
 
 static void setup_seed(void)
@@ -147,21 +150,14 @@ static void test_full_and_irrelevant(void **state)
 
 static void test_errors(void **state)
 {
-	struct render_opts o = { .sz = sizeof(o), .funcs = funcs, .func_cnt = 2, .lbr = true };
-	struct rec_session_start st = {};
-	struct sample s = { .start = &st, .end = &end, .lbr = NULL };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *out = render_lbr_of(NULL, 0, false);
 
-	assert_int_equal(render_lbr(f, &s, &o), 0);
+	assert_string_equal(out, "LBR data was dropped and is missing in this sample!\n");
+	free(out);
 	lbr.lbrs_sz = -2;
-	s.lbr = &lbr;
-	assert_int_equal(render_lbr(f, &s, &o), 0);
-	fclose(f);
-	assert_string_equal(buf, "LBR data was dropped and is missing in this sample!\n"
-				 "Failed to capture LBR entries: -2\n");
-	free(buf);
+	out = render(0, false);
+	assert_string_equal(out, "Failed to capture LBR entries: -2\n");
+	free(out);
 }
 
 int main(void)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "render.h"
 #include "retsnoop.h"
+#include "sample_harness.h"
 
 struct fake_sym {
 	const char *name;
@@ -40,7 +40,7 @@ static const struct fake_sym *find(__u64 addr)
 	return NULL;
 }
 
-static bool fake_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
+static bool fake_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	const struct fake_sym *s = find(addr);
 
@@ -52,7 +52,8 @@ static bool fake_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 	return true;
 }
 
-static int fake_src(void *ctx, __u64 addr, struct src_frame *fr, int max)
+static int fake_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+		    int max)
 {
 	const struct fake_sym *s = find(addr);
 	int i;
@@ -64,28 +65,19 @@ static int fake_src(void *ctx, __u64 addr, struct src_frame *fr, int max)
 	return s->nsrc;
 }
 
-static const struct func_desc funcs[] = {
-	{ "__x64_sys_bpf", 0 },
-	{ "__sys_bpf", FUNC_NEEDS_SIGN_EXT },
-	{ "array_map_alloc", FUNC_RET_PTR },
-	{ "bpf_map_alloc_percpu", FUNC_RET_PTR },
+static const struct func funcs[] = {
+	{ .name = "__x64_sys_bpf" },
+	{ .name = "__sys_bpf", .flags = FUNC_NEEDS_SIGN_EXT },
+	{ .name = "array_map_alloc", .flags = FUNC_RET_PTR },
+	{ .name = "bpf_map_alloc_percpu", .flags = FUNC_RET_PTR },
 };
 
 static char *render(struct rec_session_end *e, bool with_src)
 {
-	struct render_opts o = {
-		.sz = sizeof(o), .funcs = funcs, .func_cnt = 4, .stack_view = true,
-		.syms = { .ksym = fake_ksym, .src = with_src ? fake_src : NULL },
-	};
-	struct rec_session_start st = {};
-	struct sample s = { .start = &st, .end = e };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = true };
+	struct sym_resolver syms = { .sym = fake_ksym, .src = with_src ? fake_src : NULL };
 
-	assert_int_equal(render_stack(f, &s, &o), 0);
-	fclose(f);
-	return buf;
+	return harness_render_end(funcs, 4, syms, e, &o, render_stack);
 }
 
 static struct rec_session_end *seed_sample(void)
@@ -104,7 +96,7 @@ static struct rec_session_end *seed_sample(void)
 		cs->func_lat[i] = lat[i];
 	}
 	cs->max_depth = 4;
-	cs->stitch_pos = 3;
+	cs->stitched = ~0ULL << 3;
 	memcpy(cs->kstack, ks, sizeof(ks));
 	cs->kstack_sz = sizeof(ks);
 	return e;
@@ -134,7 +126,7 @@ static void test_kallsyms_only(void **state)
 	struct rec_session_end *e = seed_sample();
 	char *out;
 
-	e->stack.stitch_pos = 0;
+	e->stack.stitched = 0;
 	out = render(e, false);
 	assert_string_equal(out,
 "                    entry_SYSCALL_64_after_hwframe+0x63\n"
@@ -157,7 +149,7 @@ static void test_bpf_frames_filtered(void **state)
 
 	memcpy(e->stack.kstack, ks, sizeof(ks));
 	e->stack.kstack_sz = sizeof(ks);
-	e->stack.stitch_pos = 0;
+	e->stack.stitched = 0;
 	out = render(e, false);
 	assert_string_equal(out,
 "                    entry_SYSCALL_64_after_hwframe+0x63\n"
@@ -179,7 +171,7 @@ static void test_untraced_callers_before_missing_frames(void **state)
 
 	memcpy(e->stack.kstack, ks, sizeof(ks));
 	e->stack.kstack_sz = sizeof(ks);
-	e->stack.stitch_pos = 0;
+	e->stack.stitched = 0;
 	out = render(e, false);
 	assert_string_equal(out,
 "                    entry_SYSCALL_64_after_hwframe+0x63\n"
@@ -200,13 +192,91 @@ static void test_unfinished_frames(void **state)
 
 	e->stack.depth = 1;	/* outermost still running */
 	e->stack.kstack_sz = 0;
-	e->stack.stitch_pos = 0;
+	e->stack.stitched = 0;
 	out = render(e, false);
 	assert_string_equal(out,
 "!    ... [...]      __x64_sys_bpf\n"
 "!   70us [-ENOMEM]  __sys_bpf\n"
 "!   50us [-ENOMEM]  array_map_alloc\n"
 "!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
+/* A wrapper that tail-called its callee has no frame: it goes where it ran, once. */
+static void test_tail_called_wrapper(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	/* __x64_sys_bpf (0x3000) left no frame: do_syscall_64 returns straight into __sys_bpf's caller */
+	static const __u64 ks[] = { 0x438b, 0x2035, 0x1063 };
+	char *out;
+
+	memcpy(e->stack.kstack, ks, sizeof(ks));
+	e->stack.kstack_sz = sizeof(ks);
+	e->stack.stitched = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"!   73us [-ENOMEM]  __x64_sys_bpf\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
+/* Recursion: two traced frames of one name pair with two kernel frames of it, in order. */
+static void test_recursion_pairs_in_order(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	static const __u64 ks[] = { 0x4400, 0x438b, 0x2035, 0x1063 };
+	char *out;
+
+	e->stack.func_ids[2] = 1;	/* __sys_bpf calls itself */
+	e->stack.max_depth = 3;
+	memcpy(e->stack.kstack, ks, sizeof(ks));
+	e->stack.kstack_sz = sizeof(ks);
+	e->stack.stitched = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"!   73us [-ENOMEM]  __x64_sys_bpf\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b\n"
+"    50us [-ENOMEM]  __sys_bpf+0x400\n");
+	free(out);
+	free(e);
+}
+
+/* -C stacks.unfiltered/emit-addrs/dec-offs reach the output. */
+static void test_stack_options(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	static const __u64 ks[] = { 0xa010, 0x438b, 0x9010, 0x4009, 0x301a, 0x2035, 0x1063 };
+	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = true, .emit_addrs = true,
+				    .dec_offs = true };
+	struct sym_resolver syms = { .sym = fake_ksym };
+	struct rec_session_start st = {};
+	struct sess_recs r = { .start = &st, .end = e };
+	struct sample_build_opts b = { .sz = sizeof(b), .funcs = funcs, .func_cnt = 4,
+				       .syms = syms, .unfiltered = true };
+	char *out;
+
+	memcpy(e->stack.kstack, ks, sizeof(ks));
+	e->stack.kstack_sz = sizeof(ks);
+	e->stack.stitched = 0;
+	out = harness_render(&r, &b, &o, render_stack);
+	assert_string_equal(out,
+"                     0000000000001063 entry_SYSCALL_64_after_hwframe+99\n"
+"                     0000000000002035 do_syscall_64+53\n"
+"    73us [-ENOMEM]   000000000000301a __x64_sys_bpf+26\n"
+"                    ~0000000000004009 __sys_bpf+9\n"
+"                    ~0000000000009010 bpf_trampoline_6442537193+16\n"
+"    70us [-ENOMEM]   000000000000438b __sys_bpf+907\n"
+"                    ~000000000000a010 bpf_prog_3a7c5a2d1b4e6f80_fexit3+16\n"
+"!   50us [-ENOMEM]                    array_map_alloc\n"
+"!    2us [NULL]                       bpf_map_alloc_percpu\n");
 	free(out);
 	free(e);
 }
@@ -219,6 +289,9 @@ int main(void)
 		cmocka_unit_test(test_bpf_frames_filtered),
 		cmocka_unit_test(test_untraced_callers_before_missing_frames),
 		cmocka_unit_test(test_unfinished_frames),
+		cmocka_unit_test(test_tail_called_wrapper),
+		cmocka_unit_test(test_recursion_pairs_in_order),
+		cmocka_unit_test(test_stack_options),
 	};
 
 	return cmocka_run_group_tests_name("render_stack", tests, NULL, NULL);

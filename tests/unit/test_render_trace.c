@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "render.h"
 #include "retsnoop.h"
+#include "sample_harness.h"
 
-static const struct func_desc funcs[] = {
-	{ "bpf_prog_load", FUNC_NEEDS_SIGN_EXT },
-	{ "bpf_prog_alloc", FUNC_RET_PTR },
-	{ "bpf_prog_alloc_no_stats", FUNC_RET_PTR },
-	{ "bpf_prog_kallsyms_add", FUNC_RET_VOID | FUNC_CANT_FAIL },
-	{ "bpf_ksym_add", FUNC_RET_VOID | FUNC_CANT_FAIL },
+static const struct func funcs[] = {
+	{ .name = "bpf_prog_load", .flags = FUNC_NEEDS_SIGN_EXT },
+	{ .name = "bpf_prog_alloc", .flags = FUNC_RET_PTR },
+	{ .name = "bpf_prog_alloc_no_stats", .flags = FUNC_RET_PTR },
+	{ .name = "bpf_prog_kallsyms_add", .flags = FUNC_RET_VOID | FUNC_CANT_FAIL },
+	{ .name = "bpf_ksym_add", .flags = FUNC_RET_VOID | FUNC_CANT_FAIL },
 };
 
 #define E(seq, id, d) { .type = REC_FUNC_TRACE_ENTRY, .seq_id = seq, .func_id = id, .depth = d }
@@ -21,17 +21,13 @@ static const struct func_desc funcs[] = {
 
 static char *render(const struct rec_func_trace *t, size_t n)
 {
-	struct render_opts o = { .sz = sizeof(o), .funcs = funcs, .func_cnt = 5, .func_trace = true };
+	struct text_sink_opts o = { .sz = sizeof(o), .func_trace = true };
 	struct rec_session_start st = {};
 	struct rec_session_end e = {};
-	struct sample s = { .start = &st, .end = &e, .trace = t, .trace_cnt = n };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	struct sess_recs r = { .start = &st, .end = &e, .trace = t, .trace_cnt = n };
+	struct sample_build_opts b = { .sz = sizeof(b), .funcs = funcs, .func_cnt = 5, .trace = true };
 
-	assert_int_equal(render_trace(f, &s, &o), 0);
-	fclose(f);
-	return buf;
+	return harness_render(&r, &b, &o, render_trace);
 }
 
 static void test_seed_table(void **state)

@@ -12,7 +12,7 @@ struct seen {
 	bool has_lbr[8];
 };
 
-static int on_sample(void *ctx, const struct sample *s)
+static int on_sample(void *ctx, const struct sess_recs *s)
 {
 	struct seen *seen = ctx;
 
@@ -26,7 +26,7 @@ static int on_sample(void *ctx, const struct sample *s)
 
 static struct session_store *store(struct seen *seen)
 {
-	struct session_store_opts opts = { .sz = sizeof(opts), .on_sample = on_sample, .ctx = seen };
+	struct session_store_opts opts = { .sz = sizeof(opts), .on_session = on_sample, .ctx = seen };
 	struct session_store *st = session_store__new(&opts);
 
 	assert_non_null(st);

@@ -1,27 +1,31 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* -x/-X filtering of error samples (user-space half of the tracer). */
+/* -x/-X: which error samples are reported, judged on the decoded sample's failed frames. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
 #include "errnos.h"
-#include "tracer.h"
+#include "err_filter.h"
+#include "retsnoop.h"
 
-static const struct func_desc funcs[] = {
-	{ "__x64_sys_bpf", 0 },
-	{ "__sys_bpf", FUNC_NEEDS_SIGN_EXT },
-	{ "array_map_alloc", FUNC_RET_PTR },
-	{ "bpf_map_alloc_percpu", FUNC_RET_PTR },
-	{ "log_helper", FUNC_RET_VOID | FUNC_CANT_FAIL },
+static const struct func funcs[] = {
+	{ .name = "__x64_sys_bpf" },
+	{ .name = "__sys_bpf", .flags = FUNC_NEEDS_SIGN_EXT },
+	{ .name = "array_map_alloc", .flags = FUNC_RET_PTR },
+	{ .name = "bpf_map_alloc_percpu", .flags = FUNC_RET_PTR },
+	{ .name = "log_helper", .flags = FUNC_RET_VOID | FUNC_CANT_FAIL },
 };
 
 static bool allowed[ERRNO_NAME_MAX + 1], denied[ERRNO_NAME_MAX + 1];
 
-static bool check(const char *x, const char *X, const __s64 *res, int n)
+static bool check_err(const char *x, const char *X, const __s64 *res, int n, bool is_err)
 {
 	struct rec_session_end *e = calloc(1, sizeof(*e));
 	struct rec_session_start st = {};
-	struct sample s = { .start = &st, .end = e };
+	struct sess_recs r = { .start = &st, .end = e };
+	struct sample_build_opts b = { .sz = sizeof(b), .funcs = funcs, .func_cnt = 5 };
+	struct err_filter f = { .allowed = x ? allowed : NULL, .denied = X ? denied : NULL };
+	struct sample *s;
 	bool pass;
 	int i;
 
@@ -31,15 +35,22 @@ static bool check(const char *x, const char *X, const __s64 *res, int n)
 		allowed[errno__parse(x)] = true;
 	if (X)
 		denied[errno__parse(X)] = true;
-	e->is_err = 1;
+	e->is_err = is_err;
 	e->stack.max_depth = n;
 	for (i = 0; i < n; i++) {
 		e->stack.func_ids[i] = i;
 		e->stack.func_res[i] = res[i];
 	}
-	pass = tracer__errors_pass(&s, funcs, 5, x ? allowed : NULL, X ? denied : NULL);
+	assert_int_equal(sample__build(&r, &b, &s), 0);
+	pass = err_filter__pass(&f, s);
+	sample__free(s);
 	free(e);
 	return pass;
+}
+
+static bool check(const char *x, const char *X, const __s64 *res, int n)
+{
+	return check_err(x, X, res, n, true);
 }
 
 static void test_allow_deny(void **state)
@@ -69,12 +80,22 @@ static void test_successful_values_ignored(void **state)
 	assert_true(check("EINVAL", "EIO", res, 2));
 }
 
+static void test_success_samples_pass(void **state)
+{
+	/* -S samples are BPF's decision; -x/-X only judge errors */
+	const __s64 res[] = { 3, 0 };
+
+	assert_true(check_err("EINVAL", NULL, res, 2, false));
+	assert_true(check_err(NULL, "EINVAL", res, 2, false));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allow_deny),
 		cmocka_unit_test(test_successful_values_ignored),
+		cmocka_unit_test(test_success_samples_pass),
 	};
 
-	return cmocka_run_group_tests_name("tracer", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("err_filter", tests, NULL, NULL);
 }

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * One way for library-like modules to report: a levelled print callback the caller owns.
+ * Levels follow -v counts: 0 warnings and errors (always shown), 1 -v, 2 -vv, 3 -vvv.
+ * Modules never print on their own, and their messages don't name command-line flags
+ * (only main knows them).
+ */
+#ifndef RETSNOOP_LOG_H
+#define RETSNOOP_LOG_H
+
+#include <stdarg.h>
+
+enum log_level {
+	LOG_WARN = 0,
+	LOG_INFO = 1,
+	LOG_DEBUG = 2,
+	LOG_EXTRA = 3,
+};
+
+typedef void (*log_print_fn)(int level, const char *fmt, va_list args);
+
+static inline __attribute__((format(printf, 3, 4)))
+void log_msg(log_print_fn print, int level, const char *fmt, ...)
+{
+	va_list args;
+
+	if (!print)
+		return;
+	va_start(args, fmt);
+	print(level, fmt, args);
+	va_end(args);
+}
+
+#endif

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The decoded sample: everything one captured session shows, built once from its records
+ * and read by every sink (text, JSON). Sinks never look at BPF record layouts; every
+ * decision about what the session means (which frames, in which order, with which markers,
+ * which result counts as an error, which LBR records are relevant) is taken here.
+ */
+#ifndef RETSNOOP_SAMPLE_H
+#define RETSNOOP_SAMPLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "func.h"
+#include "session.h"
+#include "sym_resolver.h"
+
+struct sample_src {
+	const char *func;
+	const char *file;		/* relative to the kernel tree root */
+	int line;
+	int col;
+};
+
+/* A code address with what is known about it. */
+struct sample_loc {
+	__u64 addr;
+	const char *sym;		/* function symbol covering addr, NULL if none */
+	__u64 sym_start;
+	__u64 sym_size;			/* 0 if unknown */
+	/*
+	 * Source frames: [0] the function itself, then inlined callees outer to inner. For a
+	 * kernel stack entry (a return address) they describe the call instruction before it.
+	 */
+	int src_cnt;
+	const struct sample_src *src;
+};
+
+/*
+ * One line of the stack view, outermost first: a kernel stack frame, a traced function,
+ * or both (the traced function's own frame in the kernel stack).
+ */
+struct sample_frame {
+	bool has_kframe;		/* @loc is a kernel stack entry */
+	bool filtered;			/* BPF machinery, kept only with stacks.unfiltered */
+	int func_id;			/* traced function, -1 for a kernel-only frame */
+	/*
+	 * Traced frames without a kernel frame (the '!' marker) have @loc at the function's
+	 * start, with its source location where known.
+	 */
+	struct sample_loc loc;
+	bool running;			/* not returned when the sample was taken */
+	bool stitched;			/* from an error chain kept aside (the '*' marker) */
+	bool failed;			/* the result counts as an error (result__is_err) */
+	__u64 dur_ns;
+	__s64 res;			/* raw 64-bit result */
+};
+
+enum trace_row_kind {
+	TRACE_ENTRY,			/* "→" */
+	TRACE_EXIT,			/* "←" */
+	TRACE_LEAF,			/* "↔": an entry directly followed by its exit */
+	TRACE_GAP,			/* records lost in between */
+};
+
+/* One row of the -T call trace. */
+struct trace_row {
+	enum trace_row_kind kind;
+	__u32 depth;			/* 1-based call level */
+	int func_id;			/* -1 for TRACE_GAP */
+	__u32 seq_id;
+	__u64 ts;			/* CLOCK_MONOTONIC ns of the entry (TRACE_ENTRY) or exit */
+	__u64 dur_ns;			/* TRACE_EXIT, TRACE_LEAF */
+	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
+	bool failed;
+	__u32 missing;			/* TRACE_GAP: records lost */
+};
+
+struct sample_lbr {
+	struct sample_loc from, to;
+	__u64 flags;
+};
+
+struct sample_pool;
+
+struct sample {
+	__u64 sess_id;
+	__u32 tid, pid;
+	char task_comm[17], proc_comm[17];	/* NUL-terminated, arbitrary bytes */
+	__u64 start_ns, end_ns;		/* CLOCK_MONOTONIC: session start, sample taken */
+	__s64 clock_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	bool is_err;			/* the entry function returned an error */
+
+	const struct func *funcs;	/* the table function ids refer to */
+	size_t func_cnt;
+
+	struct sample_frame *frames;	/* stack view, outermost first */
+	size_t frame_cnt;
+	int deepest;			/* index of the deepest traced frame, -1 if none */
+
+	bool has_trace;			/* -T was on */
+	struct trace_row *rows;
+	size_t row_cnt;
+
+	bool has_lbr;			/* --lbr was on */
+	bool lbr_missing;		/* its record was dropped */
+	int lbr_err;			/* negative errno from the kernel, 0 if fine */
+	struct sample_lbr *lbrs;	/* [0] is the most recent branch */
+	size_t lbr_cnt;
+	/*
+	 * Records [lbr_first, lbr_cnt) are relevant: taken up to the deepest traced function
+	 * (the more recent ones come from retsnoop's own probe machinery). lbr_relevant false:
+	 * none touched it, so all are shown with a note.
+	 */
+	size_t lbr_first;
+	bool lbr_relevant;
+
+	/* what was lost */
+	__u32 dropped_records;		/* records of this session the ring buffer couldn't take */
+	size_t trace_lost;		/* -T records over the consumer's memory budget */
+	bool chain_lost;		/* a nested error chain wasn't kept (SESS_F_CHAIN_LOST) */
+	bool truncated;			/* calls nested deeper than recorded (SESS_F_TRUNCATED) */
+
+	struct sample_pool *pool;	/* private: owns every string and array above */
+};
+
+struct sample_build_opts {
+	size_t sz;			/* sizeof(struct sample_build_opts) */
+	const struct func *funcs;
+	size_t func_cnt;
+	struct sym_resolver syms;
+	__s64 clock_off_ns;
+	bool trace;			/* -T: decode call-trace rows */
+	bool lbr;			/* --lbr */
+	bool unfiltered;		/* keep BPF machinery frames and every LBR record */
+	bool full_lbr;			/* keep every LBR record */
+};
+
+/* Decode one session's records. Returns 0 with *out set (sample__free() it), or -errno. */
+int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
+		  struct sample **out);
+void sample__free(struct sample *s);
+
+/* The function of traced frame @f (NULL for kernel-only frames). */
+static inline const struct func *sample__func(const struct sample *s, int func_id)
+{
+	return func_id < 0 ? NULL : func__get(s->funcs, s->func_cnt, func_id);
+}
+
+#endif

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * From one session's records to the decoded sample: identity and times, the stack view's
+ * frames (sample_stack.c), the -T call-trace rows and the LBR records with their relevance.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "result_fmt.h"
+#include "sample_internal.h"
+
+int sample__resolve(struct sample *s, const struct sample_build_opts *o, struct sample_loc *loc,
+		    __u64 addr, enum src_at at)
+{
+	const struct addr_space kernel = ADDR_SPACE_KERNEL_INIT;
+	struct src_frame fr[MAX_SRC_FRAMES];
+	struct sample_src *src;
+	struct sym_hit hit = {};
+	int n, i;
+
+	loc->addr = addr;
+	if (o->syms.sym && o->syms.sym(o->syms.ctx, &kernel, addr, &hit) && hit.name) {
+		loc->sym = sample_pool__strdup(s->pool, hit.name);
+		if (!loc->sym)
+			return -ENOMEM;
+		loc->sym_start = hit.start;
+		loc->sym_size = hit.size;
+	}
+	if (at == SRC_NONE || !loc->sym || !o->syms.src)
+		return 0;
+	n = o->syms.src(o->syms.ctx, &kernel, at == SRC_AT_CALL ? addr - 1 : addr, fr,
+			MAX_SRC_FRAMES);
+	if (n <= 0)
+		return 0;
+	if (n > MAX_SRC_FRAMES)
+		n = MAX_SRC_FRAMES;
+	src = sample_pool__alloc(s->pool, n * sizeof(*src));
+	if (!src)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		src[i].func = sample_pool__strdup(s->pool, fr[i].func ?: "??");
+		src[i].file = sample_pool__strdup(s->pool, fr[i].file ?: "??");
+		if (!src[i].func || !src[i].file)
+			return -ENOMEM;
+		src[i].line = fr[i].line;
+		src[i].col = fr[i].col;
+	}
+	loc->src = src;
+	loc->src_cnt = n;
+	return 0;
+}
+
+static bool func_failed(const struct sample *s, int func_id, __s64 res)
+{
+	return result__is_err(res, sample__func(s, func_id)->flags);
+}
+
+/* -T: every entry and exit, a leaf call folded into one row, lost records as a gap row. */
+static int build_trace(struct sample *s, const struct sess_recs *r)
+{
+	const struct rec_func_trace *t = r->trace;
+	__u32 next_seq = 0;	/* a session's records are numbered from 0 */
+	size_t k, n = 0;
+
+	s->has_trace = true;
+	/* at most one gap row per record */
+	s->rows = sample_pool__alloc(s->pool, (2 * r->trace_cnt + 1) * sizeof(*s->rows));
+	if (!s->rows)
+		return -ENOMEM;
+	for (k = 0; k < r->trace_cnt; k++) {
+		const struct rec_func_trace *e = &t[k];
+		struct trace_row *row;
+		bool leaf;
+
+		if (e->seq_id != next_seq) {
+			row = &s->rows[n++];
+			row->kind = TRACE_GAP;
+			row->func_id = -1;
+			row->seq_id = next_seq;
+			row->missing = e->seq_id - next_seq;
+		}
+		next_seq = e->seq_id + 1;
+
+		leaf = e->type == REC_FUNC_TRACE_ENTRY && k + 1 < r->trace_cnt &&
+		       t[k + 1].type == REC_FUNC_TRACE_EXIT && t[k + 1].func_id == e->func_id &&
+		       t[k + 1].depth == e->depth && t[k + 1].seq_id == e->seq_id + 1;
+		row = &s->rows[n++];
+		row->kind = leaf ? TRACE_LEAF :
+			    e->type == REC_FUNC_TRACE_ENTRY ? TRACE_ENTRY : TRACE_EXIT;
+		row->func_id = e->func_id;
+		row->depth = e->depth;
+		row->seq_id = e->seq_id;
+		row->ts = e->ts;
+		if (leaf) {
+			e = &t[++k];
+			next_seq = e->seq_id + 1;
+		}
+		if (e->type == REC_FUNC_TRACE_EXIT) {
+			row->dur_ns = e->func_lat;
+			row->res = e->func_res;
+			row->failed = func_failed(s, e->func_id, e->func_res);
+		}
+	}
+	s->row_cnt = n;
+	return 0;
+}
+
+/*
+ * Which LBR records matter: the oldest ones down to the last branch that touched the
+ * deepest traced function; the more recent ones were taken inside retsnoop's own probe
+ * machinery after that function returned.
+ */
+static void lbr_relevance(struct sample *s, const struct sample_build_opts *o)
+{
+	const struct addr_space kernel = ADDR_SPACE_KERNEL_INIT;
+	const struct func *f;
+	struct sym_hit hit = {};
+	size_t i;
+
+	s->lbr_first = 0;
+	s->lbr_relevant = true;
+	if (o->full_lbr || o->unfiltered || s->deepest < 0)
+		return;
+	f = sample__func(s, s->frames[s->deepest].func_id);
+	if (!f->addr || !o->syms.sym || !o->syms.sym(o->syms.ctx, &kernel, f->addr, &hit) ||
+	    !hit.size)
+		return;		/* size unknown: hide nothing, quietly */
+	for (i = 0; i < s->lbr_cnt; i++) {
+		__u64 from = s->lbrs[i].from.addr, to = s->lbrs[i].to.addr;
+
+		if ((from >= hit.start && from < hit.start + hit.size) ||
+		    (to >= hit.start && to < hit.start + hit.size)) {
+			s->lbr_first = i;
+			return;
+		}
+	}
+	s->lbr_relevant = false;
+}
+
+static int build_lbr(struct sample *s, const struct sess_recs *r,
+		     const struct sample_build_opts *o)
+{
+	const struct rec_lbr_stack *l = r->lbr;
+	size_t i, n;
+	int err;
+
+	s->has_lbr = true;
+	if (!l) {
+		s->lbr_missing = true;
+		return 0;
+	}
+	if (l->lbrs_sz < 0) {
+		s->lbr_err = l->lbrs_sz;
+		return 0;
+	}
+	n = l->lbrs_sz / sizeof(struct lbr_record);
+	if (n > MAX_LBR_ENTRIES)
+		n = MAX_LBR_ENTRIES;
+	s->lbrs = sample_pool__alloc(s->pool, (n ?: 1) * sizeof(*s->lbrs));
+	if (!s->lbrs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct sample_lbr *b = &s->lbrs[i];
+
+		b->flags = l->lbrs[i].flags;
+		/* branch ends are exact addresses, not return addresses */
+		if ((err = sample__resolve(s, o, &b->from, l->lbrs[i].from, SRC_AT_ADDR)) ||
+		    (err = sample__resolve(s, o, &b->to, l->lbrs[i].to, SRC_AT_ADDR)))
+			return err;
+	}
+	s->lbr_cnt = n;
+	lbr_relevance(s, o);
+	return 0;
+}
+
+static void copy_comm(char *dst, const char *src)
+{
+	memcpy(dst, src, TASK_COMM_LEN);
+	dst[TASK_COMM_LEN] = '\0';
+}
+
+int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
+		  struct sample **out)
+{
+	struct sample_pool *pool;
+	struct sample *s;
+	int err;
+
+	*out = NULL;
+	if (!o || o->sz < sizeof(*o) || !r || !r->start || !r->end)
+		return -EINVAL;
+	pool = sample_pool__new();
+	if (!pool)
+		return -ENOMEM;
+	s = sample_pool__alloc(pool, sizeof(*s));
+	if (!s) {
+		sample_pool__free(pool);
+		return -ENOMEM;
+	}
+	s->pool = pool;
+	s->sess_id = r->start->sess_id;
+	s->tid = r->start->pid;
+	s->pid = r->start->tgid;
+	copy_comm(s->task_comm, r->start->task_comm);
+	copy_comm(s->proc_comm, r->start->proc_comm);
+	s->start_ns = r->start->start_ts;
+	s->end_ns = r->end->emit_ts;
+	s->clock_off_ns = o->clock_off_ns;
+	s->is_err = r->end->is_err;
+	s->funcs = o->funcs;
+	s->func_cnt = o->func_cnt;
+	s->dropped_records = r->end->dropped_records;
+	s->trace_lost = r->trace_lost;
+	s->chain_lost = r->end->flags & SESS_F_CHAIN_LOST;
+	s->truncated = r->end->flags & SESS_F_TRUNCATED;
+
+	err = sample__build_stack(s, r->end, o);
+	if (!err && o->trace)
+		err = build_trace(s, r);
+	if (!err && o->lbr)
+		err = build_lbr(s, r, o);
+	if (err) {
+		sample__free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void sample__free(struct sample *s)
+{
+	if (s)
+		sample_pool__free(s->pool);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Shared between the parts of the sample builder (sample_build.c, sample_stack.c). */
+#ifndef RETSNOOP_SAMPLE_INTERNAL_H
+#define RETSNOOP_SAMPLE_INTERNAL_H
+
+#include "sample.h"
+#include "sample_pool.h"
+
+enum src_at {
+	SRC_NONE,
+	SRC_AT_ADDR,		/* an exact code address (function start, branch end) */
+	SRC_AT_CALL,		/* a return address: the call instruction just before it */
+};
+
+/*
+ * Fill @loc for @addr: its symbol and, when it has one, the source frames @at says.
+ * -ENOMEM or 0.
+ */
+int sample__resolve(struct sample *s, const struct sample_build_opts *o, struct sample_loc *loc,
+		    __u64 addr, enum src_at at);
+
+/* Build s->frames (and s->deepest) from the session's call stack and kernel stack. */
+int sample__build_stack(struct sample *s, const struct rec_session_end *e,
+			const struct sample_build_opts *o);
+
+#endif

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The stack view's frames: the traced chain [0, max_depth) merged with the kernel stack
+ * captured where the error originated, outermost first, each frame once.
+ *
+ * A traced function normally has its own frame in the kernel stack (a return address
+ * inside it) and both become one line. Some have none: the deepest ones had returned when
+ * the stack was taken, and wrappers that tail-call (__x64_sys_perf_event_open, inet_bind,
+ * __x64_sys_mmap -> ksys_mmap_pgoff) left no frame. Pairing traced and kernel frames by
+ * name as a longest common subsequence keeps every pairing that exists; the unpaired
+ * traced frames go where they ran: after the kernel frames of their callers, before the
+ * next pair.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "result_fmt.h"
+#include "sample_internal.h"
+
+struct kframe {
+	__u64 addr;
+	const char *name;	/* NULL if no symbol covers addr */
+	__u64 start;
+	bool filtered;		/* retsnoop's own machinery */
+	bool dropped;		/* fexit's duplicate caller frame */
+};
+
+/* Frames of retsnoop's own machinery that say nothing about the traced code. */
+static bool is_bpf_internal(const char *name)
+{
+	const char *p;
+	bool digit = false;
+
+	if (!name)
+		return false;
+	if (strncmp(name, "bpf_trampoline_", 15) == 0) {
+		p = name + 15;
+		if (!*p)
+			return false;
+		for (; *p; p++)
+			if (*p < '0' || *p > '9')
+				return false;
+		return true;
+	}
+	if (strcmp(name, "bpf_get_stack_raw_tp") == 0)
+		return true;
+	/* bpf_prog_<tag>_<name>, the tag being hex with at least one decimal digit */
+	if (strncmp(name, "bpf_prog_", 9) == 0) {
+		for (p = name + 9; *p && *p != '_'; p++) {
+			if (*p >= '0' && *p <= '9')
+				digit = true;
+			else if (!(*p >= 'a' && *p <= 'f'))
+				return false;
+		}
+		return *p == '_' && p > name + 9 && digit;
+	}
+	return false;
+}
+
+/* Kernel stack outermost first, resolved, retsnoop's own frames marked. */
+static int collect_kframes(const struct call_stack *cs, const struct sample_build_opts *o,
+			   struct kframe *kf)
+{
+	const struct addr_space kernel = ADDR_SPACE_KERNEL_INIT;
+	int n = 0, i, cnt = cs->kstack_sz > 0 ? cs->kstack_sz / 8 : 0;
+
+	if (cnt > MAX_KSTACK_DEPTH)
+		cnt = MAX_KSTACK_DEPTH;
+	for (i = cnt - 1; i >= 0; i--) {
+		struct kframe *k = &kf[n++];
+		struct sym_hit hit = {};
+
+		memset(k, 0, sizeof(*k));
+		k->addr = cs->kstack[i];
+		if (o->syms.sym && o->syms.sym(o->syms.ctx, &kernel, k->addr, &hit)) {
+			k->name = hit.name;
+			k->start = hit.start;
+		}
+		k->filtered = is_bpf_internal(k->name);
+	}
+	/*
+	 * fexit leaves "F+0x5, bpf_trampoline_N, F+X" (F+0x9 behind an IBT endbr64): only
+	 * F+X is real.
+	 */
+	for (i = 0; i + 2 < n; i++) {
+		__u64 off = kf[i].addr - kf[i].start;
+
+		if (kf[i].name && kf[i + 2].name && (off == 5 || off == 9) &&
+		    strcmp(kf[i].name, kf[i + 2].name) == 0 && kf[i + 1].filtered)
+			kf[i].dropped = kf[i].filtered = true;
+	}
+	return n;
+}
+
+static bool pairs(const struct kframe *k, const char *fname)
+{
+	return k->name && !k->filtered && strcmp(k->name, fname) == 0;
+}
+
+/*
+ * Pair traced frames [0, n) with kernel frames [0, m) in order, as many as possible:
+ * kpair[i] = the kernel frame of traced frame i, or -1.
+ */
+static int pair_frames(const struct sample *s, const struct call_stack *cs, int n,
+		       const struct kframe *kf, int m, int *kpair)
+{
+	/* lcs[i][j]: most pairs among traced [i, n) and kernel [j, m) */
+	unsigned char (*lcs)[MAX_KSTACK_DEPTH + 1];
+	int i, j;
+
+	lcs = calloc(n + 1, sizeof(*lcs));
+	if (!lcs)
+		return -ENOMEM;
+	for (i = n - 1; i >= 0; i--) {
+		const char *fname = sample__func(s, cs->func_ids[i])->name;
+
+		for (j = m - 1; j >= 0; j--) {
+			int best = lcs[i + 1][j] > lcs[i][j + 1] ? lcs[i + 1][j] : lcs[i][j + 1];
+
+			if (pairs(&kf[j], fname) && lcs[i + 1][j + 1] + 1 > best)
+				best = lcs[i + 1][j + 1] + 1;
+			lcs[i][j] = best;
+		}
+	}
+	/* earliest pairings first: an unpaired traced frame goes as deep as it can */
+	for (i = 0, j = 0; i < n; ) {
+		const char *fname = sample__func(s, cs->func_ids[i])->name;
+
+		if (j < m && pairs(&kf[j], fname) && lcs[i][j] == lcs[i + 1][j + 1] + 1) {
+			kpair[i++] = j++;
+		} else if (j < m && lcs[i][j + 1] == lcs[i][j]) {
+			j++;
+		} else {
+			kpair[i++] = -1;
+		}
+	}
+	free(lcs);
+	return 0;
+}
+
+static struct sample_frame *next_frame(struct sample *s)
+{
+	return &s->frames[s->frame_cnt++];
+}
+
+static int add_kernel_frame(struct sample *s, const struct sample_build_opts *o,
+			    const struct kframe *k)
+{
+	struct sample_frame *f = next_frame(s);
+
+	f->has_kframe = true;
+	f->filtered = k->filtered;
+	f->func_id = -1;
+	return sample__resolve(s, o, &f->loc, k->addr, k->filtered ? SRC_NONE : SRC_AT_CALL);
+}
+
+static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
+			    const struct call_stack *cs, int i, const struct kframe *k)
+{
+	struct sample_frame *f = next_frame(s);
+	const struct func *fn = sample__func(s, cs->func_ids[i]);
+
+	f->func_id = cs->func_ids[i];
+	f->running = (__u32)i < cs->depth;
+	f->stitched = i < MAX_FSTACK_DEPTH && (cs->stitched >> i & 1);
+	if (!f->running) {
+		f->dur_ns = cs->func_lat[i];
+		f->res = cs->func_res[i];
+		f->failed = result__is_err(f->res, fn->flags);
+	}
+	s->deepest = s->frame_cnt - 1;
+	if (k) {
+		f->has_kframe = true;
+		return sample__resolve(s, o, &f->loc, k->addr, SRC_AT_CALL);
+	}
+	/* no frame of its own: at least say where the function is */
+	if (!fn->addr)
+		return 0;
+	return sample__resolve(s, o, &f->loc, fn->addr, SRC_AT_ADDR);
+}
+
+int sample__build_stack(struct sample *s, const struct rec_session_end *e,
+			const struct sample_build_opts *o)
+{
+	const struct call_stack *cs = &e->stack;
+	int n = cs->max_depth < MAX_FSTACK_DEPTH ? cs->max_depth : MAX_FSTACK_DEPTH;
+	struct kframe kf[MAX_KSTACK_DEPTH];
+	int kpair[MAX_FSTACK_DEPTH];
+	int m, i, j = 0, err;
+
+	s->deepest = -1;
+	m = collect_kframes(cs, o, kf);
+	err = pair_frames(s, cs, n, kf, m, kpair);
+	if (err)
+		return err;
+	s->frames = sample_pool__alloc(s->pool, (n + m + 1) * sizeof(*s->frames));
+	if (!s->frames)
+		return -ENOMEM;
+	for (i = 0; i <= n; i++) {
+		/* kernel frames up to this traced frame's own (or all that are left) */
+		int upto = i == n ? m : kpair[i] >= 0 ? kpair[i] : -1;
+
+		if (upto < 0) {
+			/* unpaired: kernel frames before the next pairing are its callers */
+			int k;
+
+			for (k = i + 1; k < n && kpair[k] < 0; k++)
+				;
+			upto = k < n ? kpair[k] : m;
+		}
+		for (; j < upto; j++) {
+			if (kf[j].filtered && !o->unfiltered)
+				continue;
+			if ((err = add_kernel_frame(s, o, &kf[j])))
+				return err;
+		}
+		if (i == n)
+			break;
+		err = add_traced_frame(s, o, cs, i, kpair[i] >= 0 ? &kf[j++] : NULL);
+		if (err)
+			return err;
+	}
+	return 0;
+}

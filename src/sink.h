@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Output sinks: where decoded samples and the run's lifecycle go. The text sink prints
+ * what the seeds show; the JSON sink prints one object per line for log pipelines. A run
+ * drives exactly one sink; sinks never see BPF records.
+ */
+#ifndef RETSNOOP_SINK_H
+#define RETSNOOP_SINK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "sample.h"
+
+/* Data the run lost, as BPF counted it (sums over CPUs). */
+struct drop_report {
+	__u64 dropped_sessions;		/* samples lost entirely */
+	__u64 incomplete_sessions;	/* samples that lost some of their records */
+	__u64 skipped_calls;		/* calls re-entering a handler on one CPU, not recorded */
+	__u64 trace_lost;		/* -T records over the consumer's memory budget */
+};
+
+struct sink;
+
+struct sink_ops {
+	int (*sample)(struct sink *sk, const struct sample *s);
+	/* everything is attached, samples may come */
+	void (*ready)(struct sink *sk);
+	/* @d grew while running (called at most once every few seconds) */
+	void (*drops)(struct sink *sk, const struct drop_report *d);
+	/* recording stopped and the buffer is drained; @d: totals of the run */
+	void (*detaching)(struct sink *sk, const struct drop_report *d);
+	void (*detached)(struct sink *sk, long ms);
+	void (*free)(struct sink *sk);
+};
+
+struct sink {
+	const struct sink_ops *ops;
+};
+
+static inline int sink__sample(struct sink *sk, const struct sample *s)
+{
+	return sk->ops->sample(sk, s);
+}
+
+static inline void sink__ready(struct sink *sk)
+{
+	if (sk->ops->ready)
+		sk->ops->ready(sk);
+}
+
+static inline void sink__drops(struct sink *sk, const struct drop_report *d)
+{
+	if (sk->ops->drops)
+		sk->ops->drops(sk, d);
+}
+
+static inline void sink__detaching(struct sink *sk, const struct drop_report *d)
+{
+	if (sk->ops->detaching)
+		sk->ops->detaching(sk, d);
+}
+
+static inline void sink__detached(struct sink *sk, long ms)
+{
+	if (sk->ops->detached)
+		sk->ops->detached(sk, ms);
+}
+
+static inline void sink__free(struct sink *sk)
+{
+	if (sk)
+		sk->ops->free(sk);
+}
+
+/* What the text sink shows and how. */
+struct text_sink_opts {
+	size_t sz;			/* sizeof(struct text_sink_opts) */
+	FILE *out;			/* samples and lifecycle lines; NULL: stdout */
+	FILE *err;			/* warnings; NULL: stderr */
+	bool stack_view;		/* the default view */
+	bool func_trace;		/* -T: call trace table before the stack */
+	bool lbr;			/* --lbr: branch records before the stack */
+	int lbr_max_count;		/* show at most this many LBR records, 0 = all */
+	bool emit_addrs;		/* -C stacks.emit-addrs: raw address before each symbol */
+	bool dec_offs;			/* -C stacks.dec-offs: +123 instead of +0x7b */
+};
+
+struct sink *text_sink__new(const struct text_sink_opts *opts);
+
+struct json_sink_opts {
+	size_t sz;			/* sizeof(struct json_sink_opts) */
+	FILE *out;			/* NULL: stdout */
+};
+
+struct sink *json_sink__new(const struct json_sink_opts *opts);
+
+#endif

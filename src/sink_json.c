@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The JSON sink: one object per line (JSON lines), every field of the decoded sample plus
+ * the run's lifecycle. The schema is docs/json.md; "version" changes when a field changes
+ * meaning or goes away (adding fields does not change it).
+ *
+ * Thread names and source paths are arbitrary bytes; JSON text must be UTF-8, so invalid
+ * sequences become U+FFFD rather than breaking the line for the consumer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <jansson.h>
+#include "errnos.h"
+#include "result_fmt.h"
+#include "sink.h"
+
+#define JSON_SCHEMA_VERSION 1
+
+struct json_sink {
+	struct sink sink;
+	struct json_sink_opts o;
+};
+
+/* Length of the valid UTF-8 sequence at @p (at most @n bytes), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0)
+		len = 2, cp = p[0] & 0x1f;
+	else if ((p[0] & 0xf0) == 0xe0)
+		len = 3, cp = p[0] & 0x0f;
+	else if ((p[0] & 0xf8) == 0xf0)
+		len = 4, cp = p[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates and beyond Unicode are invalid too */
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/* A JSON string of arbitrary bytes @s, invalid UTF-8 replaced by U+FFFD. */
+static json_t *jstr(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ?: "");
+	size_t n = strlen((const char *)p), i = 0, o = 0, k;
+	char *buf;
+	json_t *j;
+
+	buf = malloc(3 * n + 1);
+	if (!buf)
+		return NULL;
+	while (i < n) {
+		k = utf8_seq(p + i, n - i);
+		if (k) {
+			memcpy(buf + o, p + i, k);
+			o += k;
+			i += k;
+		} else {
+			memcpy(buf + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	j = json_stringn(buf, o);
+	free(buf);
+	return j;
+}
+
+static json_t *jhex(__u64 v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_string(buf);
+}
+
+static json_t *jint(long long v)
+{
+	return json_integer(v);
+}
+
+/* Sets @key unless @v is NULL (a failed allocation: the field is left out). */
+static void put(json_t *obj, const char *key, json_t *v)
+{
+	if (v)
+		json_object_set_new(obj, key, v);
+}
+
+static json_t *jsrc(const struct sample_src *f)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "function", jstr(f->func));
+	put(o, "file", jstr(f->file));
+	put(o, "line", jint(f->line));
+	put(o, "column", jint(f->col));
+	return o;
+}
+
+/* A code location: address, symbol+offset, source and inlined callees. */
+static void put_loc(json_t *o, const struct sample_loc *loc)
+{
+	json_t *inl;
+	int i;
+
+	put(o, "addr", jhex(loc->addr));
+	if (loc->sym) {
+		put(o, "symbol", jstr(loc->sym));
+		put(o, "offset", jint(loc->addr - loc->sym_start));
+	}
+	if (loc->src_cnt <= 0)
+		return;
+	put(o, "source", jsrc(&loc->src[0]));
+	inl = json_array();
+	for (i = 1; inl && i < loc->src_cnt; i++)
+		json_array_append_new(inl, jsrc(&loc->src[i]));
+	put(o, "inlined", inl);
+}
+
+/* How a function's result is judged (enum func_flags, as one word). */
+static const char *result_type(__u32 flags)
+{
+	if (flags & FUNC_RET_VOID)
+		return "void";
+	if (flags & FUNC_RET_BOOL)
+		return "bool";
+	if (flags & FUNC_RET_PTR)
+		return "pointer";	/* NULL and ERR_PTR() fail */
+	if (flags & FUNC_CANT_FAIL)
+		return "unsigned";	/* never fails */
+	if (flags & FUNC_NEEDS_SIGN_EXT)
+		return "int";		/* low 32 bits in [-4095, -1] fail */
+	return "long";			/* 64 bits in [-4095, -1] fail */
+}
+
+/* A function's result: the raw number, the text view's rendering, and errno if any. */
+static void put_result(json_t *o, __s64 res, __u32 flags, bool failed)
+{
+	char buf[64];
+	size_t len;
+	__s64 v = result__normalize(res, flags);
+
+	put(o, "result_type", json_string(result_type(flags)));
+	result__format(buf, sizeof(buf), res, flags);
+	len = strlen(buf);
+	if (len >= 2 && buf[0] == '[' && buf[len - 1] == ']') {
+		buf[len - 1] = '\0';
+		put(o, "result_text", jstr(buf + 1));
+	}
+	if (!(flags & FUNC_RET_VOID))
+		put(o, "result", jint(v));
+	put(o, "failed", json_boolean(failed));
+	if (failed && v < 0 && v >= -MAX_ERRNO && errno__name(-v))
+		put(o, "errno", jstr(errno__name(-v)));
+}
+
+static void put_func(json_t *o, const struct sample *s, int func_id)
+{
+	const struct func *fn = sample__func(s, func_id);
+
+	put(o, "function", jstr(fn->name));
+	if (fn->module)
+		put(o, "module", jstr(fn->module));
+}
+
+static json_t *jframe(const struct sample *s, const struct sample_frame *f)
+{
+	json_t *o = json_object();
+	char marker[3] = "  ";
+
+	if (!o)
+		return NULL;
+	put(o, "kind", json_string(f->func_id < 0 ? "kernel" : f->has_kframe ? "traced" :
+				   "traced_no_kframe"));
+	if (f->func_id >= 0) {
+		const struct func *fn = sample__func(s, f->func_id);
+
+		put_func(o, s, f->func_id);
+		marker[0] = f->has_kframe ? ' ' : '!';
+		marker[1] = f->stitched ? '*' : ' ';
+		put(o, "marker", json_string(marker));
+		put(o, "stitched", json_boolean(f->stitched));
+		put(o, "running", json_boolean(f->running));
+		if (!f->running) {
+			put(o, "duration_ns", jint(f->dur_ns));
+			put_result(o, f->res, fn->flags, f->failed);
+		}
+	}
+	if (f->filtered)
+		put(o, "filtered", json_true());
+	put_loc(o, &f->loc);
+	return o;
+}
+
+static const char *row_kind(enum trace_row_kind k)
+{
+	switch (k) {
+	case TRACE_ENTRY: return "entry";
+	case TRACE_EXIT: return "exit";
+	case TRACE_LEAF: return "leaf";
+	default: return "gap";
+	}
+}
+
+static json_t *jrow(const struct sample *s, const struct trace_row *r)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "kind", json_string(row_kind(r->kind)));
+	if (r->kind == TRACE_GAP) {
+		put(o, "missing", jint(r->missing));
+		return o;
+	}
+	put(o, "depth", jint(r->depth));
+	put(o, "seq", jint(r->seq_id));
+	put_func(o, s, r->func_id);
+	put(o, "time_ns", jint(r->ts + s->clock_off_ns));
+	if (r->kind != TRACE_ENTRY) {
+		put(o, "duration_ns", jint(r->dur_ns));
+		put_result(o, r->res, sample__func(s, r->func_id)->flags, r->failed);
+	}
+	return o;
+}
+
+static json_t *jlbr(const struct sample *s)
+{
+	json_t *o = json_object(), *recs = json_array();
+	size_t i;
+
+	if (!o || !recs) {
+		json_decref(o);
+		json_decref(recs);
+		return NULL;
+	}
+	if (s->lbr_missing)
+		put(o, "dropped", json_true());
+	if (s->lbr_err)
+		put(o, "error", jint(s->lbr_err));
+	put(o, "relevant_found", json_boolean(s->lbr_relevant));
+	for (i = 0; i < s->lbr_cnt; i++) {
+		json_t *r = json_object(), *from = json_object(), *to = json_object();
+
+		if (!r || !from || !to) {
+			json_decref(r);
+			json_decref(from);
+			json_decref(to);
+			break;
+		}
+		put(r, "index", jint(i));
+		/* records below the first relevant one were taken by retsnoop's own probes */
+		put(r, "relevant", json_boolean(!s->lbr_relevant || i >= s->lbr_first));
+		put_loc(from, &s->lbrs[i].from);
+		put_loc(to, &s->lbrs[i].to);
+		put(r, "from", from);
+		put(r, "to", to);
+		json_array_append_new(recs, r);
+	}
+	put(o, "records", recs);
+	return o;
+}
+
+static json_t *event(const char *type)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "version", jint(JSON_SCHEMA_VERSION));
+	put(o, "type", json_string(type));
+	return o;
+}
+
+/* One line per object; a failed dump is an output error. */
+static int emit(struct json_sink *js, json_t *o)
+{
+	int err = 0;
+
+	if (!o)
+		return -ENOMEM;
+	if (json_dumpf(o, js->o.out, JSON_COMPACT) || fputc('\n', js->o.out) == EOF)
+		err = -EIO;
+	fflush(js->o.out);
+	json_decref(o);
+	return err;
+}
+
+static int json_sample(struct sink *sk, const struct sample *s)
+{
+	struct json_sink *js = (struct json_sink *)sk;
+	json_t *o = event("sample"), *arr, *lost;
+	size_t i;
+
+	if (!o)
+		return -ENOMEM;
+	put(o, "session_id", jint(s->sess_id));
+	put(o, "tid", jint(s->tid));
+	put(o, "pid", jint(s->pid));
+	put(o, "thread_comm", jstr(s->task_comm));
+	put(o, "process_comm", jstr(s->proc_comm));
+	put(o, "start_time_ns", jint(s->start_ns + s->clock_off_ns));
+	put(o, "end_time_ns", jint(s->end_ns + s->clock_off_ns));
+	put(o, "error", json_boolean(s->is_err));
+
+	arr = json_array();
+	for (i = 0; arr && i < s->frame_cnt; i++)
+		json_array_append_new(arr, jframe(s, &s->frames[i]));
+	put(o, "stack", arr);
+	if (s->has_trace) {
+		arr = json_array();
+		for (i = 0; arr && i < s->row_cnt; i++)
+			json_array_append_new(arr, jrow(s, &s->rows[i]));
+		put(o, "trace", arr);
+	}
+	if (s->has_lbr)
+		put(o, "lbr", jlbr(s));
+
+	lost = json_object();
+	if (lost) {
+		put(lost, "dropped_records", jint(s->dropped_records));
+		put(lost, "trace_records", jint(s->trace_lost));
+		put(lost, "error_chain", json_boolean(s->chain_lost));
+		put(lost, "truncated", json_boolean(s->truncated));
+		put(o, "lost", lost);
+	}
+	return emit(js, o);
+}
+
+static void json_ready(struct sink *sk)
+{
+	emit((struct json_sink *)sk, event("ready"));
+}
+
+static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
+{
+	json_t *o = event(type);
+
+	if (!o)
+		return NULL;
+	put(o, "final", json_boolean(final));
+	put(o, "dropped_samples", jint(d->dropped_sessions));
+	put(o, "incomplete_samples", jint(d->incomplete_sessions));
+	put(o, "skipped_calls", jint(d->skipped_calls));
+	put(o, "lost_trace_records", jint(d->trace_lost));
+	return o;
+}
+
+static void json_drops(struct sink *sk, const struct drop_report *d)
+{
+	emit((struct json_sink *)sk, jdrops("drops", d, false));
+}
+
+static void json_detaching(struct sink *sk, const struct drop_report *d)
+{
+	emit((struct json_sink *)sk, jdrops("drops", d, true));
+}
+
+static void json_detached(struct sink *sk, long ms)
+{
+	json_t *o = event("detached");
+
+	if (o)
+		put(o, "duration_ms", jint(ms));
+	emit((struct json_sink *)sk, o);
+}
+
+static void json_free(struct sink *sk)
+{
+	free(sk);
+}
+
+static const struct sink_ops json_ops = {
+	.sample = json_sample,
+	.ready = json_ready,
+	.drops = json_drops,
+	.detaching = json_detaching,
+	.detached = json_detached,
+	.free = json_free,
+};
+
+struct sink *json_sink__new(const struct json_sink_opts *opts)
+{
+	struct json_sink *js;
+
+	if (!opts || opts->sz < sizeof(*opts))
+		return errno = EINVAL, NULL;
+	js = calloc(1, sizeof(*js));
+	if (!js)
+		return NULL;
+	js->sink.ops = &json_ops;
+	js->o = *opts;
+	js->o.out = opts->out ?: stdout;
+	return &js->sink;
+}
