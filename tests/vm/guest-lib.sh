@@ -5,6 +5,14 @@
 trace() {
 	_n=$1 _c=$2
 	shift 2
+	hunt "$_n" "${_c:+simfail $_c}" "$@"
+}
+
+# hunt NAME 'COMMAND' RETSNOOP-ARGS...: the same with any command provoking the error
+# (stdout+stderr of retsnoop in the section; the command's own output is dropped).
+hunt() {
+	_n=$1 _c=$2
+	shift 2
 	retsnoop "$@" >/tmp/$_n.out 2>&1 &
 	_p=$!
 	_i=0
@@ -14,7 +22,7 @@ trace() {
 		[ $_i -gt 900 ] && break
 		sleep 0.1
 	done
-	[ -n "$_c" ] && simfail $_c >/dev/null 2>&1
+	[ -n "$_c" ] && sh -c "$_c" >/dev/null 2>&1
 	sleep 0.3
 	kill -INT $_p 2>/dev/null
 	wait $_p
@@ -38,4 +46,33 @@ leftovers() {
 	bpftool link list 2>&1
 	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
 	echo "=== END $1"
+}
+
+# hunt_json NAME 'COMMAND' RETSNOOP-ARGS...: like hunt, with --json: the section NAME holds
+# stdout (JSON lines only), NAME.err stderr, the exit status and the command's output
+# (lines starting "cmd: ").
+hunt_json() {
+	_n=$1 _c=$2
+	shift 2
+	retsnoop --json "$@" >/tmp/$_n.json 2>/tmp/$_n.err &
+	_p=$!
+	_i=0
+	while ! grep -q '"type":"ready"' /tmp/$_n.json; do
+		kill -0 $_p 2>/dev/null || break
+		_i=$((_i + 1))
+		[ $_i -gt 900 ] && break
+		sleep 0.1
+	done
+	[ -n "$_c" ] && sh -c "$_c" >/tmp/$_n.cmd 2>&1
+	sleep 0.3
+	kill -INT $_p 2>/dev/null
+	wait $_p
+	echo "rc=$?" >>/tmp/$_n.err
+	sed 's/^/cmd: /' /tmp/$_n.cmd >>/tmp/$_n.err
+	echo "=== BEGIN $_n"
+	cat /tmp/$_n.json
+	echo "=== END $_n"
+	echo "=== BEGIN $_n.err"
+	cat /tmp/$_n.err
+	echo "=== END $_n.err"
 }

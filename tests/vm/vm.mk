@@ -6,3 +6,10 @@ test-vm:
 
 test-kernels:
 	$(Q)tests/vm/run-scenarios 5.10 6.1 6.12 latest
+
+# errtrig: real kernel errors outside BPF for the guests' error hunts (a test helper,
+# built next to retsnoop and simfail; the guests get the static build).
+$(BIN_DIR)/errtrig: tests/vm/errtrig.c
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+CLEAN_EXTRA += src/errtrig

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""The error-chain oracle: retsnoop checks itself.
+
+Reads retsnoop --json -T output (other lines are ignored) and, for every error sample,
+rebuilds the call tree from the sample's own call-trace rows and derives the chain the
+stack view must show, by the rules of the behaviour reference (section 4.4):
+
+  - a failed call's error comes from its last failed callee; callees that can't fail
+    (void, bool, unsigned) after it change nothing, so cleanup calls don't hide it;
+  - if a later callee that can fail succeeded, the earlier error may have been dealt with:
+    the chain goes on only if the call failed with that callee's very error (same errno);
+  - a failed call with no such callee is where the error originated.
+
+The traced frames of the sample's stack view must be exactly that chain: same functions,
+same results, same durations (so the same calls, not just the same names), with the '*'
+marker on the frames of a chain that was kept aside while cleanup ran.
+
+Samples whose trace lost records, or whose BPF side said it could not keep a nested chain,
+can't be judged and are counted as skipped. Exit status 0 when every judged sample agrees
+and at least --min samples were judged.
+"""
+import argparse
+import json
+import sys
+
+
+class Node:
+    def __init__(self, row):
+        self.name = row["function"]
+        self.children = []
+        self.row = row          # the exit (or leaf) row once known
+        self.done = False
+
+    @property
+    def failed(self):
+        return self.row.get("failed", False)
+
+    @property
+    def can_fail(self):
+        return self.row.get("result_type") not in ("void", "bool", "unsigned")
+
+
+def build_tree(rows):
+    """The call tree of one sample's trace rows; None if it can't be rebuilt."""
+    root, stack = None, []
+    for r in rows:
+        kind = r["kind"]
+        if kind == "gap":
+            return None
+        if kind in ("entry", "leaf"):
+            n = Node(r)
+            if stack:
+                stack[-1].children.append(n)
+            elif root is None:
+                root = n
+            else:
+                return None     # a second outermost call: not one session
+            if kind == "entry":
+                stack.append(n)
+            else:
+                n.done = True
+        elif kind == "exit":
+            if not stack or stack[-1].name != r["function"]:
+                return None
+            n = stack.pop()
+            n.row = r
+            n.done = True
+    if stack or root is None or not root.done:
+        return None
+    return root
+
+
+def same_error(a, b):
+    """errnos agree in their low 32 bits (int, long and ERR_PTR alike)"""
+    return a is not None and b is not None and (a & 0xffffffff) == (b & 0xffffffff)
+
+
+def expected_chain(node, stitched=False):
+    """[(node, stitched)] from @node (which failed) down to where its error originated."""
+    chain = [(node, stitched)]
+    pending, handled = None, False
+    for c in node.children:
+        if c.failed:
+            pending, handled = c, False
+        elif c.can_fail:
+            handled = True
+    if pending is not None and handled and pending is not node.children[-1] and \
+            not same_error(node.row.get("result"), pending.row.get("result")):
+        pending = None
+    if pending is not None:
+        # kept aside while later (cleanup) calls ran, then put back: the '*' marker
+        aside = pending is not node.children[-1]
+        chain += expected_chain(pending, stitched or aside)
+    return chain
+
+
+def describe(name, result, dur):
+    return "%s [%s] %sns" % (name, result, dur)
+
+
+def check_sample(s, verbose):
+    """'ok', 'skip: why' or 'mismatch: details'."""
+    if not s.get("error"):
+        return "skip: not an error sample"
+    lost = s.get("lost", {})
+    if lost.get("dropped_records") or lost.get("trace_records") or lost.get("error_chain") \
+            or lost.get("truncated"):
+        return "skip: the sample lost data (%s)" % json.dumps(lost)
+    if "trace" not in s:
+        return "skip: no -T rows"
+    root = build_tree(s["trace"])
+    if root is None:
+        return "skip: the call trace is not one complete session"
+    if not root.failed:
+        return "mismatch: error sample whose outermost call did not fail: %s" % root.name
+    want = [(describe(n.name, n.row.get("result_text"), n.row.get("duration_ns")), st)
+            for n, st in expected_chain(root)]
+    got = [(describe(f["function"], f.get("result_text"), f.get("duration_ns")),
+            f.get("stitched", False))
+           for f in s["stack"] if f["kind"] != "kernel"]
+    if [w for w, _ in want] != [g for g, _ in got]:
+        return "mismatch:\n  call trace says: %s\n  stack view says: %s" % (
+            " -> ".join(w for w, _ in want), " -> ".join(g for g, _ in got))
+    if [st for _, st in want] != [st for _, st in got]:
+        return "mismatch in '*' markers:\n  call trace says: %s\n  stack view says: %s" % (
+            " ".join("%s%s" % ("*" if st else "", w.split()[0]) for w, st in want),
+            " ".join("%s%s" % ("*" if st else "", g.split()[0]) for g, st in got))
+    return "ok: " + " -> ".join(w.split()[0] for w, _ in want)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("file", nargs="?", default="-")
+    ap.add_argument("--min", type=int, default=1, help="samples that must be judged")
+    ap.add_argument("--name", default="", help="prefix for report lines")
+    ap.add_argument("-v", action="store_true")
+    args = ap.parse_args()
+    f = sys.stdin if args.file == "-" else open(args.file, errors="replace")
+    ok = skipped = bad = 0
+    for line in f:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        obj = json.loads(line)
+        if obj.get("type") != "sample":
+            continue
+        verdict = check_sample(obj, args.v)
+        who = "%s%s/%d" % (args.name, obj.get("process_comm"), obj.get("tid", 0))
+        if verdict.startswith("ok"):
+            ok += 1
+            if args.v:
+                print("%s: %s" % (who, verdict))
+        elif verdict.startswith("skip"):
+            skipped += 1
+            if args.v:
+                print("%s: %s" % (who, verdict))
+        else:
+            bad += 1
+            print("%s: %s" % (who, verdict))
+    print("%schains: %d agree, %d disagree, %d not judged" % (args.name, ok, bad, skipped))
+    return 0 if bad == 0 and ok >= args.min else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

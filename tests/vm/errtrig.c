@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * errtrig: provoke real kernel errors outside BPF, one named case at a time, for the
+ * real-error hunts in the test guests (simfail does the same for BPF).
+ *
+ *   errtrig [-l] CASE...
+ *   errtrig --spin SECONDS	(getppid() as fast as it can: load for a tracer to keep up with)
+ *
+ * Each case prints "CASE <name>: FAILED with -<ERRNO> (<n>)" or "CASE <name>: SUCCEEDED"
+ * and the exit status says whether every case failed as expected (0) or not (1).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <linux/bpf.h>
+#include <linux/perf_event.h>
+
+#define SCRATCH "/tmp/errtrig"
+
+struct errcase {
+	const char *name;
+	const char *desc;
+	int expect;		/* the errno the kernel normally returns */
+	int (*run)(void);	/* 0 on (unexpected) success, else -errno */
+};
+
+static int sys_ret(long r)
+{
+	return r < 0 ? -errno : 0;
+}
+
+static int open_enoent(void)
+{
+	return sys_ret(open("/nonexistent/dir/file", O_RDONLY));
+}
+
+static int open_enotdir(void)
+{
+	int fd = open(SCRATCH "/file", O_CREAT | O_WRONLY, 0644);
+
+	if (fd >= 0)
+		close(fd);
+	return sys_ret(open(SCRATCH "/file/below", O_RDONLY));
+}
+
+static int open_eloop(void)
+{
+	symlink(SCRATCH "/loop-b", SCRATCH "/loop-a");
+	symlink(SCRATCH "/loop-a", SCRATCH "/loop-b");
+	return sys_ret(open(SCRATCH "/loop-a", O_RDONLY));
+}
+
+static int open_eisdir(void)
+{
+	return sys_ret(open(SCRATCH, O_WRONLY));
+}
+
+static int mount_unknown_fs(void)
+{
+	return sys_ret(mount("none", SCRATCH, "retsnoopfs", 0, NULL));
+}
+
+static int mount_not_blockdev(void)
+{
+	int fd = open(SCRATCH "/file", O_CREAT | O_WRONLY, 0644);
+
+	if (fd >= 0)
+		close(fd);
+	return sys_ret(mount(SCRATCH "/file", SCRATCH, "ext4", 0, NULL));
+}
+
+static int mount_bad_option(void)
+{
+	return sys_ret(mount("tmpfs", SCRATCH, "tmpfs", 0, "retsnoop_bogus=1"));
+}
+
+static int mmap_result(void *p, size_t len)
+{
+	if (p == MAP_FAILED)
+		return -errno;
+	munmap(p, len);
+	return 0;
+}
+
+static int mmap_enomem(void)
+{
+	/* more than the whole user address space: no free area is that big */
+	size_t len = (1UL << 47) - (1UL << 30);
+
+	return mmap_result(mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), len);
+}
+
+static int mmap_ebadf(void)
+{
+	return mmap_result(mmap(NULL, 4096, PROT_READ, MAP_SHARED, 1000, 0), 4096);
+}
+
+static int mmap_eacces(void)
+{
+	int fd = open(SCRATCH "/file", O_CREAT | O_RDONLY, 0644), err;
+
+	if (fd < 0)
+		return -errno;
+	err = mmap_result(mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), 4096);
+	close(fd);
+	return err;
+}
+
+static int perf_open(struct perf_event_attr *attr)
+{
+	long fd = syscall(__NR_perf_event_open, attr, 0, -1, -1, 0);
+
+	if (fd >= 0)
+		close(fd);
+	return sys_ret(fd);
+}
+
+static int perf_bad_type(void)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = 0x7fff0000 };
+
+	return perf_open(&attr);
+}
+
+static int perf_bad_size(void)
+{
+	struct perf_event_attr attr = { .size = 1, .type = PERF_TYPE_SOFTWARE };
+
+	return perf_open(&attr);
+}
+
+static int bind_port(int port, socklen_t len)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), err;
+
+	if (fd < 0)
+		return -errno;
+	err = sys_ret(bind(fd, (struct sockaddr *)&sa, len));
+	/* keep the first one bound, so the second finds the port in use */
+	if (err)
+		close(fd);
+	return err;
+}
+
+static int bind_in_use(void)
+{
+	int err = bind_port(47123, sizeof(struct sockaddr_in));
+
+	if (err)
+		return err;
+	return bind_port(47123, sizeof(struct sockaddr_in));
+}
+
+static int bind_bad_len(void)
+{
+	return bind_port(47124, 1);
+}
+
+static int socket_bad_proto(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 99);
+
+	if (fd >= 0)
+		close(fd);
+	return sys_ret(fd);
+}
+
+static int exec_file(const char *path)
+{
+	char *argv[] = { (char *)path, NULL }, *envp[] = { NULL };
+	int pipefd[2], err = 0;
+	pid_t pid;
+
+	/* exec in a child: its failure comes back through a pipe */
+	if (pipe(pipefd))
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		execve(path, argv, envp);
+		err = -errno;
+		if (write(pipefd[1], &err, sizeof(err)) != sizeof(err))
+			_exit(2);
+		_exit(1);
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &err, sizeof(err)) != sizeof(err))
+		err = 0;
+	close(pipefd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return err;
+}
+
+static int execve_noexec(void)
+{
+	int fd = open(SCRATCH "/script", O_CREAT | O_WRONLY | O_TRUNC, 0644);
+
+	if (fd >= 0)
+		close(fd);
+	return exec_file(SCRATCH "/script");
+}
+
+static int ioctl_enotty(void)
+{
+	int fd = open(SCRATCH "/file", O_CREAT | O_RDONLY, 0644), err;
+	struct termios t;
+
+	if (fd < 0)
+		return -errno;
+	err = sys_ret(ioctl(fd, TCGETS, &t));
+	close(fd);
+	return err;
+}
+
+static int bpf_verifier_reject(void)
+{
+	/* "exit" with r0 never set: the verifier refuses to let the program return garbage */
+	struct bpf_insn insns[] = { { .code = BPF_JMP | BPF_EXIT } };
+	char log[4096] = "";
+	union bpf_attr attr = {
+		.prog_type = BPF_PROG_TYPE_SOCKET_FILTER,
+		.insns = (unsigned long)insns,
+		.insn_cnt = 1,
+		.license = (unsigned long)"GPL",
+		.log_buf = (unsigned long)log,
+		.log_size = sizeof(log),
+		.log_level = 1,
+	};
+	long fd = syscall(__NR_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
+
+	if (fd >= 0)
+		close(fd);
+	return sys_ret(fd);
+}
+
+static const struct errcase cases[] = {
+	{ "open-enoent", "open a path under a missing directory", ENOENT, open_enoent },
+	{ "open-enotdir", "open a path below a regular file", ENOTDIR, open_enotdir },
+	{ "open-eloop", "open a symlink loop", ELOOP, open_eloop },
+	{ "open-eisdir", "open a directory for writing", EISDIR, open_eisdir },
+	{ "mount-unknown-fs", "mount a filesystem type that doesn't exist", ENODEV, mount_unknown_fs },
+	{ "mount-not-blockdev", "mount ext4 from a regular file", ENOTBLK, mount_not_blockdev },
+	{ "mount-bad-option", "mount tmpfs with an unknown option", EINVAL, mount_bad_option },
+	{ "mmap-enomem", "map more than the address space holds", ENOMEM, mmap_enomem },
+	{ "mmap-ebadf", "map a file descriptor that isn't open", EBADF, mmap_ebadf },
+	{ "mmap-eacces", "map a read-only file shared and writable", EACCES, mmap_eacces },
+	{ "perf-bad-type", "perf_event_open with an unknown event type", ENOENT, perf_bad_type },
+	{ "perf-bad-size", "perf_event_open with a too small attr size", EINVAL, perf_bad_size },
+	{ "bind-in-use", "bind a TCP port twice", EADDRINUSE, bind_in_use },
+	{ "bind-bad-len", "bind with a truncated address", EINVAL, bind_bad_len },
+	{ "socket-bad-proto", "TCP socket with a bogus protocol", EPROTONOSUPPORT, socket_bad_proto },
+	{ "execve-noexec", "execve a file without execute permission", EACCES, execve_noexec },
+	{ "ioctl-enotty", "terminal ioctl on a regular file", ENOTTY, ioctl_enotty },
+	{ "bpf-verifier-reject", "load a BPF program that returns an unset r0", EACCES,
+	  bpf_verifier_reject },
+};
+
+#define CASE_CNT (sizeof(cases) / sizeof(cases[0]))
+
+static const struct errcase *find_case(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < CASE_CNT; i++)
+		if (strcmp(cases[i].name, name) == 0)
+			return &cases[i];
+	return NULL;
+}
+
+static int spin(int seconds)
+{
+	time_t end = time(NULL) + seconds;
+	unsigned long n = 0;
+
+	while (time(NULL) < end) {
+		for (int i = 0; i < 1000; i++)
+			syscall(__NR_getppid);
+		n += 1000;
+	}
+	printf("SPIN: %lu getppid() calls\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i, err, status = 0;
+	size_t j;
+
+	if (argc == 3 && strcmp(argv[1], "--spin") == 0)
+		return spin(atoi(argv[2]));
+	if (argc < 2) {
+		fprintf(stderr, "usage: errtrig [-l] CASE...\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "-l") == 0) {
+		for (j = 0; j < CASE_CNT; j++)
+			printf("%s: %s (-%s)\n", cases[j].name, cases[j].desc, strerrorname_np(cases[j].expect));
+		return 0;
+	}
+	mkdir(SCRATCH, 0755);
+	for (i = 1; i < argc; i++) {
+		const struct errcase *c = find_case(argv[i]);
+
+		if (!c) {
+			fprintf(stderr, "Case '%s' doesn't exist (errtrig -l lists them).\n", argv[i]);
+			return 2;
+		}
+		err = c->run();
+		if (err)
+			printf("CASE %s: FAILED with -%s (%d)\n", c->name, strerrorname_np(-err), err);
+		else
+			printf("CASE %s: SUCCEEDED\n", c->name);
+		if (err != -c->expect)
+			status = 1;
+	}
+	return status;
+}
