@@ -101,9 +101,16 @@ if [[ -n $cache ]] && grep -qx tcp_v4_rcv "$cache"; then
 else
 	fail "cache" "no names cache in $XDG_CACHE_HOME/retsnoop: $(ls -R "$XDG_CACHE_HOME" 2>&1)"
 fi
+# a cache of another boot goes away
+touch "$XDG_CACHE_HOME/retsnoop/funcs-00000000-old-boot-_x.names"
 echo tcp_v4_rcv_new >>"$tmp/aff"
 touch -d '+2 seconds' "$tmp/aff"
 expect "a changed list is re-read" $'tcp_v4_rcv\ntcp_v4_rcv_new' -e tcp_v4
+if [[ ! -e $XDG_CACHE_HOME/retsnoop/funcs-00000000-old-boot-_x.names ]]; then
+	pass "rebuilding the cache drops the lists of other boots"
+else
+	fail "stale cache" "funcs-00000000-old-boot-_x.names still there"
+fi
 # a list of realistic size (Debian 6.12: ~60,000 lines); TAB must stay fast once cached
 awk 'BEGIN { for (i = 0; i < 70000; i++) printf "func_%05d%s\n", i, (i % 7 ? "" : " [mod" i % 40 "]") }' \
 	>"$tmp/big"
