@@ -71,6 +71,29 @@ else
 	fail "-C defaults differ from --config-help" "$bad"
 fi
 
+# DIAGNOSTICS quotes retsnoop's messages: each quoted piece must still be in the sources
+flat=$(printf '%s\n' "$text" | tr -s ' \n' '  ')
+bad= n=0
+for m in "You are not running as root! Expect failures. Please use sudo or run as root." \
+	 "Failed to find the list of traceable kernel functions (tracefs available_filter_functions)" \
+	 "Failed to read the list of traceable kernel functions from" \
+	 "tracing is blocked here: run as root; kernel lockdown or a sandboxed " \
+	 "retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y." \
+	 "Failed to load BPF programs: " ". Kernel tracing is blocked here (not root, missing " \
+	 "is not the running kernel's (build IDs differ); " \
+	 "has no usable LBR (branch-sampling " \
+	 "Failed to do feature detection (" \
+	 "Dry run successful, exiting..." "No relevant LBR data were captured, showing unfiltered LBR stack!"; do
+	n=$((n + 1))
+	grep -qF -- "$m" src/*.c || { bad="$bad [not in src: $m]"; continue; }
+	printf '%s' "$flat" | grep -qF -- "$(echo $m)" || bad="$bad [not in the page: $m]"
+done
+if [ -z "$bad" ]; then
+	pass "the $n messages the page quotes are retsnoop's own"
+else
+	fail "quoted messages" "$bad"
+fi
+
 # the example outputs are real runs: each appears in the golden files or the README
 for ex in "!   20us [-E2BIG]  array_map_alloc_check" \
 	  "!    17us [-EINVAL]  array_map_alloc_check" \
