@@ -48,6 +48,7 @@ EXTRA_OBJS :=
 -include sidecar/sidecar.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
+include install.mk
 -include bench/bench.mk
 
 all: $(BIN_DIR)/retsnoop $(BIN_DIR)/simfail
@@ -101,4 +102,8 @@ help:
 	@echo 'make test-vm         VM scenarios only (KERNELS="5.10 6.1 6.12")'
 	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'
+	@echo 'make install         install (PREFIX=/usr/local DESTDIR= BINDIR= MANDIR=, see install.mk)'
+	@echo 'make uninstall       remove what make install installed (same variables)'
+	@echo 'make test-ship       install file list, man page and bash completion checks'
+	@echo 'make deb             Debian package under src/.output/deb/ (make deb-check: test it)'
 	@echo 'make vmlinux-h       regenerate src/vmlinux.h from a Debian kernel BTF'

@@ -1,16 +1,18 @@
 #!/bin/bash
-# make test: unit tests on the host, then the VM scenarios; the last line is the total.
+# make test: unit tests and the install/man/completion checks on the host, then the VM
+# scenarios; the last line is the total.
 set -u
 cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 make -s test-unit 2>&1 | tee -a "$log" || status=1
+make -s test-ship 2>&1 | tee -a "$log" || status=1
 make -s test-vm ${KERNELS:+KERNELS="$KERNELS"} 2>&1 | tee -a "$log" || status=1
 p=0 f=0 s=0
 while read -r _ np _ nf _ ns _; do
 	p=$((p + np)); f=$((f + nf)); s=$((s + ${ns:-0}))
-done < <(grep -E '^(unit|vm): [0-9]+ passed, [0-9]+ failed' "$log" | sed 's/,//g')
+done < <(grep -E '^(unit|ship|vm): [0-9]+ passed, [0-9]+ failed' "$log" | sed 's/,//g')
 [ $f -gt 0 ] && status=1
 [ $p -gt 0 ] || status=1
 if [ $s -gt 0 ]; then

@@ -9,14 +9,17 @@ set -eu
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
-elfutils binutils"
+elfutils binutils groff-base mandoc"
+# make deb / make deb-check (not part of make test)
+DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data"
 
 what=${1:-all}
 case "$what" in
 build) pkgs=$BUILD_PKGS ;;
 all) pkgs="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+deb) pkgs="$BUILD_PKGS $DEB_PKGS" ;;
+*) echo "usage: $0 [build|all|deb]" >&2; exit 2 ;;
 esac
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
