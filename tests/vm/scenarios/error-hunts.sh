@@ -37,7 +37,7 @@ bind|bind-in-use bind-bad-len|__sys_bind -> inet_bind -> .*__inet_bind
 socket|socket-bad-proto|__sock_create -> inet_create
 execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_filp_open -> path_openat -> may_open
 ioctl|ioctl-enotty|__x64_sys_ioctl -> do_vfs_ioctl
-bpf|bpf-verifier-reject|__sys_bpf -> bpf_prog_load -> bpf_check"
+bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check"
 ALL_GLOBS="$OPEN $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
 # 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
