@@ -429,8 +429,11 @@ struct replay *replay__open(const char *path)
 	err = parse(r);
 	if (err)
 		goto err;
-	qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
-	qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
+	/* a capture without symbol answers leaves the arrays NULL, which qsort() must not get */
+	if (r->ksym_cnt)
+		qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
+	if (r->src_cnt)
+		qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
 	return r;
 err:
 	if (f)
@@ -462,6 +465,8 @@ static bool replay_ksym(void *ctx, __u64 addr, struct ksym_hit *hit)
 	struct replay *r = ctx;
 	struct rksym key = { .addr = addr }, *k;
 
+	if (!r->ksym_cnt)	/* bsearch() must not get the NULL array either */
+		return false;
 	k = bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp);
 	if (!k || !k->name)
 		return false;
@@ -477,6 +482,8 @@ static int replay_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 	struct rsrc key = { .addr = addr }, *s;
 	int i;
 
+	if (!r->src_cnt)
+		return 0;
 	s = bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp);
 	if (!s)
 		return 0;
