@@ -44,6 +44,7 @@ EXTRA_OBJS :=
 
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
 -include sidecar/sidecar.mk
+include tests/fuzz/fuzz.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 -include bench/bench.mk
@@ -99,4 +100,6 @@ help:
 	@echo 'make test-vm         VM scenarios only (KERNELS="5.10 6.1 6.12")'
 	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'
+	@echo 'make fuzz            every libFuzzer target for FUZZ_SECONDS (default 60) each'
+	@echo 'make fuzz-build      build the fuzzers (clang) without running them'
 	@echo 'make vmlinux-h       regenerate src/vmlinux.h from a Debian kernel BTF'
