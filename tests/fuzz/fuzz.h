@@ -68,6 +68,41 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size)
 }
 
 /*
+ * Renderer output goes to a sink that only counts, and a sample's text must stay within
+ * FUZZ_MAX_OUTPUT: hostile records must not make retsnoop print without bound (the check
+ * also fires early, before a runaway padding width costs seconds).
+ */
+#define FUZZ_MAX_OUTPUT (16 << 20)
+
+static size_t fuzz_sink_bytes;
+
+static inline ssize_t fuzz_sink_write(void *cookie, const char *buf, size_t size)
+{
+	fuzz_sink_bytes += size;
+	FUZZ_CHECK(fuzz_sink_bytes <= FUZZ_MAX_OUTPUT);
+	return size;
+}
+
+static inline FILE *fuzz_sink(void)
+{
+	static FILE *f;
+
+	if (!f) {
+		f = fopencookie(NULL, "w", (cookie_io_functions_t){ .write = fuzz_sink_write });
+		if (!f)
+			abort();
+	}
+	return f;
+}
+
+/* Start counting a new sample's output. */
+static inline void fuzz_sink_reset(void)
+{
+	fflush(fuzz_sink());
+	fuzz_sink_bytes = 0;
+}
+
+/*
  * Send what the code under test prints to stderr nowhere, until fuzz_stderr_restore()
  * (sanitizer reports write to fd 2 directly and still show).
  */

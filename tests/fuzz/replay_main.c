@@ -40,6 +40,15 @@ static void on_abort(int sig)
 	raise(sig);
 }
 
+/* An input that takes this long is a hang (libFuzzer's -timeout in tests/fuzz/run.sh is 10). */
+#define INPUT_TIMEOUT_S 10
+
+static void on_alarm(int sig)
+{
+	fprintf(stderr, "fuzz replay (%s): input ran for over %d s\n", FUZZ_NAME, INPUT_TIMEOUT_S);
+	abort();
+}
+
 static int read_all(const char *path, uint8_t **data, size_t *size)
 {
 	FILE *f = fopen(path, "re");
@@ -86,7 +95,9 @@ static int replay_dir(const char *dir)
 			print_error("%s: %s\n", current, strerror(-err));
 			break;
 		}
+		alarm(INPUT_TIMEOUT_S);
 		LLVMFuzzerTestOneInput(data, size);
+		alarm(0);
 		free(data);
 		cnt++;
 	}
@@ -131,6 +142,7 @@ int main(int argc, char **argv)
 
 	__sanitizer_set_death_callback(on_death);
 	signal(SIGABRT, on_abort);
+	signal(SIGALRM, on_alarm);
 	if (LLVMFuzzerInitialize)
 		LLVMFuzzerInitialize(&argc, &argv);
 	return cmocka_run_group_tests_name("fuzz replay " FUZZ_NAME, tests, NULL, NULL);
