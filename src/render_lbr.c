@@ -63,13 +63,15 @@ static int relevant_cutoff(const struct sample *s, const struct lbr_record *r, i
 			   const struct render_opts *o)
 {
 	const struct call_stack *cs = &s->end->stack;
+	__u32 depth = cs->max_depth < MAX_FSTACK_DEPTH ? cs->max_depth : MAX_FSTACK_DEPTH;
 	const struct func_desc *fd;
 	struct ksym_hit hit;
 	int i;
 
-	if (!cs->max_depth)
+	/* as in the stack view, frames past MAX_FSTACK_DEPTH don't exist */
+	if (!depth)
 		return -1;
-	fd = render__func(o, cs->func_ids[cs->max_depth - 1]);
+	fd = render__func(o, cs->func_ids[depth - 1]);
 	if (!fd->addr || !render__ksym(o, fd->addr, &hit) || !hit.size)
 		return 0;	/* size unknown: hide nothing, quietly */
 	for (i = 0; i < n; i++) {
