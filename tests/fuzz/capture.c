@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct replay *r;
 	int err;
 
-	r = replay__open(fuzz_file(data, size));
+	r = replay__open(fuzz_file(0, data, size));
 	if (!r) {
 		FUZZ_CHECK(errno == EINVAL || errno == ENOMEM);
 		return 0;

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int argc = 1, i, err;
 	char *w, *next;
 
-	path = nul ? fuzz_file(nul + 1, size - args_len - 1) : "/nonexistent/fuzz";
+	path = nul ? fuzz_file(0, nul + 1, size - args_len - 1) : "/nonexistent/fuzz";
 	argv[0] = strdup("retsnoop");
 	for (w = args; w && argc <= MAX_ARGS; w = next) {
 		next = strchr(w, '\n');

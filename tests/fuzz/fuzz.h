@@ -44,27 +44,28 @@ static inline char *fuzz_strdup(const uint8_t *data, size_t size)
 }
 
 /*
- * For code that takes a path: the input as the contents of an in-memory file, reachable as
- * /proc/self/fd/N. Created once, rewritten per input. Returns the path.
+ * For code that takes a path: the input as the contents of in-memory file @slot (0..3),
+ * reachable as /proc/self/fd/N. Created once, rewritten per input. Returns the path.
  */
-static inline const char *fuzz_file(const uint8_t *data, size_t size)
+static inline const char *fuzz_file(int slot, const void *data, size_t size)
 {
-	static char path[64];
-	static int fd = -1;
+	static char paths[4][64];
+	static int fds[4] = { -1, -1, -1, -1 };
 
-	if (fd < 0) {
-		fd = memfd_create("fuzz-input", MFD_CLOEXEC);
-		if (fd < 0) {
+	if (fds[slot] < 0) {
+		fds[slot] = memfd_create("fuzz-input", MFD_CLOEXEC);
+		if (fds[slot] < 0) {
 			perror("memfd_create");
 			abort();
 		}
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		snprintf(paths[slot], sizeof(paths[slot]), "/proc/self/fd/%d", fds[slot]);
 	}
-	if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size)) {
+	if (ftruncate(fds[slot], 0) ||
+	    (size && pwrite(fds[slot], data, size, 0) != (ssize_t)size)) {
 		perror("fuzz input file");
 		abort();
 	}
-	return path;
+	return paths[slot];
 }
 
 /*
