@@ -18,7 +18,14 @@
 #include "ksyms.h"
 
 static struct btf *vmlinux_btf;
-static char btf_dir[64];
+static char tmp_dir[] = "/tmp/retsnoop-fuzz-disc-XXXXXX", btf_dir[64], mod_path[64];
+
+static void cleanup(void)
+{
+	unlink(mod_path);
+	rmdir(btf_dir);
+	rmdir(tmp_dir);
+}
 
 static void quiet(int level, const char *fmt, va_list args)
 {
@@ -35,19 +42,19 @@ static void add_func(struct btf *btf, const char *name, int ret, int arg)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	static char tmp[] = "/tmp/retsnoop-fuzz-disc-XXXXXX";
 	const void *raw;
 	struct btf *mod;
-	char path[128];
 	int t_int, t_long, t_ptr;
 	__u32 sz;
 	FILE *f;
 
-	if (!mkdtemp(tmp))
+	if (!mkdtemp(tmp_dir))
 		abort();
-	snprintf(btf_dir, sizeof(btf_dir), "%s/btf", tmp);
+	snprintf(btf_dir, sizeof(btf_dir), "%s/btf", tmp_dir);
+	snprintf(mod_path, sizeof(mod_path), "%s/mod", tmp_dir);
 	if (mkdir(btf_dir, 0700))
 		abort();
+	atexit(cleanup);
 	vmlinux_btf = btf__new_empty();
 	t_int = btf__add_int(vmlinux_btf, "int", 4, BTF_INT_SIGNED);
 	t_long = btf__add_int(vmlinux_btf, "long", 8, BTF_INT_SIGNED);
@@ -64,8 +71,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	add_func(mod, "common_name", t_int, t_int);
 	add_func(mod, "mod_fn", t_int, t_int);
 	raw = btf__raw_data(mod, &sz);
-	snprintf(path, sizeof(path), "%s/mod", tmp);
-	f = fopen(path, "we");
+	f = fopen(mod_path, "we");
 	if (!f || !raw || fwrite(raw, 1, sz, f) != sz)
 		abort();
 	fclose(f);
