@@ -46,6 +46,7 @@ EXTRA_OBJS :=
 
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
 -include sidecar/sidecar.mk
+include tests/fuzz/fuzz.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 include install.mk
@@ -106,4 +107,6 @@ help:
 	@echo 'make uninstall       remove what make install installed (same variables)'
 	@echo 'make test-ship       install file list, man page and bash completion checks'
 	@echo 'make deb             Debian package under src/.output/deb/ (make deb-check: test it)'
+	@echo 'make fuzz            every libFuzzer target for FUZZ_SECONDS (default 60) each'
+	@echo 'make fuzz-build      build the fuzzers (clang) without running them'
 	@echo 'make vmlinux-h       regenerate src/vmlinux.h from a Debian kernel BTF'

@@ -524,8 +524,11 @@ struct replay *replay__open(const char *path)
 	err = parse(r);
 	if (err)
 		goto err;
-	qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
-	qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
+	/* a capture without symbol answers leaves the arrays NULL, which qsort() must not get */
+	if (r->ksym_cnt)
+		qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
+	if (r->src_cnt)
+		qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
 	return r;
 err:
 	if (f)
@@ -560,7 +563,8 @@ static bool replay_sym(void *ctx, const struct addr_space *as, __u64 addr, struc
 	struct replay *r = ctx;
 	struct rksym key = { .addr = addr }, *k;
 
-	if (as->kind != ADDR_SPACE_KERNEL)
+	/* bsearch() must not get the NULL array of a capture without answers either */
+	if (as->kind != ADDR_SPACE_KERNEL || !r->ksym_cnt)
 		return false;
 	k = bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp);
 	if (!k || !k->name)
@@ -578,7 +582,7 @@ static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
 	struct rsrc key = { .addr = addr }, *s;
 	int i;
 
-	if (as->kind != ADDR_SPACE_KERNEL)
+	if (as->kind != ADDR_SPACE_KERNEL || !r->src_cnt)
 		return 0;
 	s = bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp);
 	if (!s)

@@ -487,7 +487,9 @@ static int parse_enum(const char *v, const char *const *names, int cnt)
 	int i;
 
 	for (i = 0; i < cnt; i++) {
-		if (!strcasecmp(v, names[i]) || (strlen(v) == 1 && tolower(v[0]) == names[i][0]))
+		/* tolower() takes an unsigned char value: a byte >= 0x80 is not EOF */
+		if (!strcasecmp(v, names[i]) ||
+		    (strlen(v) == 1 && tolower((unsigned char)v[0]) == names[i][0]))
 			return i;
 	}
 	return -EINVAL;

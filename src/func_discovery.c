@@ -600,6 +600,10 @@ static int load_module_btf(struct func_discovery *d, const char *mod, struct btf
 	char path[512];
 	int err;
 
+	/* module names never hold a '/'; one from a broken list must not leave @dir */
+	*btf = NULL;
+	if (strchr(mod, '/'))
+		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/%s", dir, mod);
 	*btf = btf__parse_split(path, d->vmlinux_btf);
 	err = libbpf_get_error(*btf);

@@ -487,6 +487,8 @@ static int kprobe_pmu(int *type, int *ret_bit)
 		return -errno;
 	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
 	fclose(f);
+	/* the bit becomes 1ULL << ret_bit: anything outside a __u64 is no valid format */
+	ok = ok && *ret_bit >= 0 && *ret_bit < 64;
 	return ok ? 0 : -EINVAL;
 }
 

@@ -8,7 +8,8 @@
 /* "HH:MM:SS.uuuuuu" in local time for a BPF (monotonic) timestamp. */
 static void fmt_ts(char *buf, size_t n, __u64 mono_ns, __s64 offset_ns)
 {
-	__s64 ns = (__s64)mono_ns + offset_ns;
+	/* wrapping sum: timestamps of a hostile capture must not overflow a signed add */
+	__s64 ns = (__s64)(mono_ns + (__u64)offset_ns);
 	time_t sec = ns / 1000000000;
 	struct tm tm;
 	size_t len;

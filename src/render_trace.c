@@ -20,10 +20,10 @@ struct trow {
 
 static void fill_func(struct trow *r, __u32 depth, const char *marker, const char *name)
 {
-	int indent = 4 * ((depth > 0 ? depth : 1) - 1);
+	/* clamp the level before scaling it: a wild depth must not wrap into a huge width */
+	__u32 level = depth > 1 ? depth - 1 : 0;
+	int indent = 4 * (level < MAX_TRACE_INDENT ? level : MAX_TRACE_INDENT);
 
-	if (indent > 4 * MAX_TRACE_INDENT)
-		indent = 4 * MAX_TRACE_INDENT;
 	snprintf(r->func, sizeof(r->func), "%*s%s %s", indent, "", marker, name);
 	r->func_cols = indent + 2 + strlen(name);
 }

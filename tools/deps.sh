@@ -12,14 +12,17 @@ TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certif
 elfutils binutils groff-base mandoc"
 # make deb / make deb-check (not part of make test)
 DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
+# make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
+FUZZ_PKGS="libclang-rt-dev"
 BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data"
 
 what=${1:-all}
 case "$what" in
 build) pkgs=$BUILD_PKGS ;;
-all) pkgs="$BUILD_PKGS $TEST_PKGS" ;;
+fuzz) pkgs="$BUILD_PKGS $FUZZ_PKGS" ;;
+all) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 deb) pkgs="$BUILD_PKGS $DEB_PKGS" ;;
-*) echo "usage: $0 [build|all|deb]" >&2; exit 2 ;;
+*) echo "usage: $0 [build|fuzz|all|deb]" >&2; exit 2 ;;
 esac
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")

@@ -87,12 +87,33 @@ static void test_not_leaf_when_not_consecutive(void **state)
 	free(out);
 }
 
+static void test_wild_depth_indent_capped(void **state)
+{
+	/*
+	 * Depths from a hostile capture: the indent stays at its 20-level cap instead of
+	 * 4 * (depth - 1) wrapping into a width of a gigabyte (0x30000001) or INT_MIN
+	 * (0x20000001, whose padding then overflowed). Found by tests/fuzz/session.c.
+	 */
+	const struct rec_func_trace t[] = {
+		E(0, 0, 0x30000001),
+		X(1, 1, 0x20000001, 1000, -22),
+	};
+	char *out = render(t, 2);
+	char want[256];
+
+	snprintf(want, sizeof(want), "\n%80s→ bpf_prog_load\n%80s← bpf_prog_alloc ", "", "");
+	assert_non_null(strstr(out, want));
+	assert_true(strlen(out) < 1024);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_table),
 		cmocka_unit_test(test_missing_records),
 		cmocka_unit_test(test_not_leaf_when_not_consecutive),
+		cmocka_unit_test(test_wild_depth_indent_capped),
 	};
 
 	return cmocka_run_group_tests_name("render_trace", tests, NULL, NULL);
