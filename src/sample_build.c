@@ -4,6 +4,7 @@
  * frames (sample_stack.c), the -T call-trace rows and the LBR records with their relevance.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "result_fmt.h"
@@ -87,7 +88,7 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		row = &s->rows[n++];
 		row->kind = leaf ? TRACE_LEAF :
 			    e->type == REC_FUNC_TRACE_ENTRY ? TRACE_ENTRY : TRACE_EXIT;
-		row->func_id = e->func_id;
+		row->func_id = sample__func_id(s, e->func_id);
 		row->depth = e->depth;
 		row->seq_id = e->seq_id;
 		row->ts = e->ts;
@@ -98,7 +99,7 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		if (e->type == REC_FUNC_TRACE_EXIT) {
 			row->dur_ns = e->func_lat;
 			row->res = e->func_res;
-			row->failed = func_failed(s, e->func_id, e->func_res);
+			row->failed = func_failed(s, row->func_id, e->func_res);
 		}
 	}
 	s->row_cnt = n;
@@ -208,7 +209,8 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	s->clock_off_ns = o->clock_off_ns;
 	s->is_err = r->end->is_err;
 	s->funcs = o->funcs;
-	s->func_cnt = o->func_cnt;
+	/* ids are kept as int in the model */
+	s->func_cnt = o->func_cnt < INT_MAX ? o->func_cnt : INT_MAX;
 	s->dropped_records = r->end->dropped_records;
 	s->trace_lost = r->trace_lost;
 	s->chain_lost = r->end->flags & SESS_F_CHAIN_LOST;

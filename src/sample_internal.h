@@ -19,6 +19,15 @@ enum src_at {
 int sample__resolve(struct sample *s, const struct sample_build_opts *o, struct sample_loc *loc,
 		    __u64 addr, enum src_at at);
 
+/*
+ * A recorded function id as the model keeps it: ids past the table (a corrupt or foreign
+ * record) all become the table's size, which func__get() names "<unknown>".
+ */
+static inline int sample__func_id(const struct sample *s, __u32 id)
+{
+	return id < s->func_cnt ? (int)id : (int)s->func_cnt;
+}
+
 /* Build s->frames (and s->deepest) from the session's call stack and kernel stack. */
 int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 			const struct sample_build_opts *o);

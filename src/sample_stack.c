@@ -112,7 +112,7 @@ static int pair_frames(const struct sample *s, const struct call_stack *cs, int 
 	if (!lcs)
 		return -ENOMEM;
 	for (i = n - 1; i >= 0; i--) {
-		const char *fname = sample__func(s, cs->func_ids[i])->name;
+		const char *fname = sample__func(s, sample__func_id(s, cs->func_ids[i]))->name;
 
 		for (j = m - 1; j >= 0; j--) {
 			int best = lcs[i + 1][j] > lcs[i][j + 1] ? lcs[i + 1][j] : lcs[i][j + 1];
@@ -124,7 +124,7 @@ static int pair_frames(const struct sample *s, const struct call_stack *cs, int 
 	}
 	/* earliest pairings first: an unpaired traced frame goes as deep as it can */
 	for (i = 0, j = 0; i < n; ) {
-		const char *fname = sample__func(s, cs->func_ids[i])->name;
+		const char *fname = sample__func(s, sample__func_id(s, cs->func_ids[i]))->name;
 
 		if (j < m && pairs(&kf[j], fname) && lcs[i][j] == lcs[i + 1][j + 1] + 1) {
 			kpair[i++] = j++;
@@ -158,9 +158,9 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 			    const struct call_stack *cs, int i, const struct kframe *k)
 {
 	struct sample_frame *f = next_frame(s);
-	const struct func *fn = sample__func(s, cs->func_ids[i]);
+	const struct func *fn = sample__func(s, sample__func_id(s, cs->func_ids[i]));
 
-	f->func_id = cs->func_ids[i];
+	f->func_id = sample__func_id(s, cs->func_ids[i]);
 	f->running = (__u32)i < cs->depth;
 	f->stitched = i < MAX_FSTACK_DEPTH && (cs->stitched >> i & 1);
 	if (!f->running) {
