@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include "file_buf.h"
 #include "ftrace_funcs.h"
@@ -26,14 +28,16 @@ static const char *const tracefs_dirs[] = {
 static int try_path(const char *dir, char *path, size_t path_sz)
 {
 	snprintf(path, path_sz, "%s/%s", dir, AFF_NAME);
-	return access(path, R_OK) ? -errno : 0;
+	/* effective ids and capabilities: access() would drop CAP_DAC_READ_SEARCH of a non-root user */
+	return faccessat(AT_FDCWD, path, R_OK, AT_EACCESS) ? -errno : 0;
 }
 
-int ftrace_funcs__find_path(char *path, size_t path_sz)
+int ftrace_funcs__find_path(char *path, size_t path_sz, bool *mounted)
 {
 	int err = -ENOENT, e;
 	size_t i;
 
+	*mounted = false;
 	for (i = 0; i < sizeof(tracefs_dirs) / sizeof(tracefs_dirs[0]); i++) {
 		e = try_path(tracefs_dirs[i], path, path_sz);
 		if (!e)
@@ -45,10 +49,22 @@ int ftrace_funcs__find_path(char *path, size_t path_sz)
 	if (err != -ENOENT)
 		return err;
 
-	/* Neither is mounted (common in containers and minimal systems): mount tracefs. */
-	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+	/*
+	 * Neither is mounted (common in containers and minimal systems). Mount tracefs where
+	 * nobody else sees it: in a mount namespace of our own (private propagation, so the
+	 * mount never reaches the host's), gone with the process at the latest. A dry run
+	 * changes nothing on the system either.
+	 */
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
 		return -errno;
+	*mounted = true;
 	return try_path("/sys/kernel/tracing", path, path_sz);
+}
+
+int ftrace_funcs__unmount(void)
+{
+	return umount2("/sys/kernel/tracing", MNT_DETACH) ? -errno : 0;
 }
 
 static int parse_lines(struct ftrace_funcs *ff, size_t len)
@@ -127,7 +143,18 @@ struct ftrace_funcs *ftrace_funcs__load(const char *path)
 	int err;
 
 	if (!path) {
-		err = ftrace_funcs__find_path(found, sizeof(found));
+		struct ftrace_funcs *ff;
+		bool mounted;
+
+		err = ftrace_funcs__find_path(found, sizeof(found), &mounted);
+		if (!err && mounted) {
+			ff = ftrace_funcs__load(found);
+			err = ff ? 0 : -errno;
+			ftrace_funcs__unmount();
+			if (err)
+				errno = -err;
+			return ff;
+		}
 		if (err) {
 			errno = -err;
 			return NULL;

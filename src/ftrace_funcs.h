@@ -6,6 +6,7 @@
 #ifndef RETSNOOP_FTRACE_FUNCS_H
 #define RETSNOOP_FTRACE_FUNCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ftrace_func {
@@ -17,10 +18,13 @@ struct ftrace_funcs;
 
 /*
  * Find the readable available_filter_functions: /sys/kernel/debug/tracing, then
- * /sys/kernel/tracing; if neither has it, mount tracefs at /sys/kernel/tracing and retry.
- * 0 with @path filled, or the negative errno of the most telling failure.
+ * /sys/kernel/tracing; if neither has it, mount tracefs at /sys/kernel/tracing in a mount
+ * namespace of this process's own (invisible outside it; *mounted says so: unmount with
+ * ftrace_funcs__unmount() after reading). 0 with @path filled, or the negative errno of
+ * the most telling failure.
  */
-int ftrace_funcs__find_path(char *path, size_t path_sz);
+int ftrace_funcs__find_path(char *path, size_t path_sz, bool *mounted);
+int ftrace_funcs__unmount(void);
 
 /* Load @path (NULL: ftrace_funcs__find_path()). NULL with errno set on failure. */
 struct ftrace_funcs *ftrace_funcs__load(const char *path);

@@ -341,11 +341,12 @@ static const char *aff_hint(int err)
 static int load_ftrace_funcs(struct func_discovery *d)
 {
 	const char *path = d->opts.aff_path;
+	bool mounted = false;
 	char found[256];
 	int err;
 
 	if (!path) {
-		err = ftrace_funcs__find_path(found, sizeof(found));
+		err = ftrace_funcs__find_path(found, sizeof(found), &mounted);
 		if (err) {
 			pr(d, 0, "Failed to find the list of traceable kernel functions (tracefs available_filter_functions): %s; %s.\n",
 			   strerror(-err), aff_hint(err));
@@ -354,8 +355,11 @@ static int load_ftrace_funcs(struct func_discovery *d)
 		path = found;
 	}
 	d->ff = ftrace_funcs__load(path);
-	if (!d->ff) {
-		err = -errno;
+	err = d->ff ? 0 : -errno;
+	/* mounted only for this read, and only in our own mount namespace */
+	if (mounted)
+		ftrace_funcs__unmount();
+	if (err) {
 		pr(d, 0, "Failed to read the list of traceable kernel functions from %s: %s; %s.\n",
 		   path, strerror(-err), aff_hint(err));
 		return err;
@@ -766,6 +770,11 @@ int func_discovery__run(struct func_discovery *d)
 		pr(d, 0, "Failed to load %s: %s.\n", d->opts.kallsyms_path ?: "/proc/kallsyms",
 		   strerror(-err));
 		return err;
+	}
+	if (ksyms__addrs_hidden(d->ks)) {
+		pr(d, 0, "Kernel addresses in %s are hidden (all zero): kernel.kptr_restrict is 2, or 1 without CAP_SYSLOG. Try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root.\n",
+		   d->opts.kallsyms_path ?: "/proc/kallsyms");
+		return -EPERM;
 	}
 	err = collect_cands(d);
 	if (err)

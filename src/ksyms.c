@@ -129,14 +129,21 @@ static int build_indexes(struct ksyms *ks)
 	qsort(ks->by_name, n, sizeof(*ks->by_name), cmp_by_name);
 	qsort(ks->by_addr, n, sizeof(*ks->by_addr), cmp_by_addr);
 
-	/* size = distance to the next function at a higher address; aliases share it */
-	for (i = 0; i < n; i++) {
-		size_t j = i + 1;
+	/*
+	 * size = distance to the next function at a higher address; aliases share it. One
+	 * pass over runs of equal addresses: hidden addresses (kptr_restrict) are one run of
+	 * 150k zeros, which a rescan per symbol would take half a minute over.
+	 */
+	for (i = 0; i < n; ) {
+		size_t j = i + 1, k;
+		__u64 size;
 
 		while (j < n && ks->by_addr[j]->addr == ks->by_addr[i]->addr)
 			j++;
-		((struct ksym *)ks->by_addr[i])->size =
-			j < n ? ks->by_addr[j]->addr - ks->by_addr[i]->addr : 0;
+		size = j < n ? ks->by_addr[j]->addr - ks->by_addr[i]->addr : 0;
+		for (k = i; k < j; k++)
+			((struct ksym *)ks->by_addr[k])->size = size;
+		i = j;
 	}
 	return 0;
 }
@@ -263,4 +270,10 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr)
 	while (lo > 1 && ks->by_addr[lo - 2]->addr == ks->by_addr[lo - 1]->addr)
 		lo--;
 	return ks->by_addr[lo - 1];
+}
+
+bool ksyms__addrs_hidden(const struct ksyms *ks)
+{
+	/* sorted by address: hidden ones are all zero, so the highest one is too */
+	return ks->func_cnt && ks->by_addr[ks->func_cnt - 1]->addr == 0;
 }

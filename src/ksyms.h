@@ -43,6 +43,12 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 /* Any symbol (first one in file order) named @name in vmlinux, e.g. "_stext". */
 const struct ksym *ksyms__find(const struct ksyms *ks, const char *name);
 
+/*
+ * True when every function address reads as 0: the kernel hides them from us
+ * (kernel.kptr_restrict = 2, or 1 without CAP_SYSLOG).
+ */
+bool ksyms__addrs_hidden(const struct ksyms *ks);
+
 /* Function symbol with the greatest address <= @addr, or NULL. */
 const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr);
 

@@ -15,12 +15,15 @@
 #include "cli.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
+#include "privileges.h"
 #include "retsnoop.h"
 #include "trace_cmd.h"
 #include "vmlinux_dwarf.h"
 #include "version.h"
 
 static struct env env;
+
+static bool lockdown_refuses(void);
 
 static long now_ms(void)
 {
@@ -48,22 +51,41 @@ static void log_print(int level, const char *fmt, va_list args)
 	vfprintf(level == 0 || env.json ? stderr : stdout, fmt, args);
 }
 
+/* Kernel lockdown in confidentiality mode: say so once, instead of a verifier log. */
+static bool lockdown_refuses(void)
+{
+	if (privileges__lockdown(NULL) != LOCKDOWN_CONFIDENTIALITY)
+		return false;
+	fprintf(stderr, "Kernel lockdown is in confidentiality mode, which forbids BPF programs to read kernel memory: retsnoop can't trace here (boot without lockdown=confidentiality, or with lockdown=integrity at most).\n");
+	return true;
+}
+
 static int print_version(void)
 {
+	LIBBPF_OPTS(privileges_opts, po);
 	struct kernel_features feat;
+	long long missing;
+	char names[128];
 	int err;
 
 	printf("retsnoop %s\n", RETSNOOP_VERSION);
 	if (!env.verbose)
 		return 0;
+	if (lockdown_refuses())
+		return 1;
 	err = kernel_features__detect(&feat);
 	if (err == -ENODATA) {
 		fprintf(stderr, "Calibration failure, BPF probes weren't triggered!\n");
 		return 1;
 	}
 	if (err) {
-		fprintf(stderr, "Failed to do feature detection (%s), please run retsnoop as root on a kernel that allows BPF tracing!\n",
-			strerror(-err));
+		missing = privileges__missing(&po);
+		if (missing > 0)
+			fprintf(stderr, "Failed to do feature detection (%s): missing %s; run retsnoop as root or grant them.\n",
+				strerror(-err), privileges__names(missing, names, sizeof(names)));
+		else
+			fprintf(stderr, "Failed to do feature detection (%s): the kernel refuses BPF tracing although retsnoop has the privileges it needs (a security module or a container/VM sandbox?).\n",
+				strerror(-err));
 		return 1;
 	}
 	kernel_features__print(&feat, stdout);
@@ -81,6 +103,18 @@ static void warn_unimplemented(void)
 		fprintf(stderr, fmt, "-J (--inject-probe)");
 	if (env.emit_interim_stacks)
 		fprintf(stderr, fmt, "-I (--interim-stacks)");
+}
+
+/* Say which capabilities a run lacks (root has them all; a capable non-root user too). */
+static void warn_privileges(void)
+{
+	LIBBPF_OPTS(privileges_opts, po);
+	long long missing = privileges__missing(&po);
+	char names[128];
+
+	if (missing > 0)
+		fprintf(stderr, "WARNING: missing %s; tracing needs CAP_BPF, CAP_PERFMON, CAP_SYSLOG and CAP_DAC_READ_SEARCH (and CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): run as root or grant them.\n",
+			privileges__names(missing, names, sizeof(names)));
 }
 
 static bool has_src_globs(void)
@@ -251,7 +285,8 @@ int main(int argc, char **argv)
 	err = cli__parse(argc, argv, &env);
 	if (err) {
 		env__free(&env);
-		return err == -E2BIG ? 64 : 255;
+		/* every command-line error, whichever parser path found it: EX_USAGE */
+		return 64;
 	}
 	if (env.show_help) {
 		cli__print_help(stderr);
@@ -271,8 +306,11 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	if (geteuid() != 0)
-		fprintf(stderr, "You are not running as root! Expect failures. Please use sudo or run as root.\n");
+	warn_privileges();
+	if (lockdown_refuses()) {
+		err = EPERM;
+		goto out;
+	}
 	err = -run();
 out:
 	env__free(&env);

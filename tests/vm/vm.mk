@@ -13,3 +13,10 @@ $(BIN_DIR)/errtrig: tests/vm/errtrig.c
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
 CLEAN_EXTRA += src/errtrig
+
+# capexec: run a command as an unprivileged user with exactly some capabilities (guests'
+# privilege checks).
+$(BIN_DIR)/capexec: tests/vm/capexec.c
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+CLEAN_EXTRA += src/capexec

@@ -1,0 +1,145 @@
+#!/bin/bash
+# Hostile and unusual environments: each gives one clear line naming the cause (and the
+# fix), a documented exit status, and leaves nothing attached or mounted behind.
+# - privileges: exactly which capabilities a non-root user needs (the README's statement),
+#   and that lacking any one of them is named;
+# - tracefs not mounted: retsnoop mounts it where only it sees it, and unmounts it;
+# - kernel.kptr_restrict=2: said at once, not after half a minute;
+# - command-line errors: one exit status (64), whichever parser path finds them;
+# - kernel lockdown (6.12): confidentiality refuses in one line; integrity still traces.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+MIN=CAP_BPF,CAP_PERFMON,CAP_SYSLOG,CAP_DAC_READ_SEARCH
+ALLOC="-e '*sys_bpf' -a 'array_map_alloc*'"
+E2BIG='\[-E2BIG\] +array_map_alloc_check'
+
+# capstrace NAME CAPS PARANOID [RETSNOOP-ARGS]: the E2BIG hunt as uid 1000 with CAPS
+guest="$(cat "$here/../guest-lib.sh")
+chmod 755 /root
+capstrace() {
+	_n=\$1 _caps=\$2
+	echo \$3 > /proc/sys/kernel/perf_event_paranoid
+	shift 3
+	capexec 1000 \$_caps retsnoop \"\$@\" -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/\$_n.out 2>&1 &
+	_p=\$!
+	_i=0
+	while ! grep -q 'Receiving data' /tmp/\$_n.out && kill -0 \$_p 2>/dev/null && [ \$_i -lt 300 ]; do
+		sleep 0.1; _i=\$((_i + 1))
+	done
+	simfail bpf-bad-map-val-size-percpu-array >/dev/null 2>&1
+	sleep 0.3
+	kill -INT \$_p 2>/dev/null
+	wait \$_p
+	echo \"rc=\$?\" >>/tmp/\$_n.out
+	echo \"=== BEGIN \$_n\"; cat /tmp/\$_n.out; echo \"=== END \$_n\"
+}"
+if [ "$VM_KERNEL" != 5.10 ]; then
+	guest="$guest
+capstrace min $MIN 2
+capstrace minK $MIN 2 -K
+capstrace paranoid3 $MIN 3
+capstrace paranoid3sa $MIN,CAP_SYS_ADMIN 3
+capstrace nobpf CAP_PERFMON,CAP_SYSLOG,CAP_DAC_READ_SEARCH 2
+capstrace noperfmon CAP_BPF,CAP_SYSLOG,CAP_DAC_READ_SEARCH 2
+capstrace nosyslog CAP_BPF,CAP_PERFMON,CAP_DAC_READ_SEARCH 2
+capstrace nodac CAP_BPF,CAP_PERFMON,CAP_SYSLOG 2
+echo 3 > /proc/sys/kernel/perf_event_paranoid
+leftovers after_caps"
+fi
+guest="$guest
+# tracefs (and debugfs) not mounted
+umount /sys/kernel/debug; umount /sys/kernel/tracing
+retsnoop --dry-run $ALLOC >/tmp/dry.out 2>&1; echo \"rc=\$?\" >>/tmp/dry.out
+echo '=== BEGIN dry'; cat /tmp/dry.out; grep -c tracefs /proc/mounts; echo '=== END dry'
+trace unmounted bpf-bad-map-val-size-percpu-array $ALLOC
+echo '=== BEGIN mounts'; grep -c tracefs /proc/mounts; echo '=== END mounts'
+mount -t tracefs tracefs /sys/kernel/tracing
+# hidden kernel addresses
+echo 2 > /proc/sys/kernel/kptr_restrict
+t0=\$(cut -d' ' -f1 /proc/uptime)
+retsnoop $ALLOC >/tmp/kptr.out 2>&1; echo \"rc=\$?\" >>/tmp/kptr.out
+t1=\$(cut -d' ' -f1 /proc/uptime)
+echo 0 > /proc/sys/kernel/kptr_restrict
+echo '=== BEGIN kptr'; cat /tmp/kptr.out; echo \"took \$t0 \$t1\"; echo '=== END kptr'
+# command-line errors
+echo '=== BEGIN usage'
+retsnoop -e x stray >/dev/null 2>&1; echo \"stray=\$?\"
+retsnoop --no-such-option >/dev/null 2>&1; echo \"unknown=\$?\"
+retsnoop -C bad >/dev/null 2>&1; echo \"config=\$?\"
+retsnoop -e x -L 0 >/dev/null 2>&1; echo \"value=\$?\"
+echo '=== END usage'
+leftovers after"
+
+out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+if [ "$VM_KERNEL" != 5.10 ]; then
+	for n in min minK paranoid3sa; do
+		s=$(section "$out" $n)
+		expect "$s" "$E2BIG" "$n: the E2BIG chain is traced with exactly these capabilities"
+		expect "$s" '^rc=0$' "$n: exit status 0"
+		expect_count "$s" '^WARNING: missing' 0 "$n: no privilege warning"
+	done
+	s=$(section "$out" paranoid3)
+	expect "$s" '^WARNING: missing CAP_SYS_ADMIN;' "perf_event_paranoid 3: CAP_SYS_ADMIN named as missing"
+	expect "$s" '^rc=[1-9]' "perf_event_paranoid 3 without CAP_SYS_ADMIN fails"
+	for n in bpf:CAP_BPF perfmon:CAP_PERFMON syslog:CAP_SYSLOG dac:CAP_DAC_READ_SEARCH; do
+		s=$(section "$out" "no${n%%:*}")
+		expect "$s" "^WARNING: missing ${n#*:}; tracing needs" "without ${n#*:}: named in the warning"
+		expect "$s" '^rc=[1-9]' "without ${n#*:}: non-zero exit"
+		expect_count "$s" "$E2BIG" 0 "without ${n#*:}: no sample"
+	done
+	a=$(section "$out" after_caps)
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached after the privilege runs: $a"
+fi
+
+s=$(section "$out" dry)
+expect "$s" '^Dry run successful' "tracefs unmounted: the dry run finds the functions"
+expect "$s" '^0$' "tracefs unmounted: the dry run leaves no tracefs mount"
+s=$(section "$out" unmounted)
+expect "$s" "$E2BIG" "tracefs unmounted: tracing works"
+expect "$s" '^rc=0$' "tracefs unmounted: exit status 0"
+expect "$(section "$out" mounts)" '^0$' "tracefs unmounted: still unmounted afterwards"
+
+s=$(section "$out" kptr)
+expect "$s" '^Kernel addresses in /proc/kallsyms are hidden \(all zero\): kernel\.kptr_restrict' "kptr_restrict=2: the cause named"
+expect "$s" '^rc=1$' "kptr_restrict=2: exit status 1 (EPERM)"
+took=$(printf '%s\n' "$s" | awk '/^took/ { printf "%d", ($3 - $2) * 1000 }')
+[ -n "$took" ] && [ "$took" -lt 8000 ] || fail "kptr_restrict=2: the message took ${took:-?} ms (limit 8000)"
+echo "kptr_restrict=2: refused after ${took:-?} ms"
+
+s=$(section "$out" usage)
+for k in stray unknown config value; do
+	expect "$s" "^$k=64\$" "command-line error ($k): exit status 64"
+done
+a=$(section "$out" after)
+[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached: $a"
+
+# kernel lockdown, as the kernel command line sets it (the cloud kernels have the LSM)
+if [ "$VM_KERNEL" = 6.12 ]; then
+	lib="$(cat "$here/../guest-lib.sh")"
+	out=$(VM_RUN_ARGS="--append lockdown=confidentiality" vm_run "$lib
+cat /sys/kernel/security/lockdown
+retsnoop $ALLOC >/tmp/l.out 2>&1; echo \"rc=\$?\" >>/tmp/l.out
+echo '=== BEGIN conf'; cat /tmp/l.out; echo '=== END conf'
+retsnoop -Vv >/tmp/v.out 2>&1; echo \"rc=\$?\" >>/tmp/v.out
+echo '=== BEGIN confV'; cat /tmp/v.out; echo '=== END confV'
+leftovers after") || { echo "$out" | tail -40; fail "guest run (lockdown=confidentiality) failed"; finish; }
+	for n in conf confV; do
+		s=$(section "$out" $n)
+		expect "$s" '^Kernel lockdown is in confidentiality mode' "lockdown=confidentiality ($n): the cause named"
+		expect "$s" '^rc=1$' "lockdown=confidentiality ($n): exit status 1"
+		expect_count "$s" 'libbpf|verifier|R[0-9]' 0 "lockdown=confidentiality ($n): no verifier log"
+	done
+	a=$(section "$out" after)
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "lockdown: still attached: $a"
+
+	out=$(VM_RUN_ARGS="--append lockdown=integrity" vm_run "$lib
+cat /sys/kernel/security/lockdown
+trace integrity bpf-bad-map-val-size-percpu-array $ALLOC") ||
+		{ echo "$out" | tail -40; fail "guest run (lockdown=integrity) failed"; finish; }
+	expect "$out" '\[integrity\]' "lockdown=integrity is active"
+	expect "$(section "$out" integrity)" "$E2BIG" "lockdown=integrity: tracing works"
+fi
+finish
