@@ -315,7 +315,7 @@ int main(int argc, char **argv)
 	/* big buffer, explicit flush per reply */
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 
-	open_err = symbolizer__open(elf_path, &symb);
+	open_err = symbolizer__open(elf_path, NULL, &symb);
 	if (open_err && verbose)
 		fprintf(stderr, "retsnoop-sidecar: %s: %s\n", elf_path, strerror(-open_err));
 
