@@ -4,6 +4,8 @@
 # paths (no UNIT_* variables) may appear in targets and prerequisites here.
 
 SIDECAR_SRCS := $(wildcard sidecar/*.c)
+# everything but main(): what tests and fuzz targets link
+SIDECAR_LIB_SRCS := $(filter-out sidecar/sidecar.c,$(SIDECAR_SRCS))
 SIDECAR_HDRS := $(wildcard sidecar/*.h)
 SIDECAR_BIN := sidecar/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
@@ -32,8 +34,9 @@ SIDECAR_FIXTURE := $(SIDECAR_T)/sidecar-fixture
 SIDECAR_FIXTURE4 := $(SIDECAR_T)/sidecar-fixture-dwarf4
 SIDECAR_FIXTURE_SRCS := $(wildcard tests/sidecar/fixture/*.c)
 SIDECAR_TEST := $(SIDECAR_T)/test_sidecar
+SIDECAR_WALKERS_TEST := $(SIDECAR_T)/test_sidecar_walkers
 
-EXTRA_UNIT_BINS += $(SIDECAR_TEST)
+EXTRA_UNIT_BINS += $(SIDECAR_TEST) $(SIDECAR_WALKERS_TEST)
 
 $(SIDECAR_T)/sidecar-dir:
 	$(Q)mkdir -p $(SIDECAR_T) && touch $@
@@ -61,3 +64,12 @@ $(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/unit/unit.h $(OUTPUT)/unit/l
 		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
 		$(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@
+
+# The own DIE scanner against libdw's walker, in-process on the sanitized symbolizer sources.
+$(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECAR_LIB_SRCS) \
+		$(SIDECAR_HDRS) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
+		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lcmocka -o $@

@@ -402,6 +402,117 @@ static void test_corrupt_dwarf(void **state)
 	free(img);
 }
 
+/* Read a whole file. */
+static char *slurp(const char *path, size_t *len)
+{
+	char *img;
+	FILE *f;
+
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	*len = ftell(f);
+	rewind(f);
+	img = malloc(*len);
+	assert_non_null(img);
+	assert_int_equal(fread(img, 1, *len, f), *len);
+	fclose(f);
+	return img;
+}
+
+/* Overwrite every 4-byte value of attribute @at (as readelf -wi shows them) with @val. */
+static int patch_refs(char *img, unsigned long info_off, const char *at, unsigned int val)
+{
+	char cmd[512], line[512], *p;
+	unsigned long off;
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -wi -- '%s'", fixture);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		p = strstr(line, at);
+		if (!p || (p[strlen(at)] != ' ' && p[strlen(at)] != ':') ||
+		    sscanf(line, " <%lx>", &off) != 1)
+			continue;
+		memcpy(img + info_off + off, &val, 4);	/* DW_FORM_ref4 in both fixtures */
+		n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/*
+ * References that point past the end of the file: DW_AT_sibling is ignored (the scanner
+ * descends instead, so the answers do not change), DW_AT_abstract_origin sends the DIE to
+ * libdw. The scanner checks such offsets before making pointers of them (it used to add
+ * them to the section's address first).
+ */
+static void test_refs_out_of_range(void **state)
+{
+	static const char *syms[] = {
+		"fixture_mark_inner", "fixture_mark_plain", "fixture_b_one", "fixture_mark_cold",
+	};
+	char path[] = "/tmp/sidecar-refs-XXXXXX", want[4][8][512], l[8][512];
+	unsigned long off[32], size[32], info_off = 0;
+	int nsec, fd, i, k, n[4], m;
+	const char *attrs[] = { "DW_AT_sibling", "DW_AT_abstract_origin" };
+	char cmd[512], line[512];
+	struct sidecar sc;
+	size_t len;
+	char *img;
+	FILE *f;
+
+	nsec = debug_sections(fixture, off, size, 32);
+	snprintf(cmd, sizeof(cmd), "readelf -SW -- '%s'", fixture);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strstr(line, " .debug_info ");
+		char type[64];
+		unsigned long addr;
+
+		if (p)
+			assert_int_equal(sscanf(p, " .debug_info %63s %lx %lx", type, &addr,
+						&info_off), 3);
+	}
+	pclose(f);
+	assert_true(nsec > 0 && info_off > 0);
+
+	sc_start(&sc, fixture);
+	for (i = 0; i < 4; i++)
+		n[i] = sc_sym(&sc, nm_addr(syms[i]), want[i], 8);
+	sc_stop(&sc);
+
+	for (k = 0; k < 2; k++) {
+		img = slurp(fixture, &len);
+		assert_true(patch_refs(img, info_off, attrs[k], 0xfffffff0u) > 0);
+		fd = mkstemp(path);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, img, len), (ssize_t)len);
+		close(fd);
+		free(img);
+
+		sc_start(&sc, path);
+		for (i = 0; i < 4; i++) {
+			m = sc_sym(&sc, nm_addr(syms[i]), l, 8);
+			if (k == 1) {
+				/* the same frames; names through a broken origin may be lost */
+				assert_int_equal(m, n[i]);
+				continue;
+			}
+			assert_int_equal(m, n[i]);
+			while (m--)
+				assert_string_equal(l[m], want[i][m]);
+		}
+		assert_int_equal(sc_req(&sc, "quit", 4, l, 8), 0);
+		sc_stop(&sc);
+		unlink(path);
+		strcpy(path, "/tmp/sidecar-refs-XXXXXX");
+	}
+}
+
 static void test_unopenable_file(void **state)
 {
 	struct sidecar sc;
@@ -508,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_source_globs),
 		cmocka_unit_test(test_split_function),
 		cmocka_unit_test(test_corrupt_dwarf),
+		cmocka_unit_test(test_refs_out_of_range),
 		cmocka_unit_test(test_malformed_requests),
 		cmocka_unit_test(test_unopenable_file),
 		cmocka_unit_test(test_client_embedded),
@@ -519,6 +631,7 @@ int main(void)
 		cmocka_unit_test(test_source_globs),
 		cmocka_unit_test(test_split_function),
 		cmocka_unit_test(test_corrupt_dwarf),
+		cmocka_unit_test(test_refs_out_of_range),
 	};
 	int failed;
 
