@@ -62,6 +62,7 @@ $(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/unit/unit.h $(OUTPUT)/unit/l
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
 		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
 		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
+		-DSIDECAR_SLOW='"$(abspath tests/sidecar/slow-sidecar.sh)"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
 		$(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@
 

@@ -85,6 +85,9 @@ static int sym_src(void *ctx, __u64 addr, struct src_frame *frames, int max)
 	if (!k || k->module)
 		return 0;
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
+	/* interrupted on purpose (Ctrl-C during a slow lookup): this address only, no warning */
+	if (n == -EINTR)
+		return 0;
 	if (n < 0) {
 		s->degraded = true;
 		fprintf(stderr, "WARNING: source-line symbolization failed (%d); "

@@ -44,7 +44,7 @@ int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dw
 	bool required = opts->path || opts->need_src_globs || opts->mode == SYMB_LINENUM ||
 			opts->mode == SYMB_INLINES;
 	struct addr2line_opts ao = { .sz = sizeof(ao), .sidecar_path = opts->sidecar_path,
-				     .verbose = opts->verbose >= 2 };
+				     .cancel = opts->cancel };
 	struct vmlinux_dwarf *vd;
 	struct utsname u;
 	int err;
@@ -180,4 +180,24 @@ void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_op
 	so->src.ctx = vd->a2l;
 	so->kaslr_offset = vd->kaslr_offset;
 	so->inlines = vd->opts.mode != SYMB_LINENUM;
+}
+
+int vmlinux_dwarf__pids(const struct vmlinux_dwarf *vd, int *pids, int max)
+{
+	if (!vd || !vd->a2l)
+		return 0;
+	if (max > 0)
+		pids[0] = addr2line__pid(vd->a2l);
+	return 1;
+}
+
+void vmlinux_dwarf__print_stats(struct vmlinux_dwarf *vd)
+{
+	struct addr2line_stats st;
+
+	if (!vd || vd->opts.verbose < 2 || addr2line__stats(vd->a2l, &st))
+		return;
+	printf("Symbolization sidecar: %llu lookups (%llu from its cache), %llu compile units "
+	       "indexed in %.1f ms, line tables %.1f ms.\n", st.requests, st.cache_hits,
+	       st.cus_indexed, st.index_ms, st.lines_ms);
 }

@@ -7,6 +7,7 @@
 #ifndef RETSNOOP_VMLINUX_DWARF_H
 #define RETSNOOP_VMLINUX_DWARF_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include "env.h"
 #include "func_discovery.h"
@@ -22,6 +23,11 @@ struct vmlinux_dwarf_opts {
 	bool need_src_globs;		/* some -e/-a/-d :PATH glob was given */
 	int verbose;
 	const char *sidecar_path;	/* tests: run this sidecar instead of the embedded one */
+	/*
+	 * A flag a signal handler changes (e.g. SIGINT's): a source lookup waiting on the
+	 * sidecar then returns promptly without source lines (addr2line_opts.cancel).
+	 */
+	const volatile sig_atomic_t *cancel;
 };
 
 /*
@@ -41,5 +47,18 @@ int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks);
 
 /* Options for the symbolize stage: the source backend, KASLR offset, inline frames. */
 void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_opts *so);
+
+/*
+ * PIDs of the processes this module started (the sidecar; it runs no threads and starts no
+ * children), up to @max of them into @pids; returns how many there are. Tracing should
+ * leave them out: retsnoop's own symbolizing would otherwise show up in its output.
+ */
+int vmlinux_dwarf__pids(const struct vmlinux_dwarf *vd, int *pids, int max);
+
+/*
+ * At -vv, print the sidecar's statistics in one line (call it before the final "DONE"
+ * line: the sidecar itself prints nothing). Nothing at lower verbosity.
+ */
+void vmlinux_dwarf__print_stats(struct vmlinux_dwarf *vd);
 
 #endif
