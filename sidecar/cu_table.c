@@ -160,7 +160,19 @@ static int load_cu_ranges(struct symbolizer *s)
 	return 0;
 }
 
-struct cu *cu_find(struct symbolizer *s, uint64_t addr)
+bool cu_has_addr(struct cu *cu, uint64_t addr)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(&cu->die, off, &base, &lo, &hi)) > 0) {
+		if (addr >= lo && addr < hi)
+			return true;
+	}
+	return false;
+}
+
+struct cu *cu_at(struct symbolizer *s, uint64_t addr)
 {
 	size_t lo = 0, hi, i, k;
 
@@ -180,13 +192,17 @@ struct cu *cu_find(struct symbolizer *s, uint64_t addr)
 	for (i = lo, k = 0; i > 0 && k < 8; i--, k++) {
 		struct cu_range *r = &s->cu_ranges[i - 1];
 
-		if (addr < r->hi) {
-			struct cu *cu = &s->cus[r->cu];
-
-			return cu_load_die(s, cu, true) ? NULL : cu;
-		}
+		if (addr < r->hi)
+			return &s->cus[r->cu];
 	}
 	return NULL;
+}
+
+struct cu *cu_find(struct symbolizer *s, uint64_t addr)
+{
+	struct cu *cu = cu_at(s, addr);
+
+	return cu && !cu_load_die(s, cu, true) ? cu : NULL;
 }
 
 static bool cu_stmt_list(struct cu *cu, Dwarf_Word *off)

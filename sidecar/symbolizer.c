@@ -120,8 +120,93 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 	return n;
 }
 
+struct name_list {
+	const char **v;
+	int n, cap;
+};
+
+static int name_add(struct name_list *l, const char *name)
+{
+	const char **v = grow(l->v, &l->cap, l->n + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	l->v = v;
+	l->v[l->n++] = name;
+	return 0;
+}
+
+/*
+ * Functions of @cu without an address in its DWARF, whose code the symbol table still has:
+ * GCC leaves some definitions without DW_AT_low_pc (e.g. btf_enum_log in kernel/bpf/btf.c,
+ * folded into identical code), and some only as a declaration or abstract instance. One is
+ * listed when exactly one function symbol has its name and that symbol's address lies in
+ * @cu's own code, so a same-named function of another file (an override, or the callee a
+ * declaration stands for) is never pulled in. @done: names already listed for @cu.
+ */
+static int glob_addrless(struct symbolizer *s, struct cu *cu, const char *path,
+			 const struct name_list *cand, struct name_list *done, symb_func_cb cb,
+			 void *ctx)
+{
+	uint64_t addr;
+	int i, k, err;
+
+	for (i = 0; i < cand->n; i++) {
+		const char *fn = cand->v[i];
+
+		err = elf_func_by_name(s, fn, &addr);
+		if (err == -ENOMEM)
+			return err;
+		if (err || !cu_has_addr(cu, addr))
+			continue;
+		/* few get here: a linear look for a listed copy is cheaper than sorting */
+		for (k = 0; k < done->n && strcmp(done->v[k], fn); k++)
+			;
+		if (k < done->n)
+			continue;
+		err = name_add(done, fn) ?: cb(ctx, fn, addr, path);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Top-level functions of @cu with code, then (glob_addrless()) those the DWARF has no code of. */
+static int glob_cu(struct symbolizer *s, struct cu *cu, const char *path, symb_func_cb cb,
+		   void *ctx, struct name_list *cand, struct name_list *done)
+{
+	Dwarf_Die child;
+	int err;
+
+	cand->n = done->n = 0;
+	if (dwarf_child(&cu->die, &child) != 0)
+		return 0;
+	do {
+		Dwarf_Addr addr;
+		const char *fn;
+
+		if (dwarf_tag(&child) != DW_TAG_subprogram)
+			continue;
+		fn = die_walk_name(&child);
+		if (!fn)
+			continue;
+		/* declarations, abstract (inline-only) instances and others without code */
+		if (dwarf_hasattr(&child, DW_AT_declaration) || die_walk_entry_addr(&child, &addr)) {
+			err = name_add(cand, fn);
+			if (err)
+				return err;
+			continue;
+		}
+		err = name_add(done, fn) ?: cb(ctx, fn, addr, path);
+		if (err)
+			return err;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return glob_addrless(s, cu, path, cand, done, cb, ctx);
+}
+
 int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_func_cb cb, void *ctx)
 {
+	struct name_list cand = {}, done = {};
 	size_t i;
 	int err;
 
@@ -130,10 +215,9 @@ int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_fu
 	err = cus_load(s);
 	if (err)
 		return err;
-	for (i = 0; i < s->ncus; i++) {
+	for (i = 0; i < s->ncus && !err; i++) {
 		struct cu *cu = &s->cus[i];
 		const char *name, *path;
-		Dwarf_Die child;
 
 		if (cu_load_die(s, cu, false))
 			continue;
@@ -142,29 +226,12 @@ int symbolizer__for_each_func_in(struct symbolizer *s, const char *glob, symb_fu
 			continue;
 		path = path_cache__get(&s->paths, name, cu->comp_dir);
 		/* no FNM_PATHNAME: '*' crosses '/', like the original */
-		if (fnmatch(glob, path, 0) != 0)
-			continue;
-		if (dwarf_child(&cu->die, &child) != 0)
-			continue;
-		do {
-			Dwarf_Addr addr;
-			const char *fn;
-
-			if (dwarf_tag(&child) != DW_TAG_subprogram)
-				continue;
-			if (dwarf_hasattr(&child, DW_AT_declaration))
-				continue;
-			if (die_walk_entry_addr(&child, &addr))
-				continue;	/* abstract (inline-only) instance, no code */
-			fn = die_walk_name(&child);
-			if (!fn)
-				continue;
-			err = cb(ctx, fn, addr, path);
-			if (err)
-				return err;
-		} while (dwarf_siblingof(&child, &child) == 0);
+		if (fnmatch(glob, path, 0) == 0)
+			err = glob_cu(s, cu, path, cb, ctx, &cand, &done);
 	}
-	return 0;
+	free(cand.v);
+	free(done.v);
+	return err;
 }
 
 int symbolizer__is_kernel(const struct symbolizer *s)

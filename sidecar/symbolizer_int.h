@@ -118,6 +118,10 @@ struct symbolizer {
 	struct sym *syms;
 	size_t nsyms;
 	bool syms_loaded;
+	struct func_name *fnames;	/* function symbols by name (elf_syms.c) */
+	size_t fnames_cap;
+	bool fnames_loaded;
+	int fnames_err;
 
 	struct path_cache paths;
 	struct symb_stats stats;
@@ -134,7 +138,11 @@ uint64_t now_ns(void);
 int cus_load(struct symbolizer *s);
 /* The CU DIE and comp_dir; with @own (symbolization) read by the own scanner if it can. */
 int cu_load_die(struct symbolizer *s, struct cu *cu, bool own);
-/* The CU whose code contains @addr, its DIE loaded; NULL if none. */
+/* Is @addr in the code of @cu (its DIE loaded)? From the CU DIE's own ranges. */
+bool cu_has_addr(struct cu *cu, uint64_t addr);
+/* The CU whose code contains @addr; NULL if none. */
+struct cu *cu_at(struct symbolizer *s, uint64_t addr);
+/* The same with its DIE loaded. */
 struct cu *cu_find(struct symbolizer *s, uint64_t addr);
 /* The own line table of @cu; false when libdw has to be asked instead. */
 bool cu_lines(struct symbolizer *s, struct cu *cu);
@@ -179,6 +187,8 @@ int die_walk_entry_addr(Dwarf_Die *die, Dwarf_Addr *addr);
 bool elf_in_exec(const struct symbolizer *s, uint64_t addr);
 /* The best function symbol at or below @addr, NULL if none. */
 const char *elf_sym_name(struct symbolizer *s, uint64_t addr);
+/* The address of the only function symbol named @name; -ENOENT none, -ENOTUNIQ several. */
+int elf_func_by_name(struct symbolizer *s, const char *name, uint64_t *addr);
 void elf_syms_free(struct symbolizer *s);
 
 #endif /* __SIDECAR_SYMBOLIZER_INT_H */

@@ -26,6 +26,7 @@
 #define FIX_H "tests/sidecar/fixture/fixture_inl.h"
 #define FIX_B "tests/sidecar/fixture/fixture_b.c"
 #define FIX_S "tests/sidecar/fixture/fixture_split.c"
+#define FIX_F "tests/sidecar/fixture/fixture_fold.c"
 
 /* the fixture binary the symbolization tests run on */
 static const char *fixture = SIDECAR_FIXTURE;
@@ -230,16 +231,45 @@ static void test_source_globs(void **state)
 	/* '?' is one character; '*' crosses '/' */
 	assert_int_equal(sc_req(&sc, "glob *fixture_?.c", 17, l, 16), 2);
 	n = sc_req(&sc, "glob tests/*.c", 14, l, 16);
-	/* main, fixture_outer, fixture_plain, fixture_b_one/two, fixture_split(_report) */
-	assert_int_equal(n, 7);
+	/* main, fixture_outer, fixture_plain, fixture_b_one/two, fixture_split(_report), fold x3 */
+	assert_int_equal(n, 10);
 	for (i = 0, seen = 0; i < n; i++)
 		seen += strstr(l[i], "\tfixture_outer\t" FIX_C) != NULL;
 	assert_int_equal(seen, 1);
 	/* the always-inline helpers have no out-of-line copy: not listed */
 	for (i = 0; i < n; i++)
 		assert_null(strstr(l[i], "fixture_inner"));
+	/* fixture.c declares fixture_b_one: defined in fixture_b.c, it is not fixture.c's */
+	assert_int_equal(sc_req(&sc, "glob *fixture.c", 15, l, 16), 3);
+	for (i = 0; i < 3; i++)
+		assert_null(strstr(l[i], "fixture_b_"));
 	assert_int_equal(sc_req(&sc, "glob [fixture", 13, l, 16), 0);
 	assert_int_equal(sc_req(&sc, "glob kernel/bpf/*.c", 19, l, 16), 0);
+	sc_stop(&sc);
+}
+
+/*
+ * A function whose DWARF has no address (identical code folding, like the kernel's
+ * btf_enum_log): listed by a source glob at its symbol's address, once.
+ */
+static void test_glob_folded_function(void **state)
+{
+	unsigned long long a = nm_addr("fixture_fold_a"), b = nm_addr("fixture_fold_b");
+	unsigned long long log = nm_addr("fixture_fold_log");
+	char l[8][512], want[3][256];
+	struct sidecar sc;
+	int i, k, seen = 0;
+
+	snprintf(want[0], sizeof(want[0]), "0x%llx\tfixture_fold_log\t" FIX_F, log);
+	snprintf(want[1], sizeof(want[1]), "0x%llx\tfixture_fold_a\t" FIX_F, a);
+	snprintf(want[2], sizeof(want[2]), "0x%llx\tfixture_fold_b\t" FIX_F, b);
+	sc_start(&sc, fixture);
+	assert_int_equal(sc_req(&sc, "glob " FIX_F, strlen("glob " FIX_F), l, 8), 3);
+	for (i = 0; i < 3; i++) {
+		for (k = 0; k < 3; k++)
+			seen |= (strcmp(l[i], want[k]) == 0) << k;
+	}
+	assert_int_equal(seen, 7);
 	sc_stop(&sc);
 }
 
@@ -849,6 +879,7 @@ int main(void)
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_plain_function),
 		cmocka_unit_test(test_source_globs),
+		cmocka_unit_test(test_glob_folded_function),
 		cmocka_unit_test(test_split_function),
 		cmocka_unit_test(test_corrupt_dwarf),
 		cmocka_unit_test(test_refs_out_of_range),
@@ -866,6 +897,7 @@ int main(void)
 		cmocka_unit_test(test_inline_chain),
 		cmocka_unit_test(test_plain_function),
 		cmocka_unit_test(test_source_globs),
+		cmocka_unit_test(test_glob_folded_function),
 		cmocka_unit_test(test_split_function),
 		cmocka_unit_test(test_corrupt_dwarf),
 		cmocka_unit_test(test_refs_out_of_range),
