@@ -10,7 +10,11 @@
 #include "server.h"
 
 #define PROTO_VERSION 1
-/* Reply cache: repeated stack addresses are the common case for retsnoop. */
+/*
+ * Reply cache: repeated stack addresses are the common case for retsnoop. It starts small
+ * (a short-lived server does not pay for a big one) and doubles up to CACHE_SLOTS.
+ */
+#define CACHE_MIN_SLOTS (1 << 10)
 #define CACHE_SLOTS (1 << 16)
 
 struct cache_ent {
@@ -24,7 +28,7 @@ struct server {
 	int open_err;
 	char *elf_path;
 	struct cache_ent *cache;
-	size_t cache_cnt;
+	size_t cache_cnt, cache_cap;
 	uint64_t requests, cache_hits;
 };
 
@@ -128,20 +132,20 @@ static int parse_addr(const char *s, uint64_t *addr)
 	return 0;
 }
 
-static size_t cache_slot(uint64_t addr)
+static size_t cache_slot(uint64_t addr, size_t cap)
 {
 	uint64_t h = addr * 0x9e3779b97f4a7c15ULL;
 
-	return (size_t)(h >> 48) & (CACHE_SLOTS - 1);
+	return (size_t)(h >> 40) & (cap - 1);
 }
 
 static struct cache_ent *cache_find(struct server *srv, uint64_t addr)
 {
-	size_t i;
+	size_t i, mask = srv->cache_cap - 1;
 
 	if (!srv->cache)
 		return NULL;
-	for (i = cache_slot(addr); srv->cache[i].reply; i = (i + 1) & (CACHE_SLOTS - 1)) {
+	for (i = cache_slot(addr, srv->cache_cap); srv->cache[i].reply; i = (i + 1) & mask) {
 		if (srv->cache[i].addr == addr)
 			return &srv->cache[i];
 	}
@@ -152,11 +156,40 @@ static void cache_clear(struct server *srv)
 {
 	size_t i;
 
-	for (i = 0; srv->cache && i < CACHE_SLOTS; i++) {
+	for (i = 0; srv->cache && i < srv->cache_cap; i++) {
 		free(srv->cache[i].reply);
 		srv->cache[i].reply = NULL;
 	}
 	srv->cache_cnt = 0;
+}
+
+/* Room for one more entry: a bigger table while allowed, else start over. */
+static bool cache_make_room(struct server *srv)
+{
+	size_t ncap = srv->cache_cap ? srv->cache_cap * 2 : CACHE_MIN_SLOTS, i, k;
+	struct cache_ent *nt;
+
+	if (srv->cache && srv->cache_cnt < srv->cache_cap / 4 * 3)
+		return true;
+	if (srv->cache && ncap > CACHE_SLOTS) {
+		/* bounded memory: start over rather than evict one by one */
+		cache_clear(srv);
+		return true;
+	}
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return false;
+	for (i = 0; i < srv->cache_cap; i++) {
+		if (!srv->cache[i].reply)
+			continue;
+		for (k = cache_slot(srv->cache[i].addr, ncap); nt[k].reply; k = (k + 1) & (ncap - 1))
+			;
+		nt[k] = srv->cache[i];
+	}
+	free(srv->cache);
+	srv->cache = nt;
+	srv->cache_cap = ncap;
+	return true;
 }
 
 /* Remember a copy of a reply; nothing happens if there is no memory for it. */
@@ -165,20 +198,15 @@ static void cache_put(struct server *srv, uint64_t addr, const char *reply, size
 	char *copy;
 	size_t i;
 
-	if (!srv->cache) {
-		srv->cache = calloc(CACHE_SLOTS, sizeof(*srv->cache));
-		if (!srv->cache)
-			return;
-	}
-	/* bounded memory: start over rather than evict one by one */
-	if (srv->cache_cnt >= CACHE_SLOTS / 4 * 3)
-		cache_clear(srv);
+	if (!cache_make_room(srv))
+		return;
 	copy = malloc(len + 1);
 	if (!copy)
 		return;
 	memcpy(copy, reply, len);
 	copy[len] = '\0';
-	for (i = cache_slot(addr); srv->cache[i].reply; i = (i + 1) & (CACHE_SLOTS - 1))
+	for (i = cache_slot(addr, srv->cache_cap); srv->cache[i].reply;
+	     i = (i + 1) & (srv->cache_cap - 1))
 		;
 	srv->cache[i] = (struct cache_ent){ addr, copy, len };
 	srv->cache_cnt++;

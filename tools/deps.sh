@@ -10,13 +10,16 @@ BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
 elfutils binutils"
+# make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
+FUZZ_PKGS="libclang-rt-dev"
 BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data"
 
 what=${1:-all}
 case "$what" in
 build) pkgs=$BUILD_PKGS ;;
-all) pkgs="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "usage: $0 [build|all]" >&2; exit 2 ;;
+fuzz) pkgs="$BUILD_PKGS $FUZZ_PKGS" ;;
+all) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
+*) echo "usage: $0 [build|fuzz|all]" >&2; exit 2 ;;
 esac
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
