@@ -34,9 +34,10 @@ SIDECAR_FIXTURE := $(SIDECAR_T)/sidecar-fixture
 SIDECAR_FIXTURE4 := $(SIDECAR_T)/sidecar-fixture-dwarf4
 SIDECAR_FIXTURE_SRCS := $(wildcard tests/sidecar/fixture/*.c)
 SIDECAR_TEST := $(SIDECAR_T)/test_sidecar
+SIDECAR_CLIENT_TEST := $(SIDECAR_T)/test_sidecar_client
 SIDECAR_WALKERS_TEST := $(SIDECAR_T)/test_sidecar_walkers
 
-EXTRA_UNIT_BINS += $(SIDECAR_TEST) $(SIDECAR_WALKERS_TEST)
+EXTRA_UNIT_BINS += $(SIDECAR_TEST) $(SIDECAR_CLIENT_TEST) $(SIDECAR_WALKERS_TEST)
 
 $(SIDECAR_T)/sidecar-dir:
 	$(Q)mkdir -p $(SIDECAR_T) && touch $@
@@ -54,13 +55,24 @@ $(SIDECAR_FIXTURE4): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) -g -gdwarf-4 -O2 -fno-omit-frame-pointer $(SIDECAR_FIXTURE_SRCS) -o $@
 
-$(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/unit/unit.h $(OUTPUT)/unit/libretsnoop-san.a \
-		$(SIDECAR_BLOB) $(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
+$(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/sidecar/fixture_util.h tests/unit/unit.h \
+		$(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) -Itests/unit \
+		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
+		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
+		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
+		$< -lcmocka -o $@
+
+# The client (src/addr2line.c) with the sidecar embedded in the test binary.
+$(SIDECAR_CLIENT_TEST): tests/sidecar/test_client.c tests/sidecar/fixture_util.h tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_BLOB) $(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) \
+		tests/sidecar/slow-sidecar.sh
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
 		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
-		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
 		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
 		-DSIDECAR_SLOW='"$(abspath tests/sidecar/slow-sidecar.sh)"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
