@@ -27,11 +27,12 @@ $(SIDECAR_FUZZ_OUT)/dir:
 	$(Q)mkdir -p $(SIDECAR_FUZZ_OUT) && touch $@
 
 $(SIDECAR_FUZZ_OUT)/%: sidecar/fuzz/%.c sidecar/fuzz/fuzz_sidecar.h $(SIDECAR_FUZZ_SRCS) \
-		$(SIDECAR_HDRS) $(SIDECAR_FIXTURE) | $(SIDECAR_FUZZ_OUT)/dir
+		$(SIDECAR_HDRS) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4) | $(SIDECAR_FUZZ_OUT)/dir
 	$(call msg,FUZZER,$@)
 	$(Q)$(FUZZ_CC) -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer -DSIDECAR_LIBFUZZER \
-		-DSIDECAR_FUZZ_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' -Isidecar -Isidecar/fuzz \
+		-DSIDECAR_FUZZ_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FUZZ_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' -Isidecar -Isidecar/fuzz \
 		$< $(SIDECAR_FUZZ_SRCS) -ldw -lelf -o $@
 
 fuzz-sidecar-build: $(SIDECAR_FUZZ_BINS)

@@ -93,10 +93,11 @@ SIDECAR_FUZZ_REPLAY := $(SIDECAR_T)/test_sidecar_fuzz_replay
 EXTRA_UNIT_BINS += $(SIDECAR_FUZZ_REPLAY)
 
 $(SIDECAR_FUZZ_REPLAY): tests/sidecar/test_fuzz_replay.c tests/unit/unit.h $(wildcard sidecar/fuzz/*.[ch]) \
-		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) $(SIDECAR_FIXTURE)
+		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Isidecar/fuzz -Itests/unit \
 		-DSIDECAR_FUZZ_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FUZZ_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
 		-DSIDECAR_FUZZ_SEEDS='"$(abspath tests/fuzz)"' \
 		-DSIDECAR_FUZZ_REGRESSIONS='"$(abspath tests/sidecar/fuzz-regressions)"' \
 		$< $(filter-out %/run.sh,$(wildcard sidecar/fuzz/*.c)) $(SIDECAR_LIB_SRCS) \

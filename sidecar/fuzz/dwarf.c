@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Fuzz target: reading DWARF. The input replaces the contents of the .debug_* sections of
- * the test fixture (in file order, as one blob; the seed is the fixture's own), so the ELF
- * around stays valid and every mutation lands in what the DIE scanner, the abbreviation
- * compiler, the line-table decoder and libdw read. Then the sidecar answers info, glob,
- * sym (every code address of the fixture) and stats.
+ * Fuzz target: reading DWARF. The first input byte picks the test fixture built with DWARF
+ * 5 (even) or 4 (odd); the rest replaces the contents of its .debug_* sections (in file
+ * order, as one blob; the seeds are the fixtures' own), so the ELF around stays valid and
+ * every mutation lands in what the DIE scanner, the abbreviation compiler, the line-table
+ * decoder and libdw read. Then the sidecar answers info, glob, sym (every third code
+ * address of the fixture) and stats.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,17 +19,20 @@
 #define MAX_SECTS 16
 #define MAX_ADDRS 256
 
-static struct {
+struct tmpl {
 	unsigned char *img;
 	size_t len;
 	size_t off[MAX_SECTS], size[MAX_SECTS];
 	int nsect;
 	uint64_t addrs[MAX_ADDRS];
 	int naddrs;
-} tmpl;
+};
 
-/* The fixture: its bytes, where its .debug_* contents are, and addresses in its code. */
-static void load_template(void)
+static const char *const tmpl_paths[2] = { SIDECAR_FUZZ_FIXTURE, SIDECAR_FUZZ_FIXTURE4 };
+static struct tmpl tmpls[2];
+
+/* A fixture: its bytes, where its .debug_* contents are, and addresses in its code. */
+static void load_template(struct tmpl *t, const char *path)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -36,18 +40,18 @@ static void load_template(void)
 	FILE *f;
 	int fd;
 
-	f = fopen(SIDECAR_FUZZ_FIXTURE, "rb");
+	f = fopen(path, "rb");
 	if (!f || fseek(f, 0, SEEK_END))
 		abort();
-	tmpl.len = ftell(f);
+	t->len = ftell(f);
 	rewind(f);
-	tmpl.img = malloc(tmpl.len);
-	if (!tmpl.img || fread(tmpl.img, 1, tmpl.len, f) != tmpl.len)
+	t->img = malloc(t->len);
+	if (!t->img || fread(t->img, 1, t->len, f) != t->len)
 		abort();
 	fclose(f);
 
 	elf_version(EV_CURRENT);
-	fd = open(SIDECAR_FUZZ_FIXTURE, O_RDONLY);
+	fd = open(path, O_RDONLY);
 	e = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
 	if (!e || elf_getshdrstrndx(e, &shstrndx))
 		abort();
@@ -60,19 +64,19 @@ static void load_template(void)
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
 		if (name && strncmp(name, ".debug_", 7) == 0 && sh.sh_type != SHT_NOBITS &&
-		    tmpl.nsect < MAX_SECTS) {
-			tmpl.off[tmpl.nsect] = sh.sh_offset;
-			tmpl.size[tmpl.nsect++] = sh.sh_size;
+		    t->nsect < MAX_SECTS) {
+			t->off[t->nsect] = sh.sh_offset;
+			t->size[t->nsect++] = sh.sh_size;
 		}
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type != SHT_NOBITS) {
-			for (a = sh.sh_addr; a < sh.sh_addr + sh.sh_size && tmpl.naddrs < MAX_ADDRS;
+			for (a = sh.sh_addr; a < sh.sh_addr + sh.sh_size && t->naddrs < MAX_ADDRS;
 			     a += 3)
-				tmpl.addrs[tmpl.naddrs++] = a;
+				t->addrs[t->naddrs++] = a;
 		}
 	}
 	elf_end(e);
 	close(fd);
-	if (!tmpl.nsect || !tmpl.naddrs)
+	if (!t->nsect || !t->naddrs)
 		abort();
 }
 
@@ -80,28 +84,32 @@ int fuzz_dwarf(const uint8_t *data, size_t size)
 {
 	struct server *srv;
 	unsigned char *img;
+	struct tmpl *t;
 	char path[64];
-	size_t pos = 0;
+	size_t pos = 1;
 	int fd, i;
 
-	if (!tmpl.img)
-		load_template();
-	img = malloc(tmpl.len);
+	if (!size)
+		return 0;
+	t = &tmpls[data[0] & 1];
+	if (!t->img)
+		load_template(t, tmpl_paths[data[0] & 1]);
+	img = malloc(t->len);
 	if (!img)
 		abort();
-	memcpy(img, tmpl.img, tmpl.len);
+	memcpy(img, t->img, t->len);
 	/* the input over the sections, in order; a short input leaves the rest as it was */
-	for (i = 0; i < tmpl.nsect && pos < size; i++) {
-		size_t n = size - pos < tmpl.size[i] ? size - pos : tmpl.size[i];
+	for (i = 0; i < t->nsect && pos < size; i++) {
+		size_t n = size - pos < t->size[i] ? size - pos : t->size[i];
 
-		memcpy(img + tmpl.off[i], data + pos, n);
+		memcpy(img + t->off[i], data + pos, n);
 		pos += n;
 	}
-	fd = fuzz_memfile(img, tmpl.len, path, sizeof(path));
+	fd = fuzz_memfile(img, t->len, path, sizeof(path));
 	free(img);
 	if (server__new(path, NULL, &srv))
 		abort();
-	fuzz_query(srv, tmpl.addrs, tmpl.naddrs);
+	fuzz_query(srv, t->addrs, t->naddrs);
 	server__free(srv);
 	close(fd);
 	return 0;
