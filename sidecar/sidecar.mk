@@ -4,6 +4,8 @@
 # paths (no UNIT_* variables) may appear in targets and prerequisites here.
 
 SIDECAR_SRCS := $(wildcard sidecar/*.c)
+# everything but main(): what tests and fuzz targets link
+SIDECAR_LIB_SRCS := $(filter-out sidecar/sidecar.c,$(SIDECAR_SRCS))
 SIDECAR_HDRS := $(wildcard sidecar/*.h)
 SIDECAR_BIN := sidecar/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
@@ -32,8 +34,10 @@ SIDECAR_FIXTURE := $(SIDECAR_T)/sidecar-fixture
 SIDECAR_FIXTURE4 := $(SIDECAR_T)/sidecar-fixture-dwarf4
 SIDECAR_FIXTURE_SRCS := $(wildcard tests/sidecar/fixture/*.c)
 SIDECAR_TEST := $(SIDECAR_T)/test_sidecar
+SIDECAR_CLIENT_TEST := $(SIDECAR_T)/test_sidecar_client
+SIDECAR_WALKERS_TEST := $(SIDECAR_T)/test_sidecar_walkers
 
-EXTRA_UNIT_BINS += $(SIDECAR_TEST)
+EXTRA_UNIT_BINS += $(SIDECAR_TEST) $(SIDECAR_CLIENT_TEST) $(SIDECAR_WALKERS_TEST)
 
 $(SIDECAR_T)/sidecar-dir:
 	$(Q)mkdir -p $(SIDECAR_T) && touch $@
@@ -51,13 +55,52 @@ $(SIDECAR_FIXTURE4): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) -g -gdwarf-4 -O2 -fno-omit-frame-pointer $(SIDECAR_FIXTURE_SRCS) -o $@
 
-$(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/unit/unit.h $(OUTPUT)/unit/libretsnoop-san.a \
-		$(SIDECAR_BLOB) $(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
+$(SIDECAR_TEST): tests/sidecar/test_sidecar.c tests/sidecar/fixture_util.h tests/unit/unit.h \
+		$(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
 	$(call msg,TEST,$@)
-	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) -Itests/unit \
 		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
 		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
 		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
+		$< -lcmocka -o $@
+
+# The client (src/addr2line.c) with the sidecar embedded in the test binary.
+$(SIDECAR_CLIENT_TEST): tests/sidecar/test_client.c tests/sidecar/fixture_util.h tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_BLOB) $(SIDECAR_SAN_BIN) $(SIDECAR_FIXTURE) \
+		tests/sidecar/slow-sidecar.sh
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
+		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
+		-DSIDECAR_SLOW='"$(abspath tests/sidecar/slow-sidecar.sh)"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
 		$(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@
+
+# The own DIE scanner against libdw's walker, in-process on the sanitized symbolizer sources.
+$(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECAR_LIB_SRCS) \
+		$(SIDECAR_HDRS) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
+		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lcmocka -o $@
+
+# Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
+# build, no libFuzzer): a crash once found stays fixed.
+SIDECAR_FUZZ_REPLAY := $(SIDECAR_T)/test_sidecar_fuzz_replay
+EXTRA_UNIT_BINS += $(SIDECAR_FUZZ_REPLAY)
+
+$(SIDECAR_FUZZ_REPLAY): tests/sidecar/test_fuzz_replay.c tests/unit/unit.h $(wildcard sidecar/fuzz/*.[ch]) \
+		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) $(SIDECAR_FIXTURE) $(SIDECAR_FIXTURE4)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Isidecar/fuzz -Itests/unit \
+		-DSIDECAR_FUZZ_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
+		-DSIDECAR_FUZZ_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
+		-DSIDECAR_FUZZ_SEEDS='"$(abspath tests/fuzz)"' \
+		-DSIDECAR_FUZZ_REGRESSIONS='"$(abspath tests/sidecar/fuzz-regressions)"' \
+		$< $(filter-out %/run.sh,$(wildcard sidecar/fuzz/*.c)) $(SIDECAR_LIB_SRCS) \
+		-ldw -lelf -lcmocka -o $@
+
+-include sidecar/fuzz.mk

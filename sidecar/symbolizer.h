@@ -3,8 +3,9 @@
 #ifndef __SIDECAR_SYMBOLIZER_H
 #define __SIDECAR_SYMBOLIZER_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #define SYMB_MAX_FRAMES 64
 
@@ -17,7 +18,18 @@ struct symb_frame {
 	int col;
 };
 
-int symbolizer__open(const char *path, struct symbolizer **out);
+struct symbolizer_opts {
+	size_t sz;		/* sizeof(struct symbolizer_opts) */
+	/*
+	 * Tests and diagnosis: index DIEs with libdw's walker instead of the own scanner, read
+	 * line tables with libdw instead of the own decoder. Answers must not change.
+	 */
+	bool libdw_dies;
+	bool libdw_lines;
+};
+
+/* @opts may be NULL (defaults). */
+int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out);
 void symbolizer__close(struct symbolizer *s);
 
 /*

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -20,12 +22,24 @@ extern const char retsnoop_sidecar_end[] __attribute__((weak));
 extern char **environ;
 
 #define DEFAULT_TIMEOUT_MS 60000
+/*
+ * Longest sleep in one poll() while waiting for a reply: a signal that sets the cancel flag
+ * just before poll() starts does not interrupt it, so the flag is looked at this often.
+ */
+#define CANCEL_POLL_MS 50
 
 struct addr2line {
 	int sock;
 	pid_t pid;
 	int err;		/* sticky: set once the sidecar is gone or out of sync */
 	int timeout_ms;
+	/* interruption: a change of *cancel or of intr since the call began */
+	const volatile sig_atomic_t *cancel;
+	volatile sig_atomic_t intr;
+	sig_atomic_t cancel_seen, intr_seen;
+	/* what interrupted calls left unread: whole replies, then lines of the current one */
+	int unread;
+	long unread_lines;
 	/* receive buffer */
 	char *rbuf;
 	size_t rlen, rpos, rcap;
@@ -73,9 +87,9 @@ static int blob_fd(void)
 static int spawn(struct addr2line *a, const char *elf_path, const struct addr2line_opts *opts)
 {
 	const char *path = opts ? opts->sidecar_path : NULL;
-	char *argv[5];
+	char *argv[3];
 	int sv[2], exe_fd = -1, argc = 0, err;
-	pid_t pid;
+	pid_t pid, parent;
 
 	if (!path)
 		path = getenv("RETSNOOP_SIDECAR");
@@ -89,11 +103,10 @@ static int spawn(struct addr2line *a, const char *elf_path, const struct addr2li
 		goto cleanup;
 	}
 	argv[argc++] = "retsnoop-sidecar";
-	if (opts && opts->verbose)
-		argv[argc++] = "-v";
 	argv[argc++] = (char *)elf_path;
 	argv[argc] = NULL;
 
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		err = -errno;
@@ -102,7 +115,20 @@ static int spawn(struct addr2line *a, const char *elf_path, const struct addr2li
 		goto cleanup;
 	}
 	if (pid == 0) {
-		/* child: the socket becomes stdin and stdout (dup2 clears CLOEXEC) */
+		sigset_t none;
+
+		/*
+		 * A session of its own: the terminal's Ctrl-C goes to retsnoop's process group
+		 * only, and retsnoop decides when the sidecar ends (it still symbolizes what is
+		 * drained after Ctrl-C). It must not outlive retsnoop either: killed when the
+		 * starting thread dies, and gone at once if that already happened.
+		 */
+		setsid();
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		/* the socket becomes stdin and stdout (dup2 clears CLOEXEC) */
 		if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
 			_exit(127);
 		if (exe_fd >= 0)
@@ -141,14 +167,56 @@ static int send_req(struct addr2line *a, const char *req)
 	return 0;
 }
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* A public call begins: only interruptions from now on count for it. */
+static void begin_call(struct addr2line *a)
+{
+	a->cancel_seen = a->cancel ? *a->cancel : 0;
+	a->intr_seen = a->intr;
+}
+
+static bool interrupted(const struct addr2line *a)
+{
+	return (a->cancel && *a->cancel != a->cancel_seen) || a->intr != a->intr_seen;
+}
+
+/* Wait until the socket has data: 0, -EINTR (interrupted), -ETIMEDOUT or another error. */
+static int wait_readable(struct addr2line *a)
+{
+	struct pollfd pfd = { .fd = a->sock, .events = POLLIN };
+	long long deadline = now_ms() + a->timeout_ms;
+
+	for (;;) {
+		long long left;
+		int r;
+
+		if (interrupted(a))
+			return -EINTR;	/* not sticky: the reply is skipped later */
+		left = deadline - now_ms();
+		if (left <= 0)
+			return a->err = -ETIMEDOUT;	/* out of sync from now on */
+		r = poll(&pfd, 1, left < CANCEL_POLL_MS ? left : CANCEL_POLL_MS);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return a->err = -errno;
+	}
+}
+
 /* Next reply line, without its newline; valid until the next read. */
 static int read_line(struct addr2line *a, char **line)
 {
 	for (;;) {
 		char *nl = a->rpos < a->rlen ? memchr(a->rbuf + a->rpos, '\n', a->rlen - a->rpos) : NULL;
-		struct pollfd pfd = { .fd = a->sock, .events = POLLIN };
 		ssize_t n;
-		int r;
+		int err;
 
 		if (nl) {
 			*nl = '\0';
@@ -171,14 +239,9 @@ static int read_line(struct addr2line *a, char **line)
 			a->rbuf = nb;
 			a->rcap = ncap;
 		}
-		r = poll(&pfd, 1, a->timeout_ms);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			return a->err = -errno;
-		}
-		if (r == 0)
-			return a->err = -ETIMEDOUT;	/* out of sync from now on */
+		err = wait_readable(a);
+		if (err)
+			return err;
 		n = read(a->sock, a->rbuf + a->rlen, a->rcap - a->rlen);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -191,33 +254,83 @@ static int read_line(struct addr2line *a, char **line)
 	}
 }
 
-/* Send @req and read the reply header: the line count of an "ok", or the errno of an "err". */
-static int request(struct addr2line *a, const char *req)
+/*
+ * The next reply's header into *reply: the line count of an "ok", or the errno of an "err".
+ * Returns 0, or the error that kept it from being read.
+ */
+static int read_header(struct addr2line *a, int *reply)
 {
 	char *line, *end;
 	long v;
 	int err;
 
-	if (a->err)
-		return a->err;
-	err = send_req(a, req);
-	if (err)
-		return err;
 	err = read_line(a, &line);
 	if (err)
 		return err;
+	a->unread--;
 	if (strncmp(line, "ok ", 3) == 0) {
 		errno = 0;
 		v = strtol(line + 3, &end, 10);
 		if (errno || *end || v < 0 || v > 100000000)
 			return a->err = -EPROTO;
-		return v;
+		a->unread_lines = v;
+		*reply = v;
+		return 0;
 	}
 	if (strncmp(line, "err ", 4) == 0) {
 		v = strtol(line + 4, &end, 10);
-		return v > 0 && v < 4096 ? -v : -EPROTO;
+		*reply = v > 0 && v < 4096 ? -v : -EPROTO;
+		return 0;
 	}
 	return a->err = -EPROTO;
+}
+
+/* The next line of the reply whose header was read last. */
+static int read_reply_line(struct addr2line *a, char **line)
+{
+	int err = read_line(a, line);
+
+	if (!err)
+		a->unread_lines--;
+	return err;
+}
+
+/* Skip what interrupted calls left unread, so that the next reply read is our own. */
+static int drain(struct addr2line *a)
+{
+	int reply, err;
+	char *line;
+
+	for (;;) {
+		while (a->unread_lines > 0) {
+			err = read_reply_line(a, &line);
+			if (err)
+				return err;
+		}
+		if (!a->unread)
+			return 0;
+		err = read_header(a, &reply);
+		if (err)
+			return err;
+	}
+}
+
+/* Send @req and read the reply header: the line count of an "ok", or the errno of an "err". */
+static int request(struct addr2line *a, const char *req)
+{
+	int reply, err;
+
+	if (a->err)
+		return a->err;
+	err = drain(a);
+	if (err)
+		return err;
+	err = send_req(a, req);
+	if (err)
+		return err;
+	a->unread++;
+	err = read_header(a, &reply);
+	return err ?: reply;
 }
 
 /* Read @n reply lines into a->reply, NUL-separated. */
@@ -230,7 +343,7 @@ static int read_reply_lines(struct addr2line *a, int n)
 		char *line;
 		size_t len;
 
-		err = read_line(a, &line);
+		err = read_reply_line(a, &line);
 		if (err)
 			return err;
 		len = strlen(line) + 1;
@@ -278,10 +391,12 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 		return -ENOMEM;
 	a->sock = -1;
 	a->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
+	a->cancel = opts ? opts->cancel : NULL;
 	err = spawn(a, elf_path, opts);
 	if (err)
 		goto cleanup;
 	/* the handshake tells whether the sidecar could open the file */
+	begin_call(a);
 	n = request(a, "info\n");
 	if (n < 0) {
 		err = n;
@@ -305,8 +420,8 @@ void addr2line__free(struct addr2line *a)
 	if (a->sock >= 0)
 		close(a->sock);	/* EOF on its stdin makes the sidecar exit */
 	if (a->pid > 0) {
-		/* don't wait on a wedged sidecar */
-		if (a->err == -ETIMEDOUT)
+		/* don't wait on a wedged sidecar, or on one still busy with an abandoned request */
+		if (a->err == -ETIMEDOUT || a->unread || a->unread_lines)
 			kill(a->pid, SIGKILL);
 		while (waitpid(a->pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -321,12 +436,49 @@ int addr2line__pid(const struct addr2line *a)
 	return a->pid;
 }
 
+void addr2line__interrupt(struct addr2line *a)
+{
+	a->intr++;
+}
+
+int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
+{
+	char *p, *f[2];
+	int n, i, err;
+
+	memset(st, 0, sizeof(*st));
+	begin_call(a);
+	n = request(a, "stats\n");
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err)
+		return err;
+	for (i = 0, p = a->reply; i < n; i++, p = f[1] + strlen(f[1]) + 1) {
+		if (split_tabs(p, f, 2) != 2)
+			return a->err = -EPROTO;
+		/* unknown counters are skipped: newer sidecars may report more */
+		if (strcmp(f[0], "cus_indexed") == 0)
+			st->cus_indexed = strtoull(f[1], NULL, 10);
+		else if (strcmp(f[0], "index_ms") == 0)
+			st->index_ms = strtod(f[1], NULL);
+		else if (strcmp(f[0], "lines_ms") == 0)
+			st->lines_ms = strtod(f[1], NULL);
+		else if (strcmp(f[0], "requests") == 0)
+			st->requests = strtoull(f[1], NULL, 10);
+		else if (strcmp(f[0], "cache_hits") == 0)
+			st->cache_hits = strtoull(f[1], NULL, 10);
+	}
+	return 0;
+}
+
 int addr2line__symbolize(struct addr2line *a, __u64 addr, struct addr2line_frame *frames, int max)
 {
 	char req[48], *p;
 	int n, i, err;
 
 	snprintf(req, sizeof(req), "sym %llx\n", (unsigned long long)addr);
+	begin_call(a);
 	n = request(a, req);
 	if (n == -ERANGE)
 		return 0;	/* not kernel code: nothing to say, not a failure */
@@ -364,6 +516,7 @@ int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2l
 		return -EINVAL;
 	if (asprintf(&req, "glob %s\n", glob) < 0)
 		return -ENOMEM;
+	begin_call(a);
 	n = request(a, req);
 	free(req);
 	if (n < 0)

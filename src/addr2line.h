@@ -5,10 +5,17 @@
  * socket pair. Addresses are link-time (KASLR already subtracted by the caller).
  * Every function returns a negative errno on failure; once the sidecar is gone
  * (-EPIPE), every later call fails fast the same way so the caller can degrade.
+ *
+ * The sidecar lives exactly as long as its client decides: it runs in a session of its
+ * own (a Ctrl-C on the terminal does not reach it, so samples drained after one still get
+ * source lines), exits when the client closes the connection (addr2line__free()) and is
+ * killed by the kernel when the thread that started it dies (PR_SET_PDEATHSIG), so it
+ * never outlives retsnoop.
  */
 #ifndef RETSNOOP_ADDR2LINE_H
 #define RETSNOOP_ADDR2LINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -20,7 +27,22 @@ struct addr2line_opts {
 	size_t sz;			/* sizeof(struct addr2line_opts) */
 	const char *sidecar_path;	/* run this binary instead of the embedded one */
 	int timeout_ms;			/* per reply; 0 = 60 s (cold vmlinux in a slow VM) */
-	bool verbose;			/* sidecar logs to our stderr */
+	/*
+	 * Interrupts a call waiting for a reply: when *cancel changes value during the wait
+	 * (a signal handler sets or increments it), the call returns -EINTR within 50 ms, at
+	 * once if the signal interrupted the wait. Only a change during the call counts, so
+	 * a flag that stays set does not fail later calls; those first skip the interrupted
+	 * reply. NULL: only addr2line__interrupt() interrupts.
+	 */
+	const volatile sig_atomic_t *cancel;
+};
+
+struct addr2line_stats {
+	unsigned long long cus_indexed;	/* compile units indexed so far */
+	double index_ms;		/* indexing them (DIE scans) */
+	double lines_ms;		/* line-table lookups, including decoding */
+	unsigned long long requests;	/* symbolization requests served */
+	unsigned long long cache_hits;	/* of those, answered from its reply cache */
 };
 
 struct addr2line_frame {
@@ -38,8 +60,17 @@ struct addr2line_frame {
 int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out);
 void addr2line__free(struct addr2line *a);
 
-/* PID of the sidecar process, for "-v" output. */
+/* PID of the sidecar process (for "-v" output, and to keep it out of tracing). */
 int addr2line__pid(const struct addr2line *a);
+
+/*
+ * Make the call waiting for a reply on @a (if any) return -EINTR promptly, as a change of
+ * opts.cancel does. Async-signal-safe: meant for a signal handler.
+ */
+void addr2line__interrupt(struct addr2line *a);
+
+/* The sidecar's counters so far. */
+int addr2line__stats(struct addr2line *a, struct addr2line_stats *st);
 
 /*
  * Frames of @addr, outermost first; the last is where @addr itself is. Returns

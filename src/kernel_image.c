@@ -19,7 +19,7 @@ static const char *const image_paths[] = {
 	"/usr/lib/debug/lib/modules/%1$s/vmlinux",
 };
 
-int kernel_image__find(const char *release, char *path, size_t path_sz, bool verbose)
+int kernel_image__find(const char *release, char *path, size_t path_sz, log_print_fn print)
 {
 	size_t i;
 
@@ -27,8 +27,7 @@ int kernel_image__find(const char *release, char *path, size_t path_sz, bool ver
 		snprintf(path, path_sz, image_paths[i], release);
 		if (access(path, R_OK) == 0)
 			return 0;
-		if (verbose)
-			printf("No vmlinux image at %s found...\n", path);
+		log_msg(print, LOG_DEBUG, "No vmlinux image at %s found...\n", path);
 	}
 	path[0] = '\0';
 	return -ENOENT;

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <linux/types.h>
+#include "log.h"
 
 #define BUILD_ID_MAX 64
 
@@ -15,7 +16,7 @@
  * Search the standard locations for kernel @release (uname -r); 0 and @path filled, or
  * -ENOENT. With @verbose, print each candidate that is missing.
  */
-int kernel_image__find(const char *release, char *path, size_t path_sz, bool verbose);
+int kernel_image__find(const char *release, char *path, size_t path_sz, log_print_fn print);
 
 /* GNU build ID of an ELF file; returns its length or a negative errno (-ENOENT: none). */
 int kernel_image__build_id(const char *path, unsigned char *id, size_t id_sz);

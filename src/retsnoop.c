@@ -187,15 +187,49 @@ static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 	return 0;
 }
 
+/*
+ * The DWARF image and its sidecar. Failures where DWARF is needed (-k, -s/-ss, :PATH globs)
+ * are worded here, where the flags are known; otherwise the run goes on with kallsyms only.
+ */
+static int open_dwarf(struct vmlinux_dwarf **vd)
+{
+	char image[512];
+	struct vmlinux_dwarf_opts vopts = {
+		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
+		.need_src_globs = has_src_globs(), .verbose = env.verbose,
+		.sidecar_path = getenv("RETSNOOP_SIDECAR"), .print = log_print,
+		.cancel = trace_cmd__stop_flag(), .image = image, .image_sz = sizeof(image),
+	};
+	int err, why;
+
+	err = vmlinux_dwarf__open(&vopts, vd, &why);
+	/* the run says "no usable DWARF" once before Receiving data; -v says why */
+	if (!err && why && why != -ENOENT)
+		log_msg(log_print, LOG_INFO, "The vmlinux image '%s' can't be used for source lines (%s).\n",
+			image, why == -ESTALE ? "not the running kernel's" : strerror(-why));
+	switch (err) {
+	case 0:
+		return 0;
+	case -ENOENT:
+		fprintf(stderr, "No DWARF vmlinux image found for this kernel, which %s needs; install the kernel's debug package or pass -k PATH.\n",
+			vopts.need_src_globs ? "a ':PATH' glob" : env.vmlinux_path ? "-k" : "-s/-ss");
+		break;
+	case -ESTALE:
+		fprintf(stderr, "vmlinux image '%s' is not the running kernel's (build IDs differ); use -k with the matching image or -sn for kallsyms only.\n",
+			image);
+		break;
+	default:
+		fprintf(stderr, "Can't use the vmlinux image '%s' for source lines (%s); is it a vmlinux with DWARF? Use -k with the right image or -sn for kallsyms only.\n",
+			image[0] ? image : env.vmlinux_path ?: "?", strerror(-err));
+		break;
+	}
+	return err;
+}
+
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print);
 	struct kernel_features feat = {};
-	struct vmlinux_dwarf_opts vopts = {
-		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
-		.need_src_globs = has_src_globs(), .verbose = env.verbose,
-		.sidecar_path = getenv("RETSNOOP_SIDECAR"),
-	};
 	struct func_discovery *d = NULL;
 	struct vmlinux_dwarf *vd = NULL;
 	struct btf *vmlinux_btf = NULL;
@@ -208,7 +242,24 @@ static int run(void)
 		return -EINVAL;
 	}
 	warn_unimplemented();
-	err = vmlinux_dwarf__open(&vopts, &vd);
+
+	/* kernel features first: the attach mode depends on them */
+	feat_err = trace_cmd__detect(&feat);
+	if (feat_err && !env.dry_run) {
+		if (feat_err != -EOPNOTSUPP)
+			fprintf(stderr, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
+				strerror(-feat_err));
+		return feat_err;
+	}
+	if (feat_err)
+		log_msg(log_print, LOG_INFO, "Feature detection failed (%s), the attach mode is a guess.\n",
+			strerror(-feat_err));
+	err = resolve_mode(feat_err ? NULL : &feat, &mode);
+	if (err)
+		return err;
+
+	/* then symbols: the DWARF image, which :PATH globs need before discovery */
+	err = open_dwarf(&vd);
 	if (err)
 		return err;
 
@@ -249,24 +300,10 @@ static int run(void)
 	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
 		goto cleanup;
 
-	feat_err = trace_cmd__detect(&feat);
-	if (feat_err && env.verbose >= 1)
-		printf("Feature detection failed (%s), the attach mode is a guess.\n",
-		       strerror(-feat_err));
-	err = resolve_mode(feat_err ? NULL : &feat, &mode);
-	if (err)
-		goto cleanup;
-
 	if (env.dry_run) {
 		report_dry_run(d, mode);
 		printf("Dry run successful, exiting...\n");
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
-		goto cleanup;
-	}
-	if (feat_err) {
-		fprintf(stderr, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
-			strerror(-feat_err));
-		err = feat_err;
 		goto cleanup;
 	}
 	err = trace_cmd__run(&env, d, &feat, vd, log_print);

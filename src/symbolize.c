@@ -88,6 +88,9 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 	if (!k || k->module)
 		return 0;
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
+	/* interrupted on purpose (Ctrl-C during a slow lookup): this address only, no warning */
+	if (n == -EINTR)
+		return 0;
 	if (n < 0) {
 		s->degraded = true;
 		log_msg(s->opts.print, LOG_WARN, "WARNING: source-line symbolization failed (%d); "

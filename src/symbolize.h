@@ -15,7 +15,10 @@ struct ksyms;
 
 /* Source-level answers for link-time (non-KASLR) addresses; a DWARF backend provides it. */
 struct src_backend {
-	/* Frames for @file_addr, outermost first; count, 0 if unknown, negative if broken. */
+	/*
+	 * Frames for @file_addr, outermost first; count, 0 if unknown, -EINTR if interrupted
+	 * (this address gets none), other negative errno if broken (no more lookups).
+	 */
 	int (*lookup)(void *ctx, __u64 file_addr, struct src_frame *frames, int max);
 	void *ctx;
 };

@@ -25,6 +25,11 @@
 
 static volatile sig_atomic_t stop_requested;
 
+volatile sig_atomic_t *trace_cmd__stop_flag(void)
+{
+	return &stop_requested;
+}
+
 static void on_signal(int sig)
 {
 	stop_requested = 1;
@@ -304,7 +309,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct symbolize *sym = NULL;
 	struct tracer *t = NULL;
 	struct drop_report drops;
-	__u32 excluded[2];
+	__u32 excluded[MAX_EXCLUDED_TGIDS];
+	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
 	long t0 = now_ms(), ms;
 	int err;
 
@@ -312,8 +318,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* never trace ourselves: our own output would feed back into the trace */
 	excluded[0] = getpid();
 	o.excluded_cnt = 1;
-	if (vmlinux_dwarf__sidecar_pid(vd) > 0)
-		excluded[o.excluded_cnt++] = vmlinux_dwarf__sidecar_pid(vd);
+	n = vmlinux_dwarf__pids(vd, pids, MAX_EXCLUDED_TGIDS - 1);
+	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 1; i++)
+		excluded[o.excluded_cnt++] = pids[i];
 	o.excluded_tgids = excluded;
 
 	trace_cmd__report_fallbacks(env, d);
@@ -384,6 +391,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		err = 0;
 	tracer__stop(t);
 	tracer__drops(t, &drops);
+	/* -vv: the sidecar's statistics, before the final lines */
+	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
 	ms = tracer__detach(t);
 	sink__detached(sink, ms);

@@ -3,6 +3,7 @@
 #ifndef RETSNOOP_TRACE_CMD_H
 #define RETSNOOP_TRACE_CMD_H
 
+#include <signal.h>
 #include <stdio.h>
 #include "env.h"
 #include "func.h"
@@ -12,6 +13,9 @@ struct func_discovery;
 struct kernel_features;
 struct mass_attacher;
 struct vmlinux_dwarf;
+
+/* Set by SIGINT/SIGTERM during a run: whatever waits on something slow should stop. */
+volatile sig_atomic_t *trace_cmd__stop_flag(void);
 
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
 int trace_cmd__detect(struct kernel_features *feat);

@@ -16,7 +16,9 @@ struct vmlinux_dwarf {
 	__u64 kaslr_offset;
 };
 
-/* Is @path the running kernel's image? 0, or -ESTALE after saying why. */
+#define pr(vd, level, ...) log_msg((vd)->opts.print, level, __VA_ARGS__)
+
+/* Is @path the running kernel's image? 0, -ESTALE, or the errno of reading its build ID. */
 static int check_build_id(const char *path)
 {
 	unsigned char want[BUILD_ID_MAX], got[BUILD_ID_MAX];
@@ -26,30 +28,29 @@ static int check_build_id(const char *path)
 	if (wn < 0)
 		return 0;	/* the kernel doesn't say; nothing to compare against */
 	gn = kernel_image__build_id(path, got, sizeof(got));
-	if (gn < 0) {
-		fprintf(stderr, "Can't read a build ID from '%s' (%s); is it a vmlinux?\n", path,
-			strerror(-gn));
+	if (gn < 0)
 		return gn;
-	}
-	if (gn != wn || memcmp(want, got, wn) != 0) {
-		fprintf(stderr, "vmlinux image '%s' is not the running kernel's (build IDs differ); "
-			"use -k with the matching image or -sn for kallsyms only.\n", path);
+	if (gn != wn || memcmp(want, got, wn) != 0)
 		return -ESTALE;
-	}
 	return 0;
 }
 
-int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out)
+int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out,
+			int *why)
 {
 	bool required = opts->path || opts->need_src_globs || opts->mode == SYMB_LINENUM ||
 			opts->mode == SYMB_INLINES;
 	struct addr2line_opts ao = { .sz = sizeof(ao), .sidecar_path = opts->sidecar_path,
-				     .verbose = opts->verbose >= 2 };
+				     .cancel = opts->cancel };
 	struct vmlinux_dwarf *vd;
 	struct utsname u;
 	int err;
 
 	*out = NULL;
+	if (why)
+		*why = 0;
+	if (opts->image && opts->image_sz)
+		opts->image[0] = '\0';
 	if (opts->mode == SYMB_NONE && !opts->need_src_globs)
 		return 0;
 	vd = calloc(1, sizeof(*vd));
@@ -58,45 +59,30 @@ int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dw
 	vd->opts = *opts;
 	if (opts->path) {
 		snprintf(vd->path, sizeof(vd->path), "%s", opts->path);
-	} else if (uname(&u) ||
-		   kernel_image__find(u.release, vd->path, sizeof(vd->path), opts->verbose >= 2)) {
-		if (required) {
-			fprintf(stderr, "No DWARF vmlinux image found for this kernel, which %s needs; "
-				"install the kernel's debug package or pass -k PATH.\n",
-				opts->need_src_globs ? "a ':PATH' glob" : "-s/-ss");
-			err = -ENOENT;
-			goto err;
-		}
-		/* the symbolize stage says so once, with the first output that lacks lines */
-		free(vd);
-		return 0;
+	} else if (uname(&u) || kernel_image__find(u.release, vd->path, sizeof(vd->path),
+						   opts->print)) {
+		err = -ENOENT;
+		goto fail;
 	}
+	if (opts->image && opts->image_sz)
+		snprintf(opts->image, opts->image_sz, "%s", vd->path);
 	err = check_build_id(vd->path);
-	if (err) {
-		if (required)
-			goto err;
-		free(vd);
-		return 0;
-	}
-	if (opts->verbose)
-		printf("Using vmlinux image at %s.\n", vd->path);
+	if (err)
+		goto fail;
+	pr(vd, LOG_INFO, "Using vmlinux image at %s.\n", vd->path);
 	err = addr2line__new(vd->path, &ao, &vd->a2l);
-	if (err) {
-		fprintf(stderr, "%s symbolization sidecar on '%s': %s.\n",
-			required ? "Failed to start the" : "WARNING: no source lines, can't start the",
-			vd->path, strerror(-err));
-		if (required)
-			goto err;
-		free(vd);
-		return 0;
-	}
-	if (opts->verbose)
-		printf("Sidecar PID is %d.\n", addr2line__pid(vd->a2l));
+	if (err)
+		goto fail;
+	pr(vd, LOG_INFO, "Sidecar PID is %d.\n", addr2line__pid(vd->a2l));
 	*out = vd;
 	return 0;
-err:
+fail:
 	vmlinux_dwarf__free(vd);
-	return err;
+	if (required)
+		return err;
+	if (why)
+		*why = err;
+	return 0;
 }
 
 void vmlinux_dwarf__free(struct vmlinux_dwarf *vd)
@@ -138,11 +124,11 @@ int vmlinux_dwarf__add_src_glob(struct vmlinux_dwarf *vd, struct func_discovery 
 
 	err = addr2line__find_by_source_glob(vd->a2l, spec->name, collect_name, &acc);
 	if (!err && acc.cnt == 0 && role == FUNC_GLOB_ENTRY && spec->mandatory)
-		fprintf(stderr, "Source glob ':%s' matches no function in the DWARF data.\n",
-			spec->name);
+		pr(vd, LOG_WARN, "Source glob ':%s' matches no function in the DWARF data.\n",
+		   spec->name);
 	if (err)
-		fprintf(stderr, "Failed to process file paths (':%s'): %s.\n", spec->name,
-			strerror(-err));
+		pr(vd, LOG_WARN, "Failed to process file paths (':%s'): %s.\n", spec->name,
+		   strerror(-err));
 	else
 		err = func_discovery__add_names(d, role, (const char *const *)acc.names, acc.cnt,
 						spec->name);
@@ -159,18 +145,17 @@ int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks)
 	int err;
 
 	if (!stext) {
-		fprintf(stderr, "Failed to determine _stext address from /proc/kallsyms\n");
+		pr(vd, LOG_WARN, "Failed to determine _stext address from /proc/kallsyms\n");
 		return -ENOENT;
 	}
 	err = kernel_image__text_addr(vd->path, &text);
 	if (err) {
-		fprintf(stderr, "Failed to determine kernel image address (KASLR) from '%s'! "
-			"Zero is assumed.\n", vd->path);
+		pr(vd, LOG_WARN, "Failed to determine kernel image address (KASLR) from '%s'! "
+		   "Zero is assumed.\n", vd->path);
 		text = stext->addr;
 	}
 	vd->kaslr_offset = stext->addr - text;
-	if (vd->opts.verbose)
-		printf("KASLR offset is 0x%llx.\n", (unsigned long long)vd->kaslr_offset);
+	pr(vd, LOG_INFO, "KASLR offset is 0x%llx.\n", (unsigned long long)vd->kaslr_offset);
 	return 0;
 }
 
@@ -182,7 +167,22 @@ void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_op
 	so->inlines = vd->opts.mode != SYMB_LINENUM;
 }
 
-int vmlinux_dwarf__sidecar_pid(const struct vmlinux_dwarf *vd)
+int vmlinux_dwarf__pids(const struct vmlinux_dwarf *vd, int *pids, int max)
 {
-	return vd && vd->a2l ? addr2line__pid(vd->a2l) : 0;
+	if (!vd || !vd->a2l)
+		return 0;
+	if (max > 0)
+		pids[0] = addr2line__pid(vd->a2l);
+	return 1;
+}
+
+void vmlinux_dwarf__print_stats(struct vmlinux_dwarf *vd)
+{
+	struct addr2line_stats st;
+
+	if (!vd || vd->opts.verbose < 2 || addr2line__stats(vd->a2l, &st))
+		return;
+	pr(vd, LOG_DEBUG, "Symbolization sidecar: %llu lookups (%llu from its cache), %llu compile units "
+	   "indexed in %.1f ms, line tables %.1f ms.\n", st.requests, st.cache_hits,
+	   st.cus_indexed, st.index_ms, st.lines_ms);
 }

@@ -7,8 +7,10 @@
 #ifndef RETSNOOP_VMLINUX_DWARF_H
 #define RETSNOOP_VMLINUX_DWARF_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include "env.h"
+#include "log.h"
 #include "func_discovery.h"
 #include "symbolize.h"
 
@@ -22,14 +24,26 @@ struct vmlinux_dwarf_opts {
 	bool need_src_globs;		/* some -e/-a/-d :PATH glob was given */
 	int verbose;
 	const char *sidecar_path;	/* tests: run this sidecar instead of the embedded one */
+	/*
+	 * A flag a signal handler changes (e.g. SIGINT's): a source lookup waiting on the
+	 * sidecar then returns promptly without source lines (addr2line_opts.cancel).
+	 */
+	const volatile sig_atomic_t *cancel;
+	log_print_fn print;		/* -v/-vv details */
+	/* out: the image looked at (empty if none was found), for the caller's messages */
+	char *image;
+	size_t image_sz;
 };
 
 /*
- * Returns 0 with *out set, or 0 with *out NULL when DWARF is neither available nor needed
- * (after one warning line), or a negative errno after one error line when it is needed
- * (-s/-ss, -k, :PATH globs) but missing, unreadable or not this kernel's.
+ * Returns 0 with *out set, or 0 with *out NULL when DWARF is neither available nor needed,
+ * or, when it is needed (opts.path, need_src_globs, linenum/inlines mode), a negative
+ * errno the caller words: -ENOENT no image found, -ESTALE the image is another kernel's,
+ * another errno from reading it or starting the sidecar. Without it being needed, the
+ * same failures return 0 with *out NULL and the errno in *why (may be NULL).
  */
-int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out);
+int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out,
+			int *why);
 void vmlinux_dwarf__free(struct vmlinux_dwarf *vd);
 
 /* Resolve ":PATH" @spec into the functions defined there and add them to @d with @role. */
@@ -39,10 +53,20 @@ int vmlinux_dwarf__add_src_glob(struct vmlinux_dwarf *vd, struct func_discovery 
 /* KASLR offset from kallsyms' _stext and the image's .text; 0 or negative errno. */
 int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks);
 
-/* PID of the sidecar process (retsnoop never traces it), or 0 when there is none. */
-int vmlinux_dwarf__sidecar_pid(const struct vmlinux_dwarf *vd);
-
 /* Options for the symbolize stage: the source backend, KASLR offset, inline frames. */
 void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_opts *so);
+
+/*
+ * PIDs of the processes this module started (the sidecar; it runs no threads and starts no
+ * children), up to @max of them into @pids; returns how many there are. Tracing should
+ * leave them out: retsnoop's own symbolizing would otherwise show up in its output.
+ */
+int vmlinux_dwarf__pids(const struct vmlinux_dwarf *vd, int *pids, int max);
+
+/*
+ * At -vv, print the sidecar's statistics in one line (call it before the final "DONE"
+ * line: the sidecar itself prints nothing). Nothing at lower verbosity.
+ */
+void vmlinux_dwarf__print_stats(struct vmlinux_dwarf *vd);
 
 #endif

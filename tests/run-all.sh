@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
+# The unit tests compare the sidecar's decoders with libdw's on the 6.12 DWARF vmlinux too,
+# which the 6.12 VM scenarios download anyway: fetch it first (nothing to do once cached).
+case " ${KERNELS:-6.12} " in
+*" 6.12 "*) tests/vm/fetch-kernel 6.12 --dbg >/dev/null || echo "unit: no 6.12 DWARF vmlinux, its checks will skip" ;;
+esac
 make -s test-unit 2>&1 | tee -a "$log" || status=1
 make -s test-ship 2>&1 | tee -a "$log" || status=1
 make -s test-vm ${KERNELS:+KERNELS="$KERNELS"} 2>&1 | tee -a "$log" || status=1

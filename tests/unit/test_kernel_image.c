@@ -75,7 +75,7 @@ static void test_find_missing(void **state)
 {
 	char path[256];
 
-	assert_int_equal(kernel_image__find("0.0.0-no-such-release", path, sizeof(path), false),
+	assert_int_equal(kernel_image__find("0.0.0-no-such-release", path, sizeof(path), NULL),
 			 -ENOENT);
 	assert_string_equal(path, "");
 }

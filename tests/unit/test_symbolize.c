@@ -24,7 +24,7 @@ static int fake_lookup(void *ctx, __u64 file_addr, struct src_frame *fr, int max
 {
 	last_lookup = file_addr;
 	if (fail_next)
-		return -EPIPE;
+		return fail_next < 0 ? fail_next : -EPIPE;
 	fr[0] = (struct src_frame){ "__sys_bpf", "kernel/bpf/syscall.c", 4947, 9 };
 	fr[1] = (struct src_frame){ "map_create", "kernel/bpf/syscall.c", 1106, 8 };
 	fr[2] = (struct src_frame){ "find_and_alloc_map", "kernel/bpf/syscall.c", 132, 5 };
@@ -137,6 +137,25 @@ static void test_degrades_once(void **state)
 	ksyms__free(ks);
 }
 
+/* An interrupted lookup (Ctrl-C during a slow one) costs that address its lines, no more. */
+static void test_interrupted_lookup(void **state)
+{
+	struct ksyms *ks = ksyms__parse(kallsyms, sizeof(kallsyms) - 1);
+	struct symbolize *s = make(ks, true, true);
+	struct sym_resolver r = symbolize__resolver(s);
+	struct src_frame fr[8];
+
+	logged[0] = '\0';
+	fail_next = -EINTR;
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 0);
+	assert_false(symbolize__degraded(s));
+	fail_next = 0;
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 3);
+	assert_string_equal(logged, "");	/* no warning */
+	symbolize__free(s);
+	ksyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +163,7 @@ int main(void)
 		cmocka_unit_test(test_src_kaslr_and_modes),
 		cmocka_unit_test(test_quiet_without_backend),
 		cmocka_unit_test(test_degrades_once),
+		cmocka_unit_test(test_interrupted_lookup),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);

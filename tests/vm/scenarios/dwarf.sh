@@ -17,8 +17,40 @@ trace lines bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_c
 trace nosrc bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_check -sn
 echo '=== BEGIN dry'
 retsnoop --dry-run -v -e '*sys_bpf' -a ':kernel/bpf/*.c' -d 'bpf_lsm*' 2>&1 | grep -c '^Attached (dry run)'
-retsnoop --dry-run -v -e '*sys_bpf' -a ':kernel/bpf/*.c' 2>&1 | grep -oE \"'(bpf_prog_load|map_create|array_map_alloc_check|vfs_read)'\" | sort -u
+retsnoop --dry-run -v -e '*sys_bpf' -a ':kernel/bpf/*.c' 2>&1 | grep -oE \"'(bpf_prog_load|map_create|array_map_alloc_check|vfs_read|btf_enum_log|bpf_perf_link_dealloc|bpf_jit_supports_kfunc_call)'\" | sort -u
+echo \"alone: \$(retsnoop --dry-run -v -e '*sys_bpf' -a bpf_jit_supports_kfunc_call 2>&1 | grep -c \"'bpf_jit_supports_kfunc_call'\")\"
 echo '=== END dry'
+# alive PID: running (not gone, not a zombie)
+alive() { [ -r /proc/\$1/stat ] && ! grep -q ') [ZX] ' /proc/\$1/stat; }
+# wait_recv FILE PID: until retsnoop says it receives data
+wait_recv() { i=0; while ! grep -q 'Receiving data' \$1; do kill -0 \$2 2>/dev/null || break; i=\$((i + 1)); [ \$i -gt 900 ] && break; sleep 0.1; done; }
+echo '=== BEGIN group'
+# job control: retsnoop's job gets a process group of its own, as in a terminal
+set -m
+retsnoop -vv -e '*sys_bpf' -a array_map_alloc_check >/tmp/g.out 2>&1 &
+p=\$!
+set +m
+wait_recv /tmp/g.out \$p
+sc=\$(sed -n 's/^Sidecar PID is \\([0-9]*\\)\\./\\1/p' /tmp/g.out)
+simfail bpf-bad-map-val-size-percpu-array >/dev/null 2>&1
+sleep 0.3
+kill -INT -\$p
+wait \$p
+echo \"rc=\$?\"
+cat /tmp/g.out
+alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gone\"
+echo '=== END group'
+echo '=== BEGIN kill9'
+retsnoop -v -e '*sys_bpf' -a array_map_alloc_check >/tmp/k9.out 2>&1 &
+p=\$!
+wait_recv /tmp/k9.out \$p
+sc=\$(sed -n 's/^Sidecar PID is \\([0-9]*\\)\\./\\1/p' /tmp/k9.out)
+alive \$sc && echo \"sidecar \$sc running\"
+kill -KILL \$p
+wait \$p
+sleep 0.3
+alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gone\"
+echo '=== END kill9'
 retsnoop -k /usr/bin/simfail -e '*sys_bpf' >/tmp/k.out 2>&1; echo \"rc=\$?\" >>/tmp/k.out
 echo '=== BEGIN wrongk'; cat /tmp/k.out; echo '=== END wrongk'") ||
 	{ echo "$out" | tail -40; fail "guest run (--dwarf) failed"; finish; }
@@ -42,6 +74,26 @@ for f in bpf_prog_load map_create array_map_alloc_check; do
 	expect "$s" "^'$f'\$" ":kernel/bpf/*.c selects $f"
 done
 expect_count "$s" "^'vfs_read'\$" 0 ":kernel/bpf/*.c does not select fs/ functions"
+# DWARF subprograms without an address (identical code folding, declarations): listed from
+# the symbol table when their one symbol lies in a kernel/bpf unit's code
+for f in btf_enum_log bpf_perf_link_dealloc; do
+	expect "$s" "^'$f'\$" ":kernel/bpf/*.c selects $f (no address in its DWARF)"
+done
+# core.c's __weak bpf_jit_supports_kfunc_call is overridden in arch/x86: traceable, not selected
+expect "$s" '^alone: 1$' "bpf_jit_supports_kfunc_call is traceable"
+expect_count "$s" "^'bpf_jit_supports_kfunc_call'\$" 0 ":kernel/bpf/*.c leaves out arch/x86's bpf_jit_supports_kfunc_call"
+# a terminal's Ctrl-C signals the whole process group: the sidecar is not in it
+s=$(section "$out" group)
+expect "$s" '^Sidecar PID is [0-9]+\.$' "-v names the sidecar"
+expect "$s" '\[-E2BIG\] +__sys_bpf\+0x[0-9a-f]+ +\(kernel/bpf/syscall\.c:[0-9]+:[0-9]+\)$' "group Ctrl-C: stack with source lines"
+expect_count "$s" 'WARNING' 0 "group Ctrl-C: no warning"
+expect_count "$s" 'retsnoop-sidecar' 0 "no sidecar output (statistics) of its own"
+expect "$s" 'DONE in [0-9]+ ms\.$' "group Ctrl-C: detached"
+expect "$s" '^rc=0$' "group Ctrl-C: exit 0"
+expect "$s" '^sidecar [0-9]+ gone$' "the sidecar ends with retsnoop"
+s=$(section "$out" kill9)
+expect "$s" '^sidecar [0-9]+ running$' "kill -9: the sidecar ran"
+expect "$s" '^sidecar [0-9]+ gone$' "kill -9 of retsnoop: the sidecar dies too (PR_SET_PDEATHSIG)"
 s=$(section "$out" wrongk)
 expect "$s" 'not the running kernel|build ID' "-k with another ELF is refused"
 expect "$s" '^rc=[1-9]' "-k mismatch fails"
