@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "opts.h"
 #include "capture.h"
 
 /*
@@ -67,19 +68,21 @@ static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
 
 struct capture *capture__create(const char *path, const struct capture_opts *opts)
 {
-	const struct capture_views *v = &opts->views;
+	const struct capture_views *v;
+	struct capture_opts o;
 	struct capture *c;
-	__u32 views[2] = {
-		(v->stack_view ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
-		(v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
-		(v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
-		(v->dec_offs ? VIEW_DEC_OFFS : 0),
-		(__u32)v->lbr_max_count,
-	};
+	__u32 views[2];
 	size_t i;
 
-	if (!opts || opts->sz < sizeof(*opts))
+	if (OPTS_COPY(&o, opts))
 		return errno = EINVAL, NULL;
+	opts = &o;
+	v = &o.views;
+	views[0] = (v->stack_view ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
+		   (v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
+		   (v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
+		   (v->dec_offs ? VIEW_DEC_OFFS : 0);
+	views[1] = (__u32)v->lbr_max_count;
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;

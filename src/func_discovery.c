@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "opts.h"
 #include "ftrace_funcs.h"
 #include "func_discovery.h"
 #include "func_types.h"
@@ -149,8 +150,10 @@ struct func_discovery *func_discovery__new(const struct func_discovery_opts *opt
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	if (opts)
-		memcpy(&d->opts, opts, opts->sz < sizeof(*opts) ? opts->sz : sizeof(*opts));
+	if (opts && OPTS_COPY(&d->opts, opts)) {
+		free(d);
+		return errno = EINVAL, NULL;
+	}
 	d->opts.sz = sizeof(d->opts);
 
 	for (i = 0; i < ARRAY_SIZE(builtin_deny) && !err; i++)

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "opts.h"
 #include "mass_attacher.h"
 #include "retsnoop.h"
 
@@ -29,7 +30,7 @@ struct mass_attacher {
 	struct mass_attacher_opts opts;
 	enum attach_mode mode;
 	bool use_cookies;
-	bool prepared, loaded;
+	bool planned, prepared, loaded;
 
 	const struct func *funcs;	/* borrowed */
 	size_t func_cnt;
@@ -71,6 +72,11 @@ const char *mass_attacher__mode_name(enum attach_mode mode)
 	}
 }
 
+static bool opts_valid_attacher(const struct mass_attacher_opts *opts)
+{
+	return opts__valid(opts, sizeof(*opts));
+}
+
 struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs,
 					 const struct func *funcs, size_t cnt,
 					 const struct mass_attacher_opts *opts)
@@ -78,7 +84,7 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 	struct mass_attacher *att;
 	int i;
 
-	if (!progs || !opts || opts->sz < sizeof(*opts) || (cnt && !funcs))
+	if (!progs || !opts_valid_attacher(opts) || (cnt && !funcs))
 		return errno = EINVAL, NULL;
 	if (cnt > MAX_FUNC_CNT)
 		return errno = E2BIG, NULL;
@@ -94,7 +100,7 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 		return errno = ENOMEM, NULL;
 	}
 	att->progs = *progs;
-	att->opts = *opts;
+	OPTS_COPY(&att->opts, opts);
 	att->mode = opts->mode;
 	att->funcs = funcs;
 	att->func_cnt = cnt;
@@ -147,22 +153,12 @@ int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id)
 	return f->flags & FUNC_RET_VOID ? MA_FEXIT_TMPLS : f->arg_cnt;
 }
 
-/* fentry: load each template once, for the first function it fits; clones do the rest. */
+/* fentry: point each template at the first function it was planned for. */
 static int prepare_fentry(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
-	size_t i;
 	int err, slot;
 
-	for (i = 0; i < att->func_cnt; i++) {
-		if (att->how[i] != FUNC_ATTACH_FENTRY)
-			continue;
-		if (att->fentry_tmpl_func < 0)
-			att->fentry_tmpl_func = i;
-		slot = mass_attacher__fexit_slot(att, i);
-		if (att->fexit_tmpl_func[slot] < 0)
-			att->fexit_tmpl_func[slot] = i;
-	}
 	set_autoload(p->fentry, att->fentry_tmpl_func >= 0);
 	if (att->fentry_tmpl_func >= 0) {
 		err = bpf_program__set_attach_target(p->fentry, 0,
@@ -200,11 +196,10 @@ static void plan_funcs(struct mass_attacher *att)
 	}
 }
 
-int mass_attacher__prepare(struct mass_attacher *att)
+int mass_attacher__plan(struct mass_attacher *att)
 {
-	struct mass_attacher_progs *p = &att->progs;
-	size_t ip_slots;
-	int slot, err;
+	size_t i;
+	int slot;
 
 	if (att->func_cnt == 0) {
 		pr(att, LOG_WARN, "No matching functions found.\n");
@@ -231,10 +226,7 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	default:
 		break;
 	}
-	att->prepared = true;
-	raise_nofile(att);
 	plan_funcs(att);
-
 	if (att->kprobe_cnt && !att->opts.has_cookies && !att->opts.has_func_ip &&
 	    att->opts.kret_ip_off <= 0) {
 		pr(att, LOG_WARN, "Kprobes can't tell which function they fired for on this kernel: "
@@ -243,6 +235,30 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		return -EOPNOTSUPP;
 	}
 	att->use_cookies = att->kprobe_cnt && att->opts.has_cookies;
+	/* fentry: load each template once, for the first function it fits; clones do the rest */
+	for (i = 0; i < att->func_cnt; i++) {
+		if (att->how[i] != FUNC_ATTACH_FENTRY)
+			continue;
+		if (att->fentry_tmpl_func < 0)
+			att->fentry_tmpl_func = i;
+		slot = mass_attacher__fexit_slot(att, i);
+		if (att->fexit_tmpl_func[slot] < 0)
+			att->fexit_tmpl_func[slot] = i;
+	}
+	att->planned = true;
+	return 0;
+}
+
+int mass_attacher__prepare(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	size_t ip_slots;
+	int slot, err;
+
+	if (!att->planned && (err = mass_attacher__plan(att)))
+		return err;
+	att->prepared = true;
+	raise_nofile(att);
 
 	set_autoload(p->kentry, att->kprobe_cnt);
 	set_autoload(p->kexit, att->kprobe_cnt);
@@ -264,6 +280,16 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	/* fentry: function start, and start + 4 where an endbr64 precedes the fentry call */
 	ip_slots = att->fentry_cnt * 2 + (att->use_cookies ? 0 : att->kprobe_cnt);
 	return bpf_map__set_max_entries(p->ip_to_id, ip_slots ?: 1);
+}
+
+int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot)
+{
+	return slot >= 0 && slot <= MA_FEXIT_TMPLS ? att->fexit_tmpl_func[slot] : -1;
+}
+
+size_t mass_attacher__ip_slots(const struct mass_attacher *att)
+{
+	return att->fentry_cnt * 2 + (att->use_cookies ? 0 : att->kprobe_cnt);
 }
 
 enum attach_mode mass_attacher__mode(const struct mass_attacher *att)

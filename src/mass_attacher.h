@@ -66,11 +66,13 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 void mass_attacher__free(struct mass_attacher *att);
 
 /*
- * Plan the attachment: resolve ATTACH_AUTO, choose each function's way of attaching and
- * the fentry/fexit templates, set autoload, attach targets and map sizes. Fails with
- * -ENOENT (no functions), -ENOTSUP (the mode needs kprobe.multi the kernel lacks),
- * -EOPNOTSUPP (the kernel can't name functions in this mode) or -EINVAL.
+ * Plan the attachment, touching no BPF object: resolve ATTACH_AUTO, choose each function's
+ * way of attaching (mass_attacher__func_attach()) and the fentry/fexit templates. Fails
+ * with -ENOENT (no functions) or -EOPNOTSUPP (the kernel lacks what the mode needs, or
+ * can't tell kprobes' functions apart), after a message at LOG_WARN.
  */
+int mass_attacher__plan(struct mass_attacher *att);
+/* Plan (if not done) and apply it to the programs: autoload, attach targets, map sizes. */
 int mass_attacher__prepare(struct mass_attacher *att);
 /* After the caller's BPF object is loaded: fill ip_to_id. */
 int mass_attacher__load(struct mass_attacher *att);
@@ -85,6 +87,10 @@ enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 /* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */
 int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id);
+/* The function the fexit template of @slot is loaded for, -1 if that template is unused. */
+int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot);
+/* Entries the ip -> id map needs. */
+size_t mass_attacher__ip_slots(const struct mass_attacher *att);
 /* True if BPF gets the function id from the cookie (else from ip_to_id). */
 bool mass_attacher__uses_cookies(const struct mass_attacher *att);
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
+#include "opts.h"
 #include "render.h"
 
 /* "HH:MM:SS.uuuuuu" in local time for a BPF (monotonic) timestamp. */
@@ -131,13 +132,13 @@ struct sink *text_sink__new(const struct text_sink_opts *opts)
 {
 	struct text_sink *ts;
 
-	if (!opts || opts->sz < sizeof(*opts))
+	if (!opts__valid(opts, sizeof(*opts)))
 		return errno = EINVAL, NULL;
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
 		return NULL;
 	ts->sink.ops = &text_ops;
-	ts->o = *opts;
+	OPTS_COPY(&ts->o, opts);
 	ts->o.out = opts->out ?: stdout;
 	ts->o.err = opts->err ?: stderr;
 	return &ts->sink;

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "opts.h"
 #include "result_fmt.h"
 #include "sample_internal.h"
 
@@ -183,13 +184,15 @@ static void copy_comm(char *dst, const char *src)
 int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 		  struct sample **out)
 {
+	struct sample_build_opts bo;
 	struct sample_pool *pool;
 	struct sample *s;
 	int err;
 
 	*out = NULL;
-	if (!o || o->sz < sizeof(*o) || !r || !r->start || !r->end)
+	if (OPTS_COPY(&bo, o) || !r || !r->start || !r->end)
 		return -EINVAL;
+	o = &bo;
 	pool = sample_pool__new();
 	if (!pool)
 		return -ENOMEM;

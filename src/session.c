@@ -3,6 +3,7 @@
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
+#include "opts.h"
 #include "session.h"
 
 #define DEFAULT_MAX_TRACE_RECS	(1u << 20)
@@ -34,12 +35,12 @@ struct session_store *session_store__new(const struct session_store_opts *opts)
 {
 	struct session_store *st;
 
-	if (!opts || opts->sz < sizeof(*opts) || !opts->on_session)
+	if (!opts__valid(opts, sizeof(*opts)) || !opts->on_session)
 		return errno = EINVAL, NULL;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
-	st->opts = *opts;
+	OPTS_COPY(&st->opts, opts);
 	if (!st->opts.max_trace_recs)
 		st->opts.max_trace_recs = DEFAULT_MAX_TRACE_RECS;
 	return st;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include "opts.h"
 #include "errnos.h"
 #include "result_fmt.h"
 #include "sink.h"
@@ -400,13 +401,13 @@ struct sink *json_sink__new(const struct json_sink_opts *opts)
 {
 	struct json_sink *js;
 
-	if (!opts || opts->sz < sizeof(*opts))
+	if (!opts__valid(opts, sizeof(*opts)))
 		return errno = EINVAL, NULL;
 	js = calloc(1, sizeof(*js));
 	if (!js)
 		return NULL;
 	js->sink.ops = &json_ops;
-	js->o = *opts;
+	OPTS_COPY(&js->o, opts);
 	js->o.out = opts->out ?: stdout;
 	return &js->sink;
 }

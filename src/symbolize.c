@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "opts.h"
 #include "ksyms.h"
 #include "symbolize.h"
 
@@ -34,12 +35,12 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 {
 	struct symbolize *s;
 
-	if (!opts || opts->sz < sizeof(*opts))
+	if (!opts__valid(opts, sizeof(*opts)))
 		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->opts = *opts;
+	OPTS_COPY(&s->opts, opts);
 	return s;
 }
 

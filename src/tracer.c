@@ -6,6 +6,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "opts.h"
 #include "capture.h"
 #include "lbr.h"
 #include "retsnoop.skel.h"
@@ -54,12 +55,13 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	size_t i;
 	int err;
 
-	if (!opts || opts->sz < sizeof(*opts) || !feat || !opts->sink)
+	if (!opts__valid(opts, sizeof(*opts)) || !feat || !opts->sink)
 		return errno = EINVAL, NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	t->o = *opts;
+	OPTS_COPY(&t->o, opts);
+	opts = &t->o;
 
 	if (opts->lbr) {
 		if (!feat->has_branch_snapshot) {

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * mass_attacher's planning, without a kernel: which mode a run ends up in, how each
+ * function is attached (fentry, or kprobes where fentry can't), which fexit template
+ * serves which function, and what the kernel must offer for each.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "unit.h"
+#include "mass_attacher.h"
+#include "retsnoop.h"
+
+static char msgs[1024];
+
+static void log_to_buf(int level, const char *fmt, va_list args)
+{
+	size_t n = strlen(msgs);
+
+	vsnprintf(msgs + n, sizeof(msgs) - n, fmt, args);
+}
+
+static const struct func funcs[] = {
+	{ .name = "__x64_sys_bpf", .btf_id = 10, .arg_cnt = 1, .flags = FUNC_IS_ENTRY },
+	{ .name = "__sys_bpf", .btf_id = 11, .arg_cnt = 3, .kprobe_fallback = true,
+	  .fentry_why = "a parameter is not an integer, enum or pointer" },
+	{ .name = "array_map_alloc_check", .btf_id = 12, .arg_cnt = 1,
+	  .flags = FUNC_NEEDS_SIGN_EXT },
+	{ .name = "bpf_map_free", .btf_id = 13, .arg_cnt = 1,
+	  .flags = FUNC_RET_VOID | FUNC_CANT_FAIL },
+	{ .name = "array_map_helper.isra.0" },			/* no BTF */
+	{ .name = "array_map_update_elem", .btf_id = 14, .arg_cnt = 4 },
+};
+
+#define FUNC_CNT (sizeof(funcs) / sizeof(funcs[0]))
+
+static struct mass_attacher *plan(enum attach_mode mode, bool multi, bool cookies,
+				  bool func_ip, int kret_off, int want_err)
+{
+	struct mass_attacher_progs progs = {};
+	struct mass_attacher_opts o = {
+		.sz = sizeof(o), .mode = mode, .print = log_to_buf, .has_kprobe_multi = multi,
+		.has_cookies = cookies, .has_func_ip = func_ip, .kret_ip_off = kret_off,
+	};
+	struct mass_attacher *att = mass_attacher__new(&progs, funcs, FUNC_CNT, &o);
+
+	assert_non_null(att);
+	msgs[0] = '\0';
+	assert_int_equal(mass_attacher__plan(att), want_err);
+	return att;
+}
+
+static void test_auto_mode(void **state)
+{
+	struct mass_attacher *att = plan(ATTACH_AUTO, true, true, true, 5, 0);
+	size_t i;
+
+	assert_int_equal(mass_attacher__mode(att), ATTACH_KPROBE_MULTI);
+	for (i = 0; i < FUNC_CNT; i++)
+		assert_int_equal(mass_attacher__func_attach(att, i), FUNC_ATTACH_KPROBE_MULTI);
+	assert_true(mass_attacher__uses_cookies(att));
+	assert_int_equal(mass_attacher__ip_slots(att), 0);	/* ids from cookies */
+	mass_attacher__free(att);
+
+	/* 6.1: no kprobe.multi, single kprobes */
+	att = plan(ATTACH_AUTO, false, true, true, 5, 0);
+	assert_int_equal(mass_attacher__mode(att), ATTACH_KPROBE_SINGLE);
+	assert_int_equal(mass_attacher__func_attach(att, 0), FUNC_ATTACH_KPROBE);
+	mass_attacher__free(att);
+
+	/* 5.10: no cookies, no bpf_get_func_ip(): kretprobes name functions by calibration */
+	att = plan(ATTACH_AUTO, false, false, false, 5, 0);
+	assert_false(mass_attacher__uses_cookies(att));
+	assert_int_equal(mass_attacher__ip_slots(att), FUNC_CNT);
+	mass_attacher__free(att);
+	att = plan(ATTACH_AUTO, false, false, false, 0, -EOPNOTSUPP);
+	assert_non_null(strstr(msgs, "Kprobes can't tell which function"));
+	mass_attacher__free(att);
+}
+
+static void test_forced_modes(void **state)
+{
+	struct mass_attacher *att = plan(ATTACH_KPROBE_MULTI, false, true, true, 5, -EOPNOTSUPP);
+
+	assert_non_null(strstr(msgs, "no kprobe.multi links"));
+	assert_null(strstr(msgs, "-M"));	/* flags are main's to name */
+	mass_attacher__free(att);
+	att = plan(ATTACH_KPROBE_SINGLE, true, true, true, 5, 0);
+	assert_int_equal(mass_attacher__func_attach(att, 2), FUNC_ATTACH_KPROBE);
+	mass_attacher__free(att);
+	att = plan(ATTACH_FENTRY, true, true, false, 5, -EOPNOTSUPP);
+	assert_non_null(strstr(msgs, "bpf_get_func_ip()"));
+	mass_attacher__free(att);
+}
+
+/* -F: what fentry can't attach is traced with kprobes (multi where the kernel has them). */
+static void test_fentry_mixed(void **state)
+{
+	struct mass_attacher *att = plan(ATTACH_FENTRY, true, true, true, 5, 0);
+
+	assert_int_equal(mass_attacher__mode(att), ATTACH_FENTRY);
+	assert_int_equal(mass_attacher__func_attach(att, 0), FUNC_ATTACH_FENTRY);
+	assert_int_equal(mass_attacher__func_attach(att, 1), FUNC_ATTACH_KPROBE_MULTI);
+	assert_int_equal(mass_attacher__func_attach(att, 2), FUNC_ATTACH_FENTRY);
+	assert_int_equal(mass_attacher__func_attach(att, 4), FUNC_ATTACH_KPROBE_MULTI);
+	assert_int_equal(mass_attacher__fallback_cnt(att), 2);
+	/* templates: fexit by argument count, void apart */
+	assert_int_equal(mass_attacher__fexit_slot(att, 0), 1);
+	assert_int_equal(mass_attacher__fexit_slot(att, 3), MA_FEXIT_TMPLS);
+	assert_int_equal(mass_attacher__fexit_tmpl_func(att, 1), 0);	/* first 1-arg non-void */
+	assert_int_equal(mass_attacher__fexit_tmpl_func(att, MA_FEXIT_TMPLS), 3);
+	assert_int_equal(mass_attacher__fexit_tmpl_func(att, 4), 5);
+	assert_int_equal(mass_attacher__fexit_tmpl_func(att, 3), -1);	/* __sys_bpf: kprobes */
+	/* fentry ips twice (endbr64), the kprobe ones come by cookie */
+	assert_int_equal(mass_attacher__ip_slots(att), 2 * 4);
+	mass_attacher__free(att);
+
+	/* 6.1: no kprobe.multi, single kprobes for the rest */
+	att = plan(ATTACH_FENTRY, false, true, true, 5, 0);
+	assert_int_equal(mass_attacher__func_attach(att, 1), FUNC_ATTACH_KPROBE);
+	mass_attacher__free(att);
+}
+
+static void test_no_functions(void **state)
+{
+	struct mass_attacher_progs progs = {};
+	struct mass_attacher_opts o = { .sz = sizeof(o), .print = log_to_buf };
+	struct mass_attacher *att = mass_attacher__new(&progs, NULL, 0, &o);
+
+	msgs[0] = '\0';
+	assert_int_equal(mass_attacher__plan(att), -ENOENT);
+	assert_non_null(strstr(msgs, "No matching functions found."));
+	mass_attacher__free(att);
+	/* an opts struct too short to hold even its size is refused */
+	o.sz = 1;
+	assert_null(mass_attacher__new(&progs, funcs, FUNC_CNT, &o));
+	assert_int_equal(errno, EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_auto_mode),
+		cmocka_unit_test(test_forced_modes),
+		cmocka_unit_test(test_fentry_mixed),
+		cmocka_unit_test(test_no_functions),
+	};
+
+	return cmocka_run_group_tests_name("mass_attacher", tests, NULL, NULL);
+}
