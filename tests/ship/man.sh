@@ -32,7 +32,7 @@ section() {	# the text of one top-level section
 help=$("$RETSNOOP" --help 2>&1)
 help_specs=$(printf '%s\n' "$help" |
 	grep -oE '^ +(-[A-Za-z], )*--[a-z-]+(\[=[^] ]+\]|=[^ ]+)?' | sed 's/^ *//')
-man_specs=$(section OPTIONS | grep -E '^       -' | sed 's/^ *//')
+man_specs=$(section OPTIONS | grep -E '^       -' | sed -e 's/^ *//' -e 's/ [A-Z][a-z].*$//')
 n=$(printf '%s\n' "$help_specs" | grep -c .)
 if [ "$n" -lt 30 ]; then
 	fail "options from --help" "only $n parsed from --help"
@@ -74,15 +74,12 @@ fi
 # DIAGNOSTICS quotes retsnoop's messages: each quoted piece must still be in the sources
 flat=$(printf '%s\n' "$text" | tr -s ' \n' '  ')
 bad= n=0
-for m in "You are not running as root! Expect failures. Please use sudo or run as root." \
-	 "Failed to find the list of traceable kernel functions (tracefs available_filter_functions)" \
-	 "Failed to read the list of traceable kernel functions from" \
-	 "tracing is blocked here: run as root; kernel lockdown or a sandboxed " \
+for m in "; tracing needs CAP_BPF, CAP_PERFMON, CAP_SYSLOG and CAP_DAC_READ_SEARCH (and CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): run as root or grant them." \
+	 "Kernel lockdown is in confidentiality mode, which forbids BPF programs to read kernel memory: retsnoop can't trace here (boot without lockdown=confidentiality, or with lockdown=integrity at most)." \
+	 "are hidden (all zero): kernel.kptr_restrict is 2, or 1 without CAP_SYSLOG. Try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root." \
 	 "retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y." \
-	 "Failed to load BPF programs: " ". Kernel tracing is blocked here (not root, missing " \
 	 "is not the running kernel's (build IDs differ); " \
 	 "has no usable LBR (branch-sampling " \
-	 "Failed to do feature detection (" \
 	 "Dry run successful, exiting..." "No relevant LBR data were captured, showing unfiltered LBR stack!"; do
 	n=$((n + 1))
 	grep -qF -- "$m" src/*.c || { bad="$bad [not in src: $m]"; continue; }
