@@ -102,6 +102,10 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 			fprintf(ts->o.err, "%-20s%llu\n", "LOST TRACE RECORDS:",
 				(unsigned long long)d->trace_lost);
 	}
+	if (d->running_sessions)
+		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "
+			"(a thread inside an entry function) and are not reported.\n",
+			(unsigned long long)d->running_sessions);
 	fprintf(ts->o.out, "Detaching... ");
 	fflush(ts->o.out);
 }

@@ -18,6 +18,7 @@ struct drop_report {
 	__u64 incomplete_sessions;	/* samples that lost some of their records */
 	__u64 skipped_calls;		/* calls re-entering a handler on one CPU, not recorded */
 	__u64 trace_lost;		/* -T records over the consumer's memory budget */
+	__u64 running_sessions;		/* at the end: sessions still open, never reported */
 };
 
 struct sink;

@@ -26,6 +26,7 @@ struct tracer {
 	struct ring_buffer *rb;
 	struct sample_build_opts bopts;
 	bool draining;
+	bool stopped;
 	long last_drop_check;
 	struct drop_report reported;	/* what the sink was told while running */
 };
@@ -257,6 +258,22 @@ int tracer__start(struct tracer *t)
 	return 0;
 }
 
+/* Sessions BPF still holds: threads inside an entry function when recording stopped. */
+static __u64 running_sessions(struct tracer *t)
+{
+	int fd = bpf_map__fd(t->skel->maps.sessions);
+	__s64 key, next;
+	__u64 n = 0;
+	void *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	return n;
+}
+
 void tracer__drops(struct tracer *t, struct drop_report *d)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
@@ -266,6 +283,8 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	memset(d, 0, sizeof(*d));
 	if (t->store)
 		d->trace_lost = session_store__stats(t->store)->trace_lost;
+	if (t->stopped)
+		d->running_sessions = running_sessions(t);
 	if (ncpu <= 0 || !(st = calloc(ncpu, sizeof(*st))))
 		return;
 	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &zero, st)) {
@@ -323,6 +342,7 @@ int tracer__stop(struct tracer *t)
 	t->draining = true;
 	err = ring_buffer__consume(t->rb);
 	t->draining = false;
+	t->stopped = true;
 	return err < 0 ? err : 0;
 }
 
