@@ -134,6 +134,10 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 {
 	switch (env.attach_mode) {
 	case ATTACH_FENTRY:
+		if (feat && !feat->has_func_ip) {
+			fprintf(stderr, "This kernel lacks bpf_get_func_ip() (Linux 5.15+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
+			return -EOPNOTSUPP;
+		}
 		*desc = "fentry/fexit (-F)";
 		return 0;
 	case ATTACH_KPROBE_SINGLE:

@@ -264,10 +264,7 @@ static void explain_open_error(const struct env *env, int err)
 				  err == -EINVAL))
 		fprintf(stderr, "--lbr: this CPU or VM has no usable LBR (branch-sampling perf "
 			"event: %s); run without --lbr.\n", strerror(-err));
-	else if (err == -EOPNOTSUPP && env->attach_mode == ATTACH_KPROBE_MULTI)
-		fprintf(stderr, "-M can't work here; use -K (single kprobes) or -F (fentry).\n");
-	else if (err == -EOPNOTSUPP && env->attach_mode == ATTACH_FENTRY)
-		fprintf(stderr, "-F can't work here; use -K (kprobes) instead.\n");
+	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
 }
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,

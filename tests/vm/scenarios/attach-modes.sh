@@ -41,7 +41,11 @@ attach() {
 attach kprobe -K -e '*sys_bpf' $SMALL"
 case " $(vm_modes) " in
 *" -F "*) guest="$guest
-attach fentry -F -e '*sys_bpf' $SMALL" ;;
+attach fentry -F -e '*sys_bpf' $SMALL
+retsnoop -F --dry-run -v -e bpf_prog_load -a bpf_obj_name_cpy >/tmp/fd.out 2>&1; echo \"rc=\$?\" >>/tmp/fd.out
+echo '=== BEGIN fallback_dry'; cat /tmp/fd.out; echo '=== END fallback_dry'
+trace fallback bpf-bad-map-val-size-percpu-array -F -e '*sys_bpf' -a __sys_bpf -a 'array_map_alloc*'
+leftovers after_fallback" ;;
 *) guest="$guest
 retsnoop -F -e '*sys_bpf' >/tmp/F.out 2>&1; echo \"rc=\$?\" >>/tmp/F.out
 echo '=== BEGIN forced_fentry'; cat /tmp/F.out; echo '=== END forced_fentry'
@@ -76,6 +80,21 @@ for n in $modes; do
 	# the guest's default is 1024; fentry needs two programs and two links per function
 	expect "$s" '^Max open files +300000 +300000' "$n: fd limit raised"
 done
+# -F loses no function: what fentry can't attach is traced with kprobes in the same run
+case " $(vm_modes) " in
+*" -F "*)
+	s=$(section "$out" fallback_dry)
+	expect "$s" "^Note: 1 of 2 functions can't be traced with fentry/fexit \\(-F\\) and are traced with kprobes in the same run\\.$" "-F: the fallback count"
+	expect "$s" "^Attached \\(dry run\\) to function #[0-9] 'bpf_prog_load' with a kprobe pair\\.$" "-F: bpf_prog_load (bpfptr_t by value) goes to kprobes"
+	expect "$s" "^Function 'bpf_prog_load' can't be traced with fentry/fexit \\(a parameter is not an integer, enum or pointer\\)" "-F -v: the reason"
+	expect "$s" '^rc=0$' "-F -e bpf_prog_load: dry run succeeds"
+	s=$(section "$out" fallback)
+	expect "$s" '\[-E2BIG\] +__sys_bpf\+0x' "-F: __sys_bpf (kprobe) in the chain with its kernel frame"
+	expect "$s" '\[-E2BIG\] +array_map_alloc_check' "-F: array_map_alloc_check (fentry) is the deepest frame"
+	expect "$s" '^rc=0$' "-F mixed: exit status 0"
+	a=$(section "$out" after_fallback)
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "-F mixed: still attached: $a" ;;
+esac
 case " $(vm_modes) " in
 *" -M "*) ;;
 *)	s=$(section "$out" forced_multi)

@@ -45,5 +45,8 @@ s=$(section "$out" ring)
 expect "$s" '^WARNING! Sample data incomplete! [1-9][0-9]* record\(s\) dropped\. Consider increasing the ring buffer \(-C bpf\.ringbuf-size\)\.$' \
 	"tiny ring buffer: the sample says records were lost"
 expect "$s" '^INCOMPLETE SAMPLES: +[1-9][0-9]*$' "tiny ring buffer: incomplete samples counted"
+# said while running too, not only at exit
+expect "$s" '^WARNING! [0-9]+ samples were dropped and [1-9][0-9]* are incomplete so far, you are missing data!' \
+	"tiny ring buffer: a warning while running"
 expect "$s" '^rc=0$' "tiny ring buffer: exit status 0"
 finish
