@@ -13,6 +13,8 @@ fi
 lib=$(cat "$here/../guest-lib.sh")
 out=$(VM_RUN_ARGS=--dwarf vm_run "$lib
 trace headline bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a ':kernel/bpf/*.c'
+hunt_json headline_json 'simfail bpf-bad-map-val-size-percpu-array' -e '*sys_bpf' -a ':kernel/bpf/*.c'
+hunt_json headline_jsonT 'simfail bpf-bad-map-val-size-percpu-array' -T -e '*sys_bpf' -a 'array_map_alloc*' -a map_create
 trace lines bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_check -s
 trace nosrc bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_check -sn
 echo '=== BEGIN dry'
@@ -98,9 +100,11 @@ s=$(section "$out" wrongk)
 expect "$s" 'not the running kernel|build ID' "-k with another ELF is refused"
 expect "$s" '^rc=[1-9]' "-k mismatch fails"
 
+out_dwarf=$out
 # no DWARF anywhere: one warning and kallsyms names; :PATH globs can't work
 out=$(vm_run "$lib
 trace plain bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_check
+hunt_json plain_json 'simfail bpf-bad-map-val-size-percpu-array' -e '*sys_bpf' -a array_map_alloc_check
 retsnoop -e '*sys_bpf' -a ':kernel/bpf/*.c' >/tmp/p.out 2>&1; echo \"rc=\$?\" >>/tmp/p.out
 echo '=== BEGIN path'; cat /tmp/p.out; echo '=== END path'") ||
 	{ echo "$out" | tail -40; fail "guest run (no DWARF) failed"; finish; }
@@ -111,4 +115,40 @@ s=$(section "$out" path)
 expect "$s" 'DWARF' ":PATH glob without DWARF explains why"
 expect "$s" '^rc=[1-9]' ":PATH glob without DWARF fails"
 expect_count "$s" . 2 ":PATH glob without DWARF: one line (plus the status)"
+# --json, with and without DWARF: every line parses on the host; the sample names the
+# process and carries the -E2BIG frames (with source lines where DWARF is there)
+json_check() {	# json_check SECTION WANT-SOURCE WANT-TRACE
+	printf '%s\n' "$(section "$out_json" "$1")" | python3 -c '
+import json, sys
+want_src, want_trace = sys.argv[1] == "1", sys.argv[2] == "1"
+lines = [l for l in sys.stdin.read().splitlines() if l]
+objs = [json.loads(l) for l in lines]          # every line is JSON
+types = [o["type"] for o in objs]
+assert types[0] == "ready" and types[-1] == "detached", types
+samples = [o for o in objs if o["type"] == "sample" and o["process_comm"] == "simfail"]
+assert len(samples) == 1, "want one simfail sample, got %d" % len(samples)
+s = samples[0]
+traced = [f for f in s["stack"] if f["kind"] != "kernel"]
+names = [f["function"] for f in traced]
+assert traced[-1]["function"] == "array_map_alloc_check" and traced[-1]["errno"] == "E2BIG", names
+assert all(f["errno"] == "E2BIG" and f["result"] == -7 for f in traced), names
+assert s["error"] is True and s["thread_comm"] == "simfail"
+if want_src:
+    withsrc = [f for f in s["stack"] if f.get("source")]
+    assert any(f["source"]["file"] == "kernel/bpf/syscall.c" for f in withsrc), withsrc
+    assert any(f.get("inlined") for f in s["stack"]), "no inlined frames"
+else:
+    assert not any(f.get("source") for f in s["stack"]), "source without DWARF?"
+if want_trace:
+    rows = s["trace"]
+    assert rows[0]["kind"] == "entry" and rows[-1]["kind"] == "exit", rows
+    assert any(r["kind"] == "leaf" and r["function"] == "array_map_alloc_check" for r in rows)
+print("json ok: %d lines, chain %s" % (len(lines), " -> ".join(names)))
+' "$2" "$3" || fail "$1: JSON check failed"
+}
+out_json=$out_dwarf
+json_check headline_json 1 0
+json_check headline_jsonT 1 1
+out_json=$out
+json_check plain_json 0 0
 finish
