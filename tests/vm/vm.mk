@@ -4,8 +4,9 @@ KERNELS ?= 5.10 6.1 6.12
 test-vm:
 	$(Q)tests/vm/run-scenarios $(KERNELS)
 
+# the full stress load (make test runs 15 s of it)
 test-kernels:
-	$(Q)tests/vm/run-scenarios 5.10 6.1 6.12 latest
+	$(Q)STRESS_SECONDS=60 tests/vm/run-scenarios 5.10 6.1 6.12 latest
 
 # errtrig: real kernel errors outside BPF for the guests' error hunts (a test helper,
 # built next to retsnoop and simfail; the guests get the static build).

@@ -6,6 +6,7 @@
 # - tracefs not mounted: retsnoop mounts it where only it sees it, and unmounts it;
 # - kernel.kptr_restrict=2: said at once, not after half a minute;
 # - command-line errors: one exit status (64), whichever parser path finds them;
+# - no vmlinux BTF, kprobes disarmed system-wide, a read-only tracefs;
 # - kernel lockdown (6.12): confidentiality refuses in one line; integrity still traces.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,6 +57,7 @@ echo '=== BEGIN dry'; cat /tmp/dry.out; grep -c tracefs /proc/mounts; echo '=== 
 trace unmounted bpf-bad-map-val-size-percpu-array $ALLOC
 echo '=== BEGIN mounts'; grep -c tracefs /proc/mounts; echo '=== END mounts'
 mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
 # hidden kernel addresses
 echo 2 > /proc/sys/kernel/kptr_restrict
 t0=\$(cut -d' ' -f1 /proc/uptime)
@@ -63,6 +65,21 @@ retsnoop $ALLOC >/tmp/kptr.out 2>&1; echo \"rc=\$?\" >>/tmp/kptr.out
 t1=\$(cut -d' ' -f1 /proc/uptime)
 echo 0 > /proc/sys/kernel/kptr_restrict
 echo '=== BEGIN kptr'; cat /tmp/kptr.out; echo \"took \$t0 \$t1\"; echo '=== END kptr'
+# no vmlinux BTF (as on kernels built without CONFIG_DEBUG_INFO_BTF): an empty file in its place
+mount --bind /dev/null /sys/kernel/btf/vmlinux
+retsnoop $ALLOC >/tmp/nobtf.out 2>&1; echo \"rc=\$?\" >>/tmp/nobtf.out
+umount /sys/kernel/btf/vmlinux
+echo '=== BEGIN nobtf'; cat /tmp/nobtf.out; echo '=== END nobtf'
+# kprobes disarmed system-wide: -K would attach and see nothing
+echo 0 > /sys/kernel/debug/kprobes/enabled
+retsnoop -K $ALLOC >/tmp/nokp.out 2>&1; echo \"rc=\$?\" >>/tmp/nokp.out
+echo 1 > /sys/kernel/debug/kprobes/enabled
+echo '=== BEGIN nokprobes'; cat /tmp/nokp.out; echo '=== END nokprobes'
+leftovers after_nokprobes
+# a read-only tracefs: retsnoop only reads it
+mount -o remount,ro /sys/kernel/tracing
+trace rotracefs bpf-bad-map-val-size-percpu-array $ALLOC
+mount -o remount,rw /sys/kernel/tracing
 # command-line errors
 echo '=== BEGIN usage'
 retsnoop -e x stray >/dev/null 2>&1; echo \"stray=\$?\"
@@ -109,6 +126,17 @@ took=$(printf '%s\n' "$s" | awk '/^took/ { printf "%d", ($3 - $2) * 1000 }')
 [ -n "$took" ] && [ "$took" -lt 8000 ] || fail "kptr_restrict=2: the message took ${took:-?} ms (limit 8000)"
 echo "kptr_restrict=2: refused after ${took:-?} ms"
 
+s=$(section "$out" nobtf)
+expect "$s" 'CONFIG_DEBUG_INFO_BTF=y' "no vmlinux BTF: the cause named"
+expect "$s" '^rc=[1-9]' "no vmlinux BTF: non-zero exit"
+s=$(section "$out" nokprobes)
+expect "$s" '^Kprobes are disabled system-wide \(/sys/kernel/debug/kprobes/enabled is 0\)' "kprobes disarmed: said, with the fix"
+expect "$s" '^rc=19$' "kprobes disarmed: exit status 19 (ENODEV)"
+a=$(section "$out" after_nokprobes)
+[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "kprobes disarmed: still attached: $a"
+s=$(section "$out" rotracefs)
+expect "$s" "$E2BIG" "read-only tracefs: tracing works"
+expect "$s" '^rc=0$' "read-only tracefs: exit status 0"
 s=$(section "$out" usage)
 for k in stray unknown config value; do
 	expect "$s" "^$k=64\$" "command-line error ($k): exit status 64"

@@ -1,0 +1,99 @@
+#!/bin/bash
+# Under load, over thousands of functions: kprobe.multi over >= 5,000 functions with -T
+# and a small ring buffer while the guest runs a mix of file, process, loopback network and
+# BPF syscall work. Afterwards: the kernel logged no Oops/BUG/WARNING (tests/vm/run checks
+# the serial log), retsnoop's peak RSS stays bounded, what it lost is in its drop report,
+# Ctrl-C detaches everything, and start-up and detach times are written down.
+# STRESS_SECONDS (default 15; make test-kernels: 60) is how long the load runs.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+case " $(vm_modes) " in
+*" -M "*) ;;
+*) echo "needs kprobe.multi to attach thousands of functions in seconds (not on $VM_KERNEL)"; exit 77 ;;
+esac
+secs=${STRESS_SECONDS:-15}
+GLOBS="-e '__x64_sys_*' -a 'vfs_*' -a '*lock*' -a 'kmem_*' -a 'do_*' -a 'path_*' -a 'inet_*' -a 'tcp_*' -a 'bpf_*' -d 'bpf_lsm*'"
+
+out=$(RETSNOOP_VM_TIMEOUT=$((secs * 4 + 240)) vm_run "$(cat "$here/../guest-lib.sh")
+ip link set lo up 2>/dev/null
+echo '=== BEGIN count'
+retsnoop --dry-run -v $GLOBS 2>/dev/null | grep -c '^Attached (dry run)'
+# the fentry limit (10,000 functions: two links and a trampoline each) is said in one line
+retsnoop --dry-run -F -a '*' -e '__x64_sys_getpid' >/tmp/lim.out 2>&1; echo \"limit rc=\$?\"
+cat /tmp/lim.out
+echo '=== END count'
+t0=\$(cut -d' ' -f1 /proc/uptime)
+retsnoop --json -T -S -C bpf.ringbuf-size=262144 $GLOBS >/tmp/s.json 2>/tmp/s.err &
+p=\$!
+while ! grep -q '\"type\":\"ready\"' /tmp/s.json; do
+	kill -0 \$p 2>/dev/null || break
+	sleep 0.2
+done
+t1=\$(cut -d' ' -f1 /proc/uptime)
+end=\$((\$(cut -d. -f1 /proc/uptime) + $secs))
+load() {	# load NAME: one kind of work until the end
+	while [ \$(cut -d. -f1 /proc/uptime) -lt \$end ]; do
+		case \$1 in
+		file) dd if=/dev/zero of=/tmp/f bs=64k count=16 2>/dev/null; cat /tmp/f >/dev/null; rm -f /tmp/f ;;
+		proc) sh -c 'true' ; ls /proc/self >/dev/null ;;
+		net) errtrig bind-in-use socket-bad-proto >/dev/null 2>&1; nc -l -p 5555 </dev/null >/dev/null 2>&1 & q=\$!; echo x | nc 127.0.0.1 5555 >/dev/null 2>&1; kill \$q 2>/dev/null; wait \$q 2>/dev/null ;;
+		bpf) simfail bpf-simple-obj bpf-bad-map-val-size-percpu-array >/dev/null 2>&1 ;;
+		esac
+	done
+}
+load file & load proc & load net & load bpf &
+wait %2 %3 %4 %5 2>/dev/null
+sleep 1
+hwm=\$(grep VmHWM /proc/\$p/status)
+t2=\$(cut -d' ' -f1 /proc/uptime)
+kill -INT \$p
+wait \$p
+echo \"rc=\$?\" >>/tmp/s.err
+t3=\$(cut -d' ' -f1 /proc/uptime)
+echo '=== BEGIN run'
+echo \"startup \$t0 \$t1\"
+echo \"exit \$t2 \$t3\"
+echo \"\$hwm\"
+cat /tmp/s.err
+echo '=== END run'
+echo '=== BEGIN json'
+grep -v '\"type\":\"sample\"' /tmp/s.json
+echo \"samples \$(grep -c '\"type\":\"sample\"' /tmp/s.json)\"
+echo \"incomplete \$(grep '\"type\":\"sample\"' /tmp/s.json | grep -vc '\"dropped_records\":0,')\"
+echo \"bad \$(grep -v '^{.*}\$' /tmp/s.json | grep -c .)\"
+echo '=== END json'
+leftovers after") || { echo "$out" | tail -40; fail "guest run failed (or the kernel complained)"; finish; }
+
+s=$(section "$out" count)
+n=$(printf '%s\n' "$s" | head -1)
+[ "${n:-0}" -ge 5000 ] || fail "the stress set should be at least 5,000 functions, got '$n'"
+echo "functions traced: $n"
+expect "$s" '^limit rc=7$' "-F -a '*': over the fentry limit, exit status 7 (E2BIG)"
+expect "$s" '^Too many functions to trace: [0-9]+, the limit is 10000 in fentry mode' "-F -a '*': the limit named"
+
+s=$(section "$out" run)
+expect "$s" '^rc=0$' "exit status 0 after SIGINT"
+start=$(printf '%s\n' "$s" | awk '/^startup/ { printf "%.1f", $3 - $2 }')
+exit_t=$(printf '%s\n' "$s" | awk '/^exit/ { printf "%.1f", $3 - $2 }')
+hwm=$(printf '%s\n' "$s" | awk '/^VmHWM/ { print $2 }')
+echo "start-up to ready: ${start}s, SIGINT to exit: ${exit_t}s, peak RSS (VmHWM): ${hwm} kB"
+[ -n "$hwm" ] && [ "$hwm" -lt 262144 ] || fail "peak RSS ${hwm:-?} kB over 256 MB"
+
+s=$(section "$out" json)
+expect "$s" '"type":"drops","final":true' "the final drop report"
+expect "$s" '^bad 0$' "every stdout line is one JSON object"
+samples=$(printf '%s\n' "$s" | sed -n 's/^samples //p')
+incomplete=$(printf '%s\n' "$s" | sed -n 's/^incomplete //p')
+reported=$(printf '%s\n' "$s" | grep '"final":true' | grep -oE '"incomplete_samples":[0-9]+' | cut -d: -f2)
+dropped=$(printf '%s\n' "$s" | grep '"final":true' | grep -oE '"dropped_samples":[0-9]+' | cut -d: -f2)
+echo "samples: $samples, with lost records: $incomplete; drop report: $dropped dropped, $reported incomplete"
+[ "${samples:-0}" -gt 100 ] || fail "too few samples under load: ${samples:-0}"
+# every sample that lost records is counted as incomplete (the count also has the ones
+# whose final record was lost too, or that were filtered out)
+[ "${incomplete:-0}" -le "${reported:-0}" ] ||
+	fail "$incomplete samples lost records but the report counts only $reported"
+a=$(section "$out" after)
+[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached after Ctrl-C: $a"
+finish
