@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Kernel feature detection and calibration; see kernel_features.h. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
@@ -73,4 +74,33 @@ void kernel_features__print(const struct kernel_features *f, FILE *out)
 	fprintf(out, "\tkretprobe IP offset: %d\n", f->kret_ip_off);
 	fprintf(out, "\tfexit sleep fix: %s\n", yes_no(f->has_fexit_sleep_fix));
 	fprintf(out, "\tfentry re-entry protection: %s\n", yes_no(f->has_fentry_protection));
+}
+
+int kernel_features__check_btf(const char *path)
+{
+	__u16 magic = 0;
+	FILE *f = fopen(path ?: "/sys/kernel/btf/vmlinux", "re");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fread(&magic, sizeof(magic), 1, f) != 1)
+		err = ferror(f) ? -EIO : -ENODATA;
+	else if (magic != 0xeB9F)
+		err = -ENODATA;
+	fclose(f);
+	return err;
+}
+
+bool kernel_features__kprobes_disarmed(const char *path)
+{
+	char c = '1';
+	FILE *f = fopen(path ?: "/sys/kernel/debug/kprobes/enabled", "re");
+
+	if (!f)
+		return false;
+	if (fread(&c, 1, 1, f) != 1)
+		c = '1';
+	fclose(f);
+	return c == '0';
 }

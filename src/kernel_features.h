@@ -33,6 +33,18 @@ struct kernel_features {
  */
 int kernel_features__detect(struct kernel_features *f);
 
+/*
+ * Is the kernel's BTF there and readable (/sys/kernel/btf/vmlinux, or @path)? 0, or a
+ * negative errno: -ENOENT missing, -ENODATA empty or not BTF, another from reading it.
+ */
+int kernel_features__check_btf(const char *path);
+
+/*
+ * True if kprobes are disarmed system-wide (debugfs kprobes/enabled is 0, or @path): they
+ * attach and never fire. False when it can't tell (no debugfs).
+ */
+bool kernel_features__kprobes_disarmed(const char *path);
+
 /* The "-V -v" report: "Feature detection:" and "Feature calibration:" blocks. */
 void kernel_features__print(const struct kernel_features *f, FILE *out);
 

@@ -547,23 +547,6 @@ static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *pro
 	return keep_link(att, link);
 }
 
-/*
- * debugfs kprobes/enabled = 0 disarms every kprobe: they attach and never fire. Refuse
- * rather than trace nothing in silence (kprobe.multi goes through fprobe, unaffected).
- */
-static bool kprobes_disarmed(void)
-{
-	char c = '1';
-	FILE *f = fopen("/sys/kernel/debug/kprobes/enabled", "re");
-
-	if (!f)
-		return false;	/* no debugfs: can't tell, and nothing disarms them then */
-	if (fread(&c, 1, 1, f) != 1)
-		c = '1';
-	fclose(f);
-	return c == '0';
-}
-
 static int attach_kprobes(struct mass_attacher *att)
 {
 	int type, ret_bit, err;
@@ -575,10 +558,7 @@ static int attach_kprobes(struct mass_attacher *att)
 		   err);
 		return err;
 	}
-	if (kprobes_disarmed()) {
-		pr(att, LOG_WARN, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
-		return -ENODEV;
-	}
+
 	for (i = 0; i < att->kprobe_cnt; i++) {
 		__u32 id = att->kprobe_ids[i];
 		const struct func *f = &att->funcs[id];

@@ -247,6 +247,18 @@ static int run(void)
 	}
 	warn_unimplemented();
 
+	/* what no feature detection survives, said plainly */
+	err = kernel_features__check_btf(NULL);
+	if (err) {
+		fprintf(stderr, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+			err == -ENODATA ? "empty or not BTF" : strerror(-err));
+		return -ESRCH;
+	}
+	if (kernel_features__kprobes_disarmed(NULL)) {
+		fprintf(stderr, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
+		return -ENODEV;
+	}
+
 	/* kernel features first: the attach mode depends on them */
 	feat_err = trace_cmd__detect(&feat);
 	if (feat_err && !env.dry_run) {

@@ -2,6 +2,8 @@
 /* The -V -v feature report layout (detection itself is proven in the test VM). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <errno.h>
 #include "unit.h"
 #include "kernel_features.h"
 
@@ -64,9 +66,42 @@ static void test_old_kernel(void **state)
 	free(s);
 }
 
+static void write_bytes(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	if (len)
+		assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* Checks made before feature detection, so their failures are said plainly. */
+static void test_btf_and_kprobes_checks(void **state)
+{
+	static const unsigned char btf[] = { 0x9f, 0xeb, 1, 0 }, elf[] = { 0x7f, 'E', 'L', 'F' };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/tmp/rs-btf-%d", getpid());
+	write_bytes(path, btf, sizeof(btf));
+	assert_int_equal(kernel_features__check_btf(path), 0);
+	write_bytes(path, "", 0);
+	assert_int_equal(kernel_features__check_btf(path), -ENODATA);	/* empty */
+	write_bytes(path, elf, sizeof(elf));
+	assert_int_equal(kernel_features__check_btf(path), -ENODATA);	/* not BTF */
+	assert_int_equal(kernel_features__check_btf("/nonexistent/btf"), -ENOENT);
+	write_bytes(path, "0\n", 2);
+	assert_true(kernel_features__kprobes_disarmed(path));
+	write_bytes(path, "1\n", 2);
+	assert_false(kernel_features__kprobes_disarmed(path));
+	assert_false(kernel_features__kprobes_disarmed("/nonexistent/enabled"));
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_btf_and_kprobes_checks),
 		cmocka_unit_test(test_all_yes),
 		cmocka_unit_test(test_old_kernel),
 	};

@@ -127,11 +127,13 @@ took=$(printf '%s\n' "$s" | awk '/^took/ { printf "%d", ($3 - $2) * 1000 }')
 echo "kptr_restrict=2: refused after ${took:-?} ms"
 
 s=$(section "$out" nobtf)
-expect "$s" 'CONFIG_DEBUG_INFO_BTF=y' "no vmlinux BTF: the cause named"
-expect "$s" '^rc=[1-9]' "no vmlinux BTF: non-zero exit"
+expect "$s" '^This kernel has no usable BTF \(/sys/kernel/btf/vmlinux: empty or not BTF\); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\.$' "no vmlinux BTF: the cause named"
+expect "$s" '^rc=3$' "no vmlinux BTF: exit status 3 (ESRCH)"
+expect_count "$s" . 2 "no vmlinux BTF: one line (plus the status)"
 s=$(section "$out" nokprobes)
 expect "$s" '^Kprobes are disabled system-wide \(/sys/kernel/debug/kprobes/enabled is 0\)' "kprobes disarmed: said, with the fix"
 expect "$s" '^rc=19$' "kprobes disarmed: exit status 19 (ENODEV)"
+expect_count "$s" . 2 "kprobes disarmed: one line (plus the status)"
 a=$(section "$out" after_nokprobes)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "kprobes disarmed: still attached: $a"
 s=$(section "$out" rotracefs)
