@@ -27,7 +27,17 @@ bool has_rawtp_cookie = false;
 bool has_kprobe_multi = false;
 bool has_fexit_sleep_fix = false;
 bool has_fentry_protection = false;
+bool has_fgraph_fprobe = false;
+bool has_task_stack = false;
 int kret_ip_off = 0;
+
+/*
+ * fprobe rewritten on the function-graph tracer (Linux 6.14): its hlist_array replaced the
+ * ftrace_ops and rethook of the old one. Not in our vmlinux.h (6.12): a local flavour.
+ */
+struct fprobe___fgraph {
+	void *hlist_array;
+} __attribute__((preserve_access_index));
 
 static bool is_detector(void)
 {
@@ -54,6 +64,10 @@ int calib_entry(struct pt_regs *ctx)
 	has_fexit_sleep_fix = bpf_core_type_exists(struct bpf_tramp_image);
 	/* per-program recursion counter guarding fentry/fexit against re-entry */
 	has_fentry_protection = bpf_core_field_exists(struct bpf_prog, active);
+	has_fgraph_fprobe = bpf_core_field_exists(struct fprobe___fgraph, hlist_array);
+	/* bpf_get_task_stack() on the current task, named by BTF (5.11+) */
+	has_task_stack = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_task_stack) &&
+			 bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf);
 
 	entry_hit = true;
 	return 0;

@@ -48,6 +48,8 @@ int kernel_features__detect(struct kernel_features *f)
 	f->kret_ip_off = skel->bss->kret_ip_off;
 	f->has_fexit_sleep_fix = skel->bss->has_fexit_sleep_fix;
 	f->has_fentry_protection = skel->bss->has_fentry_protection;
+	f->has_fgraph_fprobe = skel->bss->has_fgraph_fprobe;
+	f->has_task_stack = skel->bss->has_task_stack;
 
 cleanup:
 	calib_feat__destroy(skel);

@@ -22,6 +22,12 @@ struct kernel_features {
 					 * struct trace_kprobe *; 0 if not found */
 	bool has_fexit_sleep_fix;	/* fexit on functions that sleep is safe (5.12+) */
 	bool has_fentry_protection;	/* kernel guards fentry/fexit against re-entry */
+	/*
+	 * kprobe.multi runs on the function-graph tracer (6.14+): a return probe's own
+	 * stack unwinding stops at return_to_handler, the task's unwinding doesn't.
+	 */
+	bool has_fgraph_fprobe;
+	bool has_task_stack;		/* bpf_get_task_stack() of current (5.11+) */
 };
 
 /*

@@ -302,6 +302,11 @@ enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u
 	return att->how[id];
 }
 
+bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att)
+{
+	return att->kprobe_cnt && att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI;
+}
+
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
 {
 	return att->mode == ATTACH_FENTRY ? att->kprobe_cnt : 0;

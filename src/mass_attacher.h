@@ -83,6 +83,8 @@ long mass_attacher__detach(struct mass_attacher *att);
 enum attach_mode mass_attacher__mode(const struct mass_attacher *att);
 const char *mass_attacher__mode_name(enum attach_mode mode);
 enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u32 id);
+/* Some functions are attached with kprobe.multi links. */
+bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att);
 /* Functions attached with kprobes although the mode is fentry/fexit. */
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 /* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */

@@ -35,6 +35,12 @@ const volatile __u32 comm_allow_cnt = 0, comm_deny_cnt = 0;
 /* retsnoop and its helpers: tracing them would trace our own output (a feedback loop) */
 const volatile __u32 excluded_tgids[MAX_EXCLUDED_TGIDS] = {};
 const volatile __u32 excluded_cnt = 0;
+/*
+ * Take kernel stacks by unwinding the current task rather than from the probe's registers:
+ * kretprobe.multi on the function-graph tracer (6.14+) unwinds from its return handler
+ * and stops at return_to_handler, the task's own unwinding follows the shadow stack.
+ */
+const volatile bool kstack_from_task = false;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
 bool ready = false;
@@ -562,8 +568,13 @@ static __always_inline void capture_origin(void *ctx, struct session *sess)
 	struct lbr_snapshot *snap;
 	__u32 zero = 0;
 
-	sess->stack.kstack_sz = bpf_get_stack(ctx, sess->stack.kstack,
-					      sizeof(sess->stack.kstack), 0);
+	if (kstack_from_task)
+		sess->stack.kstack_sz = bpf_get_task_stack(bpf_get_current_task_btf(),
+							   sess->stack.kstack,
+							   sizeof(sess->stack.kstack), 0);
+	else
+		sess->stack.kstack_sz = bpf_get_stack(ctx, sess->stack.kstack,
+						      sizeof(sess->stack.kstack), 0);
 	if (!capture_lbr)
 		return;
 	snap = bpf_map_lookup_elem(&lbr_snaps, &zero);

@@ -57,6 +57,35 @@ static bool is_bpf_internal(const char *name)
 	return false;
 }
 
+/*
+ * Frames of the probe machinery a stack taken by unwinding the current task starts with
+ * (innermost first): the BPF helper, the probe's handlers, the return trampoline.
+ */
+static bool is_probe_machinery(const char *name)
+{
+	static const char *const names[] = {
+		"return_to_handler", "ftrace_return_to_handler", "function_graph_enter_regs",
+		"arch_rethook_trampoline", "arch_rethook_trampoline_callback",
+		"kretprobe_trampoline", "__kretprobe_trampoline", "trampoline_handler",
+		"bpf_get_stack", "bpf_get_task_stack",
+	};
+	static const char *const prefixes[] = {
+		"__bpf_get_stack", "__bpf_get_task_stack", "fprobe_", "kprobe_multi_link_",
+		"rethook_", "bpf_trace_run",
+	};
+	size_t i;
+
+	if (!name)
+		return false;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return is_bpf_internal(name);
+}
+
 /* Kernel stack outermost first, resolved, retsnoop's own frames marked. */
 static int collect_kframes(const struct call_stack *cs, const struct sample_build_opts *o,
 			   struct kframe *kf)
@@ -78,6 +107,9 @@ static int collect_kframes(const struct call_stack *cs, const struct sample_buil
 		}
 		k->filtered = is_bpf_internal(k->name);
 	}
+	/* the innermost run of probe machinery (stacks unwound from the task) */
+	for (i = n - 1; i >= 0 && is_probe_machinery(kf[i].name); i--)
+		kf[i].filtered = true;
 	/*
 	 * fexit leaves "F+0x5, bpf_trampoline_N, F+X" (F+0x9 behind an IBT endbr64): only
 	 * F+X is real.

@@ -120,6 +120,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	for (i = 0; i < opts->excluded_cnt && i < MAX_EXCLUDED_TGIDS; i++)
 		skel->rodata->excluded_tgids[i] = opts->excluded_tgids[i];
 	skel->rodata->excluded_cnt = i;
+	/* only kretprobe.multi on fgraph needs it; elsewhere the probe's stack is whole */
+	skel->rodata->kstack_from_task = feat->has_fgraph_fprobe && feat->has_task_stack &&
+		mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
