@@ -14,8 +14,9 @@
 #include "session.h"
 #include "tracer.h"
 
-/* Drop warnings while running come at most this often. */
-#define DROP_CHECK_MS 2000
+/* Drop warnings while running come at most this often; the counters are read this often. */
+#define DROP_REPORT_MS 2000
+#define DROP_CHECK_MS 100
 
 struct tracer {
 	struct tracer_opts o;
@@ -27,7 +28,7 @@ struct tracer {
 	struct sample_build_opts bopts;
 	bool draining;
 	bool stopped;
-	long last_drop_check;
+	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
 };
 
@@ -256,7 +257,6 @@ int tracer__start(struct tracer *t)
 		pr(t, LOG_WARN, "Failed to set up the ring buffer: %d\n", err);
 		return err;
 	}
-	t->last_drop_check = now_ms();
 	t->skel->bss->ready = true;
 	return 0;
 }
@@ -300,7 +300,10 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	free(st);
 }
 
-/* Tell the sink, at most every DROP_CHECK_MS, when samples were lost since it last heard. */
+/*
+ * Tell the sink when samples were lost since it last heard: at once the first time, then
+ * at most every DROP_REPORT_MS. The counters are read at most every DROP_CHECK_MS.
+ */
 static void check_drops(struct tracer *t)
 {
 	struct drop_report d;
@@ -309,11 +312,14 @@ static void check_drops(struct tracer *t)
 	if (now - t->last_drop_check < DROP_CHECK_MS)
 		return;
 	t->last_drop_check = now;
+	if (t->last_drop_report && now - t->last_drop_report < DROP_REPORT_MS)
+		return;
 	tracer__drops(t, &d);
 	if (d.dropped_sessions == t->reported.dropped_sessions &&
 	    d.incomplete_sessions == t->reported.incomplete_sessions)
 		return;
 	t->reported = d;
+	t->last_drop_report = now;
 	sink__drops(t->o.sink, &d);
 }
 
