@@ -80,6 +80,18 @@ void arg_plan__wire(const struct func_arg_plan *p, struct func_args_spec *spec);
 void arg_plan__describe(const struct func_arg_plan *p, const struct arg_arch *arch,
 			char *buf, size_t sz);
 
+/*
+ * @p as bytes for a capture file (arg_plan_io.c): names and the argument types, copied
+ * into a BTF of their own. *out is malloc()ed. 0 or -errno.
+ */
+int arg_plan__serialize(const struct func_arg_plan *p, void **out, size_t *len);
+/*
+ * Back from arg_plan__serialize(): names point into @data (keep it), *btf is the plan's
+ * own copy of its types (NULL if it had none), to free with btf__free().
+ */
+int arg_plan__deserialize(const void *data, size_t len, struct func_arg_plan *p,
+			  struct btf **btf);
+
 /* The plans of a run's function table, indexed by function id. */
 struct arg_plans;
 
