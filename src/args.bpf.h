@@ -127,24 +127,34 @@ static __always_inline bool room_for_args_rec(__u64 sz)
 }
 
 /*
- * Offsets and lengths bounded where the verifier sees it, just before they make a
- * pointer or a helper's size: the checks earlier on already keep them small, but clang
- * moves or merges those, and the barrier keeps this one next to the use.
+ * @val, at most @limit (it never is more: the checks before keep it smaller), clamped in the
+ * register that is used right after, for the verifier's sake. A plain check is no proof:
+ * clang moves it, or spills and reloads the value around it, and older verifiers lose
+ * the bound on the reloaded copy.
  */
-#define CHECK_BOUND(v, max, err) do {		\
-	barrier_var(v);				\
-	if ((v) > (max))			\
-		return -(err);			\
-} while (0)
+#define CLAMP(val, limit) ({						\
+	__u64 __v = (val);							\
+	asm volatile("if %[v] <= %[m] goto +1; %[v] = %[m]" : [v]"+r"(__v) : [m]"i"(limit)); \
+	__v;									\
+})
+
+#define MAX_DATA_OFF	(MAX_FNARGS_TOTAL + 8)
 
 /*
- * Capture argument @i as @s says into the data at *off (advanced past what was kept);
- * returns its rec_fnargs.lens[] value.
+ * The record being filled keeps its own progress: r->data_len is where the next data
+ * goes, r->ptr_mask which pointer values are in. Read from the map each time rather than
+ * carried in registers, they are unknown numbers to the verifier at the top of the loop,
+ * so the states of one argument's many paths merge there instead of multiplying over
+ * twelve arguments (every offset used is clamped where it is used, see CLAMP()).
  */
+#define DATA_LEN(r)	(*(volatile __u32 *)&(r)->data_len)
+#define PTR_MASK(r)	(*(volatile __u16 *)&(r)->ptr_mask)
+
+/* Capture argument @i as @s says into @r's data; returns its rec_fnargs.lens[] value. */
 static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnarg_spec *s,
-				       struct fnargs_buf *b, __u64 *off, __u16 *ptrs, __u32 i)
+				       struct fnargs_buf *b, struct rec_fnargs *r, __u32 i)
 {
-	__u64 want = s->len, kind = s->kind, loc = s->loc, roff = s->off, o = *off, need;
+	__u64 want = s->len, kind = s->kind, loc = s->loc, roff = s->off, o = DATA_LEN(r), need;
 	bool raw = args_raw_ptrs && (kind == FNARG_PTR || kind == FNARG_STR);
 	__u64 w = 0, w2 = 0, sp;
 	__u8 *data = FNARGS_DATA(b);
@@ -163,12 +173,11 @@ static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnar
 			return -FNARG_EOPNOTSUPP;
 		sp = PT_REGS_SP((struct pt_regs *)ctx);
 		if (kind == FNARG_VALUE) {
-			CHECK_BOUND(o, MAX_FNARGS_TOTAL, FNARG_ENOSPC);
-			CHECK_BOUND(want, MAX_FNARG_SIZE, FNARG_E2BIG);
-			err = bpf_probe_read_kernel(data + o, want, (void *)(sp + roff));
+			err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF),
+						    CLAMP(want, MAX_FNARG_SIZE), (void *)(sp + roff));
 			if (err)
 				return err;
-			*off = o + round8(want);
+			DATA_LEN(r) = o + round8(want);
 			return want;
 		}
 		err = bpf_probe_read_kernel(&w, sizeof(w), (void *)(sp + roff));
@@ -181,60 +190,58 @@ static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnar
 	}
 
 	if (kind == FNARG_VALUE) {
-		CHECK_BOUND(o, MAX_FNARGS_TOTAL, FNARG_ENOSPC);
-		*(__u64 *)(data + o) = w;
-		*(__u64 *)(data + o + 8) = w2;
-		*off = o + (loc == FNARG_REG_PAIR ? 16 : 8);
+		*(__u64 *)(data + CLAMP(o, MAX_DATA_OFF)) = w;
+		*(__u64 *)(data + CLAMP(o, MAX_DATA_OFF) + 8) = w2;
+		DATA_LEN(r) = o + (loc == FNARG_REG_PAIR ? 16 : 8);
 		return want;
 	}
 	if (kind == FNARG_VARARG) {
-		CHECK_BOUND(o, MAX_FNARGS_TOTAL, FNARG_ENOSPC);
-		*(__u64 *)(data + o) = w;
+		*(__u64 *)(data + CLAMP(o, MAX_DATA_OFF)) = w;
 		o += 8;
-		*off = o;
+		DATA_LEN(r) = o;
 		if (w < KERNEL_ADDR_MIN)
 			return 8;
-		CHECK_BOUND(o, MAX_FNARGS_TOTAL + 8, FNARG_ENOSPC);
-		CHECK_BOUND(want, MAX_FNARG_SIZE, FNARG_E2BIG);
-		err = bpf_probe_read_kernel_str(data + o, want, (void *)w);
+		err = bpf_probe_read_kernel_str(data + CLAMP(o, MAX_DATA_OFF),
+						CLAMP(want, MAX_FNARG_SIZE), (void *)w);
 		if (err <= 0 || err > want)
 			return 8;
-		*ptrs |= 1 << i;
-		*off = o + round8(err);
+		PTR_MASK(r) |= 1 << i;
+		DATA_LEN(r) = o + round8(err);
 		return err;
 	}
 
 	/* FNARG_PTR, FNARG_STR: kernel or user memory, told by the address */
 	if (raw) {
-		CHECK_BOUND(o, MAX_FNARGS_TOTAL, FNARG_ENOSPC);
-		*(__u64 *)(data + o) = w;
+		*(__u64 *)(data + CLAMP(o, MAX_DATA_OFF)) = w;
 		o += 8;
-		*off = o;
-		*ptrs |= 1 << i;
+		DATA_LEN(r) = o;
+		PTR_MASK(r) |= 1 << i;
 	}
 	if (!w)
 		return -FNARG_ENODATA;
-	CHECK_BOUND(o, MAX_FNARGS_TOTAL + 8, FNARG_ENOSPC);
-	CHECK_BOUND(want, MAX_FNARG_SIZE, FNARG_E2BIG);
 	if (kind == FNARG_STR) {
 		if ((__s64)w < 0)
-			err = bpf_probe_read_kernel_str(data + o, want, (void *)w);
+			err = bpf_probe_read_kernel_str(data + CLAMP(o, MAX_DATA_OFF),
+							CLAMP(want, MAX_FNARG_SIZE), (void *)w);
 		else
-			err = bpf_probe_read_user_str(data + o, want, (void *)w);
+			err = bpf_probe_read_user_str(data + CLAMP(o, MAX_DATA_OFF),
+						      CLAMP(want, MAX_FNARG_SIZE), (void *)w);
 		if (err < 0)
 			return err;
 		if (err > want)
 			return -FNARG_E2BIG;
-		*off = o + round8(err);
+		DATA_LEN(r) = o + round8(err);
 		return err;
 	}
 	if ((__s64)w < 0)
-		err = bpf_probe_read_kernel(data + o, want, (void *)w);
+		err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF), CLAMP(want, MAX_FNARG_SIZE),
+					    (void *)w);
 	else
-		err = bpf_probe_read_user(data + o, want, (void *)w);
+		err = bpf_probe_read_user(data + CLAMP(o, MAX_DATA_OFF), CLAMP(want, MAX_FNARG_SIZE),
+					  (void *)w);
 	if (err)
 		return err;
-	*off = o + round8(want);
+	DATA_LEN(r) = o + round8(want);
 	return want;
 }
 
@@ -246,8 +253,6 @@ static __always_inline void emit_fn_args(void *ctx, bool fentry, struct session 
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
 	__u32 cpu = bpf_get_smp_processor_id(), i, n;
-	__u64 off = 0;
-	__u16 ptrs = 0;
 	__u64 sz;
 
 	spec = bpf_map_lookup_elem(&fnargs_specs, &id);
@@ -258,31 +263,31 @@ static __always_inline void emit_fn_args(void *ctx, bool fentry, struct session 
 	if (!fentry)
 		save_arg_regs(ctx, b->regs);
 	n = spec->arg_cnt;
+	DATA_LEN(r) = 0;
+	PTR_MASK(r) = 0;
 	for (i = 0; i < MAX_FNARGS; i++) {
 		if (i >= n) {
 			r->lens[i] = 0;
 			continue;
 		}
-		r->lens[i] = capture_arg(ctx, fentry, &spec->args[i], b, &off, &ptrs, i);
+		r->lens[i] = capture_arg(ctx, fentry, &spec->args[i], b, r, i);
 	}
 	r->type = REC_FNARGS;
 	r->func_id = id;
 	r->sess_id = sess->sess_id;
 	r->seq_id = seq;
-	r->data_len = off;
-	r->ptr_mask = ptrs;
 	r->arg_cnt = n < MAX_FNARGS ? n : MAX_FNARGS;
 	r->flags = args_raw_ptrs ? FNARGS_F_RAW_PTRS : 0;
 
-	sz = sizeof(*r) + off;
-	if (sz > sizeof(b->words))
+	sz = sizeof(*r) + DATA_LEN(r);
+	if (sz > sizeof(*r) + MAX_DATA_OFF)
 		return;
 	/* a START that didn't fit earlier goes first, or the record would be an orphan */
 	if (!room_for_args_rec(sz) || (!sess->start_emitted && !emit_session_start(sess))) {
 		count_dropped_record(sess);
 		return;
 	}
-	if (bpf_ringbuf_output(&rb, r, sz, 0))
+	if (bpf_ringbuf_output(&rb, r, CLAMP(sz, sizeof(*r) + MAX_DATA_OFF), 0))
 		count_dropped_record(sess);
 }
 
