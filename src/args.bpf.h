@@ -30,7 +30,7 @@ const volatile bool args_raw_ptrs = false;	/* args.capture-raw-ptrs */
  */
 #if defined(__TARGET_ARCH_x86)
 #define ARG_REG_CNT	6
-#define KERNEL_ADDR_MIN	0xffff800000000000ULL
+#define KERNEL_ADDR_MIN	0xff00000000000000ULL	/* with 5-level paging too */
 
 static __always_inline void save_arg_regs(struct pt_regs *regs, __u64 *r)
 {
@@ -199,7 +199,8 @@ static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnar
 		*(__u64 *)(data + CLAMP(o, MAX_DATA_OFF)) = w;
 		o += 8;
 		DATA_LEN(r) = o;
-		if (w < KERNEL_ADDR_MIN)
+		/* not a kernel address, or an errno */
+		if (w < KERNEL_ADDR_MIN || w >= (__u64)-4096)
 			return 8;
 		err = bpf_probe_read_kernel_str(data + CLAMP(o, MAX_DATA_OFF),
 						CLAMP(want, MAX_FNARG_SIZE), (void *)w);

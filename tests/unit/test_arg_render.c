@@ -300,7 +300,17 @@ static const struct func funcs_tmpl[] = {
 	{ .name = "main_fn", .flags = FUNC_NEEDS_SIGN_EXT },
 };
 
+/* The view's sample through @render (NULL: the JSON sink). */
+static char *view_with(bool trace, enum args_fmt_mode mode, int width, bool lose_outer,
+		       view_fn render);
+
 static char *view(bool trace, enum args_fmt_mode mode, int width, bool lose_outer)
+{
+	return view_with(trace, mode, width, lose_outer, trace ? render_trace : render_stack);
+}
+
+static char *view_with(bool trace, enum args_fmt_mode mode, int width, bool lose_outer,
+		       view_fn render)
 {
 	struct func funcs[2] = { funcs_tmpl[0], funcs_tmpl[1] };
 	struct arg_plans_opts po = { .sz = sizeof(po), .arch = &arg_arch_x86_64, .limits = lim };
@@ -345,7 +355,23 @@ static char *view(bool trace, enum args_fmt_mode mode, int width, bool lose_oute
 	main_rec(&inner, false);
 	inner.r.func_id = 1;
 	inner.r.seq_id = 1;
-	out = harness_render(&r, &bo, &t, trace ? render_trace : render_stack);
+	if (render) {
+		out = harness_render(&r, &bo, &t, render);
+	} else {
+		struct json_sink_opts jo = { .sz = sizeof(jo) };
+		struct sample *smp;
+		struct sink *sk;
+		size_t len = 0;
+
+		out = NULL;
+		jo.out = open_memstream(&out, &len);
+		sk = json_sink__new(&jo);
+		assert_int_equal(sample__build(&r, &bo, &smp), 0);
+		assert_int_equal(sink__sample(sk, smp), 0);
+		sample__free(smp);
+		sink__free(sk);
+		fclose(jo.out);
+	}
 	arg_plans__free(ps);
 	return out;
 }
@@ -426,6 +452,28 @@ static void test_trace_view(void **state)
 	free(s);
 }
 
+static void test_json(void **state)
+{
+	char *s = view_with(true, ARGS_FMT_COMPACT, 10, true, NULL);
+
+	/* the lost record of the outer call, on its frame and its entry row */
+	assert_non_null(strstr(s, "\"function\":\"__sys_bpf\",\"marker\":\"! \",\"stitched\":false,"
+			       "\"running\":false,\"duration_ns\":9000,\"result_type\":\"int\","
+			       "\"result_text\":\"-EINVAL\",\"result\":-22,\"failed\":true,"
+			       "\"errno\":\"EINVAL\",\"args_missing\":true"));
+	/* every argument: rendered without the width limit, with its bytes */
+	assert_non_null(strstr(s, "\"args\":[{\"name\":\"cmd\",\"kind\":\"value\",\"text\":\"5\","
+			       "\"bytes\":\"05000000\"},{\"name\":\"attr\",\"kind\":\"pointee\","
+			       "\"text\":\"&{.a=1,.b=0x400000}\",\"bytes\":\"01000000000000000000400000000000\"},"
+			       "{\"name\":\"name\",\"kind\":\"string\",\"text\":\"'hi yo '\","
+			       "\"bytes\":\"68690979"));
+	assert_non_null(strstr(s, "{\"name\":\"nul\",\"kind\":\"string\",\"text\":\"NULL\",\"null\":true}]"));
+	/* the leaf row carries them too */
+	assert_non_null(strstr(s, "\"kind\":\"leaf\",\"depth\":2,\"seq\":1,\"function\":\"main_fn\","));
+	assert_non_null(strstr(s, "\"lost\":{\"dropped_records\":0,\"trace_records\":0,\"args_records\":0,"));
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_modes_and_missing),
 		cmocka_unit_test(test_stack_view),
 		cmocka_unit_test(test_trace_view),
+		cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests_name("arg_render", tests, setup, teardown);

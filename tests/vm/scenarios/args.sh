@@ -3,7 +3,8 @@
 # kernel has and rendered in the stack view, the -T table and --json: integers and enums,
 # a struct pair in registers, the pointee of a pointer (the 1 MiB per-CPU value_size),
 # strings, stack arguments (do_mmap's 7th to 9th, checked against each other with raw
-# pointers), raw registers of a function without BTF; multiline and verbose layouts;
+# pointers), printf-like varargs, raw registers of a function without BTF; multiline and
+# verbose layouts;
 # records lost to a tiny ring buffer. Nothing stays attached.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -35,6 +36,7 @@ trace ml bpf-bad-map-val-size-percpu-array $MAP -C args.fmt-mode=multiline
 trace verbose bpf-bad-map-val-size-percpu-array $MAP -T -C args.fmt-mode=v
 trace width bpf-bad-map-val-size-percpu-array $MAP -T -C args.fmt-max-arg-width=40
 hunt raw 'errtrig msgctl-einval' -e '*sys_msgctl' -a 'ksys_msgctl*' -A
+hunt printf 'errtrig bpf-verifier-reject' -e '*sys_bpf' -a verbose -A -T
 hunt_json json 'simfail bpf-bad-map-val-size-percpu-array' $MAP
 retsnoop --config-help >/tmp/ch.out 2>&1
 echo '=== BEGIN confighelp'; cat /tmp/ch.out; echo '=== END confighelp'"
@@ -111,6 +113,11 @@ w=$(printf '%s\n' "$s" | grep -E "↔ $MAPFN " | head -1 | sed 's/.* attr=//' | 
 s=$(section "$out" raw)
 expect "$s" '\[-EINVAL\] +ksys_msgctl\.constprop\.0(\+0x[0-9a-f]+)? +arg0=[0-9a-fx]+ arg1=2 arg2=0 arg3=[0-9a-fx]+ arg4=[0-9a-fx]+ arg5=[0-9a-fx]+$' \
 	"no BTF: the six argument registers"
+
+# the verifier's verbose(private_data, fmt, ...): as many varargs as the format asks for
+s=$(section "$out" printf)
+expect "$s" "^ +↔ verbose +\\[void\\] +[0-9.]+us  private_data=0x[0-9a-f]+ fmt='R%d !read_ok ' vararg0=0\$" \
+	"printf-like: the format and its one vararg"
 
 s=$(section "$out" json)
 expect "$s" '"name":"attr","kind":"pointee","text":"&\{\{\.map_type=6,\.key_size=4,\.value_size=1048576' \
