@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
+#include <bpf/btf.h>
+#include "arg_plan.h"
 #include "capture.h"
 
 /*
@@ -21,6 +23,8 @@ enum cap_kind {
 	CAP_SRC,		/* __u64 addr, __u32 n, n x {__s32 line, __s32 col, func, file} */
 	CAP_TS_OFFSET,		/* __s64 realtime - monotonic */
 	CAP_VIEWS,		/* __u32 enum cap_view bits, __s32 lbr_max_count */
+	CAP_ARGS_VIEW,		/* -A: __u32 enum args_fmt_mode, __s32 max width */
+	CAP_ARGS_PLAN,		/* __u32 func id, __u32 0, arg_plan__serialize() bytes */
 };
 
 enum cap_view {
@@ -41,6 +45,8 @@ struct capture {
 	struct sym_resolver outer;
 	void *ksyms_seen;	/* tsearch() sets of addresses already written */
 	void *srcs_seen;
+	const struct arg_plans *args;
+	bool *plan_written;	/* per function id */
 };
 
 static int addr_cmp(const void *a, const void *b)
@@ -94,6 +100,17 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 	fwrite(CAP_MAGIC, 8, 1, c->f);
 	cap_write(c, CAP_TS_OFFSET, &opts->clock_off_ns, sizeof(opts->clock_off_ns), NULL, 0);
 	cap_write(c, CAP_VIEWS, views, sizeof(views), NULL, 0);
+	if (v->args && opts->args) {
+		__u32 av[2] = { v->args_fmt, (__u32)v->args_max_width };
+
+		c->args = opts->args;
+		c->plan_written = calloc(arg_plans__cnt(opts->args) ?: 1, sizeof(bool));
+		if (!c->plan_written) {
+			capture__close(c);
+			return NULL;
+		}
+		cap_write(c, CAP_ARGS_VIEW, av, sizeof(av), NULL, 0);
+	}
 	for (i = 0; i < opts->func_cnt; i++) {
 		const struct func *f = &opts->funcs[i];
 		struct { __u32 id, flags; __u64 addr; } h = { i, f->flags, f->addr };
@@ -103,8 +120,35 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 	return c;
 }
 
+/* A function's capture plan, the first time its arguments are recorded. */
+static void cap_plan(struct capture *c, const void *rec, size_t size)
+{
+	const struct rec_fnargs *r = rec;
+	const struct func_arg_plan *p;
+	__u32 hdr[2] = {};
+	size_t len;
+	void *buf;
+	int err;
+
+	if (!c->args || size < sizeof(*r) || r->type != REC_FNARGS)
+		return;
+	hdr[0] = r->func_id;
+	p = arg_plans__get(c->args, hdr[0]);
+	if (!p || c->plan_written[hdr[0]])
+		return;
+	c->plan_written[hdr[0]] = true;
+	err = arg_plan__serialize(p, &buf, &len);
+	if (err) {
+		c->err = c->err ?: err;
+		return;
+	}
+	cap_write(c, CAP_ARGS_PLAN, hdr, sizeof(hdr), buf, len);
+	free(buf);
+}
+
 int capture__record(struct capture *c, const void *rec, size_t size)
 {
+	cap_plan(c, rec, size);
 	cap_write(c, CAP_RECORD, rec, size, NULL, 0);
 	return c->err;
 }
@@ -197,6 +241,7 @@ int capture__close(struct capture *c)
 	err = c->err;
 	tdestroy(c->ksyms_seen, free);
 	tdestroy(c->srcs_seen, free);
+	free(c->plan_written);
 	free(c);
 	return err;
 }
@@ -245,6 +290,12 @@ struct rec_session_end_v1 {
 	struct call_stack_v1 stack;
 };
 
+struct rplan {
+	__u32 func_id;
+	const void *data;
+	size_t len;
+};
+
 struct replay {
 	char *buf;
 	size_t len;
@@ -260,6 +311,12 @@ struct replay {
 	size_t src_cnt;
 	struct rrec *recs;
 	size_t rec_cnt;
+	bool has_args;
+	__u32 args_fmt;
+	int args_max_width;
+	struct rplan *plans;
+	size_t plan_cnt;
+	struct arg_plans *args;
 };
 
 /* Make room for element @cnt of a doubling array that starts at 16 slots. */
@@ -478,12 +535,53 @@ static int parse(struct replay *r)
 			memcpy(&r->views, p, 4);
 			memcpy(&r->lbr_max_count, p + 4, 4);
 			break;
+		case CAP_ARGS_VIEW:
+			if (hdr[1] < 8)
+				return -EINVAL;
+			r->has_args = true;
+			memcpy(&r->args_fmt, p, 4);
+			memcpy(&r->args_max_width, p + 4, 4);
+			break;
+		case CAP_ARGS_PLAN:
+			if (hdr[1] < 8)
+				return -EINVAL;
+			if (grow((void **)&r->plans, r->plan_cnt, sizeof(*r->plans)))
+				return -ENOMEM;
+			memcpy(&r->plans[r->plan_cnt].func_id, p, 4);
+			r->plans[r->plan_cnt].data = p + 8;
+			r->plans[r->plan_cnt++].len = hdr[1] - 8;
+			break;
 		default:
 			break;	/* newer kinds are skipped */
 		}
 		off += hdr[1] + (8 - hdr[1] % 8) % 8;
 	}
 	return err;
+}
+
+/* The capture plans, for the functions whose arguments were recorded. */
+static int load_plans(struct replay *r)
+{
+	struct func_arg_plan p;
+	struct btf *btf;
+	size_t i;
+	int err;
+
+	if (!r->has_args)
+		return 0;
+	r->args = arg_plans__new_empty(r->func_cnt);
+	if (!r->args)
+		return -ENOMEM;
+	for (i = 0; i < r->plan_cnt; i++) {
+		err = arg_plan__deserialize(r->plans[i].data, r->plans[i].len, &p, &btf);
+		if (!err)
+			err = arg_plans__set(r->args, r->plans[i].func_id, &p, btf);
+		else
+			btf__free(btf);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static int rksym_cmp(const void *a, const void *b)
@@ -525,6 +623,8 @@ struct replay *replay__open(const char *path)
 	fclose(f);
 	f = NULL;
 	err = parse(r);
+	if (!err)
+		err = load_plans(r);
 	if (err)
 		goto err;
 	/* a capture without symbol answers leaves the arrays NULL, which qsort() must not get */
@@ -555,6 +655,8 @@ void replay__free(struct replay *r)
 		if (r->recs[i].owned)
 			free((void *)r->recs[i].data);
 	free(r->recs);
+	arg_plans__free(r->args);
+	free(r->plans);
 	free(r->funcs);
 	free(r->buf);
 	free(r);
@@ -569,7 +671,7 @@ static bool replay_sym(void *ctx, const struct addr_space *as, __u64 addr, struc
 	/* bsearch() must not get the NULL array of a capture without answers either */
 	if (as->kind != ADDR_SPACE_KERNEL || !r->ksym_cnt)
 		return false;
-	k = bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp);
+	k = r->ksym_cnt ? bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp) : NULL;
 	if (!k || !k->name)
 		return false;
 	hit->name = k->name;
@@ -587,7 +689,7 @@ static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
 
 	if (as->kind != ADDR_SPACE_KERNEL || !r->src_cnt)
 		return 0;
-	s = bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp);
+	s = r->src_cnt ? bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp) : NULL;
 	if (!s)
 		return 0;
 	for (i = 0; i < s->n && i < max; i++)
@@ -607,6 +709,7 @@ void replay__build_opts(struct replay *r, struct sample_build_opts *o)
 		.lbr = r->views & VIEW_LBR,
 		.unfiltered = r->views & VIEW_UNFILTERED,
 		.full_lbr = r->views & VIEW_FULL_LBR,
+		.args = r->args,
 	};
 }
 
@@ -620,6 +723,9 @@ void replay__text_opts(struct replay *r, struct text_sink_opts *o)
 		.emit_addrs = r->views & VIEW_EMIT_ADDRS,
 		.dec_offs = r->views & VIEW_DEC_OFFS,
 		.lbr_max_count = r->lbr_max_count,
+		.args = r->has_args,
+		.args_fmt = r->args_fmt,
+		.args_max_width = r->args_max_width,
 	};
 }
 

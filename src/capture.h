@@ -5,7 +5,8 @@
  * the live run printed, on any machine, without the kernel that produced it.
  *
  * File: "RSNPCAP2" (or "RSNPCAP1", converted on load), then entries
- * {__u32 kind, __u32 len, payload padded to 8 bytes}.
+ * {__u32 kind, __u32 len, payload padded to 8 bytes}. Readers skip kinds they don't know,
+ * so captures without arguments replay as before.
  */
 #ifndef RETSNOOP_CAPTURE_H
 #define RETSNOOP_CAPTURE_H
@@ -20,6 +21,9 @@
 struct capture_views {
 	bool stack_view, func_trace, lbr, full_lbr, unfiltered, emit_addrs, dec_offs;
 	int lbr_max_count;
+	bool args;			/* -A */
+	enum args_fmt_mode args_fmt;
+	int args_max_width;
 };
 
 struct capture_opts {
@@ -28,6 +32,8 @@ struct capture_opts {
 	size_t func_cnt;
 	__s64 clock_off_ns;
 	struct capture_views views;
+	/* -A: the capture plans, each written before its function's first arguments */
+	const struct arg_plans *args;
 };
 
 struct capture;

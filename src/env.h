@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "arg_fmt.h"
 #include "errnos.h"
 #include "glob.h"
 #include "mass_attacher.h"
@@ -18,12 +19,6 @@ enum symb_mode {
 	SYMB_NONE,		/* -sn: kallsyms only */
 	SYMB_LINENUM,		/* -s */
 	SYMB_INLINES,		/* -ss */
-};
-
-enum args_fmt_mode {
-	ARGS_FMT_COMPACT,
-	ARGS_FMT_MULTILINE,
-	ARGS_FMT_VERBOSE,
 };
 
 enum debug_feat {

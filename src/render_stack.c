@@ -6,10 +6,13 @@
  *
  * with inlined callees as ". name (file:line:col)" lines under their caller. MM: '!' for
  * a traced function without a kernel frame of its own, '*' for a frame of a stitched chain.
+ * With -A a traced frame's arguments follow its source column (compact) or come as
+ * "› name = value" lines right under it, at the result column.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "arg_render.h"
 #include "render.h"
 #include "result_fmt.h"
 
@@ -19,6 +22,7 @@ struct line {
 	char res[48];
 	char sym[192];
 	char src[320];
+	const struct sample_args *args;	/* -A, traced frames */
 };
 
 struct lines {
@@ -87,6 +91,8 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 				 (unsigned long long)(f->dur_ns / 1000));
 			result__format(l->res, sizeof(l->res), f->res, fn->flags);
 		}
+		if (o->args)
+			l->args = f->args;
 		if (!f->has_kframe) {
 			snprintf(l->sym, sizeof(l->sym), "%s%s", render__inline_indent(o), fn->name);
 			/* where the function is, for a frame that had already returned */
@@ -99,9 +105,30 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 	return add_src_lines(ls, idx, &f->loc, o);
 }
 
-static void print_lines(FILE *out, const struct lines *ls)
+/* Multiline and verbose modes: one "› " line (or more, verbose) per argument. */
+static int print_arg_lines(FILE *out, const struct sample_args *a, int indent,
+			   const struct text_sink_opts *o)
 {
-	int dw = 5, rw = 0, sw = 0, i, len;
+	struct arg_render_opts ro = {
+		.sz = sizeof(ro), .mode = o->args_fmt, .max_width = o->args_max_width,
+		.indent = indent,
+	};
+	char **strs;
+	int cnt, i, err;
+
+	err = arg_render__strs(a, &ro, &strs, &cnt);
+	if (err)
+		return err;
+	for (i = 0; i < cnt; i++)
+		fprintf(out, "%*s\u203a %s\n", indent, "", strs[i]);
+	arg_render__free_strs(strs, cnt);
+	return 0;
+}
+
+static int print_lines(FILE *out, const struct lines *ls, const struct text_sink_opts *o)
+{
+	int dw = 5, rw = 0, sw = 0, srcw = 0, i, len;
+	bool compact = o->args_fmt == ARGS_FMT_COMPACT;
 	char buf[1024];
 
 	for (i = 0; i < ls->cnt; i++) {
@@ -113,18 +140,37 @@ static void print_lines(FILE *out, const struct lines *ls)
 			rw = strlen(l->res);
 		if ((int)strlen(l->sym) > sw)
 			sw = strlen(l->sym);
+		if ((int)strlen(l->src) > srcw)
+			srcw = strlen(l->src);
 	}
 	for (i = 0; i < ls->cnt; i++) {
 		const struct line *l = &ls->v[i];
+		struct arg_render_opts ro = {
+			.sz = sizeof(ro), .mode = o->args_fmt, .max_width = o->args_max_width,
+		};
+		char *args;
 
 		len = snprintf(buf, sizeof(buf), "%s %*s %-*s  %-*s  %s", l->mark, dw, l->dur,
 			       rw, l->res, sw, l->sym, l->src);
 		if (len >= (int)sizeof(buf))
 			len = sizeof(buf) - 1;
+		if (l->args && compact) {
+			/* the arguments column starts after the widest source */
+			args = arg_render__compact(l->args, &ro);
+			if (!args)
+				return -ENOMEM;
+			fprintf(out, "%.*s%*s  %s\n", len, buf, srcw - (int)strlen(l->src), "", args);
+			free(args);
+			continue;
+		}
 		while (len > 0 && buf[len - 1] == ' ')
 			len--;
 		fprintf(out, "%.*s\n", len, buf);
+		/* under the frame, at the result column */
+		if (l->args && print_arg_lines(out, l->args, 3 + dw + 1, o))
+			return -ENOMEM;
 	}
+	return 0;
 }
 
 int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
@@ -136,7 +182,7 @@ int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts 
 	for (i = 0; i < s->frame_cnt && !err; i++)
 		err = add_frame(&ls, s, &s->frames[i], o);
 	if (!err)
-		print_lines(out, &ls);
+		err = print_lines(out, &ls, o);
 	free(ls.v);
 	return err;
 }

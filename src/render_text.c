@@ -23,7 +23,7 @@ static void fmt_ts(char *buf, size_t n, __u64 mono_ns, __s64 offset_ns)
 int render_text__sample(FILE *out, const struct sample *s, const struct text_sink_opts *o)
 {
 	char t1[32], t2[32];
-	size_t lost = s->dropped_records + s->trace_lost;
+	size_t lost = s->dropped_records + s->trace_lost + s->args_lost;
 	int err = 0;
 
 	fmt_ts(t1, sizeof(t1), s->start_ns, s->clock_off_ns);
@@ -88,7 +88,8 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	/* after the ^C on its own line; the drop summary keeps "Detaching... DONE" one line */
 	fputc('\n', ts->o.out);
 	fflush(ts->o.out);
-	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost) {
+	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
+	    d->args_lost) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -101,6 +102,9 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		if (d->trace_lost)
 			fprintf(ts->o.err, "%-20s%llu\n", "LOST TRACE RECORDS:",
 				(unsigned long long)d->trace_lost);
+		if (d->args_lost)
+			fprintf(ts->o.err, "%-20s%llu\n", "LOST ARGS RECORDS:",
+				(unsigned long long)d->args_lost);
 	}
 	if (d->running_sessions)
 		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "

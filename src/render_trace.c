@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The function call trace view (-T): the sample's call-trace rows, indented four columns
- * per call level: "→" entry, "←" exit, "↔" a leaf call folded into one row.
+ * per call level: "→" entry, "←" exit, "↔" a leaf call folded into one row. With -A the
+ * entry and leaf rows carry the call's arguments: in a CONTEXT column (compact mode) or as
+ * "› name = value" lines under the row, at the result column.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "arg_render.h"
 #include "render.h"
 #include "result_fmt.h"
 
@@ -16,6 +19,7 @@ struct trow {
 	int func_cols;		/* display width of func[] */
 	char res[48];
 	char dur[24];
+	const struct sample_args *args;
 };
 
 static void fill_func(struct trow *r, __u32 depth, const char *marker, const char *name)
@@ -47,6 +51,33 @@ static void fill_row(struct trow *r, const struct sample *s, const struct trace_
 		result__format(r->res, sizeof(r->res), t->res, fn->flags);
 		snprintf(r->dur, sizeof(r->dur), "%.3fus", t->dur_ns / 1000.0);
 	}
+	r->args = t->args;
+}
+
+/* Compact: the row's arguments in the CONTEXT column. Else a "› " line (or more) each. */
+static int print_args(FILE *out, const struct trow *r, int indent, const struct text_sink_opts *o)
+{
+	struct arg_render_opts ro = {
+		.sz = sizeof(ro), .mode = o->args_fmt, .max_width = o->args_max_width,
+		.indent = indent,
+	};
+	char **strs, *line;
+	int cnt, i;
+
+	if (o->args_fmt == ARGS_FMT_COMPACT) {
+		line = arg_render__compact(r->args, &ro);
+		if (!line)
+			return -ENOMEM;
+		fprintf(out, "  %s\n", line);
+		free(line);
+		return 0;
+	}
+	if (arg_render__strs(r->args, &ro, &strs, &cnt))
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++)
+		fprintf(out, "%*s\u203a %s\n", indent, "", strs[i]);
+	arg_render__free_strs(strs, cnt);
+	return 0;
 }
 
 static void dashes(FILE *out, int n)
@@ -57,7 +88,8 @@ static void dashes(FILE *out, int n)
 
 int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts *o)
 {
-	int w = strlen("FUNCTION CALL TRACE"), rw = 6, dw = 8;
+	int w = strlen("FUNCTION CALL TRACE"), rw = 6, dw = 8, err = 0;
+	bool args = o->args && s->has_args, compact = o->args_fmt == ARGS_FMT_COMPACT;
 	struct trow *rows;
 	size_t i;
 
@@ -66,6 +98,8 @@ int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts 
 		return -ENOMEM;
 	for (i = 0; i < s->row_cnt; i++) {
 		fill_row(&rows[i], s, &s->rows[i]);
+		if (!args)
+			rows[i].args = NULL;
 		if (rows[i].func_cols > w)
 			w = rows[i].func_cols;
 		if ((int)strlen(rows[i].res) > rw)
@@ -73,24 +107,33 @@ int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts 
 		if ((int)strlen(rows[i].dur) > dw)
 			dw = strlen(rows[i].dur);
 	}
-	fprintf(out, "%-*s   %-*s  %*s\n", w, "FUNCTION CALL TRACE", rw, "RESULT", dw, "DURATION");
+	fprintf(out, "%-*s   %-*s  %*s%s\n", w, "FUNCTION CALL TRACE", rw, "RESULT", dw, "DURATION",
+		args && compact ? "  CONTEXT" : "");
 	dashes(out, w);
 	fputs("   ", out);
 	dashes(out, rw);
 	fputs("  ", out);
 	dashes(out, dw);
+	if (args && compact) {
+		fputs("  ", out);
+		dashes(out, strlen("CONTEXT"));
+	}
 	fputc('\n', out);
-	for (i = 0; i < s->row_cnt; i++) {
+	for (i = 0; i < s->row_cnt && !err; i++) {
 		const struct trow *r = &rows[i];
 
-		if (!r->res[0] && !r->dur[0]) {
+		if (!r->res[0] && !r->dur[0] && !(r->args && compact)) {
 			fprintf(out, "%s\n", r->func);
-			continue;
+		} else {
+			/* pad by display columns: the marker is one column but three bytes */
+			fprintf(out, "%s%*s   %-*s  %*s", r->func, w - r->func_cols, "", rw, r->res,
+				dw, r->dur);
+			if (!(r->args && compact))
+				fputc('\n', out);
 		}
-		/* pad by display columns: the marker is one column but three bytes */
-		fprintf(out, "%s%*s   %-*s  %*s\n", r->func, w - r->func_cols, "", rw, r->res,
-			dw, r->dur);
+		if (r->args)
+			err = print_args(out, r, w + 3, o);
 	}
 	free(rows);
-	return 0;
+	return err;
 }

@@ -397,6 +397,8 @@ drop:
 		__sync_fetch_and_add(&st->dropped_sessions, 1);
 }
 
+#include "args.bpf.h"
+
 static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, __u64 now)
 {
 	struct task_struct *task;
@@ -426,10 +428,11 @@ static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, 
 	BPF_CORE_READ_STR_INTO(&sess->proc_comm, task, group_leader, comm);
 
 	/*
-	 * -T needs the session known before its first trace record; if the ring buffer is
-	 * full now, the next record tries again (the sample then shows the records it lost).
+	 * -T and -A need the session known before its first trace or arguments record; if
+	 * the ring buffer is full now, the next record tries again (the sample then shows
+	 * the records it lost).
 	 */
-	if (emit_func_trace)
+	if (emit_func_trace || capture_args)
 		emit_session_start(sess);
 	return sess;
 }
@@ -513,7 +516,8 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 	}
 }
 
-static __always_inline int handle_entry(void *ctx, __u32 id)
+/* @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A). */
+static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 {
 	struct func_info *fi;
 	struct session *sess;
@@ -560,6 +564,8 @@ static __always_inline int handle_entry(void *ctx, __u32 id)
 
 	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_FUNC_TRACE_ENTRY, id, now, seq, d + 1, 0, 0);
+	if (capture_args)
+		emit_fn_args(ctx, fentry, sess, id, seq);
 	return 0;
 }
 
@@ -739,7 +745,7 @@ int kentry(struct pt_regs *ctx)
 
 	if (!ready || !kprobe_func_id(ctx, &id, false))
 		return 0;
-	return handle_entry(ctx, id);
+	return handle_entry(ctx, id, false);
 }
 
 SEC("kretprobe")
@@ -791,7 +797,7 @@ static __always_inline int fentry_common(void *ctx)
 	if (!ready || !enter_guard())
 		return 0;
 	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
-		handle_entry(ctx, id);
+		handle_entry(ctx, id, true);
 	leave_guard();
 	return 0;
 }

@@ -97,8 +97,6 @@ static void warn_unimplemented(void)
 {
 	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
 
-	if (env.capture_args)
-		fprintf(stderr, fmt, "-A (--capture-args)");
 	if (env.inject_probe_cnt)
 		fprintf(stderr, fmt, "-J (--inject-probe)");
 	if (env.emit_interim_stacks)

@@ -26,6 +26,7 @@ enum rec_type {
 	REC_FUNC_TRACE_EXIT,
 	REC_LBR_STACK,
 	REC_SESSION_END,
+	REC_FNARGS,		/* -A: one call's arguments (struct rec_fnargs) */
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -126,6 +127,69 @@ struct drop_stats {
 	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */
 	__u64 incomplete_sessions;	/* some record of the session was lost */
 	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
+};
+
+/*
+ * -A: function arguments. User space plans, per traced function, where each argument is
+ * and how much of it to read (from BTF, see arg_plan.h); BPF follows the plan at function
+ * entry and sends one REC_FNARGS per call, tied to the call by (sess_id, seq_id).
+ */
+#define MAX_FNARGS		12	/* arguments captured per call */
+#define MAX_FNARGS_TOTAL	65536	/* args.max-total-args-size at most */
+#define MAX_FNARG_SIZE		16384	/* args.max-sized-arg-size, args.max-str-arg-size at most */
+
+enum fnarg_kind {
+	FNARG_SKIP,		/* nothing to read (unsupported, or beyond the plan) */
+	FNARG_VALUE,		/* the argument's own bytes (integer, enum, struct, union) */
+	FNARG_PTR,		/* a pointer: the bytes it points to */
+	FNARG_STR,		/* a pointer: the NUL-terminated string it points to */
+	FNARG_VARARG,		/* a printf-like vararg: 8 bytes, and a string if it points to one */
+};
+
+enum fnarg_loc {
+	FNARG_REG,		/* argument register @off (fentry: argument slot @off) */
+	FNARG_REG_PAIR,		/* registers @off and @off + 1 */
+	FNARG_STACK,		/* on the stack, @off bytes above the stack pointer at entry */
+};
+
+struct fnarg_spec {
+	__u16 len;		/* bytes to capture: the value, pointee, or string at most */
+	__u8 kind;		/* enum fnarg_kind */
+	__u8 loc;		/* enum fnarg_loc: where the value (or the pointer) is */
+	__u16 off;
+	__u16 __pad;
+};
+
+/* Value of the BPF map indexed by function id. */
+struct func_args_spec {
+	__u32 arg_cnt;
+	__u32 __pad;
+	struct fnarg_spec args[MAX_FNARGS];
+};
+
+/*
+ * Argument i's data in data[], in order, each piece padded to 8 bytes: its raw pointer
+ * value (8 bytes) if bit i of ptr_mask is set, then lens[i] bytes if lens[i] > 0.
+ * A negative lens[i] is an errno: -ENODATA for a NULL pointer, -ENOSPC when
+ * args.max-total-args-size left no room, else the read's error. FNARG_VARARG: with
+ * ptr_mask bit i the value was read as a string too (lens[i] its length, NUL included),
+ * without it lens[i] is 8 and the data is the value.
+ */
+struct rec_fnargs {
+	__u32 type;		/* REC_FNARGS */
+	__u32 func_id;
+	__u64 sess_id;
+	__u32 seq_id;		/* the call's entry */
+	__u32 data_len;		/* bytes in data[] */
+	__u16 ptr_mask;
+	__u16 arg_cnt;
+	__s16 lens[MAX_FNARGS];
+	__u32 flags;		/* enum fnargs_flags */
+	__u8 data[];
+};
+
+enum fnargs_flags {
+	FNARGS_F_RAW_PTRS = 0x1,	/* args.capture-raw-ptrs: pointers come with their value */
 };
 
 /* Processes never traced: retsnoop itself and every helper it starts. */

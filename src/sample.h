@@ -15,6 +15,21 @@
 #include "session.h"
 #include "sym_resolver.h"
 
+struct func_arg_plan;
+struct arg_plans;
+
+/* The arguments a traced call was entered with (-A), as captured. */
+struct sample_args {
+	const struct func_arg_plan *plan;	/* names, kinds, types; NULL if missing */
+	bool missing;			/* -A was on but the record was lost: "... data missing ..." */
+	bool raw_ptrs;			/* pointer values were captured too */
+	__u16 ptr_mask;			/* see struct rec_fnargs */
+	int arg_cnt;
+	__s16 lens[MAX_FNARGS];
+	const __u8 *data;
+	__u32 data_len;
+};
+
 struct sample_src {
 	const char *func;
 	const char *file;		/* relative to the kernel tree root */
@@ -54,6 +69,8 @@ struct sample_frame {
 	bool failed;			/* the result counts as an error (result__is_err) */
 	__u64 dur_ns;
 	__s64 res;			/* raw 64-bit result */
+	__u32 seq_id;			/* traced frames: the call's entry */
+	const struct sample_args *args;	/* traced frames with -A, else NULL */
 };
 
 enum trace_row_kind {
@@ -74,6 +91,7 @@ struct trace_row {
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
 	__u32 missing;			/* TRACE_GAP: records lost */
+	const struct sample_args *args;	/* TRACE_ENTRY, TRACE_LEAF with -A, else NULL */
 };
 
 struct sample_lbr {
@@ -102,6 +120,8 @@ struct sample {
 	struct trace_row *rows;
 	size_t row_cnt;
 
+	bool has_args;			/* -A was on */
+
 	bool has_lbr;			/* --lbr was on */
 	bool lbr_missing;		/* its record was dropped */
 	int lbr_err;			/* negative errno from the kernel, 0 if fine */
@@ -118,6 +138,7 @@ struct sample {
 	/* what was lost */
 	__u32 dropped_records;		/* records of this session the ring buffer couldn't take */
 	size_t trace_lost;		/* -T records over the consumer's memory budget */
+	size_t args_lost;		/* -A records over the consumer's memory budget */
 	bool chain_lost;		/* a nested error chain wasn't kept (SESS_F_CHAIN_LOST) */
 	bool truncated;			/* calls nested deeper than recorded (SESS_F_TRUNCATED) */
 
@@ -134,6 +155,7 @@ struct sample_build_opts {
 	bool lbr;			/* --lbr */
 	bool unfiltered;		/* keep BPF machinery frames and every LBR record */
 	bool full_lbr;			/* keep every LBR record */
+	const struct arg_plans *args;	/* -A: how each function's arguments were captured */
 };
 
 /* Decode one session's records. Returns 0 with *out set (sample__free() it), or -errno. */

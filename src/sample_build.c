@@ -216,6 +216,7 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	s->func_cnt = o->func_cnt < INT_MAX ? o->func_cnt : INT_MAX;
 	s->dropped_records = r->end->dropped_records;
 	s->trace_lost = r->trace_lost;
+	s->args_lost = r->args_lost;
 	s->chain_lost = r->end->flags & SESS_F_CHAIN_LOST;
 	s->truncated = r->end->flags & SESS_F_TRUNCATED;
 
@@ -224,6 +225,8 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 		err = build_trace(s, r);
 	if (!err && o->lbr)
 		err = build_lbr(s, r, o);
+	if (!err && o->args)
+		err = sample__build_args(s, r, o);
 	if (err) {
 		sample__free(s);
 		return err;

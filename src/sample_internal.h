@@ -32,4 +32,8 @@ static inline int sample__func_id(const struct sample *s, __u32 id)
 int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 			const struct sample_build_opts *o);
 
+/* -A: attach each traced frame's and call-trace row's arguments (sample_args.c). */
+int sample__build_args(struct sample *s, const struct sess_recs *r,
+		       const struct sample_build_opts *o);
+
 #endif

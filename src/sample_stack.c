@@ -193,6 +193,7 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 	const struct func *fn = sample__func(s, sample__func_id(s, cs->func_ids[i]));
 
 	f->func_id = sample__func_id(s, cs->func_ids[i]);
+	f->seq_id = cs->seq_ids[i];
 	f->running = (__u32)i < cs->depth;
 	f->stitched = i < MAX_FSTACK_DEPTH && (cs->stitched >> i & 1);
 	if (!f->running) {

@@ -7,6 +7,7 @@
 #include "session.h"
 
 #define DEFAULT_MAX_TRACE_RECS	(1u << 20)
+#define DEFAULT_MAX_ARGS_BYTES	(64u << 20)
 
 struct sess {
 	__u64 id;
@@ -14,6 +15,8 @@ struct sess {
 	struct rec_lbr_stack *lbr;
 	struct rec_func_trace *trace;
 	size_t trace_cnt, trace_cap, trace_lost;
+	struct rec_fnargs **args;	/* copies, in arrival (= seq id) order */
+	size_t args_cnt, args_cap, args_lost, args_bytes;
 };
 
 struct session_store {
@@ -21,6 +24,7 @@ struct session_store {
 	void *root;		/* tsearch() tree of struct sess, by id */
 	size_t pending;
 	size_t trace_held;	/* -T records held over all open sessions */
+	size_t args_held;	/* -A record bytes held over all open sessions */
 	struct session_store_stats stats;
 };
 
@@ -43,13 +47,19 @@ struct session_store *session_store__new(const struct session_store_opts *opts)
 	OPTS_COPY(&st->opts, opts);
 	if (!st->opts.max_trace_recs)
 		st->opts.max_trace_recs = DEFAULT_MAX_TRACE_RECS;
+	if (!st->opts.max_args_bytes)
+		st->opts.max_args_bytes = DEFAULT_MAX_ARGS_BYTES;
 	return st;
 }
 
 static void sess_free(void *p)
 {
 	struct sess *s = p;
+	size_t i;
 
+	for (i = 0; i < s->args_cnt; i++)
+		free(s->args[i]);
+	free(s->args);
 	free(s->lbr);
 	free(s->trace);
 	free(s);
@@ -75,6 +85,7 @@ static void sess_forget(struct session_store *st, struct sess *s)
 {
 	tdelete(s, &st->root, sess_cmp);
 	st->trace_held -= s->trace_cnt;
+	st->args_held -= s->args_bytes;
 	sess_free(s);
 	st->pending--;
 }
@@ -149,6 +160,42 @@ static int add_lbr(struct session_store *st, const void *rec)
 	return 0;
 }
 
+static int add_fnargs(struct session_store *st, const void *rec, size_t size)
+{
+	const struct rec_fnargs *r = rec;
+	struct sess *s;
+	void *tmp;
+
+	if (r->data_len > size - sizeof(*r))
+		return -EINVAL;
+	s = rec_sess(st, r->sess_id);
+	if (!s)
+		return 0;
+	size = sizeof(*r) + r->data_len;
+	if (st->args_held + size > st->opts.max_args_bytes) {
+		s->args_lost++;
+		st->stats.args_lost++;
+		return 0;
+	}
+	if (s->args_cnt == s->args_cap) {
+		size_t cap = s->args_cap ? s->args_cap * 2 : 16;
+
+		tmp = realloc(s->args, cap * sizeof(*s->args));
+		if (!tmp)
+			return -ENOMEM;
+		s->args = tmp;
+		s->args_cap = cap;
+	}
+	tmp = malloc(size);
+	if (!tmp)
+		return -ENOMEM;
+	memcpy(tmp, r, size);
+	s->args[s->args_cnt++] = tmp;
+	s->args_bytes += size;
+	st->args_held += size;
+	return 0;
+}
+
 static int add_end(struct session_store *st, const void *rec)
 {
 	const struct rec_session_end *r = rec;
@@ -172,6 +219,11 @@ static int add_end(struct session_store *st, const void *rec)
 	recs.trace = s->trace;
 	recs.trace_cnt = n;
 	recs.trace_lost = s->trace_lost;
+	for (n = 0; n < s->args_cnt && s->args[n]->seq_id <= r->last_seq_id; n++)
+		;
+	recs.args = (const struct rec_fnargs *const *)s->args;
+	recs.args_cnt = n;
+	recs.args_lost = s->args_lost;
 	err = st->opts.on_session(st->opts.ctx, &recs);
 out:
 	sess_forget(st, s);
@@ -185,12 +237,15 @@ out:
 static const struct rec_kind {
 	size_t min_size;
 	int (*add)(struct session_store *st, const void *rec);
+	/* variable-size records: the size too */
+	int (*add_sized)(struct session_store *st, const void *rec, size_t size);
 } rec_kinds[] = {
 	[REC_SESSION_START] = { sizeof(struct rec_session_start), add_start },
 	[REC_FUNC_TRACE_ENTRY] = { sizeof(struct rec_func_trace), add_trace },
 	[REC_FUNC_TRACE_EXIT] = { sizeof(struct rec_func_trace), add_trace },
 	[REC_LBR_STACK] = { sizeof(struct rec_lbr_stack), add_lbr },
 	[REC_SESSION_END] = { sizeof(struct rec_session_end), add_end },
+	[REC_FNARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)
@@ -204,8 +259,15 @@ int session_store__add(struct session_store *st, const void *rec, size_t size)
 	if (type >= sizeof(rec_kinds) / sizeof(rec_kinds[0]))
 		goto malformed;
 	k = &rec_kinds[type];
-	if (!k->add || size < k->min_size)
+	if ((!k->add && !k->add_sized) || size < k->min_size)
 		goto malformed;
+	if (k->add_sized) {
+		int err = k->add_sized(st, rec, size);
+
+		if (err == -EINVAL)
+			goto malformed;
+		return err;
+	}
 	return k->add(st, rec);
 malformed:
 	st->stats.malformed++;

@@ -18,6 +18,9 @@ struct sess_recs {
 	const struct rec_func_trace *trace;	/* -T records up to end->last_seq_id */
 	size_t trace_cnt;
 	size_t trace_lost;			/* -T records not kept (memory budget) */
+	const struct rec_fnargs *const *args;	/* -A records up to end->last_seq_id */
+	size_t args_cnt;
+	size_t args_lost;			/* -A records not kept (memory budget) */
 };
 
 typedef int (*sess_recs_cb)(void *ctx, const struct sess_recs *r);
@@ -32,6 +35,8 @@ struct session_store_opts {
 	 * grow memory without bound.
 	 */
 	size_t max_trace_recs;
+	/* -A record bytes kept for all open sessions together (0: 64 MB), likewise */
+	size_t max_args_bytes;
 };
 
 struct session_store_stats {
@@ -39,6 +44,7 @@ struct session_store_stats {
 	size_t orphans;		/* records of a session whose start never arrived */
 	size_t ignored;		/* sessions BPF announced and then filtered out */
 	size_t trace_lost;	/* -T records over the memory budget */
+	size_t args_lost;	/* -A records over the memory budget */
 };
 
 struct session_store;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "arg_fmt.h"
 #include "sample.h"
 
 /* Data the run lost, as BPF counted it (sums over CPUs). */
@@ -19,6 +20,7 @@ struct drop_report {
 	__u64 skipped_calls;		/* calls re-entering a handler on one CPU, not recorded */
 	__u64 trace_lost;		/* -T records over the consumer's memory budget */
 	__u64 running_sessions;		/* at the end: sessions still open, never reported */
+	__u64 args_lost;		/* -A records over the consumer's memory budget */
 };
 
 struct sink;
@@ -85,6 +87,9 @@ struct text_sink_opts {
 	int lbr_max_count;		/* show at most this many LBR records, 0 = all */
 	bool emit_addrs;		/* -C stacks.emit-addrs: raw address before each symbol */
 	bool dec_offs;			/* -C stacks.dec-offs: +123 instead of +0x7b */
+	bool args;			/* -A: show captured arguments */
+	enum args_fmt_mode args_fmt;	/* -C args.fmt-mode */
+	int args_max_width;		/* -C args.fmt-max-arg-width, 0: no limit */
 };
 
 struct sink *text_sink__new(const struct text_sink_opts *opts);

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <jansson.h>
 #include "opts.h"
+#include "arg_plan.h"
+#include "arg_render.h"
 #include "errnos.h"
 #include "result_fmt.h"
 #include "sink.h"
@@ -181,6 +183,99 @@ static void put_func(json_t *o, const struct sample *s, int func_id)
 		put(o, "module", jstr(fn->module));
 }
 
+static const char *arg_kind_name(enum arg_kind k)
+{
+	switch (k) {
+	case ARG_VALUE: return "value";
+	case ARG_VALUE_BY_REF: return "value";
+	case ARG_RAW_PTR: return "pointer";
+	case ARG_PTR: return "pointee";
+	case ARG_STR: return "string";
+	case ARG_VARARG: return "vararg";
+	case ARG_RAW_REG: return "register";
+	case ARG_UNSUPP: return "unsupported";
+	case ARG_SKIP_VARARG: return "vararg_unknown";
+	default: return "stack_too_far";
+	}
+}
+
+static json_t *jbytes(const __u8 *p, int len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *buf = malloc(2 * len + 1);
+	json_t *j;
+	int i;
+
+	if (!buf)
+		return NULL;
+	for (i = 0; i < len; i++) {
+		buf[2 * i] = hex[p[i] >> 4];
+		buf[2 * i + 1] = hex[p[i] & 0xf];
+	}
+	buf[2 * len] = '\0';
+	j = json_string(buf);
+	free(buf);
+	return j;
+}
+
+/* One argument: its rendering as the text view shows it, and the bytes behind it. */
+static json_t *jarg(const struct sample_args *a, int i)
+{
+	const struct arg_plan *ap = &a->plan->args[i];
+	json_t *o = json_object();
+	struct arg_piece pc;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!o)
+		return NULL;
+	put(o, "name", jstr(ap->name));
+	put(o, "kind", json_string(arg_kind_name(ap->kind)));
+	f = open_memstream(&text, &len);
+	if (f) {
+		arg_render__value(f, a, i, false, 0);
+		if (!fclose(f))
+			put(o, "text", jstr(text));
+		free(text);
+	}
+	if (arg_render__piece(a, i, &pc))
+		return o;
+	if (pc.has_ptr)
+		put(o, "pointer", jhex(pc.ptr));
+	if (pc.len > 0) {
+		put(o, "bytes", jbytes(pc.data, pc.len));
+	} else if (pc.len == -ENODATA) {
+		put(o, "null", json_true());
+	} else if (pc.len == -ENOSPC) {
+		put(o, "truncated", json_true());
+	} else if (pc.len < 0) {
+		put(o, "error", jint(pc.len));
+		if (errno__name(-pc.len))
+			put(o, "errno", jstr(errno__name(-pc.len)));
+	}
+	return o;
+}
+
+/* -A: "args" (an array), or "args_missing" when the call's record was lost. */
+static void put_args(json_t *o, const struct sample_args *a)
+{
+	json_t *arr;
+	int i, n;
+
+	if (!a)
+		return;
+	if (a->missing || !a->plan) {
+		put(o, "args_missing", json_true());
+		return;
+	}
+	arr = json_array();
+	n = arg_render__shown(a);
+	for (i = 0; arr && i < n; i++)
+		json_array_append_new(arr, jarg(a, i));
+	put(o, "args", arr);
+}
+
 static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 {
 	json_t *o = json_object();
@@ -203,6 +298,7 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 			put(o, "duration_ns", jint(f->dur_ns));
 			put_result(o, f->res, fn->flags, f->failed);
 		}
+		put_args(o, f->args);
 	}
 	if (f->filtered)
 		put(o, "filtered", json_true());
@@ -235,6 +331,7 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	put(o, "seq", jint(r->seq_id));
 	put_func(o, s, r->func_id);
 	put(o, "time_ns", jint(r->ts + s->clock_off_ns));
+	put_args(o, r->args);
 	if (r->kind != TRACE_ENTRY) {
 		put(o, "duration_ns", jint(r->dur_ns));
 		put_result(o, r->res, sample__func(s, r->func_id)->flags, r->failed);
@@ -338,6 +435,8 @@ static int json_sample(struct sink *sk, const struct sample *s)
 	if (lost) {
 		put(lost, "dropped_records", jint(s->dropped_records));
 		put(lost, "trace_records", jint(s->trace_lost));
+		if (s->has_args)
+			put(lost, "args_records", jint(s->args_lost));
 		put(lost, "error_chain", json_boolean(s->chain_lost));
 		put(lost, "truncated", json_boolean(s->truncated));
 		put(o, "lost", lost);
@@ -363,6 +462,7 @@ static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
 	put(o, "lost_trace_records", jint(d->trace_lost));
 	if (final)
 		put(o, "running_sessions", jint(d->running_sessions));
+	put(o, "lost_args_records", jint(d->args_lost));
 	return o;
 }
 

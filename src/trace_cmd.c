@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "arg_plan.h"
 #include "capture.h"
 #include "err_filter.h"
 #include "func_discovery.h"
@@ -225,6 +226,9 @@ static struct sink *make_sink(const struct env *env, struct sink **inner)
 			.lbr_max_count = env->cfg.lbr_max_count,
 			.emit_addrs = env->cfg.stacks_emit_addrs,
 			.dec_offs = env->cfg.stacks_dec_offs,
+			.args = env->capture_args,
+			.args_fmt = env->cfg.args_fmt_mode,
+			.args_max_width = env->cfg.args_fmt_max_arg_width,
 		};
 
 		*inner = text_sink__new(&to);
@@ -267,6 +271,45 @@ static void explain_open_error(const struct env *env, int err)
 	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
 }
 
+/*
+ * -A: every function's capture plan; NULL when not asked for, or when this architecture
+ * has no plan (then said once, and the run goes on without arguments).
+ */
+static int plan_args(const struct env *env, const struct func *funcs, size_t cnt, FILE *vout,
+		     struct arg_plans **out)
+{
+	struct arg_plans_opts o = {
+		.sz = sizeof(o),
+		.limits = {
+			.max_sized = env->cfg.args_max_sized_arg_size,
+			.max_str = env->cfg.args_max_str_arg_size,
+		},
+	};
+	struct arg_plans *ps;
+	char buf[1024];
+	size_t i;
+
+	*out = NULL;
+	if (!env->capture_args)
+		return 0;
+	if (!arg_arch__host()) {
+		fprintf(stderr, "NOTE: Function arguments capture is not supported!\n");
+		return 0;
+	}
+	ps = arg_plans__new(funcs, cnt, &o);
+	if (!ps) {
+		fprintf(stderr, "Failed to plan argument capture: %s\n", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; env->verbose >= 2 && i < cnt; i++) {
+		arg_plan__describe(arg_plans__get(ps, i), arg_plans__arch(ps), buf, sizeof(buf));
+		fprintf(vout, "Function '%s' args spec: %s%s\n", funcs[i].name, buf,
+			funcs[i].btf ? "" : " (NO BTF INFO)");
+	}
+	*out = ps;
+	return 0;
+}
+
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
 		   log_print_fn print)
@@ -304,6 +347,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct sink *sink = NULL, *inner = NULL;
 	struct capture *cap = NULL;
 	struct symbolize *sym = NULL;
+	struct arg_plans *args = NULL;
 	struct tracer *t = NULL;
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
@@ -321,6 +365,12 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	o.excluded_tgids = excluded;
 
 	trace_cmd__report_fallbacks(env, d);
+	err = plan_args(env, funcs, cnt, vout, &args);
+	if (err)
+		goto out;
+	o.args = args;
+	o.args_max_total = env->cfg.args_max_total_args_size;
+	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	sym = symbolize__new(&sopts);
@@ -341,7 +391,11 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				.unfiltered = o.unfiltered, .emit_addrs = env->cfg.stacks_emit_addrs,
 				.dec_offs = env->cfg.stacks_dec_offs,
 				.lbr_max_count = env->cfg.lbr_max_count,
+				.args = args != NULL,
+				.args_fmt = env->cfg.args_fmt_mode,
+				.args_max_width = env->cfg.args_fmt_max_arg_width,
 			},
+			.args = args,
 		};
 
 		cap = capture__create(cap_path, &copts);
@@ -400,5 +454,6 @@ out:
 	sink__free(sink);
 	sink__free(inner);
 	symbolize__free(sym);
+	arg_plans__free(args);
 	return err;
 }

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "arg_plan.h"
 #include "opts.h"
 #include "capture.h"
 #include "lbr.h"
@@ -134,6 +135,16 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	if (opts->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, opts->ringbuf_size);
 	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
+	if (opts->args) {
+		skel->rodata->capture_args = true;
+		skel->rodata->args_max_total = opts->args_max_total;
+		skel->rodata->args_raw_ptrs = opts->args_raw_ptrs;
+		bpf_map__set_max_entries(skel->maps.fnargs_specs, at_least_one(opts->func_cnt));
+		err = libbpf_num_possible_cpus();
+		if (err < 0)
+			goto err;
+		bpf_map__set_max_entries(skel->maps.fnargs_bufs, err);
+	}
 	return t;
 err:
 	tracer__free(t);
@@ -153,6 +164,17 @@ static int fill_maps(struct tracer *t)
 		__u32 id = i;
 
 		if (bpf_map_update_elem(fd, &id, &fi, BPF_ANY))
+			return -errno;
+	}
+	fd = bpf_map__fd(t->skel->maps.fnargs_specs);
+	for (i = 0; o->args && i < o->func_cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(o->args, i);
+		struct func_args_spec spec = {};
+		__u32 id = i;
+
+		if (p)
+			arg_plan__wire(p, &spec);
+		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
 			return -errno;
 	}
 	/* deny entries go last so they win where both name the same process */
@@ -247,6 +269,7 @@ int tracer__start(struct tracer *t)
 		.sz = sizeof(t->bopts), .funcs = t->o.funcs, .func_cnt = t->o.func_cnt,
 		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .trace = t->o.func_trace,
 		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
+		.args = t->o.args,
 	};
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
@@ -284,8 +307,10 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	__u32 zero = 0;
 
 	memset(d, 0, sizeof(*d));
-	if (t->store)
+	if (t->store) {
 		d->trace_lost = session_store__stats(t->store)->trace_lost;
+		d->args_lost = session_store__stats(t->store)->args_lost;
+	}
 	if (t->stopped)
 		d->running_sessions = running_sessions(t);
 	if (ncpu <= 0 || !(st = calloc(ncpu, sizeof(*st))))

@@ -37,6 +37,10 @@ struct tracer_opts {
 	__u64 duration_ns;		/* only sessions at least this long */
 	__u32 ringbuf_size;		/* 0: the BPF object's default */
 	__u32 sessions_size;
+	/* -A: each function's capture plan (borrowed); NULL: no arguments */
+	const struct arg_plans *args;
+	__u32 args_max_total;		/* args.max-total-args-size */
+	bool args_raw_ptrs;		/* args.capture-raw-ptrs */
 
 	/* who is traced */
 	const int *allow_pids, *deny_pids;

@@ -6,7 +6,9 @@
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <bpf/btf.h>
 #include "unit.h"
+#include "arg_plan.h"
 #include "capture.h"
 #include "render.h"
 #include "retsnoop.h"
@@ -183,11 +185,207 @@ static void test_bad_files(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/*
+ * -A: the plans go into the capture with a copy of their types, and the replay renders
+ * the arguments exactly as the live run did, in every mode.
+ */
+struct args_fixture {
+	struct btf *btf;
+	int fn;
+};
+
+/* int inner_fn(struct req *r, const char *name, union val v) */
+static void args_btf(struct args_fixture *fx)
+{
+	struct btf *b = btf__new_empty();
+	int u32, u64, chr, e, big, req, un, proto, arr, bf, pbig, preq, pstr;
+
+	u32 = btf__add_int(b, "unsigned int", 4, 0);
+	u64 = btf__add_int(b, "long long unsigned int", 8, 0);
+	chr = btf__add_int(b, "char", 1, BTF_INT_SIGNED);
+	e = btf__add_enum(b, "kind", 4);
+	btf__add_enum_value(b, "K_NONE", 0);
+	btf__add_enum_value(b, "K_NEG", -5);
+	/* a big struct only pointed to: not copied into the capture */
+	big = btf__add_struct(b, "big", 4000);
+	btf__add_field(b, "x", u64, 0, 0);
+	arr = btf__add_array(b, u32, chr, 8);
+	bf = btf__add_typedef(b, "u32_t", u32);
+	pbig = btf__add_ptr(b, big);
+	/* types first: fields and params go to the type added last */
+	req = btf__add_struct(b, "req", 32);
+	btf__add_field(b, "kind", e, 0, 0);
+	btf__add_field(b, "flags", bf, 32, 3);
+	btf__add_field(b, "more", bf, 35, 29);
+	btf__add_field(b, "big", pbig, 64, 0);
+	btf__add_field(b, "name", arr, 128, 0);
+	btf__add_field(b, "val", u64, 192, 0);
+	un = btf__add_union(b, "val", 8);
+	btf__add_field(b, "u", u64, 0, 0);
+	btf__add_field(b, "i", u32, 0, 0);
+	preq = btf__add_ptr(b, btf__add_const(b, req));
+	pstr = btf__add_ptr(b, btf__add_const(b, chr));
+	proto = btf__add_func_proto(b, u32);
+	btf__add_func_param(b, "r", preq);
+	btf__add_func_param(b, "name", pstr);
+	btf__add_func_param(b, "v", un);
+	fx->fn = btf__add_func(b, "inner_fn", BTF_FUNC_STATIC, proto);
+	assert_true(fx->fn > 0);
+	fx->btf = b;
+}
+
+static void feed_args(struct capture *c, struct session_store *st)
+{
+	struct rec_session_start start = { .type = REC_SESSION_START, .sess_id = 7 };
+	struct rec_session_end *end = calloc(1, sizeof(*end));
+	union {
+		struct rec_fnargs r;
+		__u8 raw[512];
+	} a0 = {}, a1 = {};
+	struct {
+		__s32 kind;
+		__u32 bits;
+		__u64 big;
+		char name[8];
+		__u64 val;
+	} req = { -5, 5 | (3 << 3), 0xffff888000123000ULL, "abc", 4194304 };
+	__u64 regs[6] = { 1, 2, 3, 4, 5, 6 }, v = 0x100000001ULL;
+	const void *recs[4] = { &start, &a0, &a1, end };
+	size_t sizes[4];
+	int i;
+
+	/* outer_fn has no BTF: raw registers */
+	a0.r = (struct rec_fnargs){ .type = REC_FNARGS, .sess_id = 7, .func_id = 0, .seq_id = 0,
+				    .arg_cnt = 6, .data_len = 48 };
+	for (i = 0; i < 6; i++)
+		a0.r.lens[i] = 8;
+	memcpy(a0.r.data, regs, 48);
+	a1.r = (struct rec_fnargs){ .type = REC_FNARGS, .sess_id = 7, .func_id = 1, .seq_id = 1,
+				    .arg_cnt = 3, .data_len = 32 + 8 + 8,
+				    .lens = { sizeof(req), 5, 8 } };
+	memcpy(a1.r.data, &req, sizeof(req));
+	memcpy(a1.r.data + 32, "jump", 5);
+	memcpy(a1.r.data + 40, &v, 8);
+	end->type = REC_SESSION_END;
+	end->sess_id = 7;
+	end->last_seq_id = 3;
+	end->is_err = 1;
+	end->stack.max_depth = 2;
+	end->stack.func_ids[1] = 1;
+	end->stack.seq_ids[1] = 1;
+	end->stack.func_res[0] = -22;
+	end->stack.func_res[1] = -22;
+	sizes[0] = sizeof(start);
+	sizes[1] = sizeof(a0.r) + a0.r.data_len;
+	sizes[2] = sizeof(a1.r) + a1.r.data_len;
+	sizes[3] = sizeof(*end);
+	for (i = 0; i < 4; i++) {
+		if (c)
+			assert_int_equal(capture__record(c, recs[i], sizes[i]), 0);
+		assert_int_equal(session_store__add(st, recs[i], sizes[i]), 0);
+	}
+	free(end);
+}
+
+static char *args_live(const char *path, enum args_fmt_mode mode, struct args_fixture *fx)
+{
+	struct func fs[2] = { funcs[0], funcs[1] };
+	struct arg_plans_opts po = {
+		.sz = sizeof(po), .arch = &arg_arch_x86_64, .limits = { 256, 256 },
+	};
+	struct render_state rs = {
+		.o = { .sz = sizeof(rs.o), .stack_view = true, .args = true, .args_fmt = mode,
+		       .args_max_width = 40 },
+	};
+	struct capture_opts co = {
+		.sz = sizeof(co), .funcs = fs, .func_cnt = 2,
+		.views = { .stack_view = true, .args = true, .args_fmt = mode, .args_max_width = 40 },
+	};
+	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
+	struct session_store *st = session_store__new(&so);
+	struct arg_plans *ps;
+	struct capture *c;
+	char *buf = NULL;
+	size_t len = 0;
+
+	fs[1].btf = fx->btf;
+	fs[1].btf_id = fx->fn;
+	ps = arg_plans__new(fs, 2, &po);
+	assert_non_null(ps);
+	co.args = ps;
+	rs.b = (struct sample_build_opts){ .sz = sizeof(rs.b), .funcs = fs, .func_cnt = 2,
+					   .args = ps };
+	c = capture__create(path, &co);
+	assert_non_null(c);
+	rs.out = open_memstream(&buf, &len);
+	feed_args(c, st);
+	fclose(rs.out);
+	assert_int_equal(capture__close(c), 0);
+	session_store__free(st);
+	arg_plans__free(ps);
+	return buf;
+}
+
+static void test_args_replay_matches_live(void **state)
+{
+	static const enum args_fmt_mode modes[] = {
+		ARGS_FMT_COMPACT, ARGS_FMT_MULTILINE, ARGS_FMT_VERBOSE,
+	};
+	char path[] = "/tmp/retsnoop-cap-XXXXXX";
+	struct args_fixture fx;
+	int fd = mkstemp(path);
+	const struct func_arg_plan *p;
+	struct sample_build_opts b;
+	char *live, *replayed;
+	struct replay *r;
+	size_t i;
+
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("TZ", "UTC", 1);
+	args_btf(&fx);
+	for (i = 0; i < 3; i++) {
+		live = args_live(path, modes[i], &fx);
+		replayed = run_replay(path);
+		assert_string_equal(replayed, live);
+		if (modes[i] == ARGS_FMT_COMPACT) {
+			assert_non_null(strstr(live, "arg0=1 arg1=2 arg2=3 arg3=4 arg4=5 arg5=6"));
+			assert_non_null(strstr(live, "r=&{.kind=K_NEG,.flags=5,.more=3,.big=0xf…"
+					       " name='jump' v={.u=0x100000001,.i=1}"));
+		}
+		if (modes[i] == ARGS_FMT_VERBOSE)
+			assert_non_null(strstr(live, "› r = &{\n"
+					       "             .kind = K_NEG,\n"
+					       "             .flags = 5,\n"
+					       "             .more = 3,\n"
+					       "             .big = 0xffff888000123000,\n"
+					       "             .name = ['a','b','c'],\n"
+					       "             .val = 0x400000\n"
+					       "         }\n"));
+		/* the type copy stops at pointers: struct big is not in the capture */
+		r = replay__open(path);
+		assert_non_null(r);
+		replay__build_opts(r, &b);
+		p = arg_plans__get(b.args, 1);
+		assert_non_null(p);
+		assert_non_null(p->btf);
+		assert_true(btf__find_by_name_kind(p->btf, "req", BTF_KIND_STRUCT) > 0);
+		assert_true(btf__find_by_name_kind(p->btf, "big", BTF_KIND_STRUCT) < 0);
+		assert_int_equal(arg_plans__get(b.args, 0)->args[0].kind, ARG_RAW_REG);
+		replay__free(r);
+		free(live);
+		free(replayed);
+	}
+	unlink(path);
+	btf__free(fx.btf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_matches_live),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_args_replay_matches_live),
 	};
 
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);

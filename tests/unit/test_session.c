@@ -10,6 +10,9 @@ struct seen {
 	__u64 ids[8];
 	size_t trace_cnt[8];
 	bool has_lbr[8];
+	size_t args_cnt[8], args_lost[8];
+	__u32 first_args_seq[8];
+	__u32 first_args_len[8];
 };
 
 static int on_sample(void *ctx, const struct sess_recs *s)
@@ -20,6 +23,12 @@ static int on_sample(void *ctx, const struct sess_recs *s)
 	seen->ids[seen->cnt] = s->end->sess_id;
 	seen->trace_cnt[seen->cnt] = s->trace_cnt;
 	seen->has_lbr[seen->cnt] = s->lbr != NULL;
+	seen->args_cnt[seen->cnt] = s->args_cnt;
+	seen->args_lost[seen->cnt] = s->args_lost;
+	if (s->args_cnt) {
+		seen->first_args_seq[seen->cnt] = s->args[0]->seq_id;
+		seen->first_args_len[seen->cnt] = s->args[0]->data_len;
+	}
 	seen->cnt++;
 	return 0;
 }
@@ -151,6 +160,66 @@ static void test_sessions_leak_free(void **state)
 	session_store__free(st);	/* ASan reports leaks of pending sessions */
 }
 
+static int fnargs(struct session_store *st, __u64 id, __u32 seq, __u32 data_len, size_t size)
+{
+	union {
+		struct rec_fnargs r;
+		__u8 raw[256];
+	} b = {};
+
+	b.r.type = REC_FNARGS;
+	b.r.sess_id = id;
+	b.r.seq_id = seq;
+	b.r.data_len = data_len;
+	memset(b.r.data, 0xab, data_len < 128 ? data_len : 128);
+	return session_store__add(st, &b, size);
+}
+
+/* -A records: kept per session, cut at the sample's last seq id, budgeted, checked. */
+static void test_fnargs(void **state)
+{
+	struct seen seen = {};
+	struct session_store_opts opts = {
+		.sz = sizeof(opts), .on_session = on_sample, .ctx = &seen,
+		.max_args_bytes = 3 * (sizeof(struct rec_fnargs) + 16),
+	};
+	struct session_store *st = session_store__new(&opts);
+	const size_t hdr = sizeof(struct rec_fnargs);
+
+	assert_non_null(st);
+	start(st, 1);
+	assert_int_equal(fnargs(st, 1, 0, 16, hdr + 16), 0);
+	assert_int_equal(fnargs(st, 1, 1, 8, hdr + 8), 0);
+	/* data_len beyond the record: malformed, not kept */
+	assert_int_equal(fnargs(st, 1, 2, 64, hdr + 8), -EINVAL);
+	assert_int_equal(session_store__stats(st)->malformed, 1);
+	/* header only: too short */
+	assert_int_equal(fnargs(st, 1, 2, 0, hdr - 4), -EINVAL);
+	assert_int_equal(fnargs(st, 1, 3, 16, hdr + 16), 0);
+	/* over the byte budget: counted as lost */
+	assert_int_equal(fnargs(st, 1, 4, 16, hdr + 16), 0);
+	assert_int_equal(session_store__stats(st)->args_lost, 1);
+	/* no session: orphan */
+	assert_int_equal(fnargs(st, 9, 0, 0, hdr), 0);
+	assert_int_equal(session_store__stats(st)->orphans, 1);
+	end(st, 1, 2, false);
+	assert_int_equal(seen.cnt, 1);
+	/* seq 3 belongs to a later sample */
+	assert_int_equal(seen.args_cnt[0], 2);
+	assert_int_equal(seen.first_args_seq[0], 0);
+	assert_int_equal(seen.first_args_len[0], 16);
+	assert_int_equal(seen.args_lost[0], 1);
+	/* the budget is free again once the session is gone */
+	start(st, 2);
+	assert_int_equal(fnargs(st, 2, 0, 16, hdr + 16), 0);
+	assert_int_equal(fnargs(st, 2, 1, 16, hdr + 16), 0);
+	assert_int_equal(fnargs(st, 2, 2, 16, hdr + 16), 0);
+	end(st, 2, 2, false);
+	assert_int_equal(seen.args_cnt[1], 3);
+	assert_int_equal(seen.args_lost[1], 0);
+	session_store__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_ignored_and_orphans),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_sessions_leak_free),
+		cmocka_unit_test(test_fnargs),
 	};
 
 	return cmocka_run_group_tests_name("session", tests, NULL, NULL);

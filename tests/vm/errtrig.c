@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/msg.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -248,6 +249,12 @@ static int bpf_verifier_reject(void)
 	return sys_ret(fd);
 }
 
+/* SysV message queue control with a negative id (its kernel helper has no BTF: -A's raw registers) */
+static int msgctl_einval(void)
+{
+	return sys_ret(msgctl(-1, IPC_STAT, NULL));
+}
+
 static const struct errcase cases[] = {
 	{ "open-enoent", "open a path under a missing directory", ENOENT, open_enoent },
 	{ "open-enotdir", "open a path below a regular file", ENOTDIR, open_enotdir },
@@ -268,6 +275,7 @@ static const struct errcase cases[] = {
 	{ "ioctl-enotty", "terminal ioctl on a regular file", ENOTTY, ioctl_enotty },
 	{ "bpf-verifier-reject", "load a BPF program that returns an unset r0", EACCES,
 	  bpf_verifier_reject },
+	{ "msgctl-einval", "msgctl on a negative queue id", EINVAL, msgctl_einval },
 };
 
 #define CASE_CNT (sizeof(cases) / sizeof(cases[0]))
