@@ -47,6 +47,7 @@ int kernel_features__detect(struct kernel_features *f)
 	f->kret_ip_off = skel->bss->kret_ip_off;
 	f->has_fexit_sleep_fix = skel->bss->has_fexit_sleep_fix;
 	f->has_fentry_protection = skel->bss->has_fentry_protection;
+	f->has_fentry = skel->bss->has_fentry;
 
 cleanup:
 	calib_feat__destroy(skel);

@@ -22,6 +22,8 @@ struct kernel_features {
 					 * struct trace_kprobe *; 0 if not found */
 	bool has_fexit_sleep_fix;	/* fexit on functions that sleep is safe (5.12+) */
 	bool has_fentry_protection;	/* kernel guards fentry/fexit against re-entry */
+	bool has_fentry;		/* BPF trampolines attach to kernel functions
+					 * (not in -Vv; arm64: 6.4+) */
 };
 
 /*
