@@ -122,6 +122,6 @@ help:
 	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1 and 6.12'
 	@echo 'make test-unit       unit tests only'
 	@echo 'make test-vm         VM scenarios only (KERNELS="5.10 6.1 6.12")'
-	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest'
+	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest, and on arm64 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'
 	@echo 'make vmlinux-h [ARCH=arm64]   regenerate src/<arch>/vmlinux.h from a Debian kernel BTF'

@@ -24,7 +24,7 @@ echo '=== BEGIN wrongk'; cat /tmp/k.out; echo '=== END wrongk'") ||
 	{ echo "$out" | tail -40; fail "guest run (--dwarf) failed"; finish; }
 
 s=$(section "$out" headline)
-expect "$s" '^ +[0-9]+us \[-E2BIG\] +__x64_sys_bpf\+0x[0-9a-f]+ +\(kernel/bpf/syscall\.c:[0-9]+:[0-9]+\)$' "syscall frame with file:line:col"
+expect "$s" "^ +[0-9]+us \\[-E2BIG\\] +$(sys bpf)\\+0x[0-9a-f]+ +\\(kernel/bpf/syscall\\.c:[0-9]+:[0-9]+\\)\$" "syscall frame with file:line:col"
 expect "$s" '^ +[0-9]+us \[-E2BIG\] +__sys_bpf\+0x[0-9a-f]+ +\(kernel/bpf/syscall\.c:[0-9]+:[0-9]+\)$' "__sys_bpf with file:line:col"
 expect "$s" '^ +\. [a-z_]+ +\([a-z0-9_/.-]+\.[chS]:[0-9]+:[0-9]+\)$' "inlined frames as '. name (file:line:col)'"
 expect "$s" '\[-E2BIG\] +array_map_alloc_check' "deepest frame array_map_alloc_check"
