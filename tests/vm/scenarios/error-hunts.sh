@@ -15,8 +15,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-# 7.x renamed do_filp_open to do_file_open (measured on the newest kernel)
-OPEN="-e do_sys_openat2 -a 'do_fil?_open' -a 'path_*' -a '*link_path_walk*' -a walk_component -a 'lookup_*' -a step_into -a pick_link -a terminate_walk -a complete_walk -a put_unused_fd -a putname -a may_open -a vfs_open -a inode_permission"
+# 7.x renamed do_filp_open to do_file_open and step_into to step_into_slowpath (measured
+# on the newest kernel)
+OPEN="-e do_sys_openat2 -a 'do_fil?_open' -a 'path_*' -a '*link_path_walk*' -a walk_component -a 'lookup_*' -a 'step_into*' -a pick_link -a terminate_walk -a complete_walk -a put_unused_fd -a putname -a may_open -a vfs_open -a inode_permission"
 MOUNT="-e $(sys mount) -a path_mount -a get_fs_type -a 'vfs_*' -a '*fs_context*' -a 'get_tree_*' -a lookup_bdev -a '*parse_param*' -a 'shmem_*' -a generic_parse_monolithic"
 MMAP="-e $(sys mmap) -a ksys_mmap_pgoff -a vm_mmap_pgoff -a do_mmap -a '*get_unmapped_area*' -a 'fget*' -a mmap_region -a __mmap_region -a 'security_mmap_*'"
 PERF="-e $(sys perf_event_open) -a __do_sys_perf_event_open -a perf_event_alloc -a perf_copy_attr -a perf_try_init_event -a 'perf_*_event_init'"
