@@ -1,13 +1,34 @@
 # retsnoop build. `make` builds src/retsnoop and src/simfail; `make STATIC=1` makes both
 # fully static (the test guest has no shared libraries). `make help` lists the targets.
 
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH := $(HOST_ARCH)
+
+# Cross build, `make ARCH=arm64` on x86-64: Debian's cross gcc, the target's libraries
+# through multiarch (tools/deps.sh arm64 installs both), always static; objects and
+# binaries (retsnoop, simfail, errtrig, the sidecar) in src/.output-<arch>/.
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu,$(if $(filter x86,$(ARCH)),x86_64-linux-gnu))
+$(if $(CROSS),,$(error unknown ARCH '$(ARCH)': use x86 or arm64))
+ifeq ($(origin CC),default)
+CC := $(CROSS)-gcc
+endif
+PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS)/pkgconfig:/usr/share/pkgconfig pkg-config
+OUTPUT ?= src/.output-$(ARCH)
+BIN_DIR ?= $(OUTPUT)
+SIDECAR_BIN := $(OUTPUT)/retsnoop-sidecar
+override STATIC := 1
+ifneq ($(filter test test-unit bench,$(MAKECMDGOALS)),)
+$(error the tests and benchmarks run on the host's arch; for arm64 guests: tests/vm/run --arch arm64)
+endif
+endif
+
 OUTPUT ?= src/.output
 # Where the binaries go; the test VM builds a static copy with BIN_DIR=OUTPUT=src/.output-static.
 BIN_DIR ?= src
 CC ?= cc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 # progress lines, unless V=1 (full commands) or make -s (silent)
@@ -57,7 +78,7 @@ all: $(BIN_DIR)/retsnoop $(BIN_DIR)/simfail
 $(OUTPUT) $(OUTPUT)/bpf:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/bpf/%.bpf.o: src/%.bpf.c src/vmlinux.h $(wildcard src/*.h) $(LIBBPF_TARGET) | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/%.bpf.o: src/%.bpf.c src/$(ARCH)/vmlinux.h $(wildcard src/*.h) $(LIBBPF_TARGET) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
@@ -81,9 +102,10 @@ $(BIN_DIR)/simfail: $(patsubst src/%.c,$(OUTPUT)/%.o,$(SIMFAIL_SRCS)) $(MOD_LIB)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-# vmlinux.h is committed; regenerate it from a Debian kernel's BTF (never the build host's).
+# src/<arch>/vmlinux.h is committed; regenerate it from a Debian kernel's BTF (never the
+# build host's). src/vmlinux.h picks the one of the arch the BPF objects are built for.
 vmlinux-h:
-	tools/gen-vmlinux-h.sh src/vmlinux.h
+	tools/gen-vmlinux-h.sh --arch $(if $(filter x86,$(ARCH)),amd64,$(ARCH)) src/$(ARCH)/vmlinux.h
 
 deps:
 	tools/deps.sh all
@@ -93,15 +115,16 @@ test: all
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) src/.output-static src/retsnoop src/simfail $(CLEAN_EXTRA)
+	$(Q)rm -rf $(OUTPUT) src/.output-static src/.output-arm64 src/retsnoop src/simfail $(CLEAN_EXTRA)
 
 help:
 	@echo 'make [STATIC=1] [LIBBPF_SRC=path] [V=1]   build src/retsnoop and src/simfail'
+	@echo 'make ARCH=arm64      cross-build static arm64 ones into src/.output-arm64/ (tools/deps.sh arm64)'
 	@echo 'make deps            install build and test dependencies (Debian/Ubuntu, as root)'
 	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1 and 6.12'
 	@echo 'make test-unit       unit tests only'
 	@echo 'make test-vm         VM scenarios only (KERNELS="5.10 6.1 6.12")'
-	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest'
+	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest, and on arm64 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'
 	@echo 'make install         install (PREFIX=/usr/local DESTDIR= BINDIR= MANDIR=, see install.mk)'
 	@echo 'make uninstall       remove what make install installed (same variables)'
@@ -109,4 +132,4 @@ help:
 	@echo 'make deb             Debian package under src/.output/deb/ (make deb-check: test it)'
 	@echo 'make fuzz            every libFuzzer target for FUZZ_SECONDS (default 60) each'
 	@echo 'make fuzz-build      build the fuzzers (clang) without running them'
-	@echo 'make vmlinux-h       regenerate src/vmlinux.h from a Debian kernel BTF'
+	@echo 'make vmlinux-h [ARCH=arm64]   regenerate src/<arch>/vmlinux.h from a Debian kernel BTF'

@@ -29,6 +29,7 @@ bool has_fexit_sleep_fix = false;
 bool has_fentry_protection = false;
 bool has_fgraph_fprobe = false;
 bool has_task_stack = false;
+bool has_fentry = false;
 int kret_ip_off = 0;
 
 /*
@@ -38,6 +39,14 @@ int kret_ip_off = 0;
 struct fprobe___fgraph {
 	void *hlist_array;
 } __attribute__((preserve_access_index));
+
+/*
+ * Only the name counts for a type-existence check; a local definition keeps the check
+ * meaningful when the vmlinux.h it is built with lacks the type (arm64 6.12 has no fprobe).
+ */
+struct bpf_kprobe_multi_link___feat {
+	int unused;
+};
 
 static bool is_detector(void)
 {
@@ -59,7 +68,7 @@ int calib_entry(struct pt_regs *ctx)
 	has_cookie = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_attach_cookie);
 	has_rawtp_cookie = bpf_core_field_exists(union bpf_attr, raw_tracepoint.cookie);
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
-	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link);
+	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link___feat);
 	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */
 	has_fexit_sleep_fix = bpf_core_type_exists(struct bpf_tramp_image);
 	/* per-program recursion counter guarding fentry/fexit against re-entry */
@@ -68,6 +77,15 @@ int calib_entry(struct pt_regs *ctx)
 	/* bpf_get_task_stack() on the current task, named by BTF (5.11+) */
 	has_task_stack = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_task_stack) &&
 			 bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf);
+#ifdef __TARGET_ARCH_arm64
+	/*
+	 * arm64 attaches trampolines to kernel functions through ftrace direct calls (6.4+),
+	 * which came with ftrace_ops.direct_call; before, only BPF programs can be fentry targets
+	 */
+	has_fentry = bpf_core_field_exists(struct ftrace_ops, direct_call);
+#else
+	has_fentry = true;
+#endif
 
 	entry_hit = true;
 	return 0;

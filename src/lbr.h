@@ -12,6 +12,13 @@
 #define LBR_DEFAULT_FLAGS	0x20	/* any_return */
 #define LBR_KERNEL_FLAG		0x2	/* always ORed in: kernel branches only */
 
+/* The branch-record hardware, for messages: arm64's counterpart of Intel's LBR is BRBE. */
+#ifdef __aarch64__
+#define LBR_HW_NAME "LBR/BRBE"
+#else
+#define LBR_HW_NAME "LBR"
+#endif
+
 /* Parse one --lbr value: an alias ("any_return") or a number; negative errno if invalid. */
 int lbr__parse_spec(const char *spec, __u64 *flags);
 /* Space-separated list of aliases, for error messages. */

@@ -15,6 +15,16 @@
 #include "mass_attacher.h"
 #include "retsnoop.h"
 
+/*
+ * What bpf_get_func_ip() reports in fentry/fexit: the function's start, or on x86 start + 4
+ * where an endbr64 precedes the fentry call (measured: arm64 reports the start).
+ */
+#ifdef __x86_64__
+#define FENTRY_IP_ALIAS 1
+#else
+#define FENTRY_IP_ALIAS 0
+#endif
+
 /* Beyond this the kernel's per-link limits and our fd budget make no sense anyway. */
 #define MAX_FUNC_CNT		(1 << 20)
 #define NOFILE_LIMIT		300000
@@ -222,6 +232,11 @@ int mass_attacher__plan(struct mass_attacher *att)
 			   "5.15+), which this kernel lacks.\n");
 			return -EOPNOTSUPP;
 		}
+		if (!att->opts.has_fentry) {
+			pr(att, LOG_WARN, "fentry/fexit tracing needs BPF trampolines on kernel "
+			   "functions (on arm64: Linux 6.4+), which this kernel lacks.\n");
+			return -EOPNOTSUPP;
+		}
 		break;
 	default:
 		break;
@@ -277,8 +292,8 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
 			set_autoload(p->fexit[slot], false);
 	}
-	/* fentry: function start, and start + 4 where an endbr64 precedes the fentry call */
-	ip_slots = att->fentry_cnt * 2 + (att->use_cookies ? 0 : att->kprobe_cnt);
+	ip_slots = att->fentry_cnt * (1 + FENTRY_IP_ALIAS) +
+		   (att->use_cookies ? 0 : att->kprobe_cnt);
 	return bpf_map__set_max_entries(p->ip_to_id, ip_slots ?: 1);
 }
 
@@ -386,7 +401,7 @@ int mass_attacher__load(struct mass_attacher *att)
 			continue;
 		if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
 			return -errno;
-		if (att->how[id] == FUNC_ATTACH_FENTRY) {
+		if (FENTRY_IP_ALIAS && att->how[id] == FUNC_ATTACH_FENTRY) {
 			ip += 4;
 			if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
 				return -errno;

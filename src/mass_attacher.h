@@ -51,6 +51,7 @@ struct mass_attacher_opts {
 	bool has_kprobe_multi;		/* kernel features, from feature detection */
 	bool has_cookies;
 	bool has_func_ip;
+	bool has_fentry;		/* trampolines attach to kernel functions */
 	int kret_ip_off;		/* kretprobes can name their function without the above */
 };
 

@@ -136,6 +136,10 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 			fprintf(stderr, "This kernel lacks bpf_get_func_ip() (Linux 5.15+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
 			return -EOPNOTSUPP;
 		}
+		if (feat && !feat->has_fentry) {
+			fprintf(stderr, "This kernel can't attach BPF trampolines to kernel functions (on arm64: Linux 6.4+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
+			return -EOPNOTSUPP;
+		}
 		*desc = "fentry/fexit (-F)";
 		return 0;
 	case ATTACH_KPROBE_SINGLE:

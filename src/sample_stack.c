@@ -86,6 +86,20 @@ static bool is_probe_machinery(const char *name)
 	return is_bpf_internal(name);
 }
 
+/*
+ * Offsets in a function where its entry's call into a BPF trampoline returns to. x86: a
+ * 5-byte call at the start (behind a 4-byte IBT endbr64: 9); arm64: "mov x9, lr; bl"
+ * (behind a 4-byte BTI landing pad: 12).
+ */
+static bool is_tramp_call_ret(__u64 off)
+{
+#if defined(__aarch64__)
+	return off == 8 || off == 12;
+#else
+	return off == 5 || off == 9;
+#endif
+}
+
 /* Kernel stack outermost first, resolved, retsnoop's own frames marked. */
 static int collect_kframes(const struct call_stack *cs, const struct sample_build_opts *o,
 			   struct kframe *kf)
@@ -111,13 +125,13 @@ static int collect_kframes(const struct call_stack *cs, const struct sample_buil
 	for (i = n - 1; i >= 0 && is_probe_machinery(kf[i].name); i--)
 		kf[i].filtered = true;
 	/*
-	 * fexit leaves "F+0x5, bpf_trampoline_N, F+X" (F+0x9 behind an IBT endbr64): only
-	 * F+X is real.
+	 * fexit leaves "F+R, bpf_trampoline_N, F+X", F+R being where the trampoline call at
+	 * F's entry returns to: only F+X is real.
 	 */
 	for (i = 0; i + 2 < n; i++) {
 		__u64 off = kf[i].addr - kf[i].start;
 
-		if (kf[i].name && kf[i + 2].name && (off == 5 || off == 9) &&
+		if (kf[i].name && kf[i + 2].name && is_tramp_call_ret(off) &&
 		    strcmp(kf[i].name, kf[i + 2].name) == 0 && kf[i + 1].filtered)
 			kf[i].dropped = kf[i].filtered = true;
 	}

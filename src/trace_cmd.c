@@ -16,6 +16,7 @@
 #include "err_filter.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
+#include "lbr.h"
 #include "sink.h"
 #include "symbolize.h"
 #include "trace_cmd.h"
@@ -259,15 +260,16 @@ static void explain_load_error(int err)
 			"(CAP_BPF, CAP_PERFMON and more).\n");
 }
 
-static void explain_open_error(const struct env *env, int err)
+static void explain_open_error(const struct env *env, const struct kernel_features *feat,
+			       int err)
 {
-	if (env->use_lbr && err == -EOPNOTSUPP)
+	if (env->use_lbr && err == -EOPNOTSUPP && !feat->has_branch_snapshot)
 		fprintf(stderr, "--lbr: LBR capture needs bpf_get_branch_snapshot() (Linux 5.16+), "
 			"which this kernel lacks; run without --lbr.\n");
 	else if (env->use_lbr && (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP ||
 				  err == -EINVAL))
-		fprintf(stderr, "--lbr: this CPU or VM has no usable LBR (branch-sampling perf "
-			"event: %s); run without --lbr.\n", strerror(-err));
+		fprintf(stderr, "--lbr: this CPU or VM has no usable %s (branch-sampling perf "
+			"event: %s); run without --lbr.\n", LBR_HW_NAME, strerror(-err));
 	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
 }
 
@@ -411,7 +413,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	t = tracer__open(&o);
 	if (!t) {
 		err = -errno;
-		explain_open_error(env, err);
+		explain_open_error(env, feat, err);
 		goto out;
 	}
 	err = tracer__load(t);

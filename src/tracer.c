@@ -98,6 +98,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	mopts.has_kprobe_multi = feat->has_kprobe_multi;
 	mopts.has_cookies = feat->has_cookie;
 	mopts.has_func_ip = feat->has_func_ip;
+	mopts.has_fentry = feat->has_fentry;
 	mopts.kret_ip_off = feat->kret_ip_off;
 	t->att = mass_attacher__new(&progs, opts->funcs, opts->func_cnt, &mopts);
 	if (!t->att) {

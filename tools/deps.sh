@@ -4,6 +4,9 @@
 # On Debian 12 (bookworm) it enables bookworm-backports for libbpf 1.4 / bpftool 7.5
 # (bookworm's libbpf 1.1 fails kprobe.multi glob attach on 6.12) and qemu 10
 # (bookworm's qemu 7.2 crashes 6.12 guests under TCG at random).
+# "arm64" adds, on top of "all", the arm64 cross build (make ARCH=arm64: Debian's cross gcc
+# and the arm64 libraries through multiarch, enabling the arm64 architecture in dpkg) and
+# qemu-system-arm for the arm64 guests (tests/vm/run --arch arm64, make test-kernels).
 set -eu
 
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
@@ -14,7 +17,11 @@ elfutils binutils groff-base mandoc"
 DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 # make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
 FUZZ_PKGS="libclang-rt-dev"
-BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data"
+ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
+libzstd-dev:arm64 libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libjansson-dev:arm64
+qemu-system-arm"
+BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data
+libbpf-dev:arm64 qemu-system-arm"
 
 what=${1:-all}
 case "$what" in
@@ -23,6 +30,8 @@ fuzz) pkgs="$BUILD_PKGS $FUZZ_PKGS" ;;
 all) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 deb) pkgs="$BUILD_PKGS $DEB_PKGS" ;;
 *) echo "usage: $0 [build|fuzz|all|deb]" >&2; exit 2 ;;
+ARM64_PKGS" ;;
+*) echo "usage: $0 [build|all|arm64]" >&2; exit 2 ;;
 esac
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
@@ -40,8 +49,15 @@ need_bpo=
 if [ -n "$bpo" ]; then
 	v=$(dpkg-query -W -f='${Version}' libbpf-dev 2>/dev/null || true)
 	dpkg --compare-versions "${v:-0}" ge 1:1.4 || need_bpo=1
-	if [ "$what" = all ]; then
+	if [ "$what" != build ]; then
 		v=$(dpkg-query -W -f='${Version}' qemu-system-x86 2>/dev/null || true)
+		dpkg --compare-versions "${v:-0}" ge 1:10 || need_bpo=1
+	fi
+	if [ "$what" = arm64 ]; then
+		# qemu 10's virt machine has the second PL011 the guest's commands travel on
+		v=$(dpkg-query -W -f='${Version}' libbpf-dev:arm64 2>/dev/null || true)
+		dpkg --compare-versions "${v:-0}" ge 1:1.4 || need_bpo=1
+		v=$(dpkg-query -W -f='${Version}' qemu-system-arm 2>/dev/null || true)
 		dpkg --compare-versions "${v:-0}" ge 1:10 || need_bpo=1
 	fi
 fi
@@ -60,6 +76,9 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+if [ "$what" = arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+	dpkg --add-architecture arm64
+fi
 if [ -n "$bpo" ] && ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
 	echo "deb http://deb.debian.org/debian bookworm-backports main" > "$bpo_list"
 fi
@@ -68,10 +87,11 @@ main=$pkgs bp=
 if [ -n "$bpo" ]; then
 	# Packages that must come from backports are installed from there directly.
 	main= bp=libbpf1
+	[ "$what" = arm64 ] && bp="$bp libbpf1:arm64"
 	for p in $pkgs; do
 		case " $BPO_PKGS " in *" $p "*) bp="$bp $p" ;; *) main="$main $p" ;; esac
 	done
-	case " $pkgs " in *" qemu-system-x86 "*) bp="$bp qemu-system-common qemu-system-data" ;; esac
+	case " $pkgs " in *" qemu-system-x86 "* | *" qemu-system-arm "*) bp="$bp qemu-system-common qemu-system-data" ;; esac
 fi
 apt-get install -y -qq --no-install-recommends $main >/dev/null
 [ -z "$bp" ] || apt-get install -y -qq --no-install-recommends -t "$bpo" $bp >/dev/null

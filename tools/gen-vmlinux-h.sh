@@ -1,14 +1,15 @@
 #!/bin/bash
-# tools/gen-vmlinux-h.sh OUT
+# tools/gen-vmlinux-h.sh [--arch amd64|arm64] OUT
 #
 # Write vmlinux.h (all kernel types, for the BPF programs) to OUT from the BTF of the
-# current Debian 6.12 cloud kernel -- never from the build host's running kernel, so the
-# result does not depend on the machine it is generated on.
+# current Debian 6.12 cloud kernel of the arch (default amd64) -- never from the build
+# host's running kernel, so the result does not depend on the machine it is generated on.
 #
 # The kernel comes from the test VM's cache (tests/vm/fetch-kernel, which downloads it once
-# per machine). The BTF lives in the ELF vmlinux that is compressed inside the bzImage;
-# this script finds that payload through the x86 boot header and unpacks it itself, so the
-# 316 MB -dbg package is not needed.
+# per machine), so the 316 MB -dbg package is not needed. amd64: the BTF lives in the ELF
+# vmlinux that is compressed inside the bzImage; this script finds that payload through
+# the x86 boot header and unpacks it itself. arm64: the Image is the kernel as it runs, and
+# its .BTF section is in there verbatim; the script finds it by its header.
 #
 # RETSNOOP_VMLINUX_KERNEL=SERIES picks another series (default 6.12); BPFTOOL=path picks
 # the bpftool (default: bpftool on PATH).
@@ -21,56 +22,95 @@ bpftool=${BPFTOOL:-bpftool}
 say() { echo "gen-vmlinux-h: $*" >&2; }
 die() { say "$*"; exit 1; }
 
-[ $# -eq 1 ] && [ -n "$1" ] || { echo "usage: tools/gen-vmlinux-h.sh OUT" >&2; exit 2; }
+usage() { echo "usage: tools/gen-vmlinux-h.sh [--arch amd64|arm64] OUT" >&2; exit 2; }
+arch=amd64
+if [ "${1:-}" = --arch ]; then
+	[ $# -ge 2 ] || usage
+	arch=$2
+	shift 2
+fi
+[ $# -eq 1 ] && [ -n "$1" ] || usage
 out=$1
 command -v "$bpftool" >/dev/null || die "$bpftool not found (tools/deps.sh build installs it)"
 
-kdir=$("$top/tests/vm/fetch-kernel" "$series") || die "could not get the Debian $series kernel"
+kdir=$("$top/tests/vm/fetch-kernel" --arch "$arch" "$series") ||
+	die "could not get the Debian $series $arch kernel"
 release=$(cat "$kdir/release")
 bz=$kdir/vmlinuz
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gen-vmlinux-h.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# x86 boot protocol (>= 2.08): "HdrS" at 0x202; setup_sects at 0x1f1 (the protected-mode
-# part starts after (setup_sects + 1) * 512 bytes); payload_offset (0x248) and
-# payload_length (0x24c) locate the compressed kernel inside that part.
 u8() { od -A n -t u1 -j "$1" -N 1 "$bz" | tr -d ' '; }
 u32() { od -A n -t u4 -j "$1" -N 4 "$bz" | tr -d ' '; }
-[ "$(dd if="$bz" bs=1 skip=$((0x202)) count=4 status=none)" = HdrS ] ||
-	die "$bz is not an x86 bzImage"
-setup_sects=$(u8 $((0x1f1)))
-[ "$setup_sects" -ne 0 ] || setup_sects=4
-start=$(((setup_sects + 1) * 512 + $(u32 $((0x248)))))
-len=$(u32 $((0x24c)))
-[ "$len" -gt 4 ] || die "$bz has no payload (boot protocol too old?)"
 
-# The payload is the stripped ELF vmlinux, compressed with the method the kernel was built
-# with. Every method but gzip has the uncompressed size appended as 4 bytes, which the
-# decompressors would take for garbage, so it is cut off.
-magic=$(dd if="$bz" bs=1 skip="$start" count=6 status=none | od -A n -t x1 | tr -d ' \n')
-case $magic in
-1f8b*) dec="gzip -dc" ;;
-fd377a585a00) dec="xz -dc"; len=$((len - 4)) ;;
-28b52ffd*) dec="zstd -qdc"; len=$((len - 4)) ;;
-02214c18*) dec="lz4 -dc"; len=$((len - 4)) ;;
-425a68*) dec="bzip2 -dc"; len=$((len - 4)) ;;
-5d0000*) dec="xz -dc --format=lzma"; len=$((len - 4)) ;;
-*) die "unknown compression of the kernel in $bz (magic $magic)" ;;
-esac
-command -v "${dec%% *}" >/dev/null || die "${dec%% *} is needed to unpack $bz"
-say "unpacking the ELF vmlinux of $release (${dec%% *})"
-dd if="$bz" iflag=skip_bytes,count_bytes skip="$start" count="$len" bs=1M status=none | $dec >"$tmp/vmlinux" ||
-	die "unpacking the kernel payload of $bz failed"
-[ "$(head -c 4 "$tmp/vmlinux" | od -A n -t x1 | tr -d ' ')" = 7f454c46 ] ||
-	die "the payload of $bz is not an ELF file"
+# arm64: the BTF blob inside the Image (gunzipped first if it is an Image.gz). Its header
+# is magic 0xeb9f, version 1, flags 0, hdr_len 24, then type_off/len and str_off/len; the
+# blob ends with the strings. A match that bpftool can't read is not the .BTF section.
+arm64_btf() {
+	local off tof tlen sof slen
+	if [ "$(head -c 2 "$bz" | od -A n -t x1 | tr -d ' ')" = 1f8b ]; then
+		gzip -dc "$bz" >"$tmp/Image" || die "unpacking $bz failed"
+		bz=$tmp/Image
+	fi
+	for off in $(LC_ALL=C grep -obUaP '\x9f\xeb\x01\x00\x18\x00\x00\x00' "$bz" | cut -d: -f1); do
+		read -r tof tlen sof slen < <(od -A n -t u4 -j $((off + 8)) -N 16 "$bz")
+		[ $((tof + tlen)) -le "$sof" ] || continue
+		dd if="$bz" of="$tmp/vmlinux" iflag=skip_bytes,count_bytes skip="$off" \
+			count=$((24 + sof + slen)) status=none
+		"$bpftool" btf dump file "$tmp/vmlinux" >/dev/null 2>&1 && return 0
+	done
+	die "no BTF found in $bz"
+}
+
+# amd64: the ELF vmlinux inside the bzImage.
+x86_vmlinux() {
+	local setup_sects start len magic dec
+	# x86 boot protocol (>= 2.08): "HdrS" at 0x202; setup_sects at 0x1f1 (the protected-mode
+	# part starts after (setup_sects + 1) * 512 bytes); payload_offset (0x248) and
+	# payload_length (0x24c) locate the compressed kernel inside that part.
+	[ "$(dd if="$bz" bs=1 skip=$((0x202)) count=4 status=none)" = HdrS ] ||
+		die "$bz is not an x86 bzImage"
+	setup_sects=$(u8 $((0x1f1)))
+	[ "$setup_sects" -ne 0 ] || setup_sects=4
+	start=$(((setup_sects + 1) * 512 + $(u32 $((0x248)))))
+	len=$(u32 $((0x24c)))
+	[ "$len" -gt 4 ] || die "$bz has no payload (boot protocol too old?)"
+
+	# The payload is the stripped ELF vmlinux, compressed with the method the kernel was built
+	# with. Every method but gzip has the uncompressed size appended as 4 bytes, which the
+	# decompressors would take for garbage, so it is cut off.
+	magic=$(dd if="$bz" bs=1 skip="$start" count=6 status=none | od -A n -t x1 | tr -d ' \n')
+	case $magic in
+	1f8b*) dec="gzip -dc" ;;
+	fd377a585a00) dec="xz -dc"; len=$((len - 4)) ;;
+	28b52ffd*) dec="zstd -qdc"; len=$((len - 4)) ;;
+	02214c18*) dec="lz4 -dc"; len=$((len - 4)) ;;
+	425a68*) dec="bzip2 -dc"; len=$((len - 4)) ;;
+	5d0000*) dec="xz -dc --format=lzma"; len=$((len - 4)) ;;
+	*) die "unknown compression of the kernel in $bz (magic $magic)" ;;
+	esac
+	command -v "${dec%% *}" >/dev/null || die "${dec%% *} is needed to unpack $bz"
+	say "unpacking the ELF vmlinux of $release (${dec%% *})"
+	dd if="$bz" iflag=skip_bytes,count_bytes skip="$start" count="$len" bs=1M status=none | $dec >"$tmp/vmlinux" ||
+		die "unpacking the kernel payload of $bz failed"
+	[ "$(head -c 4 "$tmp/vmlinux" | od -A n -t x1 | tr -d ' ')" = 7f454c46 ] ||
+		die "the payload of $bz is not an ELF file"
+}
+
+if [ "$arch" = arm64 ]; then
+	say "finding the BTF in the Image of $release"
+	arm64_btf
+else
+	x86_vmlinux
+fi
 
 say "dumping its BTF with $("$bpftool" version | head -1)"
 {
 	echo "/*"
 	echo " * Generated by tools/gen-vmlinux-h.sh (make vmlinux-h); do not edit."
 	echo " * Source: the BTF of Debian kernel $release,"
-	echo " * current $series cloud kernel when generated, dumped with 'bpftool btf dump file ... format c'."
+	echo " * current $series $arch cloud kernel when generated, dumped with 'bpftool btf dump file ... format c'."
 	echo " */"
 	"$bpftool" btf dump file "$tmp/vmlinux" format c
 } >"$tmp/vmlinux.h" || die "bpftool could not dump the BTF of $release"

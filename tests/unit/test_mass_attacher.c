@@ -41,7 +41,8 @@ static struct mass_attacher *plan(enum attach_mode mode, bool multi, bool cookie
 	struct mass_attacher_progs progs = {};
 	struct mass_attacher_opts o = {
 		.sz = sizeof(o), .mode = mode, .print = log_to_buf, .has_kprobe_multi = multi,
-		.has_cookies = cookies, .has_func_ip = func_ip, .kret_ip_off = kret_off,
+		.has_cookies = cookies, .has_func_ip = func_ip, .has_fentry = true,
+		.kret_ip_off = kret_off,
 	};
 	struct mass_attacher *att = mass_attacher__new(&progs, funcs, FUNC_CNT, &o);
 

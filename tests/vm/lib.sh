@@ -1,8 +1,31 @@
 # Host-side helpers for VM scenarios (sourced). A scenario runs its guest commands in one
 # boot through vm_run, then checks the output with expect*; finish() sets the exit status.
+# VM_ARCH: the guest's arch, x86_64 (default) or arm64; VM_KERNEL: the kernel series.
+VM_ARCH=${VM_ARCH:-x86_64}
 _failed=0
 vm_run() {
-	"$(dirname "${BASH_SOURCE[0]}")/run" --kernel "$VM_KERNEL" ${VM_RUN_ARGS:-} -- "$1"
+	"$(dirname "${BASH_SOURCE[0]}")/run" --arch "$VM_ARCH" --kernel "$VM_KERNEL" ${VM_RUN_ARGS:-} -- "$1"
+}
+
+# The guest kernel as the runner names it: 6.12, arm64:6.12.
+vm_label() {
+	if [ "$VM_ARCH" = x86_64 ]; then echo "$VM_KERNEL"; else echo "$VM_ARCH:$VM_KERNEL"; fi
+}
+
+# sys NAME: the syscall's entry wrapper on the guest's arch (__x64_sys_bpf, __arm64_sys_bpf).
+sys() {
+	case $VM_ARCH in
+	arm64) echo "__arm64_sys_$1" ;;
+	*) echo "__x64_sys_$1" ;;
+	esac
+}
+
+# Debian's name of the guest's arch, as in its kernels' releases (6.12.x+deb12-cloud-amd64).
+deb_arch() {
+	case $VM_ARCH in
+	arm64) echo arm64 ;;
+	*) echo amd64 ;;
+	esac
 }
 
 # The output a guest-lib "trace NAME ..." printed between its markers.
@@ -11,7 +34,7 @@ section() {
 }
 
 fail() {
-	echo "  FAIL [$VM_KERNEL]: $*"
+	echo "  FAIL [$(vm_label)]: $*"
 	_failed=1
 }
 
@@ -33,11 +56,14 @@ finish() {
 # used on the BPF side: say so and skip (exit 77) on older series.
 # Attach modes the guest kernel has, as retsnoop flags: fentry/fexit needs bpf_get_func_ip()
 # (5.15+: not 5.10), kprobe.multi needs 5.18+ with fprobe (not 6.1). 5.10's kretprobes find
-# their function through the calibrated kretprobe IP offset.
+# their function through the calibrated kretprobe IP offset. arm64 (measured): fentry needs
+# ftrace direct calls (6.4+: not 6.1); Debian's arm64 6.12 has no fprobe, latest has.
 vm_modes() {
-	case $VM_KERNEL in
-	5.10) echo "-K" ;;
-	6.1) echo "-F -K" ;;
+	case $VM_ARCH:$VM_KERNEL in
+	x86_64:5.10) echo "-K" ;;
+	x86_64:6.1) echo "-F -K" ;;
+	arm64:5.10 | arm64:6.1) echo "-K" ;;
+	arm64:6.12) echo "-F -K" ;;
 	*) echo "-F -K -M" ;;
 	esac
 }

@@ -4,9 +4,14 @@ KERNELS ?= 5.10 6.1 6.12
 test-vm:
 	$(Q)tests/vm/run-scenarios $(KERNELS)
 
-# the full stress load (make test runs 15 s of it)
+# The full stress load (make test runs 15 s of it), and arm64 guests too: cross-built
+# retsnoop on qemu-system-aarch64 (tools/deps.sh arm64 sets up what they need, as root;
+# else it prints the command and stops here).
+ARM64_KERNELS ?= 6.12 latest
+
 test-kernels:
-	$(Q)STRESS_SECONDS=60 tests/vm/run-scenarios 5.10 6.1 6.12 latest
+	$(Q)tools/deps.sh arm64
+	$(Q)STRESS_SECONDS=60 tests/vm/run-scenarios 5.10 6.1 6.12 latest $(addprefix arm64:,$(ARM64_KERNELS))
 
 # errtrig: real kernel errors outside BPF for the guests' error hunts (a test helper,
 # built next to retsnoop and simfail; the guests get the static build).

@@ -15,7 +15,8 @@ case $VM_KERNEL in
 latest) series='[0-9]+\.[0-9]+' ;;
 *) series=$(printf '%s' "$VM_KERNEL" | sed 's/\./\\./') ;;
 esac
-expect "$out" "^$series\\.[0-9]+.*-cloud-amd64\$|^$series[.+-].*cloud-amd64\$" "uname -r is a $VM_KERNEL cloud kernel"
+a=$(deb_arch)
+expect "$out" "^$series\\.[0-9]+.*-cloud-$a\$|^$series[.+-].*cloud-$a\$" "uname -r is a $VM_KERNEL $a cloud kernel"
 expect "$out" '^aff ok$' "available_filter_functions readable"
 expect "$out" '^btf ok$' "vmlinux BTF present"
 expect "$out" '^bpffs ok$' "bpffs mounted"

@@ -15,29 +15,36 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-OPEN="-e do_sys_openat2 -a do_filp_open -a 'path_*' -a '*link_path_walk*' -a walk_component -a 'lookup_*' -a step_into -a pick_link -a terminate_walk -a complete_walk -a put_unused_fd -a putname -a may_open -a vfs_open -a inode_permission"
-MOUNT="-e __x64_sys_mount -a path_mount -a get_fs_type -a 'vfs_*' -a '*fs_context*' -a 'get_tree_*' -a lookup_bdev -a '*parse_param*' -a 'shmem_*' -a generic_parse_monolithic"
-MMAP="-e __x64_sys_mmap -a ksys_mmap_pgoff -a vm_mmap_pgoff -a do_mmap -a '*get_unmapped_area*' -a 'fget*' -a mmap_region -a __mmap_region -a 'security_mmap_*'"
-PERF="-e __x64_sys_perf_event_open -a __do_sys_perf_event_open -a perf_event_alloc -a perf_copy_attr -a perf_try_init_event -a 'perf_*_event_init'"
-BIND="-e __x64_sys_bind -a __sys_bind -a 'inet_bind*' -a __inet_bind -a 'inet_csk_*' -a move_addr_to_kernel -a security_socket_bind"
-SOCK="-e __x64_sys_socket -a __sys_socket -a __sock_create -a 'sock_create*' -a inet_create -a sock_alloc -a sock_release"
-EXEC="-e __x64_sys_execve -a 'do_execveat_common*' -a bprm_execve -a do_open_execat -a alloc_bprm -a free_bprm -a exec_binprm"
-IOCTL="-e __x64_sys_ioctl -a do_vfs_ioctl -a vfs_ioctl -a 'ioctl_*' -a security_file_ioctl"
-BPF="-e __x64_sys_bpf -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 'bpf_lsm*'"
+# 7.x renamed do_filp_open to do_file_open and step_into to step_into_slowpath (measured
+# on the newest kernel)
+OPEN="-e do_sys_openat2 -a 'do_fil?_open' -a 'path_*' -a '*link_path_walk*' -a walk_component -a 'lookup_*' -a 'step_into*' -a pick_link -a terminate_walk -a complete_walk -a put_unused_fd -a putname -a may_open -a vfs_open -a inode_permission"
+MOUNT="-e $(sys mount) -a path_mount -a get_fs_type -a 'vfs_*' -a '*fs_context*' -a 'get_tree_*' -a lookup_bdev -a '*parse_param*' -a 'shmem_*' -a generic_parse_monolithic"
+MMAP="-e $(sys mmap) -a ksys_mmap_pgoff -a vm_mmap_pgoff -a do_mmap -a '*get_unmapped_area*' -a 'fget*' -a mmap_region -a __mmap_region -a 'security_mmap_*'"
+PERF="-e $(sys perf_event_open) -a __do_sys_perf_event_open -a perf_event_alloc -a perf_copy_attr -a perf_try_init_event -a 'perf_*_event_init'"
+BIND="-e $(sys bind) -a __sys_bind -a 'inet_bind*' -a __inet_bind -a 'inet_csk_*' -a move_addr_to_kernel -a security_socket_bind"
+SOCK="-e $(sys socket) -a __sys_socket -a __sock_create -a 'sock_create*' -a inet_create -a sock_alloc -a sock_release"
+EXEC="-e $(sys execve) -a 'do_execveat_common*' -a bprm_execve -a do_open_execat -a alloc_bprm -a free_bprm -a exec_binprm"
+IOCTL="-e $(sys ioctl) -a do_vfs_ioctl -a vfs_ioctl -a 'ioctl_*' -a security_file_ioctl"
+BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 'bpf_lsm*'"
 
 # name|errtrig cases|chain the hunt must find (ERE over "f1 -> f2 -> ...")
-HUNTS="open-enoent|open-enoent|do_sys_openat2 -> do_filp_open -> path_openat -> link_path_walk
-open-enotdir|open-enotdir|do_filp_open -> path_openat -> link_path_walk
-open-eloop|open-eloop|do_filp_open -> path_openat -> .*step_into
-open-eisdir|open-eisdir|do_filp_open -> path_openat -> may_open
-mount|mount-unknown-fs mount-not-blockdev mount-bad-option|__x64_sys_mount -> path_mount -> get_fs_type
+HUNTS="open-enoent|open-enoent|do_sys_openat2 -> do_fil._open -> path_openat -> link_path_walk
+open-enotdir|open-enotdir|do_fil._open -> path_openat -> link_path_walk
+open-eloop|open-eloop|do_fil._open -> path_openat -> .*step_into
+open-eisdir|open-eisdir|do_fil._open -> path_openat -> may_open
+mount|mount-unknown-fs mount-not-blockdev mount-bad-option|$(sys mount) -> path_mount -> get_fs_type
 mmap|mmap-enomem mmap-ebadf mmap-eacces|vm_mmap_pgoff -> do_mmap -> .*get_unmapped_area
 perf|perf-bad-type perf-bad-size|perf_event_alloc -> perf_try_init_event
 bind|bind-in-use bind-bad-len|__sys_bind -> inet_bind -> .*__inet_bind
 socket|socket-bad-proto|__sock_create -> inet_create
-execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_filp_open -> path_openat -> may_open
-ioctl|ioctl-enotty|__x64_sys_ioctl -> do_vfs_ioctl
+execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_fil._open -> path_openat -> may_open
+ioctl|ioctl-enotty|$(sys ioctl) -> do_vfs_ioctl
 bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check"
+# arm64 (measured): the oversized mmap fails in do_mmap itself, before any unmapped-area
+# search
+if [ "$VM_ARCH" = arm64 ]; then
+	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap$/')
+fi
 ALL_GLOBS="$OPEN $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
 # 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
@@ -47,10 +54,9 @@ if [ "$VM_KERNEL" = 5.10 ]; then
 fi
 # the other attach modes this kernel has, on three hunts (fentry sets stay small: every
 # fentry link costs ~70 ms to detach under TCG)
-case $VM_KERNEL in
-5.10) other_modes= ;;
-6.1) other_modes="-F" ;;
-*) other_modes="-F -K" ;;
+case " $(vm_modes) " in
+*" -M "*) other_modes=$(vm_modes | sed 's/ *-M//') ;;
+*) other_modes=$(vm_modes | sed 's/ *-K//') ;;
 esac
 MODE_HUNTS="open-enoent mmap bind"
 MODE_GLOBS="$OPEN $MMAP $BIND"
@@ -65,7 +71,7 @@ done
 guest="$guest
 # retsnoop's own opens and writes are never traced: no -n, so only the exclusion stops them
 hunt_json self 'errtrig open-enoent; cat /nonexistent 2>/dev/null' -T -e do_sys_openat2 -a do_filp_open -a path_openat
-hunt_json writes 'for i in 1 2 3; do echo x >/tmp/w; done' -S -e __x64_sys_write -e __x64_sys_writev -a vfs_write -a ksys_write
+hunt_json writes 'for i in 1 2 3; do echo x >/tmp/w; done' -S -e $(sys write) -e $(sys writev) -a vfs_write -a ksys_write
 # -T without -S: successful sessions are not reported
 hunt_json tonly 'cat /etc/passwd >/dev/null; errtrig open-enoent' -T -e do_sys_openat2 -a do_filp_open
 # Ctrl-C while a busy thread keeps the ring buffer full: the run ends promptly anyway
@@ -143,13 +149,15 @@ a=$(section "$out" after)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached after the hunts: $a"
 
 # Source globs over the DWARF vmlinux (its -dbg package is cached for 6.12 only): a wide
-# net a developer casts when they don't know where the error comes from.
-if [ "$VM_KERNEL" = 6.12 ]; then
+# net a developer casts when they don't know where the error comes from. Thousands of
+# functions: only where kprobe.multi attaches them (not arm64 6.12: single kprobes would
+# take many minutes under TCG).
+if [ "$VM_KERNEL" = 6.12 ] && vm_modes | grep -q -- -M; then
 	out=$(VM_RUN_ARGS=--dwarf vm_run "$(cat "$here/../guest-lib.sh")
 hunt_json src-open 'errtrig open-enoent open-eisdir' -T -n errtrig -e do_sys_openat2 -a ':fs/*.c'
 hunt_json src-bpf 'errtrig bpf-verifier-reject' -T -n errtrig -e '*sys_bpf' -a ':kernel/bpf/*.c' -d 'bpf_lsm*'
-hunt_json src-mm 'errtrig mmap-enomem mmap-eacces' -T -n errtrig -e __x64_sys_mmap -a ':mm/mmap.c' -a ':mm/util.c' -a ':mm/shmem.c'
-hunt_json src-net 'errtrig bind-in-use socket-bad-proto' -T -n errtrig -e __x64_sys_bind -e __x64_sys_socket -a ':net/*/*.c'
+hunt_json src-mm 'errtrig mmap-enomem mmap-eacces' -T -n errtrig -e $(sys mmap) -a ':mm/mmap.c' -a ':mm/util.c' -a ':mm/shmem.c'
+hunt_json src-net 'errtrig bind-in-use socket-bad-proto' -T -n errtrig -e $(sys bind) -e $(sys socket) -a ':net/*/*.c'
 # the block driver (a module) while the sidecar reads the vmlinux from that very disk: the
 # sidecar's page faults must not become samples
 hunt_json blk 'dd if=/dev/vda of=/dev/null bs=4k count=64 iflag=direct' -S -T -e '* [virtio_blk]'
@@ -157,7 +165,7 @@ leftovers after") || { echo "$out" | tail -40; fail "guest run (--dwarf) failed"
 	check src-open "open|do_filp_open -> path_openat -> " "eisdir|path_openat -> .*may_open"
 	check src-bpf "bpf|__sys_bpf -> bpf_prog_load -> bpf_check"
 	check src-mm "mmap|do_mmap -> .*get_unmapped_area" "mmap-eacces|vm_mmap_pgoff -> do_mmap"
-	check src-net "bind|inet_bind -> .*__inet_bind" "socket|__x64_sys_socket -> inet_create"
+	check src-net "bind|inet_bind -> .*__inet_bind" "socket|$(sys socket) -> inet_create"
 	s=$(section "$out" blk)
 	expect "$s" '"process_comm":"dd"' "blk: dd's block I/O is traced"
 	expect_count "$s" '"process_comm":"retsnoop' 0 "blk: nothing of retsnoop or its sidecar"

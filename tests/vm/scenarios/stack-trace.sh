@@ -29,11 +29,12 @@ out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; }
 
 # simfail's sample: the E2BIG returned by the syscall (on 5.10 libbpf's feature probes in
 # simfail add EINVAL samples of their own)
-E2BIG_SAMPLE='\[-E2BIG\] +__x64_sys_bpf(\+0x[0-9a-f]+)?( |$)'
+SYS_BPF=$(sys bpf)
+E2BIG_SAMPLE="\\[-E2BIG\\] +$SYS_BPF(\\+0x[0-9a-f]+)?( |\$)"
 for m in $modes; do
 	s=$(section "$out" "mode$m")
 	expect_count "$s" "$E2BIG_SAMPLE" 1 "mode $m: one E2BIG sample"
-	expect "$s" '__x64_sys_bpf.*\[-E2BIG\]|\[-E2BIG\].*__x64_sys_bpf' "mode $m: syscall frame with -E2BIG"
+	expect "$s" "$SYS_BPF.*\\[-E2BIG\\]|\\[-E2BIG\\].*$SYS_BPF" "mode $m: syscall frame with -E2BIG"
 	# the deepest traced frame is the check that rejects the 1 MiB per-CPU value
 	last=$(printf '%s\n' "$s" | grep -E '^[! ].*us \[' | tail -1)
 	echo "$last" | grep -qE '\[-E2BIG\] +array_map_alloc_check' ||
