@@ -9,12 +9,42 @@ $(BENCH_OUT)/consumer_bench: bench/consumer_bench.c $(MOD_LIB) | $(BENCH_OUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(INCLUDES) $< $(MOD_LIB) $(LDLIBS) -o $@
 
-$(BENCH_OUT)/syscall_loop: bench/syscall_loop.c | $(BENCH_OUT)
+# Guest-side binaries, static like retsnoop in the test guests (RETSNOOP_VM_EXTRA).
+$(BENCH_OUT)/syscall_loop: bench/syscall_loop.c $(LIBBPF_TARGET) | $(BENCH_OUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $(INCLUDES) $< $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
 
-bench: $(BENCH_OUT)/consumer_bench $(BENCH_OUT)/syscall_loop bench-sidecar
+$(BENCH_OUT)/stamp: bench/stamp.c | $(BENCH_OUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -static $< -o $@
+
+$(BENCH_OUT)/floor.bpf.o: bench/floor.bpf.c src/$(ARCH)/vmlinux.h $(LIBBPF_TARGET) | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/floor.skel.h: $(BENCH_OUT)/floor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
+
+$(BENCH_OUT)/floor: bench/floor.c $(BENCH_OUT)/floor.skel.h $(LIBBPF_TARGET)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -static -I$(BENCH_OUT) $(INCLUDES) $< $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
+
+BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop)
+
+# Everything the benchmarks run, built without running anything.
+bench-build: $(BENCH_OUT)/consumer_bench $(BENCH_GUEST_BINS)
+
+bench: bench-consumer bench-sidecar bench-perf
+
+# Host: records/s decoded and rendered from the golden captures.
+bench-consumer: $(BENCH_OUT)/consumer_bench
 	$(Q)bench/run.sh
+
+# The 6.12 guest: per-call cost, start-up, load + attach, peak RSS, against the empty-pair
+# floor and PEER_RETSNOOP when set (bench/perf.sh; BENCH_TABLES narrows the tables).
+bench-perf: $(BENCH_GUEST_BINS)
+	$(Q)bench/perf.sh $(BENCH_TABLES)
 
 # The symbolization sidecar against gimli's addr2line, llvm-symbolizer, eu-addr2line and
 # binutils addr2line on the Debian 6.12 DWARF vmlinux (downloaded into the kernel cache).
@@ -26,4 +56,4 @@ bench-sidecar: $(SIDECAR_BIN) | $(BENCH_OUT)
 	  echo "# versions: $$(llvm-symbolizer --version | grep -o 'LLVM version [0-9.]*'), $$(eu-addr2line --version | head -1), $$(addr2line --version | head -1), gimli addr2line $$(basename $$(ls -d /usr/share/cargo/registry/addr2line-0.*) | sed 's/addr2line-//') (Debian librust-addr2line-dev)"; \
 	  bench/sidecar-bench.py $$kdir/vmlinux $$kdir/System.map --gimli $$gimli; } | tee bench/results/sidecar.txt
 
-.PHONY: bench bench-sidecar
+.PHONY: bench bench-build bench-consumer bench-perf bench-sidecar

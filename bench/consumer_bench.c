@@ -8,25 +8,38 @@
 #include <stdlib.h>
 #include <time.h>
 #include "capture.h"
+#include "render.h"
+#include "sample.h"
+#include "session.h"
+#include "sink.h"
 
 struct state {
-	struct render_opts o;
+	struct sample_build_opts b;
+	struct text_sink_opts o;
 	FILE *out;
 	long samples;
 };
 
-static int on_sample(void *ctx, const struct sample *s)
+/* one session's records: decoded into a sample, rendered as retsnoop's text sink would */
+static int on_session(void *ctx, const struct sess_recs *r)
 {
 	struct state *st = ctx;
+	struct sample *s;
+	int err;
 
+	err = sample__build(r, &st->b, &s);
+	if (err)
+		return err;
 	st->samples++;
-	return render_text__sample(st->out, s, &st->o);
+	err = render_text__sample(st->out, s, &st->o);
+	sample__free(s);
+	return err;
 }
 
 int main(int argc, char **argv)
 {
 	struct state st = {};
-	struct session_store_opts so = { .sz = sizeof(so), .on_sample = on_sample, .ctx = &st };
+	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &st };
 	struct session_store *store;
 	struct timespec a, b;
 	struct replay *r;
@@ -43,7 +56,8 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	replay__render_opts(r, &st.o);
+	replay__build_opts(r, &st.b);
+	replay__text_opts(r, &st.o);
 	st.out = fopen("/dev/null", "we");
 	store = session_store__new(&so);
 	if (!st.out || !store)

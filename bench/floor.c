@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * floor -M|-K|-F FUNCS: attach an empty entry+exit program pair (floor.bpf.c) to every
+ * function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -K single kprobes,
+ * -F fentry/fexit with kprobe.multi for the functions marked "kprobe"), say how long
+ * loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that took.
+ *
+ * It is the floor of the per-call benchmark (what a traced call costs with programs that do
+ * nothing) and the kernel's own part of retsnoop's attach and detach times for the same set.
+ *
+ * FUNCS has one function per line: NAME ADDR BTF_ID [kprobe], as bench/guest.sh extracts
+ * them from `retsnoop --dry-run -vv` (kprobe: retsnoop traces it with a kprobe pair in -F).
+ *
+ * Output (stdout, one line each):
+ *   floor: mode=M funcs=N fentry=N kprobe=N load_ms=X attach_ms=Y total_ms=Z
+ *   floor: ready
+ *   floor: detach_ms=D
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "floor.skel.h"
+
+struct fn {
+	char *name;
+	unsigned long addr;
+	int btf_id;
+	bool kprobe;		/* -F: retsnoop falls back to kprobes for it */
+};
+
+struct floor {
+	struct floor_bpf *skel;
+	struct fn *fns;
+	size_t fn_cnt;
+	struct bpf_link **links;	/* libbpf links */
+	size_t link_cnt;
+	int *fds;			/* clone programs and their links, closed in reverse */
+	size_t fd_cnt;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int read_funcs(struct floor *fl, const char *path)
+{
+	char line[512], name[256], kind[16];
+	size_t cap = 0;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long addr;
+		struct fn *fn;
+		int btf_id;
+
+		kind[0] = '\0';
+		if (sscanf(line, "%255s %lx %d %15s", name, &addr, &btf_id, kind) < 3)
+			continue;
+		if (fl->fn_cnt == cap) {
+			void *tmp = realloc(fl->fns, (cap = cap ? cap * 2 : 256) * sizeof(*fl->fns));
+
+			if (!tmp) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			fl->fns = tmp;
+		}
+		fn = &fl->fns[fl->fn_cnt++];
+		fn->addr = addr;
+		fn->btf_id = btf_id;
+		fn->name = strdup(name);
+		fn->kprobe = strcmp(kind, "kprobe") == 0;
+		if (!fn->name) {
+			fclose(f);
+			return -ENOMEM;
+		}
+	}
+	fclose(f);
+	return fl->fn_cnt ? 0 : -ENOENT;
+}
+
+static int keep_link(struct floor *fl, struct bpf_link *link)
+{
+	if (!link)
+		return -errno;
+	fl->links[fl->link_cnt++] = link;
+	return 0;
+}
+
+/* Both ends of every function, by address (names can repeat among static functions). */
+static int attach_multi(struct floor *fl, bool only_kprobe_marked)
+{
+	unsigned long *addrs = calloc(fl->fn_cnt, sizeof(*addrs));
+	size_t i, n = 0;
+	int err;
+
+	if (!addrs)
+		return -ENOMEM;
+	for (i = 0; i < fl->fn_cnt; i++)
+		if (!only_kprobe_marked || fl->fns[i].kprobe)
+			addrs[n++] = fl->fns[i].addr;
+	err = 0;
+	if (n) {
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .addrs = addrs, .cnt = n, .retprobe = true);
+
+		err = keep_link(fl, bpf_program__attach_kprobe_multi_opts(fl->skel->progs.floor_mexit,
+									 NULL, &o));
+		o.retprobe = false;
+		if (!err)
+			err = keep_link(fl, bpf_program__attach_kprobe_multi_opts(
+						    fl->skel->progs.floor_mentry, NULL, &o));
+	}
+	free(addrs);
+	return err;
+}
+
+static int kprobe_pmu(int *type, int *ret_bit)
+{
+	FILE *f;
+	int ok;
+
+	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", type) == 1;
+	fclose(f);
+	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
+	if (!f)
+		return -errno;
+	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static int attach_kprobe(struct floor *fl, struct bpf_program *prog, unsigned long addr,
+			 __u64 config)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .config = config, .config2 = addr };
+	struct bpf_link *link;
+	int type, ret_bit, pfd, err;
+
+	err = kprobe_pmu(&type, &ret_bit);
+	if (err)
+		return err;
+	attr.type = type;
+	if (config)
+		attr.config = 1ULL << ret_bit;
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	link = bpf_program__attach_perf_event(prog, pfd);
+	if (!link) {
+		err = -errno;
+		close(pfd);
+		return err;
+	}
+	return keep_link(fl, link);
+}
+
+static int attach_single(struct floor *fl)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < fl->fn_cnt; i++) {
+		err = attach_kprobe(fl, fl->skel->progs.floor_kexit, fl->fns[i].addr, 1);
+		if (!err)
+			err = attach_kprobe(fl, fl->skel->progs.floor_kentry, fl->fns[i].addr, 0);
+		if (err) {
+			fprintf(stderr, "floor: kprobe pair on '%s' failed: %s\n", fl->fns[i].name,
+				strerror(-err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* A clone of @tmpl for one function: load it for that function's BTF id and link it. */
+static int attach_clone(struct floor *fl, struct bpf_program *tmpl, const struct fn *fn,
+			enum bpf_attach_type type)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, lo, .expected_attach_type = type,
+		    .attach_btf_id = fn->btf_id);
+	int prog_fd, link_fd;
+
+	prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, bpf_program__name(tmpl), "Dual BSD/GPL",
+				bpf_program__insns(tmpl), bpf_program__insn_cnt(tmpl), &lo);
+	if (prog_fd < 0)
+		return -errno;
+	fl->fds[fl->fd_cnt++] = prog_fd;
+	link_fd = bpf_link_create(prog_fd, 0, type, NULL);
+	if (link_fd < 0)
+		return -errno;
+	fl->fds[fl->fd_cnt++] = link_fd;
+	return 0;
+}
+
+static bool fentry_fn(const struct fn *fn)
+{
+	return !fn->kprobe && fn->btf_id > 0;
+}
+
+static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn)
+{
+	struct floor_bpf *s = fl->skel;
+	size_t i;
+	int err;
+
+	for (i = 0; i < fl->fn_cnt; i++) {
+		const struct fn *fn = &fl->fns[i];
+
+		if (!fentry_fn(fn))
+			continue;
+		if (fn == tmpl_fn) {
+			err = keep_link(fl, bpf_program__attach_trace(s->progs.floor_fentry));
+			if (!err)
+				err = keep_link(fl, bpf_program__attach_trace(s->progs.floor_fexit));
+		} else {
+			err = attach_clone(fl, s->progs.floor_fentry, fn, BPF_TRACE_FENTRY);
+			if (!err)
+				err = attach_clone(fl, s->progs.floor_fexit, fn, BPF_TRACE_FEXIT);
+		}
+		if (err) {
+			fprintf(stderr, "floor: fentry/fexit on '%s' failed: %s\n", fn->name,
+				strerror(-err));
+			return err;
+		}
+	}
+	return attach_multi(fl, true);
+}
+
+static void detach(struct floor *fl)
+{
+	size_t i;
+
+	for (i = 0; i < fl->link_cnt; i++)
+		bpf_link__destroy(fl->links[i]);
+	fl->link_cnt = 0;
+	/* each clone's link before its program */
+	while (fl->fd_cnt)
+		close(fl->fds[--fl->fd_cnt]);
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: floor -M|-K|-F FUNCS\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct rlimit rl = { 1 << 16, 1 << 16 };
+	struct floor fl = {};
+	const struct fn *tmpl_fn = NULL;
+	size_t i, fentry_cnt = 0;
+	double t0, t1, t2;
+	sigset_t sigs;
+	char mode;
+	int err, sig;
+
+	if (argc != 3 || argv[1][0] != '-' || !strchr("MKF", argv[1][1]) || argv[1][2])
+		usage();
+	mode = argv[1][1];
+	err = read_funcs(&fl, argv[2]);
+	if (err) {
+		fprintf(stderr, "floor: %s: %s\n", argv[2], strerror(-err));
+		return 1;
+	}
+	/* 2 programs and 2 links per fentry function */
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (i = 0; i < fl.fn_cnt; i++) {
+		if (mode == 'F' && fentry_fn(&fl.fns[i])) {
+			fentry_cnt++;
+			if (!tmpl_fn)
+				tmpl_fn = &fl.fns[i];
+		}
+	}
+	fl.links = calloc(2 * fl.fn_cnt + 2, sizeof(*fl.links));
+	fl.fds = calloc(4 * fl.fn_cnt, sizeof(*fl.fds));
+	if (!fl.links || !fl.fds)
+		return 1;
+	/* the signals that end the wait, blocked before anything is attached */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+
+	t0 = now_ms();
+	fl.skel = floor_bpf__open();
+	if (!fl.skel) {
+		fprintf(stderr, "floor: opening the BPF object failed: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K');
+	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K');
+	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode != 'K');
+	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode != 'K');
+	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn);
+	bpf_program__set_autoload(fl.skel->progs.floor_fexit, tmpl_fn);
+	if (tmpl_fn) {
+		bpf_program__set_attach_target(fl.skel->progs.floor_fentry, 0, tmpl_fn->name);
+		bpf_program__set_attach_target(fl.skel->progs.floor_fexit, 0, tmpl_fn->name);
+	}
+	err = floor_bpf__load(fl.skel);
+	if (err) {
+		fprintf(stderr, "floor: loading the BPF object failed: %s\n", strerror(-err));
+		return 1;
+	}
+	t1 = now_ms();
+	if (mode == 'M')
+		err = attach_multi(&fl, false);
+	else if (mode == 'K')
+		err = attach_single(&fl);
+	else
+		err = attach_fentry(&fl, tmpl_fn);
+	if (err) {
+		fprintf(stderr, "floor: attaching failed: %s\n", strerror(-err));
+		detach(&fl);
+		return 1;
+	}
+	t2 = now_ms();
+	printf("floor: mode=%c funcs=%zu fentry=%zu kprobe=%zu load_ms=%.1f attach_ms=%.1f total_ms=%.1f\n",
+	       mode, fl.fn_cnt, fentry_cnt, fl.fn_cnt - fentry_cnt, t1 - t0, t2 - t1, t2 - t0);
+	printf("floor: ready\n");
+	fflush(stdout);
+
+	sigwait(&sigs, &sig);
+	t0 = now_ms();
+	detach(&fl);
+	printf("floor: detach_ms=%.1f\n", now_ms() - t0);
+	floor_bpf__destroy(fl.skel);
+	return 0;
+}

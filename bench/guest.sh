@@ -1,0 +1,196 @@
+# Guest half of bench/perf.sh (busybox sh), prepended to each boot's commands.
+#
+# Every measured run prints one record line for the host's bench/report.py:
+#   @R table=T case=C tool=none|floor|ours|peer rep=N key=value...
+# Times are seconds since the tool was started (stamp), sizes in kB, -1 = did not happen.
+# Set by the host before this file: PEER (the peer binary's name in /usr/bin, or empty),
+# REPS (repetitions per case), CALLS (getpid calls per timing loop).
+
+BIN_ours=retsnoop
+BIN_peer=$PEER
+STATS=/proc/sys/kernel/bpf_stats_enabled
+
+# The tools a run compares, alternated: reversed on even repetitions so no tool always
+# runs first (after the previous one's detach) or last.
+tools_for() {	# tools_for REP TOOL...
+	_r=$1
+	shift
+	_l=
+	for _t in "$@"; do
+		[ "$_t" = peer ] && [ -z "$PEER" ] && continue
+		if [ $((_r % 2)) = 1 ]; then _l="$_l $_t"; else _l="$_t $_l"; fi
+	done
+	echo $_l
+}
+
+# funcs_of FILE RETSNOOP-ARGS...: the functions retsnoop would attach with these
+# arguments, as floor's list (NAME ADDR BTF_ID [kprobe]).
+funcs_of() {
+	_f=$1
+	shift
+	retsnoop --dry-run -vv "$@" 2>&1 | sed -n \
+		-e "s/^Attached (dry run) to function #[0-9]* '\([^' ]*\)' with a kprobe pair (addr \(0x[0-9a-f]*\), btf id \([-0-9]*\),.*/\1 \2 \3 kprobe/p" \
+		-e "s/^Attached (dry run) to function #[0-9]* '\([^' ]*\)' (addr \(0x[0-9a-f]*\), btf id \([-0-9]*\),.*/\1 \2 \3/p" \
+		>"$_f"
+	echo "@I funcs_of $_f: $(wc -l <"$_f") functions: retsnoop --dry-run -vv $*"
+}
+
+# First timestamp of a tool output line matching ERE in a stamp log (-1 if none).
+t_of() {	# t_of LOG ERE
+	awk -v re="$2" '/^ *[0-9]+\.[0-9]+ / { t = $1; sub(/^ *[0-9.]+ /, ""); if ($0 ~ re) { print t; f = 1; exit } } END { if (!f) print -1 }' "$1"
+}
+
+# The first number after TEXT in the log (-1 if none).
+num_after() {	# num_after LOG TEXT
+	_v=$(grep -o "$2 [0-9.]*" "$1" | head -1 | sed 's/.* //')
+	echo "${_v:--1}"
+}
+
+stamp_summary() {
+	sed -n 's/^@stamp //p' "$1"
+}
+
+# Exit the guest at once: attached fentry/fexit links are never detached (3 minutes for
+# 1,300 functions in TCG, and nothing left to measure). The rc marker is tests/vm/run's.
+quit_now() {
+	echo "@@RETSNOOP-VM-RC=0@@"
+	stty raw -echo	# drains the tty before the power goes
+	poweroff -f
+}
+
+# stamp runs tools on a pseudo-terminal: devpts, which the test guest's init leaves out
+guest_setup() {
+	[ -e /dev/pts/ptmx ] || { mkdir -p /dev/pts && mount -t devpts -o ptmxmode=0666 devpts /dev/pts; }
+}
+
+guest_info() {
+	echo "@K kernel=$(uname -r) cpus=$(nproc) mem_kb=$(sed -n 's/MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo) dwarf=$([ -e /usr/lib/debug/boot/vmlinux-$(uname -r) ] && echo 1 || echo 0)"
+	retsnoop -V 2>&1 | head -1 | sed 's/^/@I ours: /'
+	[ -n "$PEER" ] && "$PEER" -V 2>&1 | head -1 | sed 's/^/@I peer: /'
+	return 0
+}
+
+# --- per-call cost: a getpid() loop, untraced and traced ---
+# overhead_run CASE TOOL REP MODE(M|F) FUNCS: timing loop with bpf_stats off, then a
+# shorter loop with bpf_stats on for each program's run time.
+overhead_run() {
+	_c=$1 _t=$2 _r=$3 _m=$4 _fl=$5
+	_loop="syscall_loop getpid $CALLS; echo 1 >$STATS; syscall_loop getpid $((CALLS / 5)); echo 0 >$STATS; bpftool prog list >/tmp/progs.txt"
+	_flag=
+	[ "$_m" = F ] && _flag=-F
+	rm -f /tmp/progs.txt
+	case $_t in
+	none) syscall_loop getpid "$CALLS" >/tmp/run.log ;;
+	floor) stamp -r '^floor: ready' -t "$_loop" -- floor -$_m "$_fl" >/tmp/run.log 2>&1 ;;
+	*) eval "_b=\$BIN_$_t"; stamp -r 'Receiving data' -t "$_loop" -- "$_b" $_flag -e '*sys_getpid' >/tmp/run.log 2>&1 ;;
+	esac
+	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
+	_nss=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '2s/.* //p')
+	echo "@R table=overhead case=$_c tool=$_t rep=$_r ns_per_call=${_ns:--1} ns_per_call_stats=${_nss:--1} $(stamp_summary /tmp/run.log)"
+	# every program that ran during the stats loop: its type, name, run time and count
+	[ -e /tmp/progs.txt ] && awk -v pre="@P table=overhead case=$_c tool=$_t rep=$_r" '
+		/^[0-9]+: / {
+			name = ""; ns = 0; cnt = 0
+			for (i = 1; i <= NF; i++) {
+				if ($i == "name") name = $(i + 1)
+				if ($i == "run_time_ns") ns = $(i + 1)
+				if ($i == "run_cnt") cnt = $(i + 1)
+			}
+			if (cnt > 0) print pre, "type=" $2, "prog=" name, "run_time_ns=" ns, "run_cnt=" cnt
+		}' /tmp/progs.txt
+	[ -n "$_ns" ] || tail -8 /tmp/run.log | sed 's/^/@E /'
+	return 0
+}
+
+table_overhead() {
+	for _m in M F; do
+		_flag=
+		[ $_m = F ] && _flag=-F
+		funcs_of /tmp/funcs.getpid.$_m $_flag -e '*sys_getpid'
+	done
+	_r=1
+	while [ $_r -le "$REPS" ]; do
+		for _m in M F; do
+			for _t in $(tools_for $_r none floor ours peer); do
+				overhead_run getpid-$_m "$_t" $_r $_m /tmp/funcs.getpid.$_m
+			done
+		done
+		_r=$((_r + 1))
+	done
+}
+
+# --- start-up: to 'Receiving data...', and to the last line of the first stack ---
+STARTUP_CASE=bpf-bad-map-val-size-percpu-array
+
+startup_run() {	# startup_run CASE TOOL REP
+	eval "_b=\$BIN_$2"
+	stamp -r 'Receiving data' -t "simfail $STARTUP_CASE" -l '^!.*array_map_alloc_check' \
+		-- "$_b" -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/run.log 2>&1
+	echo "@R table=startup case=$1 tool=$2 rep=$3 done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
+	grep -q '^@stamp.* last=[0-9]' /tmp/run.log || tail -12 /tmp/run.log | sed 's/^/@E /'
+	return 0
+}
+
+table_startup() {	# table_startup CASE (7funcs or 7funcs-dwarf)
+	_r=1
+	while [ $_r -le "$REPS" ]; do
+		for _t in $(tools_for $_r ours peer); do
+			startup_run "$1" "$_t" $_r
+		done
+		_r=$((_r + 1))
+	done
+}
+
+# --- load + attach phase, detach, peak RSS ---
+# attach_run CASE TOOL REP KEEP(0|1) FUNCS RETSNOOP-ARGS...: the phase is from the line
+# that ends function discovery ("Skipped N functions in total.", before any BPF object is
+# loaded in both retsnoops) to 'Receiving data...'. floor attaches FUNCS in RETSNOOP-ARGS'
+# mode (-F or kprobe.multi).
+attach_run() {
+	_c=$1 _t=$2 _r=$3 _k=$4 _fl=$5
+	shift 5
+	_ka=
+	[ "$_k" = 1 ] && _ka=-k
+	case $_t in
+	floor)
+		_m=M
+		case " $* " in *" -F "*) _m=F ;; esac
+		stamp $_ka -r '^floor: ready' -- floor -$_m "$_fl" >/tmp/run.log 2>&1
+		_x=$(sed -n 's/.*floor: mode=. \(funcs=.*\)/\1/p' /tmp/run.log | tr -d '\r')
+		_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')
+		echo "@R table=attach case=$_c tool=floor rep=$_r ${_x:-funcs=-1} floor_detach_ms=${_d:--1} $(stamp_summary /tmp/run.log)"
+		;;
+	*)
+		eval "_b=\$BIN_$_t"
+		stamp $_ka -T 3000 -r 'Receiving data' -- "$_b" -v "$@" >/tmp/run.log 2>&1
+		_n=$(grep -o 'Total [0-9]* kernel functions attached' /tmp/run.log | head -1 | grep -o '[0-9]*')
+		echo "@R table=attach case=$_c tool=$_t rep=$_r funcs=${_n:--1} t_discovered=$(t_of /tmp/run.log '^Skipped [0-9]+ functions in total') self_attach_ms=$(num_after /tmp/run.log 'Successfully attached in') done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
+		;;
+	esac
+	grep -q '^@stamp ready=[0-9]' /tmp/run.log ||
+		grep -v 'Attached to function' /tmp/run.log | tail -12 | sed 's/^/@E /'
+	return 0
+}
+
+# attach_case CASE KEEP RETSNOOP-ARGS...: every tool, REPS times, alternated.
+attach_case() {
+	_ac=$1 _ak=$2
+	shift 2
+	funcs_of /tmp/funcs.$_ac "$@"
+	_ar=1
+	while [ $_ar -le "$REPS" ]; do
+		for _at in $(tools_for $_ar floor ours peer); do
+			attach_run "$_ac" "$_at" $_ar "$_ak" /tmp/funcs.$_ac "$@"
+		done
+		_ar=$((_ar + 1))
+	done
+}
+
+# One run and power off (the big -F sets: no 3-minute detach between runs).
+attach_once() {	# attach_once CASE TOOL REP RETSNOOP-ARGS...
+	_oc=$1 _ot=$2 _or=$3
+	shift 3
+	funcs_of /tmp/funcs.$_oc "$@"
+	attach_run "$_oc" "$_ot" "$_or" 1 /tmp/funcs.$_oc "$@"
+	quit_now
+}

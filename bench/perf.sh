@@ -1,0 +1,142 @@
+#!/bin/bash
+# bench/perf.sh [TABLE...]: retsnoop against the empty-pair floor (bench/floor) and, when
+# PEER_RETSNOOP=/path/to/retsnoop is set, against that peer binary, in the Debian 6.12 test
+# guest (qemu TCG). Tables (default: all four, in this order):
+#
+#   overhead    added cost per traced call of a getpid() loop, default mode (kprobe.multi)
+#               and -F, with each program's run time from bpf_stats        (one boot)
+#   startup     start -> 'Receiving data...' and start -> the first stack fully printed,
+#               7 functions; peak RSS (VmHWM) of the retsnoop process       (one boot)
+#   attach      BPF load + attach phase: 7 functions (default mode and -F) and -F over
+#               ~100 functions, with the floor's own time for the same set (one boot)
+#   attach-big  the same for -F over ~1,000 functions: one boot per run, powered off
+#               while attached (TCG detaches a fentry link in ~70 ms: minutes per run)
+#
+# Every run is repeated BENCH_REPS times (default 3), the tools alternated (the order
+# reversed on every other repetition); the report gives medians and the ratios ours/peer
+# and ours/floor of the same boot. Output: bench/results/<table>.txt (report, with the
+# command, the date and the versions) and bench/results/raw/<table>.log (the guest's
+# records, which bench/report.py reads again: `bench/report.py TABLE LOG`).
+#
+# Environment: PEER_RETSNOOP (absent: no peer columns), BENCH_REPS, BENCH_CALLS (getpid
+# calls per timing loop, default 200000), BENCH_KERNEL (default 6.12).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$(pwd)
+out=bench/results
+mkdir -p "$out/raw"
+
+REPS=${BENCH_REPS:-3}
+CALLS=${BENCH_CALLS:-200000}
+KERNEL=${BENCH_KERNEL:-6.12}
+tables=("$@")
+[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big)
+for t in "${tables[@]}"; do
+	case $t in
+	overhead | startup | attach | attach-big) ;;
+	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big)" >&2; exit 2 ;;
+	esac
+done
+
+# The sets, as retsnoop arguments. The guest lists what each selects (@I funcs_of lines).
+SMALL7="-e '*sys_bpf' -a 'array_map_alloc*'"	# 7 functions on 6.12
+SET100="-e '*sys_bpf' -a 'udp_*' -a 'netlink_*'"	# ~100; idle in a guest without network
+SET1000="-e '*sys_bpf' -a 'tcp_*' -a 'inet_*' -a 'ip_*' -a 'udp_*' -a 'sock_*'"	# ~1,000
+
+B=src/.output/bench
+make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
+extra="$top/$B/floor $top/$B/stamp $top/$B/syscall_loop"
+peer=
+if [ -n "${PEER_RETSNOOP:-}" ]; then
+	[ -x "$PEER_RETSNOOP" ] || { echo "bench/perf.sh: PEER_RETSNOOP=$PEER_RETSNOOP is not an executable" >&2; exit 2; }
+	file -L "$PEER_RETSNOOP" | grep -q 'statically linked' ||
+		{ echo "bench/perf.sh: $PEER_RETSNOOP is not statically linked (the guest has no libraries)" >&2; exit 2; }
+	peer=$(basename "$PEER_RETSNOOP")
+	[ "$peer" != retsnoop ] || { echo "bench/perf.sh: name the peer binary something else than 'retsnoop'" >&2; exit 2; }
+	extra="$extra $(cd "$(dirname "$PEER_RETSNOOP")" && pwd)/$peer"
+fi
+
+# What the result files say about how they were made.
+cmdline="bench/perf.sh $*"
+[ -n "${PEER_RETSNOOP:-}" ] && cmdline="PEER_RETSNOOP=$PEER_RETSNOOP $cmdline"
+[ "$REPS" = 3 ] || cmdline="BENCH_REPS=$REPS $cmdline"
+[ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
+ours_ver="$(git describe --always --dirty 2>/dev/null || echo unknown) ($(git log -1 --format=%cd --date=short 2>/dev/null || true))"
+host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+peer_ver=
+[ -n "$peer" ] && peer_ver="$PEER_RETSNOOP (sha256 $(sha256sum "$PEER_RETSNOOP" | cut -c1-16))"
+
+# The guest's part of one boot: the variables, bench/guest.sh, then CMDS.
+guest_cmds() {	# guest_cmds CMDS
+	printf 'PEER=%s REPS=%s CALLS=%s\n' "$peer" "$REPS" "$CALLS"
+	cat bench/guest.sh
+	printf 'guest_setup\nguest_info\n%s\n' "$1"
+}
+
+# boot TABLE TIMEOUT CMDS: one guest boot; its output is appended to the table's raw log.
+boot() {
+	local table=$1 timeout=$2 cmds=$3 rc=0
+	echo "bench/perf.sh: $table: booting the $KERNEL guest for: $cmds" >&2
+	{
+		echo "@B boot: RETSNOOP_VM_EXTRA='$extra' tests/vm/run --kernel $KERNEL -- \"\$(bench/guest.sh + '$cmds')\""
+		RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=$timeout \
+			tests/vm/run --kernel "$KERNEL" -- "$(guest_cmds "$cmds")" || rc=$?
+		echo "@B rc=$rc"
+	} >>"$out/raw/$table.log"
+	[ $rc = 0 ] || echo "bench/perf.sh: $table: the guest run ended with status $rc (see $out/raw/$table.log)" >&2
+	return 0
+}
+
+# The order of the tools in repetition REP of a one-run-per-boot table (as tools_for).
+tools_for() {	# tools_for REP TOOL...
+	local r=$1 l='' t
+	shift
+	for t in "$@"; do
+		[ "$t" = peer ] && [ -z "$peer" ] && continue
+		if [ $((r % 2)) = 1 ]; then l="$l $t"; else l="$t $l"; fi
+	done
+	echo $l
+}
+
+report() {	# report TABLE WHAT
+	local table=$1 what=$2 # $3: where the ratios come from
+	{
+		echo "# $what"
+		echo "# command: $cmdline   (make bench runs bench/perf.sh; the guest part is bench/guest.sh, table_${table//-/_} or attach_once)"
+		echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); host: $host_cpu, $(nproc) CPUs; guest: Debian $KERNEL, qemu TCG (no KVM), 2 vCPUs"
+		echo "# ours: retsnoop $ours_ver; floor: bench/floor (empty entry+exit programs)${peer_ver:+; peer: $peer_ver}"
+		echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
+		echo "# medians of $REPS alternated runs; raw records: $out/raw/$table.log"
+		bench/report.py "$table" "$out/raw/$table.log"
+	} >"$out/$table.txt"
+	cat "$out/$table.txt"
+}
+
+for t in "${tables[@]}"; do
+	rm -f "$out/raw/$t.log"
+	case $t in
+	overhead)
+		boot overhead 2400 table_overhead
+		report overhead "per-call cost of tracing a getpid() loop ($CALLS calls per timing)" "all taken within one boot"
+		;;
+	startup)
+		boot startup 1800 "table_startup 7funcs"
+		report startup "start-up to 'Receiving data...' and to the first stack, and peak RSS" "all taken within one boot"
+		;;
+	attach)
+		boot attach 3000 "attach_case small7-M 0 $SMALL7
+attach_case small7-F 0 -F $SMALL7
+attach_case set100-F 0 -F $SET100"
+		report attach "BPF load + attach phase, floor's for the same functions next to it" "all taken within one boot"
+		;;
+	attach-big)
+		# one boot per run: no detach (minutes in TCG) between runs
+		for r in $(seq 1 "$REPS"); do
+			for tool in $(tools_for "$r" floor ours peer); do
+				boot attach-big 3000 "attach_once set1000-F $tool $r -F $SET1000"
+			done
+		done
+		report attach-big "BPF load + attach phase over ~1,000 functions with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		;;
+	esac
+done

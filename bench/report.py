@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+# bench/report.py TABLE RAW.LOG: the report of one bench/perf.sh table from the guest's
+# records (bench/guest.sh): medians over the repetitions, and ratios ours/peer and
+# ours/floor. Values that were not measured are shown as '-', never guessed.
+import re
+import statistics
+import sys
+
+
+def num(s):
+    try:
+        v = float(s)
+    except (TypeError, ValueError):
+        return None
+    return None if v < 0 else v
+
+
+def parse(path):
+    recs, progs, info, errors = [], [], [], []
+    for line in open(path, errors='replace'):
+        line = line.rstrip('\n')
+        tag, _, rest = line.partition(' ')
+        if tag in ('@R', '@P'):
+            kv = dict(f.split('=', 1) for f in rest.split() if '=' in f)
+            (recs if tag == '@R' else progs).append(kv)
+        elif tag in ('@K', '@I', '@B'):
+            info.append(line)
+        elif tag == '@E':
+            errors.append(rest)
+    return recs, progs, info, errors
+
+
+def med(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, unit='', prec=1):
+    if v is None:
+        return '-'
+    return f'{v:.{prec}f}{unit}'
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return '-'
+    return f'{a / b:.2f}'
+
+
+def table(rows, head):
+    w = [max(len(str(r[i])) for r in [head] + rows) for i in range(len(head))]
+    out = ['  '.join(str(c).ljust(w[i]) if i == 0 else str(c).rjust(w[i])
+                     for i, c in enumerate(r)).rstrip() for r in [head] + rows]
+    return '\n'.join(out)
+
+
+def by(recs, **want):
+    return [r for r in recs if all(r.get(k) == v for k, v in want.items())]
+
+
+def tools_in(recs):
+    order = ['none', 'floor', 'ours', 'peer']
+    return [t for t in order if any(r.get('tool') == t for r in recs)]
+
+
+def cases_in(recs):
+    seen = []
+    for r in recs:
+        if r.get('case') not in seen:
+            seen.append(r.get('case'))
+    return seen
+
+
+def spread(vals, unit='', prec=1):
+    vals = [v for v in vals if v is not None]
+    return ' '.join(fmt(v, unit, prec) for v in vals) or '-'
+
+
+def overhead(recs, progs):
+    out = []
+    for case in cases_in(recs):
+        rs = by(recs, case=case)
+        base = {r['rep']: num(r.get('ns_per_call')) for r in by(rs, tool='none')}
+        rows, added = [], {}
+        for tool in tools_in(rs):
+            runs = by(rs, tool=tool)
+            per = [num(r.get('ns_per_call')) for r in runs]
+            add = [None if tool == 'none' or p is None or base.get(r['rep']) is None
+                   else p - base[r['rep']] for p, r in zip(per, runs)]
+            added[tool] = med(add) if tool != 'none' else None
+            # bpf_stats: run time per program run, entry and exit programs apart
+            ent, ext = [], []
+            for r in runs:
+                e = x = 0.0
+                seen = False
+                for p in by(progs, case=case, tool=tool, rep=r['rep']):
+                    ns, cnt = num(p.get('run_time_ns')), num(p.get('run_cnt'))
+                    if not ns or not cnt:
+                        continue
+                    seen = True
+                    if re.search(r'exit|ret', p.get('prog', '')):
+                        x += ns / cnt
+                    else:
+                        e += ns / cnt
+                ent.append(e if seen else None)
+                ext.append(x if seen else None)
+            rows.append([tool, fmt(med(per)), fmt(added[tool]), spread(add, prec=0),
+                         fmt(med(ent)), fmt(med(ext))])
+        mode = case.split('-')[-1]
+        out.append(f'## {case}: mode {"-F (fentry/fexit)" if mode == "F" else "default (kprobe.multi)"}, '
+                   'ns per getpid() call')
+        out.append(table(rows, ['tool', 'ns/call', 'added', 'added per run', 'entry prog ns/run',
+                                'exit prog ns/run']))
+        out.append(f'ratio added ours/floor: {ratio(added.get("ours"), added.get("floor"))}'
+                   + (f'   ours/peer: {ratio(added.get("ours"), added.get("peer"))}'
+                      if 'peer' in added else '   (no peer: PEER_RETSNOOP unset)'))
+        out.append('')
+    out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
+               'bpf_stats during a separate loop of 1/5 the calls (stats on), summed over the programs of '
+               'each kind')
+    return out
+
+
+def rss_rows(rs, tools):
+    rows = []
+    for tool in tools:
+        v = [num(r.get('vmhwm_kb')) for r in by(rs, tool=tool)]
+        rows.append([tool, fmt(med([x / 1024 if x else None for x in v]), ' MB'),
+                     spread([x / 1024 if x else None for x in v], prec=1)])
+    return rows
+
+
+def startup(recs):
+    out = []
+    for case in cases_in(recs):
+        rs = by(recs, case=case)
+        tools = tools_in(rs)
+        rows, m = [], {}
+        for tool in tools:
+            runs = by(rs, tool=tool)
+            ready = [num(r.get('ready')) for r in runs]
+            last = [num(r.get('last')) for r in runs]
+            lat = [None if a is None or b is None else b - a
+                   for a, b in zip((num(r.get('trigger')) for r in runs), last)]
+            m[tool] = (med(ready), med(last), med(lat))
+            rows.append([tool, fmt(m[tool][0], ' s', 2), fmt(m[tool][1], ' s', 2),
+                         fmt(m[tool][2], ' s', 2), spread(ready, prec=2), spread(last, prec=2)])
+        out.append(f'## {case}: seconds from the start of the process')
+        out.append(table(rows, ['tool', "-> 'Receiving data...'", '-> first stack printed',
+                                'event -> stack printed', "'Receiving' per run", 'stack per run']))
+        if 'peer' in m:
+            out.append(f'ratio ours/peer: Receiving data {ratio(m["ours"][0], m["peer"][0])}, '
+                       f'first stack {ratio(m["ours"][1], m["peer"][1])}')
+        else:
+            out.append('(no peer: PEER_RETSNOOP unset)')
+        out.append('')
+        out.append(f'## {case}: peak RSS (VmHWM) of the retsnoop process itself (sidecar excluded)')
+        rows = rss_rows(rs, tools)
+        out.append(table(rows, ['tool', 'VmHWM', 'per run']))
+        if 'peer' in m:
+            a = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='ours')])
+            b = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='peer')])
+            out.append(f'ratio ours/peer: {ratio(a, b)}')
+        out.append('')
+    out.append('first stack printed = its last line (the deepest frame) read from the tool\'s terminal; '
+               'event = when the simfail case was started, right after \'Receiving data...\'')
+    return out
+
+
+def attach(recs):
+    out = []
+    for case in cases_in(recs):
+        rs = by(recs, case=case)
+        tools = tools_in(rs)
+        rows, phase, perfn = [], {}, {}
+        for tool in tools:
+            runs = by(rs, tool=tool)
+            if tool == 'floor':
+                ph = [None if num(r.get('total_ms')) is None else num(r.get('total_ms')) / 1000
+                      for r in runs]
+                self_ms = [num(r.get('attach_ms')) for r in runs]
+                det = [num(r.get('floor_detach_ms')) for r in runs]
+            else:
+                ph = [None if num(r.get('ready')) is None or num(r.get('t_discovered')) is None
+                      else num(r.get('ready')) - num(r.get('t_discovered')) for r in runs]
+                self_ms = [num(r.get('self_attach_ms')) for r in runs]
+                det = [num(r.get('done_ms')) for r in runs]
+            fns = med([num(r.get('funcs')) for r in runs])
+            phase[tool] = med(ph)
+            perfn[tool] = None if phase[tool] is None or not fns else phase[tool] / fns * 1000
+            rows.append([tool, fmt(fns, '', 0), fmt(phase[tool], ' s', 2), fmt(perfn[tool], ' ms', 1),
+                         spread(ph, prec=2), fmt(med(self_ms), ' ms', 0), fmt(med(det), ' ms', 0),
+                         fmt(med([num(r.get('ready')) for r in runs]), ' s', 2),
+                         fmt(med([x / 1024 if x else None
+                                  for x in (num(r.get('vmhwm_kb')) for r in runs)]), ' MB')])
+        out.append(f'## {case}: BPF load + attach phase')
+        out.append(table(rows, ['tool', 'functions', 'phase', 'per function', 'phase per run',
+                                'self-reported attach', 'detach', 'start->ready', 'VmHWM']))
+        line = f'ratio phase ours/floor: {ratio(phase.get("ours"), phase.get("floor"))}'
+        if 'peer' in phase:
+            line += f'   ours/peer: {ratio(phase.get("ours"), phase.get("peer"))}'
+            line += f'   per function ours/peer: {ratio(perfn.get("ours"), perfn.get("peer"))}'
+        else:
+            line += '   (no peer: PEER_RETSNOOP unset)'
+        out.append(line)
+        out.append('')
+    out.append("phase: retsnoop/peer from the line ending function discovery ('Skipped N functions in "
+               "total.', before any BPF object is loaded) to 'Receiving data...'; floor: skeleton open + "
+               "load + attach of the same functions (its load_ms + attach_ms). self-reported attach: "
+               "'Successfully attached in N ms' (floor: attach_ms). detach: 'DONE in N ms' after SIGINT "
+               "(floor: its own detach); '-' when the guest was powered off while attached.")
+    return out
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit('usage: bench/report.py overhead|startup|attach|attach-big RAW.LOG')
+    name, path = sys.argv[1], sys.argv[2]
+    recs, progs, info, errors = parse(path)
+    recs = [r for r in recs if r.get('table') == name.split('-')[0]]
+    kern = sorted({re.sub(r'^@K ', '', i) for i in info if i.startswith('@K')})
+    out = [f'# guest: {k}' for k in kern]
+    out += list(dict.fromkeys('# ' + i[3:] for i in info if i.startswith('@I ')))
+    out.append('')
+    if not recs:
+        out.append('NO RESULTS: the guest produced no records (see the raw log)')
+    elif name == 'overhead':
+        out += overhead(recs, progs)
+    elif name == 'startup':
+        out += startup(recs)
+    else:
+        out += attach(recs)
+    if errors:
+        out.append('')
+        out.append('# tool output of failed runs (@E lines of the raw log):')
+        out += ['#   ' + e for e in errors[:40]]
+    bad = [i for i in info if i.startswith('@B rc=') and i != '@B rc=0']
+    if bad:
+        out.append(f'# WARNING: {len(bad)} guest boot(s) ended with a nonzero status: {" ".join(bad)}')
+    print('\n'.join(out))
+
+
+main()
