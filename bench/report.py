@@ -81,7 +81,7 @@ def overhead(recs, progs):
     for case in cases_in(recs):
         rs = by(recs, case=case)
         base = {r['rep']: num(r.get('ns_per_call')) for r in by(rs, tool='none')}
-        rows, added = [], {}
+        rows, added, entry = [], {}, {}
         for tool in tools_in(rs):
             runs = by(rs, tool=tool)
             per = [num(r.get('ns_per_call')) for r in runs]
@@ -98,12 +98,13 @@ def overhead(recs, progs):
                     if not ns or not cnt:
                         continue
                     seen = True
-                    if re.search(r'exit|ret', p.get('prog', '')):
+                    if 'exit' in p.get('prog', ''):
                         x += ns / cnt
                     else:
                         e += ns / cnt
                 ent.append(e if seen else None)
                 ext.append(x if seen else None)
+            entry[tool] = med(ent)
             rows.append([tool, fmt(med(per)), fmt(added[tool]), spread(add, prec=0),
                          fmt(med(ent)), fmt(med(ext))])
         mode = case.split('-')[-1]
@@ -113,6 +114,7 @@ def overhead(recs, progs):
                                 'exit prog ns/run']))
         out.append(f'ratio added ours/floor: {ratio(added.get("ours"), added.get("floor"))}'
                    + (f'   ours/peer: {ratio(added.get("ours"), added.get("peer"))}'
+                      + f'   entry prog ours/peer: {ratio(entry.get("ours"), entry.get("peer"))}'
                       if 'peer' in added else '   (no peer: PEER_RETSNOOP unset)'))
         out.append('')
     out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
