@@ -568,6 +568,12 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 }
 
 /* Walk BTF FUNCs with ids [start, end) of @btf, module @mod, in id order. */
+static void progress(struct func_discovery *d, const char *stage, size_t done, size_t total)
+{
+	if (d->opts.progress)
+		d->opts.progress(d->opts.progress_ctx, stage, done, total);
+}
+
 static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start,
 		    const char *mod)
 {
@@ -579,6 +585,8 @@ static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start
 		const char *name;
 		struct cand *c;
 
+		if ((id & 1023) == 0)
+			progress(d, "matching functions in BTF types", id - start, end - start);
 		if (!btf_is_func(t))
 			continue;
 		name = btf__name_by_offset(btf, t->name_off);
@@ -764,9 +772,11 @@ int func_discovery__run(struct func_discovery *d)
 	if (d->ff)
 		return -EBUSY;	/* one run per object */
 
+	progress(d, "reading available_filter_functions", 0, 0);
 	err = load_ftrace_funcs(d);
 	if (err)
 		return err;
+	progress(d, "reading kallsyms", 0, 0);
 	d->ks = ksyms__load(d->opts.kallsyms_path);
 	if (!d->ks) {
 		err = -errno;

@@ -41,6 +41,8 @@ struct func_discovery_opts {
 	const char *module_btf_dir;	/* NULL: /sys/kernel/btf */
 	struct btf *vmlinux_btf;	/* borrowed; NULL: btf__load_vmlinux_btf() */
 	log_print_fn print;		/* NULL: level 0 to stderr, the rest dropped */
+	progress_fn progress;		/* NULL: none; the reading and matching steps */
+	void *progress_ctx;
 };
 
 struct func_discovery_stats {
