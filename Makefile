@@ -123,7 +123,7 @@ help:
 	@echo 'make deps            install build and test dependencies (Debian/Ubuntu, as root)'
 	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1 and 6.12'
 	@echo 'make test-unit       unit tests only'
-	@echo 'make test-vm         VM scenarios only (KERNELS="5.10 6.1 6.12")'
+	@echo 'make test-vm         VM scenarios only (all on 6.12, a subset on 6.1 and 5.10; KERNELS="...": all there)'
 	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest, and on arm64 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'
 	@echo 'make install         install (PREFIX=/usr/local DESTDIR= BINDIR= MANDIR=, see install.mk)'

@@ -6,7 +6,7 @@
  * buffer that goes out as one REC_FNARGS tied to the call by (session id, seq id).
  *
  * BPF-side only; included by retsnoop.bpf.c after the session helpers it uses
- * (struct session, emit_session_start(), count_dropped_record(), the rb ring buffer).
+ * (struct session, and records.bpf.h: emit_session_start(), count_dropped_record()).
  */
 #ifndef __RETSNOOP_ARGS_BPF_H
 #define __RETSNOOP_ARGS_BPF_H

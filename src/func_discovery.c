@@ -41,7 +41,6 @@ static const char *const sleepable_deny[] = {
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define FENTRY_MAX_ARGS 6
 
 struct disc_glob {
 	struct glob_spec spec;
@@ -411,78 +410,6 @@ static int collect_cands(struct func_discovery *d)
 	return 0;
 }
 
-static const struct btf_type *skip_mods(const struct btf *btf, __u32 id, __u32 *res_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && id && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (res_id)
-		*res_id = id;
-	return t;
-}
-
-static bool is_scalar_arg(const struct btf_type *t)
-{
-	if (btf_is_int(t))
-		return t->size <= 8;
-	return btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t);
-}
-
-bool func_discovery__fentry_compatible(const struct btf *btf, int func_id, const char **why)
-{
-	const struct btf_type *t, *proto;
-	const struct btf_param *p;
-	__u32 id;
-	int i, n;
-	const char *reason = NULL;
-
-	t = btf__type_by_id(btf, func_id);
-	if (!t || !btf_is_func(t)) {
-		reason = "not a BTF function";
-		goto out;
-	}
-	proto = btf__type_by_id(btf, t->type);
-	if (!proto || !btf_is_func_proto(proto)) {
-		reason = "no prototype";
-		goto out;
-	}
-	n = btf_vlen(proto);
-	p = btf_params(proto);
-	if (n > 0 && p[n - 1].type == 0) {
-		reason = "variadic";
-		goto out;
-	}
-	if (n > FENTRY_MAX_ARGS) {
-		reason = "more than 6 parameters";
-		goto out;
-	}
-	for (i = 0; i < n; i++) {
-		t = skip_mods(btf, p[i].type, NULL);
-		if (!t || !is_scalar_arg(t)) {
-			reason = "a parameter is not an integer, enum or pointer";
-			goto out;
-		}
-	}
-	if (proto->type == 0)
-		goto out;	/* void */
-	t = skip_mods(btf, proto->type, NULL);
-	if (t && (is_scalar_arg(t) && !btf_is_ptr(t)))
-		goto out;
-	if (t && btf_is_ptr(t)) {
-		t = skip_mods(btf, t->type, &id);
-		if (id == 0 || (t && (btf_is_struct(t) || btf_is_union(t) || btf_is_fwd(t))))
-			goto out;
-	}
-	reason = "unsupported return type";
-out:
-	if (why)
-		*why = reason;
-	return !reason;
-}
-
 static int push_func(struct func_discovery *d, const struct cand *c, const struct ksym *s,
 		     const struct btf *btf, int btf_id, const char *fentry_why)
 {
@@ -544,7 +471,7 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 		/* what fentry/fexit can't attach to, kprobes trace in the same run */
 		if (!btf)
 			why = "no BTF";
-		else if (!func_discovery__fentry_compatible(btf, btf_id, &why))
+		else if (!func_types__fentry_compatible(btf, btf_id, &why))
 			;
 		else if (k > 1)
 			why = "several functions of this name (fentry attaches by name)";
@@ -568,6 +495,12 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 }
 
 /* Walk BTF FUNCs with ids [start, end) of @btf, module @mod, in id order. */
+static void progress(struct func_discovery *d, const char *stage, size_t done, size_t total)
+{
+	if (d->opts.progress)
+		d->opts.progress(d->opts.progress_ctx, stage, done, total);
+}
+
 static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start,
 		    const char *mod)
 {
@@ -579,6 +512,8 @@ static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start
 		const char *name;
 		struct cand *c;
 
+		if ((id & 1023) == 0)
+			progress(d, "matching functions in BTF types", id - start, end - start);
 		if (!btf_is_func(t))
 			continue;
 		name = btf__name_by_offset(btf, t->name_off);
@@ -764,9 +699,11 @@ int func_discovery__run(struct func_discovery *d)
 	if (d->ff)
 		return -EBUSY;	/* one run per object */
 
+	progress(d, "reading available_filter_functions", 0, 0);
 	err = load_ftrace_funcs(d);
 	if (err)
 		return err;
+	progress(d, "reading kallsyms", 0, 0);
 	d->ks = ksyms__load(d->opts.kallsyms_path);
 	if (!d->ks) {
 		err = -errno;

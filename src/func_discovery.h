@@ -41,6 +41,8 @@ struct func_discovery_opts {
 	const char *module_btf_dir;	/* NULL: /sys/kernel/btf */
 	struct btf *vmlinux_btf;	/* borrowed; NULL: btf__load_vmlinux_btf() */
 	log_print_fn print;		/* NULL: level 0 to stderr, the rest dropped */
+	progress_fn progress;		/* NULL: none; the reading and matching steps */
+	void *progress_ctx;
 };
 
 struct func_discovery_stats {
@@ -90,12 +92,5 @@ int func_discovery__add_names(struct func_discovery *d, enum func_glob_role role
 
 bool func_discovery__is_allowed(const struct func_discovery *d, const char *name,
 				const char *mod);
-
-/*
- * Can fentry/fexit attach to BTF FUNC @func_id? At most 6 parameters, no varargs, each an
- * integer, enum or pointer; returns void, integer, enum, void * or a struct/union pointer.
- * On false, @why (if not NULL) gets a short reason.
- */
-bool func_discovery__fentry_compatible(const struct btf *btf, int func_id, const char **why);
 
 #endif

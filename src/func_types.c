@@ -235,7 +235,7 @@ static const struct btf_type *skip_mods(const struct btf *btf, __u32 id, __u32 *
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
 
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+	while (t && id && (btf_is_mod(t) || btf_is_typedef(t))) {
 		id = t->type;
 		t = btf__type_by_id(btf, id);
 	}
@@ -306,4 +306,66 @@ int func_types__arg_cnt(const struct btf *btf, int func_id)
 	if (!t || !btf_is_func_proto(t))
 		return -EINVAL;
 	return btf_vlen(t);
+}
+
+/* BPF trampolines pass at most six arguments, each in one register */
+#define FENTRY_MAX_ARGS 6
+
+static bool is_scalar_arg(const struct btf_type *t)
+{
+	if (btf_is_int(t))
+		return t->size <= 8;
+	return btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t);
+}
+
+bool func_types__fentry_compatible(const struct btf *btf, int func_id, const char **why)
+{
+	const struct btf_type *t, *proto;
+	const struct btf_param *p;
+	__u32 id;
+	int i, n;
+	const char *reason = NULL;
+
+	t = btf__type_by_id(btf, func_id);
+	if (!t || !btf_is_func(t)) {
+		reason = "not a BTF function";
+		goto out;
+	}
+	proto = btf__type_by_id(btf, t->type);
+	if (!proto || !btf_is_func_proto(proto)) {
+		reason = "no prototype";
+		goto out;
+	}
+	n = btf_vlen(proto);
+	p = btf_params(proto);
+	if (n > 0 && p[n - 1].type == 0) {
+		reason = "variadic";
+		goto out;
+	}
+	if (n > FENTRY_MAX_ARGS) {
+		reason = "more than 6 parameters";
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		t = skip_mods(btf, p[i].type, NULL);
+		if (!t || !is_scalar_arg(t)) {
+			reason = "a parameter is not an integer, enum or pointer";
+			goto out;
+		}
+	}
+	if (proto->type == 0)
+		goto out;	/* void */
+	t = skip_mods(btf, proto->type, NULL);
+	if (t && (is_scalar_arg(t) && !btf_is_ptr(t)))
+		goto out;
+	if (t && btf_is_ptr(t)) {
+		t = skip_mods(btf, t->type, &id);
+		if (id == 0 || (t && (btf_is_struct(t) || btf_is_union(t) || btf_is_fwd(t))))
+			goto out;
+	}
+	reason = "unsupported return type";
+out:
+	if (why)
+		*why = reason;
+	return !reason;
 }

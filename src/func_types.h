@@ -18,4 +18,11 @@ __u32 func_types__flags(const struct btf *btf, int func_id, const char *name);
 /* Parameter count of BTF FUNC @func_id, or -EINVAL if it is not a function. */
 int func_types__arg_cnt(const struct btf *btf, int func_id);
 
+/*
+ * Whether fentry/fexit can attach to BTF FUNC @func_id: at most 6 integer, enum or pointer
+ * parameters, no varargs, and a result that is void, an integer, enum, void * or a pointer
+ * to a struct or union. False with *@why (if given) saying which rule failed.
+ */
+bool func_types__fentry_compatible(const struct btf *btf, int func_id, const char **why);
+
 #endif

@@ -9,6 +9,7 @@
 #define RETSNOOP_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level {
 	LOG_WARN = 0,
@@ -18,6 +19,12 @@ enum log_level {
 };
 
 typedef void (*log_print_fn)(int level, const char *fmt, va_list args);
+
+/*
+ * How far a long step is: @stage names it ("attaching", ...), @done of @total units
+ * (@total 0: not countable). Called often; the receiver decides what to show and when.
+ */
+typedef void (*progress_fn)(void *ctx, const char *stage, size_t done, size_t total);
 
 static inline __attribute__((format(printf, 3, 4)))
 void log_msg(log_print_fn print, int level, const char *fmt, ...)

@@ -446,6 +446,14 @@ static void report_clone_failure(struct mass_attacher *att, struct bpf_program *
 }
 
 /* Clone @tmpl for function @id (or use @tmpl itself if it was loaded for it) and attach. */
+/* Functions attached so far (kprobes, then fentry) of all, for the progress line. */
+static void attach_progress(struct mass_attacher *att, size_t done)
+{
+	if (att->opts.progress)
+		att->opts.progress(att->opts.progress_ctx, "attaching functions", done,
+				   att->func_cnt);
+}
+
 static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl, int tmpl_func,
 			     __u32 id, bool is_exit)
 {
@@ -491,6 +499,7 @@ static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl
 static int attach_fentry(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
+	size_t done = 0;
 	__u32 id;
 	int err, slot;
 
@@ -513,6 +522,7 @@ static int attach_fentry(struct mass_attacher *att)
 			   id + 1, f->name, err);
 			return err;
 		}
+		attach_progress(att, att->kprobe_cnt + ++done);
 	}
 	return 0;
 }
@@ -595,6 +605,7 @@ static int attach_kprobes(struct mass_attacher *att)
 			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
 			return err;
 		}
+		attach_progress(att, i + 1);
 	}
 	return 0;
 }
@@ -668,6 +679,7 @@ static int attach_multi(struct mass_attacher *att)
 			pr(att, LOG_INFO, "Batch of %zu (total %zu) kernel functions attached successfully!\n",
 			   cnt, start + cnt);
 		start += cnt;
+		attach_progress(att, start);
 	}
 	err = 0;
 out:
@@ -702,11 +714,20 @@ long mass_attacher__detach(struct mass_attacher *att)
 	long start = now_ms();
 	size_t i;
 
-	for (i = 0; i < att->link_cnt; i++)
+	/* fentry/fexit links take long to go (an RCU-tasks grace period each): say so */
+	for (i = 0; i < att->link_cnt; i++) {
 		bpf_link__destroy(att->links[i]);
-	att->link_cnt = 0;
-	for (i = 0; i < att->fd_cnt; i++)
+		if (att->opts.progress)
+			att->opts.progress(att->opts.progress_ctx, "detaching", i + 1,
+					   att->link_cnt + att->fd_cnt);
+	}
+	for (i = 0; i < att->fd_cnt; i++) {
 		close(att->fds[i]);
+		if (att->opts.progress)
+			att->opts.progress(att->opts.progress_ctx, "detaching", att->link_cnt + i + 1,
+					   att->link_cnt + att->fd_cnt);
+	}
+	att->link_cnt = 0;
 	att->fd_cnt = 0;
 	return now_ms() - start;
 }

@@ -53,6 +53,8 @@ struct mass_attacher_opts {
 	bool has_func_ip;
 	bool has_fentry;		/* trampolines attach to kernel functions */
 	int kret_ip_off;		/* kretprobes can name their function without the above */
+	progress_fn progress;		/* NULL: none; "attaching"/"detaching" functions */
+	void *progress_ctx;
 };
 
 struct mass_attacher;

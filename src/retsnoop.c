@@ -16,6 +16,7 @@
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "privileges.h"
+#include "progress.h"
 #include "retsnoop.h"
 #include "trace_cmd.h"
 #include "vmlinux_dwarf.h"
@@ -44,10 +45,13 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
  * The one print callback of every module: warnings and errors to stderr, -v/-vv/-vvv
  * details to stdout (stderr with --json, where stdout carries only JSON lines).
  */
+static struct progress *progress;	/* the terminal's status line, if shown */
+
 static void log_print(int level, const char *fmt, va_list args)
 {
 	if (level > env.verbose)
 		return;
+	progress__clear(progress);
 	vfprintf(level == 0 || env.json ? stderr : stdout, fmt, args);
 }
 
@@ -234,7 +238,8 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 
 static int run(void)
 {
-	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print);
+	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
+		    .progress = progress__update);
 	struct kernel_features feat = {};
 	struct func_discovery *d = NULL;
 	struct vmlinux_dwarf *vd = NULL;
@@ -281,6 +286,14 @@ static int run(void)
 	if (err)
 		return err;
 
+	/* from here on, the slow steps: a status line if the terminal wants one */
+	if (progress__wanted(STDERR_FILENO, env.json, env.verbose)) {
+		struct progress_opts po = { .sz = sizeof(po), .out = stderr };
+
+		progress = progress__new(&po);	/* NULL: no line, the run goes on */
+		dopts.progress_ctx = progress;
+	}
+
 	if (env.attach_mode == ATTACH_FENTRY) {
 		vmlinux_btf = btf__load_vmlinux_btf();
 		err = libbpf_get_error(vmlinux_btf);
@@ -313,6 +326,7 @@ static int run(void)
 		goto cleanup;
 	}
 	err = func_discovery__run(d);
+	progress__clear(progress);
 	if (err)
 		goto cleanup;
 	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
@@ -324,8 +338,10 @@ static int run(void)
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
-	err = trace_cmd__run(&env, d, &feat, vd, log_print);
+	err = trace_cmd__run(&env, d, &feat, vd, log_print, progress);
 cleanup:
+	progress__free(progress);
+	progress = NULL;
 	func_discovery__free(d);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);

@@ -19,6 +19,7 @@
 #include "lbr.h"
 #include "sink.h"
 #include "symbolize.h"
+#include "progress.h"
 #include "trace_cmd.h"
 #include "tracer.h"
 #include "vmlinux_dwarf.h"
@@ -314,7 +315,7 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
-		   log_print_fn print)
+		   log_print_fn print, struct progress *progress)
 {
 	struct symbolize_opts sopts = { .sz = sizeof(sopts), .print = print };
 	const struct func *funcs = func_discovery__funcs(d);
@@ -343,6 +344,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.full_lbr = (env->debug_feats & DEBUG_FULL_LBR) || env->cfg.stacks_unfiltered,
 		.clock_off_ns = clock_offset_ns(),
 		.stop = &stop_requested,
+		.progress = progress__update,
+		.progress_ctx = progress,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
 	FILE *vout = env->json ? stderr : stdout;
@@ -416,12 +419,16 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_open_error(env, feat, err);
 		goto out;
 	}
+	progress__update(progress, "loading BPF programs", 0, 0);
 	err = tracer__load(t);
 	if (err) {
+		progress__clear(progress);
 		explain_load_error(err);
 		goto out;
 	}
 	err = tracer__attach(t);
+	/* the line is gone before anything else is said */
+	progress__clear(progress);
 	if (err)
 		goto out;
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
@@ -448,6 +455,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
 	ms = tracer__detach(t);
+	progress__clear(progress);
 	sink__detached(sink, ms);
 out:
 	tracer__free(t);

@@ -13,6 +13,7 @@ struct func_discovery;
 struct kernel_features;
 struct mass_attacher;
 struct vmlinux_dwarf;
+struct progress;
 
 /* Set by SIGINT/SIGTERM during a run: whatever waits on something slow should stop. */
 volatile sig_atomic_t *trace_cmd__stop_flag(void);
@@ -22,11 +23,12 @@ int trace_cmd__detect(struct kernel_features *feat);
 
 /*
  * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno.
- * @vd (may be NULL: kallsyms only) adds source lines and inlined frames.
+ * @vd (may be NULL: kallsyms only) adds source lines and inlined frames. @progress (may
+ * be NULL) shows loading, attaching and detaching on the terminal.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
-		   log_print_fn print);
+		   log_print_fn print, struct progress *progress);
 
 /*
  * The -v/-vv lines about entry points and attached functions; @att NULL for a dry run.

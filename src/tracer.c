@@ -100,6 +100,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	mopts.has_func_ip = feat->has_func_ip;
 	mopts.has_fentry = feat->has_fentry;
 	mopts.kret_ip_off = feat->kret_ip_off;
+	mopts.progress = opts->progress;
+	mopts.progress_ctx = opts->progress_ctx;
 	t->att = mass_attacher__new(&progs, opts->funcs, opts->func_cnt, &mopts);
 	if (!t->att) {
 		err = -errno;

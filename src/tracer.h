@@ -28,6 +28,8 @@ struct tracer_opts {
 	const struct func *funcs;	/* borrowed: the run's one function table */
 	size_t func_cnt;
 	log_print_fn print;
+	progress_fn progress;		/* attaching and detaching (NULL: none) */
+	void *progress_ctx;
 
 	/* what BPF records */
 	bool success_stacks;		/* successful sessions too */

@@ -29,9 +29,8 @@ build) pkgs=$BUILD_PKGS ;;
 fuzz) pkgs="$BUILD_PKGS $FUZZ_PKGS" ;;
 all) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 deb) pkgs="$BUILD_PKGS $DEB_PKGS" ;;
-*) echo "usage: $0 [build|fuzz|all|deb]" >&2; exit 2 ;;
-ARM64_PKGS" ;;
-*) echo "usage: $0 [build|all|arm64]" >&2; exit 2 ;;
+arm64) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $ARM64_PKGS" ;;
+*) echo "usage: $0 [build|fuzz|all|deb|arm64]" >&2; exit 2 ;;
 esac
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")

@@ -79,7 +79,7 @@ for m in "; tracing needs CAP_BPF, CAP_PERFMON, CAP_SYSLOG and CAP_DAC_READ_SEAR
 	 "are hidden (all zero): kernel.kptr_restrict is 2, or 1 without CAP_SYSLOG. Try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root." \
 	 "retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y." \
 	 "is not the running kernel's (build IDs differ); " \
-	 "has no usable LBR (branch-sampling " \
+	 "--lbr: this CPU or VM has no usable " \
 	 "Dry run successful, exiting..." "No relevant LBR data were captured, showing unfiltered LBR stack!"; do
 	n=$((n + 1))
 	grep -qF -- "$m" src/*.c || { bad="$bad [not in src: $m]"; continue; }

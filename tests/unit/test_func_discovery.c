@@ -12,6 +12,7 @@
 #include <bpf/libbpf.h>
 #include "unit.h"
 #include "func_discovery.h"
+#include "func_types.h"
 #include "retsnoop.h"
 
 static struct btf *vmlinux_btf;
@@ -497,19 +498,19 @@ static void test_fentry_compatible(void **state)
 	int id;
 
 	id = btf__find_by_name_kind(vmlinux_btf, "__x64_sys_bpf", BTF_KIND_FUNC);
-	assert_true(func_discovery__fentry_compatible(vmlinux_btf, id, &why));
+	assert_true(func_types__fentry_compatible(vmlinux_btf, id, &why));
 	assert_null(why);
 	id = btf__find_by_name_kind(vmlinux_btf, "array_map_lookup_elem", BTF_KIND_FUNC);
-	assert_true(func_discovery__fentry_compatible(vmlinux_btf, id, NULL));	/* void * */
+	assert_true(func_types__fentry_compatible(vmlinux_btf, id, NULL));	/* void * */
 	id = btf__find_by_name_kind(vmlinux_btf, "too_many_args", BTF_KIND_FUNC);
-	assert_false(func_discovery__fentry_compatible(vmlinux_btf, id, &why));
+	assert_false(func_types__fentry_compatible(vmlinux_btf, id, &why));
 	assert_string_equal(why, "more than 6 parameters");
 	id = btf__find_by_name_kind(vmlinux_btf, "array_map_varargs", BTF_KIND_FUNC);
-	assert_false(func_discovery__fentry_compatible(vmlinux_btf, id, &why));
+	assert_false(func_types__fentry_compatible(vmlinux_btf, id, &why));
 	assert_string_equal(why, "variadic");
 	id = btf__find_by_name_kind(vmlinux_btf, "__sys_bpf", BTF_KIND_FUNC);
-	assert_false(func_discovery__fentry_compatible(vmlinux_btf, id, NULL));
-	assert_false(func_discovery__fentry_compatible(vmlinux_btf, t_int, &why));
+	assert_false(func_types__fentry_compatible(vmlinux_btf, id, NULL));
+	assert_false(func_types__fentry_compatible(vmlinux_btf, t_int, &why));
 	assert_string_equal(why, "not a BTF function");
 }
 

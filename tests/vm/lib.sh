@@ -42,6 +42,10 @@ expect() {	# expect TEXT ERE WHAT
 	printf '%s\n' "$1" | grep -qE -- "$2" || { fail "$3 (no line matches /$2/)"; printf '%s\n' "$1" | sed 's/^/    | /' | tail -40; }
 }
 
+expect_not() {	# expect_not TEXT ERE WHAT
+	! printf '%s\n' "$1" | grep -qaE -- "$2" || { fail "$3 (a line matches /$2/)"; printf '%s\n' "$1" | grep -aE -- "$2" | sed 's/^/    | /' | head -5; }
+}
+
 expect_count() {	# expect_count TEXT ERE N WHAT
 	local n
 	n=$(printf '%s\n' "$1" | grep -cE -- "$2")

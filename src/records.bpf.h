@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * What a session sends to user space through the rb ring buffer: its start, the -T call
+ * records, LBR snapshots and its end with the error chain and kernel stack, and the drop
+ * counters when the buffer is full. Records leave in the order user space rebuilds them.
+ *
+ * BPF-side only; included by retsnoop.bpf.c after struct session, its maps and the
+ * settings in .rodata that these read.
+ */
+#ifndef __RETSNOOP_RECORDS_BPF_H
+#define __RETSNOOP_RECORDS_BPF_H
+
+static __always_inline bool emit_session_start(struct session *sess)
+{
+	struct rec_session_start *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r)
+		return false;
+	r->type = REC_SESSION_START;
+	r->pid = sess->pid;
+	r->sess_id = sess->sess_id;
+	r->tgid = sess->tgid;
+	r->__pad = 0;
+	r->start_ts = sess->start_ts;
+	__builtin_memcpy(r->task_comm, sess->task_comm, sizeof(r->task_comm));
+	__builtin_memcpy(r->proc_comm, sess->proc_comm, sizeof(r->proc_comm));
+	bpf_ringbuf_submit(r, 0);
+	sess->start_emitted = true;
+	return true;
+}
+
+static __always_inline void count_dropped_record(struct session *sess)
+{
+	struct drop_stats *st;
+
+	if (sess->dropped_records++ == 0 && (st = drop_stats()))
+		__sync_fetch_and_add(&st->incomplete_sessions, 1);
+}
+
+/*
+ * -T records give way to the sample itself: when the ring buffer (user space not keeping
+ * up, or -C bpf.ringbuf-size small) could no longer take a session's final records after
+ * this one, the trace record is dropped instead, so the sample still arrives and says how
+ * many records it lost.
+ */
+static __always_inline bool room_for_trace_rec(void)
+{
+	__u64 keep = sizeof(struct rec_func_trace) + sizeof(struct rec_session_end) +
+		     sizeof(struct rec_session_start) + 4 * BPF_RINGBUF_HDR_SZ;
+
+	if (!rb_size)
+		return true;
+	if (capture_lbr)
+		keep += sizeof(struct rec_lbr_stack) + BPF_RINGBUF_HDR_SZ;
+	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + keep <= rb_size;
+}
+
+static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type, __u32 id,
+						__u64 ts, __u32 seq_id, __u32 depth,
+						__u64 lat, __s64 res)
+{
+	struct rec_func_trace *r;
+
+	/* a START that didn't fit earlier goes first, or the record would be an orphan */
+	if (!room_for_trace_rec() || (!sess->start_emitted && !emit_session_start(sess))) {
+		count_dropped_record(sess);
+		return;
+	}
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count_dropped_record(sess);
+		return;
+	}
+	r->type = type;
+	r->func_id = id;
+	r->sess_id = sess->sess_id;
+	r->ts = ts;
+	r->seq_id = seq_id;
+	r->depth = depth;
+	r->func_lat = lat;
+	r->func_res = res;
+	bpf_ringbuf_submit(r, 0);
+}
+
+static __always_inline void emit_lbrs(struct session *sess)
+{
+	struct rec_lbr_stack *r;
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r) {
+		count_dropped_record(sess);
+		return;
+	}
+	r->type = REC_LBR_STACK;
+	r->sess_id = sess->sess_id;
+	r->lbrs_sz = sess->lbrs_sz;
+	copy_words(r->lbrs, sess->lbrs, sizeof(r->lbrs));
+	bpf_ringbuf_submit(r, 0);
+}
+
+/*
+ * Final sample of a session whose outermost frame just returned; @forget: the session lost
+ * track, only tell user space to drop what it holds of it.
+ */
+static __always_inline void emit_session_end(struct session *sess, __u64 now, bool forget)
+{
+	struct rec_session_end *r;
+	struct drop_stats *st;
+	bool ignored;
+
+	ignored = forget || (!sess->tail_err && !emit_success_stacks) ||
+		  sess->stack.func_lat[0] < duration_ns;
+	if (ignored && !sess->start_emitted)
+		return;
+	if (!sess->start_emitted && !emit_session_start(sess))
+		goto drop;
+	if (!ignored && capture_lbr)
+		emit_lbrs(sess);
+
+	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
+	if (!r)
+		goto drop;
+	r->type = REC_SESSION_END;
+	r->sess_id = sess->sess_id;
+	r->emit_ts = now;
+	r->dropped_records = sess->dropped_records;
+	r->ignored = ignored;
+	r->is_err = sess->tail_err;
+	r->flags = sess->flags;
+	r->last_seq_id = sess->next_seq_id - 1;
+	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
+	bpf_ringbuf_submit(r, 0);
+	return;
+drop:
+	st = drop_stats();
+	if (st)
+		__sync_fetch_and_add(&st->dropped_sessions, 1);
+}
+
+#endif /* __RETSNOOP_RECORDS_BPF_H */
