@@ -101,8 +101,6 @@ static void warn_unimplemented(void)
 {
 	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
 
-	if (env.inject_probe_cnt)
-		fprintf(stderr, fmt, "-J (--inject-probe)");
 	if (env.emit_interim_stacks)
 		fprintf(stderr, fmt, "-I (--interim-stacks)");
 }
