@@ -17,13 +17,18 @@ static __always_inline int handle_probe(void *ctx)
 	__u32 probe_id, seq;
 	__s64 key;
 
-	if (!ready)
+	/*
+	 * The guard of the fentry/fexit handlers: a traced function called from here (a
+	 * helper under -F) must not change the session halfway through a hit, nor a hit
+	 * halfway through their update.
+	 */
+	if (!ready || !enter_guard())
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
 	sess = bpf_map_lookup_elem(&sessions, &key);
 	if (!sess)
-		return 0;
+		goto out;
 	now = bpf_ktime_get_ns();
 	probe_id = bpf_get_attach_cookie(ctx);
 	/* a hit takes its place in the session's order like an entry or an exit does */
@@ -31,6 +36,8 @@ static __always_inline int handle_probe(void *ctx)
 	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_INJ_PROBE, probe_id, now, seq,
 				    sess->stack.depth + 1, 0, 0);
+out:
+	leave_guard();
 	return 0;
 }
 

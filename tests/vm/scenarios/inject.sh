@@ -19,6 +19,13 @@ EXEC="-e '*sys_execve' -a 'bprm_execve' -T -S"
 guest="$(cat "$here/../guest-lib.sh")
 hunt exec 'errtrig' -v $EXEC $PROBES
 leftovers after_exec
+"
+# the same in the other attach modes (probe hits among fentry/fexit or single kprobes)
+for m in $(vm_modes); do
+	[ "$m" = -M ] || guest="$guest
+hunt exec$m 'errtrig' $m $EXEC $PROBES"
+done
+guest="$guest
 hunt_json json 'errtrig' $EXEC $PROBES
 refuse() {	# refuse NAME RETSNOOP-ARGS...: run, print output and status
 	_n=\$1
@@ -34,8 +41,34 @@ refuse notp -e '*sys_execve' -a bprm_execve -T -J 'kprobe:bprm_execve' -J 'tp:sc
 leftovers after_notp
 refuse nofunc -e '*sys_execve' -T -J 'kretprobe:no_such_function_xyz'
 refuse norawtp -e '*sys_execve' -T -J 'rawtp:no_such_tracepoint'
+refuse dry --dry-run -v -e '*sys_execve' -J 'tp:sched:sched_process_exec' -J 'kretprobe:bprm_execve'
 leftovers after_refused"
 out=$(vm_run "$guest") || { echo "$out" | tail -60; fail "guest run failed"; finish; }
+
+# check_exec SECTION LABEL: the last exec's table has the probes' rows inside bprm_execve
+check_exec() {
+	local s=$1 l=$2 last table sub rows want after
+	last=$(printf '%s\n' "$s" | awk '/TID\/PID/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }')
+	table=$(printf '%s\n' "$last" | sed -n '/^FUNCTION CALL TRACE/,/^$/p')
+	expect "$table" "^→ $SYS\$" "$l: the syscall's entry row"
+	expect "$table" '^    → bprm_execve$' "$l: bprm_execve's entry row"
+	sub=$(printf '%s\n' "$table" | sed -n '/^    → bprm_execve$/,/^    ← bprm_execve /p')
+	rows=$(printf '%s\n' "$sub" | grep '◎' | sed 's/ *$//' | tr '\n' '|')
+	want='        ◎ kprobe:bprm_execve+0x5|        ◎ tp:sched:sched_process_exec|        ◎ rawtp:sched_process_exec|'
+	# the kretprobe fires as bprm_execve returns: before its exit row, or right after it
+	case $rows in
+	"$want        ◎ kretprobe:bprm_execve|") ;;
+	"$want")
+		expect "$table" '^    ← bprm_execve +\[0\] +[0-9.]+us$' "$l: bprm_execve's exit row"
+		after=$(printf '%s\n' "$table" | sed -n '/^    ← bprm_execve /{n;p;}')
+		[ "$after" = "    ◎ kretprobe:bprm_execve" ] ||
+			fail "$l: the kretprobe row should follow bprm_execve's return, got '$after'" ;;
+	*) fail "$l: ◎ rows inside bprm_execve, in order, one level in: got '$rows'" ;;
+	esac
+	# a probe row has no result or duration cells
+	expect_not "$table" '◎.*(\[|us$)' "$l: probe rows without result and duration"
+	expect "$s" '^rc=0$' "$l: exit status 0"
+}
 
 clean() {	# clean SECTION WHAT
 	local a
@@ -47,30 +80,16 @@ s=$(section "$out" exec)
 printf '%s\n' "$s" | sed 's/^/    exec| /'
 for p in "tp:sched:sched_process_exec" "kprobe:bprm_execve+5" "kretprobe:bprm_execve" \
 	"rawtp:sched_process_exec"; do
-	expect "$s" "^Attached injected probe #[1-4] '$p'\\.$" "-v names the attached probe $p"
+	expect "$s" "^Attached injected probe #[1-4] '${p//+/\\+}'\\.\$" "-v names the attached probe $p"
 done
-expect "$s" '^rc=0$' "exec: exit status 0"
-# the last exec's table: the rows from "→ bprm_execve" to "← bprm_execve"
-last=$(printf '%s\n' "$s" | awk '/TID\/PID/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }')
-table=$(printf '%s\n' "$last" | sed -n '/^FUNCTION CALL TRACE/,/^$/p')
-expect "$table" "^→ $SYS\$" "exec: the syscall's entry row"
-expect "$table" '^    → bprm_execve$' "exec: bprm_execve's entry row"
-sub=$(printf '%s\n' "$table" | sed -n '/^    → bprm_execve$/,/^    ← bprm_execve /p')
-rows=$(printf '%s\n' "$sub" | grep '◎' | sed 's/ *$//' | tr '\n' '|')
-want='        ◎ kprobe:bprm_execve+0x5|        ◎ tp:sched:sched_process_exec|        ◎ rawtp:sched_process_exec|'
-# the kretprobe fires as bprm_execve returns: before its exit row, or right after it
-case $rows in
-"$want        ◎ kretprobe:bprm_execve|") ;;
-"$want")
-	expect "$table" '^    ← bprm_execve +\[0\] +[0-9.]+us$' "exec: bprm_execve's exit row"
-	after=$(printf '%s\n' "$table" | sed -n '/^    ← bprm_execve /{n;p;}')
-	[ "$after" = "    ◎ kretprobe:bprm_execve" ] ||
-		fail "exec: the kretprobe row should follow bprm_execve's return, got '$after'" ;;
-*) fail "exec: ◎ rows inside bprm_execve, in order, one level in: got '$rows'" ;;
-esac
-# a probe row has no result or duration cells
-expect_not "$table" '◎.*(\[|us$)' "exec: probe rows without result and duration"
+check_exec "$s" exec
 clean after_exec "exec"
+for m in $(vm_modes); do
+	[ "$m" = -M ] && continue
+	s=$(section "$out" "exec$m")
+	check_exec "$s" "exec $m"
+	printf '%s\n' "$s" | sed -n '/^FUNCTION CALL TRACE/,/^$/p' | tail -12 | sed "s/^/    exec$m| /"
+done
 
 s=$(section "$out" json)
 expect "$s" '"kind":"probe","depth":3,"seq":[0-9]+,"probe":"tp:sched:sched_process_exec","probe_id":0,"probe_kind":"tp","category":"sched","target":"sched_process_exec","time_ns":[0-9]+' \
@@ -100,4 +119,7 @@ one_line nofunc "^Failed to attach injected probe #1 'kretprobe:no_such_function
 one_line norawtp "^Failed to attach injected probe #1 'rawtp:no_such_tracepoint': no such tracepoint" \
 	"missing raw tracepoint"
 clean after_refused "refused probes"
+s=$(section "$out" dry)
+expect "$s" "^Attached \(dry run\) injected probe #2 'kretprobe:bprm_execve'\.\$" "--dry-run -v names the probes"
+expect "$s" '^rc=0$' "--dry-run: exit status 0"
 finish
