@@ -337,41 +337,24 @@ static int add_pid(int **arr, size_t *cnt, const char *arg)
 	return 0;
 }
 
-static bool valid_probe(const char *p)
-{
-	const char *rest, *plus;
-
-	if (strncmp(p, "kprobe:", 7) == 0) {
-		rest = p + 7;
-		plus = strchr(rest, '+');
-		if (plus) {
-			long off;
-
-			return plus > rest && !parse_long(plus + 1, 0, LONG_MAX, &off);
-		}
-		return rest[0] && !strchr(rest, ':');
-	}
-	if (strncmp(p, "kretprobe:", 10) == 0)
-		return p[10] && !strpbrk(p + 10, ":+");
-	if (strncmp(p, "rawtp:", 6) == 0)
-		return p[6] && !strchr(p + 6, ':');
-	if (strncmp(p, "tp:", 3) == 0) {
-		const char *colon = strchr(p + 3, ':');
-
-		return colon && colon > p + 3 && colon[1] && !strchr(colon + 1, ':');
-	}
-	return false;
-}
-
-static int add_probe_cb(const char *probe, void *ctx)
+static int add_probe_cb(const char *arg, void *ctx)
 {
 	struct env *env = ctx;
+	struct probe_spec *n, spec;
+	int err;
 
-	if (!valid_probe(probe))
-		return cli_err("Invalid probe '%s': expected kprobe:NAME[+OFF], kretprobe:NAME, rawtp:NAME or tp:CATEGORY:NAME.",
-			       probe);
-	if (push_str(&env->inject_probes, &env->inject_probe_cnt, probe))
+	err = probe_spec__parse(arg, &spec);
+	if (err == -EINVAL)
+		return cli_err("Invalid probe '%s': expected " PROBE_SPEC_FORMATS ".", arg);
+	if (err)
 		return cli_err("Out of memory.");
+	n = realloc(env->inject_probes, (env->inject_probe_cnt + 1) * sizeof(*n));
+	if (!n) {
+		probe_spec__free(&spec);
+		return cli_err("Out of memory.");
+	}
+	env->inject_probes = n;
+	n[env->inject_probe_cnt++] = spec;
 	return 0;
 }
 
@@ -728,6 +711,8 @@ static void free_strs(char **arr, size_t cnt)
 
 void env__free(struct env *env)
 {
+	size_t i;
+
 	glob_list__free(&env->entry_globs);
 	glob_list__free(&env->allow_globs);
 	glob_list__free(&env->deny_globs);
@@ -735,7 +720,9 @@ void env__free(struct env *env)
 	free(env->deny_pids);
 	free_strs(env->allow_comms, env->allow_comm_cnt);
 	free_strs(env->deny_comms, env->deny_comm_cnt);
-	free_strs(env->inject_probes, env->inject_probe_cnt);
+	for (i = 0; i < env->inject_probe_cnt; i++)
+		probe_spec__free(&env->inject_probes[i]);
+	free(env->inject_probes);
 	free(env->vmlinux_path);
 	memset(env, 0, sizeof(*env));
 }

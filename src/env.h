@@ -13,6 +13,7 @@
 #include "errnos.h"
 #include "glob.h"
 #include "mass_attacher.h"
+#include "probe_spec.h"
 
 enum symb_mode {
 	SYMB_AUTO,		/* line info and inlines if a DWARF vmlinux is found */
@@ -82,8 +83,8 @@ struct env {
 	char *vmlinux_path;		/* -k */
 	enum symb_mode symb_mode;	/* -s / -C stacks.symb-mode */
 
-	/* -J probes, as given */
-	char **inject_probes;
+	/* -J probes, in the order given (a probe's id is its index) */
+	struct probe_spec *inject_probes;
 	size_t inject_probe_cnt;
 
 	struct env_config cfg;

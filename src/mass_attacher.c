@@ -12,7 +12,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "opts.h"
-#include "mass_attacher.h"
+#include "mass_attacher_int.h"
 #include "retsnoop.h"
 
 /*
@@ -56,6 +56,8 @@ struct mass_attacher {
 
 	struct ma_mod_btf *mod_btfs;
 	size_t mod_btf_cnt;
+
+	struct ma_injects *injects;
 
 	/* fentry/fexit: which function each template was loaded for (-1: none) */
 	int fentry_tmpl_func;
@@ -103,9 +105,11 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 		return NULL;
 	att->how = calloc(cnt ?: 1, sizeof(*att->how));
 	att->kprobe_ids = calloc(cnt ?: 1, sizeof(*att->kprobe_ids));
-	if (!att->how || !att->kprobe_ids) {
+	att->injects = ma_injects__new();
+	if (!att->how || !att->kprobe_ids || !att->injects) {
 		free(att->how);
 		free(att->kprobe_ids);
+		ma_injects__free(att->injects);
 		free(att);
 		return errno = ENOMEM, NULL;
 	}
@@ -118,6 +122,14 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 	for (i = 0; i <= MA_FEXIT_TMPLS; i++)
 		att->fexit_tmpl_func[i] = -1;
 	return att;
+}
+
+int mass_attacher__add_inject(struct mass_attacher *att, const struct probe_spec *spec,
+			      __u64 cookie)
+{
+	if (att->planned)
+		return -EBUSY;
+	return ma_injects__add(att->injects, spec, cookie);
 }
 
 static int push(void **arr, size_t *cnt, size_t *cap, size_t elem)
@@ -209,7 +221,7 @@ static void plan_funcs(struct mass_attacher *att)
 int mass_attacher__plan(struct mass_attacher *att)
 {
 	size_t i;
-	int slot;
+	int slot, err;
 
 	if (att->func_cnt == 0) {
 		pr(att, LOG_WARN, "No matching functions found.\n");
@@ -241,6 +253,9 @@ int mass_attacher__plan(struct mass_attacher *att)
 	default:
 		break;
 	}
+	err = ma_injects__plan(att->injects, &att->opts);
+	if (err)
+		return err;
 	plan_funcs(att);
 	if (att->kprobe_cnt && !att->opts.has_cookies && !att->opts.has_func_ip &&
 	    att->opts.kret_ip_off <= 0) {
@@ -275,6 +290,7 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	att->prepared = true;
 	raise_nofile(att);
 
+	ma_injects__prepare(att->injects, p);
 	set_autoload(p->kentry, att->kprobe_cnt);
 	set_autoload(p->kexit, att->kprobe_cnt);
 	if (att->kprobe_cnt && att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI) {
@@ -527,8 +543,7 @@ static int attach_fentry(struct mass_attacher *att)
 	return 0;
 }
 
-/* kprobe PMU type and the config bit that makes it a kretprobe. */
-static int kprobe_pmu(int *type, int *ret_bit)
+int ma__kprobe_pmu(int *type, int *ret_bit)
 {
 	FILE *f;
 	int ok;
@@ -582,7 +597,7 @@ static int attach_kprobes(struct mass_attacher *att)
 	int type, ret_bit, err;
 	size_t i;
 
-	err = kprobe_pmu(&type, &ret_bit);
+	err = ma__kprobe_pmu(&type, &ret_bit);
 	if (err) {
 		pr(att, LOG_WARN, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
 		   err);
@@ -695,8 +710,10 @@ int mass_attacher__attach(struct mass_attacher *att)
 
 	if (!att->loaded)
 		return -EINVAL;
+	/* injected probes first: a bad one fails the run before the slow part */
+	err = ma_injects__attach(att->injects, &att->progs, att->opts.print);
 	/* kprobes first: fentry attaching is the slow part and the kprobes are cheap */
-	if (att->kprobe_cnt) {
+	if (!err && att->kprobe_cnt) {
 		if (att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI)
 			err = attach_multi(att);
 		else
@@ -729,6 +746,7 @@ long mass_attacher__detach(struct mass_attacher *att)
 	}
 	att->link_cnt = 0;
 	att->fd_cnt = 0;
+	ma_injects__detach(att->injects);
 	return now_ms() - start;
 }
 
@@ -744,6 +762,7 @@ void mass_attacher__free(struct mass_attacher *att)
 		free(att->mod_btfs[i].name);
 	}
 	free(att->mod_btfs);
+	ma_injects__free(att->injects);
 	free(att->how);
 	free(att->kprobe_ids);
 	free(att->links);

@@ -3,8 +3,10 @@
  * mass_attacher: attach one pair of entry/exit BPF programs to many kernel functions at
  * once, by kprobe.multi, single kprobes or fentry/fexit clones, and detach them all.
  *
- * Lifecycle: new(funcs) -> prepare (plan: mode per function, templates, map sizes) ->
- * [caller loads its BPF object] -> load (fill ip_to_id) -> attach -> detach/free.
+ * Lifecycle: new(funcs) -> [add_inject...] -> prepare (plan: mode per function, templates,
+ * map sizes) -> [caller loads its BPF object] -> load (fill ip_to_id) -> attach ->
+ * detach/free. Injected probes (kprobes, tracepoints) ride along: attached first, by
+ * their own programs, with the cookie the caller chose.
  * It knows nothing about what the programs record or how retsnoop prints it.
  */
 #ifndef RETSNOOP_MASS_ATTACHER_H
@@ -15,6 +17,7 @@
 #include <linux/types.h>
 #include "func.h"
 #include "log.h"
+#include "probe_spec.h"
 
 struct bpf_program;
 struct bpf_map;
@@ -42,6 +45,8 @@ struct mass_attacher_progs {
 	struct bpf_program *fexit[MA_FEXIT_TMPLS];
 	struct bpf_program *fexit_void;
 	struct bpf_map *ip_to_id;	/* __u64 ip -> __u32 id, used when cookies can't be */
+	/* injected probes: one program per enum probe_kind, NULL if the caller has none */
+	struct bpf_program *inject[PROBE_KIND_CNT];
 };
 
 struct mass_attacher_opts {
@@ -50,6 +55,7 @@ struct mass_attacher_opts {
 	log_print_fn print;		/* NULL: silent */
 	bool has_kprobe_multi;		/* kernel features, from feature detection */
 	bool has_cookies;
+	bool has_rawtp_cookies;		/* raw tracepoint links take a cookie (6.10+) */
 	bool has_func_ip;
 	bool has_fentry;		/* trampolines attach to kernel functions */
 	int kret_ip_off;		/* kretprobes can name their function without the above */
@@ -67,6 +73,15 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 					 const struct func *funcs, size_t cnt,
 					 const struct mass_attacher_opts *opts);
 void mass_attacher__free(struct mass_attacher *att);
+
+/*
+ * Inject a probe at @spec (borrowed, must outlive the attacher), attached with
+ * progs.inject[spec->kind] and BPF cookie @cookie. Before plan/prepare. Probes need
+ * cookies: plan fails with -EOPNOTSUPP on kernels without them. An unknown target fails
+ * attach, after one LOG_WARN line, with nothing left attached.
+ */
+int mass_attacher__add_inject(struct mass_attacher *att, const struct probe_spec *spec,
+			      __u64 cookie);
 
 /*
  * Plan the attachment, touching no BPF object: resolve ATTACH_AUTO, choose each function's

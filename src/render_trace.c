@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The function call trace view (-T): the sample's call-trace rows, indented four columns
- * per call level: "→" entry, "←" exit, "↔" a leaf call folded into one row. With -A the
+ * per call level: "→" entry, "←" exit, "↔" a leaf call folded into one row, "◎" an
+ * injected probe's hit (-J), one level below the call it hit in. With -A the
  * entry and leaf rows carry the call's arguments: in a CONTEXT column (compact mode) or as
  * "› name = value" lines under the row, at the result column.
  */
@@ -42,6 +43,11 @@ static void fill_row(struct trow *r, const struct sample *s, const struct trace_
 		r->func_cols = strlen(r->func) - 2;
 		strcpy(r->res, "...");
 		strcpy(r->dur, "...");
+		return;
+	}
+	if (t->kind == TRACE_PROBE) {
+		/* no result or duration: the row only says where the probe fired */
+		fill_func(r, t->depth, "\u25ce", sample__probe(s, t->probe_id));
 		return;
 	}
 	fn = sample__func(s, t->func_id);

@@ -730,3 +730,5 @@ int fexit_tmpl_void(__u64 *ctx)
 {
 	return fexit_common(ctx, 0);
 }
+
+#include "inject.bpf.h"

@@ -101,10 +101,10 @@ static void warn_unimplemented(void)
 {
 	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
 
-	if (env.inject_probe_cnt)
-		fprintf(stderr, fmt, "-J (--inject-probe)");
 	if (env.emit_interim_stacks)
 		fprintf(stderr, fmt, "-I (--interim-stacks)");
+	if (env.inject_probe_cnt && env.capture_args)
+		fprintf(stderr, "Note: the context of injected probes (-J with -A) is not captured yet.\n");
 }
 
 /* Say which capabilities a run lacks (root has them all; a capable non-root user too). */

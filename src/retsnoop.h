@@ -27,6 +27,7 @@ enum rec_type {
 	REC_LBR_STACK,
 	REC_SESSION_END,
 	REC_FNARGS,		/* -A: one call's arguments (struct rec_fnargs) */
+	REC_INJ_PROBE,		/* -J with -T: an injected probe's hit (struct rec_func_trace) */
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -55,10 +56,15 @@ struct rec_session_start {
 	char proc_comm[TASK_COMM_LEN];
 };
 
-/* -T: one record per entry and per exit inside a session. */
+/*
+ * -T: one record per entry and per exit inside a session; with -J also one per injected
+ * probe hit (REC_INJ_PROBE: func_id is the probe id, depth one level below the innermost
+ * running call, no latency or result). Entries, exits and hits share the session's
+ * sequence numbers, so their order (and any record lost in between) is known.
+ */
 struct rec_func_trace {
-	__u32 type;		/* REC_FUNC_TRACE_ENTRY or REC_FUNC_TRACE_EXIT */
-	__u32 func_id;
+	__u32 type;		/* REC_FUNC_TRACE_ENTRY, REC_FUNC_TRACE_EXIT or REC_INJ_PROBE */
+	__u32 func_id;		/* REC_INJ_PROBE: probe id */
 	__u64 sess_id;
 	__u64 ts;
 	__u32 seq_id;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "func.h"
+#include "probe_spec.h"
 #include "session.h"
 #include "sym_resolver.h"
 
@@ -78,15 +79,17 @@ enum trace_row_kind {
 	TRACE_EXIT,			/* "←" */
 	TRACE_LEAF,			/* "↔": an entry directly followed by its exit */
 	TRACE_GAP,			/* records lost in between */
+	TRACE_PROBE,			/* "◎": an injected probe's hit (-J) */
 };
 
 /* One row of the -T call trace. */
 struct trace_row {
 	enum trace_row_kind kind;
-	__u32 depth;			/* 1-based call level */
-	int func_id;			/* -1 for TRACE_GAP */
+	__u32 depth;			/* 1-based call level (a hit: one below its caller) */
+	int func_id;			/* -1 for TRACE_GAP and TRACE_PROBE */
+	int probe_id;			/* TRACE_PROBE: index into the sample's probes */
 	__u32 seq_id;
-	__u64 ts;			/* CLOCK_MONOTONIC ns of the entry (TRACE_ENTRY) or exit */
+	__u64 ts;			/* CLOCK_MONOTONIC ns of the entry, exit or hit */
 	__u64 dur_ns;			/* TRACE_EXIT, TRACE_LEAF */
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
@@ -111,6 +114,8 @@ struct sample {
 
 	const struct func *funcs;	/* the table function ids refer to */
 	size_t func_cnt;
+	const struct probe_spec *probes;	/* the table probe ids refer to (-J) */
+	size_t probe_cnt;
 
 	struct sample_frame *frames;	/* stack view, outermost first */
 	size_t frame_cnt;
@@ -156,6 +161,8 @@ struct sample_build_opts {
 	bool unfiltered;		/* keep BPF machinery frames and every LBR record */
 	bool full_lbr;			/* keep every LBR record */
 	const struct arg_plans *args;	/* -A: how each function's arguments were captured */
+	const struct probe_spec *probes;	/* -J: the injected probes, by id */
+	size_t probe_cnt;
 };
 
 /* Decode one session's records. Returns 0 with *out set (sample__free() it), or -errno. */
@@ -167,6 +174,12 @@ void sample__free(struct sample *s);
 static inline const struct func *sample__func(const struct sample *s, int func_id)
 {
 	return func_id < 0 ? NULL : func__get(s->funcs, s->func_cnt, func_id);
+}
+
+/* The name of probe @probe_id in the trace table: "tp:sched:sched_process_exec", ... */
+static inline const char *sample__probe(const struct sample *s, int probe_id)
+{
+	return probe_spec__display(s->probes, s->probe_cnt, probe_id);
 }
 
 #endif

@@ -57,7 +57,10 @@ static bool func_failed(const struct sample *s, int func_id, __s64 res)
 	return result__is_err(res, sample__func(s, func_id)->flags);
 }
 
-/* -T: every entry and exit, a leaf call folded into one row, lost records as a gap row. */
+/*
+ * -T: every entry and exit, a leaf call folded into one row, injected probe hits where
+ * they came, lost records as a gap row.
+ */
 static int build_trace(struct sample *s, const struct sess_recs *r)
 {
 	const struct rec_func_trace *t = r->trace;
@@ -83,6 +86,16 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		}
 		next_seq = e->seq_id + 1;
 
+		if (e->type == REC_INJ_PROBE) {
+			row = &s->rows[n++];
+			row->kind = TRACE_PROBE;
+			row->func_id = -1;
+			row->probe_id = e->func_id < s->probe_cnt ? (int)e->func_id : -1;
+			row->depth = e->depth;
+			row->seq_id = e->seq_id;
+			row->ts = e->ts;
+			continue;
+		}
 		leaf = e->type == REC_FUNC_TRACE_ENTRY && k + 1 < r->trace_cnt &&
 		       t[k + 1].type == REC_FUNC_TRACE_EXIT && t[k + 1].func_id == e->func_id &&
 		       t[k + 1].depth == e->depth && t[k + 1].seq_id == e->seq_id + 1;
@@ -212,6 +225,8 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	s->clock_off_ns = o->clock_off_ns;
 	s->is_err = r->end->is_err;
 	s->funcs = o->funcs;
+	s->probes = o->probes;
+	s->probe_cnt = o->probe_cnt;
 	/* ids are kept as int in the model */
 	s->func_cnt = o->func_cnt < INT_MAX ? o->func_cnt : INT_MAX;
 	s->dropped_records = r->end->dropped_records;

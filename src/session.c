@@ -246,6 +246,8 @@ static const struct rec_kind {
 	[REC_LBR_STACK] = { sizeof(struct rec_lbr_stack), add_lbr },
 	[REC_SESSION_END] = { sizeof(struct rec_session_end), add_end },
 	[REC_FNARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
+	/* probe hits are placed among the -T records by their seq id */
+	[REC_INJ_PROBE] = { sizeof(struct rec_func_trace), add_trace },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)

@@ -15,7 +15,8 @@ struct sess_recs {
 	const struct rec_session_start *start;
 	const struct rec_session_end *end;
 	const struct rec_lbr_stack *lbr;	/* NULL when none arrived */
-	const struct rec_func_trace *trace;	/* -T records up to end->last_seq_id */
+	/* -T records (and -J probe hits) up to end->last_seq_id, in seq id order */
+	const struct rec_func_trace *trace;
 	size_t trace_cnt;
 	size_t trace_lost;			/* -T records not kept (memory budget) */
 	const struct rec_fnargs *const *args;	/* -A records up to end->last_seq_id */

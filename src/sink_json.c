@@ -312,8 +312,27 @@ static const char *row_kind(enum trace_row_kind k)
 	case TRACE_ENTRY: return "entry";
 	case TRACE_EXIT: return "exit";
 	case TRACE_LEAF: return "leaf";
+	case TRACE_PROBE: return "probe";
 	default: return "gap";
 	}
+}
+
+/* An injected probe: its trace-table name, kind and target. */
+static void put_probe(json_t *o, const struct sample *s, int probe_id)
+{
+	const struct probe_spec *p;
+
+	put(o, "probe", jstr(sample__probe(s, probe_id)));
+	if (probe_id < 0 || (size_t)probe_id >= s->probe_cnt)
+		return;
+	p = &s->probes[probe_id];
+	put(o, "probe_id", jint(probe_id));
+	put(o, "probe_kind", json_string(probe_kind__str(p->kind)));
+	if (p->category)
+		put(o, "category", jstr(p->category));
+	put(o, "target", jstr(p->name));
+	if (p->kind == PROBE_KPROBE)
+		put(o, "offset", jint(p->offset));
 }
 
 static json_t *jrow(const struct sample *s, const struct trace_row *r)
@@ -329,6 +348,11 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	}
 	put(o, "depth", jint(r->depth));
 	put(o, "seq", jint(r->seq_id));
+	if (r->kind == TRACE_PROBE) {
+		put_probe(o, s, r->probe_id);
+		put(o, "time_ns", jint(r->ts + s->clock_off_ns));
+		return o;
+	}
 	put_func(o, s, r->func_id);
 	put(o, "time_ns", jint(r->ts + s->clock_off_ns));
 	put_args(o, r->args);

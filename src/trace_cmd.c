@@ -135,6 +135,9 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 	}
 	if (env->verbose < 1)
 		return;
+	for (i = 0; i < env->inject_probe_cnt; i++)
+		fprintf(out, "Attached%s injected probe #%zu '%s'.\n", dry, i + 1,
+			env->inject_probes[i].spec);
 	for (i = 0; i < cnt; i++) {
 		const struct func *f = &funcs[i];
 		const char *via = "";
@@ -343,6 +346,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.unfiltered = env->cfg.stacks_unfiltered,
 		.full_lbr = (env->debug_feats & DEBUG_FULL_LBR) || env->cfg.stacks_unfiltered,
 		.clock_off_ns = clock_offset_ns(),
+		.probes = env->inject_probes,
+		.probe_cnt = env->inject_probe_cnt,
 		.stop = &stop_requested,
 		.progress = progress__update,
 		.progress_ctx = progress,

@@ -92,11 +92,18 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			   skel->progs.fexit_tmpl6 },
 		.fexit_void = skel->progs.fexit_tmpl_void,
 		.ip_to_id = skel->maps.ip_to_id,
+		.inject = {
+			[PROBE_KPROBE] = skel->progs.inj_kprobe,
+			[PROBE_KRETPROBE] = skel->progs.inj_kretprobe,
+			[PROBE_TP] = skel->progs.inj_tp,
+			[PROBE_RAWTP] = skel->progs.inj_rawtp,
+		},
 	};
 	mopts.mode = opts->mode;
 	mopts.print = opts->print;
 	mopts.has_kprobe_multi = feat->has_kprobe_multi;
 	mopts.has_cookies = feat->has_cookie;
+	mopts.has_rawtp_cookies = feat->has_rawtp_cookie;
 	mopts.has_func_ip = feat->has_func_ip;
 	mopts.has_fentry = feat->has_fentry;
 	mopts.kret_ip_off = feat->kret_ip_off;
@@ -106,6 +113,12 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	if (!t->att) {
 		err = -errno;
 		goto err;
+	}
+	for (i = 0; i < opts->probe_cnt; i++) {
+		/* the cookie tells BPF which probe hit: its id */
+		err = mass_attacher__add_inject(t->att, &opts->probes[i], i);
+		if (err)
+			goto err;
 	}
 	err = mass_attacher__prepare(t->att);
 	if (err)
@@ -272,7 +285,7 @@ int tracer__start(struct tracer *t)
 		.sz = sizeof(t->bopts), .funcs = t->o.funcs, .func_cnt = t->o.func_cnt,
 		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .trace = t->o.func_trace,
 		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
-		.args = t->o.args,
+		.args = t->o.args, .probes = t->o.probes, .probe_cnt = t->o.probe_cnt,
 	};
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);

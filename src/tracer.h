@@ -43,6 +43,9 @@ struct tracer_opts {
 	const struct arg_plans *args;
 	__u32 args_max_total;		/* args.max-total-args-size */
 	bool args_raw_ptrs;		/* args.capture-raw-ptrs */
+	/* -J: injected probes (borrowed); a probe's id is its index */
+	const struct probe_spec *probes;
+	size_t probe_cnt;
 
 	/* who is traced */
 	const int *allow_pids, *deny_pids;

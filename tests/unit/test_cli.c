@@ -373,8 +373,10 @@ static void test_probes_and_flags(void **state)
 	assert_int_equal(PARSE(&env, "-J", "kretprobe:vfs_read", "-J", fx("probes.txt"), "-A", "-I",
 			       "-vvv", "-V", "-h", "--usage", "--config-help"), 0);
 	assert_int_equal(env.inject_probe_cnt, 4);
-	assert_string_equal(env.inject_probes[1], "kprobe:foo+0x10");
-	assert_string_equal(env.inject_probes[2], "tp:sched:sched_switch");
+	assert_string_equal(env.inject_probes[1].spec, "kprobe:foo+0x10");
+	assert_int_equal(env.inject_probes[1].offset, 0x10);
+	assert_string_equal(env.inject_probes[2].display, "tp:sched:sched_switch");
+	assert_int_equal(env.inject_probes[3].kind, PROBE_RAWTP);
 	assert_true(env.capture_args);
 	assert_true(env.emit_interim_stacks);
 	assert_int_equal(env.verbose, 3);

@@ -19,15 +19,26 @@ static const struct func funcs[] = {
 #define X(seq, id, d, lat, res) { .type = REC_FUNC_TRACE_EXIT, .seq_id = seq, .func_id = id, \
 				  .depth = d, .func_lat = lat, .func_res = res }
 
-static char *render(const struct rec_func_trace *t, size_t n)
+#define P(seq, id, d) { .type = REC_INJ_PROBE, .seq_id = seq, .func_id = id, .depth = d }
+
+static char *render_probes(const struct rec_func_trace *t, size_t n,
+			   const struct probe_spec *probes, size_t probe_cnt)
 {
 	struct text_sink_opts o = { .sz = sizeof(o), .func_trace = true };
 	struct rec_session_start st = {};
 	struct rec_session_end e = {};
 	struct sess_recs r = { .start = &st, .end = &e, .trace = t, .trace_cnt = n };
-	struct sample_build_opts b = { .sz = sizeof(b), .funcs = funcs, .func_cnt = 5, .trace = true };
+	struct sample_build_opts b = {
+		.sz = sizeof(b), .funcs = funcs, .func_cnt = 5, .trace = true,
+		.probes = probes, .probe_cnt = probe_cnt,
+	};
 
 	return harness_render(&r, &b, &o, render_trace);
+}
+
+static char *render(const struct rec_func_trace *t, size_t n)
+{
+	return render_probes(t, n, NULL, 0);
 }
 
 static void test_seed_table(void **state)
@@ -107,6 +118,46 @@ static void test_wild_depth_indent_capped(void **state)
 	free(out);
 }
 
+/*
+ * -J: a hit is a "◎" row one level below the call it fired in, with empty result and
+ * duration cells; it keeps an entry and its exit apart (no "↔"), and a hit of a probe id
+ * the run doesn't know still shows.
+ */
+static void test_probe_rows(void **state)
+{
+	struct probe_spec ps[3];
+	const struct rec_func_trace t[] = {
+		E(0, 0, 1),
+		P(1, 0, 2),
+		E(2, 1, 2),
+		P(3, 1, 3),
+		X(4, 1, 2, 10265, 0),
+		P(5, 2, 2),
+		P(6, 7, 2),
+		X(7, 0, 1, 374697, 5),
+	};
+	char *out;
+
+	assert_int_equal(probe_spec__parse("tp:sched:sched_process_exec", &ps[0]), 0);
+	assert_int_equal(probe_spec__parse("kprobe:bprm_execve+5", &ps[1]), 0);
+	assert_int_equal(probe_spec__parse("kretprobe:bprm_execve", &ps[2]), 0);
+	out = render_probes(t, sizeof(t) / sizeof(t[0]), ps, 3);
+	assert_string_equal(out,
+"FUNCTION CALL TRACE                 RESULT   DURATION\n"
+"---------------------------------   ------  ---------\n"
+"→ bpf_prog_load\n"
+"    ◎ tp:sched:sched_process_exec\n"
+"    → bpf_prog_alloc\n"
+"        ◎ kprobe:bprm_execve+0x5\n"
+"    ← bpf_prog_alloc                [NULL]   10.265us\n"
+"    ◎ kretprobe:bprm_execve\n"
+"    ◎ <unknown probe>\n"
+"← bpf_prog_load                     [5]     374.697us\n");
+	free(out);
+	for (int i = 0; i < 3; i++)
+		probe_spec__free(&ps[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +165,7 @@ int main(void)
 		cmocka_unit_test(test_missing_records),
 		cmocka_unit_test(test_not_leaf_when_not_consecutive),
 		cmocka_unit_test(test_wild_depth_indent_capped),
+		cmocka_unit_test(test_probe_rows),
 	};
 
 	return cmocka_run_group_tests_name("render_trace", tests, NULL, NULL);

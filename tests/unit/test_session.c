@@ -111,6 +111,24 @@ static void test_trace_cut_at_last_seq(void **state)
 	session_store__free(st);
 }
 
+/* -J hits are placed among the -T records; a hit after the sample's last seq id is not its own. */
+static void test_probe_hits(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+
+	start(st, 3);
+	trace(st, 3, REC_FUNC_TRACE_ENTRY, 0);
+	trace(st, 3, REC_INJ_PROBE, 1);
+	trace(st, 3, REC_FUNC_TRACE_EXIT, 2);
+	trace(st, 3, REC_INJ_PROBE, 3);
+	end(st, 3, 2, false);
+	assert_int_equal(seen.cnt, 1);
+	assert_int_equal(seen.trace_cnt[0], 3);
+	assert_int_equal(session_store__stats(st)->malformed, 0);
+	session_store__free(st);
+}
+
 static void test_ignored_and_orphans(void **state)
 {
 	struct seen seen = {};
@@ -225,6 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_interleaved_threads),
 		cmocka_unit_test(test_trace_cut_at_last_seq),
+		cmocka_unit_test(test_probe_hits),
 		cmocka_unit_test(test_ignored_and_orphans),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_sessions_leak_free),

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * Injected probes (-J): a kprobe, kretprobe, tracepoint or raw tracepoint whose hits are
+ * placed inside the call trace of the session running on the same thread. One program per
+ * kind, attached once per probe with the probe id as its BPF cookie. A hit outside a
+ * session means nothing and is ignored.
+ *
+ * BPF-side only; included by retsnoop.bpf.c after the session handlers.
+ */
+#ifndef __RETSNOOP_INJECT_BPF_H
+#define __RETSNOOP_INJECT_BPF_H
+
+static __always_inline int handle_probe(void *ctx)
+{
+	struct session *sess;
+	__u64 now, pid_tgid;
+	__u32 probe_id, seq;
+	__s64 key;
+
+	/*
+	 * The guard of the fentry/fexit handlers: a traced function called from here (a
+	 * helper under -F) must not change the session halfway through a hit, nor a hit
+	 * halfway through their update.
+	 */
+	if (!ready || !enter_guard())
+		return 0;
+	pid_tgid = bpf_get_current_pid_tgid();
+	key = session_key(pid_tgid);
+	sess = bpf_map_lookup_elem(&sessions, &key);
+	if (!sess)
+		goto out;
+	now = bpf_ktime_get_ns();
+	probe_id = bpf_get_attach_cookie(ctx);
+	/* a hit takes its place in the session's order like an entry or an exit does */
+	seq = sess->next_seq_id++;
+	if (emit_func_trace)
+		emit_func_trace_rec(sess, REC_INJ_PROBE, probe_id, now, seq,
+				    sess->stack.depth + 1, 0, 0);
+out:
+	leave_guard();
+	return 0;
+}
+
+SEC("kprobe")
+int inj_kprobe(struct pt_regs *ctx)
+{
+	return handle_probe(ctx);
+}
+
+SEC("kretprobe")
+int inj_kretprobe(struct pt_regs *ctx)
+{
+	return handle_probe(ctx);
+}
+
+SEC("tracepoint")
+int inj_tp(void *ctx)
+{
+	return handle_probe(ctx);
+}
+
+/* raw tracepoint cookies need Linux 6.10+: loaded only when a rawtp: probe is given */
+SEC("raw_tp")
+int inj_rawtp(void *ctx)
+{
+	return handle_probe(ctx);
+}
+
+#endif /* __RETSNOOP_INJECT_BPF_H */

@@ -1,0 +1,125 @@
+#!/bin/bash
+# Issue 13 part 1, injected probes (-J): a kprobe inside bprm_execve, its kretprobe, the
+# sched_process_exec tracepoint and raw tracepoint, each a "◎" row of the -T table inside
+# the bprm_execve subtree, in the order they fired, and probe rows in --json; -v names
+# each attached probe. Bad specs, an unknown tracepoint and an unknown function are
+# refused in one line with nothing left attached. Needs raw tracepoint cookies (6.10+).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+case $VM_KERNEL in
+5.10 | 6.1) echo "rawtp: probes need raw tracepoint BPF cookies (Linux 6.10+), not on $VM_KERNEL"; exit 77 ;;
+esac
+
+SYS=$(sys execve)
+PROBES="-J 'tp:sched:sched_process_exec' -J 'kprobe:bprm_execve+5' -J 'kretprobe:bprm_execve' -J 'rawtp:sched_process_exec'"
+EXEC="-e '*sys_execve' -a 'bprm_execve' -T -S"
+
+guest="$(cat "$here/../guest-lib.sh")
+hunt exec 'errtrig' -v $EXEC $PROBES
+leftovers after_exec
+"
+# the same in the other attach modes (probe hits among fentry/fexit or single kprobes)
+for m in $(vm_modes); do
+	[ "$m" = -M ] || guest="$guest
+hunt exec$m 'errtrig' $m $EXEC $PROBES"
+done
+guest="$guest
+hunt_json json 'errtrig' $EXEC $PROBES
+refuse() {	# refuse NAME RETSNOOP-ARGS...: run, print output and status
+	_n=\$1
+	shift
+	retsnoop \"\$@\" >/tmp/\$_n.out 2>&1
+	echo \"rc=\$?\" >>/tmp/\$_n.out
+	echo \"=== BEGIN \$_n\"; cat /tmp/\$_n.out; echo \"=== END \$_n\"
+}
+refuse badspec -e '*sys_execve' -T -J 'tp:sched'
+refuse badkind -e '*sys_execve' -T -J 'uprobe:bprm_execve'
+refuse badoff -e '*sys_execve' -T -J 'kprobe:bprm_execve+x'
+refuse notp -e '*sys_execve' -a bprm_execve -T -J 'kprobe:bprm_execve' -J 'tp:sched:no_such_tracepoint'
+leftovers after_notp
+refuse nofunc -e '*sys_execve' -T -J 'kretprobe:no_such_function_xyz'
+refuse norawtp -e '*sys_execve' -T -J 'rawtp:no_such_tracepoint'
+refuse dry --dry-run -v -e '*sys_execve' -J 'tp:sched:sched_process_exec' -J 'kretprobe:bprm_execve'
+leftovers after_refused"
+out=$(vm_run "$guest") || { echo "$out" | tail -60; fail "guest run failed"; finish; }
+
+# check_exec SECTION LABEL: the last exec's table has the probes' rows inside bprm_execve
+check_exec() {
+	local s=$1 l=$2 last table sub rows want after
+	last=$(printf '%s\n' "$s" | awk '/TID\/PID/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }')
+	table=$(printf '%s\n' "$last" | sed -n '/^FUNCTION CALL TRACE/,/^$/p')
+	expect "$table" "^→ $SYS\$" "$l: the syscall's entry row"
+	expect "$table" '^    → bprm_execve$' "$l: bprm_execve's entry row"
+	sub=$(printf '%s\n' "$table" | sed -n '/^    → bprm_execve$/,/^    ← bprm_execve /p')
+	rows=$(printf '%s\n' "$sub" | grep '◎' | sed 's/ *$//' | tr '\n' '|')
+	want='        ◎ kprobe:bprm_execve+0x5|        ◎ tp:sched:sched_process_exec|        ◎ rawtp:sched_process_exec|'
+	# the kretprobe fires as bprm_execve returns: before its exit row, or right after it
+	case $rows in
+	"$want        ◎ kretprobe:bprm_execve|") ;;
+	"$want")
+		expect "$table" '^    ← bprm_execve +\[0\] +[0-9.]+us$' "$l: bprm_execve's exit row"
+		after=$(printf '%s\n' "$table" | sed -n '/^    ← bprm_execve /{n;p;}')
+		[ "$after" = "    ◎ kretprobe:bprm_execve" ] ||
+			fail "$l: the kretprobe row should follow bprm_execve's return, got '$after'" ;;
+	*) fail "$l: ◎ rows inside bprm_execve, in order, one level in: got '$rows'" ;;
+	esac
+	# a probe row has no result or duration cells
+	expect_not "$table" '◎.*(\[|us$)' "$l: probe rows without result and duration"
+	expect "$s" '^rc=0$' "$l: exit status 0"
+}
+
+clean() {	# clean SECTION WHAT
+	local a
+	a=$(section "$out" "$1")
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "$2: still attached: $a"
+}
+
+s=$(section "$out" exec)
+printf '%s\n' "$s" | sed 's/^/    exec| /'
+for p in "tp:sched:sched_process_exec" "kprobe:bprm_execve+5" "kretprobe:bprm_execve" \
+	"rawtp:sched_process_exec"; do
+	expect "$s" "^Attached injected probe #[1-4] '${p//+/\\+}'\\.\$" "-v names the attached probe $p"
+done
+check_exec "$s" exec
+clean after_exec "exec"
+for m in $(vm_modes); do
+	[ "$m" = -M ] && continue
+	s=$(section "$out" "exec$m")
+	check_exec "$s" "exec $m"
+	printf '%s\n' "$s" | sed -n '/^FUNCTION CALL TRACE/,/^$/p' | tail -12 | sed "s/^/    exec$m| /"
+done
+
+s=$(section "$out" json)
+expect "$s" '"kind":"probe","depth":3,"seq":[0-9]+,"probe":"tp:sched:sched_process_exec","probe_id":0,"probe_kind":"tp","category":"sched","target":"sched_process_exec","time_ns":[0-9]+' \
+	"--json: the tracepoint's probe row"
+expect "$s" '"kind":"probe","depth":3,"seq":[0-9]+,"probe":"kprobe:bprm_execve\+0x5","probe_id":1,"probe_kind":"kprobe","target":"bprm_execve","offset":5,' \
+	"--json: the kprobe's row, with its offset"
+expect "$s" '"probe":"rawtp:sched_process_exec","probe_id":3,"probe_kind":"rawtp"' "--json: the raw tracepoint's row"
+expect "$s" '"probe":"kretprobe:bprm_execve","probe_id":2,"probe_kind":"kretprobe"' "--json: the kretprobe's row"
+
+one_line() {	# one_line SECTION ERE WHAT: one line of output, then a failing status
+	local t
+	t=$(section "$out" "$1")
+	expect "$t" "$2" "$3"
+	expect_count "$t" . 2 "$3: one line (plus the status)"
+	expect "$t" '^rc=[1-9]' "$3: non-zero exit"
+	printf '%s\n' "$t" | sed "s/^/    $1| /"
+}
+one_line badspec "^Invalid probe 'tp:sched': expected kprobe:NAME\[\+OFF\], kretprobe:NAME, rawtp:NAME or tp:CATEGORY:NAME\.$" "bad spec"
+expect "$(section "$out" badspec)" '^rc=64$' "bad spec: usage error status 64"
+one_line badkind "^Invalid probe 'uprobe:bprm_execve'" "unknown probe kind"
+one_line badoff "^Invalid probe 'kprobe:bprm_execve\+x'" "bad kprobe offset"
+one_line notp "^Failed to attach injected probe #2 'tp:sched:no_such_tracepoint': no such tracepoint" \
+	"missing tracepoint"
+clean after_notp "missing tracepoint"
+one_line nofunc "^Failed to attach injected probe #1 'kretprobe:no_such_function_xyz': no such kernel function" \
+	"unknown function"
+one_line norawtp "^Failed to attach injected probe #1 'rawtp:no_such_tracepoint': no such tracepoint" \
+	"missing raw tracepoint"
+clean after_refused "refused probes"
+s=$(section "$out" dry)
+expect "$s" "^Attached \(dry run\) injected probe #2 'kretprobe:bprm_execve'\.\$" "--dry-run -v names the probes"
+expect "$s" '^rc=0$' "--dry-run: exit status 0"
+finish
