@@ -20,8 +20,11 @@ guest="$(cat "$here/../guest-lib.sh")
 hunt exec 'errtrig' -v $EXEC $PROBES
 leftovers after_exec
 "
-# the same in the other attach modes (probe hits among fentry/fexit or single kprobes)
-for m in $(vm_modes); do
+# the same in the other attach modes (probe hits among fentry/fexit or single kprobes);
+# make test (VM_QUICK=1) keeps to the default mode, make test-kernels runs them all
+other_modes=$(vm_modes)
+[ "${VM_QUICK:-0}" = 1 ] && other_modes=
+for m in $other_modes; do
 	[ "$m" = -M ] || guest="$guest
 hunt exec$m 'errtrig' $m $EXEC $PROBES"
 done
@@ -84,7 +87,7 @@ for p in "tp:sched:sched_process_exec" "kprobe:bprm_execve+5" "kretprobe:bprm_ex
 done
 check_exec "$s" exec
 clean after_exec "exec"
-for m in $(vm_modes); do
+for m in $other_modes; do
 	[ "$m" = -M ] && continue
 	s=$(section "$out" "exec$m")
 	check_exec "$s" "exec $m"
