@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,16 +14,35 @@ struct symbolize {
 	struct ksyms *own_ksyms;
 	bool load_failed;
 	bool degraded;
+	bool prefetching;	/* @loader is reading kallsyms: join it before use */
+	int load_errno;
+	pthread_t loader;
 };
 
 /* An unsized (last) symbol can't plausibly cover more than this. */
 #define MAX_UNSIZED_FUNC 0x10000
 
+static void *load_ksyms(void *arg)
+{
+	struct symbolize *s = arg;
+
+	s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
+	s->load_errno = s->own_ksyms ? 0 : errno;
+	return NULL;
+}
+
 static const struct ksyms *ksyms(struct symbolize *s)
 {
+	if (s->prefetching) {
+		pthread_join(s->loader, NULL);
+		s->prefetching = false;
+		errno = s->load_errno;
+	} else if (!s->opts.ksyms && !s->load_failed) {
+		load_ksyms(s);
+		errno = s->load_errno;
+	}
 	if (s->opts.ksyms || s->load_failed)
 		return s->opts.ksyms;
-	s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
 	if (!s->own_ksyms) {
 		s->load_failed = true;
 		log_msg(s->opts.print, LOG_WARN, "Failed to load %s: %s\n",
@@ -44,10 +65,35 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 	return s;
 }
 
+/*
+ * Reading kallsyms takes most of a second on a busy or emulated machine; the first sample
+ * would wait for it. Read it on a helper thread now (after attaching, so BPF programs and
+ * trampolines are in it), while the run waits for its first event.
+ */
+int symbolize__prefetch(struct symbolize *s)
+{
+	sigset_t all, old;
+	int err;
+
+	if (s->opts.ksyms || s->load_failed || s->prefetching || s->own_ksyms)
+		return 0;
+	/* the thread inherits this mask: Ctrl-C stays with the thread that polls */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&s->loader, NULL, load_ksyms, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;	/* the first lookup loads it then */
+	s->prefetching = true;
+	return 0;
+}
+
 void symbolize__free(struct symbolize *s)
 {
 	if (!s)
 		return;
+	if (s->prefetching)
+		pthread_join(s->loader, NULL);
 	ksyms__free(s->own_ksyms);
 	free(s);
 }

@@ -42,6 +42,12 @@ struct symbolize;
 struct symbolize *symbolize__new(const struct symbolize_opts *opts);
 void symbolize__free(struct symbolize *s);
 
+/*
+ * Start reading kallsyms on a helper thread (no-op if given or already read); lookups
+ * wait for it. Call after attaching. 0, or a negative errno (lookups then read it).
+ */
+int symbolize__prefetch(struct symbolize *s);
+
 /* The resolver to hand to the sample builder; valid while @s lives. */
 struct sym_resolver symbolize__resolver(struct symbolize *s);
 

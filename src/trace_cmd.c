@@ -436,6 +436,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	progress__clear(progress);
 	if (err)
 		goto out;
+	/* kallsyms now has our programs: read it while the run waits for its first event */
+	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
 				vout);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
+#include <unistd.h>
 #include "ksyms.h"
 #include "symbolize.h"
 
@@ -156,6 +157,48 @@ static void test_interrupted_lookup(void **state)
 	ksyms__free(ks);
 }
 
+/* kallsyms read on the helper thread: the lookups that follow see it, or its failure once. */
+static void test_prefetch(void **state)
+{
+	char path[] = "/tmp/test_symbolize.XXXXXX";
+	int fd = mkstemp(path);
+	struct symbolize_opts o = { .sz = sizeof(o), .kallsyms_path = path, .print = log_to_buf };
+	struct symbolize *s;
+	struct sym_resolver r;
+	struct sym_hit h;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, kallsyms, sizeof(kallsyms) - 1), sizeof(kallsyms) - 1);
+	close(fd);
+	s = symbolize__new(&o);
+	assert_non_null(s);
+	assert_int_equal(symbolize__prefetch(s), 0);
+	assert_int_equal(symbolize__prefetch(s), 0);	/* once */
+	r = symbolize__resolver(s);
+	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
+	assert_string_equal(h.name, "__sys_bpf");
+	assert_true(r.sym(r.ctx, &kernel, 0xffffffffc0001810ULL, &h));
+	assert_string_equal(h.name, "vmx_exit");
+	symbolize__free(s);
+
+	/* freed while the thread may still be reading: joined, nothing leaks */
+	s = symbolize__new(&o);
+	assert_int_equal(symbolize__prefetch(s), 0);
+	symbolize__free(s);
+
+	/* unreadable: said once, lookups find nothing */
+	unlink(path);
+	logged[0] = '\0';
+	s = symbolize__new(&o);
+	assert_int_equal(symbolize__prefetch(s), 0);
+	r = symbolize__resolver(s);
+	assert_false(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
+	assert_false(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
+	assert_non_null(strstr(logged, "Failed to load"));
+	assert_null(strstr(strstr(logged, "Failed to load") + 1, "Failed to load"));
+	symbolize__free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +207,7 @@ int main(void)
 		cmocka_unit_test(test_quiet_without_backend),
 		cmocka_unit_test(test_degrades_once),
 		cmocka_unit_test(test_interrupted_lookup),
+		cmocka_unit_test(test_prefetch),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
