@@ -431,12 +431,18 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_load_error(err);
 		goto out;
 	}
+	/*
+	 * kallsyms has our programs once they are loaded; fentry trampolines appear only when
+	 * attached. Read it meanwhile, so the first sample doesn't wait for it.
+	 */
+	if (mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
+		symbolize__prefetch(sym);
 	err = tracer__attach(t);
 	/* the line is gone before anything else is said */
 	progress__clear(progress);
 	if (err)
 		goto out;
-	/* kallsyms now has our programs: read it while the run waits for its first event */
+	/* (no-op if started above) */
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
