@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "func_types.h"
 #include "arg_dump.h"
 
 #define ELLIPSIS "\u2026"
@@ -25,27 +26,6 @@ void arg_dump__int(FILE *out, __u64 v, bool is_signed)
 		fprintf(out, "%llu", (unsigned long long)v);
 	else
 		fprintf(out, "0x%llx", (unsigned long long)v);
-}
-
-static const struct btf_type *strip(const struct btf *btf, __u32 id, __u32 *res_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (res_id)
-		*res_id = id;
-	return t;
-}
-
-static bool is_char(const struct btf *btf, const struct btf_type *t)
-{
-	if (!t || !btf_is_int(t) || t->size != 1)
-		return false;
-	return (btf_int_encoding(t) & BTF_INT_CHAR) ||
-	       strcmp(btf__name_by_offset(btf, t->name_off), "char") == 0;
 }
 
 /* Bytes a value of @t at @bit_off (bit_sz bits, 0: the whole type) occupies. */
@@ -101,7 +81,7 @@ static bool enum_signed(const struct btf_type *t)
 /* Is the value zero? Not fully captured counts as not zero: it gets shown (and cut). */
 static bool is_zero(const struct dumper *d, __u32 id, const __u8 *p, int bit_off, int bit_sz)
 {
-	const struct btf_type *t = strip(d->btf, id, &id);
+	const struct btf_type *t = func_types__skip_mods(d->btf, id, &id);
 	size_t i, n = span(d->btf, id, bit_off, bit_sz);
 
 	if (!t || !captured(d, p, n))
@@ -123,7 +103,7 @@ static bool is_zero(const struct dumper *d, __u32 id, const __u8 *p, int bit_off
 		__s64 esz = btf__resolve_size(d->btf, a->type);
 
 		/* a string that starts with its NUL is empty */
-		if (is_char(d->btf, strip(d->btf, a->type, NULL)))
+		if (func_types__is_char(d->btf, func_types__skip_mods(d->btf, a->type, NULL)))
 			return a->nelems == 0 || p[0] == 0;
 		for (i = 0; esz > 0 && i < a->nelems; i++)
 			if (!is_zero(d, a->type, p + i * esz, 0, 0))
@@ -164,9 +144,9 @@ static void print_char(FILE *out, __u8 c)
 static int dump_array(struct dumper *d, const struct btf_type *t, const __u8 *p, int level)
 {
 	const struct btf_array *a = btf_array(t);
-	const struct btf_type *et = strip(d->btf, a->type, NULL);
+	const struct btf_type *et = func_types__skip_mods(d->btf, a->type, NULL);
 	__s64 esz = btf__resolve_size(d->btf, a->type);
-	bool chars = is_char(d->btf, et), spread = d->verbose && et && btf_is_composite(et);
+	bool chars = func_types__is_char(d->btf, et), spread = d->verbose && et && btf_is_composite(et);
 	__u32 i;
 	int err;
 
@@ -308,7 +288,7 @@ static int dump_float(struct dumper *d, const struct btf_type *t, const __u8 *p)
 
 static int dump(struct dumper *d, __u32 id, const __u8 *p, int bit_off, int bit_sz, int level)
 {
-	const struct btf_type *t = strip(d->btf, id, &id);
+	const struct btf_type *t = func_types__skip_mods(d->btf, id, &id);
 	__u64 v;
 
 	if (!t)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "func_types.h"
 #include "arg_plan.h"
 
 static const char *const x86_64_regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
@@ -42,28 +43,6 @@ static const char *const raw_names[MAX_FNARGS] = {
 	"arg6", "arg7", "arg8", "arg9", "arg10", "arg11",
 };
 
-static const struct btf_type *strip(const struct btf *btf, __u32 id, __u32 *res_id)
-{
-	const struct btf_type *t = btf__type_by_id(btf, id);
-
-	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
-		id = t->type;
-		t = btf__type_by_id(btf, id);
-	}
-	if (res_id)
-		*res_id = id;
-	return t;
-}
-
-/* Compilers don't set BTF_INT_CHAR, so a "char" is what is called char. */
-static bool is_char(const struct btf *btf, const struct btf_type *t)
-{
-	if (!t || !btf_is_int(t) || t->size != 1)
-		return false;
-	return (btf_int_encoding(t) & BTF_INT_CHAR) ||
-	       strcmp(btf__name_by_offset(btf, t->name_off), "char") == 0;
-}
-
 /* Integers, enums, structs and unions: what can be captured as so many bytes. */
 static bool is_sized(const struct btf_type *t)
 {
@@ -80,13 +59,13 @@ static bool is_printf_like(const struct btf *btf, const struct btf_type *proto)
 
 	if (n < 2 || p[n - 1].type != 0)
 		return false;
-	t = strip(btf, p[n - 2].type, NULL);
+	t = func_types__skip_mods(btf, p[n - 2].type, NULL);
 	if (!t || !btf_is_ptr(t))
 		return false;
 	for (t = btf__type_by_id(btf, t->type); t && (btf_is_mod(t) || btf_is_typedef(t));
 	     t = btf__type_by_id(btf, t->type))
 		is_const |= btf_is_const(t);
-	return is_const && is_char(btf, t);
+	return is_const && func_types__is_char(btf, t);
 }
 
 /* Where arguments go as they are placed, in order. */
@@ -139,9 +118,9 @@ static void plan_ptr(const struct btf *btf, const struct btf_type *ptr, struct a
 		     const struct arg_limits *lim)
 {
 	__u32 id;
-	const struct btf_type *t = strip(btf, ptr->type, &id);
+	const struct btf_type *t = func_types__skip_mods(btf, ptr->type, &id);
 
-	if (is_char(btf, t)) {
+	if (func_types__is_char(btf, t)) {
 		a->kind = ARG_STR;
 		a->wire.kind = FNARG_STR;
 		a->wire.len = lim->max_str;
@@ -171,7 +150,7 @@ static void plan_param(const struct btf *btf, const struct btf_param *p, struct 
 		a->kind = ARG_SKIP_VARARG;
 		return;
 	}
-	t = strip(btf, p->type, &id);
+	t = func_types__skip_mods(btf, p->type, &id);
 	if (t && btf_is_ptr(t)) {
 		if (!place(pl, 8, &a->wire))
 			goto too_far;

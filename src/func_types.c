@@ -231,7 +231,7 @@ static int helper_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct helper_type *)elem)->name);
 }
 
-static const struct btf_type *skip_mods(const struct btf *btf, __u32 id, __u32 *res_id)
+const struct btf_type *func_types__skip_mods(const struct btf *btf, __u32 id, __u32 *res_id)
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
 
@@ -265,7 +265,7 @@ __u32 func_types__flags(const struct btf *btf, int func_id, const char *name)
 		return FUNC_NEEDS_SIGN_EXT;
 	if (t->type == 0)
 		return FUNC_CANT_FAIL | FUNC_RET_VOID;
-	t = skip_mods(btf, t->type, NULL);
+	t = func_types__skip_mods(btf, t->type, NULL);
 	if (!t)
 		return FUNC_NEEDS_SIGN_EXT;
 	if (btf_is_ptr(t))
@@ -347,7 +347,7 @@ bool func_types__fentry_compatible(const struct btf *btf, int func_id, const cha
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		t = skip_mods(btf, p[i].type, NULL);
+		t = func_types__skip_mods(btf, p[i].type, NULL);
 		if (!t || !is_scalar_arg(t)) {
 			reason = "a parameter is not an integer, enum or pointer";
 			goto out;
@@ -355,11 +355,11 @@ bool func_types__fentry_compatible(const struct btf *btf, int func_id, const cha
 	}
 	if (proto->type == 0)
 		goto out;	/* void */
-	t = skip_mods(btf, proto->type, NULL);
+	t = func_types__skip_mods(btf, proto->type, NULL);
 	if (t && (is_scalar_arg(t) && !btf_is_ptr(t)))
 		goto out;
 	if (t && btf_is_ptr(t)) {
-		t = skip_mods(btf, t->type, &id);
+		t = func_types__skip_mods(btf, t->type, &id);
 		if (id == 0 || (t && (btf_is_struct(t) || btf_is_union(t) || btf_is_fwd(t))))
 			goto out;
 	}
@@ -368,4 +368,12 @@ out:
 	if (why)
 		*why = reason;
 	return !reason;
+}
+
+bool func_types__is_char(const struct btf *btf, const struct btf_type *t)
+{
+	if (!t || !btf_is_int(t) || t->size != 1)
+		return false;
+	return (btf_int_encoding(t) & BTF_INT_CHAR) ||
+	       strcmp(btf__name_by_offset(btf, t->name_off), "char") == 0;
 }

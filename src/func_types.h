@@ -7,6 +7,7 @@
 #include <linux/types.h>
 
 struct btf;
+struct btf_type;
 
 /*
  * FUNC_* result flags (retsnoop.h) of function @name whose BTF FUNC is @func_id in @btf
@@ -24,5 +25,11 @@ int func_types__arg_cnt(const struct btf *btf, int func_id);
  * to a struct or union. False with *@why (if given) saying which rule failed.
  */
 bool func_types__fentry_compatible(const struct btf *btf, int func_id, const char **why);
+
+/* The type behind @id's modifiers and typedefs (*@res_id: its id, if given); NULL if none. */
+const struct btf_type *func_types__skip_mods(const struct btf *btf, __u32 id, __u32 *res_id);
+
+/* A one-byte integer that is a character (compilers don't set BTF_INT_CHAR: by name). */
+bool func_types__is_char(const struct btf *btf, const struct btf_type *t);
 
 #endif
