@@ -31,40 +31,30 @@ const volatile bool args_raw_ptrs = false;	/* args.capture-raw-ptrs */
 #if defined(__TARGET_ARCH_x86)
 #define ARG_REG_CNT	6
 #define KERNEL_ADDR_MIN	0xff00000000000000ULL	/* with 5-level paging too */
-
-static __always_inline void save_arg_regs(struct pt_regs *regs, __u64 *r)
-{
-	r[0] = PT_REGS_PARM1(regs);
-	r[1] = PT_REGS_PARM2(regs);
-	r[2] = PT_REGS_PARM3(regs);
-	r[3] = PT_REGS_PARM4(regs);
-	r[4] = PT_REGS_PARM5(regs);
-	r[5] = PT_REGS_PARM6(regs);
-}
 #elif defined(__TARGET_ARCH_arm64)
 #define ARG_REG_CNT	8
 #define KERNEL_ADDR_MIN	0xffff000000000000ULL
-
-static __always_inline void save_arg_regs(struct pt_regs *regs, __u64 *r)
-{
-	r[0] = PT_REGS_PARM1(regs);
-	r[1] = PT_REGS_PARM2(regs);
-	r[2] = PT_REGS_PARM3(regs);
-	r[3] = PT_REGS_PARM4(regs);
-	r[4] = PT_REGS_PARM5(regs);
-	r[5] = PT_REGS_PARM6(regs);
-	r[6] = PT_REGS_PARM7(regs);
-	r[7] = PT_REGS_PARM8(regs);
-}
 #else
 /* no plan is made for other architectures (user space says so): nothing is read */
 #define ARG_REG_CNT	0
 #define KERNEL_ADDR_MIN	(~0ULL)
+#endif
 
 static __always_inline void save_arg_regs(struct pt_regs *regs, __u64 *r)
 {
-}
+#if ARG_REG_CNT >= 6
+	r[0] = PT_REGS_PARM1(regs);
+	r[1] = PT_REGS_PARM2(regs);
+	r[2] = PT_REGS_PARM3(regs);
+	r[3] = PT_REGS_PARM4(regs);
+	r[4] = PT_REGS_PARM5(regs);
+	r[5] = PT_REGS_PARM6(regs);
 #endif
+#if ARG_REG_CNT >= 8
+	r[6] = PT_REGS_PARM7(regs);
+	r[7] = PT_REGS_PARM8(regs);
+#endif
+}
 
 /* Data room: a whole args.max-total-args-size, plus the largest argument that may start at its end. */
 #define FNARGS_DATA_SZ	(MAX_FNARGS_TOTAL + 8 + MAX_FNARG_SIZE + 8)
