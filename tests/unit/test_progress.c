@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The terminal status line (progress.c): silent at first, throttled, erased before output. */
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "unit.h"
@@ -108,20 +110,31 @@ static void test_opts_and_null(void **state)
 static void test_wanted(void **state)
 {
 	FILE *f = tmpfile();
-	int fd = fileno(f);
+	int fd = fileno(f), pty, tty;
 
 	/* not a terminal, --json, or -v: never */
 	assert_false(progress__wanted(fd, false, 0));
 	assert_false(progress__wanted(fd, true, 0));
 	assert_false(progress__wanted(fd, false, 1));
-	if (isatty(STDERR_FILENO)) {
-		setenv("TERM", "dumb", 1);
-		assert_false(progress__wanted(STDERR_FILENO, false, 0));
-		setenv("TERM", "xterm", 1);
-		assert_true(progress__wanted(STDERR_FILENO, false, 0));
-		assert_false(progress__wanted(STDERR_FILENO, true, 0));
-	}
 	fclose(f);
+
+	/* a real terminal (a pseudo-terminal's far end): then TERM decides */
+	pty = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(pty >= 0);
+	assert_int_equal(grantpt(pty), 0);
+	assert_int_equal(unlockpt(pty), 0);
+	tty = open(ptsname(pty), O_RDWR | O_NOCTTY);
+	assert_true(tty >= 0 && isatty(tty));
+	unsetenv("TERM");
+	assert_false(progress__wanted(tty, false, 0));
+	setenv("TERM", "dumb", 1);
+	assert_false(progress__wanted(tty, false, 0));
+	setenv("TERM", "xterm", 1);
+	assert_true(progress__wanted(tty, false, 0));
+	assert_false(progress__wanted(tty, true, 0));
+	assert_false(progress__wanted(tty, false, 2));
+	close(tty);
+	close(pty);
 }
 
 int main(void)
