@@ -26,7 +26,7 @@ static __always_inline int handle_probe(void *ctx)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
-	sess = bpf_map_lookup_elem(&sessions, &key);
+	sess = find_session(key);
 	if (!sess)
 		goto out;
 	now = bpf_ktime_get_ns();

@@ -128,6 +128,15 @@ struct rec_session_end {
 	struct call_stack stack;
 };
 
+/*
+ * Per CPU: the session sequence, and sessions started minus ended on this CPU (summed
+ * over CPUs: the sessions still running).
+ */
+struct sess_counts {
+	__u64 seq;
+	__s64 live;
+};
+
 /* Global drop counters, read by user space while running (one slot per CPU, summed). */
 struct drop_stats {
 	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */

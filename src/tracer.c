@@ -146,8 +146,21 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
 				 at_least_one(opts->allow_comm_cnt + opts->deny_comm_cnt));
-	if (opts->sessions_size)
-		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size);
+	/* a sessions map size asked for means that map (it caps concurrent sessions) */
+	skel->rodata->use_task_storage = feat->has_task_storage && !opts->sessions_size;
+	if (skel->rodata->use_task_storage) {
+		/* the code that uses the hash map never runs: keep it minimal */
+		bpf_map__set_max_entries(skel->maps.sessions, 1);
+	} else {
+		/* libbpf poisons the (never run) instructions that refer to it */
+		bpf_map__set_autocreate(skel->maps.task_sessions, false);
+		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size ?: 4096);
+	}
+	if (skel->rodata->use_task_storage)
+		pr(t, LOG_DEBUG, "Session state: task-local storage.\n");
+	else
+		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
+		   bpf_map__max_entries(skel->maps.sessions));
 	if (opts->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, opts->ringbuf_size);
 	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
@@ -300,20 +313,24 @@ int tracer__start(struct tracer *t)
 	return 0;
 }
 
-/* Sessions BPF still holds: threads inside an entry function when recording stopped. */
+/*
+ * Sessions BPF still holds: threads inside an entry function when recording stopped.
+ * Counted per CPU by BPF (a session may start on one CPU and end on another).
+ */
 static __u64 running_sessions(struct tracer *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.sessions);
-	__s64 key, next;
-	__u64 n = 0;
-	void *prev = NULL;
+	int ncpu = libbpf_num_possible_cpus(), i;
+	struct sess_counts *c;
+	__u32 zero = 0;
+	__s64 n = 0;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		n++;
-	}
-	return n;
+	if (ncpu <= 0 || !(c = calloc(ncpu, sizeof(*c))))
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.sess_seq), &zero, c))
+		for (i = 0; i < ncpu; i++)
+			n += c[i].live;
+	free(c);
+	return n > 0 ? n : 0;
 }
 
 void tracer__drops(struct tracer *t, struct drop_report *d)

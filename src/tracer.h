@@ -38,7 +38,7 @@ struct tracer_opts {
 	__u64 lbr_flags;		/* PERF_SAMPLE_BRANCH_*, 0 = any_return */
 	__u64 duration_ns;		/* only sessions at least this long */
 	__u32 ringbuf_size;		/* 0: the BPF object's default */
-	__u32 sessions_size;
+	__u32 sessions_size;		/* 0: task storage where the kernel has it, else 4096 */
 	/* -A: each function's capture plan (borrowed); NULL: no arguments */
 	const struct arg_plans *args;
 	__u32 args_max_total;		/* args.max-total-args-size */
