@@ -59,6 +59,33 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Peak RSS in kB (VmHWM), -1 if unknown. */
+static long peak_rss_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+void trace_cmd__phase_done(log_print_fn print, const char *phase)
+{
+	static long start;
+
+	/* the first phase ends soon after exec: times count from there, near enough */
+	if (!start)
+		start = now_ms();
+	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB.\n", phase,
+		now_ms() - start, peak_rss_kb());
+}
+
 /* REALTIME - MONOTONIC, from the tightest of a few bracketed readings. */
 static __s64 clock_offset_ns(void)
 {
@@ -320,7 +347,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
 		   log_print_fn print, struct progress *progress)
 {
-	struct symbolize_opts sopts = { .sz = sizeof(sopts), .print = print };
+	struct symbolize_opts sopts = {
+		.sz = sizeof(sopts), .print = print, .early_ksyms = func_discovery__ksyms(d),
+	};
 	const struct func *funcs = func_discovery__funcs(d);
 	size_t cnt = func_discovery__func_cnt(d);
 	struct tracer_opts o = {
@@ -424,6 +453,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_open_error(env, feat, err);
 		goto out;
 	}
+	trace_cmd__phase_done(print, "BPF open");
 	progress__update(progress, "loading BPF programs", 0, 0);
 	err = tracer__load(t);
 	if (err) {
@@ -431,6 +461,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_load_error(err);
 		goto out;
 	}
+	trace_cmd__phase_done(print, "BPF load");
 	/*
 	 * kallsyms has our programs once they are loaded; fentry trampolines appear only when
 	 * attached. Read it meanwhile, so the first sample doesn't wait for it.
@@ -442,6 +473,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	progress__clear(progress);
 	if (err)
 		goto out;
+	trace_cmd__phase_done(print, "attach");
 	/* (no-op if started above) */
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
