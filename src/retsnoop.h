@@ -28,6 +28,8 @@ enum rec_type {
 	REC_SESSION_END,
 	REC_FNARGS,		/* -A: one call's arguments (struct rec_fnargs) */
 	REC_INJ_PROBE,		/* -J with -T: an injected probe's hit (struct rec_func_trace) */
+	REC_SESSION_PROBE,	/* -I: interim sample at a probe's hit (struct rec_session_interim) */
+	REC_SESSION_STITCH,	/* -I: interim sample of a chain about to be overwritten (same) */
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -126,6 +128,18 @@ struct rec_session_end {
 	__u8 is_err;		/* the outermost (entry) function returned an error */
 	__u16 flags;		/* enum session_end_flags */
 	struct call_stack stack;
+};
+
+/*
+ * -I: a sample of a session that is still running, sent when something would otherwise
+ * be lost or an injected probe fired. Frames [0, stack.depth) had not returned yet; the
+ * -T records up to end.last_seq_id belong to it. The session goes on, and its later
+ * samples repeat what they need.
+ */
+struct rec_session_interim {
+	struct rec_session_end end;	/* end.type: REC_SESSION_PROBE or REC_SESSION_STITCH */
+	__s32 probe_id;			/* REC_SESSION_PROBE: the probe that fired, else -1 */
+	__u32 __pad;
 };
 
 /* Global drop counters, read by user space while running (one slot per CPU, summed). */

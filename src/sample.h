@@ -102,6 +102,18 @@ struct sample_lbr {
 	__u64 flags;
 };
 
+/* When the sample was taken. */
+enum sample_kind {
+	SAMPLE_FINAL,			/* the session ended: its entry function returned */
+	/*
+	 * -I, the session still running (frames not returned yet are marked running):
+	 * an injected probe fired (@probe_id), or an error chain (with -S: any completed
+	 * chain) was about to be overwritten by a later call of its caller.
+	 */
+	SAMPLE_PROBE,
+	SAMPLE_STITCH,
+};
+
 struct sample_pool;
 
 struct sample {
@@ -110,7 +122,10 @@ struct sample {
 	char task_comm[17], proc_comm[17];	/* NUL-terminated, arbitrary bytes */
 	__u64 start_ns, end_ns;		/* CLOCK_MONOTONIC: session start, sample taken */
 	__s64 clock_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	bool is_err;			/* the entry function returned an error */
+	enum sample_kind kind;
+	int probe_id;			/* SAMPLE_PROBE: index into @probes, else -1 */
+	/* the entry function returned an error (interim: the chain shown is an error chain) */
+	bool is_err;
 
 	const struct func *funcs;	/* the table function ids refer to */
 	size_t func_cnt;
