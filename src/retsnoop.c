@@ -99,10 +99,9 @@ static int print_version(void)
 /* Options that are parsed and validated but whose behaviour isn't built yet. */
 static void warn_unimplemented(void)
 {
-	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
-
-	if (env.emit_interim_stacks)
-		fprintf(stderr, fmt, "-I (--interim-stacks)");
+	/* probes show as -T rows and -I samples; alone they would be attached for nothing */
+	if (env.inject_probe_cnt && !env.emit_func_trace && !env.emit_interim_stacks)
+		fprintf(stderr, "Note: injected probes (-J) show only with -T (call trace rows) or -I (interim samples).\n");
 	if (env.inject_probe_cnt && env.capture_args)
 		fprintf(stderr, "Note: the context of injected probes (-J with -A) is not captured yet.\n");
 }

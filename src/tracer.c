@@ -126,6 +126,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 
 	skel->rodata->emit_success_stacks = opts->success_stacks;
 	skel->rodata->emit_func_trace = opts->func_trace;
+	skel->rodata->emit_interim_stacks = opts->interim;
 	skel->rodata->capture_lbr = opts->lbr;
 	skel->rodata->use_cookies = mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;

@@ -34,6 +34,7 @@ struct tracer_opts {
 	/* what BPF records */
 	bool success_stacks;		/* successful sessions too */
 	bool func_trace;		/* every call (-T) */
+	bool interim;			/* interim samples (-I) */
 	bool lbr;
 	__u64 lbr_flags;		/* PERF_SAMPLE_BRANCH_*, 0 = any_return */
 	__u64 duration_ns;		/* only sessions at least this long */
