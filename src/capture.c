@@ -83,6 +83,13 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 
 		cap_write(c, CAP_FUNC, &h, sizeof(h), f->name, strlen(f->name) + 1);
 	}
+	/* a probe as given: replay parses it again, display name and all */
+	for (i = 0; i < opts->probe_cnt; i++) {
+		__u32 h[2] = { i, 0 };
+		const char *spec = opts->probes[i].spec;
+
+		cap_write(c, CAP_PROBE, h, sizeof(h), spec, strlen(spec) + 1);
+	}
 	return c;
 }
 

@@ -24,6 +24,7 @@ enum cap_kind {
 	CAP_VIEWS,		/* __u32 enum cap_view bits, __s32 lbr_max_count */
 	CAP_ARGS_VIEW,		/* -A: __u32 enum args_fmt_mode, __s32 max width */
 	CAP_ARGS_PLAN,		/* __u32 func id, __u32 0, arg_plan__serialize() bytes */
+	CAP_PROBE,		/* -J: __u32 probe id, __u32 0, the spec as given */
 };
 
 enum cap_view {

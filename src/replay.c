@@ -79,6 +79,8 @@ struct replay {
 	struct rplan *plans;
 	size_t plan_cnt;
 	struct arg_plans *args;
+	struct probe_spec *probes;	/* by id; ids the capture lacks are left empty */
+	size_t probe_cnt;
 };
 
 /* Make room for element @cnt of a doubling array that starts at 16 slots. */
@@ -201,6 +203,39 @@ bad:
 	return -EINVAL;
 }
 
+static int parse_probe(struct replay *r, const char *p, size_t len)
+{
+	const char *end = p + len, *spec;
+	struct probe_spec ps;
+	__u32 id;
+	int err;
+
+	if (len < 8)
+		return -EINVAL;
+	memcpy(&id, p, sizeof(id));
+	p += 8;
+	spec = take_str(&p, end);
+	if (!spec || id > 100000)
+		return -EINVAL;
+	err = probe_spec__parse(spec, &ps);
+	if (err)
+		return err;
+	if (id >= r->probe_cnt) {
+		void *tmp = realloc(r->probes, (id + 1) * sizeof(*r->probes));
+
+		if (!tmp) {
+			probe_spec__free(&ps);
+			return -ENOMEM;
+		}
+		r->probes = tmp;
+		memset(r->probes + r->probe_cnt, 0, (id + 1 - r->probe_cnt) * sizeof(*r->probes));
+		r->probe_cnt = id + 1;
+	}
+	probe_spec__free(&r->probes[id]);
+	r->probes[id] = ps;
+	return 0;
+}
+
 /* A version 1 SESSION_END record in today's layout; NULL if it is not one. */
 static void *convert_v1_end(const void *p, size_t len)
 {
@@ -313,6 +348,9 @@ static int parse(struct replay *r)
 			r->plans[r->plan_cnt].data = p + 8;
 			r->plans[r->plan_cnt++].len = hdr[1] - 8;
 			break;
+		case CAP_PROBE:
+			err = parse_probe(r, p, hdr[1]);
+			break;
 		default:
 			break;	/* newer kinds are skipped */
 		}
@@ -418,6 +456,9 @@ void replay__free(struct replay *r)
 			free((void *)r->recs[i].data);
 	free(r->recs);
 	arg_plans__free(r->args);
+	for (i = 0; i < r->probe_cnt; i++)
+		probe_spec__free(&r->probes[i]);
+	free(r->probes);
 	free(r->plans);
 	free(r->funcs);
 	free(r->buf);
@@ -472,6 +513,8 @@ void replay__build_opts(struct replay *r, struct sample_build_opts *o)
 		.unfiltered = r->views & VIEW_UNFILTERED,
 		.full_lbr = r->views & VIEW_FULL_LBR,
 		.args = r->args,
+		.probes = r->probes,
+		.probe_cnt = r->probe_cnt,
 	};
 }
 

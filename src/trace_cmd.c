@@ -407,6 +407,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				.args_max_width = env->cfg.args_fmt_max_arg_width,
 			},
 			.args = args,
+			.probes = env->inject_probes,
+			.probe_cnt = env->inject_probe_cnt,
 		};
 
 		cap = capture__create(cap_path, &copts);
