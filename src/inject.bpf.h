@@ -38,6 +38,9 @@ static __always_inline int handle_probe(void *ctx)
 	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_INJ_PROBE, probe_id, now, seq,
 				    sess->stack.depth + 1, 0, 0);
+	/* the context goes with the hit's -T row */
+	if (emit_func_trace && capture_args)
+		emit_probe_ctx(ctx, sess, probe_id, seq);
 	if (emit_interim_stacks)
 		emit_probe_sample(ctx, sess, now, seq, probe_id);
 out:

@@ -736,4 +736,5 @@ int fexit_tmpl_void(__u64 *ctx)
 	return fexit_common(ctx, 0);
 }
 
+#include "probe_ctx.bpf.h"
 #include "inject.bpf.h"

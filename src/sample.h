@@ -94,7 +94,8 @@ struct trace_row {
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
 	__u32 missing;			/* TRACE_GAP: records lost */
-	const struct sample_args *args;	/* TRACE_ENTRY, TRACE_LEAF with -A, else NULL */
+	/* TRACE_ENTRY, TRACE_LEAF with -A (TRACE_PROBE: the probe's context), else NULL */
+	const struct sample_args *args;
 };
 
 struct sample_lbr {
@@ -178,6 +179,8 @@ struct sample_build_opts {
 	const struct arg_plans *args;	/* -A: how each function's arguments were captured */
 	const struct probe_spec *probes;	/* -J: the injected probes, by id */
 	size_t probe_cnt;
+	/* -J -T -A: how each probe's context was captured, by probe id; NULL: not shown */
+	const struct arg_plans *probe_args;
 };
 
 /* Decode one session's records. Returns 0 with *out set (sample__free() it), or -errno. */

@@ -277,6 +277,8 @@ static const struct rec_kind {
 	[REC_INJ_PROBE] = { sizeof(struct rec_func_trace), add_trace },
 	[REC_SESSION_PROBE] = { sizeof(struct rec_session_interim), add_interim },
 	[REC_SESSION_STITCH] = { sizeof(struct rec_session_interim), add_interim },
+	/* probe contexts go with the arguments: both are found by their seq id */
+	[REC_CTXARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)

@@ -24,7 +24,8 @@ struct sess_recs {
 	const struct rec_func_trace *trace;
 	size_t trace_cnt;
 	size_t trace_lost;			/* -T records not kept (memory budget) */
-	const struct rec_fnargs *const *args;	/* -A records up to end->last_seq_id */
+	/* -A records (REC_FNARGS and -J hits' REC_CTXARGS) up to end->last_seq_id */
+	const struct rec_fnargs *const *args;
 	size_t args_cnt;
 	size_t args_lost;			/* -A records not kept (memory budget) */
 };

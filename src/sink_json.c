@@ -360,6 +360,7 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	if (r->kind == TRACE_PROBE) {
 		put_probe(o, s, r->probe_id);
 		put(o, "time_ns", jint(r->ts + s->clock_off_ns));
+		put_args(o, r->args);	/* -A: the probe's context */
 		return o;
 	}
 	put_func(o, s, r->func_id);
