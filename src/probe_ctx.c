@@ -138,10 +138,14 @@ static int read_format(const char *cat, const char *name, struct tp_field *f, in
 
 		if (!decl || !(semi = strchr(decl, ';')) || !(off = strstr(semi, "offset:")))
 			continue;
-		/* the name ends the declaration, before any array brackets */
+		/*
+		 * The name ends the declaration, before the brackets of an array
+		 * ("char comm[16]"); "__data_loc char[] name" has them before it.
+		 */
 		end = semi;
-		if ((p = memchr(decl, '[', semi - decl)))
-			end = p;
+		if (end[-1] == ']')
+			while (end > decl && *end != '[')
+				end--;
 		for (p = end; p > decl && (p[-1] == '_' || (p[-1] >= '0' && p[-1] <= '9') ||
 					   (p[-1] >= 'a' && p[-1] <= 'z') ||
 					   (p[-1] >= 'A' && p[-1] <= 'Z')); p--)

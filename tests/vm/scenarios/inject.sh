@@ -69,6 +69,10 @@ hunt exec$m 'errtrig' $m $EXEC $PROBES"
 done
 guest="$guest
 hunt_json json 'errtrig' $EXEC $PROBES
+printf '\\001\\002\\003\\004junkjunk' >/tmp/junk
+chmod +x /tmp/junk
+hunt ctx '/tmp/junk; errtrig' -A -C args.fmt-max-arg-width=0 $EXEC $PROBES -J 'tp:mmap_lock:mmap_lock_start_locking'
+hunt_json ctxjson 'errtrig' -A $EXEC $PROBES
 $refuse_fn
 refuse badspec -e '*sys_execve' -T -J 'tp:sched'
 refuse badkind -e '*sys_execve' -T -J 'uprobe:bprm_execve'
@@ -131,6 +135,30 @@ expect "$s" '"kind":"probe","depth":3,"seq":[0-9]+,"probe":"kprobe:bprm_execve\+
 [ -n "$rawtp" ] &&
 	expect "$s" '"probe":"rawtp:sched_process_exec","probe_id":3,"probe_kind":"rawtp"' "--json: the raw tracepoint's row"
 expect "$s" '"probe":"kretprobe:bprm_execve","probe_id":2,"probe_kind":"kretprobe"' "--json: the kretprobe's row"
+
+# -A: each probe's context on its row. The exec's tracepoint names the file and the
+# thread (the sample's own); the kretprobe's registers hold bprm_execve's result (the junk
+# file: -ENOEXEC, an int: the low 32 bits); the kprobe's hold an instruction pointer; the raw tracepoint's typed
+# arguments; mmap_lock_start_locking (an event of class mmap_lock: its record struct is
+# found by its fields) has its fields.
+s=$(section "$out" ctx)
+expect "$s" '^rc=0$' "-A: exit status 0"
+tp=$(printf '%s\n' "$s" | awk '/TID\/PID/ { split($5, a, "/"); tid = a[1] }
+	/◎ tp:sched:sched_process_exec .*filename=.\/usr\/bin\/errtrig/ { print tid " " $0; exit }')
+tid=${tp%% *}
+expect "$tp" "◎ tp:sched:sched_process_exec +filename='/usr/bin/errtrig' pid=$tid old_pid=$tid\$" \
+	"-A: the tracepoint's fields, its __data_loc string and the sample's thread"
+expect "$s" '◎ kretprobe:bprm_execve +regs=\{.*\.ax=0x(ffffffff)?fffffff8,' \
+	"-A: the kretprobe's registers hold bprm_execve's -ENOEXEC"
+expect "$s" '◎ kprobe:bprm_execve\+0x5 +regs=\{.*\.ip=0xffff' "-A: the kprobe's registers"
+[ -n "$rawtp" ] && expect "$s" "◎ rawtp:sched_process_exec +p=&\\{.* old_pid=$tid bprm=&\\{" \
+	"-A: the raw tracepoint's typed arguments"
+expect "$s" '◎ tp:mmap_lock:mmap_lock_start_locking +mm=&\{.* write=[01]$' \
+	"-A: the fields of an event that shares its class's record"
+printf '%s\n' "$s" | grep '◎' | sort -u -k1,2 | cut -c1-150 | head -8 | sed 's/^/    ctx| /'
+s=$(section "$out" ctxjson)
+expect "$s" '"probe":"tp:sched:sched_process_exec",[^]]*"args":\[\{"name":"filename","kind":"string","text":"'"'"'/usr/bin/errtrig'"'"'"' \
+	"--json -A: the probe row's context"
 
 one_line badspec "^Invalid probe 'tp:sched': expected kprobe:NAME\[\+OFF\], kretprobe:NAME, rawtp:NAME or tp:CATEGORY:NAME\.$" "bad spec"
 expect "$(section "$out" badspec)" '^rc=64$' "bad spec: usage error status 64"
