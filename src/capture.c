@@ -38,6 +38,25 @@ static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
 		c->err = -errno ?: -EIO;
 }
 
+/* A probe's context plan (-J -A): all of them up front, they are few. */
+static void cap_probe_plan(struct capture *c, __u32 id, const struct func_arg_plan *p)
+{
+	__u32 hdr[2] = { id, 0 };
+	size_t len;
+	void *buf;
+	int err;
+
+	if (!p || !p->btf)
+		return;		/* not described: replayed as an empty plan too */
+	err = arg_plan__serialize(p, &buf, &len);
+	if (err) {
+		c->err = c->err ?: err;
+		return;
+	}
+	cap_write(c, CAP_PROBE_PLAN, hdr, sizeof(hdr), buf, len);
+	free(buf);
+}
+
 struct capture *capture__create(const char *path, const struct capture_opts *opts)
 {
 	const struct capture_views *v;
@@ -53,7 +72,8 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 	views[0] = (v->stack_view ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
 		   (v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
 		   (v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
-		   (v->dec_offs ? VIEW_DEC_OFFS : 0);
+		   (v->dec_offs ? VIEW_DEC_OFFS : 0) |
+		   (v->args && opts->probe_args ? VIEW_PROBE_CTX : 0);
 	views[1] = (__u32)v->lbr_max_count;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -90,6 +110,8 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 
 		cap_write(c, CAP_PROBE, h, sizeof(h), spec, strlen(spec) + 1);
 	}
+	for (i = 0; v->args && opts->probe_args && i < opts->probe_cnt; i++)
+		cap_probe_plan(c, i, arg_plans__get(opts->probe_args, i));
 	return c;
 }
 

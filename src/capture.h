@@ -38,6 +38,8 @@ struct capture_opts {
 	/* -J: the injected probes, by id (their names in -T rows and probe samples) */
 	const struct probe_spec *probes;
 	size_t probe_cnt;
+	/* -J -T -A: the probes' context plans, by id */
+	const struct arg_plans *probe_args;
 };
 
 struct capture;

@@ -25,6 +25,7 @@ enum cap_kind {
 	CAP_ARGS_VIEW,		/* -A: __u32 enum args_fmt_mode, __s32 max width */
 	CAP_ARGS_PLAN,		/* __u32 func id, __u32 0, arg_plan__serialize() bytes */
 	CAP_PROBE,		/* -J: __u32 probe id, __u32 0, the spec as given */
+	CAP_PROBE_PLAN,		/* -J -A: __u32 probe id, __u32 0, arg_plan__serialize() bytes */
 };
 
 enum cap_view {
@@ -35,6 +36,7 @@ enum cap_view {
 	VIEW_UNFILTERED = 0x10,
 	VIEW_EMIT_ADDRS = 0x20,
 	VIEW_DEC_OFFS = 0x40,
+	VIEW_PROBE_CTX = 0x80,	/* -J -T -A: probe rows show their context */
 };
 
 static inline int cap_addr_cmp(const void *a, const void *b)

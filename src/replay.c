@@ -81,6 +81,9 @@ struct replay {
 	struct arg_plans *args;
 	struct probe_spec *probes;	/* by id; ids the capture lacks are left empty */
 	size_t probe_cnt;
+	struct rplan *probe_plans;	/* -J -A, func_id being the probe id */
+	size_t probe_plan_cnt;
+	struct arg_plans *probe_args;
 };
 
 /* Make room for element @cnt of a doubling array that starts at 16 slots. */
@@ -284,6 +287,19 @@ static int add_rec(struct replay *r, const char *p, size_t len)
 	return 0;
 }
 
+/* A serialized plan entry: __u32 id, __u32 0, the plan's bytes (kept in the file buffer). */
+static int add_plan(struct rplan **plans, size_t *cnt, const char *p, size_t len)
+{
+	if (len < 8)
+		return -EINVAL;
+	if (grow((void **)plans, *cnt, sizeof(**plans)))
+		return -ENOMEM;
+	memcpy(&(*plans)[*cnt].func_id, p, 4);
+	(*plans)[*cnt].data = p + 8;
+	(*plans)[(*cnt)++].len = len - 8;
+	return 0;
+}
+
 static int parse(struct replay *r)
 {
 	size_t off = 8;
@@ -340,16 +356,13 @@ static int parse(struct replay *r)
 			memcpy(&r->args_max_width, p + 4, 4);
 			break;
 		case CAP_ARGS_PLAN:
-			if (hdr[1] < 8)
-				return -EINVAL;
-			if (grow((void **)&r->plans, r->plan_cnt, sizeof(*r->plans)))
-				return -ENOMEM;
-			memcpy(&r->plans[r->plan_cnt].func_id, p, 4);
-			r->plans[r->plan_cnt].data = p + 8;
-			r->plans[r->plan_cnt++].len = hdr[1] - 8;
+			err = add_plan(&r->plans, &r->plan_cnt, p, hdr[1]);
 			break;
 		case CAP_PROBE:
 			err = parse_probe(r, p, hdr[1]);
+			break;
+		case CAP_PROBE_PLAN:
+			err = add_plan(&r->probe_plans, &r->probe_plan_cnt, p, hdr[1]);
 			break;
 		default:
 			break;	/* newer kinds are skipped */
@@ -359,11 +372,33 @@ static int parse(struct replay *r)
 	return err;
 }
 
-/* The capture plans, for the functions whose arguments were recorded. */
-static int load_plans(struct replay *r)
+/* Plans @plans into @ps, each by its id. */
+static int set_plans(struct arg_plans *ps, const struct rplan *plans, size_t cnt)
 {
 	struct func_arg_plan p;
 	struct btf *btf;
+	size_t i;
+	int err;
+
+	for (i = 0; i < cnt; i++) {
+		err = arg_plan__deserialize(plans[i].data, plans[i].len, &p, &btf);
+		if (!err)
+			err = arg_plans__set(ps, plans[i].func_id, &p, btf);
+		else
+			btf__free(btf);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The capture plans, for the functions whose arguments were recorded, and with -J the
+ * probes' context plans: a probe without one had nothing described, an empty plan.
+ */
+static int load_plans(struct replay *r)
+{
+	struct func_arg_plan empty = { .fmt_idx = -1 };
 	size_t i;
 	int err;
 
@@ -372,16 +407,16 @@ static int load_plans(struct replay *r)
 	r->args = arg_plans__new_empty(r->func_cnt);
 	if (!r->args)
 		return -ENOMEM;
-	for (i = 0; i < r->plan_cnt; i++) {
-		err = arg_plan__deserialize(r->plans[i].data, r->plans[i].len, &p, &btf);
-		if (!err)
-			err = arg_plans__set(r->args, r->plans[i].func_id, &p, btf);
-		else
-			btf__free(btf);
-		if (err)
+	err = set_plans(r->args, r->plans, r->plan_cnt);
+	if (err || !r->probe_cnt || !(r->views & VIEW_PROBE_CTX))
+		return err;
+	r->probe_args = arg_plans__new_empty(r->probe_cnt);
+	if (!r->probe_args)
+		return -ENOMEM;
+	for (i = 0; i < r->probe_cnt; i++)
+		if ((err = arg_plans__set(r->probe_args, i, &empty, NULL)))
 			return err;
-	}
-	return 0;
+	return set_plans(r->probe_args, r->probe_plans, r->probe_plan_cnt);
 }
 
 static int rksym_cmp(const void *a, const void *b)
@@ -456,6 +491,8 @@ void replay__free(struct replay *r)
 			free((void *)r->recs[i].data);
 	free(r->recs);
 	arg_plans__free(r->args);
+	arg_plans__free(r->probe_args);
+	free(r->probe_plans);
 	for (i = 0; i < r->probe_cnt; i++)
 		probe_spec__free(&r->probes[i]);
 	free(r->probes);
@@ -515,6 +552,7 @@ void replay__build_opts(struct replay *r, struct sample_build_opts *o)
 		.args = r->args,
 		.probes = r->probes,
 		.probe_cnt = r->probe_cnt,
+		.probe_args = r->probe_args,
 	};
 }
 

@@ -467,6 +467,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 			.args = args,
 			.probes = env->inject_probes,
 			.probe_cnt = env->inject_probe_cnt,
+			.probe_args = probe_args,
 		};
 
 		cap = capture__create(cap_path, &copts);

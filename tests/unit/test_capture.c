@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "arg_plan.h"
 #include "capture.h"
+#include "probe_ctx.h"
 #include "render.h"
 #include "retsnoop.h"
 
@@ -386,6 +387,21 @@ static void add_rec(struct capture *c, struct session_store *st, const void *rec
 	assert_int_equal(session_store__add(st, rec, size), 0);
 }
 
+/* -J -T -A: a kprobe's registers at its hit (seq 1), as BPF sends them. */
+static void feed_probe_ctx(struct capture *c, struct session_store *st)
+{
+	struct {
+		struct rec_fnargs r;
+		__u64 regs[2];
+	} rec = {
+		.r = { .type = REC_CTXARGS, .func_id = 1, .sess_id = 9, .seq_id = 1,
+		       .data_len = 16, .arg_cnt = 1, .lens = { 16 } },
+		.regs = { 0xffff888000001000ULL, 7 },
+	};
+
+	add_rec(c, st, &rec, sizeof(rec));
+}
+
 /* -J -T -I: a probe's hit row and its interim sample, then the final sample. */
 static void feed_probe_session(struct capture *c, struct session_store *st)
 {
@@ -406,6 +422,7 @@ static void feed_probe_session(struct capture *c, struct session_store *st)
 	t.depth = 2;
 	t.ts += 1000;
 	add_rec(c, st, &t, sizeof(t));
+	feed_probe_ctx(c, st);
 	in->end.type = REC_SESSION_PROBE;
 	in->end.sess_id = 9;
 	in->end.last_seq_id = 1;
@@ -433,19 +450,38 @@ static void feed_probe_session(struct capture *c, struct session_store *st)
 	free(end);
 }
 
-/* The probe table travels in the capture: probe rows and samples replay by name. */
+/* A kernel BTF with just struct pt_regs { unsigned long di, si; }. */
+static struct btf *regs_btf(void)
+{
+	struct btf *b = btf__new_empty();
+	int u64 = btf__add_int(b, "long unsigned int", 8, 0);
+
+	btf__add_struct(b, "pt_regs", 16);
+	btf__add_field(b, "di", u64, 0, 0);
+	btf__add_field(b, "si", u64, 64, 0);
+	return b;
+}
+
+/*
+ * The probe table travels in the capture: probe rows and samples replay by name; with -A
+ * the probes' context plans too (the context of the kprobe's hit replays as it showed).
+ */
 static void test_probes_replay_matches_live(void **state)
 {
 	char path[] = "/tmp/retsnoop-cap-XXXXXX";
 	struct sym_resolver syms = { .sym = live_ksym, .src = live_src };
 	struct probe_spec probes[2];
 	struct render_state rs = {
-		.o = { .sz = sizeof(rs.o), .stack_view = true, .func_trace = true },
+		.o = { .sz = sizeof(rs.o), .stack_view = true, .func_trace = true, .args = true },
 	};
 	struct capture_opts co = {
 		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2,
-		.views = { .stack_view = true, .func_trace = true }, .probes = probes, .probe_cnt = 2,
+		.views = { .stack_view = true, .func_trace = true, .args = true },
+		.probes = probes, .probe_cnt = 2,
 	};
+	const struct arg_limits lim = { .max_sized = 64, .max_str = 64 };
+	struct arg_plans *fargs = arg_plans__new_empty(2), *pargs;
+	struct btf *btf;
 	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
 	struct session_store *st = session_store__new(&so);
 	struct sample_build_opts b;
@@ -460,8 +496,14 @@ static void test_probes_replay_matches_live(void **state)
 	setenv("TZ", "UTC", 1);
 	assert_int_equal(probe_spec__parse("tp:sched:sched_process_exec", &probes[0]), 0);
 	assert_int_equal(probe_spec__parse("kprobe:outer_fn+5", &probes[1]), 0);
+	btf = regs_btf();
+	pargs = probe_ctx__plans(probes, 2, btf, &lim);
+	assert_non_null(pargs);
+	co.probe_args = pargs;
+	co.args = fargs;
 	rs.b = (struct sample_build_opts){ .sz = sizeof(rs.b), .funcs = funcs, .func_cnt = 2,
-					   .trace = true, .probes = probes, .probe_cnt = 2 };
+					   .trace = true, .probes = probes, .probe_cnt = 2,
+					   .args = fargs, .probe_args = pargs };
 	c = capture__create(path, &co);
 	assert_non_null(c);
 	rs.b.syms = capture__resolver(c, &syms);
@@ -472,6 +514,9 @@ static void test_probes_replay_matches_live(void **state)
 	session_store__free(st);
 	probe_spec__free(&probes[0]);
 	probe_spec__free(&probes[1]);
+	arg_plans__free(pargs);
+	arg_plans__free(fargs);
+	btf__free(btf);
 
 	replayed = run_replay(path);
 	r = replay__open(path);
@@ -483,7 +528,8 @@ static void test_probes_replay_matches_live(void **state)
 	replay__free(r);
 	unlink(path);
 	/* two samples: the interim one with the running frame, then the final one */
-	assert_non_null(strstr(live, "    ◎ kprobe:outer_fn+0x5\n\n"));
+	assert_non_null(strstr(live, "◎ kprobe:outer_fn+0x5                     "
+				     "regs={.di=0xffff888000001000,.si=7}\n\n"));
 	assert_non_null(strstr(live, "  ... [...]  outer_fn+0x10"));
 	assert_non_null(strstr(live, "← outer_fn                  [-EINVAL]   7.000us"));
 	assert_string_equal(replayed, live);
