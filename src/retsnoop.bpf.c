@@ -441,7 +441,8 @@ static __always_inline void keep_chain(struct session *sess, __u32 d)
 	f = &sess->frags[slot & (MAX_FRAGS - 1)];
 	f->start = d;
 	f->handled = false;
-	f->last_seq_id = sess->next_seq_id - 1;
+	/* the chain's last record: the call overwriting it already took next_seq_id - 1 */
+	f->last_seq_id = sess->next_seq_id - 2;
 	f->cs.max_depth = sess->stack.max_depth;
 	f->cs.stitched = sess->stack.stitched;
 	f->cs.kstack_sz = sess->stack.kstack_sz;
@@ -468,6 +469,8 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 		copy_words(sess->lbrs, f->lbrs, sizeof(sess->lbrs));
 	}
 }
+
+#include "interim.bpf.h"
 
 /* @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A). */
 static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
@@ -501,6 +504,8 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 		return 0;
 	}
 	seq = sess->next_seq_id++;
+	if (emit_interim_stacks && d < sess->stack.max_depth)
+		emit_stitch_sample(sess, d, now, seq);
 	if (sess->tail_err && d < sess->stack.max_depth)
 		keep_chain(sess, d);
 	d = frame_idx(d);
@@ -811,4 +816,5 @@ int fexit_tmpl_void(__u64 *ctx)
 	return fexit_common(ctx, 0);
 }
 
+#include "probe_ctx.bpf.h"
 #include "inject.bpf.h"

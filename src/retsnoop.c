@@ -99,15 +99,12 @@ static int print_version(void)
 	return 0;
 }
 
-/* Options that are parsed and validated but whose behaviour isn't built yet. */
-static void warn_unimplemented(void)
+/* Options that would have no effect as given. */
+static void warn_idle_options(void)
 {
-	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
-
-	if (env.emit_interim_stacks)
-		fprintf(stderr, fmt, "-I (--interim-stacks)");
-	if (env.inject_probe_cnt && env.capture_args)
-		fprintf(stderr, "Note: the context of injected probes (-J with -A) is not captured yet.\n");
+	/* probes show as -T rows and -I samples; alone they would be attached for nothing */
+	if (env.inject_probe_cnt && !env.emit_func_trace && !env.emit_interim_stacks)
+		fprintf(stderr, "Note: injected probes (-J) show only with -T (call trace rows) or -I (interim samples).\n");
 }
 
 /* Say which capabilities a run lacks (root has them all; a capable non-root user too). */
@@ -259,7 +256,7 @@ static int run(void)
 		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
 		return -EINVAL;
 	}
-	warn_unimplemented();
+	warn_idle_options();
 
 	/* what no feature detection survives, said plainly */
 	err = kernel_features__check_btf(NULL);

@@ -11,12 +11,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "arg_plan.h"
 #include "capture.h"
 #include "err_filter.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "lbr.h"
+#include "probe_ctx.h"
 #include "sink.h"
 #include "symbolize.h"
 #include "progress.h"
@@ -343,6 +346,54 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 	return 0;
 }
 
+/*
+ * -J -T -A: each probe's context plan, from the kernel's BTF (*btf, to free after the
+ * run). Probes BTF doesn't describe are said once and show no context.
+ */
+static int plan_probe_ctx(const struct env *env, FILE *vout, struct btf **btf,
+			  struct arg_plans **out)
+{
+	struct arg_limits lim = {
+		.max_sized = env->cfg.args_max_sized_arg_size,
+		.max_str = env->cfg.args_max_str_arg_size,
+	};
+	struct arg_plans *ps;
+	char buf[1024];
+	size_t i;
+
+	*out = NULL;
+	*btf = NULL;
+	if (!env->capture_args || !env->emit_func_trace || !env->inject_probe_cnt ||
+	    !arg_arch__host())
+		return 0;
+	*btf = btf__load_vmlinux_btf();
+	if (libbpf_get_error(*btf)) {
+		*btf = NULL;
+		fprintf(stderr, "Note: no kernel BTF, the context of injected probes is not captured.\n");
+		return 0;
+	}
+	ps = probe_ctx__plans(env->inject_probes, env->inject_probe_cnt, *btf, &lim);
+	if (!ps) {
+		fprintf(stderr, "Failed to plan the context of injected probes: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < env->inject_probe_cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(ps, i);
+
+		if (!p->btf)
+			fprintf(stderr, "Note: the kernel's BTF doesn't describe probe '%s': its context is not captured.\n",
+				env->inject_probes[i].spec);
+		else if (env->verbose >= 2) {
+			arg_plan__describe(p, arg_plans__arch(ps) ?: arg_arch__host(), buf,
+					   sizeof(buf));
+			fprintf(vout, "Probe '%s' context spec: %s\n", env->inject_probes[i].spec, buf);
+		}
+	}
+	*out = ps;
+	return 0;
+}
+
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
 		   log_print_fn print, struct progress *progress)
@@ -361,6 +412,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.print = print,
 		.success_stacks = env->success_stacks,
 		.func_trace = env->emit_func_trace,
+		.interim = env->emit_interim_stacks,
 		.lbr = env->use_lbr,
 		.lbr_flags = env->lbr_flags,
 		.duration_ns = env->longer_ms * 1000000ULL,
@@ -386,7 +438,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct sink *sink = NULL, *inner = NULL;
 	struct capture *cap = NULL;
 	struct symbolize *sym = NULL;
-	struct arg_plans *args = NULL;
+	struct arg_plans *args = NULL, *probe_args = NULL;
+	struct btf *probe_btf = NULL;
 	struct tracer *t = NULL;
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
@@ -408,6 +461,12 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (err)
 		goto out;
 	o.args = args;
+	if (args) {
+		err = plan_probe_ctx(env, vout, &probe_btf, &probe_args);
+		if (err)
+			goto out;
+		o.probe_args = probe_args;
+	}
 	o.args_max_total = env->cfg.args_max_total_args_size;
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
 	if (vd)
@@ -435,6 +494,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				.args_max_width = env->cfg.args_fmt_max_arg_width,
 			},
 			.args = args,
+			.probes = env->inject_probes,
+			.probe_cnt = env->inject_probe_cnt,
+			.probe_args = probe_args,
 		};
 
 		cap = capture__create(cap_path, &copts);
@@ -510,5 +572,7 @@ out:
 	sink__free(inner);
 	symbolize__free(sym);
 	arg_plans__free(args);
+	arg_plans__free(probe_args);
+	btf__free(probe_btf);
 	return err;
 }

@@ -126,6 +126,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 
 	skel->rodata->emit_success_stacks = opts->success_stacks;
 	skel->rodata->emit_func_trace = opts->func_trace;
+	skel->rodata->emit_interim_stacks = opts->interim;
 	skel->rodata->capture_lbr = opts->lbr;
 	skel->rodata->use_cookies = mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;
@@ -173,6 +174,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		if (err < 0)
 			goto err;
 		bpf_map__set_max_entries(skel->maps.fnargs_bufs, err);
+		bpf_map__set_max_entries(skel->maps.probe_ctx_specs, at_least_one(opts->probe_cnt));
 	}
 	return t;
 err:
@@ -198,6 +200,17 @@ static int fill_maps(struct tracer *t)
 	fd = bpf_map__fd(t->skel->maps.fnargs_specs);
 	for (i = 0; o->args && i < o->func_cnt; i++) {
 		const struct func_arg_plan *p = arg_plans__get(o->args, i);
+		struct func_args_spec spec = {};
+		__u32 id = i;
+
+		if (p)
+			arg_plan__wire(p, &spec);
+		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
+			return -errno;
+	}
+	fd = bpf_map__fd(t->skel->maps.probe_ctx_specs);
+	for (i = 0; o->probe_args && i < o->probe_cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(o->probe_args, i);
 		struct func_args_spec spec = {};
 		__u32 id = i;
 
@@ -299,6 +312,7 @@ int tracer__start(struct tracer *t)
 		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .trace = t->o.func_trace,
 		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
 		.args = t->o.args, .probes = t->o.probes, .probe_cnt = t->o.probe_cnt,
+		.probe_args = t->o.probe_args,
 	};
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);

@@ -5,7 +5,7 @@
 # every scenario on every kernel (error-hunts, drops, environment, trace-lbr ... on 6.1
 # and 5.10 too). KERNELS=... runs every scenario on the kernels given. VM_QUICK=1 lets a
 # scenario drop repeats that make test-kernels covers (inject: the non-default modes).
-QUICK_6.1 := boot-basics features simfail-errnos stack-trace args
+QUICK_6.1 := boot-basics features simfail-errnos stack-trace args inject interim
 QUICK_5.10 := boot-basics features simfail-errnos stack-trace attach-modes
 
 ifdef KERNELS
