@@ -10,10 +10,24 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "kprobe_ip.bpf.h"
+#include "retsnoop.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 const volatile __u32 detect_tid = 0;
+/* the kernel has task storage maps (user space asked it): try creating a slot */
+const volatile bool try_task_storage = false;
+
+struct storage_probe_val {
+	char data[SESSION_SLOT_PROBE_SIZE];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct storage_probe_val);
+} storage_probe SEC(".maps");
 
 bool entry_hit = false;
 bool exit_hit = false;
@@ -82,10 +96,13 @@ int calib_entry(struct pt_regs *ctx)
 	 * task-local storage and its helpers came to tracing programs together (5.11) with
 	 * bpf_get_current_task_btf(), which names the task to them
 	 */
-	has_task_storage = bpf_core_enum_value_exists(enum bpf_map_type,
-						      BPF_MAP_TYPE_TASK_STORAGE) &&
+	has_task_storage = try_task_storage &&
 			   bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_storage_get) &&
 			   bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf);
+	/* and it must hand a probe a slot as large as a session (7.2 gives none) */
+	if (has_task_storage)
+		has_task_storage = bpf_task_storage_get(&storage_probe, bpf_get_current_task_btf(),
+							NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 #ifdef __TARGET_ARCH_arm64
 	/*
 	 * arm64 attaches trampolines to kernel functions through ftrace direct calls (6.4+),

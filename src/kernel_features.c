@@ -20,6 +20,11 @@ int kernel_features__detect(struct kernel_features *f)
 	if (!skel)
 		return -errno;
 	skel->rodata->detect_tid = syscall(SYS_gettid);
+	/* 5.10 has no task storage maps: the object must not ask for one */
+	skel->rodata->try_task_storage =
+		libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	if (!skel->rodata->try_task_storage)
+		bpf_map__set_autocreate(skel->maps.storage_probe, false);
 
 	err = calib_feat__load(skel);
 	if (err)

@@ -101,6 +101,9 @@ struct session {
 	struct frag frags[MAX_FRAGS];
 };
 
+_Static_assert(sizeof(struct session) <= SESSION_SLOT_PROBE_SIZE,
+	       "feature detection must try a task storage slot at least as large as a session");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);			/* resized to the function count */

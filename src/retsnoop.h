@@ -144,6 +144,13 @@ struct rec_session_interim {
 };
 
 /*
+ * Feature detection creates a task-local storage slot this large, the way the tracer
+ * would create a session's: kernels whose BPF allocator can't (7.x allocates without
+ * locks, up to a few pages) get the sessions hash map instead. struct session fits.
+ */
+#define SESSION_SLOT_PROBE_SIZE	10240
+
+/*
  * Per CPU: the session sequence, and sessions started minus ended on this CPU (summed
  * over CPUs: the sessions still running).
  */
