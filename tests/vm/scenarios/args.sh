@@ -105,10 +105,16 @@ expect "$s" '^ {22,40}› attr = &\{$' "verbose: -T rows get their lines at the 
 s=$(section "$out" width)
 expect "$s" '^FUNCTION CALL TRACE +RESULT +DURATION  CONTEXT$' "compact -T: CONTEXT column"
 expect "$s" '^-+   -+  -+  -------$' "compact -T: its underline"
-expect "$s" "^ +↔ $MAPFN +\[-E2BIG\] +[0-9.]+us  attr=&\\{\\{[^ ]*…\$" "compact -T: the width cut with …"
+# 7.x's map_create takes the common attributes after attr (attr_common, uattr_common,
+# size_common): attr is not always the row's last value, so the cut value ends at a blank
+expect "$s" "^ +↔ $MAPFN +\[-E2BIG\] +[0-9.]+us  attr=&\\{\\{[^ ]*…( |\$)" "compact -T: the width cut with …"
 [ $SYS_BPF = 0 ] || expect "$s" "^    → __sys_bpf +$CMD" "compact -T: __sys_bpf's entry row"
-w=$(printf '%s\n' "$s" | grep -E "↔ $MAPFN " | head -1 | sed 's/.* attr=//' | tr -d '\n' | LC_ALL=C.UTF-8 wc -m)
+w=$(printf '%s\n' "$s" | grep -E "↔ $MAPFN " | head -1 | sed -E 's/.* attr=([^ ]*).*/\1/' | tr -d '\n' | LC_ALL=C.UTF-8 wc -m)
 [ "$w" = 40 ] || fail "args.fmt-max-arg-width=40: the value should take 40 columns, took $w"
+# and no value on the row is wider (7.x: uattr and uattr_common are cut too)
+printf '%s\n' "$s" | grep -E "↔ $MAPFN " | head -1 | sed -E 's/.*us  //' | tr ' ' '\n' | sed 's/^[^=]*=//' |
+	while IFS= read -r v; do printf '%s' "$v" | LC_ALL=C.UTF-8 wc -m; done | awk '$1 > 40 { bad = 1 } END { exit bad }' ||
+	fail "args.fmt-max-arg-width=40: a value on the $MAPFN row is wider than 40 columns"
 
 s=$(section "$out" raw)
 expect "$s" '\[-EINVAL\] +ksys_msgctl\.constprop\.0(\+0x[0-9a-f]+)? +arg0=[0-9a-fx]+ arg1=2 arg2=0 arg3=[0-9a-fx]+ arg4=[0-9a-fx]+ arg5=[0-9a-fx]+$' \
