@@ -7,6 +7,7 @@
 # REPS (repetitions per case), CALLS (getpid calls per timing loop).
 
 BIN_ours=retsnoop
+BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_peer=$PEER
 STATS=/proc/sys/kernel/bpf_stats_enabled
 
@@ -77,12 +78,12 @@ overhead_run() {
 	_c=$1 _t=$2 _r=$3 _m=$4 _fl=$5
 	_loop="syscall_loop getpid $CALLS; echo 1 >$STATS; syscall_loop getpid $((CALLS / 5)); echo 0 >$STATS; bpftool prog list >/tmp/progs.txt"
 	_flag=
-	[ "$_m" = F ] && _flag=-F
+	[ "$_m" != M ] && _flag=-$_m
 	rm -f /tmp/progs.txt
 	case $_t in
 	none) syscall_loop getpid "$CALLS" >/tmp/run.log ;;
 	floor) stamp -r '^floor: ready' -t "$_loop" -- floor -$_m "$_fl" >/tmp/run.log 2>&1 ;;
-	*) eval "_b=\$BIN_$_t"; stamp -r 'Receiving data' -t "$_loop" -- "$_b" $_flag -e '*sys_getpid' >/tmp/run.log 2>&1 ;;
+	*) eval "_b=\$BIN_$_t"; stamp -r 'Receiving data' -t "$_loop" -- $_b $_flag -e '*sys_getpid' >/tmp/run.log 2>&1 ;;
 	esac
 	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
 	_nss=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '2s/.* //p')
@@ -103,15 +104,15 @@ overhead_run() {
 }
 
 table_overhead() {
-	for _m in M F; do
+	for _m in M K F; do
 		_flag=
-		[ $_m = F ] && _flag=-F
+		[ $_m != M ] && _flag=-$_m
 		funcs_of /tmp/funcs.getpid.$_m $_flag -e '*sys_getpid'
 	done
 	_r=1
 	while [ $_r -le "$REPS" ]; do
-		for _m in M F; do
-			for _t in $(tools_for $_r none floor ours peer); do
+		for _m in M K F; do
+			for _t in $(tools_for $_r none floor ours oursA peer); do
 				overhead_run getpid-$_m "$_t" $_r $_m /tmp/funcs.getpid.$_m
 			done
 		done

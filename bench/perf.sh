@@ -3,8 +3,8 @@
 # PEER_RETSNOOP=/path/to/retsnoop is set, against that peer binary, in the Debian 6.12 test
 # guest (qemu TCG). Tables (default: all four, in this order):
 #
-#   overhead    added cost per traced call of a getpid() loop, default mode (kprobe.multi)
-#               and -F, with each program's run time from bpf_stats        (one boot)
+#   overhead    added cost per traced call of a getpid() loop, default mode (kprobe.multi),
+#               -K and -F, without and with -A, each program's run time from bpf_stats (one boot)
 #   startup     start -> 'Receiving data...' and start -> the first stack fully printed,
 #               7 functions; peak RSS (VmHWM) of the retsnoop process       (one boot)
 #   attach      BPF load + attach phase: 7 functions (default mode and -F) and -F over

@@ -59,7 +59,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'ours', 'peer']
+    order = ['none', 'floor', 'ours', 'oursA', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
@@ -108,15 +108,20 @@ def overhead(recs, progs):
             rows.append([tool, fmt(med(per)), fmt(added[tool]), spread(add, prec=0),
                          fmt(med(ent)), fmt(med(ext))])
         mode = case.split('-')[-1]
-        out.append(f'## {case}: mode {"-F (fentry/fexit)" if mode == "F" else "default (kprobe.multi)"}, '
+        modes = {'F': '-F (fentry/fexit)', 'K': '-K (single kprobes)'}
+        out.append(f'## {case}: mode {modes.get(mode, "default (kprobe.multi)")}, '
                    'ns per getpid() call')
         out.append(table(rows, ['tool', 'ns/call', 'added', 'added per run', 'entry prog ns/run',
                                 'exit prog ns/run']))
         out.append(f'ratio added ours/floor: {ratio(added.get("ours"), added.get("floor"))}'
                    + (f'   ours/peer: {ratio(added.get("ours"), added.get("peer"))}'
                       + f'   entry prog ours/peer: {ratio(entry.get("ours"), entry.get("peer"))}'
-                      if 'peer' in added else '   (no peer: PEER_RETSNOOP unset)'))
+                      if 'peer' in added else '   (no peer: PEER_RETSNOOP unset)')
+                   + (f'   -A: oursA/ours: {ratio(added.get("oursA"), added.get("ours"))}'
+                      f'   oursA/floor: {ratio(added.get("oursA"), added.get("floor"))}'
+                      if 'oursA' in added else ''))
         out.append('')
+    out.append('oursA = ours with -A (the traced __x64_sys_getpid() takes one argument, the struct pt_regs * of the syscall, whose pointee -A reads)')
     out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
                'bpf_stats during a separate loop of 1/5 the calls (stats on), summed over the programs of '
                'each kind')

@@ -114,8 +114,8 @@ static int cap(__u32 size, int limit)
 }
 
 /* A pointer argument: what it points to decides what is read. */
-static void plan_ptr(const struct btf *btf, const struct btf_type *ptr, struct arg_plan *a,
-		     const struct arg_limits *lim)
+void arg_plan__ptr(const struct btf *btf, const struct btf_type *ptr, struct arg_plan *a,
+		   const struct arg_limits *lim)
 {
 	__u32 id;
 	const struct btf_type *t = func_types__skip_mods(btf, ptr->type, &id);
@@ -154,7 +154,7 @@ static void plan_param(const struct btf *btf, const struct btf_param *p, struct 
 	if (t && btf_is_ptr(t)) {
 		if (!place(pl, 8, &a->wire))
 			goto too_far;
-		plan_ptr(btf, t, a, lim);
+		arg_plan__ptr(btf, t, a, lim);
 		return;
 	}
 	if (!is_sized(t)) {
@@ -262,6 +262,10 @@ static int describe_loc(char *buf, size_t sz, const struct fnarg_spec *w,
 	const char *r1 = w->off + 1 < arch->reg_cnt ? arch->reg_names[w->off + 1] : "?";
 
 	switch (w->loc) {
+	case FNARG_CTX:
+		return snprintf(buf, sz, "ctx+%d", w->off);
+	case FNARG_CTX_DATALOC:
+		return snprintf(buf, sz, "data_loc(ctx+%d)", w->off);
 	case FNARG_REG:
 		return snprintf(buf, sz, "%s", r0);
 	case FNARG_REG_PAIR:

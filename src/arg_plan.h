@@ -74,6 +74,15 @@ struct arg_limits {
  */
 int arg_plan__build(struct func_arg_plan *p, const struct btf *btf, int btf_id,
 		    const struct arg_arch *arch, const struct arg_limits *lim);
+struct btf_type;
+
+/*
+ * What to read behind a pointer of BTF type @ptr (a PTR): the string, the pointee, or
+ * just the pointer's value. Sets @a's kind, type, size, wire kind and length, not where
+ * the pointer is (wire.loc and wire.off).
+ */
+void arg_plan__ptr(const struct btf *btf, const struct btf_type *ptr, struct arg_plan *a,
+		   const struct arg_limits *lim);
 /* What BPF needs of @p. */
 void arg_plan__wire(const struct func_arg_plan *p, struct func_args_spec *spec);
 /* One line for -vv: "cmd=rdi:4 attr=&rsi:144 name=str(rdx):256 ..." */

@@ -29,6 +29,7 @@ bool has_fexit_sleep_fix = false;
 bool has_fentry_protection = false;
 bool has_fgraph_fprobe = false;
 bool has_task_stack = false;
+bool has_task_storage = false;
 bool has_fentry = false;
 int kret_ip_off = 0;
 
@@ -77,6 +78,14 @@ int calib_entry(struct pt_regs *ctx)
 	/* bpf_get_task_stack() on the current task, named by BTF (5.11+) */
 	has_task_stack = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_task_stack) &&
 			 bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf);
+	/*
+	 * task-local storage and its helpers came to tracing programs together (5.11) with
+	 * bpf_get_current_task_btf(), which names the task to them
+	 */
+	has_task_storage = bpf_core_enum_value_exists(enum bpf_map_type,
+						      BPF_MAP_TYPE_TASK_STORAGE) &&
+			   bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_task_storage_get) &&
+			   bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_current_task_btf);
 #ifdef __TARGET_ARCH_arm64
 	/*
 	 * arm64 attaches trampolines to kernel functions through ftrace direct calls (6.4+),

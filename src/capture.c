@@ -1,41 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
+/* Capture files: writing a live run's records and symbol answers (replay.c reads them). */
 #include <errno.h>
 #include <search.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
-#include <bpf/btf.h>
 #include "arg_plan.h"
 #include "capture.h"
-
-/*
- * Version 2 changed struct call_stack (a stitched-frames mask instead of a stitch
- * position); version 1 files are converted on load so old captures keep replaying.
- */
-#define CAP_MAGIC "RSNPCAP2"
-#define CAP_MAGIC_V1 "RSNPCAP1"
-
-enum cap_kind {
-	CAP_RECORD = 1,		/* raw ring-buffer record */
-	CAP_FUNC,		/* __u32 id, __u32 flags, __u64 addr, name */
-	CAP_KSYM,		/* __u64 addr, start, size, __u32 found, name */
-	CAP_SRC,		/* __u64 addr, __u32 n, n x {__s32 line, __s32 col, func, file} */
-	CAP_TS_OFFSET,		/* __s64 realtime - monotonic */
-	CAP_VIEWS,		/* __u32 enum cap_view bits, __s32 lbr_max_count */
-	CAP_ARGS_VIEW,		/* -A: __u32 enum args_fmt_mode, __s32 max width */
-	CAP_ARGS_PLAN,		/* __u32 func id, __u32 0, arg_plan__serialize() bytes */
-};
-
-enum cap_view {
-	VIEW_STACK = 0x1,
-	VIEW_TRACE = 0x2,
-	VIEW_LBR = 0x4,
-	VIEW_FULL_LBR = 0x8,
-	VIEW_UNFILTERED = 0x10,
-	VIEW_EMIT_ADDRS = 0x20,
-	VIEW_DEC_OFFS = 0x40,
-};
+#include "capture_format.h"
 
 struct capture {
 	FILE *f;
@@ -48,13 +21,6 @@ struct capture {
 	const struct arg_plans *args;
 	bool *plan_written;	/* per function id */
 };
-
-static int addr_cmp(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
 
 static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
 		      const void *b, size_t blen)
@@ -72,6 +38,25 @@ static void cap_write(struct capture *c, __u32 kind, const void *a, size_t alen,
 		c->err = -errno ?: -EIO;
 }
 
+/* A probe's context plan (-J -A): all of them up front, they are few. */
+static void cap_probe_plan(struct capture *c, __u32 id, const struct func_arg_plan *p)
+{
+	__u32 hdr[2] = { id, 0 };
+	size_t len;
+	void *buf;
+	int err;
+
+	if (!p || !p->btf)
+		return;		/* not described: replayed as an empty plan too */
+	err = arg_plan__serialize(p, &buf, &len);
+	if (err) {
+		c->err = c->err ?: err;
+		return;
+	}
+	cap_write(c, CAP_PROBE_PLAN, hdr, sizeof(hdr), buf, len);
+	free(buf);
+}
+
 struct capture *capture__create(const char *path, const struct capture_opts *opts)
 {
 	const struct capture_views *v;
@@ -87,7 +72,8 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 	views[0] = (v->stack_view ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
 		   (v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
 		   (v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
-		   (v->dec_offs ? VIEW_DEC_OFFS : 0);
+		   (v->dec_offs ? VIEW_DEC_OFFS : 0) |
+		   (v->args && opts->probe_args ? VIEW_PROBE_CTX : 0);
 	views[1] = (__u32)v->lbr_max_count;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -117,6 +103,15 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 
 		cap_write(c, CAP_FUNC, &h, sizeof(h), f->name, strlen(f->name) + 1);
 	}
+	/* a probe as given: replay parses it again, display name and all */
+	for (i = 0; i < opts->probe_cnt; i++) {
+		__u32 h[2] = { i, 0 };
+		const char *spec = opts->probes[i].spec;
+
+		cap_write(c, CAP_PROBE, h, sizeof(h), spec, strlen(spec) + 1);
+	}
+	for (i = 0; v->args && opts->probe_args && i < opts->probe_cnt; i++)
+		cap_probe_plan(c, i, arg_plans__get(opts->probe_args, i));
 	return c;
 }
 
@@ -162,7 +157,7 @@ static bool first_time(void **set, __u64 addr)
 	if (!key)
 		return false;
 	*key = addr;
-	n = tsearch(key, set, addr_cmp);
+	n = tsearch(key, set, cap_addr_cmp);
 	if (n && *(__u64 **)n == key)
 		return true;
 	free(key);
@@ -244,505 +239,4 @@ int capture__close(struct capture *c)
 	free(c->plan_written);
 	free(c);
 	return err;
-}
-
-/* ---- replay ---- */
-
-struct rksym {
-	__u64 addr, start, size;
-	const char *name;	/* NULL: no symbol */
-};
-
-struct rsrc {
-	__u64 addr;
-	int n;
-	struct src_frame *frames;
-};
-
-struct rrec {
-	const void *data;
-	size_t size;
-	bool owned;		/* converted from an older layout: data is malloc()ed */
-};
-
-/* struct call_stack / rec_session_end as capture version 1 stored them. */
-struct call_stack_v1 {
-	__u32 func_ids[MAX_FSTACK_DEPTH];
-	__u32 seq_ids[MAX_FSTACK_DEPTH];
-	__s64 func_res[MAX_FSTACK_DEPTH];
-	__u64 func_lat[MAX_FSTACK_DEPTH];
-	__u32 depth;
-	__u32 max_depth;
-	__u32 stitch_pos;	/* frames >= stitch_pos were stitched; 0 = none */
-	__s32 kstack_sz;
-	__u64 kstack[MAX_KSTACK_DEPTH];
-};
-
-struct rec_session_end_v1 {
-	__u32 type;
-	__u32 last_seq_id;
-	__u64 sess_id;
-	__u64 emit_ts;
-	__u32 dropped_records;
-	__u8 ignored;
-	__u8 is_err;
-	__u8 __pad[2];
-	struct call_stack_v1 stack;
-};
-
-struct rplan {
-	__u32 func_id;
-	const void *data;
-	size_t len;
-};
-
-struct replay {
-	char *buf;
-	size_t len;
-	int version;
-	__s64 ts_offset;
-	__u32 views;
-	int lbr_max_count;
-	struct func *funcs;
-	size_t func_cnt;
-	struct rksym *ksyms;
-	size_t ksym_cnt;
-	struct rsrc *srcs;
-	size_t src_cnt;
-	struct rrec *recs;
-	size_t rec_cnt;
-	bool has_args;
-	__u32 args_fmt;
-	int args_max_width;
-	struct rplan *plans;
-	size_t plan_cnt;
-	struct arg_plans *args;
-};
-
-/* Make room for element @cnt of a doubling array that starts at 16 slots. */
-static int grow(void **arr, size_t cnt, size_t elem)
-{
-	void *tmp;
-
-	if (cnt && (cnt < 16 || (cnt & (cnt - 1))))
-		return 0;
-	tmp = realloc(*arr, (cnt ? cnt * 2 : 16) * elem);
-	if (!tmp)
-		return -ENOMEM;
-	*arr = tmp;
-	return 0;
-}
-
-/* A NUL-terminated string inside [p, end), or NULL. */
-static const char *take_str(const char **p, const char *end)
-{
-	const char *s = *p, *z = memchr(s, 0, end - s);
-
-	if (!z)
-		return NULL;
-	*p = z + 1;
-	return s;
-}
-
-static int parse_func(struct replay *r, const char *p, size_t len)
-{
-	__u32 hdr[2];
-	__u64 addr;
-	const char *name, *end = p + len;
-	size_t i;
-
-	if (len < 16)
-		return -EINVAL;
-	memcpy(hdr, p, sizeof(hdr));
-	memcpy(&addr, p + 8, sizeof(addr));
-	p += 16;
-	name = take_str(&p, end);
-	if (!name || hdr[0] > 1000000)
-		return -EINVAL;
-	if (hdr[0] >= r->func_cnt) {
-		void *tmp = realloc(r->funcs, (hdr[0] + 1) * sizeof(*r->funcs));
-
-		if (!tmp)
-			return -ENOMEM;
-		r->funcs = tmp;
-		for (i = r->func_cnt; i <= hdr[0]; i++)
-			r->funcs[i] = (struct func){ .name = "<unknown>" };
-		r->func_cnt = hdr[0] + 1;
-	}
-	r->funcs[hdr[0]] = (struct func){ .name = name, .flags = hdr[1], .addr = addr };
-	return 0;
-}
-
-static int parse_ksym(struct replay *r, const char *p, size_t len)
-{
-	const char *end = p + len, *name;
-	struct rksym k;
-	__u32 found;
-
-	if (len < 28)
-		return -EINVAL;
-	memcpy(&k.addr, p, 8);
-	memcpy(&k.start, p + 8, 8);
-	memcpy(&k.size, p + 16, 8);
-	memcpy(&found, p + 24, 4);
-	p += 28;
-	name = take_str(&p, end);
-	if (!name)
-		return -EINVAL;
-	k.name = found ? name : NULL;
-	if (grow((void **)&r->ksyms, r->ksym_cnt, sizeof(k)))
-		return -ENOMEM;
-	r->ksyms[r->ksym_cnt++] = k;
-	return 0;
-}
-
-static int parse_src(struct replay *r, const char *p, size_t len)
-{
-	const char *end = p + len;
-	struct rsrc s;
-	__u32 n;
-	int i;
-
-	if (len < 12)
-		return -EINVAL;
-	memcpy(&s.addr, p, 8);
-	memcpy(&n, p + 8, 4);
-	p += 12;
-	if (n > MAX_SRC_FRAMES)
-		return -EINVAL;
-	s.n = n;
-	s.frames = calloc(n ? n : 1, sizeof(*s.frames));
-	if (!s.frames)
-		return -ENOMEM;
-	for (i = 0; i < s.n; i++) {
-		__s32 lc[2];
-
-		if (end - p < 8)
-			goto bad;
-		memcpy(lc, p, sizeof(lc));
-		p += sizeof(lc);
-		s.frames[i].line = lc[0];
-		s.frames[i].col = lc[1];
-		s.frames[i].func = take_str(&p, end);
-		s.frames[i].file = s.frames[i].func ? take_str(&p, end) : NULL;
-		if (!s.frames[i].file)
-			goto bad;
-	}
-	if (grow((void **)&r->srcs, r->src_cnt, sizeof(s))) {
-		free(s.frames);
-		return -ENOMEM;
-	}
-	r->srcs[r->src_cnt++] = s;
-	return 0;
-bad:
-	free(s.frames);
-	return -EINVAL;
-}
-
-/* A version 1 SESSION_END record in today's layout; NULL if it is not one. */
-static void *convert_v1_end(const void *p, size_t len)
-{
-	const struct rec_session_end_v1 *o = p;
-	struct rec_session_end *n;
-	__u32 type, i;
-
-	if (len < sizeof(*o))
-		return NULL;
-	memcpy(&type, p, sizeof(type));
-	if (type != REC_SESSION_END)
-		return NULL;
-	n = calloc(1, sizeof(*n));
-	if (!n)
-		return NULL;
-	n->type = o->type;
-	n->last_seq_id = o->last_seq_id;
-	n->sess_id = o->sess_id;
-	n->emit_ts = o->emit_ts;
-	n->dropped_records = o->dropped_records;
-	n->ignored = o->ignored;
-	n->is_err = o->is_err;
-	memcpy(n->stack.func_ids, o->stack.func_ids, sizeof(n->stack.func_ids));
-	memcpy(n->stack.seq_ids, o->stack.seq_ids, sizeof(n->stack.seq_ids));
-	memcpy(n->stack.func_res, o->stack.func_res, sizeof(n->stack.func_res));
-	memcpy(n->stack.func_lat, o->stack.func_lat, sizeof(n->stack.func_lat));
-	n->stack.depth = o->stack.depth;
-	n->stack.max_depth = o->stack.max_depth;
-	for (i = o->stack.stitch_pos; o->stack.stitch_pos && i < MAX_FSTACK_DEPTH; i++)
-		n->stack.stitched |= 1ULL << i;
-	n->stack.kstack_sz = o->stack.kstack_sz;
-	memcpy(n->stack.kstack, o->stack.kstack, sizeof(n->stack.kstack));
-	return n;
-}
-
-static int add_rec(struct replay *r, const char *p, size_t len)
-{
-	struct rrec rec = { p, len, false };
-	void *conv;
-
-	if (grow((void **)&r->recs, r->rec_cnt, sizeof(*r->recs)))
-		return -ENOMEM;
-	if (r->version == 1 && (conv = convert_v1_end(p, len)))
-		rec = (struct rrec){ conv, sizeof(struct rec_session_end), true };
-	r->recs[r->rec_cnt++] = rec;
-	return 0;
-}
-
-static int parse(struct replay *r)
-{
-	size_t off = 8;
-	int err = 0;
-
-	if (r->len < 8)
-		return -EINVAL;
-	if (memcmp(r->buf, CAP_MAGIC, 8) == 0)
-		r->version = 2;
-	else if (memcmp(r->buf, CAP_MAGIC_V1, 8) == 0)
-		r->version = 1;
-	else
-		return -EINVAL;
-	while (!err && off < r->len) {
-		__u32 hdr[2];
-		const char *p;
-
-		if (r->len - off < sizeof(hdr))
-			return -EINVAL;
-		memcpy(hdr, r->buf + off, sizeof(hdr));
-		off += sizeof(hdr);
-		if (hdr[1] > r->len - off)
-			return -EINVAL;
-		p = r->buf + off;
-		switch (hdr[0]) {
-		case CAP_RECORD:
-			err = add_rec(r, p, hdr[1]);
-			break;
-		case CAP_FUNC:
-			err = parse_func(r, p, hdr[1]);
-			break;
-		case CAP_KSYM:
-			err = parse_ksym(r, p, hdr[1]);
-			break;
-		case CAP_SRC:
-			err = parse_src(r, p, hdr[1]);
-			break;
-		case CAP_TS_OFFSET:
-			if (hdr[1] < 8)
-				return -EINVAL;
-			memcpy(&r->ts_offset, p, 8);
-			break;
-		case CAP_VIEWS:
-			if (hdr[1] < 8)
-				return -EINVAL;
-			memcpy(&r->views, p, 4);
-			memcpy(&r->lbr_max_count, p + 4, 4);
-			break;
-		case CAP_ARGS_VIEW:
-			if (hdr[1] < 8)
-				return -EINVAL;
-			r->has_args = true;
-			memcpy(&r->args_fmt, p, 4);
-			memcpy(&r->args_max_width, p + 4, 4);
-			break;
-		case CAP_ARGS_PLAN:
-			if (hdr[1] < 8)
-				return -EINVAL;
-			if (grow((void **)&r->plans, r->plan_cnt, sizeof(*r->plans)))
-				return -ENOMEM;
-			memcpy(&r->plans[r->plan_cnt].func_id, p, 4);
-			r->plans[r->plan_cnt].data = p + 8;
-			r->plans[r->plan_cnt++].len = hdr[1] - 8;
-			break;
-		default:
-			break;	/* newer kinds are skipped */
-		}
-		off += hdr[1] + (8 - hdr[1] % 8) % 8;
-	}
-	return err;
-}
-
-/* The capture plans, for the functions whose arguments were recorded. */
-static int load_plans(struct replay *r)
-{
-	struct func_arg_plan p;
-	struct btf *btf;
-	size_t i;
-	int err;
-
-	if (!r->has_args)
-		return 0;
-	r->args = arg_plans__new_empty(r->func_cnt);
-	if (!r->args)
-		return -ENOMEM;
-	for (i = 0; i < r->plan_cnt; i++) {
-		err = arg_plan__deserialize(r->plans[i].data, r->plans[i].len, &p, &btf);
-		if (!err)
-			err = arg_plans__set(r->args, r->plans[i].func_id, &p, btf);
-		else
-			btf__free(btf);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int rksym_cmp(const void *a, const void *b)
-{
-	return addr_cmp(&((const struct rksym *)a)->addr, &((const struct rksym *)b)->addr);
-}
-
-static int rsrc_cmp(const void *a, const void *b)
-{
-	return addr_cmp(&((const struct rsrc *)a)->addr, &((const struct rsrc *)b)->addr);
-}
-
-struct replay *replay__open(const char *path)
-{
-	struct replay *r = calloc(1, sizeof(*r));
-	FILE *f = NULL;
-	long sz;
-	int err = -ENOMEM;
-
-	if (!r)
-		goto err;
-	f = fopen(path, "re");
-	if (!f) {
-		err = -errno;
-		goto err;
-	}
-	if (fseek(f, 0, SEEK_END) || (sz = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		err = -EIO;
-		goto err;
-	}
-	r->len = sz;
-	r->buf = malloc(sz ? sz : 1);
-	if (!r->buf)
-		goto err;
-	if (sz && fread(r->buf, sz, 1, f) != 1) {
-		err = -EIO;
-		goto err;
-	}
-	fclose(f);
-	f = NULL;
-	err = parse(r);
-	if (!err)
-		err = load_plans(r);
-	if (err)
-		goto err;
-	/* a capture without symbol answers leaves the arrays NULL, which qsort() must not get */
-	if (r->ksym_cnt)
-		qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
-	if (r->src_cnt)
-		qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
-	return r;
-err:
-	if (f)
-		fclose(f);
-	replay__free(r);
-	errno = -err;
-	return NULL;
-}
-
-void replay__free(struct replay *r)
-{
-	size_t i;
-
-	if (!r)
-		return;
-	for (i = 0; i < r->src_cnt; i++)
-		free(r->srcs[i].frames);
-	free(r->srcs);
-	free(r->ksyms);
-	for (i = 0; i < r->rec_cnt; i++)
-		if (r->recs[i].owned)
-			free((void *)r->recs[i].data);
-	free(r->recs);
-	arg_plans__free(r->args);
-	free(r->plans);
-	free(r->funcs);
-	free(r->buf);
-	free(r);
-}
-
-
-static bool replay_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
-{
-	struct replay *r = ctx;
-	struct rksym key = { .addr = addr }, *k;
-
-	/* bsearch() must not get the NULL array of a capture without answers either */
-	if (as->kind != ADDR_SPACE_KERNEL || !r->ksym_cnt)
-		return false;
-	k = r->ksym_cnt ? bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp) : NULL;
-	if (!k || !k->name)
-		return false;
-	hit->name = k->name;
-	hit->start = k->start;
-	hit->size = k->size;
-	return true;
-}
-
-static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
-		      struct src_frame *frames, int max)
-{
-	struct replay *r = ctx;
-	struct rsrc key = { .addr = addr }, *s;
-	int i;
-
-	if (as->kind != ADDR_SPACE_KERNEL || !r->src_cnt)
-		return 0;
-	s = r->src_cnt ? bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp) : NULL;
-	if (!s)
-		return 0;
-	for (i = 0; i < s->n && i < max; i++)
-		frames[i] = s->frames[i];
-	return s->n;
-}
-
-void replay__build_opts(struct replay *r, struct sample_build_opts *o)
-{
-	*o = (struct sample_build_opts){
-		.sz = sizeof(*o),
-		.funcs = r->funcs,
-		.func_cnt = r->func_cnt,
-		.syms = { .sym = replay_sym, .src = replay_src, .ctx = r },
-		.clock_off_ns = r->ts_offset,
-		.trace = r->views & VIEW_TRACE,
-		.lbr = r->views & VIEW_LBR,
-		.unfiltered = r->views & VIEW_UNFILTERED,
-		.full_lbr = r->views & VIEW_FULL_LBR,
-		.args = r->args,
-	};
-}
-
-void replay__text_opts(struct replay *r, struct text_sink_opts *o)
-{
-	*o = (struct text_sink_opts){
-		.sz = sizeof(*o),
-		.stack_view = r->views & VIEW_STACK,
-		.func_trace = r->views & VIEW_TRACE,
-		.lbr = r->views & VIEW_LBR,
-		.emit_addrs = r->views & VIEW_EMIT_ADDRS,
-		.dec_offs = r->views & VIEW_DEC_OFFS,
-		.lbr_max_count = r->lbr_max_count,
-		.args = r->has_args,
-		.args_fmt = r->args_fmt,
-		.args_max_width = r->args_max_width,
-	};
-}
-
-size_t replay__record_cnt(const struct replay *r)
-{
-	return r->rec_cnt;
-}
-
-int replay__feed(struct replay *r, struct session_store *st)
-{
-	size_t i;
-	int err;
-
-	for (i = 0; i < r->rec_cnt; i++) {
-		err = session_store__add(st, r->recs[i].data, r->recs[i].size);
-		if (err && err != -EINVAL)
-			return err;
-	}
-	return 0;
 }

@@ -12,6 +12,7 @@
 #define RETSNOOP_CAPTURE_H
 
 #include "func.h"
+#include "probe_spec.h"
 #include "sample.h"
 #include "session.h"
 #include "sink.h"
@@ -34,6 +35,11 @@ struct capture_opts {
 	struct capture_views views;
 	/* -A: the capture plans, each written before its function's first arguments */
 	const struct arg_plans *args;
+	/* -J: the injected probes, by id (their names in -T rows and probe samples) */
+	const struct probe_spec *probes;
+	size_t probe_cnt;
+	/* -J -T -A: the probes' context plans, by id */
+	const struct arg_plans *probe_args;
 };
 
 struct capture;
@@ -52,7 +58,7 @@ struct replay;
 struct replay *replay__open(const char *path);
 void replay__free(struct replay *r);
 
-/* The live run's decoding options (functions, clock, views), answering from the capture. */
+/* The live run's decoding options (functions, probes, clock, views), answering from the capture. */
 void replay__build_opts(struct replay *r, struct sample_build_opts *o);
 /* The live run's text views. */
 void replay__text_opts(struct replay *r, struct text_sink_opts *o);

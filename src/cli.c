@@ -136,7 +136,8 @@ static const struct cfg_key cfg_keys[] = {
 	  "BPF ring buffer size in bytes (defaults to 8388608, i.e. 8MB).\n"
 	  "\tIncrease it if samples get dropped; the kernel needs a power-of-2 multiple of the page size" },
 	{ "bpf.sessions-size", CFG_INT, CFG_OFF(sessions_size), 1, INT_MAX,
-	  "BPF sessions map capacity (defaults to 4096)" },
+	  "BPF sessions map capacity; setting it uses that map instead of task storage "
+	  "(default: task storage on 5.11+, else a map of 4096)" },
 	{ "stacks.symb-mode", CFG_SYMB, 0, 0, 0,
 	  "Stack symbolization mode: none (n), linenum (l) or inlines (i).\n"
 	  "\tSame as -sn, -s and -ss; by default inlines when a DWARF vmlinux is found" },
@@ -671,7 +672,7 @@ static void env__init(struct env *env)
 	env->attach_mode = ATTACH_AUTO;
 	env->symb_mode = SYMB_AUTO;
 	env->cfg.ringbuf_size = 8 * 1024 * 1024;
-	env->cfg.sessions_size = 4096;
+	env->cfg.sessions_size = 0;	/* task storage, or a map of 4096 (the tracer decides) */
 	env->cfg.args_max_total_args_size = 3072;
 	env->cfg.args_max_sized_arg_size = 256;
 	env->cfg.args_max_str_arg_size = 256;

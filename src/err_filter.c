@@ -8,7 +8,8 @@ bool err_filter__pass(const struct err_filter *f, const struct sample *s)
 	bool allowed = !f->allowed;
 	size_t i;
 
-	if (!s->is_err || (!f->allowed && !f->denied))
+	/* a probe's sample shows where the probe fired, whatever the errors */
+	if (s->kind == SAMPLE_PROBE || !s->is_err || (!f->allowed && !f->denied))
 		return true;
 	for (i = 0; i < s->frame_cnt; i++) {
 		const struct sample_frame *fr = &s->frames[i];

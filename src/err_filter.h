@@ -15,8 +15,9 @@ struct err_filter {
 };
 
 /*
- * True if @s is to be reported: non-error samples always are (the success policy is
- * BPF's), error samples when no frame's error is denied and, with -x, one is allowed.
+ * True if @s is to be reported: non-error samples and -I probe samples always are (the
+ * success policy is BPF's), error samples when no frame's error is denied and, with -x,
+ * one is allowed.
  */
 bool err_filter__pass(const struct err_filter *f, const struct sample *s);
 

@@ -173,6 +173,8 @@ void func_discovery__free(struct func_discovery *d)
 
 	if (!d)
 		return;
+	ksyms__free(d->opts.ksyms);	/* taken over, never run */
+	ftrace_funcs__free(d->opts.ftrace_funcs);
 	for (i = 0; i < d->glob_cnt; i++)
 		glob_spec__free(&d->globs[i].spec);
 	free(d->globs);
@@ -347,6 +349,11 @@ static int load_ftrace_funcs(struct func_discovery *d)
 	char found[256];
 	int err;
 
+	if (d->opts.ftrace_funcs) {
+		d->ff = d->opts.ftrace_funcs;
+		d->opts.ftrace_funcs = NULL;
+		return 0;
+	}
 	if (!path) {
 		err = ftrace_funcs__find_path(found, sizeof(found), &mounted);
 		if (err) {
@@ -704,7 +711,8 @@ int func_discovery__run(struct func_discovery *d)
 	if (err)
 		return err;
 	progress(d, "reading kallsyms", 0, 0);
-	d->ks = ksyms__load(d->opts.kallsyms_path);
+	d->ks = d->opts.ksyms ?: ksyms__load(d->opts.kallsyms_path);
+	d->opts.ksyms = NULL;
 	if (!d->ks) {
 		err = -errno;
 		pr(d, 0, "Failed to load %s: %s.\n", d->opts.kallsyms_path ?: "/proc/kallsyms",

@@ -43,6 +43,9 @@ struct func_discovery_opts {
 	log_print_fn print;		/* NULL: level 0 to stderr, the rest dropped */
 	progress_fn progress;		/* NULL: none; the reading and matching steps */
 	void *progress_ctx;
+	struct ksyms *ksyms;		/* read already: taken over by a successful
+					 * func_discovery__new(); NULL: read kallsyms_path */
+	struct ftrace_funcs *ftrace_funcs; /* the same for aff_path */
 };
 
 struct func_discovery_stats {

@@ -3,7 +3,9 @@
  * Injected probes (-J): a kprobe, kretprobe, tracepoint or raw tracepoint whose hits are
  * placed inside the call trace of the session running on the same thread. One program per
  * kind, attached once per probe with the probe id as its BPF cookie. A hit outside a
- * session means nothing and is ignored.
+ * session means nothing and is ignored. With -I a hit also sends an interim sample
+ * (interim.bpf.h), whose branch records are taken first thing, by every kind of probe:
+ * the LBR of a tracepoint's hit is as telling as a kprobe's.
  *
  * BPF-side only; included by retsnoop.bpf.c after the session handlers.
  */
@@ -26,7 +28,7 @@ static __always_inline int handle_probe(void *ctx)
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
-	sess = bpf_map_lookup_elem(&sessions, &key);
+	sess = find_session(key);
 	if (!sess)
 		goto out;
 	now = bpf_ktime_get_ns();
@@ -36,6 +38,11 @@ static __always_inline int handle_probe(void *ctx)
 	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_INJ_PROBE, probe_id, now, seq,
 				    sess->stack.depth + 1, 0, 0);
+	/* the context goes with the hit's -T row */
+	if (emit_func_trace && capture_args)
+		emit_probe_ctx(ctx, sess, probe_id, seq);
+	if (emit_interim_stacks)
+		emit_probe_sample(ctx, sess, now, seq, probe_id);
 out:
 	leave_guard();
 	return 0;
@@ -44,18 +51,21 @@ out:
 SEC("kprobe")
 int inj_kprobe(struct pt_regs *ctx)
 {
+	snapshot_lbrs();
 	return handle_probe(ctx);
 }
 
 SEC("kretprobe")
 int inj_kretprobe(struct pt_regs *ctx)
 {
+	snapshot_lbrs();
 	return handle_probe(ctx);
 }
 
 SEC("tracepoint")
 int inj_tp(void *ctx)
 {
+	snapshot_lbrs();
 	return handle_probe(ctx);
 }
 
@@ -63,6 +73,7 @@ int inj_tp(void *ctx)
 SEC("raw_tp")
 int inj_rawtp(void *ctx)
 {
+	snapshot_lbrs();
 	return handle_probe(ctx);
 }
 

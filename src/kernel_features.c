@@ -50,6 +50,7 @@ int kernel_features__detect(struct kernel_features *f)
 	f->has_fentry_protection = skel->bss->has_fentry_protection;
 	f->has_fgraph_fprobe = skel->bss->has_fgraph_fprobe;
 	f->has_task_stack = skel->bss->has_task_stack;
+	f->has_task_storage = skel->bss->has_task_storage;
 	f->has_fentry = skel->bss->has_fentry;
 
 cleanup:

@@ -28,6 +28,8 @@ struct kernel_features {
 	 */
 	bool has_fgraph_fprobe;
 	bool has_task_stack;		/* bpf_get_task_stack() of current (5.11+) */
+	bool has_task_storage;		/* task-local storage from tracing programs (5.11+;
+					 * not in -Vv) */
 	bool has_fentry;		/* BPF trampolines attach to kernel functions
 					 * (not in -Vv; arm64: 6.4+) */
 };

@@ -22,6 +22,11 @@ struct ksyms;
 
 /* Load @path (NULL: /proc/kallsyms). NULL with errno set on failure. */
 struct ksyms *ksyms__load(const char *path);
+/*
+ * Load only the function symbols of @path outside [@skip_start, @skip_end): another table
+ * has those (symbolization keeps the kernel's own text from an earlier read).
+ */
+struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64 skip_end);
 /* Parse kallsyms text; @buf is copied. */
 struct ksyms *ksyms__parse(const char *buf, size_t len);
 void ksyms__free(struct ksyms *ks);

@@ -426,42 +426,6 @@ int mass_attacher__load(struct mass_attacher *att)
 	return 0;
 }
 
-/* Say why the verifier refused a clone: load it once more with a log, print the tail. */
-static void report_clone_failure(struct mass_attacher *att, struct bpf_program *tmpl,
-				 const struct func *f, bool is_exit, int btf_fd,
-				 int err)
-{
-	size_t log_sz = 1 << 20;
-	char *log = calloc(1, log_sz), *tail;
-	int fd;
-
-	if (!log)
-		return;
-	{
-		LIBBPF_OPTS(bpf_prog_load_opts, lo,
-			.expected_attach_type = is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
-			.attach_btf_id = f->btf_id,
-			.attach_btf_obj_fd = btf_fd,
-			.log_buf = log, .log_size = log_sz, .log_level = 1,
-		);
-
-		fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, is_exit ? "fexit" : "fentry",
-				   "Dual BSD/GPL", bpf_program__insns(tmpl),
-				   bpf_program__insn_cnt(tmpl), &lo);
-	}
-	if (fd >= 0)
-		close(fd);
-	/* the last few lines carry the verdict */
-	tail = log + strlen(log);
-	for (int lines = 0; tail > log && lines < 6; tail--)
-		if (tail[-1] == '\n' && tail != log + strlen(log))
-			lines++;
-	pr(att, LOG_WARN, "%s clone for '%s' rejected (%d):\n%s", is_exit ? "FEXIT" : "FENTRY",
-	   f->name, err, tail);
-	free(log);
-}
-
-/* Clone @tmpl for function @id (or use @tmpl itself if it was loaded for it) and attach. */
 /* Functions attached so far (kprobes, then fentry) of all, for the progress line. */
 static void attach_progress(struct mass_attacher *att, size_t done)
 {
@@ -470,77 +434,125 @@ static void attach_progress(struct mass_attacher *att, size_t done)
 				   att->func_cnt);
 }
 
-static int attach_trace_prog(struct mass_attacher *att, struct bpf_program *tmpl, int tmpl_func,
-			     __u32 id, bool is_exit)
-{
-	const struct func *f = &att->funcs[id];
-	int prog_fd, link_fd, btf_fd = 0, err;
-
-	if ((int)id == tmpl_func) {
-		struct bpf_link *link = bpf_program__attach_trace(tmpl);
-
-		if (!link)
-			return -errno;
-		return keep_link(att, link);
-	}
-	if (f->module) {
-		btf_fd = module_btf_fd(att, f->module);
-		if (btf_fd < 0)
-			return btf_fd;
-	}
-	{
-		LIBBPF_OPTS(bpf_prog_load_opts, lo,
-			.expected_attach_type = is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
-			.attach_btf_id = f->btf_id,
-			.attach_btf_obj_fd = btf_fd,
-		);
-
-		prog_fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, is_exit ? "fexit" : "fentry",
-					"Dual BSD/GPL", bpf_program__insns(tmpl),
-					bpf_program__insn_cnt(tmpl), &lo);
-	}
-	if (prog_fd < 0) {
-		err = -errno;
-		report_clone_failure(att, tmpl, f, is_exit, btf_fd, err);
-		return err;
-	}
-	if ((err = keep_fd(att, prog_fd)))
-		return err;
-	link_fd = bpf_raw_tracepoint_open(NULL, prog_fd);
-	if (link_fd < 0)
-		return -errno;
-	return keep_fd(att, link_fd);
-}
-
-static int attach_fentry(struct mass_attacher *att)
+/* The template for function @id's exit, and the function it was loaded for. */
+static struct bpf_program *fexit_tmpl(struct mass_attacher *att, __u32 id, int *tmpl_func)
 {
 	struct mass_attacher_progs *p = &att->progs;
-	size_t done = 0;
-	__u32 id;
-	int err, slot;
+	int slot = mass_attacher__fexit_slot(att, id);
 
+	*tmpl_func = att->fexit_tmpl_func[slot];
+	return slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
+}
+
+/*
+ * The clones to load: an entry and an exit program for every fentry function, except
+ * where the template itself was loaded for the function (libbpf attaches those).
+ */
+static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt)
+{
+	struct bpf_program *tmpl;
+	int tmpl_func, btf_fd, k;
+	__u32 id;
+
+	*cnt = 0;
 	for (id = 0; id < att->func_cnt; id++) {
 		const struct func *f = &att->funcs[id];
 
 		if (att->how[id] != FUNC_ATTACH_FENTRY)
 			continue;
-		slot = mass_attacher__fexit_slot(att, id);
-		err = attach_trace_prog(att, p->fentry, att->fentry_tmpl_func, id, false);
-		if (err) {
-			pr(att, LOG_WARN, "Failed to attach FENTRY prog for func #%u (%s): %d\n",
-			   id + 1, f->name, err);
-			return err;
+		btf_fd = 0;
+		if (f->module && (btf_fd = module_btf_fd(att, f->module)) < 0) {
+			pr(att, LOG_WARN, "Failed to find the BTF of module '%s' for func #%u (%s): %d\n",
+			   f->module, id + 1, f->name, btf_fd);
+			return btf_fd;
 		}
-		err = attach_trace_prog(att, slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void,
-					att->fexit_tmpl_func[slot], id, true);
-		if (err) {
-			pr(att, LOG_WARN, "Failed to attach FEXIT prog for func #%u (%s): %d\n",
-			   id + 1, f->name, err);
-			return err;
+		for (k = 0; k < 2; k++) {
+			tmpl = k ? fexit_tmpl(att, id, &tmpl_func) : att->progs.fentry;
+			if (!k)
+				tmpl_func = att->fentry_tmpl_func;
+			if ((int)id == tmpl_func)
+				continue;
+			c[*cnt] = (struct ma_clone){
+				.insns = bpf_program__insns(tmpl),
+				.insn_cnt = bpf_program__insn_cnt(tmpl),
+				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
+				.func_id = id,
+			};
+			++*cnt;
+		}
+	}
+	return 0;
+}
+
+/* Attach function @id's program (@c: its clone, NULL: the template itself). */
+static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struct ma_clone *c)
+{
+	struct bpf_link *link;
+	int fd;
+
+	if (!c) {
+		link = bpf_program__attach_trace(tmpl);
+		return link ? keep_link(att, link) : -errno;
+	}
+	fd = bpf_raw_tracepoint_open(NULL, c->fd);
+	return fd < 0 ? -errno : keep_fd(att, fd);
+}
+
+static int attach_fentry(struct mass_attacher *att)
+{
+	struct ma_clone *clones, *c;
+	struct bpf_program *tmpl;
+	size_t cnt, i, done = 0;
+	int err, tmpl_func, k;
+	__u32 id;
+
+	clones = calloc(2 * att->fentry_cnt + 1, sizeof(*clones));
+	if (!clones)
+		return -ENOMEM;
+	err = plan_clones(att, clones, &cnt);
+	if (!err)
+		err = ma__load_clones(clones, cnt, att->opts.progress, att->opts.progress_ctx);
+	/* every program loaded is ours to close, whatever happened to the others */
+	for (i = 0; i < cnt; i++)
+		if (clones[i].fd >= 0 && keep_fd(att, clones[i].fd) && !err)
+			err = -ENOMEM;
+	if (err) {
+		for (i = 0; i < cnt; i++) {
+			if (clones[i].fd >= 0 || clones[i].fd == -ENOTCONN)
+				continue;
+			/* the first refused one, with the verifier's last words */
+			id = clones[i].func_id;
+			ma__explain_clone(&clones[i], att->opts.print, att->funcs[id].name);
+			pr(att, LOG_WARN, "Failed to load %s prog for func #%u (%s): %d\n",
+			   clones[i].is_exit ? "FEXIT" : "FENTRY", id + 1, att->funcs[id].name,
+			   clones[i].fd);
+			break;
+		}
+		goto out;
+	}
+
+	/* then attach them all, in the order they were planned */
+	for (c = clones, id = 0; id < att->func_cnt; id++) {
+		const struct func *f = &att->funcs[id];
+
+		if (att->how[id] != FUNC_ATTACH_FENTRY)
+			continue;
+		for (k = 0; k < 2; k++) {
+			tmpl = k ? fexit_tmpl(att, id, &tmpl_func) : att->progs.fentry;
+			if (!k)
+				tmpl_func = att->fentry_tmpl_func;
+			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
+			if (err) {
+				pr(att, LOG_WARN, "Failed to attach %s prog for func #%u (%s): %d\n",
+				   k ? "FEXIT" : "FENTRY", id + 1, f->name, err);
+				goto out;
+			}
 		}
 		attach_progress(att, att->kprobe_cnt + ++done);
 	}
-	return 0;
+out:
+	free(clones);
+	return err;
 }
 
 int ma__kprobe_pmu(int *type, int *ret_bit)

@@ -24,6 +24,26 @@ int ma_injects__attach(struct ma_injects *in, const struct mass_attacher_progs *
 		       log_print_fn print);
 void ma_injects__detach(struct ma_injects *in);
 
+/* One fentry/fexit program to load for one function. */
+struct ma_clone {
+	const struct bpf_insn *insns;	/* the template's */
+	size_t insn_cnt;
+	__u32 btf_id;			/* the traced function's */
+	int btf_obj_fd;			/* its module's BTF, 0 for vmlinux */
+	bool is_exit;
+	__u32 func_id;			/* the caller's: which function it is for */
+	int fd;				/* out: the program, or -errno (-ENOTCONN: not tried) */
+};
+
+/*
+ * Load @clones on a few threads (as many as CPUs, up to a limit), @progress called from
+ * the calling thread as they complete. 0, or the first failure's negative errno: once one
+ * fails no more are tried. The caller owns (closes) every fd >= 0 either way.
+ */
+int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx);
+/* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
+void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
+
 /* The kprobe PMU's perf event type and the config bit that makes it a kretprobe. */
 int ma__kprobe_pmu(int *type, int *ret_bit);
 

@@ -129,7 +129,8 @@ void probe_spec__free(struct probe_spec *p)
 
 const char *probe_spec__display(const struct probe_spec *probes, size_t cnt, int id)
 {
-	if (!probes || id < 0 || (size_t)id >= cnt)
+	/* an id a capture file left out has no spec */
+	if (!probes || id < 0 || (size_t)id >= cnt || !probes[id].display)
 		return "<unknown probe>";
 	return probes[id].display;
 }

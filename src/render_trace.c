@@ -48,6 +48,7 @@ static void fill_row(struct trow *r, const struct sample *s, const struct trace_
 	if (t->kind == TRACE_PROBE) {
 		/* no result or duration: the row only says where the probe fired */
 		fill_func(r, t->depth, "\u25ce", sample__probe(s, t->probe_id));
+		r->args = t->args;	/* -A: the probe's context */
 		return;
 	}
 	fn = sample__func(s, t->func_id);

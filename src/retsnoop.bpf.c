@@ -41,6 +41,13 @@ const volatile __u32 excluded_cnt = 0;
  * and stops at return_to_handler, the task's own unwinding follows the shadow stack.
  */
 const volatile bool kstack_from_task = false;
+/*
+ * Sessions live in task-local storage (5.11+): each thread keeps its session slot for
+ * life and a new session only resets its header. The sessions hash map (5.10) needs the
+ * whole zeroed template copied in at every session start (~10 KB, most of the per-call
+ * cost of tracing a short syscall) and a delete at its end.
+ */
+const volatile bool use_task_storage = false;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
 bool ready = false;
@@ -116,6 +123,13 @@ struct {
 } sessions SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct session);
+} task_sessions SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 8 * 1024 * 1024);	/* bpf.ringbuf-size */
 } rb SEC(".maps");
@@ -171,7 +185,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct sess_counts);
 } sess_seq SEC(".maps");
 
 /*
@@ -182,10 +196,13 @@ struct {
 static __always_inline __u64 new_sess_id(__s64 key)
 {
 	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
-	__u64 *seq = bpf_map_lookup_elem(&sess_seq, &zero), n = 0;
+	struct sess_counts *c = bpf_map_lookup_elem(&sess_seq, &zero);
+	__u64 n = 0;
 
-	if (seq)
-		n = (*seq)++;
+	if (c) {
+		n = c->seq++;
+		c->live++;
+	}
 	return n << 40 | (__u64)(cpu & 0xff) << 32 | (__u32)key;
 }
 
@@ -200,15 +217,14 @@ static __always_inline __u32 frame_idx(__u32 d)
 	return d & (MAX_FSTACK_DEPTH - 1);
 }
 
-/* clang emits calls for large memcpy() in BPF code; copy 8 bytes at a time instead. */
+/*
+ * Bulk copies between our own maps and ring buffer records. clang can't inline a large
+ * memcpy() in BPF code, and a loop costs the verifier every iteration -- in each of the
+ * thousands of program clones that -F loads; one helper call costs it one instruction.
+ */
 static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
 {
-	const __u64 *s = src;
-	__u64 *d = dst;
-	__u32 i;
-
-	for (i = 0; i < sz / 8; i++)
-		d[i] = s[i];
+	bpf_probe_read_kernel(dst, sz, src);
 }
 
 static __always_inline struct drop_stats *drop_stats(void)
@@ -272,65 +288,32 @@ static __always_inline bool is_err_result(__u32 flags, __s64 res)
 #include "records.bpf.h"
 #include "args.bpf.h"
 
-static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, __u64 now)
-{
-	struct task_struct *task;
-	struct session *sess;
-	__u32 zero = 0;
-
-	sess = bpf_map_lookup_elem(&empty_session, &zero);
-	if (!sess)
-		return NULL;
-	if (bpf_map_update_elem(&sessions, &key, sess, BPF_NOEXIST)) {
-		struct drop_stats *st = drop_stats();
-
-		if (st)
-			__sync_fetch_and_add(&st->dropped_sessions, 1);
-		return NULL;
-	}
-	sess = bpf_map_lookup_elem(&sessions, &key);
-	if (!sess)
-		return NULL;
-
-	sess->sess_id = new_sess_id(key);
-	sess->start_ts = now;
-	sess->pid = (__u32)pid_tgid;
-	sess->tgid = pid_tgid >> 32;
-	bpf_get_current_comm(sess->task_comm, sizeof(sess->task_comm));
-	task = (struct task_struct *)bpf_get_current_task();
-	BPF_CORE_READ_STR_INTO(&sess->proc_comm, task, group_leader, comm);
-
-	/*
-	 * -T and -A need the session known before its first trace or arguments record; if
-	 * the ring buffer is full now, the next record tries again (the sample then shows
-	 * the records it lost).
-	 */
-	if (emit_func_trace || capture_args)
-		emit_session_start(sess);
-	return sess;
-}
+#include "session_slot.bpf.h"
 
 /* Copy call levels [from, to) of the traced frames from @src to @dst. */
 static __always_inline void copy_levels(struct call_stack *dst, const struct call_stack *src,
 					__u32 from, __u32 to)
 {
-	__u32 i;
+	__u32 n;
 
+	if (to > MAX_FSTACK_DEPTH || from >= to)
+		return;
 	/*
-	 * One fork per iteration (the exit test) keeps the verifier's work linear; per-frame
-	 * range checks beyond the mask would multiply it.
+	 * Four helper calls rather than a loop over the levels (see copy_words()). The mask
+	 * and the test only give the verifier bounds: from < to <= MAX_FSTACK_DEPTH holds.
 	 */
-	for (i = 0; i < MAX_FSTACK_DEPTH; i++) {
-		__u32 j = from + i;
-
-		if (j >= to || j >= MAX_FSTACK_DEPTH)
-			break;
-		j = frame_idx(j);
-		dst->func_ids[j] = src->func_ids[j];
-		dst->seq_ids[j] = src->seq_ids[j];
-		dst->func_res[j] = src->func_res[j];
-		dst->func_lat[j] = src->func_lat[j];
-	}
+	n = to - from;
+	from = frame_idx(from);
+	barrier_var(n);
+	if (n > MAX_FSTACK_DEPTH)
+		return;
+	/* older verifiers (6.1) need the sizes made from the very register just tested */
+	barrier_var(n);
+	n &= 2 * MAX_FSTACK_DEPTH - 1;
+	bpf_probe_read_kernel(&dst->func_ids[from], n * sizeof(__u32), &src->func_ids[from]);
+	bpf_probe_read_kernel(&dst->seq_ids[from], n * sizeof(__u32), &src->seq_ids[from]);
+	bpf_probe_read_kernel(&dst->func_res[from], n * sizeof(__s64), &src->func_res[from]);
+	bpf_probe_read_kernel(&dst->func_lat[from], n * sizeof(__u64), &src->func_lat[from]);
 }
 
 /* Bits for call levels >= @from (and < 64). */
@@ -361,7 +344,8 @@ static __always_inline void keep_chain(struct session *sess, __u32 d)
 	f = &sess->frags[slot & (MAX_FRAGS - 1)];
 	f->start = d;
 	f->handled = false;
-	f->last_seq_id = sess->next_seq_id - 1;
+	/* the chain's last record: the call overwriting it already took next_seq_id - 1 */
+	f->last_seq_id = sess->next_seq_id - 2;
 	f->cs.max_depth = sess->stack.max_depth;
 	f->cs.stitched = sess->stack.stitched;
 	f->cs.kstack_sz = sess->stack.kstack_sz;
@@ -389,6 +373,8 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 	}
 }
 
+#include "interim.bpf.h"
+
 /* @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A). */
 static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 {
@@ -400,7 +386,7 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
-	sess = bpf_map_lookup_elem(&sessions, &key);
+	sess = find_session(key);
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
 		if (!fi || !(fi->flags & FUNC_IS_ENTRY) || !session_allowed(pid_tgid))
@@ -421,6 +407,8 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 		return 0;
 	}
 	seq = sess->next_seq_id++;
+	if (emit_interim_stacks && d < sess->stack.max_depth)
+		emit_stitch_sample(sess, d, now, seq);
 	if (sess->tail_err && d < sess->stack.max_depth)
 		keep_chain(sess, d);
 	d = frame_idx(d);
@@ -523,7 +511,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
-	sess = bpf_map_lookup_elem(&sessions, &key);
+	sess = find_session(key);
 	if (!sess)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -553,7 +541,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 
 	if (d == 0) {
 		emit_session_end(sess, now, false);
-		bpf_map_delete_elem(&sessions, &key);
+		end_session(sess, key);
 	}
 	return 0;
 
@@ -567,7 +555,7 @@ lost:
 		if (st)
 			__sync_fetch_and_add(&st->dropped_sessions, 1);
 	}
-	bpf_map_delete_elem(&sessions, &key);
+	end_session(sess, key);
 	return 0;
 }
 
@@ -731,4 +719,5 @@ int fexit_tmpl_void(__u64 *ctx)
 	return fexit_common(ctx, 0);
 }
 
+#include "probe_ctx.bpf.h"
 #include "inject.bpf.h"

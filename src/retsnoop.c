@@ -18,6 +18,9 @@
 #include "privileges.h"
 #include "progress.h"
 #include "retsnoop.h"
+#include "ftrace_funcs.h"
+#include "ksyms.h"
+#include "prefetch.h"
 #include "trace_cmd.h"
 #include "vmlinux_dwarf.h"
 #include "version.h"
@@ -96,15 +99,12 @@ static int print_version(void)
 	return 0;
 }
 
-/* Options that are parsed and validated but whose behaviour isn't built yet. */
-static void warn_unimplemented(void)
+/* Options that would have no effect as given. */
+static void warn_idle_options(void)
 {
-	static const char fmt[] = "Note: %s is not implemented yet and is ignored.\n";
-
-	if (env.emit_interim_stacks)
-		fprintf(stderr, fmt, "-I (--interim-stacks)");
-	if (env.inject_probe_cnt && env.capture_args)
-		fprintf(stderr, "Note: the context of injected probes (-J with -A) is not captured yet.\n");
+	/* probes show as -T rows and -I samples; alone they would be attached for nothing */
+	if (env.inject_probe_cnt && !env.emit_func_trace && !env.emit_interim_stacks)
+		fprintf(stderr, "Note: injected probes (-J) show only with -T (call trace rows) or -I (interim samples).\n");
 }
 
 /* Say which capabilities a run lacks (root has them all; a capable non-root user too). */
@@ -244,6 +244,10 @@ static int run(void)
 	struct func_discovery *d = NULL;
 	struct vmlinux_dwarf *vd = NULL;
 	struct btf *vmlinux_btf = NULL;
+	struct prefetch_opts popts = {
+		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
+	};
+	struct prefetch *pre = NULL;
 	long start_ms = now_ms();
 	const char *mode;
 	int err, feat_err = 0;
@@ -252,7 +256,7 @@ static int run(void)
 		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
 		return -EINVAL;
 	}
-	warn_unimplemented();
+	warn_idle_options();
 
 	/* what no feature detection survives, said plainly */
 	err = kernel_features__check_btf(NULL);
@@ -266,25 +270,31 @@ static int run(void)
 		return -ENODEV;
 	}
 
+	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
+	pre = prefetch__start(&popts);
+
 	/* kernel features first: the attach mode depends on them */
 	feat_err = trace_cmd__detect(&feat);
 	if (feat_err && !env.dry_run) {
 		if (feat_err != -EOPNOTSUPP)
 			fprintf(stderr, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
 				strerror(-feat_err));
-		return feat_err;
+		err = feat_err;
+		goto cleanup;
 	}
 	if (feat_err)
 		log_msg(log_print, LOG_INFO, "Feature detection failed (%s), the attach mode is a guess.\n",
 			strerror(-feat_err));
 	err = resolve_mode(feat_err ? NULL : &feat, &mode);
 	if (err)
-		return err;
+		goto cleanup;
+	trace_cmd__phase_done(log_print, "feature detection");
 
 	/* then symbols: the DWARF image, which :PATH globs need before discovery */
 	err = open_dwarf(&vd);
 	if (err)
-		return err;
+		goto cleanup;
+	trace_cmd__phase_done(log_print, "DWARF image");
 
 	/* from here on, the slow steps: a status line if the terminal wants one */
 	if (progress__wanted(STDERR_FILENO, env.json, env.verbose)) {
@@ -294,17 +304,21 @@ static int run(void)
 		dopts.progress_ctx = progress;
 	}
 
+	vmlinux_btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
+	if (!vmlinux_btf) {
+		err = -errno;
+		fprintf(stderr, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+			err, strerror(-err));
+		goto cleanup;
+	}
+	dopts.vmlinux_btf = vmlinux_btf;
+	if (pre) {
+		/* NULL: discovery reads it (and says why that failed) */
+		dopts.ksyms = prefetch__take_ksyms(pre);
+		dopts.ftrace_funcs = prefetch__take_ftrace_funcs(pre);
+	}
 	if (env.attach_mode == ATTACH_FENTRY) {
-		vmlinux_btf = btf__load_vmlinux_btf();
-		err = libbpf_get_error(vmlinux_btf);
-		if (err) {
-			vmlinux_btf = NULL;
-			fprintf(stderr, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
-				err, strerror(-err));
-			goto cleanup;
-		}
 		dopts.fentry = true;
-		dopts.vmlinux_btf = vmlinux_btf;
 		/* kernels before the fexit sleep fix (5.11) hang detaching from sleepers */
 		dopts.deny_sleepable = btf__find_by_name_kind(vmlinux_btf, "bpf_tramp_image",
 							      BTF_KIND_STRUCT) < 0;
@@ -312,6 +326,8 @@ static int run(void)
 	d = func_discovery__new(&dopts);
 	if (!d) {
 		err = -errno;
+		ksyms__free(dopts.ksyms);
+		ftrace_funcs__free(dopts.ftrace_funcs);
 		fprintf(stderr, "Failed to set up function discovery: %s.\n", strerror(-err));
 		goto cleanup;
 	}
@@ -329,6 +345,7 @@ static int run(void)
 	progress__clear(progress);
 	if (err)
 		goto cleanup;
+	trace_cmd__phase_done(log_print, "function discovery");
 	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
 		goto cleanup;
 
@@ -345,6 +362,7 @@ cleanup:
 	func_discovery__free(d);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);
+	prefetch__free(pre);
 	return err;
 }
 
@@ -377,6 +395,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
+	trace_cmd__phase_done(log_print, "command line");
 	warn_privileges();
 	if (lockdown_refuses()) {
 		err = EPERM;

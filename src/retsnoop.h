@@ -28,6 +28,9 @@ enum rec_type {
 	REC_SESSION_END,
 	REC_FNARGS,		/* -A: one call's arguments (struct rec_fnargs) */
 	REC_INJ_PROBE,		/* -J with -T: an injected probe's hit (struct rec_func_trace) */
+	REC_SESSION_PROBE,	/* -I: interim sample at a probe's hit (struct rec_session_interim) */
+	REC_SESSION_STITCH,	/* -I: interim sample of a chain about to be overwritten (same) */
+	REC_CTXARGS,		/* -J -T -A: a probe hit's context (struct rec_fnargs, probe id) */
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -128,6 +131,27 @@ struct rec_session_end {
 	struct call_stack stack;
 };
 
+/*
+ * -I: a sample of a session that is still running, sent when something would otherwise
+ * be lost or an injected probe fired. Frames [0, stack.depth) had not returned yet; the
+ * -T records up to end.last_seq_id belong to it. The session goes on, and its later
+ * samples repeat what they need.
+ */
+struct rec_session_interim {
+	struct rec_session_end end;	/* end.type: REC_SESSION_PROBE or REC_SESSION_STITCH */
+	__s32 probe_id;			/* REC_SESSION_PROBE: the probe that fired, else -1 */
+	__u32 __pad;
+};
+
+/*
+ * Per CPU: the session sequence, and sessions started minus ended on this CPU (summed
+ * over CPUs: the sessions still running).
+ */
+struct sess_counts {
+	__u64 seq;
+	__s64 live;
+};
+
 /* Global drop counters, read by user space while running (one slot per CPU, summed). */
 struct drop_stats {
 	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */
@@ -156,6 +180,14 @@ enum fnarg_loc {
 	FNARG_REG,		/* argument register @off (fentry: argument slot @off) */
 	FNARG_REG_PAIR,		/* registers @off and @off + 1 */
 	FNARG_STACK,		/* on the stack, @off bytes above the stack pointer at entry */
+	/*
+	 * Injected probes' context (-J): @off bytes into the probe's context (pt_regs, the
+	 * tracepoint's record, the raw tracepoint's argument array): the value, or for
+	 * FNARG_PTR and FNARG_STR the pointer.
+	 */
+	FNARG_CTX,
+	/* a tracepoint's __data_loc field at @off: its data (a string) is inside the record */
+	FNARG_CTX_DATALOC,
 };
 
 struct fnarg_spec {

@@ -94,12 +94,25 @@ struct trace_row {
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
 	__u32 missing;			/* TRACE_GAP: records lost */
-	const struct sample_args *args;	/* TRACE_ENTRY, TRACE_LEAF with -A, else NULL */
+	/* TRACE_ENTRY, TRACE_LEAF with -A (TRACE_PROBE: the probe's context), else NULL */
+	const struct sample_args *args;
 };
 
 struct sample_lbr {
 	struct sample_loc from, to;
 	__u64 flags;
+};
+
+/* When the sample was taken. */
+enum sample_kind {
+	SAMPLE_FINAL,			/* the session ended: its entry function returned */
+	/*
+	 * -I, the session still running (frames not returned yet are marked running):
+	 * an injected probe fired (@probe_id), or an error chain (with -S: any completed
+	 * chain) was about to be overwritten by a later call of its caller.
+	 */
+	SAMPLE_PROBE,
+	SAMPLE_STITCH,
 };
 
 struct sample_pool;
@@ -110,7 +123,10 @@ struct sample {
 	char task_comm[17], proc_comm[17];	/* NUL-terminated, arbitrary bytes */
 	__u64 start_ns, end_ns;		/* CLOCK_MONOTONIC: session start, sample taken */
 	__s64 clock_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	bool is_err;			/* the entry function returned an error */
+	enum sample_kind kind;
+	int probe_id;			/* SAMPLE_PROBE: index into @probes, else -1 */
+	/* the entry function returned an error (interim: the chain shown is an error chain) */
+	bool is_err;
 
 	const struct func *funcs;	/* the table function ids refer to */
 	size_t func_cnt;
@@ -163,6 +179,8 @@ struct sample_build_opts {
 	const struct arg_plans *args;	/* -A: how each function's arguments were captured */
 	const struct probe_spec *probes;	/* -J: the injected probes, by id */
 	size_t probe_cnt;
+	/* -J -T -A: how each probe's context was captured, by probe id; NULL: not shown */
+	const struct arg_plans *probe_args;
 };
 
 /* Decode one session's records. Returns 0 with *out set (sample__free() it), or -errno. */

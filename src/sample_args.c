@@ -2,7 +2,8 @@
 /*
  * -A: the arguments of the sample's calls. Each traced frame and each entry (or leaf) row
  * of the call trace gets the REC_FNARGS record of its call, found by the call's seq id;
- * a call whose record was lost gets one marked missing, so the views can say so.
+ * a call whose record was lost gets one marked missing, so the views can say so. With -J,
+ * each probe row gets its hit's context (REC_CTXARGS) the same way.
  */
 #include <errno.h>
 #include <string.h>
@@ -30,9 +31,16 @@ static long find_rec(const struct sess_recs *r, __u32 seq)
 	return lo < r->args_cnt && r->args[lo]->seq_id == seq ? (long)lo : -1;
 }
 
+/*
+ * The arguments of the call of @func_id entered with @seq or, @probe, the context of
+ * probe @func_id's hit @seq.
+ */
 static struct sample_args *args_of(struct sample *s, struct args_index *ix,
-				   const struct sample_build_opts *o, int func_id, __u32 seq)
+				   const struct sample_build_opts *o, int func_id, __u32 seq,
+				   bool probe)
 {
+	const struct arg_plans *plans = probe ? o->probe_args : o->args;
+	__u32 type = probe ? REC_CTXARGS : REC_FNARGS;
 	const struct rec_fnargs *rec;
 	struct sample_args *a;
 	long k = find_rec(ix->r, seq);
@@ -45,8 +53,8 @@ static struct sample_args *args_of(struct sample *s, struct args_index *ix,
 		return NULL;
 	memset(a, 0, sizeof(*a));
 	rec = k >= 0 ? ix->r->args[k] : NULL;
-	if (!rec || (int)rec->func_id != func_id ||
-	    !(a->plan = arg_plans__get(o->args, func_id))) {
+	if (!rec || rec->type != type || (int)rec->func_id != func_id ||
+	    !(a->plan = arg_plans__get(plans, func_id))) {
 		a->missing = true;
 		a->plan = NULL;
 		return a;
@@ -81,16 +89,19 @@ int sample__build_args(struct sample *s, const struct sess_recs *r,
 
 		if (f->func_id < 0)
 			continue;
-		f->args = args_of(s, &ix, o, f->func_id, f->seq_id);
+		f->args = args_of(s, &ix, o, f->func_id, f->seq_id, false);
 		if (!f->args)
 			return -ENOMEM;
 	}
 	for (i = 0; i < s->row_cnt; i++) {
 		struct trace_row *row = &s->rows[i];
 
-		if (row->kind != TRACE_ENTRY && row->kind != TRACE_LEAF)
+		if (row->kind == TRACE_PROBE && o->probe_args && row->probe_id >= 0)
+			row->args = args_of(s, &ix, o, row->probe_id, row->seq_id, true);
+		else if (row->kind == TRACE_ENTRY || row->kind == TRACE_LEAF)
+			row->args = args_of(s, &ix, o, row->func_id, row->seq_id, false);
+		else
 			continue;
-		row->args = args_of(s, &ix, o, row->func_id, row->seq_id);
 		if (!row->args)
 			return -ENOMEM;
 	}

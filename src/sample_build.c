@@ -224,6 +224,12 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	s->end_ns = r->end->emit_ts;
 	s->clock_off_ns = o->clock_off_ns;
 	s->is_err = r->end->is_err;
+	s->kind = !r->interim ? SAMPLE_FINAL :
+		  r->end->type == REC_SESSION_PROBE ? SAMPLE_PROBE : SAMPLE_STITCH;
+	s->probe_id = -1;
+	if (s->kind == SAMPLE_PROBE && r->interim->probe_id >= 0 &&
+	    (size_t)r->interim->probe_id < o->probe_cnt)
+		s->probe_id = r->interim->probe_id;
 	s->funcs = o->funcs;
 	s->probes = o->probes;
 	s->probe_cnt = o->probe_cnt;

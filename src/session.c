@@ -196,38 +196,65 @@ static int add_fnargs(struct session_store *st, const void *rec, size_t size)
 	return 0;
 }
 
-static int add_end(struct session_store *st, const void *rec)
+/*
+ * Hand one sample of @s to the callback: @e is its SESSION_END (or an interim sample's
+ * copy of one), @in the interim record or NULL.
+ */
+static int deliver(struct session_store *st, struct sess *s, const struct rec_session_end *e,
+		   const struct rec_session_interim *in)
 {
-	const struct rec_session_end *r = rec;
-	struct sess *s = rec_sess(st, r->sess_id);
 	struct sess_recs recs = {};
 	size_t n;
-	int err = 0;
+	int err;
 
-	if (!s)
-		return 0;
-	if (r->ignored) {
-		st->stats.ignored++;
-		goto out;
-	}
 	/* Trace records past the sample's last seq id belong to a later sample. */
-	for (n = 0; n < s->trace_cnt && s->trace[n].seq_id <= r->last_seq_id; n++)
+	for (n = 0; n < s->trace_cnt && s->trace[n].seq_id <= e->last_seq_id; n++)
 		;
 	recs.start = &s->start;
-	recs.end = r;
+	recs.end = e;
+	recs.interim = in;
 	recs.lbr = s->lbr;
 	recs.trace = s->trace;
 	recs.trace_cnt = n;
 	recs.trace_lost = s->trace_lost;
-	for (n = 0; n < s->args_cnt && s->args[n]->seq_id <= r->last_seq_id; n++)
+	for (n = 0; n < s->args_cnt && s->args[n]->seq_id <= e->last_seq_id; n++)
 		;
 	recs.args = (const struct rec_fnargs *const *)s->args;
 	recs.args_cnt = n;
 	recs.args_lost = s->args_lost;
 	err = st->opts.on_session(st->opts.ctx, &recs);
-out:
+	/* each sample's LBR record comes right before it: a later one whose was lost has none */
+	free(s->lbr);
+	s->lbr = NULL;
+	return err;
+}
+
+static int add_end(struct session_store *st, const void *rec)
+{
+	const struct rec_session_end *r = rec;
+	struct sess *s = rec_sess(st, r->sess_id);
+	int err = 0;
+
+	if (!s)
+		return 0;
+	if (r->ignored)
+		st->stats.ignored++;
+	else
+		err = deliver(st, s, r, NULL);
 	sess_forget(st, s);
 	return err;
+}
+
+/* -I: a sample of a running session; its records stay for the later samples. */
+static int add_interim(struct session_store *st, const void *rec)
+{
+	const struct rec_session_interim *r = rec;
+	struct sess *s = rec_sess(st, r->end.sess_id);
+
+	if (!s)
+		return 0;
+	st->stats.interim++;
+	return deliver(st, s, &r->end, r);
 }
 
 /*
@@ -248,6 +275,10 @@ static const struct rec_kind {
 	[REC_FNARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
 	/* probe hits are placed among the -T records by their seq id */
 	[REC_INJ_PROBE] = { sizeof(struct rec_func_trace), add_trace },
+	[REC_SESSION_PROBE] = { sizeof(struct rec_session_interim), add_interim },
+	[REC_SESSION_STITCH] = { sizeof(struct rec_session_interim), add_interim },
+	/* probe contexts go with the arguments: both are found by their seq id */
+	[REC_CTXARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Session store: turns the ring buffer's interleaved records of many threads into the
- * complete record set of each emitted session, one per REC_SESSION_END. It only groups
- * records; decoding them into a sample is sample_build's job.
+ * complete record set of each sample: one per REC_SESSION_END, which ends the session, and
+ * one per interim sample (-I), after which the session goes on. It only groups records;
+ * decoding them into a sample is sample_build's job.
  */
 #ifndef RETSNOOP_SESSION_H
 #define RETSNOOP_SESSION_H
@@ -10,16 +11,21 @@
 #include <stddef.h>
 #include "retsnoop.h"
 
-/* The records of one emitted session; valid only during the callback. */
+/*
+ * The records of one sample of a session; valid only during the callback. A session has
+ * one final sample (REC_SESSION_END) and with -I any number of interim ones before it.
+ */
 struct sess_recs {
 	const struct rec_session_start *start;
-	const struct rec_session_end *end;
+	const struct rec_session_end *end;	/* for interim samples: &interim->end */
+	const struct rec_session_interim *interim;	/* NULL for the final sample */
 	const struct rec_lbr_stack *lbr;	/* NULL when none arrived */
 	/* -T records (and -J probe hits) up to end->last_seq_id, in seq id order */
 	const struct rec_func_trace *trace;
 	size_t trace_cnt;
 	size_t trace_lost;			/* -T records not kept (memory budget) */
-	const struct rec_fnargs *const *args;	/* -A records up to end->last_seq_id */
+	/* -A records (REC_FNARGS and -J hits' REC_CTXARGS) up to end->last_seq_id */
+	const struct rec_fnargs *const *args;
 	size_t args_cnt;
 	size_t args_lost;			/* -A records not kept (memory budget) */
 };
@@ -44,6 +50,7 @@ struct session_store_stats {
 	size_t malformed;	/* records too short or of unknown type */
 	size_t orphans;		/* records of a session whose start never arrived */
 	size_t ignored;		/* sessions BPF announced and then filtered out */
+	size_t interim;		/* interim samples delivered */
 	size_t trace_lost;	/* -T records over the memory budget */
 	size_t args_lost;	/* -A records over the memory budget */
 };

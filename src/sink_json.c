@@ -335,6 +335,15 @@ static void put_probe(json_t *o, const struct sample *s, int probe_id)
 		put(o, "offset", jint(p->offset));
 }
 
+static const char *sample_kind(enum sample_kind k)
+{
+	switch (k) {
+	case SAMPLE_PROBE: return "probe";
+	case SAMPLE_STITCH: return "stitch";
+	default: return "final";
+	}
+}
+
 static json_t *jrow(const struct sample *s, const struct trace_row *r)
 {
 	json_t *o = json_object();
@@ -351,6 +360,7 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	if (r->kind == TRACE_PROBE) {
 		put_probe(o, s, r->probe_id);
 		put(o, "time_ns", jint(r->ts + s->clock_off_ns));
+		put_args(o, r->args);	/* -A: the probe's context */
 		return o;
 	}
 	put_func(o, s, r->func_id);
@@ -441,6 +451,9 @@ static int json_sample(struct sink *sk, const struct sample *s)
 	put(o, "start_time_ns", jint(s->start_ns + s->clock_off_ns));
 	put(o, "end_time_ns", jint(s->end_ns + s->clock_off_ns));
 	put(o, "error", json_boolean(s->is_err));
+	put(o, "sample_kind", json_string(sample_kind(s->kind)));
+	if (s->kind == SAMPLE_PROBE)
+		put_probe(o, s, s->probe_id);
 
 	arr = json_array();
 	for (i = 0; arr && i < s->frame_cnt; i++)

@@ -17,6 +17,7 @@ struct symbolize {
 	bool prefetching;	/* @loader is reading kallsyms: join it before use */
 	int load_errno;
 	pthread_t loader;
+	__u64 text_start, text_end;	/* the kernel's own text; 0, 0: early_ksyms unusable */
 };
 
 /* An unsized (last) symbol can't plausibly cover more than this. */
@@ -26,7 +27,12 @@ static void *load_ksyms(void *arg)
 {
 	struct symbolize *s = arg;
 
-	s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
+	/* the early table answers for the kernel's own text: leave that out */
+	if (s->text_end)
+		s->own_ksyms = ksyms__load_funcs_except(s->opts.kallsyms_path, s->text_start,
+							s->text_end);
+	else
+		s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
 	s->load_errno = s->own_ksyms ? 0 : errno;
 	return NULL;
 }
@@ -62,7 +68,27 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 	if (!s)
 		return NULL;
 	OPTS_COPY(&s->opts, opts);
+	if (s->opts.early_ksyms) {
+		const struct ksym *a = ksyms__find(s->opts.early_ksyms, "_stext");
+		const struct ksym *b = ksyms__find(s->opts.early_ksyms, "_etext");
+
+		if (a && b && a->addr && a->addr < b->addr) {
+			s->text_start = a->addr;
+			s->text_end = b->addr;
+		}
+	}
 	return s;
+}
+
+/*
+ * The symbol table to look @addr up in: the early one for the kernel's own text, else
+ * the fresh one (read now if not yet, or joined if being read).
+ */
+static const struct ksyms *ksyms_for(struct symbolize *s, __u64 addr)
+{
+	if (addr >= s->text_start && addr < s->text_end)
+		return s->opts.early_ksyms;
+	return ksyms(s);
 }
 
 /*
@@ -106,7 +132,7 @@ static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct s
 
 	if (as->kind != ADDR_SPACE_KERNEL)
 		return false;
-	ks = ksyms(s);
+	ks = ksyms_for(s, addr);
 	k = ks ? ksyms__map_addr(ks, addr) : NULL;
 
 	/* past a function's end lies padding or something without a symbol */
@@ -128,7 +154,7 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 
 	if (as->kind != ADDR_SPACE_KERNEL)
 		return 0;
-	if (!s->opts.src.lookup || s->degraded || !(ks = ksyms(s)))
+	if (!s->opts.src.lookup || s->degraded || !(ks = ksyms_for(s, addr)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
 	k = ksyms__map_addr(ks, addr);

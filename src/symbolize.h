@@ -31,6 +31,13 @@ struct symbolize_opts {
 	 */
 	const struct ksyms *ksyms;
 	const char *kallsyms_path;
+	/*
+	 * Borrowed, optional: kallsyms as read before any BPF program was loaded (function
+	 * discovery's). Trusted for the kernel's own text, which never changes, so samples
+	 * there don't wait for the fresh read; BPF programs, trampolines and modules come
+	 * from the fresh one.
+	 */
+	const struct ksyms *early_ksyms;
 	struct src_backend src;		/* .lookup NULL: kallsyms only */
 	__u64 kaslr_offset;		/* runtime - link-time address */
 	bool inlines;			/* keep inlined frames (-ss); else only the outermost */

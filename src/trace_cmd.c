@@ -11,12 +11,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include "arg_plan.h"
 #include "capture.h"
 #include "err_filter.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "lbr.h"
+#include "probe_ctx.h"
 #include "sink.h"
 #include "symbolize.h"
 #include "progress.h"
@@ -57,6 +60,33 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Peak RSS in kB (VmHWM), -1 if unknown. */
+static long peak_rss_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+void trace_cmd__phase_done(log_print_fn print, const char *phase)
+{
+	static long start;
+
+	/* the first phase ends soon after exec: times count from there, near enough */
+	if (!start)
+		start = now_ms();
+	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB.\n", phase,
+		now_ms() - start, peak_rss_kb());
 }
 
 /* REALTIME - MONOTONIC, from the tightest of a few bracketed readings. */
@@ -316,11 +346,61 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 	return 0;
 }
 
+/*
+ * -J -T -A: each probe's context plan, from the kernel's BTF (*btf, to free after the
+ * run). Probes BTF doesn't describe are said once and show no context.
+ */
+static int plan_probe_ctx(const struct env *env, FILE *vout, struct btf **btf,
+			  struct arg_plans **out)
+{
+	struct arg_limits lim = {
+		.max_sized = env->cfg.args_max_sized_arg_size,
+		.max_str = env->cfg.args_max_str_arg_size,
+	};
+	struct arg_plans *ps;
+	char buf[1024];
+	size_t i;
+
+	*out = NULL;
+	*btf = NULL;
+	if (!env->capture_args || !env->emit_func_trace || !env->inject_probe_cnt ||
+	    !arg_arch__host())
+		return 0;
+	*btf = btf__load_vmlinux_btf();
+	if (libbpf_get_error(*btf)) {
+		*btf = NULL;
+		fprintf(stderr, "Note: no kernel BTF, the context of injected probes is not captured.\n");
+		return 0;
+	}
+	ps = probe_ctx__plans(env->inject_probes, env->inject_probe_cnt, *btf, &lim);
+	if (!ps) {
+		fprintf(stderr, "Failed to plan the context of injected probes: %s\n",
+			strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < env->inject_probe_cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(ps, i);
+
+		if (!p->btf)
+			fprintf(stderr, "Note: the kernel's BTF doesn't describe probe '%s': its context is not captured.\n",
+				env->inject_probes[i].spec);
+		else if (env->verbose >= 2) {
+			arg_plan__describe(p, arg_plans__arch(ps) ?: arg_arch__host(), buf,
+					   sizeof(buf));
+			fprintf(vout, "Probe '%s' context spec: %s\n", env->inject_probes[i].spec, buf);
+		}
+	}
+	*out = ps;
+	return 0;
+}
+
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
 		   log_print_fn print, struct progress *progress)
 {
-	struct symbolize_opts sopts = { .sz = sizeof(sopts), .print = print };
+	struct symbolize_opts sopts = {
+		.sz = sizeof(sopts), .print = print, .early_ksyms = func_discovery__ksyms(d),
+	};
 	const struct func *funcs = func_discovery__funcs(d);
 	size_t cnt = func_discovery__func_cnt(d);
 	struct tracer_opts o = {
@@ -332,6 +412,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.print = print,
 		.success_stacks = env->success_stacks,
 		.func_trace = env->emit_func_trace,
+		.interim = env->emit_interim_stacks,
 		.lbr = env->use_lbr,
 		.lbr_flags = env->lbr_flags,
 		.duration_ns = env->longer_ms * 1000000ULL,
@@ -357,7 +438,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct sink *sink = NULL, *inner = NULL;
 	struct capture *cap = NULL;
 	struct symbolize *sym = NULL;
-	struct arg_plans *args = NULL;
+	struct arg_plans *args = NULL, *probe_args = NULL;
+	struct btf *probe_btf = NULL;
 	struct tracer *t = NULL;
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
@@ -379,6 +461,12 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (err)
 		goto out;
 	o.args = args;
+	if (args) {
+		err = plan_probe_ctx(env, vout, &probe_btf, &probe_args);
+		if (err)
+			goto out;
+		o.probe_args = probe_args;
+	}
 	o.args_max_total = env->cfg.args_max_total_args_size;
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
 	if (vd)
@@ -406,6 +494,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				.args_max_width = env->cfg.args_fmt_max_arg_width,
 			},
 			.args = args,
+			.probes = env->inject_probes,
+			.probe_cnt = env->inject_probe_cnt,
+			.probe_args = probe_args,
 		};
 
 		cap = capture__create(cap_path, &copts);
@@ -424,6 +515,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_open_error(env, feat, err);
 		goto out;
 	}
+	trace_cmd__phase_done(print, "BPF open");
 	progress__update(progress, "loading BPF programs", 0, 0);
 	err = tracer__load(t);
 	if (err) {
@@ -431,6 +523,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_load_error(err);
 		goto out;
 	}
+	trace_cmd__phase_done(print, "BPF load");
 	/*
 	 * kallsyms has our programs once they are loaded; fentry trampolines appear only when
 	 * attached. Read it meanwhile, so the first sample doesn't wait for it.
@@ -442,6 +535,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	progress__clear(progress);
 	if (err)
 		goto out;
+	trace_cmd__phase_done(print, "attach");
 	/* (no-op if started above) */
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
@@ -478,5 +572,7 @@ out:
 	sink__free(inner);
 	symbolize__free(sym);
 	arg_plans__free(args);
+	arg_plans__free(probe_args);
+	btf__free(probe_btf);
 	return err;
 }

@@ -22,6 +22,12 @@ volatile sig_atomic_t *trace_cmd__stop_flag(void);
 int trace_cmd__detect(struct kernel_features *feat);
 
 /*
+ * -vv: how long start-up took up to the end of @phase, and the peak RSS so far (where
+ * start-up time and memory go, for benchmarks and bug reports).
+ */
+void trace_cmd__phase_done(log_print_fn print, const char *phase);
+
+/*
  * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno.
  * @vd (may be NULL: kallsyms only) adds source lines and inlined frames. @progress (may
  * be NULL) shows loading, attaching and detaching on the terminal.

@@ -132,6 +132,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 
 	skel->rodata->emit_success_stacks = opts->success_stacks;
 	skel->rodata->emit_func_trace = opts->func_trace;
+	skel->rodata->emit_interim_stacks = opts->interim;
 	skel->rodata->capture_lbr = opts->lbr;
 	skel->rodata->use_cookies = mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;
@@ -157,8 +158,21 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
 				 at_least_one(opts->allow_comm_cnt + opts->deny_comm_cnt));
-	if (opts->sessions_size)
-		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size);
+	/* a sessions map size asked for means that map (it caps concurrent sessions) */
+	skel->rodata->use_task_storage = feat->has_task_storage && !opts->sessions_size;
+	if (skel->rodata->use_task_storage) {
+		/* the code that uses the hash map never runs: keep it minimal */
+		bpf_map__set_max_entries(skel->maps.sessions, 1);
+	} else {
+		/* libbpf poisons the (never run) instructions that refer to it */
+		bpf_map__set_autocreate(skel->maps.task_sessions, false);
+		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size ?: 4096);
+	}
+	if (skel->rodata->use_task_storage)
+		pr(t, LOG_DEBUG, "Session state: task-local storage.\n");
+	else
+		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
+		   bpf_map__max_entries(skel->maps.sessions));
 	if (opts->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, opts->ringbuf_size);
 	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
@@ -171,6 +185,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		if (err < 0)
 			goto err;
 		bpf_map__set_max_entries(skel->maps.fnargs_bufs, err);
+		bpf_map__set_max_entries(skel->maps.probe_ctx_specs, at_least_one(opts->probe_cnt));
 	}
 	return t;
 err:
@@ -196,6 +211,17 @@ static int fill_maps(struct tracer *t)
 	fd = bpf_map__fd(t->skel->maps.fnargs_specs);
 	for (i = 0; o->args && i < o->func_cnt; i++) {
 		const struct func_arg_plan *p = arg_plans__get(o->args, i);
+		struct func_args_spec spec = {};
+		__u32 id = i;
+
+		if (p)
+			arg_plan__wire(p, &spec);
+		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
+			return -errno;
+	}
+	fd = bpf_map__fd(t->skel->maps.probe_ctx_specs);
+	for (i = 0; o->probe_args && i < o->probe_cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(o->probe_args, i);
 		struct func_args_spec spec = {};
 		__u32 id = i;
 
@@ -297,6 +323,7 @@ int tracer__start(struct tracer *t)
 		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .trace = t->o.func_trace,
 		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
 		.args = t->o.args, .probes = t->o.probes, .probe_cnt = t->o.probe_cnt,
+		.probe_args = t->o.probe_args,
 	};
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
@@ -311,20 +338,24 @@ int tracer__start(struct tracer *t)
 	return 0;
 }
 
-/* Sessions BPF still holds: threads inside an entry function when recording stopped. */
+/*
+ * Sessions BPF still holds: threads inside an entry function when recording stopped.
+ * Counted per CPU by BPF (a session may start on one CPU and end on another).
+ */
 static __u64 running_sessions(struct tracer *t)
 {
-	int fd = bpf_map__fd(t->skel->maps.sessions);
-	__s64 key, next;
-	__u64 n = 0;
-	void *prev = NULL;
+	int ncpu = libbpf_num_possible_cpus(), i;
+	struct sess_counts *c;
+	__u32 zero = 0;
+	__s64 n = 0;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		n++;
-	}
-	return n;
+	if (ncpu <= 0 || !(c = calloc(ncpu, sizeof(*c))))
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.sess_seq), &zero, c))
+		for (i = 0; i < ncpu; i++)
+			n += c[i].live;
+	free(c);
+	return n > 0 ? n : 0;
 }
 
 void tracer__drops(struct tracer *t, struct drop_report *d)

@@ -34,15 +34,18 @@ struct tracer_opts {
 	/* what BPF records */
 	bool success_stacks;		/* successful sessions too */
 	bool func_trace;		/* every call (-T) */
+	bool interim;			/* interim samples (-I) */
 	bool lbr;
 	__u64 lbr_flags;		/* PERF_SAMPLE_BRANCH_*, 0 = any_return */
 	__u64 duration_ns;		/* only sessions at least this long */
 	__u32 ringbuf_size;		/* 0: the BPF object's default */
-	__u32 sessions_size;
+	__u32 sessions_size;		/* 0: task storage where the kernel has it, else 4096 */
 	/* -A: each function's capture plan (borrowed); NULL: no arguments */
 	const struct arg_plans *args;
 	__u32 args_max_total;		/* args.max-total-args-size */
 	bool args_raw_ptrs;		/* args.capture-raw-ptrs */
+	/* -J -T -A: each probe's context plan (borrowed, by probe id); NULL: none */
+	const struct arg_plans *probe_args;
 	/* -J: injected probes (borrowed); a probe's id is its index */
 	const struct probe_spec *probes;
 	size_t probe_cnt;

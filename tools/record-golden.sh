@@ -1,7 +1,8 @@
 #!/bin/bash
 # record-golden.sh NAME KERNEL SIMFAIL-CASE RETSNOOP-ARGS...
 #
-# Run retsnoop for real in the test VM while simfail provokes CASE, with the run captured
+# Run retsnoop for real in the test VM while simfail provokes CASE (or, for a CASE of
+# the form 'sh:COMMANDS', while the guest shell runs COMMANDS), with the run captured
 # (RETSNOOP_CAPTURE), and store tests/golden/NAME.cap (records + symbol answers) and
 # NAME.out (the samples exactly as the live run printed them). test_golden replays the
 # capture and must print NAME.out byte for byte.
@@ -11,11 +12,15 @@ cd "$(dirname "$0")/.."
 name=$1 kernel=$2 case=$3
 shift 3
 args=$(printf "'%s' " "$@")
+provoke="simfail $case >/dev/null"
+case $case in
+sh:*) provoke="{ ${case#sh:}; } >/dev/null 2>&1" ;;
+esac
 out=$(tests/vm/run --kernel "$kernel" -- "
 RETSNOOP_CAPTURE=/tmp/cap retsnoop $args >/tmp/live 2>/tmp/err &
 i=0
 while ! grep -q 'Receiving data' /tmp/live && [ \$i -lt 900 ]; do sleep 0.1; i=\$((i + 1)); done
-simfail $case >/dev/null
+$provoke
 sleep 0.5
 kill -INT %1
 wait

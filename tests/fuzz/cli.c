@@ -44,7 +44,7 @@ static void check_env(const struct env *env, bool complete)
 	for (i = 0; i < env->inject_probe_cnt; i++)
 		FUZZ_CHECK(strchr(env->inject_probes[i].spec, ':') && env->inject_probes[i].name[0] &&
 			   env->inject_probes[i].display);
-	FUZZ_CHECK(env->cfg.ringbuf_size >= 1 && env->cfg.sessions_size >= 1);
+	FUZZ_CHECK(env->cfg.ringbuf_size >= 1 && env->cfg.sessions_size >= 0);	/* 0: task storage */
 	FUZZ_CHECK(env->cfg.args_fmt_max_arg_width >= 0 && env->cfg.args_fmt_max_arg_width <= 250);
 	FUZZ_CHECK(env->longer_ms >= 0 && env->longer_ms <= LONG_MAX / 1000000);
 	FUZZ_CHECK(!complete || env->emit_call_stack || env->emit_func_trace);

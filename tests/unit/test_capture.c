@@ -10,6 +10,7 @@
 #include "unit.h"
 #include "arg_plan.h"
 #include "capture.h"
+#include "probe_ctx.h"
 #include "render.h"
 #include "retsnoop.h"
 
@@ -380,12 +381,169 @@ static void test_args_replay_matches_live(void **state)
 	btf__free(fx.btf);
 }
 
+static void add_rec(struct capture *c, struct session_store *st, const void *rec, size_t size)
+{
+	assert_int_equal(capture__record(c, rec, size), 0);
+	assert_int_equal(session_store__add(st, rec, size), 0);
+}
+
+/* -J -T -A: a kprobe's registers at its hit (seq 1), as BPF sends them. */
+static void feed_probe_ctx(struct capture *c, struct session_store *st)
+{
+	struct {
+		struct rec_fnargs r;
+		__u64 regs[2];
+	} rec = {
+		.r = { .type = REC_CTXARGS, .func_id = 1, .sess_id = 9, .seq_id = 1,
+		       .data_len = 16, .arg_cnt = 1, .lens = { 16 } },
+		.regs = { 0xffff888000001000ULL, 7 },
+	};
+
+	add_rec(c, st, &rec, sizeof(rec));
+}
+
+/* -J -T -I: a probe's hit row and its interim sample, then the final sample. */
+static void feed_probe_session(struct capture *c, struct session_store *st)
+{
+	struct rec_session_start start = {
+		.type = REC_SESSION_START, .sess_id = 9, .pid = 42, .tgid = 41,
+		.start_ts = 1000000000ULL * 3600, .task_comm = "sh", .proc_comm = "sh",
+	};
+	struct rec_func_trace t = { .type = REC_FUNC_TRACE_ENTRY, .sess_id = 9, .depth = 1 };
+	struct rec_session_interim *in = calloc(1, sizeof(*in));
+	struct rec_session_end *end = calloc(1, sizeof(*end));
+
+	add_rec(c, st, &start, sizeof(start));
+	t.ts = start.start_ts + 1000;
+	add_rec(c, st, &t, sizeof(t));
+	t.type = REC_INJ_PROBE;
+	t.func_id = 1;		/* the kprobe */
+	t.seq_id = 1;
+	t.depth = 2;
+	t.ts += 1000;
+	add_rec(c, st, &t, sizeof(t));
+	feed_probe_ctx(c, st);
+	in->end.type = REC_SESSION_PROBE;
+	in->end.sess_id = 9;
+	in->end.last_seq_id = 1;
+	in->end.emit_ts = t.ts;
+	in->end.stack.depth = 1;
+	in->end.stack.max_depth = 1;
+	in->end.stack.kstack[0] = 0x1010;
+	in->end.stack.kstack_sz = 8;
+	in->probe_id = 1;
+	add_rec(c, st, in, sizeof(*in));
+	t = (struct rec_func_trace){ .type = REC_FUNC_TRACE_EXIT, .sess_id = 9, .seq_id = 2,
+				     .depth = 1, .ts = t.ts + 5000, .func_lat = 7000,
+				     .func_res = -22 };
+	add_rec(c, st, &t, sizeof(t));
+	end->type = REC_SESSION_END;
+	end->sess_id = 9;
+	end->last_seq_id = 2;
+	end->emit_ts = t.ts;
+	end->is_err = 1;
+	end->stack.max_depth = 1;
+	end->stack.func_res[0] = -22;
+	end->stack.func_lat[0] = 7000;
+	add_rec(c, st, end, sizeof(*end));
+	free(in);
+	free(end);
+}
+
+/* A kernel BTF with just struct pt_regs { unsigned long di, si; }. */
+static struct btf *regs_btf(void)
+{
+	struct btf *b = btf__new_empty();
+	int u64 = btf__add_int(b, "long unsigned int", 8, 0);
+
+	btf__add_struct(b, "pt_regs", 16);
+	btf__add_field(b, "di", u64, 0, 0);
+	btf__add_field(b, "si", u64, 64, 0);
+	return b;
+}
+
+/*
+ * The probe table travels in the capture: probe rows and samples replay by name; with -A
+ * the probes' context plans too (the context of the kprobe's hit replays as it showed).
+ */
+static void test_probes_replay_matches_live(void **state)
+{
+	char path[] = "/tmp/retsnoop-cap-XXXXXX";
+	struct sym_resolver syms = { .sym = live_ksym, .src = live_src };
+	struct probe_spec probes[2];
+	struct render_state rs = {
+		.o = { .sz = sizeof(rs.o), .stack_view = true, .func_trace = true, .args = true },
+	};
+	struct capture_opts co = {
+		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2,
+		.views = { .stack_view = true, .func_trace = true, .args = true },
+		.probes = probes, .probe_cnt = 2,
+	};
+	const struct arg_limits lim = { .max_sized = 64, .max_str = 64 };
+	struct arg_plans *fargs = arg_plans__new_empty(2), *pargs;
+	struct btf *btf;
+	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
+	struct session_store *st = session_store__new(&so);
+	struct sample_build_opts b;
+	char *live = NULL, *replayed;
+	struct capture *c;
+	struct replay *r;
+	size_t len = 0;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("TZ", "UTC", 1);
+	assert_int_equal(probe_spec__parse("tp:sched:sched_process_exec", &probes[0]), 0);
+	assert_int_equal(probe_spec__parse("kprobe:outer_fn+5", &probes[1]), 0);
+	btf = regs_btf();
+	pargs = probe_ctx__plans(probes, 2, btf, &lim);
+	assert_non_null(pargs);
+	co.probe_args = pargs;
+	co.args = fargs;
+	rs.b = (struct sample_build_opts){ .sz = sizeof(rs.b), .funcs = funcs, .func_cnt = 2,
+					   .trace = true, .probes = probes, .probe_cnt = 2,
+					   .args = fargs, .probe_args = pargs };
+	c = capture__create(path, &co);
+	assert_non_null(c);
+	rs.b.syms = capture__resolver(c, &syms);
+	rs.out = open_memstream(&live, &len);
+	feed_probe_session(c, st);
+	fclose(rs.out);
+	assert_int_equal(capture__close(c), 0);
+	session_store__free(st);
+	probe_spec__free(&probes[0]);
+	probe_spec__free(&probes[1]);
+	arg_plans__free(pargs);
+	arg_plans__free(fargs);
+	btf__free(btf);
+
+	replayed = run_replay(path);
+	r = replay__open(path);
+	assert_non_null(r);
+	replay__build_opts(r, &b);
+	assert_int_equal(b.probe_cnt, 2);
+	assert_string_equal(probe_spec__display(b.probes, b.probe_cnt, 0),
+			    "tp:sched:sched_process_exec");
+	replay__free(r);
+	unlink(path);
+	/* two samples: the interim one with the running frame, then the final one */
+	assert_non_null(strstr(live, "◎ kprobe:outer_fn+0x5                     "
+				     "regs={.di=0xffff888000001000,.si=7}\n\n"));
+	assert_non_null(strstr(live, "  ... [...]  outer_fn+0x10"));
+	assert_non_null(strstr(live, "← outer_fn                  [-EINVAL]   7.000us"));
+	assert_string_equal(replayed, live);
+	free(live);
+	free(replayed);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_matches_live),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_args_replay_matches_live),
+		cmocka_unit_test(test_probes_replay_matches_live),
 	};
 
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);

@@ -80,7 +80,7 @@ static void test_defaults(void **state)
 	assert_false(env.success_stacks);
 	assert_int_equal(env.symb_mode, SYMB_AUTO);
 	assert_int_equal(env.cfg.ringbuf_size, 8 * 1024 * 1024);
-	assert_int_equal(env.cfg.sessions_size, 4096);
+	assert_int_equal(env.cfg.sessions_size, 0);	/* task storage, or a map of 4096 */
 	assert_int_equal(env.cfg.args_max_total_args_size, 3072);
 	assert_int_equal(env.cfg.args_fmt_max_arg_width, 120);
 	assert_int_equal(env.cfg.lbr_max_count, 0);
@@ -418,7 +418,7 @@ static void test_help_texts(void **state)
 	cli__print_config_help(f);
 	fflush(f);
 	assert_non_null(strstr(buf, "\nSupported configuration parameters:\n"));
-	assert_non_null(strstr(buf, "  bpf.sessions-size - BPF sessions map capacity (defaults to 4096)\n"));
+	assert_non_null(strstr(buf, "  bpf.sessions-size - BPF sessions map capacity; setting it uses that map instead of task storage (default: task storage on 5.11+, else a map of 4096)\n"));
 	/* long help continues on TAB-indented lines */
 	assert_non_null(strstr(buf, "\n\tIncrease it"));
 	assert_true(strstr(buf, "bpf.ringbuf-size") < strstr(buf, "fmt.lbr-max-count"));

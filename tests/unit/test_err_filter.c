@@ -18,11 +18,15 @@ static const struct func funcs[] = {
 
 static bool allowed[ERRNO_NAME_MAX + 1], denied[ERRNO_NAME_MAX + 1];
 
-static bool check_err(const char *x, const char *X, const __s64 *res, int n, bool is_err)
+/* @type: REC_SESSION_END, or an interim sample's (-I) */
+static bool check_kind(const char *x, const char *X, const __s64 *res, int n, bool is_err,
+		       __u32 type)
 {
-	struct rec_session_end *e = calloc(1, sizeof(*e));
+	struct rec_session_interim *in = calloc(1, sizeof(*in));
+	struct rec_session_end *e = &in->end;
 	struct rec_session_start st = {};
-	struct sess_recs r = { .start = &st, .end = e };
+	struct sess_recs r = { .start = &st, .end = e,
+			       .interim = type == REC_SESSION_END ? NULL : in };
 	struct sample_build_opts b = { .sz = sizeof(b), .funcs = funcs, .func_cnt = 5 };
 	struct err_filter f = { .allowed = x ? allowed : NULL, .denied = X ? denied : NULL };
 	struct sample *s;
@@ -35,6 +39,8 @@ static bool check_err(const char *x, const char *X, const __s64 *res, int n, boo
 		allowed[errno__parse(x)] = true;
 	if (X)
 		denied[errno__parse(X)] = true;
+	e->type = type;
+	in->probe_id = -1;
 	e->is_err = is_err;
 	e->stack.max_depth = n;
 	for (i = 0; i < n; i++) {
@@ -44,8 +50,13 @@ static bool check_err(const char *x, const char *X, const __s64 *res, int n, boo
 	assert_int_equal(sample__build(&r, &b, &s), 0);
 	pass = err_filter__pass(&f, s);
 	sample__free(s);
-	free(e);
+	free(in);
 	return pass;
+}
+
+static bool check_err(const char *x, const char *X, const __s64 *res, int n, bool is_err)
+{
+	return check_kind(x, X, res, n, is_err, REC_SESSION_END);
 }
 
 static bool check(const char *x, const char *X, const __s64 *res, int n)
@@ -89,12 +100,27 @@ static void test_success_samples_pass(void **state)
 	assert_true(check_err(NULL, "EINVAL", res, 2, false));
 }
 
+/*
+ * -I: a probe's sample is shown whatever -x/-X say (it shows where the probe fired); an
+ * interim error chain about to be overwritten is judged like a final one.
+ */
+static void test_interim_samples(void **state)
+{
+	const __s64 enomem[] = { -12, -12 };
+
+	assert_true(check_kind(NULL, "ENOMEM", enomem, 2, true, REC_SESSION_PROBE));
+	assert_true(check_kind("EINVAL", NULL, enomem, 2, true, REC_SESSION_PROBE));
+	assert_false(check_kind(NULL, "ENOMEM", enomem, 2, true, REC_SESSION_STITCH));
+	assert_true(check_kind("ENOMEM", NULL, enomem, 2, true, REC_SESSION_STITCH));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allow_deny),
 		cmocka_unit_test(test_successful_values_ignored),
 		cmocka_unit_test(test_success_samples_pass),
+		cmocka_unit_test(test_interim_samples),
 	};
 
 	return cmocka_run_group_tests_name("err_filter", tests, NULL, NULL);

@@ -140,10 +140,13 @@ static void check_frame(json_t *f, const char *text)
 			fail_msg("kernel frame '%s' not in the text:\n%s", want, text);
 		return;
 	}
-	/* traced frames: "<dur>us [<result>]  <symbol+off or function>" */
-	snprintf(want, sizeof(want), "%lldus [%s]",
-		 (long long)json_integer_value(json_object_get(f, "duration_ns")) / 1000,
-		 json_string_value(json_object_get(f, "result_text")));
+	/* traced frames: "<dur>us [<result>]  <symbol+off or function>", "... [...]" running */
+	if (json_is_true(json_object_get(f, "running")))
+		snprintf(want, sizeof(want), "... [...]");
+	else
+		snprintf(want, sizeof(want), "%lldus [%s]",
+			 (long long)json_integer_value(json_object_get(f, "duration_ns")) / 1000,
+			 json_string_value(json_object_get(f, "result_text")));
 	if (!strstr(text, want))
 		fail_msg("traced frame '%s' (%s) not in the text:\n%s", want,
 			 json_string_value(json_object_get(f, "function")), text);
@@ -159,6 +162,7 @@ static int on_session_json(void *ctx, const struct sess_recs *r)
 	FILE *tf = open_memstream(&tbuf, &tlen);
 	json_error_t jerr;
 	json_t *obj, *stack;
+	const char *kind;
 
 	assert_int_equal(sample__build(r, &st->b, &s), 0);
 	assert_int_equal(render_text__sample(tf, s, &st->o), 0);
@@ -185,6 +189,16 @@ static int on_session_json(void *ctx, const struct sess_recs *r)
 		check_frame(json_array_get(stack, i), tbuf);
 	if (s->has_trace)
 		assert_int_equal(json_array_size(json_object_get(obj, "trace")), s->row_cnt);
+	/* -I: an interim sample says which kind, a probe's names the probe of its last row */
+	kind = json_string_value(json_object_get(obj, "sample_kind"));
+	assert_non_null(kind);
+	assert_string_equal(kind, s->kind == SAMPLE_PROBE ? "probe" :
+				  s->kind == SAMPLE_STITCH ? "stitch" : "final");
+	if (s->kind == SAMPLE_PROBE && s->has_trace && s->row_cnt > 0) {
+		assert_int_equal(s->rows[s->row_cnt - 1].kind, TRACE_PROBE);
+		assert_string_equal(json_string_value(json_object_get(obj, "probe")),
+				    sample__probe(s, s->rows[s->row_cnt - 1].probe_id));
+	}
 	st->samples++;
 	st->frames += json_array_size(stack);
 	json_decref(obj);

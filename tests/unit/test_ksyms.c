@@ -2,7 +2,9 @@
 /* kallsyms parsing and lookups, on a hand-written excerpt. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "unit.h"
 #include "ksyms.h"
 
@@ -129,6 +131,42 @@ static void test_parse_odd_input(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* Functions outside a range only, with their names still right after the file is gone. */
+static void test_load_funcs_except(void **state)
+{
+	static const char txt[] =
+		"ffffffffa1000000 T _stext\n"
+		"ffffffffa1000100 T __sys_bpf\n"
+		"ffffffffa1000200 D some_data\n"
+		"ffffffffa1001000 T _etext\n"
+		"ffffffffc0001000 t bpf_prog_1111_kentry\t[bpf]\n"
+		"ffffffffc0002000 d mod_data\t[kvm]\n"
+		"ffffffffc0003000 t vmx_exit\t[kvm]\n";
+	char path[] = "/tmp/test_ksyms.XXXXXX";
+	int fd = mkstemp(path);
+	struct ksyms *ks;
+	const struct ksym *k;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, txt, sizeof(txt) - 1), sizeof(txt) - 1);
+	close(fd);
+	ks = ksyms__load_funcs_except(path, 0xffffffffa1000000ULL, 0xffffffffa1001000ULL);
+	unlink(path);
+	assert_non_null(ks);
+	/* _etext (at the end of the range), the BPF program and the module function */
+	assert_int_equal(ksyms__cnt(ks), 3);
+	assert_string_equal(ksyms__get(ks, 0)->name, "_etext");
+	k = ksyms__map_addr(ks, 0xffffffffc0001010ULL);
+	assert_non_null(k);
+	assert_string_equal(k->name, "bpf_prog_1111_kentry");
+	assert_string_equal(k->module, "bpf");
+	k = ksyms__map_addr(ks, 0xffffffffc0003004ULL);
+	assert_string_equal(k->name, "vmx_exit");
+	assert_string_equal(k->module, "kvm");
+	assert_null(ksyms__find(ks, "__sys_bpf"));
+	ksyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -136,6 +174,7 @@ int main(void)
 		cmocka_unit_test(test_find_funcs),
 		cmocka_unit_test(test_sizes_and_addr_lookup),
 		cmocka_unit_test(test_parse_odd_input),
+		cmocka_unit_test(test_load_funcs_except),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

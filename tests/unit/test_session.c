@@ -13,6 +13,8 @@ struct seen {
 	size_t args_cnt[8], args_lost[8];
 	__u32 first_args_seq[8];
 	__u32 first_args_len[8];
+	int probe_id[8];		/* interim samples' probe id, -2 for final samples */
+	__u32 type[8];
 };
 
 static int on_sample(void *ctx, const struct sess_recs *s)
@@ -23,6 +25,10 @@ static int on_sample(void *ctx, const struct sess_recs *s)
 	seen->ids[seen->cnt] = s->end->sess_id;
 	seen->trace_cnt[seen->cnt] = s->trace_cnt;
 	seen->has_lbr[seen->cnt] = s->lbr != NULL;
+	seen->probe_id[seen->cnt] = s->interim ? s->interim->probe_id : -2;
+	seen->type[seen->cnt] = s->end->type;
+	if (s->interim)
+		assert_ptr_equal(s->end, &s->interim->end);
 	seen->args_cnt[seen->cnt] = s->args_cnt;
 	seen->args_lost[seen->cnt] = s->args_lost;
 	if (s->args_cnt) {
@@ -126,6 +132,69 @@ static void test_probe_hits(void **state)
 	assert_int_equal(seen.cnt, 1);
 	assert_int_equal(seen.trace_cnt[0], 3);
 	assert_int_equal(session_store__stats(st)->malformed, 0);
+	session_store__free(st);
+}
+
+static void interim(struct session_store *st, __u64 id, __u32 type, __u32 last_seq, int probe)
+{
+	struct rec_session_interim *r = calloc(1, sizeof(*r));
+
+	r->end.type = type;
+	r->end.sess_id = id;
+	r->end.last_seq_id = last_seq;
+	r->probe_id = probe;
+	assert_int_equal(session_store__add(st, r, sizeof(*r)), 0);
+	free(r);
+}
+
+/*
+ * -I: interim samples come before the final one, each with the -T records up to its own
+ * last seq id, and the session stays open; an LBR record goes with the next sample only.
+ */
+static void test_interim_samples(void **state)
+{
+	struct seen seen = {};
+	struct session_store *st = store(&seen);
+	struct rec_lbr_stack lbr = { .type = REC_LBR_STACK, .sess_id = 5 };
+	struct rec_session_interim *short_rec;
+
+	start(st, 5);
+	trace(st, 5, REC_FUNC_TRACE_ENTRY, 0);
+	trace(st, 5, REC_INJ_PROBE, 1);
+	assert_int_equal(session_store__add(st, &lbr, sizeof(lbr)), 0);
+	interim(st, 5, REC_SESSION_PROBE, 1, 3);
+	trace(st, 5, REC_FUNC_TRACE_ENTRY, 2);
+	trace(st, 5, REC_FUNC_TRACE_EXIT, 3);
+	trace(st, 5, REC_FUNC_TRACE_ENTRY, 4);
+	interim(st, 5, REC_SESSION_STITCH, 3, -1);
+	assert_int_equal(session_store__pending(st), 1);
+	trace(st, 5, REC_FUNC_TRACE_EXIT, 5);
+	trace(st, 5, REC_FUNC_TRACE_EXIT, 6);
+	end(st, 5, 6, false);
+
+	assert_int_equal(seen.cnt, 3);
+	assert_int_equal(seen.type[0], REC_SESSION_PROBE);
+	assert_int_equal(seen.probe_id[0], 3);
+	assert_int_equal(seen.trace_cnt[0], 2);
+	assert_true(seen.has_lbr[0]);
+	assert_int_equal(seen.type[1], REC_SESSION_STITCH);
+	assert_int_equal(seen.probe_id[1], -1);
+	assert_int_equal(seen.trace_cnt[1], 4);
+	assert_false(seen.has_lbr[1]);
+	assert_int_equal(seen.type[2], REC_SESSION_END);
+	assert_int_equal(seen.probe_id[2], -2);
+	assert_int_equal(seen.trace_cnt[2], 7);
+	assert_false(seen.has_lbr[2]);
+	assert_int_equal(session_store__stats(st)->interim, 2);
+	assert_int_equal(session_store__pending(st), 0);
+
+	/* an interim record of an unknown session is an orphan, a short one malformed */
+	interim(st, 9, REC_SESSION_PROBE, 0, 0);
+	assert_int_equal(session_store__stats(st)->orphans, 1);
+	short_rec = calloc(1, sizeof(*short_rec));
+	short_rec->end.type = REC_SESSION_STITCH;
+	assert_int_equal(session_store__add(st, short_rec, sizeof(short_rec->end)), -EINVAL);
+	free(short_rec);
 	session_store__free(st);
 }
 
@@ -244,6 +313,7 @@ int main(void)
 		cmocka_unit_test(test_interleaved_threads),
 		cmocka_unit_test(test_trace_cut_at_last_seq),
 		cmocka_unit_test(test_probe_hits),
+		cmocka_unit_test(test_interim_samples),
 		cmocka_unit_test(test_ignored_and_orphans),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_sessions_leak_free),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* kallsyms answers, KASLR translation, -s vs -ss, modules, and degradation. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,66 @@ static void test_prefetch(void **state)
 	symbolize__free(s);
 }
 
+/*
+ * The early table (read before BPF was loaded) answers for the kernel's own text without
+ * the fresh read; everything else -- a BPF program loaded since, inside the range the early
+ * table would give to an older one, and modules -- comes from the fresh read.
+ */
+static void test_early_ksyms(void **state)
+{
+	static const char early_txt[] =
+		"ffffffffa1000000 T _stext\n"
+		"ffffffffa1000100 T __sys_bpf\n"
+		"ffffffffa1000900 t map_create\n"
+		"ffffffffa1001000 T _etext\n"
+		"ffffffffc0001000 t bpf_prog_1111_old\t[bpf]\n";
+	static const char fresh_txt[] =
+		"ffffffffa1000000 T _stext\n"
+		"ffffffffa1000100 T __sys_bpf\n"
+		"ffffffffa1000900 t map_create\n"
+		"ffffffffa1001000 T _etext\n"
+		"ffffffffc0001000 t bpf_prog_1111_old\t[bpf]\n"
+		"ffffffffc0001800 t bpf_prog_2222_kentry\t[bpf]\n";
+	char path[] = "/tmp/test_symbolize.XXXXXX";
+	struct ksyms *early = ksyms__parse(early_txt, sizeof(early_txt) - 1);
+	struct symbolize_opts o = {
+		.sz = sizeof(o), .kallsyms_path = path, .early_ksyms = early, .print = log_to_buf,
+	};
+	int fd = mkstemp(path);
+	struct symbolize *s;
+	struct sym_resolver r;
+	struct sym_hit h;
+
+	assert_non_null(early);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);	/* no fresh table: a lookup that needed it would fail */
+	logged[0] = '\0';
+	s = symbolize__new(&o);
+	r = symbolize__resolver(s);
+	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
+	assert_string_equal(h.name, "__sys_bpf");
+	assert_string_equal(logged, "");	/* kernel text: the fresh table never read */
+	assert_false(r.sym(r.ctx, &kernel, 0xffffffffc0001810ULL, &h));
+	assert_non_null(strstr(logged, "Failed to load"));
+	symbolize__free(s);
+
+	/* with the fresh table, the new program is found (the early one says bpf_prog_1111) */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, fresh_txt, sizeof(fresh_txt) - 1), sizeof(fresh_txt) - 1);
+	close(fd);
+	s = symbolize__new(&o);
+	r = symbolize__resolver(s);
+	assert_true(r.sym(r.ctx, &kernel, 0xffffffffc0001810ULL, &h));
+	assert_string_equal(h.name, "bpf_prog_2222_kentry");
+	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa1000905ULL, &h));
+	assert_string_equal(h.name, "map_create");
+	symbolize__free(s);
+	unlink(path);
+	ksyms__free(early);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_degrades_once),
 		cmocka_unit_test(test_interrupted_lookup),
 		cmocka_unit_test(test_prefetch),
+		cmocka_unit_test(test_early_ksyms),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);

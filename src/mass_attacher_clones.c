@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * fentry/fexit clones of the mass attacher: every traced function needs its own copy of the
+ * entry and exit programs, each verified by the kernel. Verifying is nearly all of the cost
+ * of -F per function and is independent per program, so the clones are loaded on a few
+ * threads at once, and all of them before any is attached: a trampoline already sitting on
+ * a function the verifier runs (with a kernel/bpf source glob, say) would slow every later
+ * load.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include "mass_attacher_int.h"
+
+#define MAX_LOADERS	8
+
+struct clone_job {
+	struct ma_clone *clones;
+	size_t cnt;
+	size_t next;		/* the next clone to take (atomic) */
+	size_t done;		/* clones loaded (atomic) */
+	int failed;		/* a load failed: the others stop taking clones (atomic) */
+};
+
+static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, lo,
+		.expected_attach_type = c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
+		.attach_btf_id = c->btf_id,
+		.attach_btf_obj_fd = c->btf_obj_fd,
+		.log_buf = log, .log_size = log_sz, .log_level = log ? 1 : 0,
+	);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, c->is_exit ? "fexit" : "fentry",
+			       "Dual BSD/GPL", c->insns, c->insn_cnt, &lo);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* Take clones until none is left or one failed; true if one more was loaded. */
+static bool load_next(struct clone_job *job)
+{
+	size_t i;
+
+	if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED))
+		return false;
+	i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+	if (i >= job->cnt)
+		return false;
+	job->clones[i].fd = load_clone(&job->clones[i], NULL, 0);
+	if (job->clones[i].fd < 0)
+		__atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&job->done, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+static void *loader(void *arg)
+{
+	while (load_next(arg))
+		;
+	return NULL;
+}
+
+static int loader_cnt(size_t clone_cnt)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus < 1)
+		cpus = 1;
+	if (cpus > MAX_LOADERS)
+		cpus = MAX_LOADERS;
+	/* a thread is not worth starting for a handful of programs */
+	if ((size_t)cpus > clone_cnt / 4 + 1)
+		cpus = clone_cnt / 4 + 1;
+	return cpus;
+}
+
+int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx)
+{
+	struct clone_job job = { .clones = clones, .cnt = cnt };
+	pthread_t threads[MAX_LOADERS];
+	int n = loader_cnt(cnt), started = 0, i;
+	sigset_t all, old;
+	size_t k;
+
+	for (k = 0; k < cnt; k++)
+		clones[k].fd = -ENOTCONN;	/* not tried */
+	/* the helpers inherit this mask: Ctrl-C stays with the calling thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 1; i < n; i++)
+		if (pthread_create(&threads[started], NULL, loader, &job) == 0)
+			started++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* the calling thread loads too, and says how far all of them are */
+	while (load_next(&job))
+		if (progress)
+			progress(ctx, "loading BPF programs",
+				 __atomic_load_n(&job.done, __ATOMIC_RELAXED), cnt);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	for (k = 0; k < cnt; k++)
+		if (clones[k].fd < 0 && clones[k].fd != -ENOTCONN)
+			return clones[k].fd;
+	return 0;
+}
+
+void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name)
+{
+	size_t log_sz = 1 << 20;
+	char *log = calloc(1, log_sz), *tail, *end;
+	int fd, lines = 0;
+
+	if (!log)
+		return;
+	/* loaded once more, with a log this time */
+	fd = load_clone(c, log, log_sz);
+	if (fd >= 0)
+		close(fd);
+	/* the last few lines carry the verdict */
+	end = log + strlen(log);
+	for (tail = end; tail > log && lines < 6; tail--)
+		if (tail[-1] == '\n' && tail != end)
+			lines++;
+	log_msg(print, LOG_WARN, "%s clone for '%s' rejected (%d):\n%s",
+		c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd, tail);
+	free(log);
+}

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "ftrace_funcs.h"
+#include "ksyms.h"
+#include "opts.h"
+#include "prefetch.h"
+
+/* One read: a thread, what it produced and its errno. */
+struct read_job {
+	pthread_t thread;
+	bool started, joined;
+	void *result;
+	int err;
+};
+
+struct prefetch {
+	struct prefetch_opts opts;
+	struct read_job ksyms, btf, ff;
+};
+
+static void *read_ksyms(void *arg)
+{
+	struct prefetch *p = arg;
+
+	p->ksyms.result = ksyms__load(p->opts.kallsyms_path);
+	p->ksyms.err = p->ksyms.result ? 0 : errno;
+	return NULL;
+}
+
+static void *read_btf(void *arg)
+{
+	struct prefetch *p = arg;
+	struct btf *btf = btf__load_vmlinux_btf();
+
+	p->btf.err = libbpf_get_error(btf) ? errno : 0;
+	p->btf.result = p->btf.err ? NULL : btf;
+	return NULL;
+}
+
+static void *read_ftrace_funcs(void *arg)
+{
+	struct prefetch *p = arg;
+	bool mounted = false;
+	char path[256];
+	int err;
+
+	/* a failure is said by function discovery, which then tries once more itself */
+	err = ftrace_funcs__find_path(path, sizeof(path), &mounted);
+	if (!err) {
+		p->ff.result = ftrace_funcs__load(path);
+		err = p->ff.result ? 0 : -errno;
+		if (mounted)
+			ftrace_funcs__unmount();
+	}
+	p->ff.err = -err;
+	return NULL;
+}
+
+static void start(struct prefetch *p, struct read_job *j, void *(*fn)(void *))
+{
+	j->started = pthread_create(&j->thread, NULL, fn, p) == 0;
+}
+
+struct prefetch *prefetch__start(const struct prefetch_opts *opts)
+{
+	sigset_t all, old;
+	struct prefetch *p;
+
+	if (!opts__valid(opts, sizeof(*opts)))
+		return errno = EINVAL, NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	OPTS_COPY(&p->opts, opts);
+	/* the threads inherit this mask: signals stay with the thread that handles them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (p->opts.ksyms)
+		start(p, &p->ksyms, read_ksyms);
+	if (p->opts.vmlinux_btf)
+		start(p, &p->btf, read_btf);
+	if (p->opts.ftrace_funcs)
+		start(p, &p->ff, read_ftrace_funcs);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if ((p->opts.ksyms && !p->ksyms.started) || (p->opts.vmlinux_btf && !p->btf.started) ||
+	    (p->opts.ftrace_funcs && !p->ff.started)) {
+		prefetch__free(p);
+		return errno = EAGAIN, NULL;
+	}
+	return p;
+}
+
+static void *take(struct read_job *j)
+{
+	void *r;
+
+	if (!j->started)
+		return errno = ENOENT, NULL;
+	if (!j->joined) {
+		pthread_join(j->thread, NULL);
+		j->joined = true;
+	}
+	r = j->result;
+	j->result = NULL;
+	if (!r)
+		errno = j->err ?: ENOENT;
+	return r;
+}
+
+struct ksyms *prefetch__take_ksyms(struct prefetch *p)
+{
+	return take(&p->ksyms);
+}
+
+struct btf *prefetch__take_vmlinux_btf(struct prefetch *p)
+{
+	return take(&p->btf);
+}
+
+struct ftrace_funcs *prefetch__take_ftrace_funcs(struct prefetch *p)
+{
+	return take(&p->ff);
+}
+
+void prefetch__free(struct prefetch *p)
+{
+	if (!p)
+		return;
+	ksyms__free(take(&p->ksyms));
+	btf__free(take(&p->btf));
+	ftrace_funcs__free(take(&p->ff));
+	free(p);
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * Where a thread's session lives, from its first traced entry function to its return:
+ * task-local storage on 5.11+ (the slot stays with the thread, a new session resets its
+ * header), else the sessions hash map (a zeroed template copied in, deleted at the end).
+ *
+ * BPF-side only; included by retsnoop.bpf.c after struct session, its maps, the settings
+ * in .rodata and records.bpf.h.
+ */
+#ifndef __RETSNOOP_SESSION_SLOT_BPF_H
+#define __RETSNOOP_SESSION_SLOT_BPF_H
+
+/* The thread's running session, or NULL. */
+static __always_inline struct session *find_session(__s64 key)
+{
+	struct session *sess;
+
+	if (!use_task_storage)
+		return bpf_map_lookup_elem(&sessions, &key);
+	sess = bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
+	/* the slot outlives its sessions: between two of them it has no running frame */
+	return sess && sess->stack.depth ? sess : NULL;
+}
+
+/*
+ * What a new session reads before it writes it. Frames, kernel stack and LBRs beyond
+ * these counts are stale from the thread's previous session and never read.
+ */
+static __always_inline void reset_session(struct session *sess)
+{
+	sess->next_seq_id = 0;
+	sess->dropped_records = 0;
+	sess->start_emitted = false;
+	sess->tail_err = false;
+	sess->frag_cnt = 0;
+	sess->flags = 0;
+	sess->overflow = 0;
+	sess->stack.depth = 0;
+	sess->stack.max_depth = 0;
+	sess->stack.stitched = 0;
+	sess->stack.kstack_sz = 0;
+	sess->lbrs_sz = 0;
+}
+
+/* A session slot for this thread, or NULL (counted) when there is none to have. */
+static __always_inline struct session *new_session_slot(__s64 key)
+{
+	struct drop_stats *st;
+	struct session *sess;
+	__u32 zero = 0;
+
+	if (use_task_storage) {
+		/* allocated once per thread; NULL when out of memory or storage busy on this CPU */
+		sess = bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL,
+					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+		if (sess)
+			reset_session(sess);
+	} else {
+		sess = bpf_map_lookup_elem(&empty_session, &zero);
+		if (sess && bpf_map_update_elem(&sessions, &key, sess, BPF_NOEXIST))
+			sess = NULL;	/* the map is full */
+		else if (sess)
+			sess = bpf_map_lookup_elem(&sessions, &key);
+	}
+	if (!sess && (st = drop_stats()))
+		__sync_fetch_and_add(&st->dropped_sessions, 1);
+	return sess;
+}
+
+/* The session is over (or lost track): free its slot for the thread's next one. */
+static __always_inline void end_session(struct session *sess, __s64 key)
+{
+	struct sess_counts *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&sess_seq, &zero);
+	if (c)
+		c->live--;
+	if (use_task_storage)
+		sess->stack.depth = 0;
+	else
+		bpf_map_delete_elem(&sessions, &key);
+}
+
+static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, __u64 now)
+{
+	struct task_struct *task;
+	struct session *sess;
+
+	sess = new_session_slot(key);
+	if (!sess)
+		return NULL;
+
+	sess->sess_id = new_sess_id(key);
+	sess->start_ts = now;
+	sess->pid = (__u32)pid_tgid;
+	sess->tgid = pid_tgid >> 32;
+	bpf_get_current_comm(sess->task_comm, sizeof(sess->task_comm));
+	task = (struct task_struct *)bpf_get_current_task();
+	BPF_CORE_READ_STR_INTO(&sess->proc_comm, task, group_leader, comm);
+
+	/*
+	 * -T and -A need the session known before its first trace or arguments record; if
+	 * the ring buffer is full now, the next record tries again (the sample then shows
+	 * the records it lost).
+	 */
+	if (emit_func_trace || capture_args)
+		emit_session_start(sess);
+	return sess;
+}
+
+#endif /* __RETSNOOP_SESSION_SLOT_BPF_H */
