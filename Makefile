@@ -121,7 +121,7 @@ help:
 	@echo 'make [STATIC=1] [LIBBPF_SRC=path] [V=1]   build src/retsnoop and src/simfail'
 	@echo 'make ARCH=arm64      cross-build static arm64 ones into src/.output-arm64/ (tools/deps.sh arm64)'
 	@echo 'make deps            install build and test dependencies (Debian/Ubuntu, as root)'
-	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1 and 6.12'
+	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1, 6.12 and latest'
 	@echo 'make test-unit       unit tests only'
 	@echo 'make test-vm         VM scenarios only (all on 6.12, a subset on 6.1 and 5.10; KERNELS="...": all there)'
 	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest, and on arm64 6.12 and latest'

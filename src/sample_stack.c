@@ -135,6 +135,16 @@ static int collect_kframes(const struct call_stack *cs, const struct sample_buil
 		    strcmp(kf[i].name, kf[i + 2].name) == 0 && kf[i + 1].filtered)
 			kf[i].dropped = kf[i].filtered = true;
 	}
+	/*
+	 * In F's own fexit program the stack ends "F+R, bpf_trampoline_N, bpf_prog_...": F has
+	 * returned into its trampoline, so F+R is no frame of F's. Without this the deepest
+	 * call kept a kernel frame under -F only, unlike every other mode.
+	 */
+	for (i = n - 1; i >= 0 && kf[i].filtered; i--)
+		;
+	if (i >= 0 && i + 1 < n && kf[i].name && is_tramp_call_ret(kf[i].addr - kf[i].start) &&
+	    kf[i + 1].name && strncmp(kf[i + 1].name, "bpf_trampoline_", 15) == 0)
+		kf[i].dropped = kf[i].filtered = true;
 	return n;
 }
 

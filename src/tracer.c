@@ -18,6 +18,12 @@
 /* Drop warnings while running come at most this often; the counters are read this often. */
 #define DROP_REPORT_MS 2000
 #define DROP_CHECK_MS 100
+/* whether the current task's unwinding completes a kretprobe.multi stack (tracer__open) */
+#if defined(__aarch64__)
+#define KSTACK_FROM_TASK_OK false
+#else
+#define KSTACK_FROM_TASK_OK true
+#endif
 
 struct tracer {
 	struct tracer_opts o;
@@ -139,9 +145,14 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	for (i = 0; i < opts->excluded_cnt && i < MAX_EXCLUDED_TGIDS; i++)
 		skel->rodata->excluded_tgids[i] = opts->excluded_tgids[i];
 	skel->rodata->excluded_cnt = i;
-	/* only kretprobe.multi on fgraph needs it; elsewhere the probe's stack is whole */
-	skel->rodata->kstack_from_task = feat->has_fgraph_fprobe && feat->has_task_stack &&
-		mass_attacher__kprobe_multi_used(t->att);
+	/*
+	 * Only kretprobe.multi on fgraph needs it; elsewhere the probe's stack is whole. Not on
+	 * arm64 (measured on 7.2): there the task's unwinding goes from return_to_handler's
+	 * frame record straight to the caller's, losing the address the probed function
+	 * returns to, while the probe's registers (pc at that address) unwind completely.
+	 */
+	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
+		feat->has_task_stack && mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));

@@ -249,6 +249,42 @@ static void test_recursion_pairs_in_order(void **state)
 	free(e);
 }
 
+/*
+ * The deepest call's own fexit program takes the stack: "F+0x9, bpf_trampoline_N, prog".
+ * F has returned into its trampoline, so it gets no kernel frame (as in the other modes);
+ * the same address with no trampoline inside it is a real frame.
+ */
+static void test_fexit_of_deepest_call(void **state)
+{
+	struct rec_session_end *e = seed_sample();
+	static const __u64 ks[] = { 0xa010, 0x9010, 0x4009, 0x301a, 0x2035, 0x1063 };
+	char *out;
+
+	e->stack.max_depth = 2;
+	memcpy(e->stack.kstack, ks, sizeof(ks));
+	e->stack.kstack_sz = sizeof(ks);
+	e->stack.stitched = 0;
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"!   70us [-ENOMEM]  __sys_bpf\n");
+	free(out);
+
+	/* a kprobe's stack: nothing of BPF's inside __sys_bpf+0x9 */
+	memcpy(e->stack.kstack, ks + 2, sizeof(ks) - 2 * sizeof(ks[0]));
+	e->stack.kstack_sz = sizeof(ks) - 2 * sizeof(ks[0]);
+	out = render(e, false);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"    70us [-ENOMEM]  __sys_bpf+0x9\n");
+	free(out);
+	free(e);
+}
+
 /* -C stacks.unfiltered/emit-addrs/dec-offs reach the output. */
 static void test_stack_options(void **state)
 {
@@ -291,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_unfinished_frames),
 		cmocka_unit_test(test_tail_called_wrapper),
 		cmocka_unit_test(test_recursion_pairs_in_order),
+		cmocka_unit_test(test_fexit_of_deepest_call),
 		cmocka_unit_test(test_stack_options),
 	};
 

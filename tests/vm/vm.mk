@@ -1,12 +1,16 @@
 # VM scenarios: tests/vm/scenarios/*.sh on real Debian kernels (see tests/vm/README.md).
 # make test (test-vm) keeps to 15 minutes on 2 cores: every scenario on 6.12, and on 6.1
 # and 5.10 the ones whose answers depend on what those kernels lack (no kprobe.multi; 5.10:
-# no bpf_get_func_ip(), so calibrated kretprobes, and no fentry). make test-kernels runs
-# every scenario on every kernel (error-hunts, drops, environment, trace-lbr ... on 6.1
-# and 5.10 too). KERNELS=... runs every scenario on the kernels given. VM_QUICK=1 lets a
-# scenario drop repeats that make test-kernels covers (inject: the non-default modes).
+# no bpf_get_func_ip(), so calibrated kretprobes, and no fentry), on latest its stacks.
+# make test-kernels runs every scenario on every kernel (error-hunts, drops, environment,
+# trace-lbr ... on 6.1 and 5.10 too). KERNELS=... runs every scenario on the kernels
+# given. VM_QUICK=1 lets a scenario drop repeats that make test-kernels covers (inject: the
+# non-default modes).
 QUICK_6.1 := boot-basics features simfail-errnos stack-trace args inject interim
 QUICK_5.10 := boot-basics features simfail-errnos stack-trace attach-modes
+# the newest kernel: its stacks (kprobe.multi on the function-graph tracer, compared with
+# every other mode), about 75 s; its other scenarios (6 more minutes) in make test-kernels
+QUICK_latest := boot-basics stack-trace
 
 ifdef KERNELS
 test-vm:
@@ -17,6 +21,7 @@ test-vm:
 	SCENARIOS='$(QUICK_5.10)' tests/vm/run-scenarios 5.10 || rc=1; \
 	SCENARIOS='$(QUICK_6.1)' tests/vm/run-scenarios 6.1 || rc=1; \
 	VM_QUICK=1 tests/vm/run-scenarios 6.12 || rc=1; \
+	SCENARIOS='$(QUICK_latest)' tests/vm/run-scenarios latest || rc=1; \
 	exit $$rc
 endif
 

@@ -124,7 +124,7 @@ expect "$s" '^Kernel addresses in /proc/kallsyms are hidden \(all zero\): kernel
 expect "$s" '^rc=1$' "kptr_restrict=2: exit status 1 (EPERM)"
 took=$(printf '%s\n' "$s" | awk '/^took/ { printf "%d", ($3 - $2) * 1000 }')
 [ -n "$took" ] && [ "$took" -lt 8000 ] || fail "kptr_restrict=2: the message took ${took:-?} ms (limit 8000)"
-echo "kptr_restrict=2: refused after ${took:-?} ms"
+echo "info: kptr_restrict=2: refused after ${took:-?} ms"
 
 s=$(section "$out" nobtf)
 expect "$s" '^This kernel has no usable BTF \(/sys/kernel/btf/vmlinux: empty or not BTF\); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y\.$' "no vmlinux BTF: the cause named"
@@ -158,18 +158,24 @@ echo '=== BEGIN confV'; cat /tmp/v.out; echo '=== END confV'
 leftovers after") || { echo "$out" | tail -40; fail "guest run (lockdown=confidentiality) failed"; finish; }
 	for n in conf confV; do
 		s=$(section "$out" $n)
-		expect "$s" '^Kernel lockdown is in confidentiality mode' "lockdown=confidentiality ($n): the cause named"
+		expect "$s" '^Kernel lockdown is in confidentiality mode.*\(boot without lockdown=confidentiality' \
+			"lockdown=confidentiality ($n): the cause and the fix named"
 		expect "$s" '^rc=1$' "lockdown=confidentiality ($n): exit status 1"
 		expect_count "$s" 'libbpf|verifier|R[0-9]' 0 "lockdown=confidentiality ($n): no verifier log"
 	done
+	expect_count "$(section "$out" conf)" . 2 "lockdown=confidentiality: one line (plus the status)"
 	a=$(section "$out" after)
 	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "lockdown: still attached: $a"
 
 	out=$(VM_RUN_ARGS="--append lockdown=integrity" vm_run "$lib
 cat /sys/kernel/security/lockdown
-trace integrity bpf-bad-map-val-size-percpu-array $ALLOC") ||
+trace integrity bpf-bad-map-val-size-percpu-array $ALLOC
+leftovers after") ||
 		{ echo "$out" | tail -40; fail "guest run (lockdown=integrity) failed"; finish; }
 	expect "$out" '\[integrity\]' "lockdown=integrity is active"
 	expect "$(section "$out" integrity)" "$E2BIG" "lockdown=integrity: tracing works"
+	expect "$(section "$out" integrity)" '^rc=0$' "lockdown=integrity: exit status 0"
+	a=$(section "$out" after)
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "lockdown=integrity: still attached: $a"
 fi
 finish

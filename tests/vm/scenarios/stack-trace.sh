@@ -14,6 +14,19 @@ for m in $modes; do
 trace mode$m bpf-bad-map-val-size-percpu-array $m -e '*sys_bpf' $ALLOC
 enabled_functions after$m"
 done
+# Stacks compared across modes (below): the E2BIG sample above, and a successful load whose
+# traced callee returns straight into its traced caller (bpf_obj_name_cpy into
+# bpf_prog_load), the case 7.x's kprobe.multi stacks used to lose the kernel frames in.
+# -T changes what the default mode records, never the stack it prints.
+for m in $modes; do
+	guest="$guest
+trace load$m bpf-simple-obj $m -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
+enabled_functions after_load$m"
+done
+guest="$guest
+trace modeT bpf-bad-map-val-size-percpu-array -T -e '*sys_bpf' $ALLOC
+trace loadT bpf-simple-obj -T -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
+enabled_functions afterT"
 guest="$guest
 trace x_einval bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -x EINVAL
 trace X_e2big bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -X E2BIG
@@ -44,6 +57,68 @@ for m in $modes; do
 	a=$(section "$out" "after$m")
 	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "mode $m: still attached: $a"
 done
+# stack_of TEXT ERE: the stack view of the last sample with a frame matching ERE, one
+# frame a line: the '!' marker, the result and the symbol of a traced frame (durations
+# differ between runs), "  - symbol+off" for a kernel-only frame.
+stack_of() {
+	printf '%s\n' "$1" | WANT=$2 awk '
+	function done_sample() { if (hit) { out = ""; for (i = 0; i < n; i++) out = out f[i] "\n" } }
+	BEGIN { want = ENVIRON["WANT"] }
+	/TID\/PID/ { done_sample(); n = 0; hit = 0; next }
+	/^[! ] +[0-9.]+[a-z]+ +\[[^]]+\] +[^ ]/ {
+		m = substr($0, 1, 1); sub(/^[! ] +[0-9.]+[a-z]+ +/, "")
+		f[n++] = m " " $1 " " $2
+		if (($1 " " $2) ~ want) hit = 1
+		next
+	}
+	/^ +[^ →←↔]+$/ { sub(/^ +/, ""); f[n++] = "  - " $0; next }
+	END { done_sample(); printf "%s", out }'
+}
+
+# The headline of kprobe.multi on the function-graph tracer (6.14+): a traced callee's
+# return probe takes the stack under a traced caller, and it is the stack every other mode
+# (and -T) prints for the same event: the oracle is the modes' agreement, plus frames that
+# only a whole kernel stack has (5.10's kretprobe stacks stop at the trampoline: README).
+# same_stack NAME ERE WHAT: sections NAME<mode> and NAMET
+same_stack() {
+	local name=$1 want=$2 what=$3 m st ref= ref_mode=
+	for m in $modes T; do
+		st=$(stack_of "$(section "$out" "$name$m")" "$want")
+		[ -n "$st" ] || { fail "$what $m: no stack view of the sample"; continue; }
+		expect_not "$st" 'return_to_handler|rethook|kretprobe_trampoline|bpf_trampoline|fprobe' \
+			"$what $m: no probe machinery in the stack"
+		if [ "$VM_KERNEL" != 5.10 ]; then
+			expect "$(printf '%s\n' "$st" | head -1)" '^  - ' \
+				"$what $m: the stack starts with the untraced kernel frames"
+			# only the deepest call had returned when the stack was taken
+			expect_count "$(printf '%s\n' "$st" | sed '$d')" '^!' 0 \
+				"$what $m: every traced caller has its kernel frame"
+		fi
+		if [ -z "$ref" ]; then
+			ref=$st ref_mode=$m
+		elif [ "$st" != "$ref" ]; then
+			fail "$what $m: the stack differs from mode $ref_mode's"
+			diff <(printf '%s\n' "$ref") <(printf '%s\n' "$st") | sed 's/^/    | /'
+		fi
+	done
+	# (shown when the scenario runs alone or fails)
+	echo "$what: the stack in $modes -T:"
+	printf '%s\n' "$ref" | sed 's/^/    | /'
+}
+same_stack mode "$E2BIG_SAMPLE" "E2BIG"
+# between __sys_bpf and the check: map_create, never traced here
+[ "$VM_KERNEL" = 5.10 ] ||
+	expect "$(stack_of "$(section "$out" modeT)" "$E2BIG_SAMPLE" | sed -n '/\] /,$p' | sed '1d;$d')" '^  - ' \
+		"E2BIG: untraced kernel frames between the traced caller and the traced callee"
+same_stack load '\[[0-9]+\] +bpf_obj_name_cpy' "nested load"
+for m in $modes T; do
+	case $m in
+	T) a=$(section "$out" afterT) ;;
+	*) a=$(section "$out" "after_load$m") ;;
+	esac
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "load $m: still attached: $a"
+done
+
 expect_count "$(section "$out" x_einval)" "$E2BIG_SAMPLE" 0 "-x EINVAL drops the E2BIG sample"
 expect_count "$(section "$out" X_e2big)" "$E2BIG_SAMPLE" 0 "-X E2BIG drops it"
 expect_count "$(section "$out" x_e2big)" 'TID/PID' 1 "-x E2BIG keeps it (and only it)"
