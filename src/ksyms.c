@@ -167,9 +167,13 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 	char *line = NULL, *names = NULL;
 	long name_off, mod_off;
 	struct ksym *s;
+	ssize_t len;
 	int err = 0;
 
-	while (getline(&line, &line_cap, f) > 0) {
+	while ((len = getline(&line, &line_cap, f)) > 0) {
+		/* lines end as the whole-text parser ends them */
+		if (line[len - 1] == '\n')
+			line[len - 1] = '\0';
 		s = new_sym(ks, &cap);
 		if (!s) {
 			err = -ENOMEM;

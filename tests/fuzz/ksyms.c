@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * /proc/kallsyms parser (src/ksyms.c): any text parses or fails cleanly, and the lookups
- * built over it keep their promises for every symbol it produced.
+ * built over it keep their promises for every symbol it produced. The filtered reader
+ * (ksyms__load_funcs_except(), a line at a time from a file) keeps exactly the function
+ * symbols outside its range that the whole-text parser finds.
  */
 #include "fuzz.h"
 #include "ksyms.h"
@@ -41,6 +43,39 @@ static void check_sym(const struct ksyms *ks, const struct ksym *s)
 	}
 }
 
+/* The filtered read of the same text, against @ks: the same function symbols, minus a range. */
+static void check_filtered(const struct ksyms *ks, const uint8_t *data, size_t size)
+{
+	const struct ksym *s, *const *funcs;
+	__u64 lo = 0, hi = 0;
+	size_t i, n, want = 0;
+	struct ksyms *f;
+	bool found;
+
+	/* a range from the input itself: between its first two symbols' addresses */
+	if (ksyms__cnt(ks) >= 2) {
+		lo = ksyms__get(ks, 0)->addr;
+		hi = ksyms__get(ks, 1)->addr;
+	}
+	f = ksyms__load_funcs_except(fuzz_file(0, data, size), lo, hi);
+	FUZZ_CHECK(f);
+	for (i = 0; i < ksyms__cnt(ks); i++) {
+		s = ksyms__get(ks, i);
+		want += ksym__is_func(s->type) && !(s->addr >= lo && s->addr < hi);
+	}
+	FUZZ_CHECK(ksyms__cnt(f) == want);
+	for (i = 0; i < ksyms__cnt(f) && i < MAX_CHECKED; i++) {
+		s = ksyms__get(f, i);
+		FUZZ_CHECK(ksym__is_func(s->type) && !(s->addr >= lo && s->addr < hi));
+		n = ksyms__find_funcs(ks, s->name, s->module, &funcs);
+		found = false;
+		while (n--)
+			found |= funcs[n]->addr == s->addr;
+		FUZZ_CHECK(found);
+	}
+	ksyms__free(f);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct ksyms *ks = ksyms__parse((const char *)data, size);
@@ -48,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!ks)
 		return 0;
+	check_filtered(ks, data, size);
 	cnt = ksyms__cnt(ks);
 	FUZZ_CHECK(!ksyms__get(ks, cnt));
 	for (i = 0; i < cnt && i < MAX_CHECKED; i++)
