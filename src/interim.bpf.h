@@ -84,12 +84,14 @@ interim_begin(struct session *sess, __u32 type, __u64 now, __u32 last_seq, bool 
 	return r;
 }
 
+/*
+ * The probe's own unwinding: injected probes are single kprobes, kretprobes and
+ * tracepoints, never kretprobe.multi, whose return handler is why capture_origin() may
+ * unwind the task instead. The task's unwinding from inside a kprobe at a function's
+ * start loses that function (7.2: bprm_execve+5 showed no bprm_execve frame).
+ */
 static __always_inline __s32 take_kstack(void *ctx, __u64 *buf)
 {
-	/* as capture_origin() does: the task's own unwinding where the probe's stops short */
-	if (kstack_from_task)
-		return bpf_get_task_stack(bpf_get_current_task_btf(), buf,
-					  MAX_KSTACK_DEPTH * sizeof(__u64), 0);
 	return bpf_get_stack(ctx, buf, MAX_KSTACK_DEPTH * sizeof(__u64), 0);
 }
 
