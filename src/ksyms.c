@@ -242,6 +242,19 @@ static int build_indexes(struct ksyms *ks)
 	return 0;
 }
 
+/* The symbols read (unless @err, a negative errno, says reading failed) made searchable. */
+static struct ksyms *indexed(struct ksyms *ks, int err)
+{
+	if (!err)
+		err = build_indexes(ks);
+	if (err) {
+		ksyms__free(ks);
+		errno = -err;
+		return NULL;
+	}
+	return ks;
+}
+
 static struct ksyms *ksyms__from_buf(char *buf, size_t len)
 {
 	struct ksyms *ks;
@@ -255,14 +268,7 @@ static struct ksyms *ksyms__from_buf(char *buf, size_t len)
 	}
 	ks->buf = buf;
 	err = parse_lines(ks, len);
-	if (!err)
-		err = build_indexes(ks);
-	if (err) {
-		ksyms__free(ks);
-		errno = -err;
-		return NULL;
-	}
-	return ks;
+	return indexed(ks, err);
 }
 
 struct ksyms *ksyms__parse(const char *text, size_t len)
@@ -304,14 +310,7 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
 	ks->skip_end = skip_end;
 	err = read_filtered(ks, f);
 	fclose(f);
-	if (!err)
-		err = build_indexes(ks);
-	if (err) {
-		ksyms__free(ks);
-		errno = -err;
-		return NULL;
-	}
-	return ks;
+	return indexed(ks, err);
 }
 
 void ksyms__free(struct ksyms *ks)

@@ -434,12 +434,18 @@ static void attach_progress(struct mass_attacher *att, size_t done)
 				   att->func_cnt);
 }
 
-/* The template for function @id's exit, and the function it was loaded for. */
-static struct bpf_program *fexit_tmpl(struct mass_attacher *att, __u32 id, int *tmpl_func)
+/* The template for function @id's entry or exit, and the function it was loaded for. */
+static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool is_exit,
+				     int *tmpl_func)
 {
 	struct mass_attacher_progs *p = &att->progs;
-	int slot = mass_attacher__fexit_slot(att, id);
+	int slot;
 
+	if (!is_exit) {
+		*tmpl_func = att->fentry_tmpl_func;
+		return p->fentry;
+	}
+	slot = mass_attacher__fexit_slot(att, id);
 	*tmpl_func = att->fexit_tmpl_func[slot];
 	return slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
 }
@@ -467,9 +473,7 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 			return btf_fd;
 		}
 		for (k = 0; k < 2; k++) {
-			tmpl = k ? fexit_tmpl(att, id, &tmpl_func) : att->progs.fentry;
-			if (!k)
-				tmpl_func = att->fentry_tmpl_func;
+			tmpl = func_tmpl(att, id, k, &tmpl_func);
 			if ((int)id == tmpl_func)
 				continue;
 			c[*cnt] = (struct ma_clone){
@@ -538,9 +542,7 @@ static int attach_fentry(struct mass_attacher *att)
 		if (att->how[id] != FUNC_ATTACH_FENTRY)
 			continue;
 		for (k = 0; k < 2; k++) {
-			tmpl = k ? fexit_tmpl(att, id, &tmpl_func) : att->progs.fentry;
-			if (!k)
-				tmpl_func = att->fentry_tmpl_func;
+			tmpl = func_tmpl(att, id, k, &tmpl_func);
 			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
 			if (err) {
 				pr(att, LOG_WARN, "Failed to attach %s prog for func #%u (%s): %d\n",

@@ -194,7 +194,8 @@ struct {
 /*
  * A session id without a fetching atomic (5.10's verifier rejects any but a plain add):
  * the low half is the session key, unique among live sessions; the high half a per-CPU
- * sequence and the CPU, which tell successive sessions of one thread apart.
+ * sequence and the CPU, which tell successive sessions of one thread apart. The same
+ * per-CPU slot counts the session as live (end_session() takes it off), one lookup for both.
  */
 static __always_inline __u64 new_sess_id(__s64 key)
 {

@@ -194,10 +194,29 @@ err:
 	return NULL;
 }
 
+/* Each function's or probe's -A capture plan, by id, as BPF reads it (none: no capture). */
+static int load_arg_specs(struct bpf_map *map, const struct arg_plans *plans, size_t cnt)
+{
+	int fd = bpf_map__fd(map);
+	size_t i;
+
+	for (i = 0; plans && i < cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(plans, i);
+		struct func_args_spec spec = {};
+		__u32 id = i;
+
+		if (p)
+			arg_plan__wire(p, &spec);
+		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
 static int fill_maps(struct tracer *t)
 {
 	const struct tracer_opts *o = &t->o;
-	int fd = bpf_map__fd(t->skel->maps.func_infos);
+	int fd = bpf_map__fd(t->skel->maps.func_infos), err;
 	bool allow = true, deny = false;
 	size_t i;
 
@@ -208,28 +227,11 @@ static int fill_maps(struct tracer *t)
 		if (bpf_map_update_elem(fd, &id, &fi, BPF_ANY))
 			return -errno;
 	}
-	fd = bpf_map__fd(t->skel->maps.fnargs_specs);
-	for (i = 0; o->args && i < o->func_cnt; i++) {
-		const struct func_arg_plan *p = arg_plans__get(o->args, i);
-		struct func_args_spec spec = {};
-		__u32 id = i;
-
-		if (p)
-			arg_plan__wire(p, &spec);
-		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
-			return -errno;
-	}
-	fd = bpf_map__fd(t->skel->maps.probe_ctx_specs);
-	for (i = 0; o->probe_args && i < o->probe_cnt; i++) {
-		const struct func_arg_plan *p = arg_plans__get(o->probe_args, i);
-		struct func_args_spec spec = {};
-		__u32 id = i;
-
-		if (p)
-			arg_plan__wire(p, &spec);
-		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
-			return -errno;
-	}
+	err = load_arg_specs(t->skel->maps.fnargs_specs, o->args, o->func_cnt);
+	if (!err)
+		err = load_arg_specs(t->skel->maps.probe_ctx_specs, o->probe_args, o->probe_cnt);
+	if (err)
+		return err;
 	/* deny entries go last so they win where both name the same process */
 	fd = bpf_map__fd(t->skel->maps.tgids_filter);
 	for (i = 0; i < o->allow_pid_cnt; i++)
