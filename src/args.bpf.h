@@ -98,7 +98,7 @@ static __always_inline __u64 arg_word(void *ctx, bool fentry, const struct fnarg
 
 	if (!fentry)
 		return i < ARG_REG_CNT ? b->regs[i & 7] : 0;
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg))
+	if (has_func_arg)
 		bpf_get_func_arg(ctx, i, &v);
 	return v;
 }

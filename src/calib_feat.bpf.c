@@ -46,6 +46,12 @@ bool has_task_stack = false;
 bool has_task_storage = false;
 bool has_fentry = false;
 int kret_ip_off = 0;
+bool has_func_ret = false;
+bool has_func_arg = false;
+/* field offsets the tracer's object uses as constants, so that it needs no CO-RE itself */
+__u32 task_group_leader_off = 0;
+__u32 task_comm_off = 0;
+__u32 tk_addr_off = 0;
 
 /*
  * fprobe rewritten on the function-graph tracer (Linux 6.14): its hlist_array replaced the
@@ -81,6 +87,10 @@ int calib_entry(struct pt_regs *ctx)
 	has_branch_snapshot = bpf_core_enum_value_exists(enum bpf_func_id,
 							 BPF_FUNC_get_branch_snapshot);
 	has_cookie = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_attach_cookie);
+	has_func_ret = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ret);
+	has_func_arg = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg);
+	task_group_leader_off = bpf_core_field_offset(struct task_struct, group_leader);
+	task_comm_off = bpf_core_field_offset(struct task_struct, comm);
 	has_rawtp_cookie = bpf_core_field_exists(union bpf_attr, raw_tracepoint.cookie);
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link___feat);
@@ -135,10 +145,11 @@ int calib_exit(struct pt_regs *ctx)
 	/* no trace_kprobe in BTF (no kprobe events): leave the offset at 0 */
 	if (!entry_hit || !bpf_core_field_exists(struct trace_kprobe, rp.kp.addr))
 		return 0;
+	tk_addr_off = bpf_core_field_offset(struct trace_kprobe, rp.kp.addr);
 
 	for (i = 1; i <= MAX_KRET_IP_SLOT; i++) {
 		/* most slots hold no pointer at all; the read then fails and yields 0 */
-		addr = kretprobe_slot_ip(i);
+		addr = kretprobe_slot_ip(i, tk_addr_off);
 		if (addr && addr == entry_ip) {
 			kret_ip_off = i;
 			break;

@@ -57,6 +57,11 @@ int kernel_features__detect(struct kernel_features *f)
 	f->has_task_stack = skel->bss->has_task_stack;
 	f->has_task_storage = skel->bss->has_task_storage;
 	f->has_fentry = skel->bss->has_fentry;
+	f->has_func_ret = skel->bss->has_func_ret;
+	f->has_func_arg = skel->bss->has_func_arg;
+	f->task_group_leader_off = skel->bss->task_group_leader_off;
+	f->task_comm_off = skel->bss->task_comm_off;
+	f->trace_kprobe_addr_off = skel->bss->tk_addr_off;
 
 cleanup:
 	calib_feat__destroy(skel);

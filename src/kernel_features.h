@@ -32,6 +32,16 @@ struct kernel_features {
 					 * not in -Vv) */
 	bool has_fentry;		/* BPF trampolines attach to kernel functions
 					 * (not in -Vv; arm64: 6.4+) */
+	bool has_func_ret;		/* bpf_get_func_ret() (5.17+; not in -Vv) */
+	bool has_func_arg;		/* bpf_get_func_arg() (5.17+; not in -Vv) */
+	/*
+	 * Where this kernel keeps the fields the tracer reads, from its BTF. The tracer takes
+	 * them as constants: its object then has no CO-RE relocation, and libbpf loads it
+	 * without parsing the vmlinux BTF again (a third of the default mode's load time).
+	 */
+	unsigned int task_group_leader_off;	/* task_struct.group_leader */
+	unsigned int task_comm_off;		/* task_struct.comm */
+	unsigned int trace_kprobe_addr_off;	/* trace_kprobe.rp.kp.addr; 0: no such type */
 };
 
 /*

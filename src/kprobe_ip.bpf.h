@@ -20,17 +20,18 @@
 /*
  * The probed address of the struct trace_kprobe that the kernel's kretprobe dispatch keeps
  * @slot words above the BPF frame (5.10: kretprobe_perf_func() -> trace_call_bpf());
- * 0 if that slot holds no readable pointer.
+ * 0 if that slot holds no readable pointer. @addr_off: where trace_kprobe keeps rp.kp.addr
+ * in this kernel (the calibration's CO-RE answer; the tracer gets it as a constant).
  */
-static __always_inline __u64 kretprobe_slot_ip(int slot)
+static __always_inline __u64 kretprobe_slot_ip(int slot, __u32 addr_off)
 {
-	struct trace_kprobe *tk;
-	__u64 fp;
+	__u64 fp, tk, addr = 0;
 
 	asm volatile ("%[fp] = r10" : [fp] "=r"(fp));
 	if (bpf_probe_read_kernel(&tk, sizeof(tk), (void *)(fp + slot * sizeof(__u64))))
 		return 0;
-	return (__u64)BPF_CORE_READ(tk, rp.kp.addr);
+	bpf_probe_read_kernel(&addr, sizeof(addr), (void *)(tk + addr_off));
+	return addr;
 }
 
 #endif /* __RETSNOOP_KPROBE_IP_BPF_H */

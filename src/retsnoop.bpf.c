@@ -11,10 +11,17 @@
  * The same handlers serve every attach mode: kprobe/kretprobe (single or multi, function
  * id from the BPF cookie or an ip -> id map) and fentry/fexit clones (id from the ip).
  */
+/*
+ * No CO-RE: the only kernel structures read directly are the probe's registers, laid out
+ * by the architecture's ptrace ABI; the few kernel fields read beyond that come as offsets
+ * from feature detection (below). An object without CO-RE relocations is loaded without
+ * libbpf parsing the vmlinux BTF again: a third of the default mode's load time.
+ * tests/unit/test_tracer.c keeps it that way.
+ */
+#define BPF_NO_PRESERVE_ACCESS_INDEX
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include <bpf/bpf_core_read.h>
 #include "retsnoop.h"
 #include "kprobe_ip.bpf.h"
 
@@ -48,6 +55,12 @@ const volatile bool kstack_from_task = false;
  * cost of tracing a short syscall) and a delete at its end.
  */
 const volatile bool use_task_storage = false;
+/* helpers that arrived in 5.17, and this kernel's field offsets (kernel_features.h) */
+const volatile bool has_func_ret = false;
+const volatile bool has_func_arg = false;
+const volatile __u32 task_group_leader_off = 0;
+const volatile __u32 task_comm_off = 0;
+const volatile __u32 tk_addr_off = 0;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
 bool ready = false;
@@ -599,7 +612,7 @@ static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool 
 		return func_id_by_ip(PT_REGS_IP(ctx) - KPROBE_IP_ADJ, id);
 	/* ...and the kretprobe side finds it in its trace_kprobe, where calibration saw it */
 	if (kret_ip_off > 0 && kret_ip_off <= MAX_KRET_IP_SLOT)
-		return func_id_by_ip(kretprobe_slot_ip(kret_ip_off), id);
+		return func_id_by_ip(kretprobe_slot_ip(kret_ip_off, tk_addr_off), id);
 	return false;
 }
 
@@ -695,7 +708,7 @@ static __always_inline __s64 fexit_ret(__u64 *ctx, int n)
 {
 	__u64 ret = 0;
 
-	if (bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ret))
+	if (has_func_ret)
 		bpf_get_func_ret(ctx, &ret);
 	else
 		ret = ctx[n];

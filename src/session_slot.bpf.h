@@ -84,7 +84,7 @@ static __always_inline void end_session(struct session *sess, __s64 key)
 
 static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, __u64 now)
 {
-	struct task_struct *task;
+	__u64 task, leader = 0;
 	struct session *sess;
 
 	sess = new_session_slot(key);
@@ -96,8 +96,11 @@ static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, 
 	sess->pid = (__u32)pid_tgid;
 	sess->tgid = pid_tgid >> 32;
 	bpf_get_current_comm(sess->task_comm, sizeof(sess->task_comm));
-	task = (struct task_struct *)bpf_get_current_task();
-	BPF_CORE_READ_STR_INTO(&sess->proc_comm, task, group_leader, comm);
+	/* the process's name: its thread-group leader's comm */
+	task = bpf_get_current_task();
+	bpf_probe_read_kernel(&leader, sizeof(leader), (void *)(task + task_group_leader_off));
+	bpf_probe_read_kernel_str(&sess->proc_comm, sizeof(sess->proc_comm),
+				  (void *)(leader + task_comm_off));
 
 	/*
 	 * -T and -A need the session known before its first trace or arguments record; if

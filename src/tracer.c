@@ -137,6 +137,11 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->use_cookies = mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;
 	skel->rodata->kret_ip_off = feat->kret_ip_off;
+	skel->rodata->tk_addr_off = feat->trace_kprobe_addr_off;
+	skel->rodata->has_func_ret = feat->has_func_ret;
+	skel->rodata->has_func_arg = feat->has_func_arg;
+	skel->rodata->task_group_leader_off = feat->task_group_leader_off;
+	skel->rodata->task_comm_off = feat->task_comm_off;
 	skel->rodata->duration_ns = opts->duration_ns;
 	skel->rodata->tgid_allow_cnt = opts->allow_pid_cnt;
 	skel->rodata->tgid_deny_cnt = opts->deny_pid_cnt;
