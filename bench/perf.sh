@@ -11,6 +11,8 @@
 #               ~100 functions, with the floor's own time for the same set (one boot)
 #   attach-big  the same for -F over ~1,000 functions: one boot per run, powered off
 #               while attached (TCG detaches a fentry link in ~70 ms: minutes per run)
+#   attach-src  the same for -F over a source glob, ':kernel/bpf/*.c' (~1,600 functions,
+#               the guest with the kernel's DWARF): one boot per run (not in the default)
 #
 # Every run is repeated BENCH_REPS times (default 3), the tools alternated (the order
 # reversed on every other repetition); the report gives medians and the ratios ours/peer
@@ -33,8 +35,8 @@ tables=("$@")
 [ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big)
 for t in "${tables[@]}"; do
 	case $t in
-	overhead | startup | attach | attach-big) ;;
-	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big)" >&2; exit 2 ;;
+	overhead | startup | attach | attach-big | attach-src) ;;
+	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src)" >&2; exit 2 ;;
 	esac
 done
 
@@ -45,6 +47,9 @@ SMALL7="-e '*sys_bpf' -a 'array_map_alloc*'"	# 7 functions on 6.12
 # Networking code, idle in a guest without network.
 SET100="-e '*sys_bpf' -a 'sk_*'"	# 117 functions on 6.12 (peer: 112)
 SET1000="-e '*sys_bpf' -a 'sock_*' -a 'sk_*' -a 'dev_*' -a 'devlink_*' -a 'ethtool_*' -a 'neigh_*' -a 'inet6_*' -a 'sysfs_*'"	# 1,081 (peer: 1,003)
+# BPF's own code, by source file (needs the kernel's DWARF): where the issue saw 249 ms per
+# function and RCU-tasks stalls
+SETSRC="-e '*sys_bpf' -a ':kernel/bpf/*.c'"
 
 B=src/.output/bench
 make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
@@ -77,14 +82,15 @@ guest_cmds() {	# guest_cmds CMDS
 	printf 'guest_setup\nguest_info\n%s\n' "$1"
 }
 
-# boot TABLE TIMEOUT CMDS: one guest boot; its output is appended to the table's raw log.
+# boot TABLE TIMEOUT CMDS [RUN-ARGS]: one guest boot; its output is appended to the
+# table's raw log. RUN-ARGS: more tests/vm/run arguments (--dwarf).
 boot() {
-	local table=$1 timeout=$2 cmds=$3 rc=0
+	local table=$1 timeout=$2 cmds=$3 rargs=${4:-} rc=0
 	echo "bench/perf.sh: $table: booting the $KERNEL guest for: $cmds" >&2
 	{
-		echo "@B boot: RETSNOOP_VM_EXTRA='$extra' tests/vm/run --kernel $KERNEL -- \"\$(bench/guest.sh + '$cmds')\""
+		echo "@B boot: RETSNOOP_VM_EXTRA='$extra' tests/vm/run --kernel $KERNEL $rargs -- \"\$(bench/guest.sh + '$cmds')\""
 		RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=$timeout \
-			tests/vm/run --kernel "$KERNEL" -- "$(guest_cmds "$cmds")" || rc=$?
+			tests/vm/run --kernel "$KERNEL" $rargs -- "$(guest_cmds "$cmds")" || rc=$?
 		echo "@B rc=$rc"
 	} >>"$out/raw/$table.log"
 	[ $rc = 0 ] || echo "bench/perf.sh: $table: the guest run ended with status $rc (see $out/raw/$table.log)" >&2
@@ -141,6 +147,14 @@ attach_case set100-F 0 -F $SET100"
 			done
 		done
 		report attach-big "BPF load + attach phase over ~1,000 functions with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		;;
+	attach-src)
+		for r in $(seq 1 "$REPS"); do
+			for tool in $(tools_for "$r" floor ours peer); do
+				boot attach-src 3000 "attach_once src-F $tool $r -F $SETSRC" --dwarf
+			done
+		done
+		report attach-src "BPF load + attach phase over ':kernel/bpf/*.c' with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
 		;;
 	esac
 done
