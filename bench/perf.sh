@@ -90,9 +90,14 @@ boot() {
 	{
 		echo "@B boot: RETSNOOP_VM_EXTRA='$extra' tests/vm/run --kernel $KERNEL $rargs -- \"\$(bench/guest.sh + '$cmds')\""
 		RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=$timeout \
-			tests/vm/run --kernel "$KERNEL" $rargs -- "$(guest_cmds "$cmds")" || rc=$?
+			tests/vm/run --kernel "$KERNEL" $rargs -- "$(guest_cmds "$cmds")" \
+			2>"$out/raw/.vm-stderr" || rc=$?
 		echo "@B rc=$rc"
+		# what tests/vm/run said about the boot (RCU stall warnings, kernel problems)
+		sed 's/^/@N /' "$out/raw/.vm-stderr"
 	} >>"$out/raw/$table.log"
+	cat "$out/raw/.vm-stderr" >&2
+	rm -f "$out/raw/.vm-stderr"
 	[ $rc = 0 ] || echo "bench/perf.sh: $table: the guest run ended with status $rc (see $out/raw/$table.log)" >&2
 	return 0
 }

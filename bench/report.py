@@ -23,7 +23,7 @@ def parse(path):
         if tag in ('@R', '@P'):
             kv = dict(f.split('=', 1) for f in rest.split() if '=' in f)
             (recs if tag == '@R' else progs).append(kv)
-        elif tag in ('@K', '@I', '@B'):
+        elif tag in ('@K', '@I', '@B', '@N'):
             info.append(line)
         elif tag == '@E':
             errors.append(rest)
@@ -241,6 +241,9 @@ def main():
         out.append('')
         out.append('# tool output of failed runs (@E lines of the raw log):')
         out += ['#   ' + e for e in errors[:40]]
+    notes = [i[3:] for i in info if i.startswith('@N ') and 'note:' in i]
+    if notes:
+        out.append('# the test VM said: ' + ' | '.join(dict.fromkeys(notes)))
     bad = [i for i in info if i.startswith('@B rc=') and i != '@B rc=0']
     if bad:
         out.append(f'# WARNING: {len(bad)} guest boot(s) ended with a nonzero status: {" ".join(bad)}')
