@@ -140,6 +140,72 @@ static __always_inline bool room_for_args_rec(__u64 sz)
 #define DATA_LEN(r)	(*(volatile __u32 *)&(r)->data_len)
 #define PTR_MASK(r)	(*(volatile __u16 *)&(r)->ptr_mask)
 
+/*
+ * FNARG_PTR, FNARG_STR: what pointer @w points to, a string or @want bytes, into @r's data
+ * at @o; kernel or user memory, told by the address. Returns the rec_fnargs.lens[] value.
+ * (Function arguments and probe contexts alike.)
+ */
+static __always_inline int capture_pointee(__u8 *data, struct rec_fnargs *r, __u64 o,
+					   __u64 want, __u64 kind, __u64 w)
+{
+	long err;
+
+	if (!w)
+		return -FNARG_ENODATA;
+	if (kind == FNARG_STR) {
+		if ((__s64)w < 0)
+			err = bpf_probe_read_kernel_str(data + CLAMP(o, MAX_DATA_OFF),
+							CLAMP(want, MAX_FNARG_SIZE), (void *)w);
+		else
+			err = bpf_probe_read_user_str(data + CLAMP(o, MAX_DATA_OFF),
+						      CLAMP(want, MAX_FNARG_SIZE), (void *)w);
+		if (err < 0)
+			return err;
+		if (err > want)
+			return -FNARG_E2BIG;
+		DATA_LEN(r) = o + round8(err);
+		return err;
+	}
+	if ((__s64)w < 0)
+		err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF), CLAMP(want, MAX_FNARG_SIZE),
+					    (void *)w);
+	else
+		err = bpf_probe_read_user(data + CLAMP(o, MAX_DATA_OFF), CLAMP(want, MAX_FNARG_SIZE),
+					  (void *)w);
+	if (err)
+		return err;
+	DATA_LEN(r) = o + round8(want);
+	return want;
+}
+
+/*
+ * Send @r, its captures done, as record @type of @id's call or hit @seq in @sess; a record
+ * that can't be sent is counted as the session's lost record.
+ */
+static __always_inline void emit_args_rec(struct session *sess, struct rec_fnargs *r,
+					  __u32 type, __u32 id, __u32 seq, __u32 n, __u32 flags)
+{
+	__u64 sz;
+
+	r->type = type;
+	r->func_id = id;
+	r->sess_id = sess->sess_id;
+	r->seq_id = seq;
+	r->arg_cnt = n < MAX_FNARGS ? n : MAX_FNARGS;
+	r->flags = flags;
+
+	sz = sizeof(*r) + DATA_LEN(r);
+	if (sz > sizeof(*r) + MAX_DATA_OFF)
+		return;
+	/* a START that didn't fit earlier goes first, or the record would be an orphan */
+	if (!room_for_args_rec(sz) || (!sess->start_emitted && !emit_session_start(sess))) {
+		count_dropped_record(sess);
+		return;
+	}
+	if (bpf_ringbuf_output(&rb, r, CLAMP(sz, sizeof(*r) + MAX_DATA_OFF), 0))
+		count_dropped_record(sess);
+}
+
 /* Capture argument @i as @s says into @r's data; returns its rec_fnargs.lens[] value. */
 static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnarg_spec *s,
 				       struct fnargs_buf *b, struct rec_fnargs *r, __u32 i)
@@ -208,32 +274,7 @@ static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnar
 		DATA_LEN(r) = o;
 		PTR_MASK(r) |= 1 << i;
 	}
-	if (!w)
-		return -FNARG_ENODATA;
-	if (kind == FNARG_STR) {
-		if ((__s64)w < 0)
-			err = bpf_probe_read_kernel_str(data + CLAMP(o, MAX_DATA_OFF),
-							CLAMP(want, MAX_FNARG_SIZE), (void *)w);
-		else
-			err = bpf_probe_read_user_str(data + CLAMP(o, MAX_DATA_OFF),
-						      CLAMP(want, MAX_FNARG_SIZE), (void *)w);
-		if (err < 0)
-			return err;
-		if (err > want)
-			return -FNARG_E2BIG;
-		DATA_LEN(r) = o + round8(err);
-		return err;
-	}
-	if ((__s64)w < 0)
-		err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF), CLAMP(want, MAX_FNARG_SIZE),
-					    (void *)w);
-	else
-		err = bpf_probe_read_user(data + CLAMP(o, MAX_DATA_OFF), CLAMP(want, MAX_FNARG_SIZE),
-					  (void *)w);
-	if (err)
-		return err;
-	DATA_LEN(r) = o + round8(want);
-	return want;
+	return capture_pointee(data, r, o, want, kind, w);
 }
 
 /* The arguments of call @seq of function @id, entered just now in @sess. */
@@ -244,7 +285,6 @@ static __always_inline void emit_fn_args(void *ctx, bool fentry, struct session 
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
 	__u32 cpu = bpf_get_smp_processor_id(), i, n;
-	__u64 sz;
 
 	spec = bpf_map_lookup_elem(&fnargs_specs, &id);
 	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
@@ -263,23 +303,7 @@ static __always_inline void emit_fn_args(void *ctx, bool fentry, struct session 
 		}
 		r->lens[i] = capture_arg(ctx, fentry, &spec->args[i], b, r, i);
 	}
-	r->type = REC_FNARGS;
-	r->func_id = id;
-	r->sess_id = sess->sess_id;
-	r->seq_id = seq;
-	r->arg_cnt = n < MAX_FNARGS ? n : MAX_FNARGS;
-	r->flags = args_raw_ptrs ? FNARGS_F_RAW_PTRS : 0;
-
-	sz = sizeof(*r) + DATA_LEN(r);
-	if (sz > sizeof(*r) + MAX_DATA_OFF)
-		return;
-	/* a START that didn't fit earlier goes first, or the record would be an orphan */
-	if (!room_for_args_rec(sz) || (!sess->start_emitted && !emit_session_start(sess))) {
-		count_dropped_record(sess);
-		return;
-	}
-	if (bpf_ringbuf_output(&rb, r, CLAMP(sz, sizeof(*r) + MAX_DATA_OFF), 0))
-		count_dropped_record(sess);
+	emit_args_rec(sess, r, REC_FNARGS, id, seq, n, args_raw_ptrs ? FNARGS_F_RAW_PTRS : 0);
 }
 
 #endif /* __RETSNOOP_ARGS_BPF_H */

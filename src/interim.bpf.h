@@ -33,23 +33,6 @@ static __always_inline bool room_for_interim(void)
 	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + keep <= rb_size;
 }
 
-static __always_inline void emit_lbr_copy(struct session *sess, __s32 sz,
-					  const struct lbr_record *lbrs)
-{
-	struct rec_lbr_stack *r;
-
-	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
-	if (!r) {
-		count_dropped_record(sess);
-		return;
-	}
-	r->type = REC_LBR_STACK;
-	r->sess_id = sess->sess_id;
-	r->lbrs_sz = sz;
-	copy_words(r->lbrs, lbrs, sizeof(r->lbrs));
-	bpf_ringbuf_submit(r, 0);
-}
-
 /*
  * Reserve an interim sample and fill all but its call stack; its LBR record (@lbrs, NULL
  * if there is none to send) goes first, as for final samples. NULL if it can't be sent.
@@ -65,7 +48,7 @@ interim_begin(struct session *sess, __u32 type, __u64 now, __u32 last_seq, bool 
 		return NULL;
 	}
 	if (capture_lbr && lbrs)
-		emit_lbr_copy(sess, lbrs_sz, lbrs);
+		emit_lbrs(sess, lbrs_sz, lbrs);
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		count_dropped_record(sess);

@@ -7,7 +7,8 @@
  * one function serves every program type. Sent as a REC_CTXARGS (struct rec_fnargs, the
  * probe id for the function id) tied to the hit's seq id.
  *
- * BPF-side only; included by retsnoop.bpf.c after args.bpf.h (the per-CPU buffer, CLAMP()).
+ * BPF-side only; included by retsnoop.bpf.c after args.bpf.h (the per-CPU buffer, CLAMP(),
+ * the pointee capture and the record's sending).
  */
 #ifndef __RETSNOOP_PROBE_CTX_BPF_H
 #define __RETSNOOP_PROBE_CTX_BPF_H
@@ -73,32 +74,7 @@ static __always_inline int capture_ctx_arg(void *ctx, const struct fnarg_spec *s
 	err = bpf_probe_read_kernel(&w, sizeof(w), (char *)ctx + off);
 	if (err)
 		return err;
-	if (!w)
-		return -FNARG_ENODATA;
-	if (kind == FNARG_STR) {
-		if ((__s64)w < 0)
-			err = bpf_probe_read_kernel_str(data + CLAMP(o, MAX_DATA_OFF),
-							CLAMP(want, MAX_FNARG_SIZE), (void *)w);
-		else
-			err = bpf_probe_read_user_str(data + CLAMP(o, MAX_DATA_OFF),
-						      CLAMP(want, MAX_FNARG_SIZE), (void *)w);
-		if (err < 0)
-			return err;
-		if (err > want)
-			return -FNARG_E2BIG;
-		DATA_LEN(r) = o + round8(err);
-		return err;
-	}
-	if ((__s64)w < 0)
-		err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF),
-					    CLAMP(want, MAX_FNARG_SIZE), (void *)w);
-	else
-		err = bpf_probe_read_user(data + CLAMP(o, MAX_DATA_OFF),
-					  CLAMP(want, MAX_FNARG_SIZE), (void *)w);
-	if (err)
-		return err;
-	DATA_LEN(r) = o + round8(want);
-	return want;
+	return capture_pointee(data, r, o, want, kind, w);
 }
 
 /* The context of probe @probe_id's hit @seq in @sess. */
@@ -109,7 +85,6 @@ static __always_inline void emit_probe_ctx(void *ctx, struct session *sess, __u3
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
 	__u32 cpu = bpf_get_smp_processor_id(), i, n;
-	__u64 sz;
 
 	spec = bpf_map_lookup_elem(&probe_ctx_specs, &probe_id);
 	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
@@ -126,22 +101,7 @@ static __always_inline void emit_probe_ctx(void *ctx, struct session *sess, __u3
 		}
 		r->lens[i] = capture_ctx_arg(ctx, &spec->args[i], b, r);
 	}
-	r->type = REC_CTXARGS;
-	r->func_id = probe_id;
-	r->sess_id = sess->sess_id;
-	r->seq_id = seq;
-	r->arg_cnt = n < MAX_FNARGS ? n : MAX_FNARGS;
-	r->flags = 0;
-
-	sz = sizeof(*r) + DATA_LEN(r);
-	if (sz > sizeof(*r) + MAX_DATA_OFF)
-		return;
-	if (!room_for_args_rec(sz) || (!sess->start_emitted && !emit_session_start(sess))) {
-		count_dropped_record(sess);
-		return;
-	}
-	if (bpf_ringbuf_output(&rb, r, CLAMP(sz, sizeof(*r) + MAX_DATA_OFF), 0))
-		count_dropped_record(sess);
+	emit_args_rec(sess, r, REC_CTXARGS, probe_id, seq, n, 0);
 }
 
 #endif /* __RETSNOOP_PROBE_CTX_BPF_H */

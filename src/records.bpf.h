@@ -83,7 +83,9 @@ static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type
 	bpf_ringbuf_submit(r, 0);
 }
 
-static __always_inline void emit_lbrs(struct session *sess)
+/* @sess's LBR record: @sz and @lbrs, the session's own or an interim sample's copy */
+static __always_inline void emit_lbrs(struct session *sess, __s32 sz,
+				      const struct lbr_record *lbrs)
 {
 	struct rec_lbr_stack *r;
 
@@ -94,8 +96,8 @@ static __always_inline void emit_lbrs(struct session *sess)
 	}
 	r->type = REC_LBR_STACK;
 	r->sess_id = sess->sess_id;
-	r->lbrs_sz = sess->lbrs_sz;
-	copy_words(r->lbrs, sess->lbrs, sizeof(r->lbrs));
+	r->lbrs_sz = sz;
+	copy_words(r->lbrs, lbrs, sizeof(r->lbrs));
 	bpf_ringbuf_submit(r, 0);
 }
 
@@ -116,7 +118,7 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	if (!sess->start_emitted && !emit_session_start(sess))
 		goto drop;
 	if (!ignored && capture_lbr)
-		emit_lbrs(sess);
+		emit_lbrs(sess, sess->lbrs_sz, sess->lbrs);
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r)

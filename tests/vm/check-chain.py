@@ -41,21 +41,17 @@ class Node:
         return self.row.get("result_type") not in ("void", "bool", "unsigned")
 
 
-def build_tree(rows):
-    """The call tree of one sample's trace rows; None if it can't be rebuilt."""
-    root, stack = None, []
+def parse_calls(rows):
+    """(outermost calls, calls still open at the last row) of trace rows, each a Node with
+    its callees; None if the rows can't be rebuilt (a gap, an exit of a call not open)."""
+    top, stack = [], []
     for r in rows:
         kind = r["kind"]
         if kind == "gap":
             return None
         if kind in ("entry", "leaf"):
             n = Node(r)
-            if stack:
-                stack[-1].children.append(n)
-            elif root is None:
-                root = n
-            else:
-                return None     # a second outermost call: not one session
+            (stack[-1].children if stack else top).append(n)
             if kind == "entry":
                 stack.append(n)
             else:
@@ -66,9 +62,18 @@ def build_tree(rows):
             n = stack.pop()
             n.row = r
             n.done = True
-    if stack or root is None or not root.done:
+    return top, stack
+
+
+def build_tree(rows):
+    """The call tree of one sample's trace rows; None if it isn't one complete session."""
+    calls = parse_calls(rows)
+    if calls is None:
         return None
-    return root
+    top, stack = calls
+    if stack or len(top) != 1 or not top[0].done:
+        return None
+    return top[0]
 
 
 def same_error(a, b):

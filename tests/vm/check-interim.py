@@ -34,26 +34,9 @@ _spec.loader.exec_module(check_chain)
 
 
 def open_calls(rows):
-    """(open calls outermost first, {id(node): node}) of a cut trace; None if unusable."""
-    stack, top = [], []
-    for r in rows:
-        kind = r["kind"]
-        if kind == "gap":
-            return None
-        if kind in ("entry", "leaf"):
-            n = check_chain.Node(r)
-            (stack[-1].children if stack else top).append(n)
-            if kind == "entry":
-                stack.append(n)
-            else:
-                n.done = True
-        elif kind == "exit":
-            if not stack or stack[-1].name != r["function"]:
-                return None
-            n = stack.pop()
-            n.row = r
-            n.done = True
-    return stack
+    """The calls open at the end of a cut trace, outermost first; None if unusable."""
+    calls = check_chain.parse_calls(rows)
+    return None if calls is None else calls[1]
 
 
 def frame_desc(f):
