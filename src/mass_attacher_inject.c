@@ -209,6 +209,14 @@ static const char *attach_why(const struct probe_spec *s, int err, char *buf, si
 	case -EADDRNOTAVAIL:
 		snprintf(buf, sz, "several kernel functions are named %s", s->name);
 		break;
+	case -EINVAL:
+		/* arm64 says EINVAL where x86 says EILSEQ (and for instructions it won't step) */
+		if (s->kind == PROBE_KPROBE && s->offset) {
+			snprintf(buf, sz, "offset 0x%lx is not an instruction boundary of %s, or "
+				 "that instruction can't be probed", s->offset, s->name);
+			break;
+		}
+		/* fall through */
 	default:
 		snprintf(buf, sz, "%s", strerror(-err));
 		break;

@@ -40,11 +40,25 @@ enabled_functions() {
 }
 
 # Everything BPF/ftrace still holds: programs, links, hooked functions (empty when clean).
-leftovers() {
-	echo "=== BEGIN $1"
+attached_now() {
 	bpftool prog list 2>&1
 	bpftool link list 2>&1
 	cat /sys/kernel/tracing/enabled_functions 2>/dev/null
+}
+
+# The kernel frees a closed link's program after grace periods (on 7.x a raw tracepoint's
+# after an SRCU one, measured at up to ~0.5 s in TCG): a program gone within 5 s of
+# retsnoop's exit was not left behind. The wait, when there is one, is said before the
+# section ("leftovers NAME: gone after N ms").
+leftovers() {
+	_lw=0
+	while [ $_lw -lt 50 ] && [ -n "$(attached_now)" ]; do
+		sleep 0.1
+		_lw=$((_lw + 1))
+	done
+	[ $_lw -gt 0 ] && [ $_lw -lt 50 ] && echo "leftovers $1: gone after $((_lw * 100)) ms"
+	echo "=== BEGIN $1"
+	attached_now
 	echo "=== END $1"
 }
 

@@ -20,6 +20,16 @@ sys() {
 	esac
 }
 
+# bprm_koff: a kprobe offset into bprm_execve's prologue, at an instruction every call
+# runs: after x86's 5-byte fentry call; after arm64's two ftrace nops and its PAC hint
+# (arm64 instructions are 4 bytes, so +5 is refused there).
+bprm_koff() {
+	case $VM_ARCH in
+	arm64) echo 12 ;;
+	*) echo 5 ;;
+	esac
+}
+
 # Debian's name of the guest's arch, as in its kernels' releases (6.12.x+deb12-cloud-amd64).
 deb_arch() {
 	case $VM_ARCH in

@@ -51,7 +51,8 @@ case $VM_KERNEL in
 esac
 
 SYS=$(sys execve)
-PROBES="-J 'tp:sched:sched_process_exec' -J 'kprobe:bprm_execve+5' -J 'kretprobe:bprm_execve'"
+KOFF=$(bprm_koff)
+PROBES="-J 'tp:sched:sched_process_exec' -J 'kprobe:bprm_execve+$KOFF' -J 'kretprobe:bprm_execve'"
 [ -n "$rawtp" ] && PROBES="$PROBES -J 'rawtp:sched_process_exec'"
 EXEC="-e '*sys_execve' -a 'bprm_execve' -T -S"
 
@@ -95,7 +96,7 @@ check_exec() {
 	expect "$table" '^    → bprm_execve$' "$l: bprm_execve's entry row"
 	sub=$(printf '%s\n' "$table" | sed -n '/^    → bprm_execve$/,/^    ← bprm_execve /p')
 	rows=$(printf '%s\n' "$sub" | grep '◎' | sed 's/ *$//' | tr '\n' '|')
-	want='        ◎ kprobe:bprm_execve+0x5|        ◎ tp:sched:sched_process_exec|'
+	want="        ◎ kprobe:bprm_execve+$(printf 0x%x "$KOFF")|        ◎ tp:sched:sched_process_exec|"
 	[ -n "$rawtp" ] && want="$want        ◎ rawtp:sched_process_exec|"
 	# the kretprobe fires as bprm_execve returns: before its exit row, or right after it
 	case $rows in
@@ -114,7 +115,7 @@ check_exec() {
 
 s=$(section "$out" exec)
 printf '%s\n' "$s" | sed 's/^/    exec| /'
-for p in "tp:sched:sched_process_exec" "kprobe:bprm_execve+5" "kretprobe:bprm_execve" \
+for p in "tp:sched:sched_process_exec" "kprobe:bprm_execve+$KOFF" "kretprobe:bprm_execve" \
 	${rawtp:+"rawtp:sched_process_exec"}; do
 	expect "$s" "^Attached injected probe #[1-4] '${p//+/\\+}'\\.\$" "-v names the attached probe $p"
 done
@@ -130,7 +131,7 @@ done
 s=$(section "$out" json)
 expect "$s" '"kind":"probe","depth":3,"seq":[0-9]+,"probe":"tp:sched:sched_process_exec","probe_id":0,"probe_kind":"tp","category":"sched","target":"sched_process_exec","time_ns":[0-9]+' \
 	"--json: the tracepoint's probe row"
-expect "$s" '"kind":"probe","depth":3,"seq":[0-9]+,"probe":"kprobe:bprm_execve\+0x5","probe_id":1,"probe_kind":"kprobe","target":"bprm_execve","offset":5,' \
+expect "$s" "\"kind\":\"probe\",\"depth\":3,\"seq\":[0-9]+,\"probe\":\"kprobe:bprm_execve\\+$(printf 0x%x "$KOFF")\",\"probe_id\":1,\"probe_kind\":\"kprobe\",\"target\":\"bprm_execve\",\"offset\":$KOFF," \
 	"--json: the kprobe's row, with its offset"
 [ -n "$rawtp" ] &&
 	expect "$s" '"probe":"rawtp:sched_process_exec","probe_id":3,"probe_kind":"rawtp"' "--json: the raw tracepoint's row"
@@ -148,9 +149,14 @@ tp=$(printf '%s\n' "$s" | awk '/TID\/PID/ { split($5, a, "/"); tid = a[1] }
 tid=${tp%% *}
 expect "$tp" "◎ tp:sched:sched_process_exec +filename='/usr/bin/errtrig' pid=$tid old_pid=$tid\$" \
 	"-A: the tracepoint's fields, its __data_loc string and the sample's thread"
-expect "$s" '◎ kretprobe:bprm_execve +regs=\{.*\.ax=0x(ffffffff)?fffffff8,' \
+# (the result register and the instruction pointer by the arch's names)
+case $VM_ARCH in
+arm64) ret_re='\.regs=\[0x(ffffffff)?fffffff8,' ip_re='\.pc=0xffff' ;;
+*) ret_re='\.ax=0x(ffffffff)?fffffff8,' ip_re='\.ip=0xffff' ;;
+esac
+expect "$s" "◎ kretprobe:bprm_execve +regs=\\{.*$ret_re" \
 	"-A: the kretprobe's registers hold bprm_execve's -ENOEXEC"
-expect "$s" '◎ kprobe:bprm_execve\+0x5 +regs=\{.*\.ip=0xffff' "-A: the kprobe's registers"
+expect "$s" "◎ kprobe:bprm_execve\\+$(printf 0x%x "$KOFF") +regs=\\{.*$ip_re" "-A: the kprobe's registers"
 [ -n "$rawtp" ] && expect "$s" "◎ rawtp:sched_process_exec +p=&\\{.* old_pid=$tid bprm=&\\{" \
 	"-A: the raw tracepoint's typed arguments"
 expect "$s" '◎ tp:mmap_lock:mmap_lock_start_locking +mm=&\{.* write=[01]$' \

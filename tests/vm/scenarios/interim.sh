@@ -23,7 +23,9 @@ esac
 
 SYS=$(sys execve)
 EXEC="-e '*sys_execve' -a bprm_execve -a load_script -a load_elf_binary -a __request_module"
-PROBES="-J 'kprobe:bprm_execve+5' -J 'tp:sched:sched_process_exec'"
+KOFF=$(bprm_koff)
+KHEX=$(printf 0x%x "$KOFF")
+PROBES="-J 'kprobe:bprm_execve+$KOFF' -J 'tp:sched:sched_process_exec'"
 # a file with execute permission that no binary handler recognizes (and not printable,
 # so the kernel asks for a binfmt module too); errtrig is a successful exec
 RUN="/tmp/junk; errtrig"
@@ -68,15 +70,15 @@ judge() {
 s=$(section "$out" text)
 expect "$s" '^rc=0$' "text: exit status 0"
 # a probe sample: the running syscall and bprm_execve, the kprobe's hit last in the table
-probe=$(printf '%s\n' "$s" | awk '/TID\/PID/ { if (buf ~ /◎ kprobe:bprm_execve\+0x5\n\n/) { print buf; exit } buf = "" } { buf = buf $0 "\n" }')
+probe=$(printf '%s\n' "$s" | awk -v k="◎ kprobe:bprm_execve[+]$KHEX\n\n" '/TID\/PID/ { if (buf ~ k) { print buf; exit } buf = "" } { buf = buf $0 "\n" }')
 expect "$probe" "^ +\\.\\.\\. \\[\\.\\.\\.\\]  $SYS\\+0x" "text: the probe sample's running syscall: '... [...]'"
 expect "$probe" '^ +\.\.\. \[\.\.\.\]  bprm_execve\+0x' "text: the running bprm_execve, with its own kernel frame"
 expect_not "$probe" '^!' "text: no frame of the probe sample lacks its kernel frame"
 # interim samples come before the final sample of their session: the final one is the
 # first with the syscall's exit row, and a probe sample of the same thread precedes it
-order=$(printf '%s\n' "$s" | awk -v sys="$SYS" '
+order=$(printf '%s\n' "$s" | awk -v sys="$SYS" -v khex="$KHEX" '
 	/TID\/PID/ { hdr = $0 }
-	/◎ kprobe:bprm_execve\+0x5$/ { probe[hdr] = 1 }
+	$0 ~ "◎ kprobe:bprm_execve[+]" khex "$" { probe[hdr] = 1 }
 	$0 ~ "^← " sys " " { split(hdr, a, " -> "); start = a[1]; ok = 0
 		for (h in probe) { split(h, b, " -> "); if (b[1] == start) ok = 1 }
 		print ok ? "probe-before-final" : "final-without-probe"; exit }')
