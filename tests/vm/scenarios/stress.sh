@@ -22,7 +22,7 @@ SUM='{ bytes += length($0) + 1 }
 /"type":"sample"/ { samples++; if (!/"dropped_records":0,/) incomplete++; next }
 { print; fflush() }
 END { print "samples " samples + 0; print "incomplete " incomplete + 0; print "bad " bad + 0; print "bytes " bytes + 0 }'
-GLOBS="-e '__x64_sys_*' -a 'vfs_*' -a '*lock*' -a 'kmem_*' -a 'do_*' -a 'path_*' -a 'inet_*' -a 'tcp_*' -a 'bpf_*' -a 'security_*' -a 'sk_*' -a 'sock_*' -a 'mm_*' -a '*_get_*' -d 'bpf_lsm*'"
+GLOBS="-e '$(sys '*')' -a 'vfs_*' -a '*lock*' -a 'kmem_*' -a 'do_*' -a 'path_*' -a 'inet_*' -a 'tcp_*' -a 'bpf_*' -a 'security_*' -a 'sk_*' -a 'sock_*' -a 'mm_*' -a '*_get_*' -d 'bpf_lsm*'"
 
 out=$(RETSNOOP_VM_TIMEOUT=$((secs * 4 + 240)) vm_run "$(cat "$here/../guest-lib.sh")
 ip link set lo up 2>/dev/null
