@@ -52,6 +52,12 @@ esac
 
 SYS=$(sys execve)
 KOFF=$(bprm_koff)
+# an offset inside bprm_execve's first instruction: x86 refuses it with EILSEQ, arm64
+# (4-byte instructions) with EINVAL; both must come out as one line that says why
+case $VM_ARCH in
+arm64) BADOFF=5 ;;
+*) BADOFF=1 ;;
+esac
 PROBES="-J 'tp:sched:sched_process_exec' -J 'kprobe:bprm_execve+$KOFF' -J 'kretprobe:bprm_execve'"
 [ -n "$rawtp" ] && PROBES="$PROBES -J 'rawtp:sched_process_exec'"
 EXEC="-e '*sys_execve' -a 'bprm_execve' -T -S"
@@ -80,6 +86,7 @@ refuse badkind -e '*sys_execve' -T -J 'uprobe:bprm_execve'
 refuse badoff -e '*sys_execve' -T -J 'kprobe:bprm_execve+x'
 refuse notp -e '*sys_execve' -a bprm_execve -T -J 'kprobe:bprm_execve' -J 'tp:sched:no_such_tracepoint'
 leftovers after_notp
+refuse badinsn -e '*sys_execve' -a bprm_execve -T -J 'kprobe:bprm_execve+$BADOFF'
 refuse nofunc -e '*sys_execve' -T -J 'kretprobe:no_such_function_xyz'
 refuse norawtp -e '*sys_execve' -T -J 'rawtp:no_such_tracepoint'
 ${rawtp:-refuse rawtp -e '*sys_execve' -T -J 'tp:sched:sched_process_exec' -J 'rawtp:sched_process_exec'}
@@ -175,6 +182,8 @@ one_line notp "^Failed to attach injected probe #2 'tp:sched:no_such_tracepoint'
 clean after_notp "missing tracepoint"
 one_line nofunc "^Failed to attach injected probe #1 'kretprobe:no_such_function_xyz': no such kernel function" \
 	"unknown function"
+one_line badinsn "^Failed to attach injected probe #1 'kprobe:bprm_execve\\+$BADOFF': offset 0x$BADOFF is not an instruction boundary of bprm_execve" \
+	"a kprobe offset inside an instruction"
 if [ -n "$rawtp" ]; then
 	one_line norawtp "^Failed to attach injected probe #1 'rawtp:no_such_tracepoint': no such tracepoint" \
 		"missing raw tracepoint"
