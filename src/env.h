@@ -64,6 +64,7 @@ struct env {
 	bool emit_func_trace;		/* -T */
 	bool emit_interim_stacks;	/* -I */
 	bool capture_args;		/* -A */
+	bool user_stacks;		/* -U */
 	bool use_lbr;			/* -B / -R / --lbr */
 	bool json;			/* --json: JSON lines instead of text */
 	__u64 lbr_flags;		/* ORed --lbr=SPEC values; 0 = any_return */
@@ -86,6 +87,12 @@ struct env {
 	/* -J probes, in the order given (a probe's id is its index) */
 	struct probe_spec *inject_probes;
 	size_t inject_probe_cnt;
+
+	/* `-- CMD [ARGS...]`: the command to run and trace */
+	char **cmd_argv;		/* NULL-terminated, borrowed from main's argv; NULL: none */
+	bool no_follow_forks;		/* --no-follow-forks: CMD's own process only */
+	char *run_as_user;		/* -u USER */
+	char *output_path;		/* -o FILE: samples there instead of stdout */
 
 	struct env_config cfg;
 };

@@ -13,6 +13,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "cmd_trace.h"
+#include "hunt.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "privileges.h"
@@ -26,6 +28,8 @@
 #include "version.h"
 
 static struct env env;
+/* `-- CMD`: retsnoop's exit status is CMD's, once CMD was started (-1: not) */
+static int cmd_status = -1;
 
 static bool lockdown_refuses(void);
 
@@ -179,6 +183,18 @@ static void report_dry_run(const struct func_discovery *d, const char *mode)
 		fprintf(vout, "Successfully attached in 0 ms.\n");
 }
 
+/* The hunt's one line: what it traces (-v: every function, as for any run). */
+static void report_hunt(const struct func_discovery *d)
+{
+	const struct func *funcs = func_discovery__funcs(d);
+	size_t i, cnt = func_discovery__func_cnt(d), entries = 0;
+
+	for (i = 0; i < cnt; i++)
+		entries += !!(funcs[i].flags & FUNC_IS_ENTRY);
+	fprintf(stderr, "Whole-kernel hunt: %zu functions, sessions start at %zu syscall entry points ('%s')%s.\n",
+		cnt, entries, hunt__entry_glob(), env.verbose ? "" : "; -v lists them");
+}
+
 /* Name globs go to discovery as they are; ":PATH" globs become the names DWARF knows. */
 static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 		     const struct glob_list *l, enum func_glob_role role)
@@ -248,15 +264,43 @@ static int run(void)
 		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
 	};
 	struct prefetch *pre = NULL;
+	struct trace_cmd_target tgt = {};
 	long start_ms = now_ms();
+	bool hunt = false;
 	const char *mode;
 	int err, feat_err = 0;
 
+	err = hunt__apply_defaults(&env, &hunt);
+	if (err) {
+		fprintf(stderr, "Failed to set up the whole-kernel hunt: %s.\n", strerror(-err));
+		return err;
+	}
 	if (env.entry_globs.cnt == 0) {
-		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
+		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET'), or name a command to trace with no globs at all: retsnoop -- CMD [ARGS...].\n");
 		return -EINVAL;
 	}
 	warn_idle_options();
+	if (env.output_path && !env.dry_run) {
+		tgt.out = fopen(env.output_path, "we");
+		if (!tgt.out) {
+			err = -errno;
+			fprintf(stderr, "Can't write samples to '%s' (-o): %s.\n", env.output_path,
+				strerror(-err));
+			return err;
+		}
+		setvbuf(tgt.out, NULL, _IOLBF, 0);
+	}
+	/* forked first: CMD's process inherits none of the BPF objects made below */
+	if (env.cmd_argv && !env.dry_run) {
+		err = cmd_trace__launch(&env, &tgt.cmd);
+		if (err) {
+			if (err == -ENOENT || err == -EACCES)
+				cmd_status = CMD_TRACE_NOT_RUN;
+			else if (err == -ESRCH)
+				cmd_status = 64;	/* -u: a usage error */
+			goto cleanup;
+		}
+	}
 
 	/* what no feature detection survives, said plainly */
 	err = kernel_features__check_btf(NULL);
@@ -346,6 +390,8 @@ static int run(void)
 	if (err)
 		goto cleanup;
 	trace_cmd__phase_done(log_print, "function discovery");
+	if (hunt)
+		report_hunt(d);
 	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
 		goto cleanup;
 
@@ -355,8 +401,13 @@ static int run(void)
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
-	err = trace_cmd__run(&env, d, &feat, vd, log_print, progress);
+	err = trace_cmd__run(&env, d, &feat, vd, log_print, progress, &tgt);
+	if (!err && tgt.cmd)
+		cmd_status = tgt.exit_status;
 cleanup:
+	cmd_launch__free(tgt.cmd);
+	if (tgt.out)
+		fclose(tgt.out);
 	progress__free(progress);
 	progress = NULL;
 	func_discovery__free(d);
@@ -402,6 +453,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	err = -run();
+	if (cmd_status >= 0)
+		err = cmd_status;
 out:
 	env__free(&env);
 	return err;

@@ -164,6 +164,7 @@ struct drop_stats {
 	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */
 	__u64 incomplete_sessions;	/* some record of the session was lost */
 	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
+	__u64 unfollowed_forks;		/* -- CMD: children not followed, the TGID set was full */
 };
 
 /*

@@ -15,6 +15,7 @@
 #include <bpf/libbpf.h>
 #include "arg_plan.h"
 #include "capture.h"
+#include "cmd_trace.h"
 #include "err_filter.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
@@ -29,29 +30,36 @@
 
 #define POLL_TIMEOUT_MS 100
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, stop_signal;
+/* `-- CMD`: where the stopping signals go first */
+static volatile pid_t forward_pid;
 
 volatile sig_atomic_t *trace_cmd__stop_flag(void)
 {
 	return &stop_requested;
 }
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+	/* a terminal's ^C went to CMD already (our process group); kill(1)'s signal didn't */
+	if (forward_pid > 0 && si->si_code != SI_KERNEL)
+		kill(forward_pid, sig);
+	stop_signal = sig;
 	stop_requested = 1;
 }
 
 /*
- * SIGINT/SIGTERM end the run; SA_RESETHAND makes a second one kill right away. Installed
- * before anything is attached, so no signal can skip the detach.
+ * SIGINT/SIGTERM/SIGHUP end the run; SA_RESETHAND makes a second one kill right away.
+ * Installed before anything is attached, so no signal can skip the detach.
  */
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_RESETHAND | SA_SIGINFO };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 static long now_ms(void)
@@ -230,6 +238,11 @@ static void filter_detached(struct sink *sk, long ms)
 	sink__detached(((struct filter_sink *)sk)->inner, ms);
 }
 
+static void filter_command(struct sink *sk, const struct cmd_report *r)
+{
+	sink__command(((struct filter_sink *)sk)->inner, r);
+}
+
 static void filter_free(struct sink *sk)
 {
 	free(sk);
@@ -241,20 +254,22 @@ static const struct sink_ops filter_ops = {
 	.drops = filter_drops,
 	.detaching = filter_detaching,
 	.detached = filter_detached,
+	.command = filter_command,
 	.free = filter_free,
 };
 
-static struct sink *make_sink(const struct env *env, struct sink **inner)
+static struct sink *make_sink(const struct env *env, FILE *out, struct sink **inner)
 {
 	struct filter_sink *fs;
 
 	if (env->json) {
-		struct json_sink_opts jo = { .sz = sizeof(jo) };
+		struct json_sink_opts jo = { .sz = sizeof(jo), .out = out };
 
 		*inner = json_sink__new(&jo);
 	} else {
 		struct text_sink_opts to = {
 			.sz = sizeof(to),
+			.out = out,
 			.stack_view = true,	/* as in the seeds, the stack follows a -T table */
 			.func_trace = env->emit_func_trace,
 			.lbr = env->use_lbr,
@@ -396,7 +411,7 @@ static int plan_probe_ctx(const struct env *env, FILE *vout, struct btf **btf,
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
-		   log_print_fn print, struct progress *progress)
+		   log_print_fn print, struct progress *progress, struct trace_cmd_target *tgt)
 {
 	struct symbolize_opts sopts = {
 		.sz = sizeof(sopts), .print = print, .early_ksyms = func_discovery__ksyms(d),
@@ -444,10 +459,21 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
+	struct cmd_launch *cmd = tgt->cmd;
+	int cmd_pid = cmd ? cmd_launch__pid(cmd) : 0;
 	long t0 = now_ms(), ms;
-	int err;
+	int err, exec_err = 0;
 
 	catch_signals();
+	/* `-- CMD`: its process, and by default what it forks; -p: those processes only */
+	if (cmd) {
+		o.traced_tgids = &cmd_pid;
+		o.traced_tgid_cnt = 1;
+		o.follow_forks = !env->no_follow_forks;
+	} else if (env->allow_pid_cnt) {
+		o.traced_tgids = env->allow_pids;
+		o.traced_tgid_cnt = env->allow_pid_cnt;
+	}
 	/* never trace ourselves: our own output would feed back into the trace */
 	excluded[0] = getpid();
 	o.excluded_cnt = 1;
@@ -472,7 +498,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	sym = symbolize__new(&sopts);
-	sink = make_sink(env, &inner);
+	sink = make_sink(env, tgt->out, &inner);
 	if (!sym || !sink) {
 		err = -ENOMEM;
 		goto out;
@@ -552,12 +578,28 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
 			"names only (install the kernel's debug package or use -k PATH).\n");
 	sink__ready(sink);
-	while (!(err = tracer__poll(t, POLL_TIMEOUT_MS)))
-		;
+	if (cmd) {
+		forward_pid = cmd_pid;
+		exec_err = cmd_trace__release(cmd, env);
+	}
+	/* until a signal, or CMD's end: its children may run on, untraced from then on */
+	while (!exec_err && !(err = tracer__poll(t, POLL_TIMEOUT_MS)))
+		if (cmd && cmd_launch__wait(cmd, 0) == 1)
+			break;
 	if (err == -EINTR)
 		err = 0;
+	if (cmd)
+		cmd_trace__settle(cmd, stop_signal);
+	forward_pid = 0;
 	tracer__stop(t);
 	tracer__drops(t, &drops);
+	if (drops.unfollowed_forks)
+		fprintf(stderr, "WARNING: %llu processes forked by the command were not traced: too many alive at once.\n",
+			(unsigned long long)drops.unfollowed_forks);
+	if (cmd) {
+		cmd_trace__report(cmd, env, exec_err, sink);
+		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop_signal);
+	}
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);

@@ -14,8 +14,16 @@ struct kernel_features;
 struct mass_attacher;
 struct vmlinux_dwarf;
 struct progress;
+struct cmd_launch;
 
-/* Set by SIGINT/SIGTERM during a run: whatever waits on something slow should stop. */
+/* What a run traces besides the functions, and where its samples go. */
+struct trace_cmd_target {
+	FILE *out;			/* -o FILE; NULL: stdout */
+	struct cmd_launch *cmd;		/* `-- CMD`, forked and held; NULL: none */
+	int exit_status;		/* set with @cmd: retsnoop's exit status (CMD's) */
+};
+
+/* Set by SIGINT/SIGTERM/SIGHUP during a run: whatever waits on something slow should stop. */
 volatile sig_atomic_t *trace_cmd__stop_flag(void);
 
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
@@ -28,13 +36,15 @@ int trace_cmd__detect(struct kernel_features *feat);
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
 
 /*
- * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno.
- * @vd (may be NULL: kallsyms only) adds source lines and inlined frames. @progress (may
- * be NULL) shows loading, attaching and detaching on the terminal.
+ * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM/SIGHUP or, with a
+ * command (@tgt->cmd), until it exits; 0 or negative errno. @vd (may be NULL: kallsyms
+ * only) adds source lines and inlined frames. @progress (may be NULL) shows loading,
+ * attaching and detaching on the terminal. The command is released once everything is
+ * attached, and gets the stopping signals first.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
-		   log_print_fn print, struct progress *progress);
+		   log_print_fn print, struct progress *progress, struct trace_cmd_target *tgt);
 
 /*
  * The -v/-vv lines about entry points and attached functions; @att NULL for a dry run.

@@ -37,7 +37,14 @@ struct tracer {
 	bool stopped;
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
+	struct bpf_link *fork_link, *exit_link;	/* the traced set's tracepoints */
 };
+
+/*
+ * Room in the traced set: the processes and threads a followed command has alive at once
+ * (a parallel build's compilers and their threads), prealloc'd at about 64 bytes each.
+ */
+#define TRACED_TGIDS_MAX 32768
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
 
@@ -159,6 +166,11 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
 		feat->has_task_stack && mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
+	skel->rodata->tgid_set_on = opts->traced_tgid_cnt > 0;
+	bpf_map__set_max_entries(skel->maps.traced_tgids,
+				 opts->traced_tgid_cnt ? TRACED_TGIDS_MAX : 1);
+	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
+	bpf_program__set_autoload(skel->progs.tgid_set_exit, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
@@ -245,6 +257,11 @@ static int fill_maps(struct tracer *t)
 	for (i = 0; i < o->deny_pid_cnt; i++)
 		if (bpf_map_update_elem(fd, &o->deny_pids[i], &deny, BPF_ANY))
 			return -errno;
+	for (i = 0; i < o->traced_tgid_cnt; i++) {
+		err = tracer__trace_tgid(t, o->traced_tgids[i]);
+		if (err)
+			return err;
+	}
 	fd = bpf_map__fd(t->skel->maps.comms_filter);
 	for (i = 0; i < o->allow_comm_cnt + o->deny_comm_cnt; i++) {
 		bool is_allow = i < o->allow_comm_cnt;
@@ -274,9 +291,47 @@ int tracer__load(struct tracer *t)
 	return err;
 }
 
+int tracer__trace_tgid(struct tracer *t, int tgid)
+{
+	__u32 key = tgid;
+	__u8 one = 1;
+
+	if (!t->o.traced_tgid_cnt)
+		return -EINVAL;
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_tgids), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* The traced set's tracepoints go first: a fork while functions attach is followed too. */
+static int attach_tgid_set(struct tracer *t)
+{
+	struct bpf_link *l;
+
+	if (t->o.follow_forks) {
+		l = bpf_program__attach(t->skel->progs.tgid_set_fork);
+		if (!l)
+			goto err;
+		t->fork_link = l;
+	}
+	if (t->o.traced_tgid_cnt) {
+		l = bpf_program__attach(t->skel->progs.tgid_set_exit);
+		if (!l)
+			goto err;
+		t->exit_link = l;
+	}
+	return 0;
+err:
+	pr(t, LOG_WARN, "Failed to attach the process-following tracepoints: %s\n",
+	   strerror(errno));
+	return -errno;
+}
+
 int tracer__attach(struct tracer *t)
 {
-	return mass_attacher__attach(t->att);
+	int err = attach_tgid_set(t);
+
+	return err ?: mass_attacher__attach(t->att);
 }
 
 const struct mass_attacher *tracer__attacher(const struct tracer *t)
@@ -385,6 +440,7 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 			d->dropped_sessions += st[i].dropped_sessions;
 			d->incomplete_sessions += st[i].incomplete_sessions;
 			d->skipped_calls += st[i].skipped_calls;
+			d->unfollowed_forks += st[i].unfollowed_forks;
 		}
 	}
 	free(st);
@@ -447,6 +503,9 @@ int tracer__stop(struct tracer *t)
 
 long tracer__detach(struct tracer *t)
 {
+	bpf_link__destroy(t->fork_link);
+	bpf_link__destroy(t->exit_link);
+	t->fork_link = t->exit_link = NULL;
 	return t->att ? mass_attacher__detach(t->att) : 0;
 }
 
@@ -454,6 +513,8 @@ void tracer__free(struct tracer *t)
 {
 	if (!t)
 		return;
+	bpf_link__destroy(t->fork_link);
+	bpf_link__destroy(t->exit_link);
 	ring_buffer__free(t->rb);
 	session_store__free(t->store);
 	mass_attacher__free(t->att);

@@ -69,6 +69,14 @@ struct tracer_opts {
 	/* set (by a signal handler, say) to make tracer__poll() return promptly */
 	volatile sig_atomic_t *stop;
 	struct capture *capture;	/* debug: record the run for replay (borrowed) */
+
+	/*
+	 * `-- CMD`, -p: the processes traced, checked by every probe before anything else
+	 * (other processes pay one map lookup). 0: no such set, any process may be traced.
+	 */
+	const int *traced_tgids;
+	size_t traced_tgid_cnt;
+	bool follow_forks;		/* and every process they fork from now on */
 };
 
 struct tracer;
@@ -80,6 +88,8 @@ struct tracer;
 struct tracer *tracer__open(const struct tracer_opts *opts);
 int tracer__load(struct tracer *t);
 int tracer__attach(struct tracer *t);
+/* Add a process to the traced set (opts.traced_tgids); 0 or a negative errno. */
+int tracer__trace_tgid(struct tracer *t, int tgid);
 /* After attach: how each function was attached (see mass_attacher). */
 const struct mass_attacher *tracer__attacher(const struct tracer *t);
 /* Start recording and decoding. */
