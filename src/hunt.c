@@ -34,17 +34,21 @@ static int push(struct glob_list *l, const char *glob, bool mandatory)
 	return err;
 }
 
-int hunt__apply_defaults(struct env *env, bool *applied)
+int hunt__apply_defaults(struct env *env, unsigned int *added)
 {
 	int err;
 
-	*applied = false;
+	*added = 0;
 	if (env->entry_globs.cnt || (!env->cmd_argv && !env->allow_pid_cnt))
 		return 0;
 	err = push(&env->entry_globs, SYSCALL_ENTRY_GLOB, true);
-	if (!err && !env->allow_globs.cnt)
-		err = push(&env->allow_globs, "*", false);
+	if (err)
+		return err;
+	*added |= HUNT_ENTRIES;
+	if (env->allow_globs.cnt)
+		return 0;
+	err = push(&env->allow_globs, "*", false);
 	if (!err)
-		*applied = true;
+		*added |= HUNT_ALLOW_ALL;
 	return err;
 }
