@@ -594,7 +594,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	tracer__stop(t);
 	tracer__drops(t, &drops);
 	if (drops.unfollowed_forks)
-		fprintf(stderr, "WARNING: %llu processes forked by the command were not traced: too many alive at once.\n",
+		fprintf(stderr, "WARNING: %llu processes forked by the command were not traced: their PIDs are above kernel.pid_max as it was at start.\n",
 			(unsigned long long)drops.unfollowed_forks);
 	if (cmd) {
 		cmd_trace__report(cmd, env, exec_err, sink);

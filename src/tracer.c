@@ -40,11 +40,24 @@ struct tracer {
 	struct bpf_link *fork_link, *exit_link;	/* the traced set's tracepoints */
 };
 
-/*
- * Room in the traced set: the processes and threads a followed command has alive at once
- * (a parallel build's compilers and their threads), prealloc'd at about 64 bytes each.
- */
-#define TRACED_TGIDS_MAX 32768
+/* The kernel's most PIDs ever (PID_MAX_LIMIT on 64-bit), when pid_max can't be read. */
+#define PID_MAX_LIMIT (4 * 1024 * 1024)
+
+/* One byte per PID the kernel can hand out now (a few kB to 4 MB). */
+static __u32 tgid_slots(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max <= 0 || max > PID_MAX_LIMIT)
+		max = PID_MAX_LIMIT;
+	return (max + TGID_SLOT_PIDS - 1) / TGID_SLOT_PIDS;
+}
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
 
@@ -168,7 +181,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
 	skel->rodata->tgid_set_on = opts->traced_tgid_cnt > 0;
 	bpf_map__set_max_entries(skel->maps.traced_tgids,
-				 opts->traced_tgid_cnt ? TRACED_TGIDS_MAX : 1);
+				 opts->traced_tgid_cnt ? tgid_slots() : 1);
 	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
 	bpf_program__set_autoload(skel->progs.tgid_set_exit, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
@@ -293,12 +306,17 @@ int tracer__load(struct tracer *t)
 
 int tracer__trace_tgid(struct tracer *t, int tgid)
 {
-	__u32 key = tgid;
-	__u8 one = 1;
+	int fd = bpf_map__fd(t->skel->maps.traced_tgids);
+	__u32 key = (__u32)tgid / TGID_SLOT_PIDS;
+	struct tgid_slot slot;
 
-	if (!t->o.traced_tgid_cnt)
+	if (!t->o.traced_tgid_cnt || tgid <= 0)
 		return -EINVAL;
-	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.traced_tgids), &key, &one, BPF_ANY))
+	/* before the processes run: nothing else writes this slot meanwhile */
+	if (bpf_map_lookup_elem(fd, &key, &slot))
+		return -errno;
+	slot.traced[tgid % TGID_SLOT_PIDS] = 1;
+	if (bpf_map_update_elem(fd, &key, &slot, BPF_ANY))
 		return -errno;
 	return 0;
 }
