@@ -212,8 +212,9 @@ hunt_run() {	# hunt_run TOOL REP FUNCS
 	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
 	_x=$(sed -n 's/.*floor: mode=. \(funcs=.*\)/\1/p' /tmp/run.log | tr -d '\r')
 	_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')
-	_n=$(sed -n 's/^Whole-kernel hunt: \([0-9]*\) functions.*/\1/p' /tmp/run.log | head -1)
-	echo "@R table=hunt case=hunt tool=$_t rep=$_r ns_per_call=${_ns:--1} ${_x:-funcs=${_n:--1}} floor_detach_ms=${_d:--1} done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
+	_n=$(grep -o 'Whole-kernel hunt: [0-9]*' /tmp/run.log | head -1 | sed 's/.* //')
+	# ours: discovery ends with the hunt's one line, before any BPF object is loaded
+	echo "@R table=hunt case=hunt tool=$_t rep=$_r ns_per_call=${_ns:--1} ${_x:-funcs=${_n:--1}} floor_detach_ms=${_d:--1} done_ms=$(num_after /tmp/run.log 'DONE in') t_discovered=$(t_of /tmp/run.log '^Whole-kernel hunt') $(stamp_summary /tmp/run.log)"
 	[ "$_t" = none ] || grep -q '^@stamp ready=[0-9]' /tmp/run.log ||
 		grep -v 'Attached to function' /tmp/run.log | tail -12 | sed 's/^/@E /'
 	return 0

@@ -229,17 +229,25 @@ def hunt(recs):
         ns = med([num(r.get('ns_per_call')) for r in runs])
         added = None if ns is None or base is None or tool == 'none' else ns - base
         rss = med([x / 1024 if x else None for x in (num(r.get('vmhwm_kb')) for r in runs)])
-        m[tool] = (ready, det, added, rss)
+        # load + attach: ours from the end of discovery, the floor's own load_ms + attach_ms
+        if tool == 'floor':
+            phase = med([None if num(r.get('total_ms')) is None else num(r.get('total_ms')) / 1000
+                         for r in runs])
+        else:
+            phase = med([None if num(r.get('ready')) is None or num(r.get('t_discovered')) is None
+                         else num(r.get('ready')) - num(r.get('t_discovered')) for r in runs])
+        m[tool] = (ready, det, added, rss, phase)
         rows.append([tool, fmt(med([num(r.get('funcs')) for r in runs]), '', 0),
-                     fmt(ready, ' s', 2) if tool != 'none' else '-',
+                     fmt(ready, ' s', 2) if tool != 'none' else '-', fmt(phase, ' s', 2),
                      fmt(det, ' ms', 0), fmt(ns), fmt(added), fmt(rss, ' MB') if tool != 'none' else '-'])
     out = ['## the whole-kernel hunt: start -> ready, detach, getpid() of a process outside it']
-    out.append(table(rows, ['tool', 'functions', 'start->ready', 'detach', 'ns/call', 'added',
-                            'VmHWM']))
+    out.append(table(rows, ['tool', 'functions', 'start->ready', 'load+attach', 'detach', 'ns/call',
+                            'added', 'VmHWM']))
     o, f, p = m.get('ours'), m.get('floor'), m.get('peer')
     line = 'ratio start->ready ours/floor: ' + ratio(o and o[0], f and f[0])
     line += '   ours/peer: ' + (ratio(o and o[0], p and p[0]) if p else '- (no peer)')
     out.append(line)
+    out.append('ratio load+attach ours/floor: ' + ratio(o and o[4], f and f[4]))
     out.append('ratio detach ours/floor: ' + ratio(o and o[1], f and f[1])
                + '   ours/peer: ' + (ratio(o and o[1], p and p[1]) if p else '-'))
     out.append('ratio added per getpid() of a process outside the hunt, ours/floor: '
@@ -248,10 +256,12 @@ def hunt(recs):
     out.append('ratio VmHWM ours/peer: ' + (ratio(o and o[3], p and p[3]) if p else '-'))
     out.append('')
     out.append("ours: `retsnoop -- sleep 100000` (its defaults: syscall entries, every traceable "
-               "function whose result can be an error); peer: `-e '__x64_sys_*' -a '*'` (every "
+               "function); peer: `-e '__x64_sys_*' -a '*'` (every "
                "traceable function); floor: bench/floor -M, empty kprobe.multi entry+exit programs "
                "over ours' set. start->ready: to 'Receiving data...' (floor: 'floor: ready'), "
-               "feature detection and discovery included. The getpid() loop runs once ready, in a "
+               "feature detection and discovery included (the floor is handed its list). load+attach: "
+               "ours from the hunt's line that ends discovery to 'Receiving data...', the floor's own "
+               "load_ms + attach_ms. The getpid() loop runs once ready, in a "
                "process that is not the command: ours filters it out first thing in every probe; "
                "the floor's empty programs and the peer trace it. added = ns/call - the untraced "
                "loop's ('none'). detach: 'DONE in N ms' after SIGINT (floor: its own).")

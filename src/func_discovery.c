@@ -709,27 +709,6 @@ static int mark_entries(struct func_discovery *d)
 	return err;
 }
 
-/* opts.skip_cant_fail: drop the allowed functions that can't fail (ids are indices: before
- * anyone has seen them). */
-static void drop_cant_fail(struct func_discovery *d)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < d->func_cnt; i++) {
-		struct func *f = &d->funcs[i];
-
-		if ((f->flags & FUNC_CANT_FAIL) && !(f->flags & FUNC_IS_ENTRY)) {
-			d->stats.cant_fail_cnt++;
-			d->stats.fallback_cnt -= f->kprobe_fallback;
-			continue;
-		}
-		d->funcs[n++] = *f;
-	}
-	d->func_cnt = n;
-	pr(d, 1, "Left out %zu functions whose result is never an error (void, bool, unsigned).\n",
-	   d->stats.cant_fail_cnt);
-}
-
 int func_discovery__run(struct func_discovery *d)
 {
 	size_t max;
@@ -780,8 +759,6 @@ int func_discovery__run(struct func_discovery *d)
 	err = mark_entries(d);
 	if (err)
 		return err;
-	if (d->opts.skip_cant_fail)
-		drop_cant_fail(d);
 
 	max = d->opts.max_func_cnt;
 	if (!max)

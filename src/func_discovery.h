@@ -46,12 +46,6 @@ struct func_discovery_opts {
 	struct ksyms *ksyms;		/* read already: taken over by a successful
 					 * func_discovery__new(); NULL: read kallsyms_path */
 	struct ftrace_funcs *ftrace_funcs; /* the same for aff_path */
-	/*
-	 * The whole-kernel hunt: leave out allowed functions whose result is never an error
-	 * (void, bool, unsigned; FUNC_CANT_FAIL). They never make an error chain, and in a
-	 * whole-kernel set they are a third of what would be attached, and the hottest part.
-	 */
-	bool skip_cant_fail;
 };
 
 struct func_discovery_stats {
@@ -63,7 +57,6 @@ struct func_discovery_stats {
 	size_t fallback_cnt;	/* -F: traced with kprobes, fentry/fexit can't attach */
 	size_t mismatch_cnt;	/* skipped: kallsyms and ftrace list it a different number of times */
 	size_t idle_allow_cnt;	/* allow globs that matched nothing */
-	size_t cant_fail_cnt;	/* opts.skip_cant_fail: left out, their result is never an error */
 };
 
 struct func_discovery;

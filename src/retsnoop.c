@@ -191,12 +191,8 @@ static void report_hunt(const struct func_discovery *d)
 
 	for (i = 0; i < cnt; i++)
 		entries += !!(funcs[i].flags & FUNC_IS_ENTRY);
-	size_t left_out = func_discovery__stats(d)->cant_fail_cnt;
-
-	fprintf(stderr, "Whole-kernel hunt: %zu functions, sessions start at %zu syscall entry points ('%s')%s%s.\n",
-		cnt, entries, hunt__entry_glob(),
-		left_out ? ", those whose result is never an error left out (-T or -a '*' keeps them)" : "",
-		env.verbose ? "" : "; -v lists them");
+	fprintf(stderr, "Whole-kernel hunt: %zu functions, sessions start at %zu syscall entry points ('%s')%s.\n",
+		cnt, entries, hunt__entry_glob(), env.verbose ? "" : "; -v lists them");
 }
 
 /* Name globs go to discovery as they are; ":PATH" globs become the names DWARF knows. */
@@ -371,8 +367,6 @@ static int run(void)
 		dopts.deny_sleepable = btf__find_by_name_kind(vmlinux_btf, "bpf_tramp_image",
 							      BTF_KIND_STRUCT) < 0;
 	}
-	/* the error chains of a whole-kernel hunt, unless the call trace wants every call */
-	dopts.skip_cant_fail = (hunt & HUNT_ALLOW_ALL) && !env.emit_func_trace;
 	d = func_discovery__new(&dopts);
 	if (!d) {
 		err = -errno;

@@ -5,9 +5,12 @@ that glob-targeted hunts of the same errors name?
 
 check-hunt.py --globs 'GLOB ARGS' TARGETED.json GLOBLESS.json
 
-Both files are retsnoop --json output (other lines are ignored). For every error sample of
-the targeted hunt, its chain (the failed traced frames of its stack view, outermost first)
-must appear, in order, in the chain of some error sample of the glob-less hunt, and:
+Both files are retsnoop --json output (other lines are ignored). A sample's chain is the
+traced frames of its stack view, outermost first, that failed with the error the session
+returned (the entry function's errno): a deeper call that failed otherwise (a cleanup
+call's NULL, a callee's error its caller replaced) is not where that error came from. For
+every error sample of the targeted hunt, its chain must appear, in order, in the chain of
+some error sample of the glob-less hunt, and:
 
   - the glob-less chain ends at the same function (the same origin), or
   - it goes deeper, through functions the targeted globs could not see: the whole kernel
@@ -31,9 +34,10 @@ def samples(path):
         except ValueError:
             continue
         if o.get('type') == 'sample' and o.get('error') and o.get('sample_kind', 'final') == 'final':
-            chain = [f['function'] for f in o.get('stack', [])
-                     if f.get('kind') != 'kernel' and f.get('failed')]
-            if chain:
+            traced = [f for f in o.get('stack', []) if f.get('kind') != 'kernel']
+            err = traced[0].get('errno') if traced else None
+            chain = [f['function'] for f in traced if f.get('failed') and f.get('errno') == err]
+            if err and chain:
                 out.append((o, chain))
     return out
 
