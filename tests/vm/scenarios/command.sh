@@ -44,7 +44,8 @@ run st127 $SMALL -- no-such-command-here
 run usage-sep -v --
 run usage-pid -p 1 -- true
 run follow --json $SMALL -- sh -c 'errtrig open-enoent; errtrig open-enotdir'
-run nofollow --json --no-follow-forks $SMALL -- sh -c 'errtrig open-enoent; cat /nonexistent'
+# (not cat last: sh would exec it in its own process instead of forking)
+run nofollow --json --no-follow-forks $SMALL -- sh -c 'errtrig open-enoent; cat /nonexistent; st=\$?; exit \$st'
 # the same failure at the same moment in a process that is not the command's
 (i=0; while [ \$i -lt 40 ]; do /tmp/other open-enoent >/dev/null 2>&1; i=\$((i + 1)); done) &
 op=\$!
@@ -130,7 +131,8 @@ expect_count "$s" '"type":"sample".*"process_comm":"errtrig"' 5 "second process:
 expect_count "$s" '"process_comm":"other"' 0 "second process: the other process's failures are not reported"
 
 # -o FILE: what stdout would have held (samples compared without times, ids and durations)
-expect_count "$(section "$out" ofile)" . 0 "-o FILE: nothing on stdout"
+expect_count "$(section "$out" ofile)" '^[{]' 0 "-o FILE: no sample on stdout (the command's own output only)"
+expect "$(section "$out" ofile)" '^CASE open-enoent: FAILED' "-o FILE: the command's output stays on stdout"
 norm() {
 	python3 -c 'import json, sys
 drop = {"session_id", "tid", "pid", "start_time_ns", "end_time_ns", "duration_ns", "addr", "offset"}
