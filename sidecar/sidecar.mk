@@ -44,7 +44,7 @@ $(SIDECAR_T)/sidecar-dir:
 
 $(SIDECAR_SAN_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) | $(SIDECAR_T)/sidecar-dir
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) $(SIDECAR_SRCS) -ldw -lelf -o $@
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) $(SIDECAR_SRCS) -ldw -lelf -lz -o $@
 
 # relative source paths on purpose: DWARF then names them as the tests expect
 $(SIDECAR_FIXTURE): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.h) | $(SIDECAR_T)/sidecar-dir
@@ -85,7 +85,7 @@ $(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECA
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
 		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
-		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lcmocka -o $@
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
 
 # Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
 # build, no libFuzzer): a crash once found stays fixed.
@@ -101,6 +101,6 @@ $(SIDECAR_FUZZ_REPLAY): tests/sidecar/test_fuzz_replay.c tests/unit/unit.h $(wil
 		-DSIDECAR_FUZZ_SEEDS='"$(abspath tests/fuzz)"' \
 		-DSIDECAR_FUZZ_REGRESSIONS='"$(abspath tests/sidecar/fuzz-regressions)"' \
 		$< $(filter-out %/run.sh,$(wildcard sidecar/fuzz/*.c)) $(SIDECAR_LIB_SRCS) \
-		-ldw -lelf -lcmocka -o $@
+		-ldw -lelf -lz -lcmocka -o $@
 
 -include sidecar/fuzz.mk
