@@ -87,6 +87,26 @@ $(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECA
 		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
 		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
 
+# User-space symbolization over real ELF files built at test time: the symbols object
+# (libretsnoop) with the production sidecar embedded, as retsnoop runs it.
+SIDECAR_UPROG := $(SIDECAR_T)/uprog
+SIDECAR_UPROG_SRCS := $(wildcard tests/sidecar/uprog/*.[ch]) tests/sidecar/uprog/build.sh
+SIDECAR_IMAGES_TEST := $(SIDECAR_T)/test_images
+EXTRA_UNIT_BINS += $(SIDECAR_IMAGES_TEST)
+
+$(SIDECAR_UPROG)/stamp: $(SIDECAR_UPROG_SRCS) | $(SIDECAR_T)/sidecar-dir
+	$(call msg,FIXTURE,$(SIDECAR_UPROG))
+	$(Q)tests/sidecar/uprog/build.sh $(abspath $(SIDECAR_UPROG)) "$(CC)" \
+		$(abspath tests/sidecar/uprog) && touch $@
+
+$(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_BLOB) $(SIDECAR_UPROG)/stamp
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
+		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
+
 # Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
 # build, no libFuzzer): a crash once found stays fixed.
 SIDECAR_FUZZ_REPLAY := $(SIDECAR_T)/test_sidecar_fuzz_replay
