@@ -206,3 +206,10 @@ int images__lines(struct images *im, int id, uint64_t off, struct src_frame *fra
 		return 0;
 	return symbolizer__symbolize(img->dbg ?: img->bin, addr, frames, max);
 }
+
+int images__fd(struct images *im, int id)
+{
+	struct image *img = get(im, id);
+
+	return img ? img->bin->fd : -ENOENT;
+}

@@ -51,6 +51,12 @@ int images__attach_debug(struct images *im, int id, int fd);
  */
 int images__sym(struct images *im, int id, uint64_t off, const char **name, uint64_t *delta,
 		uint64_t *size);
+/*
+ * The descriptor of image @id's binary (borrowed: dup() it to hand it to a library that
+ * closes what it gets, such as libdwfl); -ENOENT if there is no such image.
+ */
+int images__fd(struct images *im, int id);
+
 /* Source frames of file offset @off (symbolizer__symbolize()'s answer). */
 int images__lines(struct images *im, int id, uint64_t off, struct src_frame *frames, int max);
 

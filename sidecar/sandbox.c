@@ -46,6 +46,8 @@
 static const int allowed[] = {
 	__NR_read, __NR_write, __NR_writev, __NR_recvmsg, __NR_close, __NR_pread64, __NR_lseek,
 	__NR_fstat, __NR_newfstatat,
+	/* libdwfl takes ownership of a descriptor it is given: the unwinder passes dups */
+	__NR_dup, __NR_dup3, __NR_fcntl,
 #ifdef __NR_statx
 	__NR_statx,
 #endif

@@ -420,6 +420,11 @@ void server__free(struct server *srv)
 	free(srv);
 }
 
+struct images *server__images(const struct server *srv)
+{
+	return srv->images;
+}
+
 int fd_queue__push(struct fd_queue *q, int fd)
 {
 	if (q->cnt == MAX_QUEUED_FDS)

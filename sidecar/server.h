@@ -33,6 +33,7 @@ int fd_queue__push(struct fd_queue *q, int fd);
 int fd_queue__take(struct fd_queue *q);
 
 struct server;
+struct images;
 
 /*
  * A server for @elf_path (NULL: none; then only the image requests and info work). Only
@@ -55,5 +56,7 @@ int server__handle(struct server *srv, const char *line, size_t len, struct fd_q
 int server__open_err(const struct server *srv);
 /* NULL if the file could not be opened. */
 struct symbolizer *server__symbolizer(const struct server *srv);
+/* The images handed over as descriptors ("open"). */
+struct images *server__images(const struct server *srv);
 
 #endif /* __SIDECAR_SERVER_H */
