@@ -32,11 +32,11 @@ REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big)
+[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach)
 for t in "${tables[@]}"; do
 	case $t in
-	overhead | startup | attach | attach-big | attach-src) ;;
-	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src)" >&2; exit 2 ;;
+	overhead | startup | attach | attach-big | attach-src | detach) ;;
+	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src, detach)" >&2; exit 2 ;;
 	esac
 done
 
@@ -152,6 +152,12 @@ attach_case set100-F 0 -F $SET100"
 			done
 		done
 		report attach-big "BPF load + attach phase over ~1,000 functions with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		;;
+	detach)
+		# per kernel: what parallel release does depends on the kernel's locks
+		rm -f "$out/raw/detach-$KERNEL.log"
+		boot "detach-$KERNEL" 3000 "table_detach $SET100"
+		report "detach-$KERNEL" "SIGINT to exit and detach time, -K and -F, links released by 1 thread or several" "all taken within one boot"
 		;;
 	attach-src)
 		for r in $(seq 1 "$REPS"); do

@@ -24,6 +24,7 @@ struct clone_job {
 	size_t next;		/* the next clone to take (atomic) */
 	size_t done;		/* clones loaded (atomic) */
 	int failed;		/* a load failed: the others stop taking clones (atomic) */
+	const volatile sig_atomic_t *stop;	/* asked to stop: the same, no failure */
 };
 
 static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
@@ -45,7 +46,7 @@ static bool load_next(struct clone_job *job)
 {
 	size_t i;
 
-	if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED) || (job->stop && *job->stop))
 		return false;
 	i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
 	if (i >= job->cnt)
@@ -78,9 +79,10 @@ static int loader_cnt(size_t clone_cnt)
 	return cpus;
 }
 
-int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx)
+int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
+		    const volatile sig_atomic_t *stop)
 {
-	struct clone_job job = { .clones = clones, .cnt = cnt };
+	struct clone_job job = { .clones = clones, .cnt = cnt, .stop = stop };
 	pthread_t threads[MAX_LOADERS];
 	int n = loader_cnt(cnt), started = 0, i;
 	sigset_t all, old;
@@ -105,6 +107,10 @@ int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, v
 	for (k = 0; k < cnt; k++)
 		if (clones[k].fd < 0 && clones[k].fd != -ENOTCONN)
 			return clones[k].fd;
+	/* clones left untried without a failure: the stop */
+	for (k = 0; k < cnt; k++)
+		if (clones[k].fd == -ENOTCONN)
+			return -EINTR;
 	return 0;
 }
 
@@ -125,7 +131,7 @@ void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char 
 	for (tail = end; tail > log && lines < 6; tail--)
 		if (tail[-1] == '\n' && tail != end)
 			lines++;
-	log_msg(print, LOG_WARN, "%s clone for '%s' rejected (%d):\n%s",
+	log_msg(print, LOG_ERROR, "%s clone for '%s' rejected (%d):\n%s",
 		c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd, tail);
 	free(log);
 }

@@ -78,12 +78,12 @@ int ma_injects__plan(const struct ma_injects *in, const struct mass_attacher_opt
 	if (!in->cnt)
 		return 0;
 	if (!o->has_cookies) {
-		log_msg(o->print, LOG_WARN, "Kernel doesn't support BPF cookies required for "
+		log_msg(o->print, LOG_ERROR, "Kernel doesn't support BPF cookies required for "
 			"probes (Linux 5.15+).\n");
 		return -EOPNOTSUPP;
 	}
 	if (uses_kind(in, PROBE_RAWTP) && !o->has_rawtp_cookies) {
-		log_msg(o->print, LOG_WARN, "Kernel doesn't support BPF cookies for raw "
+		log_msg(o->print, LOG_ERROR, "Kernel doesn't support BPF cookies for raw "
 			"tracepoints (Linux 6.10+), required for rawtp: probes.\n");
 		return -EOPNOTSUPP;
 	}
@@ -240,7 +240,7 @@ int ma_injects__attach(struct ma_injects *in, const struct mass_attacher_progs *
 			err = attach_one(pi, p->inject[pi->spec->kind]);
 		}
 		if (err) {
-			log_msg(print, LOG_WARN, "Failed to attach injected probe #%zu '%s': %s (%d).\n",
+			log_msg(print, LOG_ERROR, "Failed to attach injected probe #%zu '%s': %s (%d).\n",
 				i + 1, pi->spec->spec, attach_why(pi->spec, err, why, sizeof(why)),
 				err);
 			return err;

@@ -9,6 +9,8 @@
 
 #include "mass_attacher.h"
 
+struct bpf_link;
+
 struct ma_injects;
 
 struct ma_injects *ma_injects__new(void);
@@ -38,11 +40,21 @@ struct ma_clone {
 /*
  * Load @clones on a few threads (as many as CPUs, up to a limit), @progress called from
  * the calling thread as they complete. 0, or the first failure's negative errno: once one
- * fails no more are tried. The caller owns (closes) every fd >= 0 either way.
+ * fails no more are tried, nor once *@stop (may be NULL) is set: -EINTR then. The caller
+ * owns (closes) every fd >= 0 either way.
  */
-int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx);
+int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
+		    const volatile sig_atomic_t *stop);
 /* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
 void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
+
+/*
+ * Destroy @links and close @fds, on up to @threads threads at once (0: a default), each
+ * item exactly once; @progress ("detaching", done of all) is called from the calling
+ * thread. Returns when all are released.
+ */
+void ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
+		   int threads, progress_fn progress, void *ctx);
 
 /* The kprobe PMU's perf event type and the config bit that makes it a kretprobe. */
 int ma__kprobe_pmu(int *type, int *ret_bit);
