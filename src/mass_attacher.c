@@ -514,6 +514,7 @@ static int attach_fentry(struct mass_attacher *att)
 	struct bpf_program *tmpl;
 	size_t cnt, i, done = 0;
 	int err, tmpl_func, k;
+	long t0 = now_ms();
 	__u32 id;
 
 	clones = calloc(2 * att->fentry_cnt + 1, sizeof(*clones));
@@ -545,6 +546,7 @@ static int attach_fentry(struct mass_attacher *att)
 	}
 	if (err)
 		goto out;
+	pr(att, LOG_DEBUG, "Verified %zu fentry/fexit clones in %ld ms.\n", cnt, now_ms() - t0);
 
 	/* then attach them all, in the order they were planned */
 	for (c = clones, id = 0; id < att->func_cnt; id++) {
@@ -570,26 +572,6 @@ static int attach_fentry(struct mass_attacher *att)
 out:
 	free(clones);
 	return err;
-}
-
-int ma__kprobe_pmu(int *type, int *ret_bit)
-{
-	FILE *f;
-	int ok;
-
-	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", type) == 1;
-	fclose(f);
-	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
-	if (!f)
-		return -errno;
-	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
-	fclose(f);
-	/* the bit becomes 1ULL << ret_bit: anything outside a __u64 is no valid format */
-	ok = ok && *ret_bit >= 0 && *ret_bit < 64;
-	return ok ? 0 : -EINVAL;
 }
 
 /* By address, not name: same-named static functions stay apart. */

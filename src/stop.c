@@ -13,19 +13,25 @@ static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static void on_signal(int sig)
 {
 	int saved = errno;	/* kill() may change it under the interrupted code */
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	pid_t pid = forward_pid;
+	size_t i;
 
 	if (pid > 0)
 		kill(pid, sig);
-	if (!stop_flag)
+	if (!stop_flag) {
 		stop_sig = sig;
+		/* any second one kills: Ctrl-C after a SIGTERM that takes too long, say */
+		for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+			sigaction(stop_signals[i], &dfl, NULL);	/* async-signal-safe */
+	}
 	stop_flag = 1;
 	errno = saved;
 }
 
 int stop__catch(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = on_signal };
 	size_t i;
 
 	/*

@@ -3,7 +3,7 @@
  * The run's one stop request. SIGINT, SIGTERM and SIGHUP are caught from the start of a run,
  * before anything is attached: the first sets a flag that every slow step polls (function
  * discovery, the verification of -F clones, attaching, the poll loop) and records which
- * signal it was; the handler then resets itself, so a second signal kills at once.
+ * signal it was; the handler then resets all three, so a second signal kills at once.
  *
  * Modules never include this: they take the flag as a `const volatile sig_atomic_t *` in
  * their opts (NULL: never stopped), so they stay usable without signals and in tests.
