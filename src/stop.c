@@ -10,14 +10,18 @@ static volatile sig_atomic_t forward_pid;
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;	/* kill() may change it under the interrupted code */
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	pid_t pid = forward_pid;
 	size_t i;
 
-	if (pid > 0)
+	/*
+	 * A terminal's Ctrl-C (SI_KERNEL) reached the command's process group already; a
+	 * kill(1) from elsewhere (SI_USER) reached only us.
+	 */
+	if (pid > 0 && (!info || info->si_code != SI_KERNEL))
 		kill(pid, sig);
 	if (!stop_flag) {
 		stop_sig = sig;
@@ -31,7 +35,7 @@ static void on_signal(int sig)
 
 int stop__catch(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
 	size_t i;
 
 	/*

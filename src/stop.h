@@ -30,7 +30,8 @@ void stop__request(int sig);
 
 /*
  * While @pid > 0, the handler first sends the signal it got to @pid (the traced command of
- * `-- CMD`), then sets the flag. 0: no one.
+ * `-- CMD`), then sets the flag; not a terminal's own signal (Ctrl-C: si_code SI_KERNEL),
+ * which reached the command's process group already. 0: no one.
  */
 void stop__forward_to(pid_t pid);
 
