@@ -8,7 +8,6 @@
  * load.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,13 +57,6 @@ static bool load_next(struct clone_job *job)
 	return true;
 }
 
-static void *loader(void *arg)
-{
-	while (load_next(arg))
-		;
-	return NULL;
-}
-
 static int loader_cnt(size_t clone_cnt)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -79,31 +71,24 @@ static int loader_cnt(size_t clone_cnt)
 	return cpus;
 }
 
+static bool load_step(void *arg)
+{
+	return load_next(arg);
+}
+
 int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
 		    const volatile sig_atomic_t *stop)
 {
 	struct clone_job job = { .clones = clones, .cnt = cnt, .stop = stop };
-	pthread_t threads[MAX_LOADERS];
-	int n = loader_cnt(cnt), started = 0, i;
-	sigset_t all, old;
+	struct ma_steps st = {
+		.step = load_step, .arg = &job, .progress = progress, .ctx = ctx,
+		.stage = "loading BPF programs", .done = &job.done, .total = cnt,
+	};
 	size_t k;
 
 	for (k = 0; k < cnt; k++)
 		clones[k].fd = -ENOTCONN;	/* not tried */
-	/* the helpers inherit this mask: Ctrl-C stays with the calling thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (i = 1; i < n; i++)
-		if (pthread_create(&threads[started], NULL, loader, &job) == 0)
-			started++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	/* the calling thread loads too, and says how far all of them are */
-	while (load_next(&job))
-		if (progress)
-			progress(ctx, "loading BPF programs",
-				 __atomic_load_n(&job.done, __ATOMIC_RELAXED), cnt);
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	ma__run_steps(loader_cnt(cnt), &st);
 	for (k = 0; k < cnt; k++)
 		if (clones[k].fd < 0 && clones[k].fd != -ENOTCONN)
 			return clones[k].fd;

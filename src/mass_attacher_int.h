@@ -48,6 +48,25 @@ int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, v
 /* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
 void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
 
+/* One job shared by a few threads, item by item. */
+struct ma_steps {
+	bool (*step)(void *arg);	/* one more item done; false when none is left */
+	void *arg;
+	/* after each of the calling thread's steps: progress(ctx, stage, *done, total) */
+	progress_fn progress;		/* NULL: none */
+	void *ctx;
+	const char *stage;
+	const size_t *done;		/* items done so far, by all threads (atomic) */
+	size_t total;
+};
+
+/*
+ * Run @st's steps on @n threads at once (the calling one included, up to a limit) until
+ * each is told no item is left. The helpers block every signal, which stays with the
+ * calling thread; the calling thread says how far all of them are.
+ */
+void ma__run_steps(int n, const struct ma_steps *st);
+
 /*
  * Destroy @links and close @fds, on up to @threads threads at once (0: a default), each
  * item exactly once; @progress ("detaching", done of all) is called from the calling
