@@ -67,7 +67,7 @@ struct mass_attacher_opts {
 	 * then detaches what it attached and returns -EINTR, saying nothing. NULL: never.
 	 */
 	const volatile sig_atomic_t *stop;
-	/* threads closing links at once in detach (the kernel's waits overlap); 0: default */
+	/* threads releasing kprobe links at once in detach (their waits overlap); 0: default */
 	int detach_threads;
 };
 
@@ -104,9 +104,10 @@ int mass_attacher__prepare(struct mass_attacher *att);
 int mass_attacher__load(struct mass_attacher *att);
 int mass_attacher__attach(struct mass_attacher *att);
 /*
- * Detach everything now (also done by free), closing links from several threads: most of
- * a link's release is the kernel waiting for RCU grace periods, which concurrent releases
- * share where the kernel's locks allow. Returns milliseconds spent.
+ * Detach everything now (also done by free), releasing kprobe links from several threads:
+ * most of a link's release is the kernel waiting for RCU grace periods, which concurrent
+ * releases share where the kernel's locks allow (for kprobes, not for trampolines).
+ * Returns milliseconds spent.
  */
 long mass_attacher__detach(struct mass_attacher *att);
 

@@ -68,9 +68,9 @@ struct ma_steps {
 void ma__run_steps(int n, const struct ma_steps *st);
 
 /*
- * Destroy @links and close @fds, on up to @threads threads at once (0: a default), each
- * item exactly once; @progress ("detaching", done of all) is called from the calling
- * thread. Returns when all are released.
+ * Destroy @links on up to @threads threads at once (0: a default), then close @fds (fentry
+ * clones' links and programs) one by one, each item exactly once; @progress ("detaching",
+ * done of all) is called from the calling thread. Returns when all are released.
  */
 void ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
 		   int threads, progress_fn progress, void *ctx);
