@@ -44,6 +44,7 @@ static bool count_step(void *arg)
 		while (!__atomic_load_n(&job->helpers_ran, __ATOMIC_RELAXED) && waited++ < 5000)
 			usleep(1000);
 	}
+	usleep(200);	/* an item takes time: every thread gets some */
 	__atomic_fetch_add(&job->done, 1, __ATOMIC_RELAXED);
 	return true;
 }
