@@ -228,7 +228,7 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
 		.need_src_globs = has_src_globs(), .verbose = env.verbose,
 		.sidecar_path = getenv("RETSNOOP_SIDECAR"), .print = log_print,
-		.cancel = stop__flag(), .image = image, .image_sz = sizeof(image),
+		.cancel = stop__hurry_flag(), .image = image, .image_sz = sizeof(image),
 	};
 	int err, why;
 

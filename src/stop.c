@@ -2,20 +2,77 @@
 #include <errno.h>
 #include <signal.h>
 #include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #include "stop.h"
 
 static volatile sig_atomic_t stop_flag;
 static volatile sig_atomic_t stop_sig;
 static volatile sig_atomic_t forward_pid;
+static volatile sig_atomic_t hurry_flag;
+static volatile sig_atomic_t phase;	/* enum stop_phase */
+static volatile sig_atomic_t stops;	/* signals seen */
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* Async-signal-safe output: a string, a number. */
+static void say(const char *s)
+{
+	ssize_t n = write(STDERR_FILENO, s, strlen(s));
+
+	(void)n;
+}
+
+static void say_num(long v)
+{
+	char buf[24], *p = buf + sizeof(buf) - 1;
+
+	*p = '\0';
+	do {
+		*--p = '0' + v % 10;
+		v /= 10;
+	} while (v && p > buf);
+	say(p);
+}
+
+/*
+ * One stop too many with links attached: the kernel's release can't go faster, and a
+ * killed process would not exit before it ended either (the kernel releases the links in
+ * exit, one by one). So a child in a session of its own keeps the links and lets them go,
+ * closing every fd it inherited (stdout too: a pipe's reader sees its end now), and this
+ * process exits at once.
+ */
+static void hand_off(int sig)
+{
+	/* _Fork(): fork without atfork handlers, safe in a signal handler */
+	pid_t pid = _Fork();
+	int fd;
+
+	if (pid == 0) {
+		sigset_t all;
+
+		sigfillset(&all);
+		sigprocmask(SIG_BLOCK, &all, NULL);
+		setsid();
+		if (syscall(SYS_close_range, 0, ~0U, 0))
+			for (fd = 0; fd < 65536; fd++)
+				close(fd);
+		_exit(0);
+	}
+	if (pid > 0) {
+		say("\nretsnoop: the kernel goes on releasing what was attached in the background (pid ");
+		say_num(pid);
+		say("); exiting now.\n");
+	}
+	_exit(128 + sig);
+}
 
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;	/* kill() may change it under the interrupted code */
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	pid_t pid = forward_pid;
-	size_t i;
 
 	/*
 	 * A terminal's Ctrl-C (SI_KERNEL) reached the command's process group already; a
@@ -23,13 +80,26 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	 */
 	if (pid > 0 && (!info || info->si_code != SI_KERNEL))
 		kill(pid, sig);
-	if (!stop_flag) {
+	stops++;
+	if (stops == 1) {
 		stop_sig = sig;
-		/* any second one kills: Ctrl-C after a SIGTERM that takes too long, say */
-		for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
-			sigaction(stop_signals[i], &dfl, NULL);	/* async-signal-safe */
+		stop_flag = 1;
+		/* samples already received are still finished, unless asked again */
+		if (phase != STOP_SAMPLING)
+			hurry_flag = 1;
+		errno = saved;
+		return;
 	}
-	stop_flag = 1;
+	if (stops == 2 && phase == STOP_SAMPLING) {
+		hurry_flag = 1;
+		errno = saved;
+		return;
+	}
+	if (phase != STOP_STARTING)
+		hand_off(sig);
+	/* nothing attached: as its default action, delivered when the handler returns */
+	sigaction(sig, &dfl, NULL);
+	raise(sig);
 	errno = saved;
 }
 
@@ -82,6 +152,18 @@ void stop__request(int sig)
 	if (!stop_flag)
 		stop_sig = sig;
 	stop_flag = 1;
+	if (phase != STOP_SAMPLING)
+		hurry_flag = 1;
+}
+
+void stop__set_phase(enum stop_phase p)
+{
+	phase = p;
+}
+
+volatile sig_atomic_t *stop__hurry_flag(void)
+{
+	return &hurry_flag;
 }
 
 void stop__forward_to(pid_t pid)

@@ -3,9 +3,17 @@
  * The run's one stop request. SIGINT, SIGTERM and SIGHUP are caught from the start of a run,
  * before anything is attached: the first sets a flag that every slow step polls (function
  * discovery, the verification of -F clones, attaching, the poll loop) and records which
- * signal it was; the handler then resets all three, so a second signal kills at once.
+ * signal it was. What the next ones do depends on the phase (stop__set_phase()):
  *
- * Modules never include this: they take the flag as a `const volatile sig_atomic_t *` in
+ *   STOP_STARTING  nothing attached: a second signal kills, as its default action;
+ *   STOP_ATTACHED  links attached: a second signal exits at once and leaves their release
+ *                  to a child in a session of its own (the kernel's release takes as long
+ *                  either way; a killed process would keep the terminal waiting for it);
+ *   STOP_SAMPLING  samples flow: the first stops without hurrying, so the samples already
+ *                  received are finished (symbolized in full); the second hurries (the hurry
+ *                  flag: cut lookups short), the third exits as in STOP_ATTACHED.
+ *
+ * Modules never include this: they take the flags as `const volatile sig_atomic_t *` in
  * their opts (NULL: never stopped), so they stay usable without signals and in tests.
  */
 #ifndef RETSNOOP_STOP_H
@@ -34,6 +42,21 @@ void stop__request(int sig);
  * which reached the command's process group already. 0: no one.
  */
 void stop__forward_to(pid_t pid);
+
+enum stop_phase {
+	STOP_STARTING,
+	STOP_ATTACHED,
+	STOP_SAMPLING,
+};
+
+/* Where the run is (see above); STOP_STARTING until told. */
+void stop__set_phase(enum stop_phase p);
+
+/*
+ * Set with the stop flag outside STOP_SAMPLING, by the second signal in it: whatever
+ * finishes work already received (symbolization) should cut it short.
+ */
+volatile sig_atomic_t *stop__hurry_flag(void);
 
 /*
  * Hold the three signals off (stop__hold) around "no stop asked yet, so say we are ready",

@@ -514,6 +514,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 */
 	if (mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
 		symbolize__prefetch(sym);
+	/* from the first link on, a signal too many hands the release to a background child */
+	stop__set_phase(STOP_ATTACHED);
 	err = tracer__attach(t);
 	/* the line is gone before anything else is said */
 	progress__clear(progress);
@@ -537,10 +539,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 			"names only (install the kernel's debug package or use -k PATH).\n");
 	/* never "ready" after a stop: the signals wait until the line is out */
 	stop__hold(&held);
-	if (!stop__requested())
+	if (!stop__requested()) {
 		sink__ready(sink);
-	else
+		/* a stop from now on lets the samples received be finished */
+		stop__set_phase(STOP_SAMPLING);
+	} else {
 		err = -EINTR;
+	}
 	stop__release(&held);
 	if (err) {
 		/* stopped before tracing: no run to end, just what was attached to let go */
@@ -554,6 +559,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (err == -EINTR)
 		err = 0;
 	tracer__stop(t);
+	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
@@ -563,6 +569,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	sink__detached(sink, ms);
 out:
 	tracer__free(t);
+	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
 		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
 	sink__free(sink);

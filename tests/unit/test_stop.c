@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The stop request (stop.c): the first of SIGINT/SIGTERM/SIGHUP is recorded and sets the
- * flag, the handler then resets itself, held signals wait, forwarding reaches the child.
+ * flag; the next ones kill, hurry or hand off by phase; held signals wait; forwarding
+ * reaches the child.
  * Each test runs in a child process of its own: the handlers and the flag are per process.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +14,8 @@
 #include "unit.h"
 #include "stop.h"
 
-/* Run @fn in a fresh child; it exits 0 when all its checks hold. */
-static void in_child(void (*fn)(void))
+/* Run @fn in a fresh child; returns its wait status. */
+static int child_status(void (*fn)(void))
 {
 	int status;
 	pid_t pid = fork();
@@ -24,6 +26,14 @@ static void in_child(void (*fn)(void))
 		_exit(0);
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+/* Run @fn in a fresh child; it exits 0 when all its checks hold. */
+static void in_child(void (*fn)(void))
+{
+	int status = child_status(fn);
+
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
@@ -32,30 +42,94 @@ static void in_child(void (*fn)(void))
 
 static void first_signal_wins(void)
 {
-	struct sigaction sa;
-
 	check(stop__catch() == 0);
 	check(!stop__requested() && stop__signal() == 0);
 	raise(SIGTERM);
 	check(stop__requested() && *stop__flag());
+	/* before samples flow a stop hurries everything at once */
+	check(*stop__hurry_flag());
 	check(stop__signal() == SIGTERM);
 	check(stop__exit_status() == 128 + SIGTERM);
 	check(strcmp(stop__signal_name(), "SIGTERM") == 0);
-	/* the handler reset all three: any second signal would kill */
-	sigaction(SIGTERM, NULL, &sa);
-	check(sa.sa_handler == SIG_DFL);
-	sigaction(SIGINT, NULL, &sa);
-	check(sa.sa_handler == SIG_DFL);
-	sigaction(SIGHUP, NULL, &sa);
-	check(sa.sa_handler == SIG_DFL);
 	/* a later stop from code does not change what asked first */
 	stop__request(SIGHUP);
 	check(stop__signal() == SIGTERM);
 }
 
+/* Nothing attached: a second signal kills, whichever of the three it is. */
+static void second_kills(void)
+{
+	check(stop__catch() == 0);
+	raise(SIGTERM);
+	raise(SIGINT);
+	_exit(1);	/* not reached */
+}
+
 static void test_first_signal_wins(void **state)
 {
+	int status;
+
 	in_child(first_signal_wins);
+	status = child_status(second_kills);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGINT);
+}
+
+/* Samples flow: stop, then hurry, then hand off (exits 128 + the signal). */
+static void sampling(void)
+{
+	check(stop__catch() == 0);
+	stop__set_phase(STOP_SAMPLING);
+	raise(SIGINT);
+	check(stop__requested() && !*stop__hurry_flag());
+	raise(SIGINT);
+	check(*stop__hurry_flag());
+	raise(SIGHUP);
+	_exit(1);	/* not reached */
+}
+
+/* Attached: the second signal hands off at once. */
+static void attached(void)
+{
+	check(stop__catch() == 0);
+	stop__set_phase(STOP_ATTACHED);
+	raise(SIGINT);
+	check(stop__requested() && *stop__hurry_flag());
+	raise(SIGTERM);
+	_exit(1);	/* not reached */
+}
+
+/*
+ * The process exits with 128 + the signal; the pipe's write end, which it had open (as it
+ * would have its links), is released by the background child, never kept by it: the
+ * reader sees the end of the pipe.
+ */
+static void check_hand_off(void (*fn)(void), int sig)
+{
+	int fds[2], status, devnull, saved;
+	char c;
+
+	assert_int_equal(pipe(fds), 0);
+	/* the notice goes to stderr: not into the test's output */
+	saved = dup(STDERR_FILENO);
+	devnull = open("/dev/null", O_WRONLY);
+	assert_true(saved >= 0 && devnull >= 0);
+	dup2(devnull, STDERR_FILENO);
+	status = child_status(fn);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(devnull);
+	close(fds[1]);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 128 + sig);
+	assert_int_equal(read(fds[0], &c, 1), 0);
+	close(fds[0]);
+}
+
+static void test_phases(void **state)
+{
+	check_hand_off(sampling, SIGHUP);
+	check_hand_off(attached, SIGTERM);
 }
 
 static void sighup_and_request(void)
@@ -128,6 +202,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_first_signal_wins),
 		cmocka_unit_test(test_sighup_and_request),
+		cmocka_unit_test(test_phases),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_forward),
 	};
