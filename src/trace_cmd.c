@@ -535,8 +535,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		goto out;
 	/* said once, before any output that lacks source lines */
 	if (!vd && env->symb_mode != SYMB_NONE)
-		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
-			"names only (install the kernel's debug package or use -k PATH).\n");
+		log_msg(print, LOG_WARN, "WARNING: no usable DWARF vmlinux for this kernel; showing "
+			"kallsyms names only (install the kernel's debug package or use -k PATH).\n");
 	/* never "ready" after a stop: the signals wait until the line is out */
 	stop__hold(&held);
 	if (!stop__requested()) {
