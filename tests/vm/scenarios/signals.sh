@@ -113,7 +113,7 @@ check_early() {
 	expect_not "$s" 'libbpf: |rejected|Failed to (attach|multi|load BPF|load F|set up)' \
 		"$1: the stop is no failure"
 	nothing_left "$1"
-	echo "$1: $(printf '%s\n' "$s" | grep '^took') to exit; last phase done: $(printf '%s\n' "$s" |
+	echo "info: $1: $(printf '%s\n' "$s" | grep '^took') to exit; last phase done: $(printf '%s\n' "$s" |
 		sed -n 's/^Start-up: \(.*\) done at.*/\1/p' | tail -1)$(printf '%s\n' "$s" |
 		grep -q '^Verified' && echo ', -F clones verified')"
 }
@@ -131,7 +131,7 @@ for n in run-TERM run-HUP; do
 	expect "$s" '^rc=0$' "$n: a stop while tracing is the usual end (status 0)"
 	expect "$s" 'Detaching\.\.\. DONE in [0-9]+ ms\.' "$n: detached as usual"
 	nothing_left $n
-	echo "$n: $(printf '%s\n' "$s" | grep '^took') to exit"
+	echo "info: $n: $(printf '%s\n' "$s" | grep '^took') to exit"
 done
 
 if [ "$quick" != 1 ]; then
@@ -151,6 +151,6 @@ if [ "$quick" != 1 ]; then
 		"detach: it says the release goes on in the background"
 	expect_not "$s" 'DONE in' "detach: exited before its detach ended"
 	nothing_left detach
-	echo "detach: second SIGINT $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep '^background')"
+	echo "info: detach: second SIGINT $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep '^background')"
 fi
 finish
