@@ -246,7 +246,20 @@ static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn)
 			return err;
 		}
 	}
-	return attach_multi(fl, true);
+	/* the kprobe-marked ones as retsnoop does: kprobe.multi, else (6.1) single kprobes */
+	err = attach_multi(fl, true);
+	if (err != -EOPNOTSUPP)
+		return err;
+	for (i = 0; i < fl->fn_cnt; i++) {
+		if (!fl->fns[i].kprobe)
+			continue;
+		err = attach_kprobe(fl, s->progs.floor_kexit, fl->fns[i].addr, 1);
+		if (!err)
+			err = attach_kprobe(fl, s->progs.floor_kentry, fl->fns[i].addr, 0);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void detach(struct floor *fl)
@@ -356,8 +369,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: opening the BPF object failed: %s\n", strerror(errno));
 		return 1;
 	}
-	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K');
-	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K');
+	/* -F: single kprobes where kprobe.multi is missing */
+	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode != 'M');
+	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode != 'M');
 	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode != 'K');
 	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode != 'K');
 	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn);
