@@ -393,3 +393,27 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 		*note = why;
 	return n > 0 ? n : 0;
 }
+
+struct addr2line *usyms__sidecar(struct usyms *u)
+{
+	return sidecar(u);
+}
+
+int usyms__for_each_mapping(struct usyms *u, __u32 pid, usyms_map_cb cb, void *ctx)
+{
+	struct uproc *p = find_proc(u, pid);
+	size_t i;
+	int err;
+
+	if (!p)
+		return -ESRCH;
+	for (i = 0; i < p->cnt; i++) {
+		const struct umap *um = &p->maps[i];
+		struct user_mapping m = { um->start, um->end, um->file_off, um->path };
+
+		err = cb(ctx, &m, um->img ? um->img->id : 0);
+		if (err)
+			return err;
+	}
+	return 0;
+}

@@ -50,6 +50,16 @@ void usyms__free(struct usyms *u);
  */
 int usyms__add_process(struct usyms *u, __u32 pid, const struct user_mapping *maps, size_t cnt);
 
+/*
+ * For requests of other kinds about a snapshot (the unwinder): the sidecar the images are
+ * open in (NULL if it could not be started or died), and each mapping of @pid with the
+ * sidecar's image id of its file (0: not opened). A non-zero return from @cb stops the walk
+ * and is returned; -ESRCH if @pid was never added.
+ */
+struct addr2line *usyms__sidecar(struct usyms *u);
+typedef int (*usyms_map_cb)(void *ctx, const struct user_mapping *m, int image_id);
+int usyms__for_each_mapping(struct usyms *u, __u32 pid, usyms_map_cb cb, void *ctx);
+
 /* struct sym_resolver's answers for ADDR_SPACE_USER addresses of a snapshotted process. */
 bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit);
 int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,

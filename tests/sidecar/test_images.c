@@ -279,6 +279,42 @@ static void test_dwarf_in_binary(void **state)
 	check_variant("full", NULL);
 }
 
+struct walk {
+	int maps, with_image;
+	bool seen_lib;
+};
+
+static int walk_cb(void *ctx, const struct user_mapping *m, int image_id)
+{
+	struct walk *w = ctx;
+
+	w->maps++;
+	w->with_image += image_id > 0;
+	w->seen_lib |= !strcmp(base(m->path), "libuprog.so") && image_id > 0;
+	return 0;
+}
+
+/* The unwinder's view of a snapshot: every mapping with the sidecar's id of its file. */
+static void test_mapping_walk(void **state)
+{
+	struct symbolize *s = make(NULL, NULL);
+	struct walk w = {};
+	struct run run;
+
+	assert_null(symbolize__usyms(s));
+	start(&run, "full");
+	assert_int_equal(symbolize__add_process(s, run.pid, run.maps, run.map_cnt), 0);
+	finish(&run);
+	assert_non_null(usyms__sidecar(symbolize__usyms(s)));
+	assert_int_equal(usyms__for_each_mapping(symbolize__usyms(s), run.pid, walk_cb, &w), 0);
+	assert_int_equal(w.maps, run.map_cnt);
+	assert_int_equal(w.with_image, run.map_cnt);	/* uprog, libuprog, libc, ld.so */
+	assert_true(w.seen_lib);
+	assert_int_equal(usyms__for_each_mapping(symbolize__usyms(s), run.pid + 100000, walk_cb,
+						 &w), -ESRCH);
+	symbolize__free(s);
+}
+
 static void test_debuglink(void **state)
 {
 	check_variant("dl", UPROG_DIR "/nonexistent");
@@ -499,6 +535,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_dwarf_in_binary),
+		cmocka_unit_test(test_mapping_walk),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_build_id_dir),
 		cmocka_unit_test(test_build_id_mismatch),
