@@ -21,6 +21,7 @@ enum dbg_state {
 struct uimage {
 	dev_t dev;
 	ino_t ino;
+	uid_t owner;		/* the binary's owner: debug files must be readable by them */
 	int id;			/* the sidecar's image id */
 	char build_id[129];	/* "" if none */
 	enum dbg_state dbg;
@@ -126,6 +127,7 @@ static void sidecar_failed(struct usyms *u, int err)
 static bool try_debug(struct usyms *u, struct uimage *img, const char *path)
 {
 	struct addr2line *a = sidecar(u);
+	struct stat st;
 	int fd, err;
 
 	if (!a)
@@ -133,6 +135,17 @@ static bool try_debug(struct usyms *u, struct uimage *img, const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
+	/*
+	 * Opened as root on a name next to a binary some user controls (a symlink there could
+	 * point anywhere): hand over only what that user could read anyway.
+	 */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (!(st.st_mode & S_IROTH) && st.st_uid != img->owner)) {
+		log_msg(u->opts.print, LOG_DEBUG, "debug file %s: not readable by the binary's "
+			"owner, not used\n", path);
+		close(fd);
+		return false;
+	}
 	err = addr2line__attach_debug(a, img->id, fd);
 	close(fd);
 	if (!err) {
@@ -242,6 +255,7 @@ static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_ma
 	u->imgs = v;
 	img->dev = st.st_dev;
 	img->ino = st.st_ino;
+	img->owner = st.st_uid;
 	img->id = ai.id;
 	snprintf(img->build_id, sizeof(img->build_id), "%s", ai.build_id);
 	u->imgs[u->img_cnt++] = img;
