@@ -191,7 +191,7 @@ static void find_debug(struct usyms *u, struct uimage *img, const char *path,
 	try_debug(u, img, cand);
 }
 
-/* Open the file behind mapping @m of @pid, the mapped file itself if /proc allows. */
+/* Open the file behind mapping @m of @pid: the mapped file itself if /proc allows. */
 static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 {
 	char path[4096];
@@ -202,11 +202,9 @@ static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
+	/* the path as the process sees it (its mount namespace), never the host's twin */
 	snprintf(path, sizeof(path), "%s/%u/root%s", u->opts.proc_root, pid, m->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	return open(m->path, O_RDONLY | O_CLOEXEC);
+	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
 /* The image of the file behind @m, opened in the sidecar the first time; NULL if none. */

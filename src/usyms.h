@@ -45,8 +45,8 @@ void usyms__free(struct usyms *u);
 /*
  * Snapshot process @pid's executable mappings (replacing an earlier snapshot): each file is
  * opened now, through /proc/PID/map_files (the very file mapped, even if deleted or in
- * another mount namespace), else by path. Files that cannot be opened leave their mappings
- * with the path only. 0, or a negative errno (-ENOMEM, or the sidecar's failure).
+ * another mount namespace), else by path under /proc/PID/root. Files that cannot be opened
+ * leave their mappings with the path only. Debug files are looked for on the host's paths. 0, or a negative errno (-ENOMEM, or the sidecar's failure).
  */
 int usyms__add_process(struct usyms *u, __u32 pid, const struct user_mapping *maps, size_t cnt);
 
