@@ -12,7 +12,7 @@ set -eu
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
-elfutils binutils groff-base mandoc"
+elfutils binutils groff-base mandoc python3"
 # make deb / make deb-check (not part of make test)
 DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 # make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
@@ -20,8 +20,8 @@ FUZZ_PKGS="libclang-rt-dev"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
 libzstd-dev:arm64 libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libjansson-dev:arm64
 qemu-system-arm"
-BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data
-libbpf-dev:arm64 qemu-system-arm"
+# from bookworm-backports on Debian 12; nothing else is (see below)
+BPO_PKGS="libbpf-dev bpftool qemu-system-x86 libbpf-dev:arm64 qemu-system-arm"
 
 what=${1:-all}
 case "$what" in
@@ -82,16 +82,43 @@ if [ -n "$bpo" ] && ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list
 	echo "deb http://deb.debian.org/debian bookworm-backports main" > "$bpo_list"
 fi
 apt-get update -qq
-main=$pkgs bp=
+
+# The installed version of package @1 (name or name:arch), empty if none.
+installed_version() {
+	dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null | sed -n 's/^ii *//p'
+}
+
+# What to ask apt for. Packages that must come from backports are named "pkg/bookworm-backports"
+# (that release for them, and for a dependency only when they need a newer one), never with
+# "-t bookworm-backports", which would pull everything from there: elfutils 0.192 for one,
+# whose static libelf.a and libdw.a call eu_search functions neither contains. A multiarch
+# library must have exactly the version of its twin of the other architecture, or apt
+# reports "held broken packages": the backported ones come from backports for both, and
+# an arm64 library whose native twin is installed (libelf-dev, from whichever release) is
+# asked for as "pkg:arm64=VERSION".
+in_list() {
+	case " $2 " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+req=
+for p in $pkgs; do
+	if [ -n "$bpo" ] && in_list "$p" "$BPO_PKGS"; then
+		req="$req $p/$bpo"
+		continue
+	fi
+	v=
+	case $p in *:*) v=$(installed_version "${p%%:*}") ;; esac
+	# (a twin no longer in the archive is upgraded along by apt instead)
+	[ -n "$v" ] && apt-cache show "$p=$v" >/dev/null 2>&1 || v=
+	req="$req $p${v:+=$v}"
+done
 if [ -n "$bpo" ]; then
-	# Packages that must come from backports are installed from there directly.
-	main= bp=libbpf1
-	[ "$what" = arm64 ] && bp="$bp libbpf1:arm64"
-	for p in $pkgs; do
-		case " $BPO_PKGS " in *" $p "*) bp="$bp $p" ;; *) main="$main $p" ;; esac
-	done
-	case " $pkgs " in *" qemu-system-x86 "* | *" qemu-system-arm "*) bp="$bp qemu-system-common qemu-system-data" ;; esac
+	# the runtime halves of backported packages, from there too
+	in_list libbpf-dev "$pkgs" && req="$req libbpf1/$bpo"
+	in_list libbpf-dev:arm64 "$pkgs" && req="$req libbpf1:arm64/$bpo"
+	if in_list qemu-system-x86 "$pkgs" || in_list qemu-system-arm "$pkgs"; then
+		req="$req qemu-system-common/$bpo qemu-system-data/$bpo"
+	fi
 fi
-apt-get install -y -qq --no-install-recommends $main >/dev/null
-[ -z "$bp" ] || apt-get install -y -qq --no-install-recommends -t "$bpo" $bp >/dev/null
+apt-get install -y -qq --no-install-recommends $req >/dev/null
 echo "deps: installed:$missing${need_bpo:+ + backports}"
