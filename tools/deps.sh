@@ -20,9 +20,12 @@ FUZZ_PKGS="libclang-rt-dev"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
 libzstd-dev:arm64 libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libjansson-dev:arm64
 qemu-system-arm"
-# from bookworm-backports on Debian 12; nothing else is (see below)
+# from bookworm-backports on Debian 12 (see below)
 BPO_PKGS="libbpf-dev bpftool qemu-system-x86 libbpf-dev:arm64 qemu-system-arm"
 
+# --list WHAT: print WHAT's packages, one a line, and do nothing else (tests/ship/deps.sh)
+list=
+[ "${1:-}" = --list ] && { list=1; shift; }
 what=${1:-all}
 case "$what" in
 build) pkgs=$BUILD_PKGS ;;
@@ -30,8 +33,9 @@ fuzz) pkgs="$BUILD_PKGS $FUZZ_PKGS" ;;
 all) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 deb) pkgs="$BUILD_PKGS $DEB_PKGS" ;;
 arm64) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $ARM64_PKGS" ;;
-*) echo "usage: $0 [build|fuzz|all|deb|arm64]" >&2; exit 2 ;;
+*) echo "usage: $0 [--list] [build|fuzz|all|deb|arm64]" >&2; exit 2 ;;
 esac
+[ -z "$list" ] || { printf '%s\n' $pkgs; exit 0; }
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
 bpo=
@@ -83,42 +87,36 @@ if [ -n "$bpo" ] && ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list
 fi
 apt-get update -qq
 
-# The installed version of package @1 (name or name:arch), empty if none.
-installed_version() {
-	dpkg-query -W -f='${db:Status-Abbrev} ${Version}' "$1" 2>/dev/null | sed -n 's/^ii *//p'
-}
-
-# What to ask apt for. Packages that must come from backports are named "pkg/bookworm-backports"
-# (that release for them, and for a dependency only when they need a newer one), never with
-# "-t bookworm-backports", which would pull everything from there: elfutils 0.192 for one,
-# whose static libelf.a and libdw.a call eu_search functions neither contains. A multiarch
-# library must have exactly the version of its twin of the other architecture, or apt
-# reports "held broken packages": the backported ones come from backports for both, and
-# an arm64 library whose native twin is installed (libelf-dev, from whichever release) is
-# asked for as "pkg:arm64=VERSION".
-in_list() {
-	case " $2 " in *" $1 "*) return 0 ;; esac
-	return 1
-}
-req=
-for p in $pkgs; do
-	if [ -n "$bpo" ] && in_list "$p" "$BPO_PKGS"; then
-		req="$req $p/$bpo"
-		continue
-	fi
-	v=
-	case $p in *:*) v=$(installed_version "${p%%:*}") ;; esac
-	# (a twin no longer in the archive is upgraded along by apt instead)
-	[ -n "$v" ] && apt-cache show "$p=$v" >/dev/null 2>&1 || v=
-	req="$req $p${v:+=$v}"
-done
+# What to ask apt for. Packages that must come from backports are installed from there
+# (-t bookworm-backports, so the newer libraries they need come along), the rest from
+# bookworm, in a first call. A library of both architectures (Multi-Arch: same) must have
+# exactly the same version in both, or apt reports "held broken packages": libbpf comes
+# from backports for both. elfutils is pinned to the release its installed libelf1 came
+# from (bookworm's 0.188 on a new machine): -t would otherwise take 0.192 from backports
+# for the arm64 half while the amd64 half is 0.188. The pin applies to these two calls
+# only (a preferences file of their own); nothing is left in /etc/apt.
+main=$pkgs bp=
+pref=$(mktemp)
+trap 'rm -f "$pref"' EXIT
 if [ -n "$bpo" ]; then
-	# the runtime halves of backported packages, from there too
-	in_list libbpf-dev "$pkgs" && req="$req libbpf1/$bpo"
-	in_list libbpf-dev:arm64 "$pkgs" && req="$req libbpf1:arm64/$bpo"
-	if in_list qemu-system-x86 "$pkgs" || in_list qemu-system-arm "$pkgs"; then
-		req="$req qemu-system-common/$bpo qemu-system-data/$bpo"
-	fi
+	main=
+	for p in $pkgs; do
+		case " $BPO_PKGS " in *" $p "*) bp="$bp $p" ;; *) main="$main $p" ;; esac
+	done
+	# the runtime halves, from there too
+	case " $pkgs " in *" libbpf-dev "*) bp="$bp libbpf1" ;; esac
+	case " $pkgs " in *" libbpf-dev:arm64 "*) bp="$bp libbpf1:arm64" ;; esac
+	case " $pkgs " in *" qemu-system-x86 "* | *" qemu-system-arm "*)
+		bp="$bp qemu-system-common qemu-system-data" ;;
+	esac
+	eu_rel=$codename
+	case "$(dpkg-query -W -f='${Version}' libelf1 2>/dev/null)" in *bpo*) eu_rel=$bpo ;; esac
+	printf '%s\n' "Package: elfutils libelf1 libelf-dev libdw1 libdw-dev libasm1 libasm-dev libdebuginfod1 libdebuginfod-common" \
+		"Pin: release n=$eu_rel" "Pin-Priority: 995" >"$pref"
 fi
-apt-get install -y -qq --no-install-recommends $req >/dev/null
+apt_install() {
+	apt-get install -y -qq --no-install-recommends -o Dir::Etc::Preferences="$pref" "$@" >/dev/null
+}
+apt_install $main
+[ -z "$bp" ] || apt_install -t "$bpo" $bp
 echo "deps: installed:$missing${need_bpo:+ + backports}"
