@@ -19,6 +19,8 @@
 #include <gelf.h>
 
 #include "symbolizer_int.h"
+/* the main program's extensible-opts rule, shared as is (a header of inline functions) */
+#include "../src/opts.h"
 
 uint64_t now_ns(void)
 {
@@ -292,21 +294,21 @@ static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, c
 
 int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out)
 {
+	struct symbolizer_opts o;
 	struct symbolizer *s;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	int err = 0, cap = 0;
 
 	*out = NULL;
-	if (opts && opts->sz < sizeof(*opts))
+	if (OPTS_COPY(&o, opts))
 		return -EINVAL;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	if (opts)
-		s->opts = *opts;
+	s->opts = o;
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0) {
 		err = -errno;

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 
 #include "addr2line.h"
+#include "opts.h"
 #include "sym_resolver.h"
 
 /* sidecar/blob.S; weak so that binaries linking this module without the blob still link */
@@ -86,7 +87,7 @@ static int blob_fd(void)
 
 static int spawn(struct addr2line *a, const char *elf_path, const struct addr2line_opts *opts)
 {
-	const char *path = opts ? opts->sidecar_path : NULL;
+	const char *path = opts->sidecar_path;
 	char *argv[3];
 	int sv[2], exe_fd = -1, argc = 0, err;
 	pid_t pid, parent;
@@ -380,19 +381,20 @@ static int split_tabs(char *line, char **fields, int max)
 
 int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out)
 {
+	struct addr2line_opts o;
 	struct addr2line *a;
 	int n, err;
 
 	*out = NULL;
-	if (!elf_path)
+	if (!elf_path || OPTS_COPY(&o, opts))
 		return -EINVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	a->sock = -1;
-	a->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
-	a->cancel = opts ? opts->cancel : NULL;
-	err = spawn(a, elf_path, opts);
+	a->timeout_ms = o.timeout_ms > 0 ? o.timeout_ms : DEFAULT_TIMEOUT_MS;
+	a->cancel = o.cancel;
+	err = spawn(a, elf_path, &o);
 	if (err)
 		goto cleanup;
 	/* the handshake tells whether the sidecar could open the file */

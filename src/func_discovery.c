@@ -149,11 +149,10 @@ struct func_discovery *func_discovery__new(const struct func_discovery_opts *opt
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	if (opts && OPTS_COPY(&d->opts, opts)) {
+	if (OPTS_COPY(&d->opts, opts)) {
 		free(d);
 		return errno = EINVAL, NULL;
 	}
-	d->opts.sz = sizeof(d->opts);
 
 	for (i = 0; i < ARRAY_SIZE(builtin_deny) && !err; i++)
 		err = add_glob(d, FUNC_GLOB_DENY, builtin_deny[i], NULL, false, true);

@@ -64,12 +64,13 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	size_t i;
 	int err;
 
-	if (!opts__valid(opts, sizeof(*opts)) || !feat || !opts->sink)
-		return errno = EINVAL, NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	OPTS_COPY(&t->o, opts);
+	if (OPTS_COPY(&t->o, opts) || !feat || !t->o.sink) {
+		free(t);
+		return errno = EINVAL, NULL;
+	}
 	opts = &t->o;
 
 	if (opts->lbr) {
