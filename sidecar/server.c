@@ -351,21 +351,20 @@ int server__handle(struct server *srv, const char *line, size_t len, struct repl
 	return reply_err(out, -ENOMEM, "out of memory");
 }
 
-int server__new(const char *elf_path, const struct symbolizer_opts *opts, struct server **out)
+struct server *server__new(const char *elf_path, const struct symbolizer_opts *opts)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
 
-	*out = NULL;
 	if (!srv)
-		return -ENOMEM;
+		return NULL;
 	srv->elf_path = strdup(elf_path);
 	if (!srv->elf_path) {
 		free(srv);
-		return -ENOMEM;
+		return errno = ENOMEM, NULL;
 	}
-	srv->open_err = symbolizer__open(elf_path, opts, &srv->symb);
-	*out = srv;
-	return 0;
+	srv->symb = symbolizer__open(elf_path, opts);
+	srv->open_err = srv->symb ? 0 : -errno;
+	return srv;
 }
 
 void server__free(struct server *srv)

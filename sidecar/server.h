@@ -22,10 +22,10 @@ struct reply_buf {
 struct server;
 
 /*
- * A server for @elf_path. Only -ENOMEM fails: a file that cannot be opened makes every
- * request but quit answer with the reason. @opts may be NULL.
+ * A server for @elf_path. Only ENOMEM fails (NULL, errno set): a file that cannot be
+ * opened makes every request but quit answer with the reason. @opts may be NULL.
  */
-int server__new(const char *elf_path, const struct symbolizer_opts *opts, struct server **out);
+struct server *server__new(const char *elf_path, const struct symbolizer_opts *opts);
 void server__free(struct server *srv);
 
 /*

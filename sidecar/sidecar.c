@@ -38,7 +38,8 @@ int main(int argc, char **argv)
 	/* exec'ed from a memfd, the process would otherwise be named after the fd number */
 	prctl(PR_SET_NAME, "retsnoop-sidec");
 
-	if (server__new(argv[optind], NULL, &srv))
+	srv = server__new(argv[optind], NULL);
+	if (!srv)
 		return 1;
 	if (server__open_err(srv) && verbose)
 		fprintf(stderr, "retsnoop-sidecar: %s: %s\n", argv[optind],

@@ -292,7 +292,7 @@ static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, c
 	*sz = d->d_size;
 }
 
-int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out)
+struct symbolizer *symbolizer__open(const char *path, const struct symbolizer_opts *opts)
 {
 	struct symbolizer_opts o;
 	struct symbolizer *s;
@@ -300,14 +300,11 @@ int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struc
 	size_t shstrndx;
 	int err = 0, cap = 0;
 
-	*out = NULL;
-	if (OPTS_COPY(&o, opts))
-		return -EINVAL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -EINVAL;
+	if (OPTS_COPY(&o, opts) || elf_version(EV_CURRENT) == EV_NONE)
+		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->opts = o;
 	s->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (s->fd < 0) {
@@ -353,12 +350,11 @@ int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struc
 	s->paths.kernel = s->kernel;
 	/* no DWARF is not fatal: the symbol table still names functions */
 	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
-	*out = s;
-	return 0;
+	return s;
 
 cleanup:
 	symbolizer__close(s);
-	return err;
+	return errno = -err, NULL;
 }
 
 void symbolizer__close(struct symbolizer *s)

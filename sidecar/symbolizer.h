@@ -28,8 +28,11 @@ struct symbolizer_opts {
 	bool libdw_lines;
 };
 
-/* @opts may be NULL (defaults). */
-int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out);
+/*
+ * @opts may be NULL (defaults). NULL with errno set on failure: the file's open() errno,
+ * ENOEXEC not an ELF file, ENOMEM, EINVAL invalid opts.
+ */
+struct symbolizer *symbolizer__open(const char *path, const struct symbolizer_opts *opts);
 void symbolizer__close(struct symbolizer *s);
 
 /*

@@ -379,18 +379,17 @@ static int split_tabs(char *line, char **fields, int max)
 	return n;
 }
 
-int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out)
+struct addr2line *addr2line__new(const char *elf_path, const struct addr2line_opts *opts)
 {
 	struct addr2line_opts o;
 	struct addr2line *a;
 	int n, err;
 
-	*out = NULL;
 	if (!elf_path || OPTS_COPY(&o, opts))
-		return -EINVAL;
+		return errno = EINVAL, NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return -ENOMEM;
+		return NULL;
 	a->sock = -1;
 	a->timeout_ms = o.timeout_ms > 0 ? o.timeout_ms : DEFAULT_TIMEOUT_MS;
 	a->cancel = o.cancel;
@@ -407,12 +406,11 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 	err = read_reply_lines(a, n);
 	if (err)
 		goto cleanup;
-	*out = a;
-	return 0;
+	return a;
 
 cleanup:
 	addr2line__free(a);
-	return err;
+	return errno = -err, NULL;
 }
 
 void addr2line__free(struct addr2line *a)

@@ -53,11 +53,11 @@ struct addr2line_frame {
 };
 
 /*
- * Start the sidecar on @elf_path (a DWARF vmlinux, or any ELF). Fails with the
- * sidecar's own errno when it cannot open the file (-ENOENT, -ENOEXEC, ...), and
- * -EOPNOTSUPP when no sidecar is embedded and none is given.
+ * Start the sidecar on @elf_path (a DWARF vmlinux, or any ELF). NULL with errno set on
+ * failure: the sidecar's own errno when it cannot open the file (ENOENT, ENOEXEC, ...),
+ * EOPNOTSUPP when no sidecar is embedded and none is given.
  */
-int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out);
+struct addr2line *addr2line__new(const char *elf_path, const struct addr2line_opts *opts);
 void addr2line__free(struct addr2line *a);
 
 /* PID of the sidecar process (for "-v" output, and to keep it out of tracing). */

@@ -3,7 +3,8 @@
  * One way for library-like modules to report: a levelled print callback the caller owns.
  * Levels follow -v counts: 0 warnings and errors (always shown), 1 -v, 2 -vv, 3 -vvv.
  * Modules never print on their own, and their messages don't name command-line flags
- * (only main knows them).
+ * (only main knows them). A NULL callback is silent, in every module: where text goes is
+ * the caller's choice, never a library's.
  */
 #ifndef RETSNOOP_LOG_H
 #define RETSNOOP_LOG_H

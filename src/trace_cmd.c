@@ -502,7 +502,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cap = capture__create(cap_path, &copts);
 		if (!cap) {
 			err = -errno;
-			fprintf(stderr, "Failed to create capture file '%s': %s\n", cap_path,
+			log_msg(print, LOG_WARN, "Failed to create capture file '%s': %s\n", cap_path,
 				strerror(-err));
 			goto out;
 		}
@@ -541,15 +541,14 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
 				vout);
-	if (env->verbose)
-		fprintf(vout, "Successfully attached in %ld ms.\n", now_ms() - t0);
+	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	err = tracer__start(t);
 	if (err)
 		goto out;
 	/* said once, before any output that lacks source lines */
 	if (!vd && env->symb_mode != SYMB_NONE)
-		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
+		log_msg(print, LOG_WARN, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
 			"names only (install the kernel's debug package or use -k PATH).\n");
 	sink__ready(sink);
 	while (!(err = tracer__poll(t, POLL_TIMEOUT_MS)))
@@ -567,7 +566,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 out:
 	tracer__free(t);
 	if (cap && capture__close(cap))
-		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
+		log_msg(print, LOG_WARN, "Capture file '%s' is incomplete (write error).\n", cap_path);
 	sink__free(sink);
 	sink__free(inner);
 	symbolize__free(sym);

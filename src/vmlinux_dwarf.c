@@ -36,31 +36,34 @@ static int check_build_id(const char *path)
 	return 0;
 }
 
-int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out,
-			int *why)
+bool vmlinux_dwarf__required(const struct vmlinux_dwarf_opts *opts)
+{
+	struct vmlinux_dwarf_opts o;
+
+	if (OPTS_COPY(&o, opts))
+		return false;
+	return o.path || o.need_src_globs || o.mode == SYMB_LINENUM || o.mode == SYMB_INLINES;
+}
+
+struct vmlinux_dwarf *vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts)
 {
 	struct addr2line_opts ao = { .sz = sizeof(ao) };
 	struct vmlinux_dwarf_opts o;
 	struct vmlinux_dwarf *vd;
 	struct utsname u;
-	bool required;
 	int err;
 
-	*out = NULL;
-	if (why)
-		*why = 0;
 	if (OPTS_COPY(&o, opts))
-		return -EINVAL;
-	required = o.path || o.need_src_globs || o.mode == SYMB_LINENUM || o.mode == SYMB_INLINES;
+		return errno = EINVAL, NULL;
 	ao.sidecar_path = o.sidecar_path;
 	ao.cancel = o.cancel;
 	if (o.image && o.image_sz)
 		o.image[0] = '\0';
 	if (o.mode == SYMB_NONE && !o.need_src_globs)
-		return 0;
+		return errno = ENODATA, NULL;
 	vd = calloc(1, sizeof(*vd));
 	if (!vd)
-		return -ENOMEM;
+		return NULL;
 	vd->opts = o;
 	if (o.path) {
 		snprintf(vd->path, sizeof(vd->path), "%s", o.path);
@@ -75,19 +78,16 @@ int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dw
 	if (err)
 		goto fail;
 	pr(vd, LOG_INFO, "Using vmlinux image at %s.\n", vd->path);
-	err = addr2line__new(vd->path, &ao, &vd->a2l);
-	if (err)
+	vd->a2l = addr2line__new(vd->path, &ao);
+	if (!vd->a2l) {
+		err = -errno;
 		goto fail;
+	}
 	pr(vd, LOG_INFO, "Sidecar PID is %d.\n", addr2line__pid(vd->a2l));
-	*out = vd;
-	return 0;
+	return vd;
 fail:
 	vmlinux_dwarf__free(vd);
-	if (required)
-		return err;
-	if (why)
-		*why = err;
-	return 0;
+	return errno = -err, NULL;
 }
 
 void vmlinux_dwarf__free(struct vmlinux_dwarf *vd)
