@@ -146,50 +146,22 @@ static int call_arg_render(const void *opts)
 	return err;
 }
 
-static int call_func_discovery(const void *opts)
-{
-	struct func_discovery *d = func_discovery__new(opts);
-	int err = d ? 0 : -errno;
-
-	func_discovery__free(d);
-	return err;
+/* A constructor taking only opts: 0 if it made the object, -errno if not. */
+#define CALL_NEW(name, type, ctor, dtor)				\
+static int call_##name(const void *opts)				\
+{									\
+	type *obj = ctor(opts);						\
+	int err = obj ? 0 : -errno;					\
+									\
+	dtor(obj);							\
+	return err;							\
 }
 
-static int call_prefetch(const void *opts)
-{
-	struct prefetch *p = prefetch__start(opts);
-	int err = p ? 0 : -errno;
-
-	prefetch__free(p);
-	return err;
-}
-
-static int call_symbolize(const void *opts)
-{
-	struct symbolize *s = symbolize__new(opts);
-	int err = s ? 0 : -errno;
-
-	symbolize__free(s);
-	return err;
-}
-
-static int call_text_sink(const void *opts)
-{
-	struct sink *sk = text_sink__new(opts);
-	int err = sk ? 0 : -errno;
-
-	sink__free(sk);
-	return err;
-}
-
-static int call_json_sink(const void *opts)
-{
-	struct sink *sk = json_sink__new(opts);
-	int err = sk ? 0 : -errno;
-
-	sink__free(sk);
-	return err;
-}
+CALL_NEW(func_discovery, struct func_discovery, func_discovery__new, func_discovery__free)
+CALL_NEW(prefetch, struct prefetch, prefetch__start, prefetch__free)
+CALL_NEW(symbolize, struct symbolize, symbolize__new, symbolize__free)
+CALL_NEW(text_sink, struct sink, text_sink__new, sink__free)
+CALL_NEW(json_sink, struct sink, json_sink__new, sink__free)
 
 static const struct opts_case cases[] = {
 	{ "addr2line", sizeof(struct addr2line_opts), call_addr2line },
