@@ -111,7 +111,9 @@ if [ -n "$bpo" ]; then
 	esac
 	eu_rel=$codename
 	case "$(dpkg-query -W -f='${Version}' libelf1 2>/dev/null)" in *bpo*) eu_rel=$bpo ;; esac
-	printf '%s\n' "Package: elfutils libelf1 libelf-dev libdw1 libdw-dev libasm1 libasm-dev libdebuginfod1 libdebuginfod-common" \
+	# (a plain name pins the native architecture only: the arm64 halves are named too)
+	eu="libelf1 libelf-dev libdw1 libdw-dev libasm1 libasm-dev libdebuginfod1"
+	printf '%s\n' "Package: elfutils libdebuginfod-common $eu $(printf '%s:arm64 ' $eu)" \
 		"Pin: release n=$eu_rel" "Pin-Priority: 995" >"$pref"
 fi
 apt_install() {
