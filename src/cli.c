@@ -186,7 +186,7 @@ static int cli_err(const struct cli_state *st, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	log_msg(st->print, LOG_WARN, "%s\n", n < 0 ? "Out of memory." : msg);
+	log_msg(st->print, LOG_ERROR, "%s\n", n < 0 ? "Out of memory." : msg);
 	if (n >= 0)
 		free(msg);
 	return EINVAL;

@@ -18,6 +18,8 @@
 #include "privileges.h"
 #include "progress.h"
 #include "retsnoop.h"
+#include "sink.h"
+#include "stop.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
 #include "prefetch.h"
@@ -41,21 +43,39 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 {
 	if (level == LIBBPF_DEBUG && env.verbose < 3)
 		return 0;
+	/* a verifier cut short by the stop is no failure to tell about */
+	if (stop__requested())
+		return 0;
+	if (env.json && level == LIBBPF_WARN) {
+		va_list copy;
+
+		va_copy(copy, args);
+		json_sink__log(stdout, LOG_WARN, fmt, copy);
+		va_end(copy);
+	}
 	return vfprintf(stderr, fmt, args);
 }
 
 /*
  * The one print callback of every module: warnings and errors to stderr, -v/-vv/-vvv
- * details to stdout (stderr with --json, where stdout carries only JSON lines).
+ * details to stdout (stderr with --json, where stdout carries only JSON lines). With
+ * --json, errors and warnings are JSON records on stdout too: a pipeline reads one format.
  */
 static struct progress *progress;	/* the terminal's status line, if shown */
 
 static void log_print(int level, const char *fmt, va_list args)
 {
+	va_list copy;
+
 	if (level > env.verbose)
 		return;
 	progress__clear(progress);
-	vfprintf(level == 0 || env.json ? stderr : stdout, fmt, args);
+	if (env.json && level <= LOG_WARN) {
+		va_copy(copy, args);
+		json_sink__log(stdout, level, fmt, copy);
+		va_end(copy);
+	}
+	vfprintf(level <= LOG_WARN || env.json ? stderr : stdout, fmt, args);
 }
 
 /* Kernel lockdown in confidentiality mode: say so once, instead of a verifier log. */
@@ -63,7 +83,7 @@ static bool lockdown_refuses(void)
 {
 	if (privileges__lockdown(NULL) != LOCKDOWN_CONFIDENTIALITY)
 		return false;
-	log_msg(log_print, LOG_WARN, "Kernel lockdown is in confidentiality mode, which forbids BPF programs to read kernel memory: retsnoop can't trace here (boot without lockdown=confidentiality, or with lockdown=integrity at most).\n");
+	log_msg(log_print, LOG_ERROR, "Kernel lockdown is in confidentiality mode, which forbids BPF programs to read kernel memory: retsnoop can't trace here (boot without lockdown=confidentiality, or with lockdown=integrity at most).\n");
 	return true;
 }
 
@@ -82,16 +102,16 @@ static int print_version(void)
 		return 1;
 	err = kernel_features__detect(&feat);
 	if (err == -ENODATA) {
-		log_msg(log_print, LOG_WARN, "Calibration failure, BPF probes weren't triggered!\n");
+		log_msg(log_print, LOG_ERROR, "Calibration failure, BPF probes weren't triggered!\n");
 		return 1;
 	}
 	if (err) {
 		missing = privileges__missing(&po);
 		if (missing > 0)
-			log_msg(log_print, LOG_WARN, "Failed to do feature detection (%s): missing %s; run retsnoop as root or grant them.\n",
+			log_msg(log_print, LOG_ERROR, "Failed to do feature detection (%s): missing %s; run retsnoop as root or grant them.\n",
 				strerror(-err), privileges__names(missing, names, sizeof(names)));
 		else
-			log_msg(log_print, LOG_WARN, "Failed to do feature detection (%s): the kernel refuses BPF tracing although retsnoop has the privileges it needs (a security module or a container/VM sandbox?).\n",
+			log_msg(log_print, LOG_ERROR, "Failed to do feature detection (%s): the kernel refuses BPF tracing although retsnoop has the privileges it needs (a security module or a container/VM sandbox?).\n",
 				strerror(-err));
 		return 1;
 	}
@@ -137,11 +157,11 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 	switch (env.attach_mode) {
 	case ATTACH_FENTRY:
 		if (feat && !feat->has_func_ip) {
-			log_msg(log_print, LOG_WARN, "This kernel lacks bpf_get_func_ip() (Linux 5.15+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
+			log_msg(log_print, LOG_ERROR, "This kernel lacks bpf_get_func_ip() (Linux 5.15+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
 			return -EOPNOTSUPP;
 		}
 		if (feat && !feat->has_fentry) {
-			log_msg(log_print, LOG_WARN, "This kernel can't attach BPF trampolines to kernel functions (on arm64: Linux 6.4+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
+			log_msg(log_print, LOG_ERROR, "This kernel can't attach BPF trampolines to kernel functions (on arm64: Linux 6.4+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
 			return -EOPNOTSUPP;
 		}
 		*desc = "fentry/fexit (-F)";
@@ -151,7 +171,7 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 		return 0;
 	case ATTACH_KPROBE_MULTI:
 		if (feat && !feat->has_kprobe_multi) {
-			log_msg(log_print, LOG_WARN, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
+			log_msg(log_print, LOG_ERROR, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
 			return -EOPNOTSUPP;
 		}
 		*desc = feat ? "kprobe.multi (-M)" : "kprobe.multi (-M; kernel support not verified)";
@@ -206,7 +226,7 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
 		.need_src_globs = has_src_globs(), .verbose = env.verbose,
 		.sidecar_path = getenv("RETSNOOP_SIDECAR"), .print = log_print,
-		.cancel = trace_cmd__stop_flag(), .image = image, .image_sz = sizeof(image),
+		.cancel = stop__hurry_flag(), .image = image, .image_sz = sizeof(image),
 	};
 	int err;
 
@@ -225,15 +245,15 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 	}
 	switch (err) {
 	case -ENOENT:
-		log_msg(log_print, LOG_WARN, "No DWARF vmlinux image found for this kernel, which %s needs; install the kernel's debug package or pass -k PATH.\n",
+		log_msg(log_print, LOG_ERROR, "No DWARF vmlinux image found for this kernel, which %s needs; install the kernel's debug package or pass -k PATH.\n",
 			vopts.need_src_globs ? "a ':PATH' glob" : env.vmlinux_path ? "-k" : "-s/-ss");
 		break;
 	case -ESTALE:
-		log_msg(log_print, LOG_WARN, "vmlinux image '%s' is not the running kernel's (build IDs differ); use -k with the matching image or -sn for kallsyms only.\n",
+		log_msg(log_print, LOG_ERROR, "vmlinux image '%s' is not the running kernel's (build IDs differ); use -k with the matching image or -sn for kallsyms only.\n",
 			image);
 		break;
 	default:
-		log_msg(log_print, LOG_WARN, "Can't use the vmlinux image '%s' for source lines (%s); is it a vmlinux with DWARF? Use -k with the right image or -sn for kallsyms only.\n",
+		log_msg(log_print, LOG_ERROR, "Can't use the vmlinux image '%s' for source lines (%s); is it a vmlinux with DWARF? Use -k with the right image or -sn for kallsyms only.\n",
 			image[0] ? image : env.vmlinux_path ?: "?", strerror(-err));
 		break;
 	}
@@ -243,7 +263,7 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
-		    .progress = progress__update);
+		    .progress = progress__update, .stop = stop__flag());
 	struct kernel_features feat = {};
 	struct func_discovery *d = NULL;
 	struct vmlinux_dwarf *vd = NULL;
@@ -257,7 +277,7 @@ static int run(void)
 	int err, feat_err = 0;
 
 	if (env.entry_globs.cnt == 0) {
-		log_msg(log_print, LOG_WARN, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
+		log_msg(log_print, LOG_ERROR, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
 		return -EINVAL;
 	}
 	warn_idle_options();
@@ -265,12 +285,12 @@ static int run(void)
 	/* what no feature detection survives, said plainly */
 	err = kernel_features__check_btf(NULL);
 	if (err) {
-		log_msg(log_print, LOG_WARN, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+		log_msg(log_print, LOG_ERROR, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 			err == -ENODATA ? "empty or not BTF" : strerror(-err));
 		return -ESRCH;
 	}
 	if (kernel_features__kprobes_disarmed(NULL)) {
-		log_msg(log_print, LOG_WARN, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
+		log_msg(log_print, LOG_ERROR, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
 		return -ENODEV;
 	}
 
@@ -281,7 +301,7 @@ static int run(void)
 	feat_err = trace_cmd__detect(&feat);
 	if (feat_err && !env.dry_run) {
 		if (feat_err != -EOPNOTSUPP)
-			log_msg(log_print, LOG_WARN, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
+			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
 				strerror(-feat_err));
 		err = feat_err;
 		goto cleanup;
@@ -300,18 +320,25 @@ static int run(void)
 		goto cleanup;
 	trace_cmd__phase_done(log_print, "DWARF image");
 
-	/* from here on, the slow steps: a status line if the terminal wants one */
-	if (progress__wanted(STDERR_FILENO, env.json, env.verbose)) {
-		struct progress_opts po = { .sz = sizeof(po), .out = stderr };
+	/*
+	 * From here on, the slow steps: a status line if the terminal wants one, else (logs,
+	 * CI runners) a plain line now and then for a step that takes long.
+	 */
+	{
+		struct progress_opts po = {
+			.sz = sizeof(po), .out = stderr,
+			.plain = progress__style(STDERR_FILENO, env.json, env.verbose) ==
+				 PROGRESS_PLAIN,
+		};
 
-		progress = progress__new(&po);	/* NULL: no line, the run goes on */
+		progress = progress__new(&po);	/* NULL: no progress, the run goes on */
 		dopts.progress_ctx = progress;
 	}
 
 	vmlinux_btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
 	if (!vmlinux_btf) {
 		err = -errno;
-		log_msg(log_print, LOG_WARN, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+		log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 			err, strerror(-err));
 		goto cleanup;
 	}
@@ -332,7 +359,7 @@ static int run(void)
 		err = -errno;
 		ksyms__free(dopts.ksyms);
 		ftrace_funcs__free(dopts.ftrace_funcs);
-		log_msg(log_print, LOG_WARN, "Failed to set up function discovery: %s.\n", strerror(-err));
+		log_msg(log_print, LOG_ERROR, "Failed to set up function discovery: %s.\n", strerror(-err));
 		goto cleanup;
 	}
 	err = add_globs(d, vd, &env.entry_globs, FUNC_GLOB_ENTRY);
@@ -342,10 +369,10 @@ static int run(void)
 		err = add_globs(d, vd, &env.deny_globs, FUNC_GLOB_DENY);
 	if (err) {
 		if (err != -EOPNOTSUPP)
-			log_msg(log_print, LOG_WARN, "Failed to add globs: %s.\n", strerror(-err));
+			log_msg(log_print, LOG_ERROR, "Failed to add globs: %s.\n", strerror(-err));
 		goto cleanup;
 	}
-	err = func_discovery__run(d);
+	err = stop__requested() ? -EINTR : func_discovery__run(d);
 	progress__clear(progress);
 	if (err)
 		goto cleanup;
@@ -353,6 +380,10 @@ static int run(void)
 	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
 		goto cleanup;
 
+	if (stop__requested()) {
+		err = -EINTR;
+		goto cleanup;
+	}
 	if (env.dry_run) {
 		report_dry_run(d, mode);
 		printf("Dry run successful, exiting...\n");
@@ -400,12 +431,23 @@ int main(int argc, char **argv)
 	}
 
 	trace_cmd__phase_done(log_print, "command line");
+	/* from here on a signal stops the run (stop.h), whatever phase it is in */
+	stop__catch();
 	warn_privileges();
 	if (lockdown_refuses()) {
 		err = EPERM;
 		goto out;
 	}
 	err = -run();
+	/*
+	 * Stopped before tracing began: as a shell would report a process the signal killed
+	 * (130 for SIGINT), whatever the step said. A stop while tracing is the normal end.
+	 */
+	if (err && stop__requested()) {
+		log_msg(log_print, LOG_WARN, "Interrupted by %s before tracing began; nothing was traced.\n",
+			stop__signal_name());
+		err = stop__exit_status();
+	}
 out:
 	env__free(&env);
 	return err;
