@@ -52,12 +52,13 @@ struct usyms *usyms__new(const struct usyms_opts *opts)
 {
 	struct usyms *u;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
-	OPTS_COPY(&u->opts, opts);
+	if (OPTS_COPY(&u->opts, opts)) {
+		free(u);
+		return errno = EINVAL, NULL;
+	}
 	if (!u->opts.debug_root)
 		u->opts.debug_root = "/usr/lib/debug";
 	if (!u->opts.proc_root)

@@ -22,6 +22,7 @@
 #include "privileges.h"
 #include "sink.h"
 #include "symbolize.h"
+#include "usyms.h"
 #include "vmlinux_dwarf.h"
 
 struct old_opts { size_t sz; int a; };
@@ -162,6 +163,7 @@ CALL_NEW(prefetch, struct prefetch, prefetch__start, prefetch__free)
 CALL_NEW(symbolize, struct symbolize, symbolize__new, symbolize__free)
 CALL_NEW(text_sink, struct sink, text_sink__new, sink__free)
 CALL_NEW(json_sink, struct sink, json_sink__new, sink__free)
+CALL_NEW(usyms, struct usyms, usyms__new, usyms__free)
 
 static const struct opts_case cases[] = {
 	{ "addr2line", sizeof(struct addr2line_opts), call_addr2line },
@@ -175,6 +177,7 @@ static const struct opts_case cases[] = {
 	{ "symbolize", sizeof(struct symbolize_opts), call_symbolize },
 	{ "text_sink", sizeof(struct text_sink_opts), call_text_sink },
 	{ "json_sink", sizeof(struct json_sink_opts), call_json_sink },
+	{ "usyms", sizeof(struct usyms_opts), call_usyms },
 };
 
 /* A caller's struct of @sz bytes, all zero but sz: heap-allocated to exactly @sz so that
