@@ -55,16 +55,16 @@ int cli_cmd__find_sep(int argc, char **argv, const struct argp_option *opts)
 }
 
 /* `-- CMD`: what goes with it and what doesn't. */
-int cli_cmd__check(struct env *env, bool sep_seen)
+int cli_cmd__check(const struct cli_state *st, struct env *env, bool sep_seen)
 {
 	if (sep_seen && !env->cmd_argv)
-		return cli_err("'--' must be followed by the command to trace: retsnoop [OPTIONS] -- CMD [ARGS...].");
+		return cli_err(st, "'--' must be followed by the command to trace: retsnoop [OPTIONS] -- CMD [ARGS...].");
 	if (env->cmd_argv && env->allow_pid_cnt)
-		return cli_err("-p can't be combined with '-- CMD': retsnoop traces the processes of CMD it starts; drop -p or the command.");
+		return cli_err(st, "-p can't be combined with '-- CMD': retsnoop traces the processes of CMD it starts; drop -p or the command.");
 	if (!env->cmd_argv && env->run_as_user)
-		return cli_err("-u USER needs a command to run: retsnoop -u USER -- CMD [ARGS...].");
+		return cli_err(st, "-u USER needs a command to run: retsnoop -u USER -- CMD [ARGS...].");
 	if (!env->cmd_argv && env->no_follow_forks)
-		return cli_err("--no-follow-forks needs a command to run: retsnoop --no-follow-forks -- CMD [ARGS...].");
+		return cli_err(st, "--no-follow-forks needs a command to run: retsnoop --no-follow-forks -- CMD [ARGS...].");
 	/* a failing command is answered with its own stack above the kernel's */
 	if (env->cmd_argv)
 		env->user_stacks = true;

@@ -176,7 +176,14 @@ static __attribute__((noreturn)) void child(struct cmd_launch *c, int release_rd
 	char b;
 	int err;
 
-	/* retsnoop blocks signals on some threads; CMD starts with none blocked */
+	/*
+	 * retsnoop's stop handlers are no business of the held child: a Ctrl-C before the
+	 * release ends it (and exec would reset them anyway). CMD starts with no signal
+	 * blocked, whatever retsnoop's threads block.
+	 */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* EOF: retsnoop gave up (or died) before releasing us; CMD never runs */

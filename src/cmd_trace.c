@@ -7,7 +7,7 @@
 /* How long CMD gets to end after a signal retsnoop passed on (or it got from the tty). */
 #define SETTLE_MS 1000
 
-int cmd_trace__launch(const struct env *env, struct cmd_launch **out)
+int cmd_trace__launch(const struct env *env, log_print_fn print, struct cmd_launch **out)
 {
 	struct cmd_launch_opts o = { .sz = sizeof(o), .user = env->run_as_user };
 	const char *cmd = env->cmd_argv[0];
@@ -18,30 +18,30 @@ int cmd_trace__launch(const struct env *env, struct cmd_launch **out)
 	case 0:
 		break;
 	case -ENOENT:
-		fprintf(stderr, "Can't run '%s': no such command%s (check the name, or give its path).\n",
+		log_msg(print, LOG_ERROR, "Can't run '%s': no such command%s (check the name, or give its path).\n",
 			cmd, strchr(cmd, '/') ? "" : " in PATH");
 		break;
 	case -EACCES:
-		fprintf(stderr, "Can't run '%s': not an executable file (check its permissions).\n",
+		log_msg(print, LOG_ERROR, "Can't run '%s': not an executable file (check its permissions).\n",
 			cmd);
 		break;
 	case -ESRCH:
-		fprintf(stderr, "-u: no such user '%s' (give a user name or a numeric UID).\n",
+		log_msg(print, LOG_ERROR, "-u: no such user '%s' (give a user name or a numeric UID).\n",
 			env->run_as_user);
 		break;
 	default:
-		fprintf(stderr, "Can't start '%s': %s.\n", cmd, strerror(-err));
+		log_msg(print, LOG_ERROR, "Can't start '%s': %s.\n", cmd, strerror(-err));
 		break;
 	}
 	return err;
 }
 
-int cmd_trace__release(struct cmd_launch *c, const struct env *env)
+int cmd_trace__release(struct cmd_launch *c, const struct env *env, log_print_fn print)
 {
 	int err = cmd_launch__release(c);
 
 	if (err)
-		fprintf(stderr, "Can't run '%s'%s%s: %s.\n", cmd_launch__path(c),
+		log_msg(print, LOG_ERROR, "Can't run '%s'%s%s: %s.\n", cmd_launch__path(c),
 			env->run_as_user ? " as user " : "", env->run_as_user ?: "",
 			strerror(-err));
 	return err;

@@ -2,7 +2,7 @@
 /*
  * `retsnoop -- CMD`: the command's part of a tracing run, in the user's words. Starts CMD
  * held (cmd_launch), releases it once everything is attached, notices its end, and turns
- * its end into retsnoop's exit status. Prints its own one-line errors to stderr.
+ * its end into retsnoop's exit status. Its one-line errors go to @print (LOG_ERROR).
  */
 #ifndef RETSNOOP_CMD_TRACE_H
 #define RETSNOOP_CMD_TRACE_H
@@ -10,20 +10,21 @@
 #include <stdbool.h>
 #include "cmd_launch.h"
 #include "env.h"
+#include "log.h"
 #include "sink.h"
 
 /* Exit status when CMD can't be run (not found, not executable, exec failed): the shell's. */
 #define CMD_TRACE_NOT_RUN 127
 
 /*
- * Fork @env's command, held before exec. 0 and *@out, or after one line on stderr: a
+ * Fork @env's command, held before exec. 0 and *@out, or after one error line: a
  * negative errno (-ENOENT/-EACCES: CMD not runnable, exit CMD_TRACE_NOT_RUN; -ESRCH: no
  * such -u user, a usage error).
  */
-int cmd_trace__launch(const struct env *env, struct cmd_launch **out);
+int cmd_trace__launch(const struct env *env, log_print_fn print, struct cmd_launch **out);
 
-/* Let CMD run; 0, or after one line on stderr the negative errno its exec failed with. */
-int cmd_trace__release(struct cmd_launch *c, const struct env *env);
+/* Let CMD run; 0, or after one error line the negative errno its exec failed with. */
+int cmd_trace__release(struct cmd_launch *c, const struct env *env, log_print_fn print);
 
 /*
  * Recording stopped because of signal @stop_sig (0: CMD exited): give CMD, which got the

@@ -16,6 +16,7 @@
 #include "arg_plan.h"
 #include "arg_render.h"
 #include "errnos.h"
+#include "log.h"
 #include "result_fmt.h"
 #include "sink.h"
 
@@ -104,7 +105,7 @@ static void put(json_t *obj, const char *key, json_t *v)
 		json_object_set_new(obj, key, v);
 }
 
-static json_t *jsrc(const struct sample_src *f)
+static json_t *jsrc(const struct src_frame *f)
 {
 	json_t *o = json_object();
 
@@ -117,17 +118,41 @@ static json_t *jsrc(const struct sample_src *f)
 	return o;
 }
 
-/* A code location: address, symbol+offset, source and inlined callees. */
-static void put_loc(json_t *o, const struct sample_loc *loc)
+/* A user-space location's binary: path, build ID and the address' offset in the file. */
+static json_t *jimage(const struct code_image *img)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "path", jstr(img->path));
+	if (img->build_id)
+		put(o, "build_id", jstr(img->build_id));
+	put(o, "file_offset", jhex(img->file_off));
+	return o;
+}
+
+/*
+ * A code location: address, symbol+offset, source and inlined callees; for user space
+ * also the process and binary (kernel locations stay as they always were).
+ */
+static void put_loc(json_t *o, const struct code_loc *loc)
 {
 	json_t *inl;
 	int i;
 
 	put(o, "addr", jhex(loc->addr));
+	if (loc->as.kind == ADDR_SPACE_USER) {
+		put(o, "space", jstr("user"));
+		if (loc->image.path)
+			put(o, "image", jimage(&loc->image));
+	}
 	if (loc->sym) {
 		put(o, "symbol", jstr(loc->sym));
 		put(o, "offset", jint(loc->addr - loc->sym_start));
 	}
+	if (loc->src_note)
+		put(o, "source_missing", jstr(loc->src_note));
 	if (loc->src_cnt <= 0)
 		return;
 	put(o, "source", jsrc(&loc->src[0]));
@@ -560,17 +585,51 @@ static const struct sink_ops json_ops = {
 	.free = json_free,
 };
 
+int json_sink__log(FILE *out, int level, const char *fmt, va_list args)
+{
+	struct json_sink js = { .o.out = out ?: stdout };
+	char buf[512], *msg = buf;
+	va_list copy;
+	json_t *o;
+	int n, err;
+	size_t len;
+
+	va_copy(copy, args);
+	n = vsnprintf(buf, sizeof(buf), fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return -EINVAL;
+	/* a verifier log can be long: the whole message, whatever its size */
+	if ((size_t)n >= sizeof(buf)) {
+		msg = malloc(n + 1);
+		if (!msg)
+			return -ENOMEM;
+		vsnprintf(msg, n + 1, fmt, args);
+	}
+	len = strlen(msg);
+	while (len && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	o = event(level < LOG_WARN ? "error" : "warning");
+	if (o)
+		put(o, "message", jstr(msg));
+	err = emit(&js, o);
+	if (msg != buf)
+		free(msg);
+	return err;
+}
+
 struct sink *json_sink__new(const struct json_sink_opts *opts)
 {
 	struct json_sink *js;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	js = calloc(1, sizeof(*js));
 	if (!js)
 		return NULL;
+	if (OPTS_COPY(&js->o, opts)) {
+		free(js);
+		return errno = EINVAL, NULL;
+	}
 	js->sink.ops = &json_ops;
-	OPTS_COPY(&js->o, opts);
-	js->o.out = opts->out ?: stdout;
+	js->o.out = js->o.out ?: stdout;
 	return &js->sink;
 }

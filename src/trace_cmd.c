@@ -24,43 +24,12 @@
 #include "sink.h"
 #include "symbolize.h"
 #include "progress.h"
+#include "stop.h"
 #include "trace_cmd.h"
 #include "tracer.h"
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
-
-static volatile sig_atomic_t stop_requested, stop_signal;
-/* `-- CMD`: where the stopping signals go first */
-static volatile pid_t forward_pid;
-
-volatile sig_atomic_t *trace_cmd__stop_flag(void)
-{
-	return &stop_requested;
-}
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	/* a terminal's ^C went to CMD already (our process group); kill(1)'s signal didn't */
-	if (forward_pid > 0 && si->si_code != SI_KERNEL)
-		kill(forward_pid, sig);
-	stop_signal = sig;
-	stop_requested = 1;
-}
-
-/*
- * SIGINT/SIGTERM/SIGHUP end the run; SA_RESETHAND makes a second one kill right away.
- * Installed before anything is attached, so no signal can skip the detach.
- */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_RESETHAND | SA_SIGINFO };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 static long now_ms(void)
 {
@@ -444,11 +413,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.clock_off_ns = clock_offset_ns(),
 		.probes = env->inject_probes,
 		.probe_cnt = env->inject_probe_cnt,
-		.stop = &stop_requested,
+		.stop = stop__flag(),
 		.progress = progress__update,
 		.progress_ctx = progress,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
+	/* benchmarks: detach as before (1) to compare; not a user setting */
+	const char *detach_threads = getenv("RETSNOOP_DETACH_THREADS");
 	FILE *vout = env->json ? stderr : stdout;
 	struct sink *sink = NULL, *inner = NULL;
 	struct capture *cap = NULL;
@@ -462,9 +433,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct cmd_launch *cmd = tgt->cmd;
 	int cmd_pid = cmd ? cmd_launch__pid(cmd) : 0;
 	long t0 = now_ms(), ms;
+	sigset_t held;
 	int err, exec_err = 0;
 
-	catch_signals();
 	/* `-- CMD`: its process, and by default what it forks; -p: those processes only */
 	if (cmd) {
 		o.traced_tgids = &cmd_pid;
@@ -481,6 +452,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 1; i++)
 		excluded[o.excluded_cnt++] = pids[i];
 	o.excluded_tgids = excluded;
+	if (detach_threads)
+		o.detach_threads = atoi(detach_threads);
 
 	trace_cmd__report_fallbacks(env, d);
 	err = plan_args(env, funcs, cnt, vout, &args);
@@ -528,13 +501,17 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cap = capture__create(cap_path, &copts);
 		if (!cap) {
 			err = -errno;
-			fprintf(stderr, "Failed to create capture file '%s': %s\n", cap_path,
+			log_msg(print, LOG_ERROR, "Failed to create capture file '%s': %s\n", cap_path,
 				strerror(-err));
 			goto out;
 		}
 		o.capture = cap;
 	}
 
+	if (stop__requested()) {
+		err = -EINTR;
+		goto out;
+	}
 	t = tracer__open(&o);
 	if (!t) {
 		err = -errno;
@@ -556,6 +533,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 */
 	if (mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
 		symbolize__prefetch(sym);
+	/* from the first link on, a signal too many hands the release to a background child */
+	stop__set_phase(STOP_ATTACHED);
 	err = tracer__attach(t);
 	/* the line is gone before anything else is said */
 	progress__clear(progress);
@@ -567,38 +546,55 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
 				vout);
-	if (env->verbose)
-		fprintf(vout, "Successfully attached in %ld ms.\n", now_ms() - t0);
+	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	err = tracer__start(t);
 	if (err)
 		goto out;
 	/* said once, before any output that lacks source lines */
 	if (!vd && env->symb_mode != SYMB_NONE)
-		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
-			"names only (install the kernel's debug package or use -k PATH).\n");
-	sink__ready(sink);
-	if (cmd) {
-		forward_pid = cmd_pid;
-		exec_err = cmd_trace__release(cmd, env);
+		log_msg(print, LOG_WARN, "WARNING: no usable DWARF vmlinux for this kernel; showing "
+			"kallsyms names only (install the kernel's debug package or use -k PATH).\n");
+	/* never "ready" after a stop: the signals wait until the line is out */
+	stop__hold(&held);
+	if (!stop__requested()) {
+		sink__ready(sink);
+		/* a stop from now on lets the samples received be finished */
+		stop__set_phase(STOP_SAMPLING);
+	} else {
+		err = -EINTR;
 	}
-	/* until a signal, or CMD's end: its children may run on, untraced from then on */
+	stop__release(&held);
+	if (err) {
+		/* stopped before tracing: no run to end, just what was attached to let go */
+		ms = tracer__detach(t);
+		progress__clear(progress);
+		log_msg(print, LOG_INFO, "Detached in %ld ms.\n", ms);
+		goto out;
+	}
+	if (cmd) {
+		/* the stopping signals reach CMD first from now on */
+		stop__forward_to(cmd_pid);
+		exec_err = cmd_trace__release(cmd, env, print);
+	}
+	/* until a stop, or CMD's end: its children may run on, untraced from then on */
 	while (!exec_err && !(err = tracer__poll(t, POLL_TIMEOUT_MS)))
 		if (cmd && cmd_launch__wait(cmd, 0) == 1)
 			break;
 	if (err == -EINTR)
 		err = 0;
 	if (cmd)
-		cmd_trace__settle(cmd, stop_signal);
-	forward_pid = 0;
+		cmd_trace__settle(cmd, stop__signal());
+	stop__forward_to(0);
 	tracer__stop(t);
+	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
 	if (drops.unfollowed_forks)
-		fprintf(stderr, "WARNING: %llu processes forked by the command were not traced: their PIDs are above kernel.pid_max as it was at start.\n",
+		log_msg(print, LOG_WARN, "WARNING: %llu processes forked by the command were not traced: their PIDs are above kernel.pid_max as it was at start.\n",
 			(unsigned long long)drops.unfollowed_forks);
 	if (cmd) {
 		cmd_trace__report(cmd, env, exec_err, sink);
-		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop_signal);
+		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
 	}
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
@@ -608,8 +604,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	sink__detached(sink, ms);
 out:
 	tracer__free(t);
+	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
-		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
+		log_msg(print, LOG_WARN, "Capture file '%s' is incomplete (write error).\n", cap_path);
 	sink__free(sink);
 	sink__free(inner);
 	symbolize__free(sym);

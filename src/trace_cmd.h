@@ -3,7 +3,6 @@
 #ifndef RETSNOOP_TRACE_CMD_H
 #define RETSNOOP_TRACE_CMD_H
 
-#include <signal.h>
 #include <stdio.h>
 #include "env.h"
 #include "func.h"
@@ -23,9 +22,6 @@ struct trace_cmd_target {
 	int exit_status;		/* set with @cmd: retsnoop's exit status (CMD's) */
 };
 
-/* Set by SIGINT/SIGTERM/SIGHUP during a run: whatever waits on something slow should stop. */
-volatile sig_atomic_t *trace_cmd__stop_flag(void);
-
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
 int trace_cmd__detect(struct kernel_features *feat);
 
@@ -36,11 +32,12 @@ int trace_cmd__detect(struct kernel_features *feat);
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
 
 /*
- * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM/SIGHUP or, with a
- * command (@tgt->cmd), until it exits; 0 or negative errno. @vd (may be NULL: kallsyms
- * only) adds source lines and inlined frames. @progress (may be NULL) shows loading,
- * attaching and detaching on the terminal. The command is released once everything is
- * attached, and gets the stopping signals first.
+ * Trace the functions @d found, as @env asks, until a stop (stop.h) or, with a command
+ * (@tgt->cmd), until it exits; 0 or negative errno, -EINTR (nothing said, nothing left
+ * attached) when the stop came before tracing began. @vd (may be NULL: kallsyms only) adds
+ * source lines and inlined frames. @progress (may be NULL) shows loading, attaching and
+ * detaching on the terminal. The command is released once everything is attached, and
+ * gets the stopping signals first.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,

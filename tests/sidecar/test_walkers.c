@@ -37,12 +37,15 @@ static void walkers_open(struct walkers *w, const char *elf)
 	struct symbolizer_opts o = { .sz = sizeof(o) };
 
 	memset(w, 0, sizeof(*w));
-	assert_int_equal(symbolizer__open(elf, &o, &w->s[0]), 0);
+	w->s[0] = symbolizer__open(elf, &o);
+	assert_non_null(w->s[0]);
 	o.libdw_dies = true;
-	assert_int_equal(symbolizer__open(elf, &o, &w->s[1]), 0);
+	w->s[1] = symbolizer__open(elf, &o);
+	assert_non_null(w->s[1]);
 	o.libdw_dies = false;
 	o.libdw_lines = true;
-	assert_int_equal(symbolizer__open(elf, &o, &w->s[2]), 0);
+	w->s[2] = symbolizer__open(elf, &o);
+	assert_non_null(w->s[2]);
 }
 
 static void walkers_close(struct walkers *w)
@@ -53,7 +56,7 @@ static void walkers_close(struct walkers *w)
 		symbolizer__close(w->s[i]);
 }
 
-static void print_frames(const char *who, const struct symb_frame *f, int n)
+static void print_frames(const char *who, const struct src_frame *f, int n)
 {
 	int i;
 
@@ -62,7 +65,7 @@ static void print_frames(const char *who, const struct symb_frame *f, int n)
 		fprintf(stderr, "    %s\t%s\t%d\t%d\n", f[i].func, f[i].file, f[i].line, f[i].col);
 }
 
-static bool same_frames(const struct symb_frame *a, int na, const struct symb_frame *b, int nb)
+static bool same_frames(const struct src_frame *a, int na, const struct src_frame *b, int nb)
 {
 	int i;
 
@@ -79,7 +82,7 @@ static bool same_frames(const struct symb_frame *a, int na, const struct symb_fr
 /* Symbolize @addr every way; a difference is printed (the first few) and counted. */
 static void compare(struct walkers *w, uint64_t addr)
 {
-	struct symb_frame f[NWAYS][SYMB_MAX_FRAMES];
+	struct src_frame f[NWAYS][SYMB_MAX_FRAMES];
 	int n[NWAYS], i;
 
 	for (i = 0; i < NWAYS; i++)
@@ -336,9 +339,42 @@ static void test_abbrev_skip_limit(void **state)
 	check_big_abbrev(STEP_ARG_MAX / 16 + 1, false);
 }
 
+/*
+ * symbolizer_opts follow the extensible-opts rule (src/opts.h): an older caller's smaller
+ * struct (heap-allocated to its exact size, so ASan sees a read past it), a newer one's
+ * with a zero tail and NULL are accepted; a non-zero unknown tail is refused.
+ */
+static void test_opts_sizes(void **state)
+{
+	size_t sizes[] = { sizeof(size_t), sizeof(struct symbolizer_opts),
+			   sizeof(struct symbolizer_opts) + 16 };
+	struct symbolizer *s;
+	unsigned char *o;
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		o = calloc(1, sizes[i]);
+		assert_non_null(o);
+		memcpy(o, &sizes[i], sizeof(size_t));
+		s = symbolizer__open(SIDECAR_FIXTURE, (void *)o);
+		assert_non_null(s);
+		symbolizer__close(s);
+		if (sizes[i] > sizeof(struct symbolizer_opts)) {
+			o[sizes[i] - 1] = 1;
+			assert_null(symbolizer__open(SIDECAR_FIXTURE, (void *)o));
+			assert_int_equal(errno, EINVAL);
+		}
+		free(o);
+	}
+	s = symbolizer__open(SIDECAR_FIXTURE, NULL);
+	assert_non_null(s);
+	symbolizer__close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_opts_sizes),
 		cmocka_unit_test(test_abbrev_skip_limit),
 		cmocka_unit_test(test_fixture_dwarf5),
 		cmocka_unit_test(test_fixture_dwarf4),

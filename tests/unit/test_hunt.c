@@ -7,7 +7,7 @@
 
 static int parse(struct env *env, int argc, char **argv)
 {
-	return cli__parse(argc, argv, env);
+	return cli__parse(argc, argv, env, NULL);
 }
 
 #define PARSE(env, ...) ({						\
