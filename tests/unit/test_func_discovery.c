@@ -420,6 +420,12 @@ static void test_sleepable_deny(void **state)
 	assert_true(func_discovery__is_allowed(d, "__x64_sys_epoll_ctl", NULL));
 	assert_true(func_discovery__is_allowed(d2, "__x64_sys_nanosleep", NULL));
 	assert_false(func_discovery__is_allowed(d2, "migrate_disable", NULL));
+	/* the helpers our probes call, whatever -a says; the BPF subsystem itself stays */
+	assert_false(func_discovery__is_allowed(d2, "bpf_get_current_pid_tgid", NULL));
+	assert_false(func_discovery__is_allowed(d2, "__htab_map_lookup_elem", NULL));
+	assert_false(func_discovery__is_allowed(d2, "bpf_ringbuf_reserve", NULL));
+	assert_true(func_discovery__is_allowed(d2, "bpf_prog_load", NULL));
+	assert_true(func_discovery__is_allowed(d2, "htab_map_update_elem", NULL));
 	func_discovery__free(d);
 	func_discovery__free(d2);
 }
