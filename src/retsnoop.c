@@ -66,6 +66,7 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
  * --json, errors and warnings are JSON records on stdout too: a pipeline reads one format.
  */
 static struct progress *progress;	/* the terminal's status line, if shown */
+static FILE *json_out;			/* -o FILE: the JSON stream goes there; NULL: stdout */
 
 static void log_print(int level, const char *fmt, va_list args)
 {
@@ -76,7 +77,7 @@ static void log_print(int level, const char *fmt, va_list args)
 	progress__clear(progress);
 	if (env.json && level <= LOG_WARN) {
 		va_copy(copy, args);
-		json_sink__log(stdout, level, fmt, copy);
+		json_sink__log(json_out ?: stdout, level, fmt, copy);
 		va_end(copy);
 	}
 	vfprintf(level <= LOG_WARN || env.json ? stderr : stdout, fmt, args);
@@ -314,6 +315,7 @@ static int run(void)
 			return err;
 		}
 		setvbuf(tgt.out, NULL, _IOLBF, 0);
+		json_out = tgt.out;
 	}
 	/* forked first: CMD's process inherits none of the BPF objects made below */
 	if (env.cmd_argv && !env.dry_run) {
@@ -442,6 +444,7 @@ static int run(void)
 		cmd_status = tgt.exit_status;
 cleanup:
 	cmd_launch__free(tgt.cmd);
+	json_out = NULL;
 	if (tgt.out)
 		fclose(tgt.out);
 	progress__free(progress);
