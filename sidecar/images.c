@@ -9,6 +9,7 @@
 #include "symbolizer_int.h"
 
 struct image {
+	char *path;			/* as the client named it */
 	struct symbolizer *bin;
 	struct symbolizer *dbg;		/* the separate debug file, NULL if none */
 };
@@ -45,6 +46,7 @@ int images__close(struct images *im, int id)
 		return -ENOENT;
 	symbolizer__close(img->bin);
 	symbolizer__close(img->dbg);
+	free(img->path);
 	*img = (struct image){};
 	return 0;
 }
@@ -61,9 +63,10 @@ void images__free(struct images *im)
 	free(im);
 }
 
-int images__open(struct images *im, int fd, int *id)
+int images__open(struct images *im, int fd, const char *path, int *id)
 {
 	struct symbolizer *s;
+	char *copy;
 	int i, err;
 
 	*id = 0;
@@ -77,17 +80,23 @@ int images__open(struct images *im, int fd, int *id)
 	err = symbolizer__open_fd(fd, &im->opts, &s);
 	if (err)
 		return err;
+	copy = strdup(path);
+	if (!copy) {
+		symbolizer__close(s);
+		return -ENOMEM;
+	}
 	if (i == im->cnt) {
 		struct image *v = grow(im->v, &im->cap, im->cnt + 1, sizeof(*v));
 
 		if (!v) {
 			symbolizer__close(s);
+			free(copy);
 			return -ENOMEM;
 		}
 		im->v = v;
 		im->cnt++;
 	}
-	im->v[i] = (struct image){ .bin = s };
+	im->v[i] = (struct image){ .path = copy, .bin = s };
 	*id = i + 1;
 	return 0;
 }
@@ -212,4 +221,23 @@ int images__fd(struct images *im, int id)
 	struct image *img = get(im, id);
 
 	return img ? img->bin->fd : -ENOENT;
+}
+
+int images__find(struct images *im, const char *path, const uint8_t *build_id, size_t len)
+{
+	int i;
+
+	for (i = 0; path && i < im->cnt; i++) {
+		if (im->v[i].bin && strcmp(im->v[i].path, path) == 0)
+			return i + 1;
+	}
+	for (i = 0; build_id && len && i < im->cnt; i++) {
+		const uint8_t *id;
+		size_t n;
+
+		if (im->v[i].bin && !symbolizer__build_id(im->v[i].bin, &id, &n) && n == len &&
+		    memcmp(id, build_id, len) == 0)
+			return i + 1;
+	}
+	return -ENOENT;
 }

@@ -107,6 +107,17 @@ $(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/unit/unit.h \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
 		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
 
+# The image requests in process, on the sanitized sidecar sources.
+SIDECAR_SERVER_IMAGES_TEST := $(SIDECAR_T)/test_server_images
+EXTRA_UNIT_BINS += $(SIDECAR_SERVER_IMAGES_TEST)
+
+$(SIDECAR_SERVER_IMAGES_TEST): tests/sidecar/test_server_images.c tests/unit/unit.h \
+		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) $(SIDECAR_UPROG)/stamp
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
+		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
+
 # Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
 # build, no libFuzzer): a crash once found stays fixed.
 SIDECAR_FUZZ_REPLAY := $(SIDECAR_T)/test_sidecar_fuzz_replay

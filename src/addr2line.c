@@ -632,11 +632,18 @@ int addr2line__open_image(struct addr2line *a, int fd, const char *label,
 	for (i = 0, p = a->reply; i < n; i++, p = f[1] + strlen(f[1]) + 1) {
 		if (split_tabs(p, f, 2) != 2)
 			return a->err = -EPROTO;
+		/*
+		 * The caller opens files by these names with its privileges: a sidecar that a
+		 * hostile file took over must not steer it anywhere but a build-ID path or a
+		 * plain name next to the binary.
+		 */
 		if (strcmp(f[0], "id") == 0)
 			img->id = atoi(f[1]);
-		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0)
+		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0 &&
+			 strspn(f[1], "0123456789abcdef") == strlen(f[1]))
 			snprintf(img->build_id, sizeof(img->build_id), "%s", f[1]);
-		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0)
+		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0 &&
+			 !strchr(f[1], '/') && strcmp(f[1], ".") && strcmp(f[1], ".."))
 			img->debuglink = f[1];
 		else if (strcmp(f[0], "dwarf") == 0)
 			img->dwarf = atoi(f[1]);

@@ -212,6 +212,11 @@ degraded:
 	return 0;
 }
 
+struct usyms *symbolize__usyms(struct symbolize *s)
+{
+	return s->usyms;
+}
+
 struct sym_resolver symbolize__resolver(struct symbolize *s)
 {
 	return (struct sym_resolver){ .sym = sym_sym, .src = sym_src, .ctx = s };

@@ -163,6 +163,8 @@ void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_op
 {
 	so->src.lookup = addr2line__src_lookup;
 	so->src.ctx = vd->a2l;
+	/* one sidecar for vmlinux and user-space images: it is already kept out of tracing */
+	so->sidecar = vd->a2l;
 	so->kaslr_offset = vd->kaslr_offset;
 	so->inlines = vd->opts.mode != SYMB_LINENUM;
 }
