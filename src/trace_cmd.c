@@ -240,6 +240,7 @@ static struct sink *make_sink(const struct env *env, struct sink **inner)
 			.args = env->capture_args,
 			.args_fmt = env->cfg.args_fmt_mode,
 			.args_max_width = env->cfg.args_fmt_max_arg_width,
+			.whole_lines = !isatty(STDOUT_FILENO),
 		};
 
 		*inner = text_sink__new(&to);
