@@ -7,6 +7,7 @@
 
 #include "images.h"
 #include "symbolizer_int.h"
+#include "../src/opts.h"
 
 struct image {
 	char *path;			/* as the client named it */
@@ -24,10 +25,12 @@ struct images *images__new(const struct symbolizer_opts *opts)
 {
 	struct images *im = calloc(1, sizeof(*im));
 
-	if (im && opts)
-		im->opts = *opts;
-	if (im)
-		im->opts.sz = sizeof(im->opts);
+	if (!im)
+		return NULL;
+	if (OPTS_COPY(&im->opts, opts)) {
+		free(im);
+		return errno = EINVAL, NULL;
+	}
 	return im;
 }
 
@@ -67,7 +70,7 @@ int images__open(struct images *im, int fd, const char *path, int *id)
 {
 	struct symbolizer *s;
 	char *copy;
-	int i, err;
+	int i;
 
 	*id = 0;
 	/* a free slot first: a long run opens and closes many libraries */
@@ -77,9 +80,9 @@ int images__open(struct images *im, int fd, const char *path, int *id)
 		close(fd);
 		return -EMFILE;
 	}
-	err = symbolizer__open_fd(fd, &im->opts, &s);
-	if (err)
-		return err;
+	s = symbolizer__open_fd(fd, &im->opts);
+	if (!s)
+		return -errno;
 	copy = strdup(path);
 	if (!copy) {
 		symbolizer__close(s);
@@ -162,9 +165,9 @@ int images__attach_debug(struct images *im, int id, int fd)
 		close(fd);
 		return -EEXIST;
 	}
-	err = symbolizer__open_fd(fd, &im->opts, &dbg);
-	if (err)
-		return err;
+	dbg = symbolizer__open_fd(fd, &im->opts);
+	if (!dbg)
+		return -errno;
 	err = debug_matches(img->bin, dbg);
 	if (!err && !symbolizer__has_dwarf(dbg))
 		err = -ENODATA;

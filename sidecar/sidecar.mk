@@ -10,14 +10,14 @@ SIDECAR_HDRS := $(wildcard sidecar/*.h) src/code_loc.h
 SIDECAR_BIN ?= sidecar/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
 SIDECAR_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
-SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread
+SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread $(ELFUTILS_COMPAT_LIB)
 # libdw.a's debuginfod client warns that dlopen needs shared libraries at run time; harmless.
 SIDECAR_LD_NOISE := -e debuginfod -e 'statically linked' -e 'dlopen'
 
 EXTRA_OBJS += $(SIDECAR_BLOB)
 CLEAN_EXTRA += $(SIDECAR_BIN)
 
-$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS)
+$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) $(ELFUTILS_COMPAT_LIB)
 	$(call msg,SIDECAR,$@)
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -static $(SIDECAR_SRCS) $(SIDECAR_LIBS) -o $@ 2>$@.log; \
 		rc=$$?; grep -v $(SIDECAR_LD_NOISE) $@.log >&2; rm -f $@.log; exit $$rc

@@ -63,12 +63,13 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 {
 	struct symbolize *s;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	OPTS_COPY(&s->opts, opts);
+	if (OPTS_COPY(&s->opts, opts)) {
+		free(s);
+		return errno = EINVAL, NULL;
+	}
 	if (s->opts.early_ksyms) {
 		const struct ksym *a = ksyms__find(s->opts.early_ksyms, "_stext");
 		const struct ksym *b = ksyms__find(s->opts.early_ksyms, "_etext");

@@ -53,12 +53,13 @@ struct usyms *usyms__new(const struct usyms_opts *opts)
 {
 	struct usyms *u;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
-	OPTS_COPY(&u->opts, opts);
+	if (OPTS_COPY(&u->opts, opts)) {
+		free(u);
+		return errno = EINVAL, NULL;
+	}
 	if (!u->opts.debug_root)
 		u->opts.debug_root = "/usr/lib/debug";
 	if (!u->opts.proc_root)
@@ -103,8 +104,9 @@ static struct addr2line *sidecar(struct usyms *u)
 		return u->opts.sidecar;
 	if (u->own)
 		return u->own;
-	err = addr2line__new(NULL, &ao, &u->own);
-	if (err) {
+	u->own = addr2line__new(NULL, &ao);
+	if (!u->own) {
+		err = -errno;
 		u->sidecar_err = err;
 		log_msg(u->opts.print, LOG_WARN, "WARNING: cannot start the symbolization sidecar "
 			"for user-space frames: %s\n", strerror(-err));

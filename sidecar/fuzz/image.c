@@ -28,7 +28,8 @@ int fuzz_image(const uint8_t *data, size_t size)
 	memcpy(&blen, data, 4);
 	if (blen > size - 4)
 		blen = size - 4;
-	if (server__new(NULL, NULL, &srv))
+	srv = server__new(NULL, NULL);
+	if (!srv)
 		abort();
 	/* the server owns what it takes from the queue: hand it dups, close ours */
 	fd = fuzz_memfile(data + 4, blen, path, sizeof(path));
