@@ -193,7 +193,8 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 	FILE *m;
 	int i;
 
-	if (as->kind != ADDR_SPACE_KERNEL || !first_time(&c->srcs_seen, addr))
+	/* a lookup cut short is no answer: a replay must not show it as "no source" */
+	if (n == -EINTR || as->kind != ADDR_SPACE_KERNEL || !first_time(&c->srcs_seen, addr))
 		return n;
 	m = open_memstream(&buf, &len);
 	if (!m) {

@@ -208,7 +208,7 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
 		.need_src_globs = has_src_globs(), .verbose = env.verbose,
 		.sidecar_path = getenv("RETSNOOP_SIDECAR"), .print = log_print,
-		.cancel = trace_cmd__stop_flag(), .image = image, .image_sz = sizeof(image),
+		.cancel = trace_cmd__hurry_flag(), .image = image, .image_sz = sizeof(image),
 	};
 	int err, why;
 

@@ -128,6 +128,8 @@ static void put_loc(json_t *o, const struct sample_loc *loc)
 		put(o, "symbol", jstr(loc->sym));
 		put(o, "offset", jint(loc->addr - loc->sym_start));
 	}
+	if (loc->src_cut)
+		put(o, "source_cut", json_true());
 	if (loc->src_cnt <= 0)
 		return;
 	put(o, "source", jsrc(&loc->src[0]));
@@ -289,10 +291,12 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		const struct func *fn = sample__func(s, f->func_id);
 
 		put_func(o, s, f->func_id);
-		marker[0] = f->has_kframe ? ' ' : '!';
+		marker[0] = f->origin ? '!' : f->replaced ? '^' : ' ';
 		marker[1] = f->stitched ? '*' : ' ';
 		put(o, "marker", json_string(marker));
 		put(o, "stitched", json_boolean(f->stitched));
+		put(o, "origin", json_boolean(f->origin));
+		put(o, "replaced", json_boolean(f->replaced));
 		put(o, "running", json_boolean(f->running));
 		if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));

@@ -47,7 +47,10 @@ struct src_frame {
 struct sym_resolver {
 	/* Function symbol containing @addr. */
 	bool (*sym)(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit);
-	/* Source frames of @addr, outermost first; returns the count, 0 if unknown. */
+	/*
+	 * Source frames of @addr, outermost first; returns the count, 0 if unknown, or
+	 * -EINTR if the lookup was cut short (the frames may exist: the caller says so).
+	 */
 	int (*src)(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *frames,
 		   int max);
 	void *ctx;

@@ -30,24 +30,55 @@
 #define POLL_TIMEOUT_MS 100
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t hurry;
+/* samples are flowing: a first stop lets the ones received be symbolized in full */
+static volatile sig_atomic_t finish_samples;
 
 volatile sig_atomic_t *trace_cmd__stop_flag(void)
 {
 	return &stop_requested;
 }
 
-static void on_signal(int sig)
+volatile sig_atomic_t *trace_cmd__hurry_flag(void)
 {
-	stop_requested = 1;
+	return &hurry;
+}
+
+static void default_action(int sig)
+{
+	struct sigaction sa = { .sa_handler = SIG_DFL };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
 }
 
 /*
- * SIGINT/SIGTERM end the run; SA_RESETHAND makes a second one kill right away. Installed
- * before anything is attached, so no signal can skip the detach.
+ * The first signal stops the run. Once samples flow, what was received is still
+ * symbolized in full (a stop must not make the answer poorer); a second signal cuts
+ * that short (each frame left without source lines says so). The signal after that
+ * kills, as the default action does.
+ */
+static void on_signal(int sig)
+{
+	if (finish_samples && stop_requested) {
+		hurry = 1;
+		default_action(sig);
+		return;
+	}
+	stop_requested = 1;
+	if (!finish_samples) {
+		hurry = 1;
+		default_action(sig);
+	}
+}
+
+/*
+ * SIGINT/SIGTERM end the run (on_signal). Installed before anything is attached, so no
+ * signal can skip the detach.
  */
 static void catch_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
+	struct sigaction sa = { .sa_handler = on_signal };
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -552,11 +583,19 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
 			"names only (install the kernel's debug package or use -k PATH).\n");
 	sink__ready(sink);
+	finish_samples = !stop_requested;
 	while (!(err = tracer__poll(t, POLL_TIMEOUT_MS)))
 		;
 	if (err == -EINTR)
 		err = 0;
+	/* the samples still in the buffer, symbolized in full unless told to hurry */
 	tracer__stop(t);
+	finish_samples = 0;
+	/* as before samples flowed: after a stop, the next signal kills */
+	if (stop_requested) {
+		default_action(SIGINT);
+		default_action(SIGTERM);
+	}
 	tracer__drops(t, &drops);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);

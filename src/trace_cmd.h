@@ -17,6 +17,12 @@ struct progress;
 
 /* Set by SIGINT/SIGTERM during a run: whatever waits on something slow should stop. */
 volatile sig_atomic_t *trace_cmd__stop_flag(void);
+/*
+ * What the sidecar's lookups watch (vmlinux_dwarf_opts.cancel). Set with the stop flag
+ * before samples flow; after that, only by a second signal: a stop lets the samples
+ * already received be symbolized in full, a second one cuts that short.
+ */
+volatile sig_atomic_t *trace_cmd__hurry_flag(void);
 
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
 int trace_cmd__detect(struct kernel_features *feat);
