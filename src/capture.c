@@ -193,8 +193,7 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 	FILE *m;
 	int i;
 
-	/* a lookup cut short is no answer: a replay must not show it as "no source" */
-	if (n == -EINTR || as->kind != ADDR_SPACE_KERNEL || !first_time(&c->srcs_seen, addr))
+	if (as->kind != ADDR_SPACE_KERNEL || !first_time(&c->srcs_seen, addr))
 		return n;
 	m = open_memstream(&buf, &len);
 	if (!m) {
@@ -211,7 +210,10 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 	}
 	fclose(m);
 	{
-		struct { __u64 addr; __u32 n; } __attribute__((packed)) h = { addr, n > 0 ? n : 0 };
+		/* a lookup cut short is no "no source": a replay shows the same mark */
+		struct { __u64 addr; __u32 n; } __attribute__((packed)) h = {
+			addr, n == -EINTR ? CAP_SRC_CUT : n > 0 ? n : 0,
+		};
 
 		cap_write(c, CAP_SRC, &h, sizeof(h), buf, len);
 	}

@@ -28,6 +28,9 @@ enum cap_kind {
 	CAP_PROBE_PLAN,		/* -J -A: __u32 probe id, __u32 0, arg_plan__serialize() bytes */
 };
 
+/* CAP_SRC's n for a lookup cut short (a second Ctrl-C): no frames follow */
+#define CAP_SRC_CUT 0xffffffffU
+
 enum cap_view {
 	VIEW_STACK = 0x1,
 	VIEW_TRACE = 0x2,

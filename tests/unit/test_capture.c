@@ -27,11 +27,16 @@ static bool live_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct
 	return false;
 }
 
+/* the live run's lookups are cut short (a second Ctrl-C) */
+static bool live_cut;
+
 static int live_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
 		    int max)
 {
 	if (addr < 0x1000 || addr >= 0x2000 || max < 2)
 		return 0;
+	if (live_cut)
+		return -EINTR;
 	fr[0] = (struct src_frame){ "outer_fn", "kernel/outer.c", 10, 2 };
 	fr[1] = (struct src_frame){ "helper", "include/linux/helper.h", 77, 9 };
 	return 2;
@@ -160,6 +165,28 @@ static void test_replay_matches_live(void **state)
 	assert_non_null(strstr(live, "outer_fn+0x10  (kernel/outer.c:10:2)"));
 	assert_non_null(strstr(live, ". helper"));
 	assert_non_null(strstr(live, "0x5000"));
+	assert_string_equal(replayed, live);
+	free(live);
+	free(replayed);
+}
+
+/* A lookup the live run cut short replays as cut short, never as "no source". */
+static void test_replay_keeps_cut_lookups(void **state)
+{
+	char path[] = "/tmp/retsnoop-cap-XXXXXX";
+	int fd = mkstemp(path);
+	char *live, *replayed;
+
+	assert_true(fd >= 0);
+	close(fd);
+	setenv("TZ", "UTC", 1);
+	live_cut = true;
+	live = run_live(path);
+	live_cut = false;
+	replayed = run_replay(path);
+	unlink(path);
+	assert_non_null(strstr(live, "outer_fn+0x10  (source lookup cut short)"));
+	assert_null(strstr(live, "kernel/outer.c"));
 	assert_string_equal(replayed, live);
 	free(live);
 	free(replayed);
@@ -541,6 +568,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_matches_live),
+		cmocka_unit_test(test_replay_keeps_cut_lookups),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_args_replay_matches_live),
 		cmocka_unit_test(test_probes_replay_matches_live),

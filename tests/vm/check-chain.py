@@ -190,16 +190,20 @@ def check_sample(s, verbose):
     chain = expected_chain(root)
     want_marks = expected_marks(chain)
     got_marks = [(f.get("marker") or "  ")[0] for f in s["stack"] if f["kind"] != "kernel"]
+    problems = []
     if want_marks != got_marks:
-        return "mismatch in '!'/'^' markers:\n  call trace says: %s\n  stack view says: %s" % (
+        problems.append("mismatch in '!'/'^' markers:\n  call trace says: %s\n"
+                        "  stack view says: %s" % (
             " ".join("%s%s" % (m.strip(), n.name) for m, (n, _) in zip(want_marks, chain)),
             " ".join("%s%s" % (m.strip(), f["function"]) for m, f in
-                     zip(got_marks, [f for f in s["stack"] if f["kind"] != "kernel"])))
+                     zip(got_marks, [f for f in s["stack"] if f["kind"] != "kernel"]))))
     why = order_problem(s["stack"])
     if why:
-        return "mismatch in frame order: " + why + "\n  stack view says: " + \
-            " -> ".join("%s%s" % ("" if f["kind"] == "kernel" else "[traced]", frame_name(f))
-                        for f in s["stack"])
+        problems.append("mismatch in frame order: " + why + "\n  stack view says: " +
+                        " -> ".join("%s%s" % ("" if f["kind"] == "kernel" else "[traced]",
+                                              frame_name(f)) for f in s["stack"]))
+    if problems:
+        return "\n".join(problems)
     origin = [n.name for m, (n, _) in zip(want_marks, chain) if m == "!"]
     replaced = [n.name for m, (n, _) in zip(want_marks, chain) if m == "^"]
     return "ok: %s (origin %s%s)" % (" -> ".join(w.split()[0] for w, _ in want),
