@@ -197,24 +197,30 @@ static int pair_frames(const struct sample *s, const struct call_stack *cs, int 
 }
 
 /*
- * What a wrapper's name and its tail-call target's share: the layers of the syscall
- * wrappers (__x64_sys_X -> __se_sys_X -> __do_sys_X, ksys_X_...) and leading underscores
- * (inet_bind -> __inet_bind) set aside.
+ * What a wrapper's name and its tail-call target's share, and how deep a layer the name
+ * is: the syscall wrappers' layers (__x64_sys_X -> __se_sys_X -> __do_sys_X, ksys_X_...,
+ * __sys_X), "do_" and leading underscores (inet_bind -> __inet_bind) set aside.
  */
-static const char *name_stem(const char *name)
+static const char *name_stem(const char *name, int *layer)
 {
-	static const char *const layers[] = {
-		"x64_sys_", "ia32_sys_", "arm64_sys_", "se_sys_", "do_sys_", "ksys_", "sys_",
-		"do_",
+	static const struct { const char *prefix; int layer; } layers[] = {
+		{ "x64_sys_", 0 }, { "ia32_sys_", 0 }, { "arm64_sys_", 0 }, { "se_sys_", 1 },
+		{ "do_sys_", 2 }, { "ksys_", 2 }, { "sys_", 1 }, { "do_", 1 },
 	};
+	int under = 0;
 	size_t i, len;
 
-	while (*name == '_')
+	while (*name == '_') {
 		name++;
+		under++;
+	}
+	*layer = under;
 	for (i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
-		len = strlen(layers[i]);
-		if (strncmp(name, layers[i], len) == 0) {
+		len = strlen(layers[i].prefix);
+		if (strncmp(name, layers[i].prefix, len) == 0) {
 			name += len;
+			/* the arch wrappers are the outermost layer, underscores or not */
+			*layer = layers[i].layer ? layers[i].layer + under : 0;
 			break;
 		}
 	}
@@ -223,12 +229,17 @@ static const char *name_stem(const char *name)
 	return name;
 }
 
+/*
+ * @name can be what @wrapper jumped to: the same stem (or a longer one: mmap ->
+ * mmap_pgoff), one layer deeper -- never a caller of it (do_foo is not foo's target).
+ */
 static bool tail_target(const char *wrapper, const char *name)
 {
-	const char *a = name_stem(wrapper), *b = name_stem(name);
+	int wl, nl;
+	const char *a = name_stem(wrapper, &wl), *b = name_stem(name, &nl);
 	size_t len = strlen(a);
 
-	return len && strncmp(a, b, len) == 0 && (b[len] == '\0' || b[len] == '_');
+	return nl > wl && len && strncmp(a, b, len) == 0 && (b[len] == '\0' || b[len] == '_');
 }
 
 /*

@@ -38,6 +38,9 @@ static const struct fake_sym syms[] = {
 	{ "__do_sys_prctl", 0x7000, 0x800, 1, { { "__do_sys_prctl", "kernel/sys.c", 2502, 10 } } },
 	{ "security_task_prctl", 0x8000, 0x100, 1,
 	  { { "security_task_prctl", "security/security.c", 3179, 9 } } },
+	/* foo calls do_foo, which tail-calls foo_impl */
+	{ "foo", 0xb000, 0x100, 0, {} },
+	{ "foo_impl", 0xc000, 0x100, 0, {} },
 };
 
 /* fake_src answers -EINTR (a lookup cut short) for addresses inside this symbol */
@@ -87,6 +90,7 @@ static const struct func funcs[] = {
 	{ .name = "bpf_map_alloc_percpu", .flags = FUNC_RET_PTR },
 	{ .name = "__x64_sys_prctl", .addr = 0x6000, .flags = FUNC_NEEDS_SIGN_EXT },
 	{ .name = "security_task_prctl", .addr = 0x8000 },
+	{ .name = "do_foo" },
 };
 
 #define FUNC_CNT (sizeof(funcs) / sizeof(funcs[0]))
@@ -312,6 +316,23 @@ static const struct stack_case cases[] = {
 "!   30us [-EINVAL]  __x64_sys_prctl\n"
 "                    __do_sys_prctl+0x43\n"
 "^    3us [-ENOSYS]  security_task_prctl+0x5e\n",
+}, {
+	/* foo shares do_foo's stem but is a layer above it: its caller, not its target */
+	.name = "a wrapper's caller is never taken for its tail-call target",
+	.kstack = { 0xc020, 0xb010, 0x1063 }, .kcnt = 3,
+	.nfuncs = 2, .func_ids = { 6, 5 }, .res = { -22, -22 }, .lat = { 30000, 3000 },
+	.model =
+"K entry_SYSCALL_64_after_hwframe+0x63\n"
+"K foo+0x10\n"
+"K foo_impl+0x20\n"
+"N do_foo -22\n"
+"N ! security_task_prctl -22\n",
+	.text =
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    foo+0x10\n"
+"                    foo_impl+0x20\n"
+"    30us [-EINVAL]  do_foo\n"
+"!    3us [-EINVAL]  security_task_prctl\n",
 }, {
 	.name = "recursion: two traced frames of one name pair with its two kernel frames",
 	.kstack = { 0x4400, 0x438b, 0x2035, 0x1063 }, .kcnt = 4,
