@@ -141,7 +141,7 @@ for l in sys.stdin:
     for f in o["stack"]:
         if f.get("filtered"):
             continue
-        where = "CUT" if f.get("source_cut") else "NONE" if "source" not in f else \
+        where = "CUT" if f.get("source_missing") == "source lookup cut short" else "NONE" if "source" not in f else \
             "%s:%d/%d" % (f["source"]["file"], f["source"]["line"], len(f.get("inlined", [])))
         fr.append("%s+%s@%s" % (f.get("symbol") or f.get("function"), f.get("offset", ""), where))
     print(" ".join(fr))'
