@@ -160,7 +160,8 @@ expect_count "$d" 'NONE' 0 "two Ctrl-Cs: no frame silently without its source (c
 for n in stop_wait stop_quick stop_double; do
 	expect "$(section "$out" $n.err)" '^rc=0$' "$n: exit 0"
 done
-echo "stop: two Ctrl-Cs cut $(printf '%s\n' "$d" | grep -o CUT | wc -l) of $(printf '%s\n' "$d" | wc -w) frames short"
+echo "info: stop: eight samples, Ctrl-C 0.1 s after the errors: $(printf '%s\n' "$q" | grep -o '@[a-z]' | wc -l) of $(printf '%s\n' "$q" | wc -w) frames with source, as the waiting run"
+echo "info: stop: two Ctrl-Cs cut $(printf '%s\n' "$d" | grep -o CUT | wc -l) of $(printf '%s\n' "$d" | wc -w) frames short"
 
 out_dwarf=$out
 # no DWARF anywhere: one warning and kallsyms names; :PATH globs can't work

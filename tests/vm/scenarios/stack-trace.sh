@@ -134,6 +134,7 @@ for m in $modes T; do
 	expect "$st" '^\^ \[-ENOSYS\] security_task_prctl(\+0x[0-9a-f]+)?$' \
 		"prctl $m: the '^' on the hook whose error was replaced"
 	expect_count "$st" '^!' 1 "prctl $m: one origin"
+	printf '%s\n' "$st" | sed "s/^/info: prctl $m: /"
 	# the wrapper above its target whenever the target has a frame (5.10: stacks end early)
 	printf '%s\n' "$st" | grep -q '^  - __do_sys_prctl' &&
 		expect "$(printf '%s\n' "$st" | grep -E "$SYS_PRCTL|__do_sys_prctl" | head -1)" "$SYS_PRCTL" \
