@@ -119,6 +119,11 @@ struct stack_case {
 	const char *text;
 };
 
+/* The model of the seed's syscall entry frames, kallsyms only (see describe()). */
+#define SEED_ENTRY_MODEL \
+"K entry_SYSCALL_64_after_hwframe+0x63\n" \
+"K do_syscall_64+0x35\n"
+
 static const struct stack_case cases[] = {
 {
 	.name = "seed layout: the NULL of the deepest call was replaced by -ENOMEM",
@@ -145,8 +150,7 @@ static const struct stack_case cases[] = {
 	.name = "kallsyms only",
 	.kstack = { 0x438b, 0x301a, 0x2035, 0x1063 }, .kcnt = 4,
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -12\n"
 "T __sys_bpf+0x38b 4294967284\n"
 "N ! array_map_alloc -12\n"
@@ -163,8 +167,7 @@ static const struct stack_case cases[] = {
 	.kstack = { 0x438b, 0x301a, 0x2035, 0x1063 }, .kcnt = 4,
 	.nfuncs = 3, .func_ids = { 0, 1, 2 }, .res = { -22, -22, -22 }, .lat = { 9000, 8000, 10 },
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -22\n"
 "T __sys_bpf+0x38b -22\n"
 "N ! array_map_alloc -22\n",
@@ -180,8 +183,7 @@ static const struct stack_case cases[] = {
 	.nfuncs = 4, .func_ids = { 0, 1, 2, 3 }, .res = { -7, -7, -12, 0 },
 	.lat = { 9000, 8000, 50, 2 },
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -7\n"
 "T ! __sys_bpf+0x38b -7\n"
 "N ^ array_map_alloc -12\n"
@@ -199,8 +201,7 @@ static const struct stack_case cases[] = {
 	.nfuncs = 3, .func_ids = { 0, 1, 2 }, .res = { 3, 3, 0xffff888000001000LL },
 	.lat = { 9000, 8000, 10 },
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a 3\n"
 "T __sys_bpf+0x38b 3\n"
 "N array_map_alloc -131391639515136\n",
@@ -216,8 +217,7 @@ static const struct stack_case cases[] = {
 	.kstack = { 0xa010, 0x438b, 0x9010, 0x4009, 0x301a, 0x9020, 0x3005, 0x2035, 0x1063 },
 	.kcnt = 9,
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -12\n"
 "T __sys_bpf+0x38b 4294967284\n"
 "N ! array_map_alloc -12\n"
@@ -233,8 +233,7 @@ static const struct stack_case cases[] = {
 	.name = "an untraced caller sits above __sys_bpf's callee",
 	.kstack = { 0x5010, 0x438b, 0x301a, 0x2035, 0x1063 }, .kcnt = 5,
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -12\n"
 "T __sys_bpf+0x38b 4294967284\n"
 "K map_create+0x10\n"
@@ -266,8 +265,7 @@ static const struct stack_case cases[] = {
 	/* __x64_sys_bpf left no frame: do_syscall_64 returns straight into __sys_bpf's caller */
 	.kstack = { 0x438b, 0x2035, 0x1063 }, .kcnt = 3,
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "N __x64_sys_bpf -12\n"
 "T __sys_bpf+0x38b 4294967284\n"
 "N ! array_map_alloc -12\n"
@@ -339,8 +337,7 @@ static const struct stack_case cases[] = {
 	.nfuncs = 3, .func_ids = { 0, 1, 1 }, .res = { -12, -12, -12 },
 	.lat = { 73123, 70999, 50000 },
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "N __x64_sys_bpf -12\n"
 "T __sys_bpf+0x38b -12\n"
 "T ! __sys_bpf+0x400 -12\n",
@@ -356,8 +353,7 @@ static const struct stack_case cases[] = {
 	.kstack = { 0xa010, 0x9010, 0x4009, 0x301a, 0x2035, 0x1063 }, .kcnt = 6,
 	.nfuncs = 2, .func_ids = { 0, 1 }, .res = { -12, -12 }, .lat = { 73123, 70999 },
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -12\n"
 "N ! __sys_bpf -12\n",
 	.text =
@@ -370,8 +366,7 @@ static const struct stack_case cases[] = {
 	.kstack = { 0x4009, 0x301a, 0x2035, 0x1063 }, .kcnt = 4,
 	.nfuncs = 2, .func_ids = { 0, 1 }, .res = { -12, -12 }, .lat = { 73123, 70999 },
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -12\n"
 "T ! __sys_bpf+0x9 -12\n",
 	.text =
@@ -384,8 +379,7 @@ static const struct stack_case cases[] = {
 	.kstack = { 0xa010, 0x438b, 0x9010, 0x4009, 0x301a, 0x2035, 0x1063 }, .kcnt = 7,
 	.unfiltered = true, .emit_addrs = true, .dec_offs = true,
 	.model =
-"K entry_SYSCALL_64_after_hwframe+0x63\n"
-"K do_syscall_64+0x35\n"
+SEED_ENTRY_MODEL
 "T __x64_sys_bpf+0x1a -12\n"
 "K ~ __sys_bpf+0x9\n"
 "K ~ bpf_trampoline_6442537193+0x10\n"
