@@ -87,7 +87,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel = t->skel = retsnoop__open();
 	if (!skel) {
 		err = -errno;
-		pr(t, LOG_WARN, "Failed to open BPF object: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to open BPF object: %d\n", err);
 		goto err;
 	}
 	progs = (struct mass_attacher_progs){
@@ -115,6 +115,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	mopts.kret_ip_off = feat->kret_ip_off;
 	mopts.progress = opts->progress;
 	mopts.progress_ctx = opts->progress_ctx;
+	mopts.stop = opts->stop;
+	mopts.detach_threads = opts->detach_threads;
 	t->att = mass_attacher__new(&progs, opts->funcs, opts->func_cnt, &mopts);
 	if (!t->att) {
 		err = -errno;
@@ -262,15 +264,18 @@ int tracer__load(struct tracer *t)
 {
 	int err = retsnoop__load(t->skel);
 
+	/* the verifier gives up on a signal: that is the stop, not a failure */
+	if (err && t->o.stop && *t->o.stop)
+		return -EINTR;
 	if (err) {
-		pr(t, LOG_WARN, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
+		pr(t, LOG_ERROR, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
 		return err;
 	}
 	err = mass_attacher__load(t->att);
 	if (!err)
 		err = fill_maps(t);
 	if (err)
-		pr(t, LOG_WARN, "Failed to set up BPF maps: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to set up BPF maps: %d\n", err);
 	return err;
 }
 
@@ -338,7 +343,7 @@ int tracer__start(struct tracer *t)
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), on_record, t, NULL);
 	if (!t->store || !t->rb) {
 		err = -errno ?: -ENOMEM;
-		pr(t, LOG_WARN, "Failed to set up the ring buffer: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to set up the ring buffer: %d\n", err);
 		return err;
 	}
 	t->skel->bss->ready = true;
@@ -424,7 +429,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	if (err == -EINTR || (t->o.stop && *t->o.stop))
 		return -EINTR;
 	if (err < 0) {
-		pr(t, LOG_WARN, "Failed to poll the ring buffer: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to poll the ring buffer: %d\n", err);
 		return err;
 	}
 	return 0;
