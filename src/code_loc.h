@@ -67,12 +67,6 @@ struct code_loc {
 	 * file whose build ID does not match, the symbolizer gone): NULL if none is known.
 	 */
 	const char *src_note;
-	/*
-	 * The source lookup was cut short (a second Ctrl-C while symbolizing what was
-	 * already received; @src_note says so too): the frames may exist, and the text
-	 * view says they are missing rather than show a silently poorer frame.
-	 */
-	bool src_cut;
 };
 
 #endif

@@ -17,8 +17,6 @@ void render__fmt_sym(char *buf, size_t sz, const struct code_loc *loc, bool filt
 /* "(file:line:col)", or "(func @ file:line:col)" when DWARF names another function. */
 void render__fmt_loc(char *buf, size_t sz, const struct src_frame *f, const char *ksym);
 /* The indent of an inline line's ". name" (wider under stacks.emit-addrs). */
-/* The source cell of a location whose lookup was cut short (code_loc.src_cut). */
-const char *render__src_cut(void);
 const char *render__inline_indent(const struct text_sink_opts *o);
 
 /* Whole sample: header, views, drop warning, two blank lines. */

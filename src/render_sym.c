@@ -39,11 +39,6 @@ void render__fmt_loc(char *buf, size_t sz, const struct src_frame *f, const char
 		snprintf(buf, sz, "(%s:%d:%d)", f->file, f->line, f->col);
 }
 
-const char *render__src_cut(void)
-{
-	return "(source lookup cut short)";
-}
-
 const char *render__inline_indent(const struct text_sink_opts *o)
 {
 	return o->emit_addrs ? "                  " : "";

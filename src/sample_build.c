@@ -50,10 +50,8 @@ int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 	n = o->syms.src(o->syms.ctx, as, at == SRC_AT_CALL ? addr - 1 : addr, fr,
 			MAX_SRC_FRAMES, &note);
 	/* never a silently poorer frame: a lookup cut short is said where it shows */
-	if (n == -EINTR) {
-		loc->src_cut = true;
-		note = "source lookup cut short";
-	}
+	if (n == -EINTR)
+		note = SRC_NOTE_CUT;
 	if (n <= 0) {
 		if (note && !(loc->src_note = sample_pool__strdup(s->pool, note)))
 			return -ENOMEM;

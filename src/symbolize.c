@@ -64,12 +64,13 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 {
 	struct symbolize *s;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	OPTS_COPY(&s->opts, opts);
+	if (OPTS_COPY(&s->opts, opts)) {
+		free(s);
+		return errno = EINVAL, NULL;
+	}
 	if (s->opts.early_ksyms) {
 		const struct ksym *a = ksyms__find(s->opts.early_ksyms, "_stext");
 		const struct ksym *b = ksyms__find(s->opts.early_ksyms, "_etext");
@@ -194,7 +195,7 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 	/*
 	 * Cut short on purpose: the run's caller asked to hurry (a second Ctrl-C while the
 	 * samples received before a stop are symbolized). What is left goes without source
-	 * lines rather than wait for each, and every location says so (code_loc.src_cut):
+	 * lines rather than wait for each, and every location says so (SRC_NOTE_CUT):
 	 * a frame is never silently poorer.
 	 */
 	if (n == -EINTR) {
@@ -220,6 +221,11 @@ degraded:
 	if (note)
 		*note = "source-line symbolizer failed";
 	return 0;
+}
+
+struct usyms *symbolize__usyms(struct symbolize *s)
+{
+	return s->usyms;
 }
 
 struct sym_resolver symbolize__resolver(struct symbolize *s)

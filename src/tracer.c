@@ -56,7 +56,7 @@ static size_t at_least_one(size_t n)
 
 struct tracer *tracer__open(const struct tracer_opts *opts)
 {
-	const struct kernel_features *feat = opts ? opts->feat : NULL;
+	const struct kernel_features *feat;
 	struct mass_attacher_opts mopts = { .sz = sizeof(mopts) };
 	struct mass_attacher_progs progs;
 	struct tracer *t;
@@ -64,13 +64,15 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	size_t i;
 	int err;
 
-	if (!opts__valid(opts, sizeof(*opts)) || !feat || !opts->sink)
-		return errno = EINVAL, NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	OPTS_COPY(&t->o, opts);
+	if (OPTS_COPY(&t->o, opts) || !t->o.feat || !t->o.sink) {
+		free(t);
+		return errno = EINVAL, NULL;
+	}
 	opts = &t->o;
+	feat = opts->feat;
 
 	if (opts->lbr) {
 		if (!feat->has_branch_snapshot) {

@@ -83,6 +83,14 @@ static int fake_src(void *ctx, const struct addr_space *as, __u64 addr, struct s
 	return s->nsrc;
 }
 
+/* the source-line symbolizer gone (the sidecar crashed): every lookup says so */
+static int failed_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+		      int max, const char **note)
+{
+	*note = "source-line symbolizer failed";
+	return 0;
+}
+
 static const struct func funcs[] = {
 	{ .name = "__x64_sys_bpf", .addr = 0x3000 },
 	{ .name = "__sys_bpf", .addr = 0x4000, .flags = FUNC_NEEDS_SIGN_EXT },
@@ -112,6 +120,7 @@ struct stack_case {
 	__u64 stitched;
 	bool not_err;			/* a -S success sample */
 	bool with_src;
+	bool src_failed;		/* the symbolizer is gone (failed_src) */
 	const char *cut_sym;		/* its source lookups are cut short */
 	bool unfiltered, emit_addrs, dec_offs;
 	/* the model: one line per frame, see describe() */
@@ -398,6 +407,24 @@ SEED_ENTRY_MODEL
 "!   50us [-ENOMEM]                    array_map_alloc\n"
 "^    2us [NULL]                       bpf_map_alloc_percpu\n",
 }, {
+	/* every frame keeps its symbol, and where its line would be it says why there is none */
+	.name = "the source-line symbolizer gone: each frame says so",
+	.kstack = { 0x438b, 0x301a, 0x2035, 0x1063 }, .kcnt = 4, .src_failed = true,
+	.model =
+"K entry_SYSCALL_64_after_hwframe+0x63 (source-line symbolizer failed)\n"
+"K do_syscall_64+0x35 (source-line symbolizer failed)\n"
+"T __x64_sys_bpf+0x1a -12 (source-line symbolizer failed)\n"
+"T __sys_bpf+0x38b 4294967284 (source-line symbolizer failed)\n"
+"N ! array_map_alloc -12\n"
+"N ^ bpf_map_alloc_percpu 0\n",
+	.text =
+"                    entry_SYSCALL_64_after_hwframe+0x63  (source-line symbolizer failed)\n"
+"                    do_syscall_64+0x35                   (source-line symbolizer failed)\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a                   (source-line symbolizer failed)\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b                      (source-line symbolizer failed)\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"^    2us [NULL]     bpf_map_alloc_percpu\n",
+}, {
 	/* a second Ctrl-C while symbolizing: never a silently poorer frame */
 	.name = "a source lookup cut short says so, in the model and the text",
 	.kstack = { 0x438b, 0x301a, 0x2035, 0x1063 }, .kcnt = 4,
@@ -406,7 +433,7 @@ SEED_ENTRY_MODEL
 "K entry_SYSCALL_64_after_hwframe+0x63 src=1\n"
 "K do_syscall_64+0x35 src=2\n"
 "T __x64_sys_bpf+0x1a -12 src=1\n"
-"T __sys_bpf+0x38b 4294967284 cut\n"
+"T __sys_bpf+0x38b 4294967284 (source lookup cut short)\n"
 "N ! array_map_alloc -12\n"
 "N ^ bpf_map_alloc_percpu 0\n",
 	.text =
@@ -444,7 +471,8 @@ static void fill_end(const struct stack_case *c, struct rec_session_end *e)
 /*
  * One line per frame of the model: K (kernel frame only), T (traced, with its kernel
  * frame) or N (traced, none); then the markers (!, ^, *, r: running, ~: filtered); the
- * symbol+offset or the function; the raw result; the source frame count or "cut".
+ * symbol+offset or the function; the raw result; the source frame count or, in
+ * parentheses, why there is none (code_loc.src_note).
  */
 static char *describe(const struct sample *s)
 {
@@ -476,8 +504,8 @@ static char *describe(const struct sample *s)
 			fprintf(f, "%s", sample__func(s, fr->func_id)->name);
 		if (fr->func_id >= 0 && !fr->running)
 			fprintf(f, " %lld", (long long)fr->res);
-		if (fr->loc.src_cut)
-			fprintf(f, " cut");
+		if (fr->loc.src_note)
+			fprintf(f, " (%s)", fr->loc.src_note);
 		else if (fr->has_kframe && fr->loc.src_cnt)
 			fprintf(f, " src=%d", fr->loc.src_cnt);
 		fprintf(f, "\n");
@@ -490,7 +518,10 @@ static void run_case(const struct stack_case *c)
 {
 	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = true,
 				    .emit_addrs = c->emit_addrs, .dec_offs = c->dec_offs };
-	struct sym_resolver rs = { .sym = fake_ksym, .src = c->with_src ? fake_src : NULL };
+	struct sym_resolver rs = {
+		.sym = fake_ksym,
+		.src = c->src_failed ? failed_src : c->with_src ? fake_src : NULL,
+	};
 	struct rec_session_start st = {};
 	struct rec_session_end e;
 	struct sess_recs r = { .start = &st, .end = &e };
