@@ -8,7 +8,8 @@
 # The oracle cannot drift: every run is -T --json and tests/vm/check-chain.py rebuilds the
 # call tree of each sample from its own call-trace rows and requires the stack view's chain
 # to be exactly the chain of failed calls the rules give (same calls, same results, same
-# durations, '*' where a chain was kept aside). On top, every hunt names a chain it must
+# durations, '*' where a chain was kept aside, '!' on the origin and '^' on a deeper chain
+# whose error a caller replaced, wrappers above what they wrap). On top, every hunt names a chain it must
 # find, so an empty or cut answer can't pass. One retsnoop run covers all hunts of a mode
 # (attaching and detaching once): the verdicts are per sample anyway.
 set -u
