@@ -304,6 +304,9 @@ static void explain_open_error(const struct env *env, const struct kernel_featur
 				  err == -EINVAL))
 		fprintf(stderr, "--lbr: this CPU or VM has no usable %s (branch-sampling perf "
 			"event: %s); run without --lbr.\n", LBR_HW_NAME, strerror(-err));
+	else if (env->user_stacks && err == -EOPNOTSUPP && !feat->user_regs_off)
+		fprintf(stderr, "-U: could not find where this kernel saves a thread's user registers "
+			"(x86-64 and arm64 only); run without -U.\n");
 	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
 }
 
@@ -469,6 +472,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	}
 	o.args_max_total = env->cfg.args_max_total_args_size;
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
+	o.user_stacks = env->user_stacks;
+	o.ustack_size = env->cfg.ustack_size;
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	sym = symbolize__new(&sopts);

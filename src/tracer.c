@@ -84,6 +84,12 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		}
 	}
 
+	/* feature detection did not find where the kernel saves user registers */
+	if (opts->user_stacks && !feat->user_regs_off) {
+		err = -EOPNOTSUPP;
+		goto err;
+	}
+
 	skel = t->skel = retsnoop__open();
 	if (!skel) {
 		err = -errno;
@@ -178,6 +184,15 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
+	if (opts->user_stacks) {
+		skel->rodata->capture_ustack = true;
+		skel->rodata->ustack_size = opts->ustack_size ?: USTACK_DEFAULT_SIZE;
+		skel->rodata->task_stack_off = feat->task_stack_off;
+		skel->rodata->user_regs_off = feat->user_regs_off;
+	} else {
+		/* a page-sized buffer per CPU that nothing would use */
+		bpf_map__set_autocreate(skel->maps.ustack_bufs, false);
+	}
 	if (opts->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, opts->ringbuf_size);
 	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
