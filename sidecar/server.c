@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "server.h"
+#include "unwind_req.h"
 
 #define PROTO_VERSION 1
 /*
@@ -303,10 +304,67 @@ static int do_stats(struct server *srv, struct reply_buf *b)
 			  (unsigned long long)srv->cache_hits);
 }
 
+/* A line's TAB-separated field: "" for NULL, control characters replaced. */
+static int buf_opt_field(struct reply_buf *b, const char *s)
+{
+	return buf_printf(b, "\t") ?: buf_field(b, s ?: "");
+}
+
+/*
+ * "unwind ARGS": frames innermost first, then a "stop" line when unwinding ended before
+ * the outermost frame. Needs no file of the server's own: each binary is opened by the
+ * path the maps give.
+ */
+static int do_unwind(const char *arg, size_t len, struct reply_buf *b)
+{
+	struct unwind_opts opts = { .sz = sizeof(opts), .symbolize = true };
+	struct unwind_result res;
+	struct unwind_req *req;
+	size_t i;
+	int err;
+
+	err = unwind_req__parse(arg, len, &req);
+	if (err)
+		return reply_err(b, err, "malformed unwind request");
+	err = unwind__run(&req->in, &opts, &res);
+	if (err) {
+		unwind_req__free(req);
+		return reply_err(b, err, "cannot unwind: %s", strerror(-err));
+	}
+	err = buf_printf(b, "ok %zu\n", res.cnt + !!res.stop);
+	for (i = 0; i < res.cnt && !err; i++) {
+		const struct unwind_frame *f = &res.frames[i];
+
+		err = buf_printf(b, "frame\t%llx\t%c\t%llx\t%llx", (unsigned long long)f->pc,
+				 f->activation ? 'a' : 'r', (unsigned long long)f->vaddr,
+				 (unsigned long long)f->file_off) ?:
+		      buf_opt_field(b, f->build_id) ?: buf_opt_field(b, f->module) ?:
+		      buf_opt_field(b, f->sym) ?:
+		      buf_printf(b, "\t%llx", (unsigned long long)f->sym_off) ?:
+		      buf_opt_field(b, f->file) ?:
+		      buf_printf(b, "\t%d\t%d", f->file ? f->line : 0, f->file ? f->col : 0) ?:
+		      buf_opt_field(b, f->file ? NULL : f->no_lines) ?: buf_printf(b, "\n");
+	}
+	if (!err && res.stop)
+		err = buf_printf(b, "stop") ?: buf_opt_field(b, res.stop) ?: buf_printf(b, "\n");
+	unwind_result__free(&res);
+	unwind_req__free(req);
+	return err;
+}
+
 static int dispatch(struct server *srv, const char *line, size_t len, struct reply_buf *out)
 {
 	char req[MAX_REQ_LEN + 1], *arg, *sp;
 
+	/* the one request that carries data: a stack window and the maps */
+	if (len > 7 && !memcmp(line, "unwind ", 7)) {
+		if (len - 7 > MAX_UNWIND_REQ_LEN)
+			return reply_err(out, -E2BIG, "unwind request longer than %u bytes",
+					 MAX_UNWIND_REQ_LEN);
+		if (memchr(line, '\0', len))
+			return reply_err(out, -EINVAL, "NUL byte in request");
+		return do_unwind(line + 7, len - 7, out);
+	}
 	if (len > MAX_REQ_LEN)
 		return reply_err(out, -E2BIG, "request longer than %d bytes", MAX_REQ_LEN);
 	if (memchr(line, '\0', len))

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Unwinding captured user stacks with libdwfl (unwind.h). The process is described to
+ * libdwfl as a maps text (it lays the modules out and finds each one's load bias), and the
+ * thread as our own Dwfl_Thread_Callbacks: one thread, its registers from the capture,
+ * its memory the captured stack window only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdwfl.h>
+
+#include "unwind.h"
+
+#define DEFAULT_MAX_FRAMES	128
+#define X86_64_REGS		21
+#define ARM64_REGS		34
+
+struct unwind_priv {
+	Dwfl *dwfl;
+	const struct unwind_input *in;	/* during unwind__run() only */
+	struct unwind_opts opts;
+	struct unwind_frame *frames;
+	size_t cnt, cap;
+	/* the window ran out: said instead of libdwfl's less helpful message */
+	char mem_err[160];
+	char stop[256];
+	char *maps_text;
+};
+
+/* Modules are opened by their path in the maps; nothing else (no /proc, no vdso memory). */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	int fd;
+
+	*elfp = NULL;
+	if (!name || name[0] != '/')
+		return -1;
+	fd = open(name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	*file_name = strdup(name);
+	return fd;
+}
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = find_elf,
+	/* .gnu_debuglink files and /usr/lib/debug/.build-id/ */
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwind_priv *p = arg;
+
+	if (*thread_argp)
+		return 0;
+	*thread_argp = p;
+	return p->in->pid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct unwind_priv *p = arg;
+
+	*thread_argp = p;
+	return tid == p->in->pid;
+}
+
+/* Only the captured window exists: the thread's memory as it was when it entered the kernel. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwind_priv *p = arg;
+	const struct unwind_input *in = p->in;
+	uint64_t off = addr - in->sp;
+
+	if (addr < in->sp || off > in->stack_len || in->stack_len - off < sizeof(*result)) {
+		if (addr >= in->sp && !p->mem_err[0])
+			snprintf(p->mem_err, sizeof(p->mem_err),
+				 "stack at sp+%#llx is beyond the %zu bytes captured",
+				 (unsigned long long)off, in->stack_len);
+		return false;
+	}
+	memcpy(result, in->stack + off, sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwind_priv *p = arg;
+	const uint64_t *r = p->in->regs;
+	Dwarf_Word regs[33];
+
+	switch (p->in->arch) {
+	case UNWIND_ARCH_X86_64:
+		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+		regs[0] = r[10];
+		regs[1] = r[12];
+		regs[2] = r[11];
+		regs[3] = r[5];
+		regs[4] = r[13];
+		regs[5] = r[14];
+		regs[6] = r[4];
+		regs[7] = r[19];
+		for (int i = 0; i < 8; i++)	/* r8 (pt_regs 9) down to r15 (pt_regs 0) */
+			regs[8 + i] = r[9 - i];
+		regs[16] = r[16];
+		return dwfl_thread_state_registers(thread, 0, 17, regs);
+	case UNWIND_ARCH_ARM64:
+		/* x0-x30, sp; pc has no DWARF number */
+		for (int i = 0; i < 32; i++)
+			regs[i] = r[i];
+		if (!dwfl_thread_state_registers(thread, 0, 32, regs))
+			return false;
+		dwfl_thread_state_register_pc(thread, r[32]);
+		return true;
+	}
+	return false;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* The maps as libdwfl reads them; paths go through as they are (no " (deleted)"). */
+static int maps_text(const struct unwind_input *in, char **text, size_t *len)
+{
+	FILE *f = open_memstream(text, len);
+	size_t i;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < in->map_cnt; i++) {
+		const struct unwind_map *m = &in->maps[i];
+
+		/* anonymous mappings describe no module; newlines would split a line */
+		if (!m->path || m->path[0] != '/' || strchr(m->path, '\n'))
+			continue;
+		fprintf(f, "%llx-%llx r%cxp %llx %x:%x %llu %s\n", (unsigned long long)m->start,
+			(unsigned long long)m->end, m->exec ? 'x' : '-',
+			(unsigned long long)m->pgoff, m->dev_major, m->dev_minor,
+			(unsigned long long)m->inode, m->path);
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	return 0;
+}
+
+static const struct unwind_map *map_of(const struct unwind_input *in, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < in->map_cnt; i++) {
+		if (addr >= in->maps[i].start && addr < in->maps[i].end)
+			return &in->maps[i];
+	}
+	return NULL;
+}
+
+static void describe(struct unwind_priv *p, struct unwind_frame *f)
+{
+	/* a return address: the call is the instruction before it */
+	uint64_t addr = f->activation ? f->pc : f->pc - 1;
+	const struct unwind_map *m = map_of(p->in, f->pc);
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
+	const unsigned char *bits;
+	GElf_Addr bid_vaddr, bias = 0;
+	GElf_Off off;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	const char *name;
+	int n, i;
+
+	if (m)
+		f->file_off = f->pc - m->start + m->pgoff;
+	if (!mod)
+		return;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &f->module, NULL);
+	if (!f->module)
+		f->module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	/* first: the build ID note is read with the ELF file */
+	if (dwfl_module_getelf(mod, &bias))
+		f->vaddr = f->pc - bias;
+	n = dwfl_module_build_id(mod, &bits, &bid_vaddr);
+	for (i = 0; i < n && i < 20; i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", bits[i]);
+	if (!p->opts.symbolize)
+		return;
+	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		f->sym = name;
+		f->sym_off = f->pc - (addr - off);
+	}
+	if (!dwfl_module_getdwarf(mod, &bias)) {
+		f->no_lines = dwfl_errmsg(-1);
+		return;
+	}
+	line = dwfl_module_getsrc(mod, addr);
+	if (!line) {
+		f->no_lines = "no line-table row covers the address";
+		return;
+	}
+	f->file = dwfl_lineinfo(line, NULL, &f->line, &f->col, NULL, NULL);
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwind_priv *p = arg;
+	struct unwind_frame *f;
+	Dwarf_Addr pc;
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act))
+		return -1;
+	if (p->cnt == p->opts.max_frames) {
+		snprintf(p->stop, sizeof(p->stop), "more than %zu frames", p->opts.max_frames);
+		return DWARF_CB_ABORT;
+	}
+	if (p->cnt == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 16;
+		void *tmp = realloc(p->frames, ncap * sizeof(*p->frames));
+
+		if (!tmp) {
+			snprintf(p->stop, sizeof(p->stop), "out of memory");
+			return DWARF_CB_ABORT;
+		}
+		p->frames = tmp;
+		p->cap = ncap;
+	}
+	f = &p->frames[p->cnt++];
+	memset(f, 0, sizeof(*f));
+	f->pc = pc;
+	f->activation = act;
+	describe(p, f);
+	return DWARF_CB_OK;
+}
+
+static int check_input(const struct unwind_input *in)
+{
+	size_t i;
+
+	if (!in || !in->regs || (in->stack_len && !in->stack) || (in->map_cnt && !in->maps))
+		return -EINVAL;
+	if (in->pid <= 0)
+		return -EINVAL;
+	if ((in->arch == UNWIND_ARCH_X86_64 && in->reg_cnt < X86_64_REGS) ||
+	    (in->arch == UNWIND_ARCH_ARM64 && in->reg_cnt < ARM64_REGS) ||
+	    (in->arch != UNWIND_ARCH_X86_64 && in->arch != UNWIND_ARCH_ARM64))
+		return -EINVAL;
+	if (in->stack_len > UINT64_MAX - in->sp)
+		return -EINVAL;
+	for (i = 0; i < in->map_cnt; i++) {
+		if (in->maps[i].start >= in->maps[i].end)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static int report_modules(struct unwind_priv *p)
+{
+	size_t len;
+	FILE *f;
+	int err;
+
+	err = maps_text(p->in, &p->maps_text, &len);
+	if (err)
+		return err;
+	f = fmemopen(p->maps_text, len ?: 1, "r");
+	if (!f)
+		return -ENOMEM;
+	dwfl_report_begin(p->dwfl);
+	/* a file that can't be opened only leaves its frames without a module */
+	err = dwfl_linux_proc_maps_report(p->dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(p->dwfl, NULL, NULL))
+		return -ENOMEM;
+	return err < 0 ? -EINVAL : 0;
+}
+
+int unwind__run(const struct unwind_input *in, const struct unwind_opts *opts,
+		struct unwind_result *res)
+{
+	struct unwind_priv *p;
+	int err, ret;
+
+	memset(res, 0, sizeof(*res));
+	if (opts && opts->sz < sizeof(size_t))
+		return -EINVAL;
+	err = check_input(in);
+	if (err)
+		return err;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	res->priv = p;
+	p->in = in;
+	p->opts.sz = sizeof(p->opts);
+	if (opts)
+		memcpy(&p->opts, opts, opts->sz < sizeof(p->opts) ? opts->sz : sizeof(p->opts));
+	if (opts && opts->sz > sizeof(p->opts)) {
+		for (size_t i = sizeof(p->opts); i < opts->sz; i++) {
+			if (((const char *)opts)[i]) {
+				err = -EINVAL;
+				goto err;
+			}
+		}
+	}
+	if (!p->opts.max_frames)
+		p->opts.max_frames = DEFAULT_MAX_FRAMES;
+	p->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!p->dwfl) {
+		err = -ENOMEM;
+		goto err;
+	}
+	err = report_modules(p);
+	if (err == -ENOMEM)
+		goto err;
+	/* the architecture comes from a module: with none, nothing can be unwound */
+	if (err || !dwfl_attach_state(p->dwfl, NULL, in->pid, &thread_cbs, p)) {
+		snprintf(p->stop, sizeof(p->stop), "no binary of the process could be read (%s)",
+			 dwfl_errmsg(-1));
+		goto out;
+	}
+	ret = dwfl_getthread_frames(p->dwfl, in->pid, on_frame, p);
+	if (ret == -1 && !p->stop[0]) {
+		if (p->mem_err[0])
+			snprintf(p->stop, sizeof(p->stop), "%s", p->mem_err);
+		else
+			snprintf(p->stop, sizeof(p->stop), "%s", dwfl_errmsg(-1));
+	}
+out:
+	p->in = NULL;
+	res->frames = p->frames;
+	res->cnt = p->cnt;
+	res->stop = p->stop[0] ? p->stop : NULL;
+	return 0;
+err:
+	unwind_result__free(res);
+	return err;
+}
+
+void unwind_result__free(struct unwind_result *res)
+{
+	struct unwind_priv *p = res->priv;
+
+	if (p) {
+		if (p->dwfl)
+			dwfl_end(p->dwfl);
+		free(p->frames);
+		free(p->maps_text);
+		free(p);
+	}
+	memset(res, 0, sizeof(*res));
+}
