@@ -242,6 +242,8 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	f->pc = pc;
 	f->activation = act;
 	describe(p, f);
+	/* reading the error clears it: a symbolization failure is not the unwinder's */
+	dwfl_errno();
 	return DWARF_CB_OK;
 }
 
@@ -331,12 +333,15 @@ int unwind__run(const struct unwind_input *in, const struct unwind_opts *opts,
 			 dwfl_errmsg(-1));
 		goto out;
 	}
+	dwfl_errno();
 	ret = dwfl_getthread_frames(p->dwfl, in->pid, on_frame, p);
-	if (ret == -1 && !p->stop[0]) {
+	/* -1 without an error: libdwfl's way of saying it reached the outermost frame */
+	err = ret == -1 ? dwfl_errno() : 0;
+	if (err && !p->stop[0]) {
 		if (p->mem_err[0])
 			snprintf(p->stop, sizeof(p->stop), "%s", p->mem_err);
 		else
-			snprintf(p->stop, sizeof(p->stop), "%s", dwfl_errmsg(-1));
+			snprintf(p->stop, sizeof(p->stop), "%s", dwfl_errmsg(err));
 	}
 out:
 	p->in = NULL;

@@ -386,6 +386,22 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 	*out = NULL;
 	if (!elf_path)
 		return -EINVAL;
+	/* "-": no file of its own (the handshake below would fail); unwinding only */
+	if (!strcmp(elf_path, "-")) {
+		a = calloc(1, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		a->sock = -1;
+		a->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
+		a->cancel = opts ? opts->cancel : NULL;
+		err = spawn(a, elf_path, opts);
+		if (err) {
+			addr2line__free(a);
+			return err;
+		}
+		*out = a;
+		return 0;
+	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -546,4 +562,29 @@ int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2l
 int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int max)
 {
 	return addr2line__symbolize(ctx, addr, frames, max);
+}
+
+int addr2line__unwind(struct addr2line *a, const char *req, char **lines)
+{
+	int n, err;
+
+	if (strncmp(req, "unwind ", 7) || strpbrk(req, "\n\r"))
+		return -EINVAL;
+	begin_call(a);
+	if (a->err)
+		return a->err;
+	err = drain(a) ?: send_req(a, req) ?: send_req(a, "\n");
+	if (err)
+		return err;
+	a->unread++;
+	err = read_header(a, &n);
+	if (err)
+		return err;
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err)
+		return err;
+	*lines = a->reply;
+	return n;
 }

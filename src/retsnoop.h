@@ -247,7 +247,8 @@ enum fnargs_flags {
  * right before it too). Variable length: stack_len bytes follow.
  */
 #define USTACK_MAX_REGS		34	/* arm64 user_pt_regs: x0-x30, sp, pc, pstate */
-#define USTACK_MAX_SIZE		32768	/* -C stacks.user-stack-size at most (power of 2) */
+#define USTACK_MAX_SIZE		16384	/* -C stacks.user-stack-size at most (power of 2; a
+					 * per-CPU value holds at most 32 KiB) */
 #define USTACK_DEFAULT_SIZE	16384
 
 enum ustack_arch {

@@ -444,6 +444,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct arg_plans *args = NULL, *probe_args = NULL;
 	struct btf *probe_btf = NULL;
 	struct tracer *t = NULL;
+	struct ustack *ustack = NULL;
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
@@ -455,9 +456,22 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	excluded[0] = getpid();
 	o.excluded_cnt = 1;
 	n = vmlinux_dwarf__pids(vd, pids, MAX_EXCLUDED_TGIDS - 1);
-	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 1; i++)
+	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 2; i++)
 		excluded[o.excluded_cnt++] = pids[i];
 	o.excluded_tgids = excluded;
+	if (env->user_stacks) {
+		struct ustack_opts uopts = {
+			.sz = sizeof(uopts), .print = print, .cancel = &stop_requested,
+		};
+
+		err = ustack__new(&uopts, &ustack);
+		if (err)
+			goto out;
+		/* the unwinding sidecar's own syscalls are not the user's */
+		if (ustack__sidecar_pid(ustack))
+			excluded[o.excluded_cnt++] = ustack__sidecar_pid(ustack);
+		o.ustack = ustack;
+	}
 
 	trace_cmd__report_fallbacks(env, d);
 	err = plan_args(env, funcs, cnt, vout, &args);
@@ -571,6 +585,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	sink__detached(sink, ms);
 out:
 	tracer__free(t);
+	ustack__free(ustack);
 	if (cap && capture__close(cap))
 		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
 	sink__free(sink);

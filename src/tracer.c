@@ -320,6 +320,10 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (t->o.capture)
 		capture__record(t->o.capture, data, size);
+	/* -U: a process's mappings are read when it is first seen, while it likely lives */
+	if (t->o.ustack && size >= sizeof(struct rec_session_start) &&
+	    *(const __u32 *)data == REC_SESSION_START)
+		ustack__note_process(t->o.ustack, ((const struct rec_session_start *)data)->tgid);
 	err = session_store__add(t->store, data, size);
 	if (err && err != -EINVAL)
 		return err;
@@ -346,7 +350,10 @@ int tracer__start(struct tracer *t)
 		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
 		.args = t->o.args, .probes = t->o.probes, .probe_cnt = t->o.probe_cnt,
 		.probe_args = t->o.probe_args,
+		.ustack = t->o.user_stacks,
 	};
+	if (t->o.ustack)
+		t->bopts.ustacks = ustack__resolver(t->o.ustack);
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
 	t->store = session_store__new(&sopts);

@@ -20,6 +20,7 @@
 #include "sink.h"
 #include "capture.h"
 #include "sym_resolver.h"
+#include "ustack.h"
 
 struct tracer_opts {
 	size_t sz;			/* sizeof(struct tracer_opts) */
@@ -46,6 +47,7 @@ struct tracer_opts {
 	bool args_raw_ptrs;		/* args.capture-raw-ptrs */
 	bool user_stacks;		/* -U: user registers and stack window per sample */
 	__u32 ustack_size;		/* stacks.user-stack-size; 0: USTACK_DEFAULT_SIZE */
+	struct ustack *ustack;		/* -U: maps snapshots and unwinding (borrowed) */
 	/* -J -T -A: each probe's context plan (borrowed, by probe id); NULL: none */
 	const struct arg_plans *probe_args;
 	/* -J: injected probes (borrowed); a probe's id is its index */

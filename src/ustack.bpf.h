@@ -80,7 +80,8 @@ static __always_inline void read_ustack_window(struct ustack_buf *b)
 {
 	struct rec_ustack *r = (void *)b->data;
 	__u8 *stack = b->data + sizeof(*r);
-	__u32 off = 0, want = ustack_size, chunk;
+	/* 64-bit: a 32-bit copy's bounds check would not carry over to the register used */
+	__u64 off = 0, want = ustack_size, chunk;
 	int i, err;
 
 	if (want > USTACK_MAX_SIZE)
@@ -91,6 +92,8 @@ static __always_inline void read_ustack_window(struct ustack_buf *b)
 		chunk = USTACK_PAGE - ((r->sp + off) & (USTACK_PAGE - 1));
 		if (chunk > want - off)
 			chunk = want - off;
+		/* the compiler knows chunk <= a page and would drop the check the verifier needs */
+		barrier_var(chunk);
 		if (chunk > USTACK_PAGE)
 			break;
 		err = bpf_probe_read_user(&stack[off & (USTACK_MAX_SIZE - 1)], chunk,
