@@ -31,6 +31,7 @@ struct server {
 	struct cache_ent *cache;
 	size_t cache_cnt, cache_cap;
 	uint64_t requests, cache_hits;
+	struct unwinder *unwinder;	/* the first "unwind" request creates it */
 };
 
 static int buf_vprintf(struct reply_buf *b, const char *fmt, va_list ap)
@@ -315,7 +316,7 @@ static int buf_opt_field(struct reply_buf *b, const char *s)
  * the outermost frame. Needs no file of the server's own: each binary is opened by the
  * path the maps give.
  */
-static int do_unwind(const char *arg, size_t len, struct reply_buf *b)
+static int do_unwind(struct server *srv, const char *arg, size_t len, struct reply_buf *b)
 {
 	struct unwind_opts opts = { .sz = sizeof(opts), .symbolize = true };
 	struct unwind_result res;
@@ -323,10 +324,12 @@ static int do_unwind(const char *arg, size_t len, struct reply_buf *b)
 	size_t i;
 	int err;
 
+	if (!srv->unwinder && (err = unwinder__new(&opts, &srv->unwinder)))
+		return reply_err(b, err, "cannot unwind: %s", strerror(-err));
 	err = unwind_req__parse(arg, len, &req);
 	if (err)
 		return reply_err(b, err, "malformed unwind request");
-	err = unwind__run(&req->in, &opts, &res);
+	err = unwinder__run(srv->unwinder, &req->in, &res);
 	if (err) {
 		unwind_req__free(req);
 		return reply_err(b, err, "cannot unwind: %s", strerror(-err));
@@ -347,7 +350,6 @@ static int do_unwind(const char *arg, size_t len, struct reply_buf *b)
 	}
 	if (!err && res.stop)
 		err = buf_printf(b, "stop") ?: buf_opt_field(b, res.stop) ?: buf_printf(b, "\n");
-	unwind_result__free(&res);
 	unwind_req__free(req);
 	return err;
 }
@@ -363,7 +365,7 @@ static int dispatch(struct server *srv, const char *line, size_t len, struct rep
 					 MAX_UNWIND_REQ_LEN);
 		if (memchr(line, '\0', len))
 			return reply_err(out, -EINVAL, "NUL byte in request");
-		return do_unwind(line + 7, len - 7, out);
+		return do_unwind(srv, line + 7, len - 7, out);
 	}
 	if (len > MAX_REQ_LEN)
 		return reply_err(out, -E2BIG, "request longer than %d bytes", MAX_REQ_LEN);
@@ -433,6 +435,7 @@ void server__free(struct server *srv)
 	cache_clear(srv);
 	free(srv->cache);
 	symbolizer__close(srv->symb);
+	unwinder__free(srv->unwinder);
 	free(srv->elf_path);
 	free(srv);
 }

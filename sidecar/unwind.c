@@ -19,17 +19,28 @@
 #define X86_64_REGS		21
 #define ARM64_REGS		34
 
-struct unwind_priv {
-	Dwfl *dwfl;
-	const struct unwind_input *in;	/* during unwind__run() only */
+/*
+ * The unwinder keeps the last process's Dwfl: its modules (opened, their CFI and symbol
+ * tables read) serve every later capture of the same process with the same mappings,
+ * which is most of them. The callbacks' argument is the unwinder itself, pointing at the
+ * capture being unwound.
+ */
+struct unwinder {
 	struct unwind_opts opts;
+	Dwfl *dwfl;
+	char *maps_text;		/* what dwfl was built from, with pid and arch */
+	size_t maps_len;
+	int pid;
+	enum unwind_arch arch;
+	/* the current run */
+	const struct unwind_input *in;
 	struct unwind_frame *frames;
 	size_t cnt, cap;
 	/* the window ran out: said instead of libdwfl's less helpful message */
 	char mem_err[160];
 	char stop[256];
-	char *maps_text;
 };
+
 
 /* Modules are opened by their path in the maps; nothing else (no /proc, no vdso memory). */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
@@ -58,7 +69,7 @@ static const Dwfl_Callbacks dwfl_cbs = {
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 {
-	struct unwind_priv *p = arg;
+	struct unwinder *p = arg;
 
 	if (*thread_argp)
 		return 0;
@@ -68,7 +79,7 @@ static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 
 static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 {
-	struct unwind_priv *p = arg;
+	struct unwinder *p = arg;
 
 	*thread_argp = p;
 	return tid == p->in->pid;
@@ -77,7 +88,7 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 /* Only the captured window exists: the thread's memory as it was when it entered the kernel. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
-	struct unwind_priv *p = arg;
+	struct unwinder *p = arg;
 	const struct unwind_input *in = p->in;
 	uint64_t off = addr - in->sp;
 
@@ -94,7 +105,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 
 static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 {
-	struct unwind_priv *p = arg;
+	struct unwinder *p = arg;
 	const uint64_t *r = p->in->regs;
 	Dwarf_Word regs[33];
 
@@ -167,7 +178,7 @@ static const struct unwind_map *map_of(const struct unwind_input *in, uint64_t a
 	return NULL;
 }
 
-static void describe(struct unwind_priv *p, struct unwind_frame *f)
+static void describe(struct unwinder *p, struct unwind_frame *f)
 {
 	/* a return address: the call is the instruction before it */
 	uint64_t addr = f->activation ? f->pc : f->pc - 1;
@@ -215,7 +226,7 @@ static void describe(struct unwind_priv *p, struct unwind_frame *f)
 
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
-	struct unwind_priv *p = arg;
+	struct unwinder *p = arg;
 	struct unwind_frame *f;
 	Dwarf_Addr pc;
 	bool act;
@@ -268,102 +279,130 @@ static int check_input(const struct unwind_input *in)
 	return 0;
 }
 
-static int report_modules(struct unwind_priv *p)
+/* The Dwfl for @in's process: the last one if its mappings are the same. */
+static int get_dwfl(struct unwinder *u, const struct unwind_input *in)
 {
-	size_t len;
+	char *text = NULL;
+	size_t len = 0;
 	FILE *f;
 	int err;
 
-	err = maps_text(p->in, &p->maps_text, &len);
+	err = maps_text(in, &text, &len);
 	if (err)
 		return err;
-	f = fmemopen(p->maps_text, len ?: 1, "r");
+	if (u->dwfl && u->pid == in->pid && u->arch == in->arch && u->maps_len == len &&
+	    !memcmp(u->maps_text, text, len)) {
+		free(text);
+		return 0;
+	}
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	free(u->maps_text);
+	u->maps_text = text;
+	u->maps_len = len;
+	u->pid = in->pid;
+	u->arch = in->arch;
+	u->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!u->dwfl)
+		return -ENOMEM;
+	f = fmemopen(text, len ?: 1, "r");
 	if (!f)
 		return -ENOMEM;
-	dwfl_report_begin(p->dwfl);
+	dwfl_report_begin(u->dwfl);
 	/* a file that can't be opened only leaves its frames without a module */
-	err = dwfl_linux_proc_maps_report(p->dwfl, f);
+	err = dwfl_linux_proc_maps_report(u->dwfl, f);
 	fclose(f);
-	if (dwfl_report_end(p->dwfl, NULL, NULL))
+	if (dwfl_report_end(u->dwfl, NULL, NULL))
 		return -ENOMEM;
-	return err < 0 ? -EINVAL : 0;
+	/* the architecture comes from a module: with none, nothing can be unwound */
+	if (err || !dwfl_attach_state(u->dwfl, NULL, in->pid, &thread_cbs, u)) {
+		snprintf(u->stop, sizeof(u->stop), "no binary of the process could be read (%s)",
+			 dwfl_errmsg(-1));
+		/* not kept: the next capture tries again */
+		dwfl_end(u->dwfl);
+		u->dwfl = NULL;
+		return -ENOENT;
+	}
+	return 0;
 }
 
-int unwind__run(const struct unwind_input *in, const struct unwind_opts *opts,
-		struct unwind_result *res)
+int unwinder__new(const struct unwind_opts *opts, struct unwinder **out)
 {
-	struct unwind_priv *p;
+	struct unwinder *u;
+	size_t i;
+
+	*out = NULL;
+	if (opts && opts->sz < sizeof(size_t))
+		return -EINVAL;
+	for (i = sizeof(u->opts); opts && i < opts->sz; i++) {
+		if (((const char *)opts)[i])
+			return -EINVAL;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	if (opts)
+		memcpy(&u->opts, opts, opts->sz < sizeof(u->opts) ? opts->sz : sizeof(u->opts));
+	u->opts.sz = sizeof(u->opts);
+	if (!u->opts.max_frames)
+		u->opts.max_frames = DEFAULT_MAX_FRAMES;
+	*out = u;
+	return 0;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	free(u->maps_text);
+	free(u->frames);
+	free(u);
+}
+
+static void say_stop(struct unwinder *u, int err)
+{
+	const struct unwind_frame *last = u->cnt ? &u->frames[u->cnt - 1] : NULL;
+
+	if (u->stop[0])
+		return;
+	/* a read beyond the window ends libdwfl's unwinding, with or without an error */
+	if (u->mem_err[0])
+		snprintf(u->stop, sizeof(u->stop), "%s", u->mem_err);
+	else if (!err)
+		return;
+	else if (last && last->module)
+		snprintf(u->stop, sizeof(u->stop), "no caller found for %s+%#llx: %s",
+			 strrchr(last->module, '/') ? strrchr(last->module, '/') + 1 : last->module,
+			 (unsigned long long)last->file_off, dwfl_errmsg(err));
+	else
+		snprintf(u->stop, sizeof(u->stop), "%s", dwfl_errmsg(err));
+}
+
+int unwinder__run(struct unwinder *u, const struct unwind_input *in, struct unwind_result *res)
+{
 	int err, ret;
 
 	memset(res, 0, sizeof(*res));
-	if (opts && opts->sz < sizeof(size_t))
-		return -EINVAL;
 	err = check_input(in);
 	if (err)
 		return err;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	res->priv = p;
-	p->in = in;
-	p->opts.sz = sizeof(p->opts);
-	if (opts)
-		memcpy(&p->opts, opts, opts->sz < sizeof(p->opts) ? opts->sz : sizeof(p->opts));
-	if (opts && opts->sz > sizeof(p->opts)) {
-		for (size_t i = sizeof(p->opts); i < opts->sz; i++) {
-			if (((const char *)opts)[i]) {
-				err = -EINVAL;
-				goto err;
-			}
-		}
-	}
-	if (!p->opts.max_frames)
-		p->opts.max_frames = DEFAULT_MAX_FRAMES;
-	p->dwfl = dwfl_begin(&dwfl_cbs);
-	if (!p->dwfl) {
-		err = -ENOMEM;
-		goto err;
-	}
-	err = report_modules(p);
+	u->in = in;
+	u->cnt = 0;
+	u->mem_err[0] = u->stop[0] = '\0';
+	err = get_dwfl(u, in);
 	if (err == -ENOMEM)
-		goto err;
-	/* the architecture comes from a module: with none, nothing can be unwound */
-	if (err || !dwfl_attach_state(p->dwfl, NULL, in->pid, &thread_cbs, p)) {
-		snprintf(p->stop, sizeof(p->stop), "no binary of the process could be read (%s)",
-			 dwfl_errmsg(-1));
-		goto out;
+		return err;
+	if (!err) {
+		dwfl_errno();
+		ret = dwfl_getthread_frames(u->dwfl, in->pid, on_frame, u);
+		/* -1 without an error: libdwfl's way of saying it reached the outermost frame */
+		say_stop(u, ret == -1 ? dwfl_errno() : 0);
 	}
-	dwfl_errno();
-	ret = dwfl_getthread_frames(p->dwfl, in->pid, on_frame, p);
-	/* -1 without an error: libdwfl's way of saying it reached the outermost frame */
-	err = ret == -1 ? dwfl_errno() : 0;
-	if (err && !p->stop[0]) {
-		if (p->mem_err[0])
-			snprintf(p->stop, sizeof(p->stop), "%s", p->mem_err);
-		else
-			snprintf(p->stop, sizeof(p->stop), "%s", dwfl_errmsg(err));
-	}
-out:
-	p->in = NULL;
-	res->frames = p->frames;
-	res->cnt = p->cnt;
-	res->stop = p->stop[0] ? p->stop : NULL;
+	u->in = NULL;
+	res->frames = u->frames;
+	res->cnt = u->cnt;
+	res->stop = u->stop[0] ? u->stop : NULL;
 	return 0;
-err:
-	unwind_result__free(res);
-	return err;
-}
-
-void unwind_result__free(struct unwind_result *res)
-{
-	struct unwind_priv *p = res->priv;
-
-	if (p) {
-		if (p->dwfl)
-			dwfl_end(p->dwfl);
-		free(p->frames);
-		free(p->maps_text);
-		free(p);
-	}
-	memset(res, 0, sizeof(*res));
 }

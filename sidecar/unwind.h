@@ -72,15 +72,18 @@ struct unwind_result {
 	size_t cnt;
 	/* why unwinding stopped before the outermost frame; NULL: it reached it */
 	const char *stop;
-	void *priv;			/* owns every string above */
 };
 
+struct unwinder;
+
+int unwinder__new(const struct unwind_opts *opts, struct unwinder **out);
+void unwinder__free(struct unwinder *u);
+
 /*
- * Unwind @in. 0 with @res filled (unwind_result__free() it; it may hold no frames and a
- * stop reason), -EINVAL for input that can't describe a stack, -ENOMEM.
+ * Unwind @in. 0 with @res filled (it may hold no frames and a stop reason), -EINVAL for
+ * input that can't describe a stack, -ENOMEM. Everything @res points to belongs to the
+ * unwinder and stays valid until its next run.
  */
-int unwind__run(const struct unwind_input *in, const struct unwind_opts *opts,
-		struct unwind_result *res);
-void unwind_result__free(struct unwind_result *res);
+int unwinder__run(struct unwinder *u, const struct unwind_input *in, struct unwind_result *res);
 
 #endif /* __SIDECAR_UNWIND_H */

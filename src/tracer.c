@@ -324,6 +324,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (t->o.ustack && size >= sizeof(struct rec_session_start) &&
 	    *(const __u32 *)data == REC_SESSION_START)
 		ustack__note_process(t->o.ustack, ((const struct rec_session_start *)data)->tgid);
+	if (t->o.ustack && size >= sizeof(struct rec_ustack) && *(const __u32 *)data == REC_USTACK)
+		ustack__note_capture(t->o.ustack, data);
 	err = session_store__add(t->store, data, size);
 	if (err && err != -EINVAL)
 		return err;

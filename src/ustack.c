@@ -85,6 +85,11 @@ int ustack__sidecar_pid(const struct ustack *u)
 	return u && u->a2l ? addr2line__pid(u->a2l) : 0;
 }
 
+static __u64 user_pc(const struct rec_ustack *r)
+{
+	return r->arch == USTACK_ARCH_X86_64 ? r->regs[16] : r->regs[32];
+}
+
 static struct proc_snap *snap_find(struct ustack *u, __u32 tgid)
 {
 	struct proc_snap key = { .tgid = tgid };
@@ -138,19 +143,25 @@ void ustack__note_process(struct ustack *u, __u32 tgid)
 		snap_get(u, tgid);
 }
 
-static __u64 user_pc(const struct rec_ustack *r)
+void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 {
-	return r->arch == USTACK_ARCH_X86_64 ? r->regs[16] : r->regs[32];
+	struct proc_snap *s;
+
+	if (!u || r->err || (r->flags & USTACK_F_NOT_USER))
+		return;
+	s = snap_get(u, r->tgid);
+	/* mapped since first seen (dlopen, exec): a fresh snapshot, if it still runs */
+	if (s && !proc_maps__find(s->maps, user_pc(r)))
+		snap_take(u, s);
 }
+
 
 static const char *snap_err_note(struct ustack *u, int err)
 {
-	snprintf(u->note, sizeof(u->note),
-		 "the process's mappings could not be read (%s): it exited before it was first seen",
+	if (err == -ESRCH || err == -ENOENT)
+		return "the process exited before its mappings could be read";
+	snprintf(u->note, sizeof(u->note), "the process's mappings could not be read (%s)",
 		 strerror(-err));
-	if (err != -ESRCH && err != -ENOENT)
-		snprintf(u->note, sizeof(u->note), "the process's mappings could not be read (%s)",
-			 strerror(-err));
 	return u->note;
 }
 
@@ -174,7 +185,12 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 		if (k < 0)
 			return 0;	/* a sidecar out of protocol: what came so far stands */
 		if (k == 0) {
-			snprintf(u->note, sizeof(u->note), "%s", stop);
+			/* the window ended early: say why the read of the next page failed */
+			if (r->stack_err && strstr(stop, "beyond the"))
+				snprintf(u->note, sizeof(u->note), "%s (reading on failed: %s)", stop,
+					 strerror(-r->stack_err));
+			else
+				snprintf(u->note, sizeof(u->note), "%s", stop);
 			*note = u->note;
 			continue;
 		}
@@ -228,6 +244,9 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 		snap_take(u, s);
 	if (!s->maps)
 		return *note = snap_err_note(u, s->err), 0;
+	if (!proc_maps__find(s->maps, user_pc(r)))
+		return *note = "the process exited before its mappings were read again: the "
+			       "code it ran was mapped after they were first read", 0;
 	if (u->a2l_err || !u->a2l)
 		return *note = "the unwinding sidecar is not running", 0;
 	err = ustack_req__format(r, stack_len, s->maps, &req);

@@ -37,6 +37,13 @@ int ustack__sidecar_pid(const struct ustack *u);
 void ustack__note_process(struct ustack *u, __u32 tgid);
 
 /*
+ * A capture arrived: if its pc is outside the process's snapshot (mapped since: dlopen,
+ * exec), read the mappings again now, while the process is more likely to be alive than
+ * when the sample is decoded.
+ */
+void ustack__note_capture(struct ustack *u, const struct rec_ustack *r);
+
+/*
  * One frame, innermost first; @loc's strings are valid during the call only.
  * Return non-zero to stop (returned by ustack__unwind()).
  */
