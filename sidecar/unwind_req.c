@@ -123,7 +123,7 @@ static int take_maps(struct cursor *c, struct unwind_req *r)
 		}
 		path[plen] = '\0';
 		m = &r->maps[cnt++];
-		r->in.map_cnt = cnt;	/* unwind_req__free() frees the paths so far */
+		r->in.map_cnt = r->maps_owned = cnt;	/* freed by unwind_req__free() */
 		*m = (struct unwind_map){
 			.start = v[0], .end = v[1], .pgoff = v[2], .exec = v[3] & 4,
 			.dev_major = v[4], .dev_minor = v[5], .inode = v[6],
@@ -195,7 +195,7 @@ void unwind_req__free(struct unwind_req *r)
 
 	if (!r)
 		return;
-	for (i = 0; i < r->in.map_cnt; i++)
+	for (i = 0; i < r->maps_owned; i++)
 		free((char *)r->maps[i].path);
 	free(r->maps);
 	free(r->stack);

@@ -17,6 +17,7 @@ struct unwind_req {
 	uint64_t regs[34];
 	uint8_t *stack;
 	struct unwind_map *maps;
+	size_t maps_owned;		/* maps[] entries whose paths are ours (in may change) */
 };
 
 /* Parse @len bytes of @arg. 0 with *out set (unwind_req__free() it), -EINVAL, -ENOMEM. */

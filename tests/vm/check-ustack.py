@@ -39,7 +39,9 @@ def addr2line(path, addr):
                          text=True, check=True).stdout.strip()
     loc = out.split(" (discriminator")[0]
     file, _, line = loc.rpartition(":")
-    return os.path.basename(file), int(line) if line.isdigit() else 0
+    if file == "??" or not line.isdigit() or int(line) == 0:
+        return None     # no line known: retsnoop must not claim one either
+    return os.path.basename(file), int(line)
 
 
 def main():
