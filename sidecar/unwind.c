@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <elfutils/libdwfl.h>
 
 #include "unwind.h"
@@ -46,14 +47,21 @@ struct unwinder {
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
+	struct stat st;
 	int fd;
 
 	*elfp = NULL;
 	if (!name || name[0] != '/')
 		return -1;
-	fd = open(name, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO's open must not wait for a writer */
+	fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
+	/* a device (/dev/zero maps too) or a FIFO is no binary, and may never end */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
 	*file_name = strdup(name);
 	return fd;
 }

@@ -76,12 +76,18 @@ static void test_dwarf(void **state)
 	replay("dwarf", fuzz_dwarf);
 }
 
+static void test_unwind(void **state)
+{
+	replay("unwind", fuzz_unwind);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_elf),
 		cmocka_unit_test(test_dwarf),
+		cmocka_unit_test(test_unwind),
 	};
 
 	return cmocka_run_group_tests_name("sidecar-fuzz-replay", tests, NULL, NULL);

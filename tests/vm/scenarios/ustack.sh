@@ -23,9 +23,12 @@ RUN_ALL="/tmp/up_nofp $MISSING 2000; /tmp/up_fp $MISSING 2000; /tmp/up_stripped 
 guest="$(cat "$here/../guest-lib.sh")
 for b in nofp fp stripped; do ln -s $U/\$b/userprog /tmp/up_\$b; done
 hunt text '$RUN_ALL' -U -n up_nofp -n up_fp -n up_stripped $TRACE
-hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp $TRACE
+hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp $TRACE"
+# make test (VM_QUICK): the stacks and their oracle; make test-kernels also -T and a short window
+[ -n "${VM_QUICK:-}" ] || guest="$guest
 hunt trace_only '/tmp/up_nofp $MISSING 2000' -U -T -n up_nofp $TRACE
-hunt small '/tmp/up_nofp $MISSING 2000' -U -C stacks.user-stack-size=256 -n up_nofp $TRACE
+hunt small '/tmp/up_nofp $MISSING 2000' -U -C stacks.user-stack-size=256 -n up_nofp $TRACE"
+guest="$guest
 leftovers after"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; }
@@ -65,6 +68,7 @@ expect "$st" '^ +\[userprog\+0x[0-9a-f]+\] +\(userprog: no lines: No DWARF infor
 	"stripped: [userprog+0xOFF] for the static functions"
 expect_count "$st" '^ +\[userprog\+0x[0-9a-f]+\]' 3 "stripped: main, do_work and _start by offset"
 
+if [ -z "${VM_QUICK:-}" ]; then
 # -T alone: the user frames head the trace
 s=$(section "$out" trace_only)
 expect "$s" '^ +open_config\+0x[0-9a-f]+ +\(tests/userprog/ucfg\.c' "-T: user frames in the header"
@@ -74,6 +78,7 @@ expect "$s" "→ $OPENAT" "-T: the trace follows"
 s=$(section "$out" small)
 expect "$s" '\[user stack incomplete: stack at sp\+0x[0-9a-f]+ is beyond the [0-9]+ bytes captured' \
 	"256-byte window: the stack ends early and says why"
+fi
 
 a=$(section "$out" after)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached: $a"
