@@ -117,3 +117,16 @@ $(SIDECAR_UNWIND_TEST): tests/sidecar/test_unwind.c tests/userprog/snap.h tests/
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Isrc -Itests/unit $(INCLUDES) \
 		-DUSERPROG_DIR='"$(abspath $(USERPROG_OUT))"' \
 		$< $(SIDECAR_LIB_SRCS) src/proc_maps.c src/ustack_req.c -ldw -lelf -lcmocka -o $@
+
+# src/ustack.c (maps snapshots, the sidecar's unwind request) on real captures, with the
+# sanitized sidecar.
+SIDECAR_USTACK_TEST := $(SIDECAR_T)/test_ustack
+EXTRA_UNIT_BINS += $(SIDECAR_USTACK_TEST)
+
+$(SIDECAR_USTACK_TEST): tests/sidecar/test_ustack.c tests/userprog/snap.h tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_SAN_BIN) $(USERPROG_BINS)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
+		-DUSERPROG_DIR='"$(abspath $(USERPROG_OUT))"' \
+		$< $(OUTPUT)/unit/libretsnoop-san.a $(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@

@@ -57,17 +57,17 @@ static inline size_t snap_read_window(pid_t pid, __u64 sp, __u8 *buf, size_t wan
 }
 
 /*
- * Snapshot @argv[0] (run with @argv) at its openat(@path) with a @window-byte stack window.
- * 0 with *line malloc()ed, *pid the (now killed) process's pid; -errno.
+ * Run @argv[0] (with @argv) until the entry of its openat(@path) and capture there what BPF
+ * would: *rec (malloc()ed, @window bytes of stack). The process stays stopped: *pidp, for
+ * snap_kill(). 0 or -errno.
  */
-static inline int snap_take(const char *path, size_t window, char *const argv[], char **line,
-			    pid_t *pidp)
+static inline int snap_capture(const char *path, size_t window, char *const argv[],
+			       struct rec_ustack **recp, pid_t *pidp)
 {
 	struct user_regs_struct uregs;
-	struct proc_maps *maps = NULL;
 	struct rec_ustack *rec;
 	char name[4096];
-	int status, err;
+	int status;
 	pid_t pid;
 
 	pid = fork();
@@ -78,6 +78,7 @@ static inline int snap_take(const char *path, size_t window, char *const argv[],
 		execv(argv[0], argv);
 		_exit(127);
 	}
+	*pidp = pid;
 	/* the exec stop, then syscall entries and exits alternate */
 	if (waitpid(pid, &status, 0) < 0 || !WIFSTOPPED(status))
 		return -ECHILD;
@@ -104,11 +105,37 @@ static inline int snap_take(const char *path, size_t window, char *const argv[],
 	memcpy(rec->regs, &uregs, 21 * 8);
 	rec->sp = uregs.rsp;
 	rec->stack_len = snap_read_window(pid, rec->sp, rec->stack, window);
-	err = proc_maps__read(pid, NULL, &maps);
-	if (!err)
-		err = ustack_req__format(rec, rec->stack_len, maps, line);
+	*recp = rec;
+	return 0;
+}
+
+/* End a captured process; afterwards its /proc entry is gone. */
+static inline void snap_kill(pid_t pid)
+{
+	int status;
+
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
+}
+
+/*
+ * Snapshot @argv[0] at its openat(@path) as a request line: 0 with *line malloc()ed, -errno.
+ */
+static inline int snap_take(const char *path, size_t window, char *const argv[], char **line,
+			    pid_t *pidp)
+{
+	struct proc_maps *maps = NULL;
+	struct rec_ustack *rec = NULL;
+	pid_t pid = 0;
+	int err;
+
+	err = snap_capture(path, window, argv, &rec, &pid);
+	if (!err)
+		err = proc_maps__read(pid, NULL, &maps);
+	if (!err)
+		err = ustack_req__format(rec, rec->stack_len, maps, line);
+	if (pid > 0)
+		snap_kill(pid);
 	free(rec);
 	proc_maps__free(maps);
 	if (pidp)
