@@ -14,6 +14,8 @@ top=$(cd "$here/../../.." && pwd)
 make -s -C "$top" userprog >&2 || fail "building tests/userprog failed"
 U=$top/src/.output/userprog
 export RETSNOOP_VM_DYN="$U/nofp $U/fp $U/stripped"
+# four retsnoop start-ups in one boot: 5.10 under TCG needs more than the default 300 s
+export RETSNOOP_VM_TIMEOUT=${RETSNOOP_VM_TIMEOUT:-600}
 
 OPENAT=$(sys openat)
 TRACE="-e $OPENAT -a do_sys_openat2 -a do_filp_open -a path_openat"
