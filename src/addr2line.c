@@ -386,22 +386,6 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 	*out = NULL;
 	if (!elf_path)
 		return -EINVAL;
-	/* "-": no file of its own (the handshake below would fail); unwinding only */
-	if (!strcmp(elf_path, "-")) {
-		a = calloc(1, sizeof(*a));
-		if (!a)
-			return -ENOMEM;
-		a->sock = -1;
-		a->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
-		a->cancel = opts ? opts->cancel : NULL;
-		err = spawn(a, elf_path, opts);
-		if (err) {
-			addr2line__free(a);
-			return err;
-		}
-		*out = a;
-		return 0;
-	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -411,6 +395,11 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 	err = spawn(a, elf_path, opts);
 	if (err)
 		goto cleanup;
+	/* "-": no file of its own (the handshake would fail); unwinding only */
+	if (!strcmp(elf_path, "-")) {
+		*out = a;
+		return 0;
+	}
 	/* the handshake tells whether the sidecar could open the file */
 	begin_call(a);
 	n = request(a, "info\n");
