@@ -10,14 +10,14 @@ SIDECAR_HDRS := $(wildcard sidecar/*.h) src/code_loc.h
 SIDECAR_BIN ?= sidecar/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
 SIDECAR_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
-SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread
+SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread $(ELFUTILS_COMPAT_LIB)
 # libdw.a's debuginfod client warns that dlopen needs shared libraries at run time; harmless.
 SIDECAR_LD_NOISE := -e debuginfod -e 'statically linked' -e 'dlopen'
 
 EXTRA_OBJS += $(SIDECAR_BLOB)
 CLEAN_EXTRA += $(SIDECAR_BIN)
 
-$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS)
+$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) $(ELFUTILS_COMPAT_LIB)
 	$(call msg,SIDECAR,$@)
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -static $(SIDECAR_SRCS) $(SIDECAR_LIBS) -o $@ 2>$@.log; \
 		rc=$$?; grep -v $(SIDECAR_LD_NOISE) $@.log >&2; rm -f $@.log; exit $$rc
@@ -44,7 +44,7 @@ $(SIDECAR_T)/sidecar-dir:
 
 $(SIDECAR_SAN_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) | $(SIDECAR_T)/sidecar-dir
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) $(SIDECAR_SRCS) -ldw -lelf -o $@
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) $(SIDECAR_SRCS) -ldw -lelf -lz -o $@
 
 # relative source paths on purpose: DWARF then names them as the tests expect
 $(SIDECAR_FIXTURE): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.h) | $(SIDECAR_T)/sidecar-dir
@@ -85,7 +85,38 @@ $(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECA
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
 		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
-		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lcmocka -o $@
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
+
+# User-space symbolization over real ELF files built at test time: the symbols object
+# (libretsnoop) with the production sidecar embedded, as retsnoop runs it.
+SIDECAR_UPROG := $(SIDECAR_T)/uprog
+SIDECAR_UPROG_SRCS := $(wildcard tests/sidecar/uprog/*.[ch]) tests/sidecar/uprog/build.sh
+SIDECAR_IMAGES_TEST := $(SIDECAR_T)/test_images
+EXTRA_UNIT_BINS += $(SIDECAR_IMAGES_TEST)
+
+$(SIDECAR_UPROG)/stamp: $(SIDECAR_UPROG_SRCS) | $(SIDECAR_T)/sidecar-dir
+	$(call msg,FIXTURE,$(SIDECAR_UPROG))
+	$(Q)tests/sidecar/uprog/build.sh $(abspath $(SIDECAR_UPROG)) "$(CC)" \
+		$(abspath tests/sidecar/uprog) && touch $@
+
+$(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_BLOB) $(SIDECAR_UPROG)/stamp
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
+		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
+
+# The image requests in process, on the sanitized sidecar sources.
+SIDECAR_SERVER_IMAGES_TEST := $(SIDECAR_T)/test_server_images
+EXTRA_UNIT_BINS += $(SIDECAR_SERVER_IMAGES_TEST)
+
+$(SIDECAR_SERVER_IMAGES_TEST): tests/sidecar/test_server_images.c tests/unit/unit.h \
+		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) $(SIDECAR_UPROG)/stamp
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
+		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
 
 # Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
 # build, no libFuzzer): a crash once found stays fixed.
@@ -101,7 +132,7 @@ $(SIDECAR_FUZZ_REPLAY): tests/sidecar/test_fuzz_replay.c tests/unit/unit.h $(wil
 		-DSIDECAR_FUZZ_SEEDS='"$(abspath tests/fuzz)"' \
 		-DSIDECAR_FUZZ_REGRESSIONS='"$(abspath tests/sidecar/fuzz-regressions)"' \
 		$< $(filter-out %/run.sh,$(wildcard sidecar/fuzz/*.c)) $(SIDECAR_LIB_SRCS) \
-		-ldw -lelf -lcmocka -o $@
+		-ldw -lelf -lz -lcmocka -o $@
 
 -include sidecar/fuzz.mk
 
@@ -116,7 +147,7 @@ $(SIDECAR_UNWIND_TEST): tests/sidecar/test_unwind.c tests/userprog/snap.h tests/
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Isrc -Itests/unit $(INCLUDES) \
 		-DUSERPROG_DIR='"$(abspath $(USERPROG_OUT))"' \
-		$< $(SIDECAR_LIB_SRCS) src/proc_maps.c src/ustack_req.c -ldw -lelf -lcmocka -o $@
+		$< $(SIDECAR_LIB_SRCS) src/proc_maps.c src/ustack_req.c -ldw -lelf -lz -lcmocka -o $@
 
 # src/ustack.c (maps snapshots, the sidecar's unwind request) on real captures, with the
 # sanitized sidecar.

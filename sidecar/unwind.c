@@ -26,6 +26,8 @@
  * which is most of them. The callbacks' argument is the unwinder itself, pointing at the
  * capture being unwound.
  */
+struct mod_src;
+
 struct unwinder {
 	struct unwind_opts opts;
 	Dwfl *dwfl;
@@ -40,21 +42,38 @@ struct unwinder {
 	/* the window ran out: said instead of libdwfl's less helpful message */
 	char mem_err[160];
 	char stop[256];
+	struct mod_src *srcs;		/* one per module of dwfl */
+	size_t src_cnt;
+	int *ids;			/* the image ids dwfl was built with */
+	size_t id_cnt;
 };
 
 
-/* Modules are opened by their path in the maps; nothing else (no /proc, no vdso memory). */
+/* What find_elf() needs of a module: set as its userdata after reporting (mod_bind()). */
+struct mod_src {
+	struct unwinder *u;
+	size_t map_idx;		/* the module's first mapping, in every input this dwfl serves */
+};
+
+/*
+ * Each module's file comes from the client's image (or, without open_image, its path);
+ * nothing else is looked at (no /proc, no vdso memory).
+ */
 static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
 		    char **file_name, Elf **elfp)
 {
+	struct mod_src *src = *userdata;
 	struct stat st;
 	int fd;
 
 	*elfp = NULL;
-	if (!name || name[0] != '/')
+	/* files are opened lazily, always while a capture is being unwound */
+	if (!src || !src->u->in || src->map_idx >= src->u->in->map_cnt || !name || name[0] != '/')
 		return -1;
-	/* O_NONBLOCK: a FIFO's open must not wait for a writer */
-	fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (src->u->opts.open_image)
+		fd = src->u->opts.open_image(src->u->opts.ctx, &src->u->in->maps[src->map_idx]);
+	else	/* O_NONBLOCK: a FIFO's open must not wait for a writer */
+		fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -1;
 	/* a device (/dev/zero maps too) or a FIFO is no binary, and may never end */
@@ -288,10 +307,43 @@ static int check_input(const struct unwind_input *in)
 }
 
 /* The Dwfl for @in's process: the last one if its mappings are the same. */
+/* Each module's find_elf() source: the first mapping of its file. */
+static int bind_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	struct unwinder *u = arg;
+	struct mod_src *src;
+	size_t i;
+
+	for (i = 0; i < u->in->map_cnt; i++) {
+		if (u->in->maps[i].path && !strcmp(u->in->maps[i].path, name))
+			break;
+	}
+	if (i == u->in->map_cnt || u->src_cnt == u->in->map_cnt)
+		return DWARF_CB_OK;
+	src = &u->srcs[u->src_cnt++];
+	src->u = u;
+	src->map_idx = i;
+	*userdata = src;
+	return DWARF_CB_OK;
+}
+
+/* The image ids are part of what a kept Dwfl was built from. */
+static bool same_ids(const struct unwinder *u, const struct unwind_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->map_cnt; i++) {
+		if (u->ids[i] != in->maps[i].image_id)
+			return false;
+	}
+	return true;
+}
+
 static int get_dwfl(struct unwinder *u, const struct unwind_input *in)
 {
 	char *text = NULL;
-	size_t len = 0;
+	size_t len = 0, i;
 	FILE *f;
 	int err;
 
@@ -299,12 +351,25 @@ static int get_dwfl(struct unwinder *u, const struct unwind_input *in)
 	if (err)
 		return err;
 	if (u->dwfl && u->pid == in->pid && u->arch == in->arch && u->maps_len == len &&
-	    !memcmp(u->maps_text, text, len)) {
+	    !memcmp(u->maps_text, text, len) && u->id_cnt == in->map_cnt && same_ids(u, in)) {
 		free(text);
 		return 0;
 	}
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
+	u->dwfl = NULL;
+	free(u->srcs);
+	free(u->ids);
+	u->src_cnt = u->id_cnt = 0;
+	u->srcs = calloc(in->map_cnt ?: 1, sizeof(*u->srcs));
+	u->ids = calloc(in->map_cnt ?: 1, sizeof(*u->ids));
+	if (!u->srcs || !u->ids) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->map_cnt; i++)
+		u->ids[i] = in->maps[i].image_id;
+	u->id_cnt = in->map_cnt;
 	free(u->maps_text);
 	u->maps_text = text;
 	u->maps_len = len;
@@ -322,6 +387,7 @@ static int get_dwfl(struct unwinder *u, const struct unwind_input *in)
 	fclose(f);
 	if (dwfl_report_end(u->dwfl, NULL, NULL))
 		return -ENOMEM;
+	dwfl_getmodules(u->dwfl, bind_module, u, 0);
 	/* the architecture comes from a module: with none, nothing can be unwound */
 	if (err || !dwfl_attach_state(u->dwfl, NULL, in->pid, &thread_cbs, u)) {
 		snprintf(u->stop, sizeof(u->stop), "no binary of the process could be read (%s)",
@@ -366,6 +432,8 @@ void unwinder__free(struct unwinder *u)
 		dwfl_end(u->dwfl);
 	free(u->maps_text);
 	free(u->frames);
+	free(u->srcs);
+	free(u->ids);
 	free(u);
 }
 

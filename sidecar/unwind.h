@@ -29,6 +29,7 @@ struct unwind_map {
 	uint32_t dev_major, dev_minor;
 	bool exec;
 	const char *path;		/* NULL: anonymous */
+	int image_id;			/* the client's image of the file (open_image), 0: none */
 };
 
 struct unwind_input {
@@ -47,6 +48,12 @@ struct unwind_opts {
 	size_t sz;			/* sizeof(struct unwind_opts) */
 	size_t max_frames;		/* 0: 128 */
 	bool symbolize;			/* also func+off and file:line:col of each frame */
+	/*
+	 * A new descriptor of mapping @m's file (the unwinder owns it), -1 if none. NULL:
+	 * open @m's path (tests; the sandboxed sidecar can't open files).
+	 */
+	int (*open_image)(void *ctx, const struct unwind_map *m);
+	void *ctx;
 };
 
 struct unwind_frame {

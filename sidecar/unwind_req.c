@@ -87,7 +87,7 @@ static int take_bytes(struct cursor *c, size_t max, uint8_t **out, size_t *len)
 static int take_maps(struct cursor *c, struct unwind_req *r)
 {
 	size_t cap = 0, cnt = 0;
-	uint64_t v[7];
+	uint64_t v[8];
 	int err;
 
 	while (c->p < c->end && *c->p != '-') {
@@ -99,7 +99,8 @@ static int take_maps(struct cursor *c, struct unwind_req *r)
 		    take(c, ':') || take_num(c, 16, &v[2]) || take(c, ':') ||
 		    take_num(c, 16, &v[3]) || take(c, ':') || take_num(c, 16, &v[4]) ||
 		    take(c, ':') || take_num(c, 16, &v[5]) || take(c, ':') ||
-		    take_num(c, 10, &v[6]) || take(c, ':'))
+		    take_num(c, 10, &v[6]) || take(c, ':') || take_num(c, 10, &v[7]) ||
+		    v[7] > 0x7fffffff || take(c, ':'))
 			return -EINVAL;
 		err = take_bytes(c, 4096, &path, &plen);
 		if (err)
@@ -127,7 +128,7 @@ static int take_maps(struct cursor *c, struct unwind_req *r)
 		*m = (struct unwind_map){
 			.start = v[0], .end = v[1], .pgoff = v[2], .exec = v[3] & 4,
 			.dev_major = v[4], .dev_minor = v[5], .inode = v[6],
-			.path = (char *)path,
+			.image_id = v[7], .path = (char *)path,
 		};
 	}
 	return take(c, '-');

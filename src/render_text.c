@@ -116,6 +116,8 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "
 			"(a thread inside an entry function) and are not reported.\n",
 			(unsigned long long)d->running_sessions);
+	if (ts->o.whole_lines)
+		return;
 	fprintf(ts->o.out, "Detaching... ");
 	fflush(ts->o.out);
 }
@@ -124,7 +126,7 @@ static void text_detached(struct sink *sk, long ms)
 {
 	struct text_sink *ts = (struct text_sink *)sk;
 
-	fprintf(ts->o.out, "DONE in %ld ms.\n", ms);
+	fprintf(ts->o.out, "%sDONE in %ld ms.\n", ts->o.whole_lines ? "Detaching... " : "", ms);
 	fflush(ts->o.out);
 }
 
@@ -146,14 +148,15 @@ struct sink *text_sink__new(const struct text_sink_opts *opts)
 {
 	struct text_sink *ts;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
 		return NULL;
+	if (OPTS_COPY(&ts->o, opts)) {
+		free(ts);
+		return errno = EINVAL, NULL;
+	}
 	ts->sink.ops = &text_ops;
-	OPTS_COPY(&ts->o, opts);
-	ts->o.out = opts->out ?: stdout;
-	ts->o.err = opts->err ?: stderr;
+	ts->o.out = ts->o.out ?: stdout;
+	ts->o.err = ts->o.err ?: stderr;
 	return &ts->sink;
 }

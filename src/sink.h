@@ -8,6 +8,7 @@
 #define RETSNOOP_SINK_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "arg_fmt.h"
@@ -90,6 +91,11 @@ struct text_sink_opts {
 	bool args;			/* -A: show captured arguments */
 	enum args_fmt_mode args_fmt;	/* -C args.fmt-mode */
 	int args_max_width;		/* -C args.fmt-max-arg-width, 0: no limit */
+	/*
+	 * @out is no terminal: "Detaching... DONE in N ms." is written at once when done, so
+	 * progress lines on a shared log (stderr 2>&1) never split it
+	 */
+	bool whole_lines;
 };
 
 struct sink *text_sink__new(const struct text_sink_opts *opts);
@@ -100,5 +106,13 @@ struct json_sink_opts {
 };
 
 struct sink *json_sink__new(const struct json_sink_opts *opts);
+
+/*
+ * --json: an error (@level LOG_ERROR) or warning (LOG_WARN) as a JSON line of its own on
+ * @out (NULL: stdout): {"version":1,"type":"error"|"warning","message":"..."}, the
+ * message formatted from @fmt without its final newline. Any time in a run, with or
+ * without a sink. 0 or a negative errno.
+ */
+int json_sink__log(FILE *out, int level, const char *fmt, va_list args);
 
 #endif

@@ -16,6 +16,7 @@
 #include "arg_plan.h"
 #include "arg_render.h"
 #include "errnos.h"
+#include "log.h"
 #include "result_fmt.h"
 #include "sink.h"
 
@@ -313,10 +314,12 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		const struct func *fn = sample__func(s, f->func_id);
 
 		put_func(o, s, f->func_id);
-		marker[0] = f->has_kframe ? ' ' : '!';
+		marker[0] = f->origin ? '!' : f->replaced ? '^' : ' ';
 		marker[1] = f->stitched ? '*' : ' ';
 		put(o, "marker", json_string(marker));
 		put(o, "stitched", json_boolean(f->stitched));
+		put(o, "origin", json_boolean(f->origin));
+		put(o, "replaced", json_boolean(f->replaced));
 		put(o, "running", json_boolean(f->running));
 		if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));
@@ -587,17 +590,51 @@ static const struct sink_ops json_ops = {
 	.free = json_free,
 };
 
+int json_sink__log(FILE *out, int level, const char *fmt, va_list args)
+{
+	struct json_sink js = { .o.out = out ?: stdout };
+	char buf[512], *msg = buf;
+	va_list copy;
+	json_t *o;
+	int n, err;
+	size_t len;
+
+	va_copy(copy, args);
+	n = vsnprintf(buf, sizeof(buf), fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return -EINVAL;
+	/* a verifier log can be long: the whole message, whatever its size */
+	if ((size_t)n >= sizeof(buf)) {
+		msg = malloc(n + 1);
+		if (!msg)
+			return -ENOMEM;
+		vsnprintf(msg, n + 1, fmt, args);
+	}
+	len = strlen(msg);
+	while (len && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	o = event(level < LOG_WARN ? "error" : "warning");
+	if (o)
+		put(o, "message", jstr(msg));
+	err = emit(&js, o);
+	if (msg != buf)
+		free(msg);
+	return err;
+}
+
 struct sink *json_sink__new(const struct json_sink_opts *opts)
 {
 	struct json_sink *js;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	js = calloc(1, sizeof(*js));
 	if (!js)
 		return NULL;
+	if (OPTS_COPY(&js->o, opts)) {
+		free(js);
+		return errno = EINVAL, NULL;
+	}
 	js->sink.ops = &json_ops;
-	OPTS_COPY(&js->o, opts);
-	js->o.out = opts->out ?: stdout;
+	js->o.out = js->o.out ?: stdout;
 	return &js->sink;
 }

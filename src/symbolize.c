@@ -11,9 +11,11 @@
 
 struct symbolize {
 	struct symbolize_opts opts;
+	struct usyms *usyms;	/* created with the first process */
 	struct ksyms *own_ksyms;
 	bool load_failed;
 	bool degraded;
+	bool cut;		/* a lookup was cut short: the rest go without, each marked */
 	bool prefetching;	/* @loader is reading kallsyms: join it before use */
 	int load_errno;
 	pthread_t loader;
@@ -62,12 +64,13 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 {
 	struct symbolize *s;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	OPTS_COPY(&s->opts, opts);
+	if (OPTS_COPY(&s->opts, opts)) {
+		free(s);
+		return errno = EINVAL, NULL;
+	}
 	if (s->opts.early_ksyms) {
 		const struct ksym *a = ksyms__find(s->opts.early_ksyms, "_stext");
 		const struct ksym *b = ksyms__find(s->opts.early_ksyms, "_etext");
@@ -121,7 +124,28 @@ void symbolize__free(struct symbolize *s)
 	if (s->prefetching)
 		pthread_join(s->loader, NULL);
 	ksyms__free(s->own_ksyms);
+	usyms__free(s->usyms);
 	free(s);
+}
+
+int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_mapping *maps,
+			   size_t cnt)
+{
+	if (!s->usyms) {
+		struct usyms_opts uo = {
+			.sz = sizeof(uo),
+			.sidecar = s->opts.sidecar,
+			.sidecar_path = s->opts.sidecar_path,
+			.debug_root = s->opts.debug_root,
+			.proc_root = s->opts.proc_root,
+			.print = s->opts.print,
+		};
+
+		s->usyms = usyms__new(&uo);
+		if (!s->usyms)
+			return -errno;
+	}
+	return usyms__add_process(s->usyms, pid, maps, cnt);
 }
 
 static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
@@ -130,8 +154,8 @@ static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct s
 	const struct ksyms *ks;
 	const struct ksym *k;
 
-	if (as->kind != ADDR_SPACE_KERNEL)
-		return false;
+	if (as->kind == ADDR_SPACE_USER)
+		return s->usyms && usyms__sym(s->usyms, as->pid, addr, hit);
 	ks = ksyms_for(s, addr);
 	k = ks ? ksyms__map_addr(ks, addr) : NULL;
 
@@ -153,8 +177,10 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 	const struct ksym *k;
 	int n;
 
-	if (as->kind != ADDR_SPACE_KERNEL)
-		return 0;
+	if (as->kind == ADDR_SPACE_USER) {
+		n = s->usyms ? usyms__src(s->usyms, as->pid, addr, frames, max, note) : 0;
+		goto found;
+	}
 	if (!s->opts.src.lookup || !(ks = ksyms_for(s, addr)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
@@ -163,16 +189,26 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 		return 0;
 	if (s->degraded)
 		goto degraded;
+	if (s->cut)
+		return -EINTR;
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
-	/* interrupted on purpose (Ctrl-C during a slow lookup): this address only, no warning */
-	if (n == -EINTR)
-		return 0;
+	/*
+	 * Cut short on purpose: the run's caller asked to hurry (a second Ctrl-C while the
+	 * samples received before a stop are symbolized). What is left goes without source
+	 * lines rather than wait for each, and every location says so (SRC_NOTE_CUT):
+	 * a frame is never silently poorer.
+	 */
+	if (n == -EINTR) {
+		s->cut = true;
+		return -EINTR;
+	}
 	if (n < 0) {
 		s->degraded = true;
 		log_msg(s->opts.print, LOG_WARN, "WARNING: source-line symbolization failed (%d); "
 			"continuing with kallsyms only.\n", n);
 		goto degraded;
 	}
+found:
 	if (n > max)
 		n = max;
 	if (!s->opts.inlines && n > 1) {
@@ -185,6 +221,11 @@ degraded:
 	if (note)
 		*note = "source-line symbolizer failed";
 	return 0;
+}
+
+struct usyms *symbolize__usyms(struct symbolize *s)
+{
+	return s->usyms;
 }
 
 struct sym_resolver symbolize__resolver(struct symbolize *s)

@@ -3,7 +3,6 @@
 #ifndef RETSNOOP_TRACE_CMD_H
 #define RETSNOOP_TRACE_CMD_H
 
-#include <signal.h>
 #include <stdio.h>
 #include "env.h"
 #include "func.h"
@@ -15,9 +14,6 @@ struct mass_attacher;
 struct vmlinux_dwarf;
 struct progress;
 
-/* Set by SIGINT/SIGTERM during a run: whatever waits on something slow should stop. */
-volatile sig_atomic_t *trace_cmd__stop_flag(void);
-
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
 int trace_cmd__detect(struct kernel_features *feat);
 
@@ -28,7 +24,8 @@ int trace_cmd__detect(struct kernel_features *feat);
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
 
 /*
- * Trace the functions @d found, as @env asks, until SIGINT/SIGTERM; 0 or negative errno.
+ * Trace the functions @d found, as @env asks, until a stop (stop.h); 0 or negative errno,
+ * -EINTR (nothing said, nothing left attached) when the stop came before tracing began.
  * @vd (may be NULL: kallsyms only) adds source lines and inlined frames. @progress (may
  * be NULL) shows loading, attaching and detaching on the terminal.
  */

@@ -64,7 +64,7 @@ static size_t at_least_one(size_t n)
 
 struct tracer *tracer__open(const struct tracer_opts *opts)
 {
-	const struct kernel_features *feat = opts ? opts->feat : NULL;
+	const struct kernel_features *feat;
 	struct mass_attacher_opts mopts = { .sz = sizeof(mopts) };
 	struct mass_attacher_progs progs;
 	struct tracer *t;
@@ -72,13 +72,15 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	size_t i;
 	int err;
 
-	if (!opts__valid(opts, sizeof(*opts)) || !feat || !opts->sink)
-		return errno = EINVAL, NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	OPTS_COPY(&t->o, opts);
+	if (OPTS_COPY(&t->o, opts) || !t->o.feat || !t->o.sink) {
+		free(t);
+		return errno = EINVAL, NULL;
+	}
 	opts = &t->o;
+	feat = opts->feat;
 
 	if (opts->lbr) {
 		if (!feat->has_branch_snapshot) {
@@ -101,7 +103,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel = t->skel = retsnoop__open();
 	if (!skel) {
 		err = -errno;
-		pr(t, LOG_WARN, "Failed to open BPF object: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to open BPF object: %d\n", err);
 		goto err;
 	}
 	progs = (struct mass_attacher_progs){
@@ -129,6 +131,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	mopts.kret_ip_off = feat->kret_ip_off;
 	mopts.progress = opts->progress;
 	mopts.progress_ctx = opts->progress_ctx;
+	mopts.stop = opts->stop;
+	mopts.detach_threads = opts->detach_threads;
 	t->att = mass_attacher__new(&progs, opts->funcs, opts->func_cnt, &mopts);
 	if (!t->att) {
 		err = -errno;
@@ -285,15 +289,18 @@ int tracer__load(struct tracer *t)
 {
 	int err = retsnoop__load(t->skel);
 
+	/* the verifier gives up on a signal: that is the stop, not a failure */
+	if (err && t->o.stop && *t->o.stop)
+		return -EINTR;
 	if (err) {
-		pr(t, LOG_WARN, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
+		pr(t, LOG_ERROR, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
 		return err;
 	}
 	err = mass_attacher__load(t->att);
 	if (!err)
 		err = fill_maps(t);
 	if (err)
-		pr(t, LOG_WARN, "Failed to set up BPF maps: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to set up BPF maps: %d\n", err);
 	return err;
 }
 
@@ -427,7 +434,7 @@ int tracer__start(struct tracer *t)
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), on_record, t, NULL);
 	if (!t->store || !t->rb) {
 		err = -errno ?: -ENOMEM;
-		pr(t, LOG_WARN, "Failed to set up the ring buffer: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to set up the ring buffer: %d\n", err);
 		return err;
 	}
 	t->skel->bss->ready = true;
@@ -519,7 +526,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	if (err == -EINTR || (t->o.stop && *t->o.stop))
 		return -EINTR;
 	if (err < 0) {
-		pr(t, LOG_WARN, "Failed to poll the ring buffer: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to poll the ring buffer: %d\n", err);
 		return err;
 	}
 	return 0;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* -U: maps snapshots and unwinding through the sidecar (ustack.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <search.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,15 @@
 #include "ustack_req.h"
 
 #define DEFAULT_MAX_PROCS	4096
+#define MAX_IMAGES		4096	/* the sidecar's own limit */
+
+/* A file handed to the sidecar, by what the maps say of it. */
+struct image_ent {
+	char *path;
+	__u32 dev_major, dev_minor;
+	__u64 inode;
+	int id;			/* the sidecar's image, or -errno: it could not be opened */
+};
 
 struct proc_snap {
 	__u32 tgid;
@@ -25,6 +36,8 @@ struct ustack {
 	int a2l_err;		/* the sidecar could not start or died: said once */
 	void *procs;		/* tsearch() tree of struct proc_snap, by tgid */
 	size_t proc_cnt;
+	struct image_ent *images;
+	size_t image_cnt;
 	char note[192];
 };
 
@@ -61,8 +74,9 @@ int ustack__new(const struct ustack_opts *opts, struct ustack **out)
 		u->opts.max_procs = DEFAULT_MAX_PROCS;
 	aopts.sidecar_path = u->opts.sidecar_path;
 	aopts.cancel = u->opts.cancel;
-	/* started now, before tracing begins, so that it can be kept out of it */
-	u->a2l_err = addr2line__new("-", &aopts, &u->a2l);
+	/* started now, before tracing begins, so that it can be kept out of it; no file */
+	u->a2l = addr2line__new(NULL, &aopts);
+	u->a2l_err = u->a2l ? 0 : -errno;
 	if (u->a2l_err)
 		log_msg(u->opts.print, LOG_WARN,
 			"User stacks can't be unwound: the sidecar did not start (%s).\n",
@@ -77,6 +91,9 @@ void ustack__free(struct ustack *u)
 		return;
 	tdestroy(u->procs, snap_free);
 	addr2line__free(u->a2l);
+	while (u->image_cnt)
+		free(u->images[--u->image_cnt].path);
+	free(u->images);
 	free(u);
 }
 
@@ -165,6 +182,50 @@ static const char *snap_err_note(struct ustack *u, int err)
 	return u->note;
 }
 
+/*
+ * The sidecar's image of mapping @m of process @tgid: opened here (the sidecar opens
+ * nothing), through /proc/PID/map_files/ while the process lives (the very file mapped,
+ * even if replaced or deleted since), else by its path; each file once per run.
+ */
+static int image_of(struct ustack *u, __u32 tgid, const struct proc_map *m)
+{
+	struct addr2line_image img;
+	struct image_ent *e;
+	char mf[96];
+	size_t i;
+	int fd;
+
+	if (!m->path || m->path[0] != '/')
+		return 0;
+	for (i = 0; i < u->image_cnt; i++) {
+		e = &u->images[i];
+		if (e->inode == m->inode && e->dev_major == m->dev_major &&
+		    e->dev_minor == m->dev_minor && !strcmp(e->path, m->path))
+			return e->id > 0 ? e->id : 0;
+	}
+	if (u->image_cnt == MAX_IMAGES)
+		return 0;
+	if (!u->images && !(u->images = calloc(MAX_IMAGES, sizeof(*u->images))))
+		return 0;
+	snprintf(mf, sizeof(mf), "%s/%u/map_files/%llx-%llx", u->opts.proc_root ?: "/proc", tgid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(mf, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && !m->deleted)
+		fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	e = &u->images[u->image_cnt];
+	e->id = fd < 0 ? -errno : addr2line__open_image(u->a2l, fd, m->path, &img) ?: img.id;
+	if (fd >= 0)
+		close(fd);
+	e->path = strdup(m->path);
+	if (!e->path)
+		return 0;
+	e->dev_major = m->dev_major;
+	e->dev_minor = m->dev_minor;
+	e->inode = m->inode;
+	u->image_cnt++;
+	return e->id > 0 ? e->id : 0;
+}
+
 /* Frames from the sidecar's reply lines; the last line may say why it stopped. */
 static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, int n,
 		   ustack_frame_cb cb, void *ctx, const char **note)
@@ -222,8 +283,8 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 {
 	struct proc_snap *s;
 	char *req, *lines;
-	size_t stack_len;
-	int n, err;
+	size_t stack_len, i;
+	int n, err, *ids;
 
 	*note = NULL;
 	if (size < sizeof(*r))
@@ -249,7 +310,13 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 			       "code it ran was mapped after they were first read", 0;
 	if (u->a2l_err || !u->a2l)
 		return *note = "the unwinding sidecar is not running", 0;
-	err = ustack_req__format(r, stack_len, s->maps, &req);
+	ids = calloc(proc_maps__cnt(s->maps) ?: 1, sizeof(*ids));
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < proc_maps__cnt(s->maps); i++)
+		ids[i] = image_of(u, r->tgid, proc_maps__get(s->maps, i));
+	err = ustack_req__format(r, stack_len, s->maps, ids, &req);
+	free(ids);
 	if (err == -ENOMEM)
 		return err;
 	if (err)

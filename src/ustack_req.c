@@ -35,7 +35,7 @@ static void put_hex(FILE *f, const __u8 *p, size_t n)
 }
 
 int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struct proc_maps *maps,
-		       char **out)
+		       const int *image_ids, char **out)
 {
 	const char *arch = arch_name(r->arch);
 	char *buf = NULL;
@@ -63,9 +63,10 @@ int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struc
 		/* anonymous memory holds no code the unwinder can describe */
 		if (!m->path)
 			continue;
-		fprintf(f, "%llx-%llx:%llx:%x:%x:%x:%llu:", (unsigned long long)m->start,
+		fprintf(f, "%llx-%llx:%llx:%x:%x:%x:%llu:%d:", (unsigned long long)m->start,
 			(unsigned long long)m->end, (unsigned long long)m->pgoff, m->prot,
-			m->dev_major, m->dev_minor, (unsigned long long)m->inode);
+			m->dev_major, m->dev_minor, (unsigned long long)m->inode,
+			image_ids ? image_ids[i] : 0);
 		put_hex(f, (const __u8 *)m->path, strlen(m->path));
 		fputc(',', f);
 	}

@@ -15,12 +15,13 @@
 struct proc_maps;
 
 /*
- * The request line (no newline) for @r, @stack_len bytes of stack following it, and @maps.
- * 0 with *out malloc()ed, -EINVAL for a record that can't be unwound (no registers, an
- * unknown architecture), -ENOMEM.
+ * The request line (no newline) for @r, @stack_len bytes of stack following it, and @maps;
+ * @image_ids[i] is the sidecar's image of mapping i's file (0: none; @image_ids NULL: none
+ * at all). 0 with *out malloc()ed, -EINVAL for a record that can't be unwound (no
+ * registers, an unknown architecture), -ENOMEM.
  */
 int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struct proc_maps *maps,
-		       char **out);
+		       const int *image_ids, char **out);
 
 /* One frame of the reply, innermost first. Strings point into the parsed line. */
 struct ustack_req_frame {

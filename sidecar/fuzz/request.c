@@ -18,7 +18,8 @@ int fuzz_request(const uint8_t *data, size_t size)
 	struct server *srv;
 	int n, ret = 0;
 
-	if (server__new(SIDECAR_FUZZ_FIXTURE, NULL, &srv))
+	srv = server__new(SIDECAR_FUZZ_FIXTURE, NULL);
+	if (!srv)
 		abort();
 	for (n = 0; p < end && n < MAX_REQS && ret != 1; n++) {
 		const char *nl = memchr(p, '\n', end - p);
@@ -32,7 +33,7 @@ int fuzz_request(const uint8_t *data, size_t size)
 			verb[vlen] = p[vlen];
 		verb[vlen] = '\0';
 		out.len = 0;
-		ret = server__handle(srv, p, len, &out);
+		ret = server__handle(srv, p, len, NULL, &out);
 		if (ret < 0)
 			abort();
 		fuzz_check_reply(verb, &out);

@@ -43,18 +43,18 @@ int fuzz_unwind(const uint8_t *data, size_t size)
 	if (memchr(data, '\n', size))
 		return 0;
 	line = malloc(size + 7);
-	if (!line || server__new("-", NULL, &srv))
+	if (!line || !(srv = server__new(NULL, NULL)))
 		abort();
 	memcpy(line, "unwind ", 7);
 	memcpy(line + 7, data, size);
-	if (server__handle(srv, line, size + 7, &out) < 0)
+	if (server__handle(srv, line, size + 7, NULL, &out) < 0)
 		abort();
 	fuzz_check_reply("unwind", &out);
 	if (!strncmp(out.p, "ok ", 3))
 		check_lines(&out);
 	/* the same again: the unwinder's kept state must answer the same way */
 	out.len = 0;
-	if (server__handle(srv, line, size + 7, &out) < 0)
+	if (server__handle(srv, line, size + 7, NULL, &out) < 0)
 		abort();
 	fuzz_check_reply("unwind", &out);
 	free(out.p);

@@ -81,6 +81,11 @@ static void test_unwind(void **state)
 	replay("unwind", fuzz_unwind);
 }
 
+static void test_image(void **state)
+{
+	replay("image", fuzz_image);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -88,6 +93,7 @@ int main(void)
 		cmocka_unit_test(test_elf),
 		cmocka_unit_test(test_dwarf),
 		cmocka_unit_test(test_unwind),
+		cmocka_unit_test(test_image),
 	};
 
 	return cmocka_run_group_tests_name("sidecar-fuzz-replay", tests, NULL, NULL);

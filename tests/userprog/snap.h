@@ -133,7 +133,7 @@ static inline int snap_take(const char *path, size_t window, char *const argv[],
 	if (!err)
 		err = proc_maps__read(pid, NULL, &maps);
 	if (!err)
-		err = ustack_req__format(rec, rec->stack_len, maps, line);
+		err = ustack_req__format(rec, rec->stack_len, maps, NULL, line);
 	if (pid > 0)
 		snap_kill(pid);
 	free(rec);
