@@ -167,7 +167,7 @@ static const struct cfg_key cfg_keys[] = {
 	  "\tNot applied in verbose mode" },
 	{ "stacks.user-stack-size", CFG_INT, CFG_OFF(ustack_size), 256, USTACK_MAX_SIZE,
 	  "-U: bytes of user stack copied from the stack pointer up, for unwinding\n"
-	  "\t(defaults to 16384; deeper user stacks need more)" },
+	  "\t(defaults to 16384, at most 16384; a deeper stack is unwound as far as it reaches)" },
 	{ "fmt.lbr-max-count", CFG_INT, CFG_OFF(lbr_max_count), 1, INT_MAX,
 	  "Print at most this many LBR records (defaults to all)" },
 };
