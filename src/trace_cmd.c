@@ -560,6 +560,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		;
 	if (err == -EINTR)
 		err = 0;
+	/* the samples still in the buffer, symbolized in full unless told to hurry */
 	tracer__stop(t);
 	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
