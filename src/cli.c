@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "cli_int.h"
 #include "lbr.h"
+#include "retsnoop.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define COMM_MAX_LEN 15		/* TASK_COMM_LEN - 1: what the kernel keeps of a name */
@@ -175,6 +176,9 @@ static const struct cfg_key cfg_keys[] = {
 	{ "args.fmt-max-arg-width", CFG_INT, CFG_OFF(args_fmt_max_arg_width), 0, 250,
 	  "Truncate each printed argument to this width, 0 for no limit (defaults to 120).\n"
 	  "\tNot applied in verbose mode" },
+	{ "stacks.user-stack-size", CFG_INT, CFG_OFF(ustack_size), 256, USTACK_MAX_SIZE,
+	  "-U: bytes of user stack copied from the stack pointer up, for unwinding\n"
+	  "\t(defaults to 16384, at most 16384; a deeper stack is unwound as far as it reaches)" },
 	{ "fmt.lbr-max-count", CFG_INT, CFG_OFF(lbr_max_count), 1, INT_MAX,
 	  "Print at most this many LBR records (defaults to all)" },
 };

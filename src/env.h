@@ -42,6 +42,7 @@ struct env_config {
 	enum args_fmt_mode args_fmt_mode;
 	long args_fmt_max_arg_width;
 	long lbr_max_count;		/* fmt.lbr-max-count, --lbr-max-count; 0 = all */
+	long ustack_size;		/* stacks.user-stack-size; 0 = USTACK_DEFAULT_SIZE */
 };
 
 struct env {
