@@ -66,8 +66,9 @@ EXTRA_OBJS :=
 .SECONDARY:
 
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
--include sidecar/sidecar.mk
+# userprog first: the sidecar's unit tests name its binaries as prerequisites
 include tests/userprog/userprog.mk
+-include sidecar/sidecar.mk
 include tests/fuzz/fuzz.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
