@@ -34,7 +34,8 @@ static const struct argp_option opts[] = {
 	{ "case", 'c', "CASE", 0,
 	  "Use a pre-defined set of entry/allow/deny globs for a use case (supported: bpf, perf)", 1 },
 	{ "entry", 'e', "GLOB", 0,
-	  "Entry function glob: GLOB, 'GLOB [MODGLOB]', :SRCPATHGLOB or @FILE", 1 },
+	  "Entry function glob: GLOB, 'GLOB [MODGLOB]', :SRCPATHGLOB, @FILE, or user space: "
+	  "'GLOB [PATH|LIBGLOB] =RULE' (see the man page)", 1 },
 	{ "allow", 'a', "GLOB", 0, "Glob of allowed (non-entry) functions, same forms as -e", 1 },
 	{ "deny", 'd', "GLOB", 0, "Glob of denied functions, same forms as -e; always wins", 1 },
 
@@ -243,7 +244,9 @@ static int add_glob_spec(struct glob_list *list, const char *arg, bool mandatory
 	case -EOPNOTSUPP:
 		return cli_err("Unsupported glob '%s'.", arg);
 	case -EBADMSG:
-		return cli_err("Invalid glob '%s': expected 'GLOB' or 'GLOB [MODGLOB]'.", arg);
+		return cli_err("Invalid glob '%s': expected 'GLOB', 'GLOB [MODGLOB]' or 'GLOB [IMAGE]'.", arg);
+	case -ENOMSG:
+		return cli_err("Invalid error rule in '%s': '=RULE' (errno-positive, le0, false, never, default) follows a user-space glob 'GLOB [IMAGE]' only.", arg);
 	default:
 		return cli_err("Failed to add glob '%s': %s.", arg, strerror(-err));
 	}

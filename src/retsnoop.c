@@ -126,7 +126,8 @@ static bool has_src_globs(void)
 
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < lists[i]->cnt; j++)
-			if (lists[i]->specs[j].kind == GLOB_SRC_PATH)
+			if (lists[i]->specs[j].kind == GLOB_SRC_PATH &&
+			    !glob_spec__is_user(&lists[i]->specs[j]))
 				return true;
 	return false;
 }
@@ -187,6 +188,9 @@ static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 	int err;
 
 	for (i = 0; i < l->cnt; i++) {
+		/* user-space globs are resolved against ELF images, not the kernel */
+		if (glob_spec__is_user(&l->specs[i]))
+			continue;
 		if (l->specs[i].kind == GLOB_SRC_PATH)
 			err = vmlinux_dwarf__add_src_glob(vd, d, role, &l->specs[i]);
 		else
