@@ -68,6 +68,7 @@ EXTRA_OBJS :=
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
 -include sidecar/sidecar.mk
 include tests/fuzz/fuzz.mk
+include tests/uprobe/uprobe.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 include install.mk
