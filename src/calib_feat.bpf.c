@@ -74,14 +74,9 @@ static bool is_detector(void)
 	return (__u32)bpf_get_current_pid_tgid() == detect_tid;
 }
 
-SEC("ksyscall/nanosleep")
-int calib_entry(struct pt_regs *ctx)
+/* What the running kernel offers, from its BTF; the same from a kprobe or a uprobe. */
+static __always_inline void detect(void)
 {
-	if (!is_detector())
-		return 0;
-
-	entry_ip = PT_REGS_IP(ctx) - KPROBE_IP_ADJ;
-
 	has_ringbuf = bpf_core_enum_value_exists(enum bpf_map_type, BPF_MAP_TYPE_RINGBUF);
 	has_func_ip = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ip);
 	has_branch_snapshot = bpf_core_enum_value_exists(enum bpf_func_id,
@@ -123,9 +118,35 @@ int calib_entry(struct pt_regs *ctx)
 	has_fentry = true;
 #endif
 
+}
+
+SEC("ksyscall/nanosleep")
+int calib_entry(struct pt_regs *ctx)
+{
+	if (!is_detector())
+		return 0;
+
+	entry_ip = PT_REGS_IP(ctx) - KPROBE_IP_ADJ;
+	detect();
 	entry_hit = true;
 	return 0;
 }
+
+/*
+ * The same detection from a uprobe on retsnoop's own trigger function: where kernel
+ * functions can't be probed (no kprobes) but user-space functions can. No calibration of
+ * kretprobes there: a run that uses this traces no kernel function.
+ */
+SEC("uprobe")
+int calib_uentry(struct pt_regs *ctx)
+{
+	if (!is_detector())
+		return 0;
+	detect();
+	entry_hit = exit_hit = true;
+	return 0;
+}
+
 
 /*
  * Without bpf_get_func_ip() a kretprobe can only learn which function returned from the
