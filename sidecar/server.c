@@ -214,7 +214,7 @@ static void cache_put(struct server *srv, uint64_t addr, const char *reply, size
 
 static int do_sym(struct server *srv, const char *arg, struct reply_buf *b)
 {
-	struct symb_frame frames[SYMB_MAX_FRAMES];
+	struct src_frame frames[SYMB_MAX_FRAMES];
 	size_t start = b->len;
 	struct cache_ent *ce;
 	uint64_t addr;

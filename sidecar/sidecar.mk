@@ -6,7 +6,7 @@
 SIDECAR_SRCS := $(wildcard sidecar/*.c)
 # everything but main(): what tests and fuzz targets link
 SIDECAR_LIB_SRCS := $(filter-out sidecar/sidecar.c,$(SIDECAR_SRCS))
-SIDECAR_HDRS := $(wildcard sidecar/*.h)
+SIDECAR_HDRS := $(wildcard sidecar/*.h) src/code_loc.h
 SIDECAR_BIN ?= sidecar/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
 SIDECAR_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE

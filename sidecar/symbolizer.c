@@ -45,7 +45,7 @@ void *grow(void *arr, int *cap, int need, size_t elem)
 	return p;
 }
 
-int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame *frames, int max)
+int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct src_frame *frames, int max)
 {
 	int chain[SYMB_MAX_FRAMES], n = 0, i, sid;
 	const char *file = "??";
@@ -96,12 +96,12 @@ int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame
 
 		if (!name && !line)
 			return 0;
-		frames[0] = (struct symb_frame){ name ?: "??", file, line, col };
+		frames[0] = (struct src_frame){ name ?: "??", file, line, col };
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
 		struct scope *sc = &cu->scopes[chain[n - 1 - i]];
-		struct symb_frame *f = &frames[i];
+		struct src_frame *f = &frames[i];
 
 		f->func = sc->name;
 		if (i < n - 1) {

@@ -7,16 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SYMB_MAX_FRAMES 64
+/* struct src_frame: retsnoop's one source-frame shape (func and file never NULL here) */
+#include "../src/code_loc.h"
+
+#define SYMB_MAX_FRAMES MAX_SRC_FRAMES
 
 struct symbolizer;
-
-struct symb_frame {
-	const char *func;	/* never NULL; "??" when unknown */
-	const char *file;	/* normalized path; "??" when unknown */
-	int line;
-	int col;
-};
 
 struct symbolizer_opts {
 	size_t sz;		/* sizeof(struct symbolizer_opts) */
@@ -37,7 +33,7 @@ void symbolizer__close(struct symbolizer *s);
  * Returns the frame count (0 if nothing at all is known), -ERANGE if addr is
  * outside every executable section, other negative errno on failure.
  */
-int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct symb_frame *frames, int max);
+int symbolizer__symbolize(struct symbolizer *s, uint64_t addr, struct src_frame *frames, int max);
 
 typedef int (*symb_func_cb)(void *ctx, const char *func, uint64_t addr, const char *cu_path);
 

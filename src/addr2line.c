@@ -472,7 +472,7 @@ int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
 	return 0;
 }
 
-int addr2line__symbolize(struct addr2line *a, __u64 addr, struct addr2line_frame *frames, int max)
+int addr2line__symbolize(struct addr2line *a, __u64 addr, struct src_frame *frames, int max)
 {
 	char req[48], *p;
 	int n, i, err;
@@ -545,17 +545,5 @@ int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2l
 
 int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int max)
 {
-	struct addr2line_frame tmp[MAX_SRC_FRAMES];
-	int n, i;
-
-	if (max > MAX_SRC_FRAMES)
-		max = MAX_SRC_FRAMES;
-	n = addr2line__symbolize(ctx, addr, tmp, max);
-	for (i = 0; i < n; i++) {
-		frames[i].func = tmp[i].func;
-		frames[i].file = tmp[i].file;
-		frames[i].line = tmp[i].line;
-		frames[i].col = tmp[i].col;
-	}
-	return n;
+	return addr2line__symbolize(ctx, addr, frames, max);
 }

@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 struct addr2line;
-struct src_frame;
+#include "code_loc.h"
 
 struct addr2line_opts {
 	size_t sz;			/* sizeof(struct addr2line_opts) */
@@ -43,13 +43,6 @@ struct addr2line_stats {
 	double lines_ms;		/* line-table lookups, including decoding */
 	unsigned long long requests;	/* symbolization requests served */
 	unsigned long long cache_hits;	/* of those, answered from its reply cache */
-};
-
-struct addr2line_frame {
-	const char *func;
-	const char *file;		/* relative to the kernel tree root */
-	int line;
-	int col;
 };
 
 /*
@@ -77,7 +70,7 @@ int addr2line__stats(struct addr2line *a, struct addr2line_stats *st);
  * the count (0 when nothing is known, or @addr is outside the image's code).
  * Strings stay valid until the next call on @a.
  */
-int addr2line__symbolize(struct addr2line *a, __u64 addr, struct addr2line_frame *frames, int max);
+int addr2line__symbolize(struct addr2line *a, __u64 addr, struct src_frame *frames, int max);
 
 typedef int (*addr2line_func_cb)(void *ctx, const char *func, __u64 addr, const char *file);
 

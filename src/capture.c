@@ -148,20 +148,60 @@ int capture__record(struct capture *c, const void *rec, size_t size)
 	return c->err;
 }
 
-/* True the first time @addr is added to @set. */
-static bool first_time(void **set, __u64 addr)
+/* True the first time @addr of @as is added to @set. */
+static bool first_time(void **set, const struct addr_space *as, __u64 addr)
 {
-	__u64 *key = malloc(sizeof(*key));
+	struct cap_key *key = malloc(sizeof(*key));
 	void *n;
 
 	if (!key)
 		return false;
-	*key = addr;
-	n = tsearch(key, set, cap_addr_cmp);
-	if (n && *(__u64 **)n == key)
+	*key = (struct cap_key){ .addr = addr, .kind = as->kind, .pid = as->pid };
+	n = tsearch(key, set, cap_key_cmp);
+	if (n && *(struct cap_key **)n == key)
 		return true;
 	free(key);
 	return false;
+}
+
+/* A record about an address: kernel ones keep their version 2 kind, others get @in_kind. */
+static void cap_write_at(struct capture *c, const struct addr_space *as, __u32 kind,
+			 __u32 in_kind, const void *a, size_t alen, const void *b, size_t blen)
+{
+	struct cap_space sp = { as->kind, as->pid };
+	char *buf;
+
+	if (kind && as->kind == ADDR_SPACE_KERNEL) {
+		cap_write(c, kind, a, alen, b, blen);
+		return;
+	}
+	buf = malloc(sizeof(sp) + alen);
+	if (!buf) {
+		c->err = c->err ?: -ENOMEM;
+		return;
+	}
+	memcpy(buf, &sp, sizeof(sp));
+	memcpy(buf + sizeof(sp), a, alen);
+	cap_write(c, in_kind, buf, sizeof(sp) + alen, b, blen);
+	free(buf);
+}
+
+static void cap_image(struct capture *c, const struct addr_space *as, __u64 addr,
+		      const struct code_image *img)
+{
+	const char *bid = img->build_id ?: "";
+	size_t plen = strlen(img->path) + 1, blen = strlen(bid) + 1;
+	__u64 h[2] = { addr, img->file_off };
+	char *strs = malloc(plen + blen);
+
+	if (!strs) {
+		c->err = c->err ?: -ENOMEM;
+		return;
+	}
+	memcpy(strs, img->path, plen);
+	memcpy(strs + plen, bid, blen);
+	cap_write_at(c, as, 0, CAP_IMAGE, h, sizeof(h), strs, plen + blen);
+	free(strs);
 }
 
 static bool cap_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
@@ -169,31 +209,36 @@ static bool cap_sym(void *ctx, const struct addr_space *as, __u64 addr, struct s
 	struct capture *c = ctx;
 	bool found = c->inner.sym && c->inner.sym(c->inner.ctx, as, addr, hit);
 
-	/* only kernel addresses exist in captures so far */
-	if (as->kind != ADDR_SPACE_KERNEL)
-		return found;
-	if (first_time(&c->ksyms_seen, addr)) {
+	if (first_time(&c->ksyms_seen, as, addr)) {
+		bool named = found && hit->name;
 		struct { __u64 addr, start, size; __u32 found; } __attribute__((packed)) h = {
-			addr, found ? hit->start : 0, found ? hit->size : 0, found
+			addr, named ? hit->start : 0, named ? hit->size : 0, named
 		};
-		const char *n = found ? hit->name : "";
+		const char *n = named ? hit->name : "";
 
-		cap_write(c, CAP_KSYM, &h, sizeof(h), n, strlen(n) + 1);
+		cap_write_at(c, as, CAP_KSYM, CAP_SYM_IN, &h, sizeof(h), n, strlen(n) + 1);
+		if (found && hit->image.path)
+			cap_image(c, as, addr, &hit->image);
 	}
 	return found;
 }
 
 static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
-		   struct src_frame *frames, int max)
+		   struct src_frame *frames, int max, const char **note)
 {
 	struct capture *c = ctx;
-	int n = c->inner.src ? c->inner.src(c->inner.ctx, as, addr, frames, max) : 0;
+	struct { __u64 addr; __u32 n; } __attribute__((packed)) h = { addr };
+	const char *why = NULL;
+	int n = c->inner.src ? c->inner.src(c->inner.ctx, as, addr, frames, max, &why) : 0;
+	__u32 kind = CAP_SRC;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m;
 	int i;
 
-	if (as->kind != ADDR_SPACE_KERNEL || !first_time(&c->srcs_seen, addr))
+	if (note && n <= 0)
+		*note = why;
+	if (!first_time(&c->srcs_seen, as, addr))
 		return n;
 	m = open_memstream(&buf, &len);
 	if (!m) {
@@ -208,12 +253,16 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 		fwrite(fn, strlen(fn) + 1, 1, m);
 		fwrite(file, strlen(file) + 1, 1, m);
 	}
-	fclose(m);
-	{
-		struct { __u64 addr; __u32 n; } __attribute__((packed)) h = { addr, n > 0 ? n : 0 };
+	/* a kernel answer without a note keeps its version 2 record; others carry the note */
+	if (as->kind != ADDR_SPACE_KERNEL || (why && n <= 0)) {
+		const char *t = why && n <= 0 ? why : "";
 
-		cap_write(c, CAP_SRC, &h, sizeof(h), buf, len);
+		fwrite(t, strlen(t) + 1, 1, m);
+		kind = 0;
 	}
+	fclose(m);
+	h.n = n > 0 ? n : 0;
+	cap_write_at(c, as, kind, CAP_SRC_IN, &h, sizeof(h), buf, len);
 	free(buf);
 	return n;
 }

@@ -26,6 +26,19 @@ enum cap_kind {
 	CAP_ARGS_PLAN,		/* __u32 func id, __u32 0, arg_plan__serialize() bytes */
 	CAP_PROBE,		/* -J: __u32 probe id, __u32 0, the spec as given */
 	CAP_PROBE_PLAN,		/* -J -A: __u32 probe id, __u32 0, arg_plan__serialize() bytes */
+	/*
+	 * Answers about addresses outside the kernel, or with more to say than CAP_KSYM and
+	 * CAP_SRC carry: struct cap_space first, then the payload of the record named.
+	 */
+	CAP_SYM_IN,		/* cap_space, CAP_KSYM's payload */
+	CAP_SRC_IN,		/* cap_space, CAP_SRC's payload, then the source note (or "") */
+	CAP_IMAGE,		/* cap_space, __u64 addr, file_off, path, build ID (or "") */
+};
+
+/* The address space of a CAP_*_IN or CAP_IMAGE record (struct addr_space). */
+struct cap_space {
+	__u32 kind;		/* enum addr_space_kind */
+	__u32 pid;
 };
 
 enum cap_view {
@@ -39,11 +52,22 @@ enum cap_view {
 	VIEW_PROBE_CTX = 0x80,	/* -J -T -A: probe rows show their context */
 };
 
-static inline int cap_addr_cmp(const void *a, const void *b)
-{
-	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+/* An address in its address space: the key of every symbol answer. */
+struct cap_key {
+	__u64 addr;
+	__u32 kind;		/* enum addr_space_kind */
+	__u32 pid;
+};
 
-	return x < y ? -1 : x > y;
+static inline int cap_key_cmp(const void *a, const void *b)
+{
+	const struct cap_key *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
 #endif

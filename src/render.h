@@ -12,10 +12,10 @@
 #include "sink.h"
 
 /* "name+0xoff" (or "0xaddr"), with the raw address first under stacks.emit-addrs. */
-void render__fmt_sym(char *buf, size_t sz, const struct sample_loc *loc, bool filtered,
+void render__fmt_sym(char *buf, size_t sz, const struct code_loc *loc, bool filtered,
 		     const struct text_sink_opts *o);
 /* "(file:line:col)", or "(func @ file:line:col)" when DWARF names another function. */
-void render__fmt_loc(char *buf, size_t sz, const struct sample_src *f, const char *ksym);
+void render__fmt_loc(char *buf, size_t sz, const struct src_frame *f, const char *ksym);
 /* The indent of an inline line's ". name" (wider under stacks.emit-addrs). */
 const char *render__inline_indent(const struct text_sink_opts *o);
 

@@ -25,7 +25,7 @@ struct lrow {
 	struct lside from, to;
 };
 
-static int fill_side(struct lside *sd, const struct sample_loc *loc,
+static int fill_side(struct lside *sd, const struct code_loc *loc,
 		     const struct text_sink_opts *o)
 {
 	int i, n = loc->src_cnt;

@@ -50,7 +50,7 @@ static struct line *line_add(struct lines *ls)
 }
 
 /* The location's source cell, plus one line per inlined callee. */
-static int add_src_lines(struct lines *ls, int line_idx, const struct sample_loc *loc,
+static int add_src_lines(struct lines *ls, int line_idx, const struct code_loc *loc,
 			 const struct text_sink_opts *o)
 {
 	struct line *l = &ls->v[line_idx];

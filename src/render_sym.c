@@ -4,7 +4,7 @@
 #include <string.h>
 #include "render.h"
 
-void render__fmt_sym(char *buf, size_t sz, const struct sample_loc *loc, bool filtered,
+void render__fmt_sym(char *buf, size_t sz, const struct code_loc *loc, bool filtered,
 		     const struct text_sink_opts *o)
 {
 	size_t off = 0;
@@ -14,17 +14,24 @@ void render__fmt_sym(char *buf, size_t sz, const struct sample_loc *loc, bool fi
 			       (unsigned long long)loc->addr);
 	if (off >= sz)
 		return;
-	if (!loc->sym)
+	if (!loc->sym && loc->as.kind == ADDR_SPACE_USER && loc->image.path) {
+		const char *base = strrchr(loc->image.path, '/');
+
+		/* no symbol (a stripped binary): where it is in which file */
+		snprintf(buf + off, sz - off, "[%s+0x%llx]", base ? base + 1 : loc->image.path,
+			 (unsigned long long)loc->image.file_off);
+	} else if (!loc->sym) {
 		snprintf(buf + off, sz - off, "0x%llx", (unsigned long long)loc->addr);
-	else if (o->dec_offs)
+	} else if (o->dec_offs) {
 		snprintf(buf + off, sz - off, "%s+%llu", loc->sym,
 			 (unsigned long long)(loc->addr - loc->sym_start));
-	else
+	} else {
 		snprintf(buf + off, sz - off, "%s+0x%llx", loc->sym,
 			 (unsigned long long)(loc->addr - loc->sym_start));
+	}
 }
 
-void render__fmt_loc(char *buf, size_t sz, const struct sample_src *f, const char *ksym)
+void render__fmt_loc(char *buf, size_t sz, const struct src_frame *f, const char *ksym)
 {
 	if (ksym && f->func && strcmp(f->func, ksym) != 0)
 		snprintf(buf, sz, "(%s @ %s:%d:%d)", f->func, f->file, f->line, f->col);

@@ -10,15 +10,23 @@
 #include "capture.h"
 #include "capture_format.h"
 
+/* Every answer starts with its key (struct cap_key): one comparison sorts them all. */
 struct rksym {
-	__u64 addr, start, size;
+	struct cap_key key;
+	__u64 start, size;
 	const char *name;	/* NULL: no symbol */
 };
 
 struct rsrc {
-	__u64 addr;
+	struct cap_key key;
 	int n;
 	struct src_frame *frames;
+	const char *note;	/* why there are none; NULL if not said */
+};
+
+struct rimage {
+	struct cap_key key;
+	struct code_image image;
 };
 
 struct rrec {
@@ -71,6 +79,8 @@ struct replay {
 	size_t ksym_cnt;
 	struct rsrc *srcs;
 	size_t src_cnt;
+	struct rimage *images;
+	size_t image_cnt;
 	struct rrec *recs;
 	size_t rec_cnt;
 	bool has_args;
@@ -140,15 +150,34 @@ static int parse_func(struct replay *r, const char *p, size_t len)
 	return 0;
 }
 
-static int parse_ksym(struct replay *r, const char *p, size_t len)
+/* The address space a CAP_*_IN or CAP_IMAGE record starts with; NULL if too short. */
+static const char *take_space(const char *p, size_t *len, struct cap_key *key)
 {
-	const char *end = p + len, *name;
-	struct rksym k;
+	struct cap_space sp;
+
+	if (*len < sizeof(sp))
+		return NULL;
+	memcpy(&sp, p, sizeof(sp));
+	if (sp.kind > ADDR_SPACE_USER)
+		return NULL;
+	key->kind = sp.kind;
+	key->pid = sp.pid;
+	*len -= sizeof(sp);
+	return p + sizeof(sp);
+}
+
+static int parse_ksym(struct replay *r, const char *p, size_t len, bool in_space)
+{
+	struct rksym k = { .key.kind = ADDR_SPACE_KERNEL };
+	const char *end, *name;
 	__u32 found;
 
+	if (in_space && !(p = take_space(p, &len, &k.key)))
+		return -EINVAL;
+	end = p + len;
 	if (len < 28)
 		return -EINVAL;
-	memcpy(&k.addr, p, 8);
+	memcpy(&k.key.addr, p, 8);
 	memcpy(&k.start, p + 8, 8);
 	memcpy(&k.size, p + 16, 8);
 	memcpy(&found, p + 24, 4);
@@ -163,16 +192,19 @@ static int parse_ksym(struct replay *r, const char *p, size_t len)
 	return 0;
 }
 
-static int parse_src(struct replay *r, const char *p, size_t len)
+static int parse_src(struct replay *r, const char *p, size_t len, bool in_space)
 {
-	const char *end = p + len;
-	struct rsrc s;
+	struct rsrc s = { .key.kind = ADDR_SPACE_KERNEL };
+	const char *end;
 	__u32 n;
 	int i;
 
+	if (in_space && !(p = take_space(p, &len, &s.key)))
+		return -EINVAL;
+	end = p + len;
 	if (len < 12)
 		return -EINVAL;
-	memcpy(&s.addr, p, 8);
+	memcpy(&s.key.addr, p, 8);
 	memcpy(&n, p + 8, 4);
 	p += 12;
 	if (n > MAX_SRC_FRAMES)
@@ -195,6 +227,13 @@ static int parse_src(struct replay *r, const char *p, size_t len)
 		if (!s.frames[i].file)
 			goto bad;
 	}
+	if (in_space) {
+		s.note = take_str(&p, end);
+		if (!s.note)
+			goto bad;
+		if (!*s.note)
+			s.note = NULL;
+	}
 	if (grow((void **)&r->srcs, r->src_cnt, sizeof(s))) {
 		free(s.frames);
 		return -ENOMEM;
@@ -204,6 +243,29 @@ static int parse_src(struct replay *r, const char *p, size_t len)
 bad:
 	free(s.frames);
 	return -EINVAL;
+}
+
+static int parse_image(struct replay *r, const char *p, size_t len)
+{
+	struct rimage m = {};
+	const char *end;
+
+	if (!(p = take_space(p, &len, &m.key)) || len < 16)
+		return -EINVAL;
+	end = p + len;
+	memcpy(&m.key.addr, p, 8);
+	memcpy(&m.image.file_off, p + 8, 8);
+	p += 16;
+	m.image.path = take_str(&p, end);
+	m.image.build_id = m.image.path ? take_str(&p, end) : NULL;
+	if (!m.image.build_id)
+		return -EINVAL;
+	if (!*m.image.build_id)
+		m.image.build_id = NULL;
+	if (grow((void **)&r->images, r->image_cnt, sizeof(m)))
+		return -ENOMEM;
+	r->images[r->image_cnt++] = m;
+	return 0;
 }
 
 static int parse_probe(struct replay *r, const char *p, size_t len)
@@ -332,10 +394,15 @@ static int parse(struct replay *r)
 			err = parse_func(r, p, hdr[1]);
 			break;
 		case CAP_KSYM:
-			err = parse_ksym(r, p, hdr[1]);
+		case CAP_SYM_IN:
+			err = parse_ksym(r, p, hdr[1], hdr[0] == CAP_SYM_IN);
 			break;
 		case CAP_SRC:
-			err = parse_src(r, p, hdr[1]);
+		case CAP_SRC_IN:
+			err = parse_src(r, p, hdr[1], hdr[0] == CAP_SRC_IN);
+			break;
+		case CAP_IMAGE:
+			err = parse_image(r, p, hdr[1]);
 			break;
 		case CAP_TS_OFFSET:
 			if (hdr[1] < 8)
@@ -419,16 +486,6 @@ static int load_plans(struct replay *r)
 	return set_plans(r->probe_args, r->probe_plans, r->probe_plan_cnt);
 }
 
-static int rksym_cmp(const void *a, const void *b)
-{
-	return cap_addr_cmp(&((const struct rksym *)a)->addr, &((const struct rksym *)b)->addr);
-}
-
-static int rsrc_cmp(const void *a, const void *b)
-{
-	return cap_addr_cmp(&((const struct rsrc *)a)->addr, &((const struct rsrc *)b)->addr);
-}
-
 struct replay *replay__open(const char *path)
 {
 	struct replay *r = calloc(1, sizeof(*r));
@@ -464,9 +521,11 @@ struct replay *replay__open(const char *path)
 		goto err;
 	/* a capture without symbol answers leaves the arrays NULL, which qsort() must not get */
 	if (r->ksym_cnt)
-		qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), rksym_cmp);
+		qsort(r->ksyms, r->ksym_cnt, sizeof(*r->ksyms), cap_key_cmp);
 	if (r->src_cnt)
-		qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), rsrc_cmp);
+		qsort(r->srcs, r->src_cnt, sizeof(*r->srcs), cap_key_cmp);
+	if (r->image_cnt)
+		qsort(r->images, r->image_cnt, sizeof(*r->images), cap_key_cmp);
 	return r;
 err:
 	if (f)
@@ -486,6 +545,7 @@ void replay__free(struct replay *r)
 		free(r->srcs[i].frames);
 	free(r->srcs);
 	free(r->ksyms);
+	free(r->images);
 	for (i = 0; i < r->rec_cnt; i++)
 		if (r->recs[i].owned)
 			free((void *)r->recs[i].data);
@@ -503,35 +563,43 @@ void replay__free(struct replay *r)
 }
 
 
+/* The answer about @addr of @as in the sorted array @arr, or NULL. */
+static void *find_answer(const void *arr, size_t cnt, size_t elem, const struct addr_space *as,
+			 __u64 addr)
+{
+	struct cap_key key = { .addr = addr, .kind = as->kind, .pid = as->pid };
+
+	/* bsearch() must not get the NULL array of a capture without answers */
+	return cnt ? bsearch(&key, arr, cnt, elem, cap_key_cmp) : NULL;
+}
+
 static bool replay_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	struct replay *r = ctx;
-	struct rksym key = { .addr = addr }, *k;
+	struct rksym *k = find_answer(r->ksyms, r->ksym_cnt, sizeof(*k), as, addr);
+	struct rimage *m = find_answer(r->images, r->image_cnt, sizeof(*m), as, addr);
 
-	/* bsearch() must not get the NULL array of a capture without answers either */
-	if (as->kind != ADDR_SPACE_KERNEL || !r->ksym_cnt)
-		return false;
-	k = r->ksym_cnt ? bsearch(&key, r->ksyms, r->ksym_cnt, sizeof(key), rksym_cmp) : NULL;
-	if (!k || !k->name)
-		return false;
-	hit->name = k->name;
-	hit->start = k->start;
-	hit->size = k->size;
-	return true;
+	if (m)
+		hit->image = m->image;
+	if (k && k->name) {
+		hit->name = k->name;
+		hit->start = k->start;
+		hit->size = k->size;
+	}
+	return (k && k->name) || m;
 }
 
 static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
-		      struct src_frame *frames, int max)
+		      struct src_frame *frames, int max, const char **note)
 {
 	struct replay *r = ctx;
-	struct rsrc key = { .addr = addr }, *s;
+	struct rsrc *s = find_answer(r->srcs, r->src_cnt, sizeof(*s), as, addr);
 	int i;
 
-	if (as->kind != ADDR_SPACE_KERNEL || !r->src_cnt)
-		return 0;
-	s = r->src_cnt ? bsearch(&key, r->srcs, r->src_cnt, sizeof(key), rsrc_cmp) : NULL;
 	if (!s)
 		return 0;
+	if (note && !s->n)
+		*note = s->note;
 	for (i = 0; i < s->n && i < max; i++)
 		frames[i] = s->frames[i];
 	return s->n;

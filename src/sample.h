@@ -31,27 +31,6 @@ struct sample_args {
 	__u32 data_len;
 };
 
-struct sample_src {
-	const char *func;
-	const char *file;		/* relative to the kernel tree root */
-	int line;
-	int col;
-};
-
-/* A code address with what is known about it. */
-struct sample_loc {
-	__u64 addr;
-	const char *sym;		/* function symbol covering addr, NULL if none */
-	__u64 sym_start;
-	__u64 sym_size;			/* 0 if unknown */
-	/*
-	 * Source frames: [0] the function itself, then inlined callees outer to inner. For a
-	 * kernel stack entry (a return address) they describe the call instruction before it.
-	 */
-	int src_cnt;
-	const struct sample_src *src;
-};
-
 /*
  * One line of the stack view, outermost first: a kernel stack frame, a traced function,
  * or both (the traced function's own frame in the kernel stack).
@@ -64,7 +43,7 @@ struct sample_frame {
 	 * Traced frames without a kernel frame (the '!' marker) have @loc at the function's
 	 * start, with its source location where known.
 	 */
-	struct sample_loc loc;
+	struct code_loc loc;
 	bool running;			/* not returned when the sample was taken */
 	bool stitched;			/* from an error chain kept aside (the '*' marker) */
 	bool failed;			/* the result counts as an error (result__is_err) */
@@ -99,7 +78,7 @@ struct trace_row {
 };
 
 struct sample_lbr {
-	struct sample_loc from, to;
+	struct code_loc from, to;
 	__u64 flags;
 };
 

@@ -11,29 +11,49 @@
 #include "result_fmt.h"
 #include "sample_internal.h"
 
-int sample__resolve(struct sample *s, const struct sample_build_opts *o, struct sample_loc *loc,
-		    __u64 addr, enum src_at at)
+/* Pool copies of an image's strings; -ENOMEM or 0. */
+static int copy_image(struct sample *s, struct code_image *dst, const struct code_image *src)
 {
-	const struct addr_space kernel = ADDR_SPACE_KERNEL_INIT;
-	struct src_frame fr[MAX_SRC_FRAMES];
-	struct sample_src *src;
-	struct sym_hit hit = {};
-	int n, i;
+	*dst = *src;
+	if (src->path && !(dst->path = sample_pool__strdup(s->pool, src->path)))
+		return -ENOMEM;
+	if (src->build_id && !(dst->build_id = sample_pool__strdup(s->pool, src->build_id)))
+		return -ENOMEM;
+	return 0;
+}
 
+int sample__resolve(struct sample *s, const struct sample_build_opts *o,
+		    const struct addr_space *as, struct code_loc *loc, __u64 addr, enum src_at at)
+{
+	struct src_frame fr[MAX_SRC_FRAMES], *src;
+	const char *note = NULL;
+	struct sym_hit hit = {};
+	int n, i, err;
+
+	loc->as = *as;
 	loc->addr = addr;
-	if (o->syms.sym && o->syms.sym(o->syms.ctx, &kernel, addr, &hit) && hit.name) {
-		loc->sym = sample_pool__strdup(s->pool, hit.name);
-		if (!loc->sym)
-			return -ENOMEM;
-		loc->sym_start = hit.start;
-		loc->sym_size = hit.size;
+	if (o->syms.sym && o->syms.sym(o->syms.ctx, as, addr, &hit)) {
+		err = copy_image(s, &loc->image, &hit.image);
+		if (err)
+			return err;
+		if (hit.name) {
+			loc->sym = sample_pool__strdup(s->pool, hit.name);
+			if (!loc->sym)
+				return -ENOMEM;
+			loc->sym_start = hit.start;
+			loc->sym_size = hit.size;
+		}
 	}
-	if (at == SRC_NONE || !loc->sym || !o->syms.src)
+	/* user code without a symbol (a stripped binary) may still have DWARF lines */
+	if (at == SRC_NONE || !o->syms.src || (!loc->sym && !loc->image.path))
 		return 0;
-	n = o->syms.src(o->syms.ctx, &kernel, at == SRC_AT_CALL ? addr - 1 : addr, fr,
-			MAX_SRC_FRAMES);
-	if (n <= 0)
+	n = o->syms.src(o->syms.ctx, as, at == SRC_AT_CALL ? addr - 1 : addr, fr,
+			MAX_SRC_FRAMES, &note);
+	if (n <= 0) {
+		if (note && !(loc->src_note = sample_pool__strdup(s->pool, note)))
+			return -ENOMEM;
 		return 0;
+	}
 	if (n > MAX_SRC_FRAMES)
 		n = MAX_SRC_FRAMES;
 	src = sample_pool__alloc(s->pool, n * sizeof(*src));
@@ -155,6 +175,7 @@ static void lbr_relevance(struct sample *s, const struct sample_build_opts *o)
 static int build_lbr(struct sample *s, const struct sess_recs *r,
 		     const struct sample_build_opts *o)
 {
+	const struct addr_space kernel = ADDR_SPACE_KERNEL_INIT;
 	const struct rec_lbr_stack *l = r->lbr;
 	size_t i, n;
 	int err;
@@ -179,8 +200,8 @@ static int build_lbr(struct sample *s, const struct sess_recs *r,
 
 		b->flags = l->lbrs[i].flags;
 		/* branch ends are exact addresses, not return addresses */
-		if ((err = sample__resolve(s, o, &b->from, l->lbrs[i].from, SRC_AT_ADDR)) ||
-		    (err = sample__resolve(s, o, &b->to, l->lbrs[i].to, SRC_AT_ADDR)))
+		if ((err = sample__resolve(s, o, &kernel, &b->from, l->lbrs[i].from, SRC_AT_ADDR)) ||
+		    (err = sample__resolve(s, o, &kernel, &b->to, l->lbrs[i].to, SRC_AT_ADDR)))
 			return err;
 	}
 	s->lbr_cnt = n;

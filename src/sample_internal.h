@@ -13,11 +13,11 @@ enum src_at {
 };
 
 /*
- * Fill @loc for @addr: its symbol and, when it has one, the source frames @at says.
- * -ENOMEM or 0.
+ * Fill @loc for @addr in address space @as: its image, its symbol and, when it has one,
+ * the source frames @at says. -ENOMEM or 0.
  */
-int sample__resolve(struct sample *s, const struct sample_build_opts *o, struct sample_loc *loc,
-		    __u64 addr, enum src_at at);
+int sample__resolve(struct sample *s, const struct sample_build_opts *o,
+		    const struct addr_space *as, struct code_loc *loc, __u64 addr, enum src_at at);
 
 /*
  * A recorded function id as the model keeps it: ids past the table (a corrupt or foreign

@@ -207,7 +207,8 @@ static int add_kernel_frame(struct sample *s, const struct sample_build_opts *o,
 	f->has_kframe = true;
 	f->filtered = k->filtered;
 	f->func_id = -1;
-	return sample__resolve(s, o, &f->loc, k->addr, k->filtered ? SRC_NONE : SRC_AT_CALL);
+	return sample__resolve(s, o, &ADDR_SPACE_KERNEL_INIT, &f->loc, k->addr,
+			       k->filtered ? SRC_NONE : SRC_AT_CALL);
 }
 
 static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
@@ -228,12 +229,12 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 	s->deepest = s->frame_cnt - 1;
 	if (k) {
 		f->has_kframe = true;
-		return sample__resolve(s, o, &f->loc, k->addr, SRC_AT_CALL);
+		return sample__resolve(s, o, &ADDR_SPACE_KERNEL_INIT, &f->loc, k->addr, SRC_AT_CALL);
 	}
 	/* no frame of its own: at least say where the function is */
 	if (!fn->addr)
 		return 0;
-	return sample__resolve(s, o, &f->loc, fn->addr, SRC_AT_ADDR);
+	return sample__resolve(s, o, &ADDR_SPACE_KERNEL_INIT, &f->loc, fn->addr, SRC_AT_ADDR);
 }
 
 int sample__build_stack(struct sample *s, const struct rec_session_end *e,

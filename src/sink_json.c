@@ -104,7 +104,7 @@ static void put(json_t *obj, const char *key, json_t *v)
 		json_object_set_new(obj, key, v);
 }
 
-static json_t *jsrc(const struct sample_src *f)
+static json_t *jsrc(const struct src_frame *f)
 {
 	json_t *o = json_object();
 
@@ -117,17 +117,41 @@ static json_t *jsrc(const struct sample_src *f)
 	return o;
 }
 
-/* A code location: address, symbol+offset, source and inlined callees. */
-static void put_loc(json_t *o, const struct sample_loc *loc)
+/* A user-space location's binary: path, build ID and the address' offset in the file. */
+static json_t *jimage(const struct code_image *img)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "path", jstr(img->path));
+	if (img->build_id)
+		put(o, "build_id", jstr(img->build_id));
+	put(o, "file_offset", jhex(img->file_off));
+	return o;
+}
+
+/*
+ * A code location: address, symbol+offset, source and inlined callees; for user space
+ * also the process and binary (kernel locations stay as they always were).
+ */
+static void put_loc(json_t *o, const struct code_loc *loc)
 {
 	json_t *inl;
 	int i;
 
 	put(o, "addr", jhex(loc->addr));
+	if (loc->as.kind == ADDR_SPACE_USER) {
+		put(o, "space", jstr("user"));
+		if (loc->image.path)
+			put(o, "image", jimage(&loc->image));
+	}
 	if (loc->sym) {
 		put(o, "symbol", jstr(loc->sym));
 		put(o, "offset", jint(loc->addr - loc->sym_start));
 	}
+	if (loc->src_note)
+		put(o, "source_missing", jstr(loc->src_note));
 	if (loc->src_cnt <= 0)
 		return;
 	put(o, "source", jsrc(&loc->src[0]));

@@ -2,54 +2,39 @@
 /*
  * The seam through which the sample builder learns about addresses: the symbol covering
  * an address and its source frames. Implemented by the symbolize stage (kallsyms + DWARF)
- * and by capture/replay. Addresses belong to an address space, so user-space stacks can be
- * resolved through the same seam later.
+ * and by capture/replay. Every address belongs to an address space (code_loc.h).
  */
 #ifndef RETSNOOP_SYM_RESOLVER_H
 #define RETSNOOP_SYM_RESOLVER_H
 
 #include <stdbool.h>
 #include <linux/types.h>
+#include "code_loc.h"
 
-enum addr_space_kind {
-	ADDR_SPACE_KERNEL,
-	ADDR_SPACE_USER,		/* not resolved yet: every lookup answers "unknown" */
-};
-
-struct addr_space {
-	enum addr_space_kind kind;
-	__u32 pid;			/* ADDR_SPACE_USER: the process */
-};
-
-static const struct addr_space ADDR_SPACE_KERNEL_INIT = { .kind = ADDR_SPACE_KERNEL };
-
-/* The function symbol covering an address. */
+/* What a symbols source knows about an address besides its source lines. */
 struct sym_hit {
-	const char *name;
+	const char *name;	/* the function symbol covering the address; NULL if none */
 	__u64 start;
 	__u64 size;		/* 0 if unknown */
+	struct code_image image;	/* .path NULL if not known */
 };
-
-/* One source location; for an address, the function itself first, then inlined callees. */
-struct src_frame {
-	const char *func;
-	const char *file;
-	int line;
-	int col;
-};
-
-#define MAX_SRC_FRAMES 64
 
 /*
  * Any callback may be NULL. Strings in the answers stay valid only until the next call:
  * callers copy what they keep.
  */
 struct sym_resolver {
-	/* Function symbol containing @addr. */
+	/*
+	 * What covers @addr: true if a symbol or at least the image is known (hit->name
+	 * tells which).
+	 */
 	bool (*sym)(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit);
-	/* Source frames of @addr, outermost first; returns the count, 0 if unknown. */
+	/*
+	 * Source frames of @addr (struct src_frame's order); returns the count, 0 if unknown.
+	 * With 0, *note may be set to why (see struct code_loc.src_note); @note may be NULL.
+	 */
 	int (*src)(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *frames,
-		   int max);
+		   int max, const char **note);
 	void *ctx;
 };
 

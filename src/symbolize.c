@@ -141,11 +141,12 @@ static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct s
 	hit->name = k->name;
 	hit->start = k->addr;
 	hit->size = k->size;
+	hit->image.path = k->module ?: "vmlinux";
 	return true;
 }
 
 static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
-		   struct src_frame *frames, int max)
+		   struct src_frame *frames, int max, const char **note)
 {
 	struct symbolize *s = ctx;
 	const struct ksyms *ks;
@@ -154,12 +155,14 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 
 	if (as->kind != ADDR_SPACE_KERNEL)
 		return 0;
-	if (!s->opts.src.lookup || s->degraded || !(ks = ksyms_for(s, addr)))
+	if (!s->opts.src.lookup || !(ks = ksyms_for(s, addr)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
 	k = ksyms__map_addr(ks, addr);
 	if (!k || k->module)
 		return 0;
+	if (s->degraded)
+		goto degraded;
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
 	/* interrupted on purpose (Ctrl-C during a slow lookup): this address only, no warning */
 	if (n == -EINTR)
@@ -168,7 +171,7 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 		s->degraded = true;
 		log_msg(s->opts.print, LOG_WARN, "WARNING: source-line symbolization failed (%d); "
 			"continuing with kallsyms only.\n", n);
-		return 0;
+		goto degraded;
 	}
 	if (n > max)
 		n = max;
@@ -178,6 +181,10 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 		n = 1;
 	}
 	return n;
+degraded:
+	if (note)
+		*note = "source-line symbolizer failed";
+	return 0;
 }
 
 struct sym_resolver symbolize__resolver(struct symbolize *s)

@@ -38,7 +38,7 @@ static bool fake_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct
 }
 
 static int fake_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
-		    int max)
+		    int max, const char **note)
 {
 	int n = addr & 7, i;
 

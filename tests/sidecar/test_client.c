@@ -51,7 +51,7 @@ static void test_client_embedded(void **state)
 	int mark_col, mark = tag_line(FIX_H, "mark_inner", "asm", &mark_col);
 	struct glob_seen g = { nm_addr("fixture_b_one"), nm_addr("fixture_b_two") };
 	struct addr2line_opts opts = { .sz = sizeof(opts) };
-	struct addr2line_frame f[8];
+	struct src_frame f[8];
 	struct addr2line *a;
 
 	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), 0);
@@ -139,7 +139,7 @@ static void test_client_survives_group_sigint(void **state)
 	child = fork();
 	assert_true(child >= 0);
 	if (child == 0) {
-		struct addr2line_frame f[8];
+		struct src_frame f[8];
 		struct addr2line *a;
 
 		setpgid(0, 0);	/* a group like a shell gives retsnoop */
@@ -268,7 +268,7 @@ static void test_client_interruptible(void **state)
 {
 	struct addr2line_opts opts = { .sz = sizeof(opts), .sidecar_path = SIDECAR_SLOW,
 				       .cancel = &cancel_flag };
-	struct addr2line_frame f[4];
+	struct src_frame f[4];
 	struct addr2line *a;
 	pthread_t th;
 	long long t0;
@@ -317,7 +317,7 @@ static void test_client_interruptible(void **state)
 static void test_client_stats(void **state)
 {
 	struct addr2line_stats st;
-	struct addr2line_frame f[8];
+	struct src_frame f[8];
 	struct addr2line *a;
 
 	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, NULL, &a), 0);

@@ -53,7 +53,7 @@ static void walkers_close(struct walkers *w)
 		symbolizer__close(w->s[i]);
 }
 
-static void print_frames(const char *who, const struct symb_frame *f, int n)
+static void print_frames(const char *who, const struct src_frame *f, int n)
 {
 	int i;
 
@@ -62,7 +62,7 @@ static void print_frames(const char *who, const struct symb_frame *f, int n)
 		fprintf(stderr, "    %s\t%s\t%d\t%d\n", f[i].func, f[i].file, f[i].line, f[i].col);
 }
 
-static bool same_frames(const struct symb_frame *a, int na, const struct symb_frame *b, int nb)
+static bool same_frames(const struct src_frame *a, int na, const struct src_frame *b, int nb)
 {
 	int i;
 
@@ -79,7 +79,7 @@ static bool same_frames(const struct symb_frame *a, int na, const struct symb_fr
 /* Symbolize @addr every way; a difference is printed (the first few) and counted. */
 static void compare(struct walkers *w, uint64_t addr)
 {
-	struct symb_frame f[NWAYS][SYMB_MAX_FRAMES];
+	struct src_frame f[NWAYS][SYMB_MAX_FRAMES];
 	int n[NWAYS], i;
 
 	for (i = 0; i < NWAYS; i++)

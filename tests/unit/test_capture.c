@@ -28,7 +28,7 @@ static bool live_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct
 }
 
 static int live_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
-		    int max)
+		    int max, const char **note)
 {
 	if (addr < 0x1000 || addr >= 0x2000 || max < 2)
 		return 0;
@@ -537,6 +537,102 @@ static void test_probes_replay_matches_live(void **state)
 	free(replayed);
 }
 
+/*
+ * Answers are kept per address space: the same address in the kernel, in one process and
+ * in another replays to what each was answered, images, build IDs and notes included.
+ */
+static bool space_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
+{
+	if (as->kind == ADDR_SPACE_KERNEL) {
+		*hit = (struct sym_hit){ "kfn", 0x1000, 0x100, { .path = "vmlinux" } };
+		return true;
+	}
+	if (as->pid != 41)
+		return false;
+	if (addr == 0x1010) {
+		*hit = (struct sym_hit){ "do_work", 0x1000, 0x40,
+			{ "/usr/bin/app", "0123abcd", 0x10 } };
+		return true;
+	}
+	/* a stripped library: only the image is known */
+	*hit = (struct sym_hit){ .image = { "/lib/libx.so", NULL, 0x2345 } };
+	return true;
+}
+
+static int space_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+		     int max, const char **note)
+{
+	if (as->kind == ADDR_SPACE_USER && addr == 0x100f) {
+		fr[0] = (struct src_frame){ "do_work", "app.c", 12, 3 };
+		return 1;
+	}
+	if (as->kind == ADDR_SPACE_USER)
+		*note = "debug file build ID mismatch";
+	return 0;
+}
+
+static void test_answers_by_space(void **state)
+{
+	const struct addr_space k = ADDR_SPACE_KERNEL_INIT;
+	const struct addr_space u = { ADDR_SPACE_USER, 41 }, other = { ADDR_SPACE_USER, 7 };
+	struct sym_resolver live = { .sym = space_sym, .src = space_src }, r;
+	struct capture_opts co = { .sz = sizeof(co), .views = { .stack_view = true } };
+	char path[] = "/tmp/test_capture.XXXXXX";
+	struct sample_build_opts b;
+	struct src_frame fr[4];
+	const char *note;
+	struct sym_hit h;
+	struct replay *rp = NULL;
+	struct capture *c;
+	int pass, fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	c = capture__create(path, &co);
+	assert_non_null(c);
+	r = capture__resolver(c, &live);
+	/* pass 0 asks the live run through the capture, pass 1 the replay */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass) {
+			assert_int_equal(capture__close(c), 0);
+			rp = replay__open(path);
+			assert_non_null(rp);
+			replay__build_opts(rp, &b);
+			r = b.syms;
+		}
+		memset(&h, 0, sizeof(h));
+		assert_true(r.sym(r.ctx, &u, 0x1010, &h));
+		assert_string_equal(h.name, "do_work");
+		assert_int_equal(h.start, 0x1000);
+		assert_string_equal(h.image.path, "/usr/bin/app");
+		assert_string_equal(h.image.build_id, "0123abcd");
+		assert_int_equal(h.image.file_off, 0x10);
+		memset(&h, 0, sizeof(h));
+		assert_true(r.sym(r.ctx, &u, 0x7000, &h));
+		assert_null(h.name);
+		assert_string_equal(h.image.path, "/lib/libx.so");
+		assert_null(h.image.build_id);
+		assert_int_equal(h.image.file_off, 0x2345);
+		memset(&h, 0, sizeof(h));
+		assert_true(r.sym(r.ctx, &k, 0x1010, &h));
+		assert_string_equal(h.name, "kfn");
+		assert_string_equal(h.image.path, "vmlinux");
+		assert_false(r.sym(r.ctx, &other, 0x1010, &h));
+
+		assert_int_equal(r.src(r.ctx, &u, 0x100f, fr, 4, NULL), 1);
+		assert_string_equal(fr[0].file, "app.c");
+		assert_int_equal(fr[0].line, 12);
+		note = NULL;
+		assert_int_equal(r.src(r.ctx, &u, 0x6fff, fr, 4, &note), 0);
+		assert_string_equal(note, "debug file build ID mismatch");
+		note = NULL;
+		assert_int_equal(r.src(r.ctx, &k, 0x100f, fr, 4, &note), 0);
+		assert_null(note);
+	}
+	replay__free(rp);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -544,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_args_replay_matches_live),
 		cmocka_unit_test(test_probes_replay_matches_live),
+		cmocka_unit_test(test_answers_by_space),
 	};
 
 	return cmocka_run_group_tests_name("capture", tests, NULL, NULL);

@@ -32,7 +32,7 @@ static bool ksym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_
 }
 
 static int src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
-	       int max)
+	       int max, const char **note)
 {
 	static const char *const f = "kernel/bpf/arraymap.c";
 	struct src_frame inl = { "bpf_map_attr_numa_node", "include/linux/bpf.h", 1735, 19 };

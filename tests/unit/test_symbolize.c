@@ -65,8 +65,10 @@ static void test_ksym(void **state)
 	assert_string_equal(h.name, "__sys_bpf");
 	assert_int_equal(h.start, 0xffffffffa1000100ULL);
 	assert_int_equal(h.size, 0x800);
+	assert_string_equal(h.image.path, "vmlinux");
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffc0001010ULL, &h));
 	assert_string_equal(h.name, "vmx_vcpu_run");
+	assert_string_equal(h.image.path, "kvm_intel");	/* the module is the image */
 	assert_false(r.sym(r.ctx, &kernel, 0xffffffff00000000ULL, &h));	/* below everything */
 	symbolize__free(s);
 	ksyms__free(ks);
@@ -80,16 +82,16 @@ static void test_src_kaslr_and_modes(void **state)
 	struct src_frame fr[8];
 
 	fail_next = 0;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 3);
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 3);
 	assert_int_equal(last_lookup, 0xffffffff8100048bULL);	/* runtime - KASLR offset */
 	assert_string_equal(fr[2].func, "find_and_alloc_map");
 	/* -s: one frame, the innermost location */
-	assert_int_equal(r1.src(r1.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 1);
+	assert_int_equal(r1.src(r1.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 1);
 	assert_string_equal(fr[0].func, "find_and_alloc_map");
 	assert_int_equal(fr[0].line, 132);
 	/* module code has no DWARF in vmlinux */
 	last_lookup = 0;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffc0001010ULL, fr, 8), 0);
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffc0001010ULL, fr, 8, NULL), 0);
 	assert_int_equal(last_lookup, 0);
 	symbolize__free(ss);
 	symbolize__free(s1);
@@ -107,7 +109,7 @@ static void test_quiet_without_backend(void **state)
 	struct sym_hit h;
 
 	logged[0] = '\0';
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 4), 0);
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 4, NULL), 0);
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
 	assert_string_equal(logged, "");
 	/* user-space addresses are not resolved yet */
@@ -122,18 +124,22 @@ static void test_degrades_once(void **state)
 	struct ksyms *ks = ksyms__parse(kallsyms, sizeof(kallsyms) - 1);
 	struct symbolize *s = make(ks, true, true);
 	struct sym_resolver r = symbolize__resolver(s);
+	const char *note;
 	struct src_frame fr[8];
 	struct sym_hit h;
 
 	fail_next = 1;
 	logged[0] = '\0';
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 0);
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 0);
 	assert_true(symbolize__degraded(s));
 	assert_non_null(strstr(logged, "source-line symbolization failed (-32)"));
 	fail_next = 0;
 	last_lookup = 0;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 0);	/* stays off */
+	note = NULL;
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, &note), 0);	/* off */
 	assert_int_equal(last_lookup, 0);
+	/* and each frame without lines says why */
+	assert_string_equal(note, "source-line symbolizer failed");
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));		/* kallsyms still on */
 	symbolize__free(s);
 	ksyms__free(ks);
@@ -149,10 +155,10 @@ static void test_interrupted_lookup(void **state)
 
 	logged[0] = '\0';
 	fail_next = -EINTR;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 0);
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 0);
 	assert_false(symbolize__degraded(s));
 	fail_next = 0;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8), 3);
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 3);
 	assert_string_equal(logged, "");	/* no warning */
 	symbolize__free(s);
 	ksyms__free(ks);

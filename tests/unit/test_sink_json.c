@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The JSON sink's view of a code location (struct code_loc): kernel locations keep their
+ * fields, user-space ones add the address space and the binary (path, build ID, offset),
+ * and a location without source lines says why when the model knows.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "unit.h"
+#include <jansson.h>
+#include "sink.h"
+
+static const struct func funcs[] = { { .name = "<unknown>" } };
+
+/* The stack of a one-sample JSON run over @frames. */
+static json_t *render(struct sample_frame *frames, size_t n)
+{
+	struct sample s = {
+		.funcs = funcs, .func_cnt = 1, .frames = frames, .frame_cnt = n, .deepest = -1,
+	};
+	struct json_sink_opts jo = { .sz = sizeof(jo) };
+	char *out = NULL, *line, *save;
+	json_t *stack = NULL;
+	struct sink *sk;
+	size_t len = 0;
+
+	jo.out = open_memstream(&out, &len);
+	sk = json_sink__new(&jo);
+	assert_non_null(sk);
+	assert_int_equal(sink__sample(sk, &s), 0);
+	sink__free(sk);
+	fclose(jo.out);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *o = json_loads(line, 0, NULL);
+
+		assert_non_null(o);
+		if (strcmp(json_string_value(json_object_get(o, "type")) ?: "", "sample") == 0)
+			stack = json_incref(json_object_get(o, "stack"));
+		json_decref(o);
+	}
+	free(out);
+	assert_non_null(stack);
+	return stack;
+}
+
+static const char *str(json_t *o, const char *path)
+{
+	char key[64], *dot;
+
+	snprintf(key, sizeof(key), "%s", path);
+	dot = strchr(key, '.');
+	if (dot) {
+		*dot = '\0';
+		return str(json_object_get(o, key), dot + 1);
+	}
+	return json_string_value(json_object_get(o, key));
+}
+
+static void test_user_and_kernel_locs(void **state)
+{
+	static const struct src_frame src = { "open_config", "app.c", 17, 9 };
+	struct sample_frame f[3] = {
+		{ .has_kframe = true, .func_id = -1, .loc = {
+			.as = { ADDR_SPACE_USER, 41 }, .addr = 0x55550000123a,
+			.image = { "/usr/bin/app", "0a1b2c", 0x123a },
+			.sym = "open_config", .sym_start = 0x555500001230,
+			.src_cnt = 1, .src = &src } },
+		{ .has_kframe = true, .func_id = -1, .loc = {
+			.as = { ADDR_SPACE_USER, 41 }, .addr = 0x7f0000002345,
+			.image = { "/lib/libx.so", NULL, 0x2345 },
+			.src_note = "no debug info" } },
+		{ .has_kframe = true, .func_id = -1, .loc = {
+			.as = ADDR_SPACE_KERNEL_INIT, .addr = 0xffffffff81000010,
+			.image = { "vmlinux" }, .sym = "do_sys_openat2",
+			.sym_start = 0xffffffff81000000 } },
+	};
+	json_t *st = render(f, 3), *u0 = json_array_get(st, 0), *u1 = json_array_get(st, 1);
+	json_t *k = json_array_get(st, 2);
+
+	assert_int_equal(json_array_size(st), 3);
+	assert_string_equal(str(u0, "space"), "user");
+	assert_string_equal(str(u0, "image.path"), "/usr/bin/app");
+	assert_string_equal(str(u0, "image.build_id"), "0a1b2c");
+	assert_string_equal(str(u0, "image.file_offset"), "0x123a");
+	assert_string_equal(str(u0, "symbol"), "open_config");
+	assert_int_equal(json_integer_value(json_object_get(u0, "offset")), 10);
+	assert_string_equal(str(u0, "source.file"), "app.c");
+	assert_null(json_object_get(u0, "source_missing"));
+
+	assert_string_equal(str(u1, "image.path"), "/lib/libx.so");
+	assert_null(json_object_get(json_object_get(u1, "image"), "build_id"));
+	assert_null(json_object_get(u1, "symbol"));
+	assert_string_equal(str(u1, "source_missing"), "no debug info");
+
+	/* kernel locations as before: no space, no image */
+	assert_null(json_object_get(k, "space"));
+	assert_null(json_object_get(k, "image"));
+	assert_string_equal(str(k, "symbol"), "do_sys_openat2");
+	json_decref(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_user_and_kernel_locs),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
