@@ -18,7 +18,7 @@ OUTPUT ?= src/.output-$(ARCH)
 BIN_DIR ?= $(OUTPUT)
 SIDECAR_BIN := $(OUTPUT)/retsnoop-sidecar
 override STATIC := 1
-ifneq ($(filter test test-unit bench,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-unit test-uprobe bench,$(MAKECMDGOALS)),)
 $(error the tests and benchmarks run on the host's arch; for arm64 guests: tests/vm/run --arch arm64)
 endif
 endif
@@ -130,6 +130,7 @@ help:
 	@echo 'make install         install (PREFIX=/usr/local DESTDIR= BINDIR= MANDIR=, see install.mk)'
 	@echo 'make uninstall       remove what make install installed (same variables)'
 	@echo 'make test-ship       install file list, man page and bash completion checks'
+	@echo 'make test-uprobe     user-space functions traced natively on the host (uprobes; SKIP without)'
 	@echo 'make deb             Debian package under src/.output/deb/ (make deb-check: test it)'
 	@echo 'make fuzz            every libFuzzer target for FUZZ_SECONDS (default 60) each'
 	@echo 'make fuzz-build      build the fuzzers (clang) without running them'

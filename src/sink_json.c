@@ -165,6 +165,8 @@ static void put_loc(json_t *o, const struct code_loc *loc)
 static const char *result_type(__u32 flags)
 {
 	/* user-space functions: their rule (see the man page), or the type's */
+	if ((flags & FUNC_USER) && (flags & FUNC_CANT_FAIL) && !(flags & FUNC_RET_VOID))
+		return "never";
 	if (flags & FUNC_ERR_NONZERO)
 		return "errno-positive";
 	if (flags & FUNC_ERR_LE0)

@@ -141,7 +141,8 @@ static __u32 rule_flags(enum glob_err_rule rule)
 	case GLOB_ERR_ERRNO_POS: return FUNC_ERR_NONZERO;
 	case GLOB_ERR_LE0: return FUNC_ERR_LE0;
 	case GLOB_ERR_FALSE: return FUNC_ERR_ZERO;
-	case GLOB_ERR_NEVER: return FUNC_CANT_FAIL;
+	/* never an error; the guess still renders an int -1 as -1 */
+	case GLOB_ERR_NEVER: return FUNC_CANT_FAIL | FUNC_ERR_GUESS;
 	default: return FUNC_ERR_GUESS;
 	}
 }

@@ -52,3 +52,8 @@ $(UPROG_OUT)/uprog-fakego: $(UPROG_OUT)/uprog
 
 uprog: $(UPROG_BINS)
 .PHONY: uprog
+
+# user-space tracing on the host, natively (SKIP where the kernel has no uprobes)
+test-uprobe: all $(UPROG_BINS)
+	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT)
+.PHONY: test-uprobe
