@@ -43,7 +43,9 @@ INCLUDES := -Isrc -I$(OUTPUT) $(LIBBPF_CFLAGS)
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc $(LIBBPF_CFLAGS)
 # jansson (JSON lines output), linked statically like libbpf
 JANSSON_LIBS := $(shell $(PKG_CONFIG) --variable=libdir jansson 2>/dev/null)/libjansson.a
-LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lpthread
+# libdw: user-space functions' return types and source files (src/user_dwarf.c)
+DW_LIBS := $(shell $(PKG_CONFIG) --libs $(if $(filter 1,$(STATIC)),--static) libdw 2>/dev/null || echo -ldw)
+LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif

@@ -24,6 +24,7 @@ struct elf_funcs {
 	char *strs;			/* every name, NUL-separated */
 	size_t strs_sz, strs_cap;
 	bool from_dynsym;
+	bool addr_sorted;		/* funcs are in address order too (one-segment text) */
 	bool is_dyn;
 	bool is_go;
 	char build_id[41];
@@ -275,6 +276,9 @@ static int build_tables(struct elf_funcs *e, struct raw_syms *rs)
 	}
 	if (e->name_cnt)
 		qsort(e->names, e->name_cnt, sizeof(*e->names), cmp_name);
+	e->addr_sorted = true;
+	for (i = 1; i < e->func_cnt; i++)
+		e->addr_sorted &= e->funcs[i - 1].addr < e->funcs[i].addr;
 	return 0;
 }
 
@@ -426,6 +430,29 @@ const struct elf_func *elf_funcs__find(const struct elf_funcs *e, const char *na
 		if (c == 0)
 			return &e->funcs[e->names[mid].func];
 		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const struct elf_func *elf_funcs__find_addr(const struct elf_funcs *e, __u64 addr)
+{
+	size_t lo = 0, hi = e->func_cnt, i;
+
+	if (!e->addr_sorted) {
+		for (i = 0; i < e->func_cnt; i++)
+			if (e->funcs[i].addr == addr)
+				return &e->funcs[i];
+		return NULL;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->funcs[mid].addr == addr)
+			return &e->funcs[mid];
+		if (e->funcs[mid].addr < addr)
 			lo = mid + 1;
 		else
 			hi = mid;

@@ -50,6 +50,8 @@ const struct elf_func *elf_funcs__func(const struct elf_funcs *e, size_t idx);
 /* Every name (aliases included), sorted by name. */
 size_t elf_funcs__name_cnt(const struct elf_funcs *e);
 const struct elf_func_name *elf_funcs__name(const struct elf_funcs *e, size_t idx);
+/* The function starting at address @addr (st_value), or NULL. */
+const struct elf_func *elf_funcs__find_addr(const struct elf_funcs *e, __u64 addr);
 /* The function with this exact name, or NULL. */
 const struct elf_func *elf_funcs__find(const struct elf_funcs *e, const char *name);
 

@@ -6,6 +6,7 @@
 #include "elf_funcs.h"
 #include "opts.h"
 #include "retsnoop.h"
+#include "user_dwarf.h"
 #include "user_funcs.h"
 #include "user_images.h"
 
@@ -26,6 +27,7 @@ struct user_funcs {
 	struct user_image *images;
 	size_t image_cnt;
 	struct func *funcs;
+	__u64 *addrs;		/* each function's st_value, for DWARF's low_pc */
 	size_t func_cnt, func_cap;
 };
 
@@ -58,6 +60,7 @@ void user_funcs__free(struct user_funcs *uf)
 	free(uf->globs);
 	free(uf->images);
 	free(uf->funcs);
+	free(uf->addrs);
 	free(uf);
 }
 
@@ -166,12 +169,18 @@ static int add_func(struct user_funcs *uf, const struct user_image *im, const st
 		if (uf->func_cnt == uf->func_cap) {
 			size_t cap = uf->func_cap ? uf->func_cap * 2 : 64;
 			struct func *v = realloc(uf->funcs, cap * sizeof(*v));
+			__u64 *a;
 
 			if (!v)
 				return -ENOMEM;
 			uf->funcs = v;
+			a = realloc(uf->addrs, cap * sizeof(*a));
+			if (!a)
+				return -ENOMEM;
+			uf->addrs = a;
 			uf->func_cap = cap;
 		}
+		uf->addrs[uf->func_cnt] = ef->addr;
 		f = &uf->funcs[uf->func_cnt++];
 		memset(f, 0, sizeof(*f));
 		f->name = ef->name;
@@ -273,6 +282,68 @@ static const char *program_binary(const struct user_funcs *uf)
 	return NULL;
 }
 
+/* A source path glob matches the recorded path or any tail of it after a '/'. */
+static bool src_match(const char *glob, const char *file)
+{
+	const char *p;
+
+	if (glob__match(glob, file))
+		return true;
+	for (p = strchr(file, '/'); p; p = strchr(p + 1, '/'))
+		if (glob__match(glob, p + 1))
+			return true;
+	return false;
+}
+
+struct src_ctx {
+	struct resolve_ctx *rc;
+	struct user_image *im;
+};
+
+static int on_src_func(const struct user_dwarf_func *df, void *ctx)
+{
+	struct src_ctx *sc = ctx;
+	struct resolve_ctx *rc = sc->rc;
+	const struct elf_func *ef;
+	int err;
+
+	if (!df->file || !src_match(rc->g->spec.name, df->file))
+		return 0;
+	ef = elf_funcs__find_addr(sc->im->elf, df->addr);
+	if (!ef || denied(rc->uf, sc->im->path, ef->name))
+		return 0;	/* no symbol: nothing a glob could name either */
+	err = add_func(rc->uf, sc->im, ef, rc->g);
+	if (!err)
+		rc->matched++;
+	return err;
+}
+
+/* ":SRC [IMAGE]": the functions DWARF says are defined in matching source files. */
+static int on_image_src(const char *path, void *ctx)
+{
+	struct resolve_ctx *rc = ctx;
+	struct src_ctx sc = { .rc = rc };
+	char buf[512];
+	int err;
+
+	rc->images++;
+	err = get_image(rc->uf, path, &sc.im);
+	if (err)
+		return err;
+	if (elf_funcs__is_go(sc.im->elf)) {
+		pr(rc->uf, LOG_WARN, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
+		   path);
+		return -EOPNOTSUPP;
+	}
+	err = user_dwarf__for_each_func(path, sc.im->elf, on_src_func, &sc, NULL, 0);
+	if (err == -ENODATA) {
+		pr(rc->uf, LOG_WARN, "'%s' needs DWARF, which %s lacks (and no debuglink or build-id debug file has); build it with -g or install its debug package.\n",
+		   glob_spec__str(&rc->g->spec, buf, sizeof(buf)), path);
+		return -ENOENT;
+	}
+	return err;
+}
+
 static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 {
 	struct user_images_opts io = {
@@ -284,12 +355,8 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	int err;
 
 	glob_spec__str(&g->spec, buf, sizeof(buf));
-	if (g->spec.kind == GLOB_SRC_PATH) {
-		pr(uf, LOG_WARN, "'%s': source path globs on user-space images are not supported yet; name the functions instead.\n",
-		   buf);
-		return -EOPNOTSUPP;
-	}
-	err = user_images__resolve(&g->spec, &io, on_image, &rc);
+	err = user_images__resolve(&g->spec, &io,
+				   g->spec.kind == GLOB_SRC_PATH ? on_image_src : on_image, &rc);
 	if (err == -ENOENT && !rc.images) {
 		if (g->spec.image_kind == GLOB_IMAGE_PATH)
 			pr(uf, LOG_WARN, "'%s': no such file '%s'.\n", buf, g->spec.image);
@@ -300,11 +367,66 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	}
 	if (err)
 		return err;
+	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH) {
+		pr(uf, LOG_WARN, "'%s' matches no function's source file in DWARF.\n", buf);
+		return -ENOENT;
+	}
 	if (!rc.matched) {
 		/* library globs: no file of any matching library had the function */
 		pr(uf, LOG_WARN, "'%s' matches no function of the libraries named '%s'.\n", buf,
 		   g->spec.image);
 		return -ENOENT;
+	}
+	return 0;
+}
+
+struct types_ctx {
+	struct user_funcs *uf;
+	const char *image;
+	size_t typed;
+};
+
+static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
+{
+	struct types_ctx *tc = ctx;
+	struct user_funcs *uf = tc->uf;
+	size_t i;
+
+	for (i = 0; i < uf->func_cnt; i++) {
+		struct func *f = &uf->funcs[i];
+
+		if (uf->addrs[i] != df->addr || strcmp(f->image, tc->image) != 0)
+			continue;
+		/* only the default rule follows the type; "=RULE" globs keep theirs */
+		if ((f->flags & FUNC_ERR_GUESS) && !(f->flags & FUNC_CANT_FAIL)) {
+			f->flags = (f->flags & ~FUNC_ERR_GUESS) | df->ret_flags;
+			tc->typed++;
+		}
+	}
+	return 0;
+}
+
+/* Return types from each image's DWARF; without DWARF the guess stays. */
+static int apply_types(struct user_funcs *uf)
+{
+	char dpath[4096];
+	size_t i;
+	int err;
+
+	for (i = 0; i < uf->image_cnt; i++) {
+		struct types_ctx tc = { .uf = uf, .image = uf->images[i].path };
+
+		err = user_dwarf__for_each_func(tc.image, uf->images[i].elf, on_typed_func, &tc,
+						dpath, sizeof(dpath));
+		if (err == -ENODATA) {
+			pr(uf, LOG_INFO, "No DWARF for %s: its functions' errors are guessed from their results.\n",
+			   tc.image);
+			continue;
+		}
+		if (err)
+			return err;
+		pr(uf, LOG_DEBUG, "Return types of %zu functions of %s from %s.\n", tc.typed,
+		   tc.image, dpath);
 	}
 	return 0;
 }
@@ -321,6 +443,9 @@ int user_funcs__run(struct user_funcs *uf)
 		if (err)
 			return err;
 	}
+	err = apply_types(uf);
+	if (err)
+		return err;
 	pr(uf, LOG_INFO, "Found %zu user-space functions in %zu images.\n", uf->func_cnt,
 	   uf->image_cnt);
 	return 0;

@@ -36,8 +36,9 @@ size_t user_funcs__glob_cnt(const struct user_funcs *uf);
 /*
  * Discover. Returns 0, or a negative errno after one line at LOG_WARN that says what is
  * wrong and what to try: -ENOENT a missing image or a glob that matches no function of
- * its image, -EOPNOTSUPP a Go binary (return probes corrupt Go's stacks) or a source glob,
- * another errno for an image that can't be read.
+ * its image (a source glob: or an image without DWARF), -EOPNOTSUPP a Go binary (return
+ * probes corrupt Go's stacks), another errno for an image that can't be read. Functions of
+ * images with DWARF get their return type's error rule (user_dwarf).
  */
 int user_funcs__run(struct user_funcs *uf);
 

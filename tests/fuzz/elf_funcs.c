@@ -34,6 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(f && f->name && f->name[0]);
 		FUZZ_CHECK(f->offset != 0);
 		FUZZ_CHECK(i == 0 || elf_funcs__func(e, i - 1)->offset < f->offset);
+		if (i < MAX_CHECKED)
+			FUZZ_CHECK(elf_funcs__find_addr(e, f->addr) &&
+				   elf_funcs__find_addr(e, f->addr)->addr == f->addr);
 	}
 	FUZZ_CHECK(!elf_funcs__func(e, cnt));
 	FUZZ_CHECK(elf_funcs__name_cnt(e) >= cnt);

@@ -119,7 +119,19 @@ trace "$P" -S -e "do_work [$P] =never" --json
 check "=never: do_work's -1 is not an error" \
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['failed'] is False and s[0]['stack'][0]['result'] == -1 and s[0]['error'] is False"
 
-# 8. bad input: one line on stderr, non-zero exit, nothing attached
+# 8. DWARF: return types (int: SIGNEXT) from the binary or its debuglink; source globs
+"$RS" --dry-run -vv -e "do_work [$D/uprog-dbglink]" >"$T/out" 2>&1
+check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
+	grep -q "'do_work' (.*uprog-dbglink+0x[0-9a-f]*, flags ENTRY|SIGNEXT|USER)" "$T/out"
+"$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
+names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
+check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
+	test "$(names)" = "bench_leaf do_work main open_config"
+"$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
+check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
+	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
+
+# 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift
 	"$RS" "$@" >"$T/out" 2>"$T/err"
@@ -135,6 +147,7 @@ bad "missing binary" -e "do_work [/nonexistent/uprog]"
 bad "stripped library without the function" -e "do_work [$D/libuprog-stripped.so]"
 bad "glob matching nothing in the image" -e "nosuchfunc_* [$P]"
 bad "Go binary" -e "main [$D/uprog-fakego]"
+bad "source glob on a binary without DWARF" -e ":*.c [$D/uprog-stripped]"
 
 echo "uprobe: $pass passed, $fail failed"
 [ $fail -eq 0 ]
