@@ -32,13 +32,14 @@ static __always_inline bool user_is_err_result(__u32 flags, __s64 res)
 }
 
 /*
- * A failed user-space frame at level @d: if a syscall failed while it was the innermost
- * traced frame, its errno goes with the chain ("[-1 ENOENT]"). A frame that is not the
- * chain's origin keeps the errno of its failed callee's frame instead.
+ * A failed user-space frame at level @d (in the error chain, settle_result() made sure):
+ * if a syscall failed while it was the innermost traced frame, its errno goes with the
+ * chain ("[-1 ENOENT]"), whether the kernel functions below it were traced or not. Its
+ * failed callers keep the level: the errno shows on each of them.
  */
 static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 flags, __s64 res)
 {
-	if (!sess->sys_err || !is_err_result(flags, res) || d + 1 != sess->stack.max_depth)
+	if (!sess->sys_err || !is_err_result(flags, res))
 		return;
 	if (sess->sys_err_seq != sess->stack.seq_ids[frame_idx(d)])
 		return;
