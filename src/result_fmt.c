@@ -3,6 +3,7 @@
 #include "errnos.h"
 #include "result_fmt.h"
 #include "retsnoop.h"
+#include "user_err.h"
 
 __s64 result__normalize(__s64 res, __u32 flags)
 {
@@ -11,31 +12,12 @@ __s64 result__normalize(__s64 res, __u32 flags)
 	return res;
 }
 
-/*
- * User-space functions: any negative number fails (-1 is the usual error), a pointer only
- * when NULL (there is no ERR_PTR() in user space); or the glob's own rule.
- */
-static bool user_is_err(__s64 res, __u32 flags)
-{
-	if (flags & FUNC_ERR_NONZERO)
-		return (__s32)res != 0;
-	if (flags & FUNC_ERR_LE0)
-		return (__s32)res <= 0;
-	if (flags & FUNC_ERR_ZERO)
-		return (flags & FUNC_RET_PTR) ? res == 0 : (__u32)res == 0;
-	if (flags & FUNC_ERR_GUESS)
-		return res < 0 || ((__u64)res >> 32 == 0 && (__s32)res < 0);
-	if (flags & FUNC_RET_PTR)
-		return res == 0;
-	return result__normalize(res, flags) < 0;
-}
-
 bool result__is_err(__s64 res, __u32 flags)
 {
 	if (flags & FUNC_CANT_FAIL)
 		return false;
 	if (flags & FUNC_USER)
-		return user_is_err(res, flags);
+		return user_err__is_err(flags, res);
 	res = result__normalize(res, flags);
 	if ((flags & FUNC_RET_PTR) && res == 0)
 		return true;

@@ -13,22 +13,12 @@
 #ifndef __RETSNOOP_UPROBE_BPF_H
 #define __RETSNOOP_UPROBE_BPF_H
 
-/* Must match user_is_err() in src/result_fmt.c. */
+#include "user_err.h"
+
+/* The rule is src/user_err.h's, shared with user space. */
 static __always_inline bool user_is_err_result(__u32 flags, __s64 res)
 {
-	if (flags & FUNC_ERR_NONZERO)
-		return (__s32)res != 0;
-	if (flags & FUNC_ERR_LE0)
-		return (__s32)res <= 0;
-	if (flags & FUNC_ERR_ZERO)
-		return (flags & FUNC_RET_PTR) ? res == 0 : (__u32)res == 0;
-	if (flags & FUNC_ERR_GUESS)
-		return res < 0 || ((__u64)res >> 32 == 0 && (__s32)res < 0);
-	if (flags & FUNC_RET_PTR)
-		return res == 0;
-	if (flags & FUNC_NEEDS_SIGN_EXT)
-		return (__s32)res < 0;
-	return res < 0;
+	return user_err__is_err(flags, res);
 }
 
 /*
