@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * floor -M|-K|-F FUNCS: attach an empty entry+exit program pair (floor.bpf.c) to every
- * function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -K single kprobes,
- * -F fentry/fexit with kprobe.multi for the functions marked "kprobe"), say how long
- * loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that took.
+ * floor -M|-K|-F FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
+ * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -K single
+ * kprobes, -F fentry/fexit with kprobe.multi for the functions marked "kprobe"), say how
+ * long loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that
+ * took. THREADS (default 1): links released by that many threads at once, to measure what
+ * the kernel lets overlap.
  *
  * It is the floor of the per-call benchmark (what a traced call costs with programs that do
  * nothing) and the kernel's own part of retsnoop's attach and detach times for the same set.
@@ -14,9 +16,10 @@
  * Output (stdout, one line each):
  *   floor: mode=M funcs=N fentry=N kprobe=N load_ms=X attach_ms=Y total_ms=Z
  *   floor: ready
- *   floor: detach_ms=D
+ *   floor: detach_ms=D threads=T
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -243,7 +246,20 @@ static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn)
 			return err;
 		}
 	}
-	return attach_multi(fl, true);
+	/* the kprobe-marked ones as retsnoop does: kprobe.multi, else (6.1) single kprobes */
+	err = attach_multi(fl, true);
+	if (err != -EOPNOTSUPP)
+		return err;
+	for (i = 0; i < fl->fn_cnt; i++) {
+		if (!fl->fns[i].kprobe)
+			continue;
+		err = attach_kprobe(fl, s->progs.floor_kexit, fl->fns[i].addr, 1);
+		if (!err)
+			err = attach_kprobe(fl, s->progs.floor_kentry, fl->fns[i].addr, 0);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void detach(struct floor *fl)
@@ -258,9 +274,51 @@ static void detach(struct floor *fl)
 		close(fl->fds[--fl->fd_cnt]);
 }
 
+/* Parallel detach: every thread takes the next link or fd until none is left. */
+struct detach_job {
+	struct floor *fl;
+	size_t next;	/* atomic */
+};
+
+static void *detacher(void *arg)
+{
+	struct detach_job *job = arg;
+	struct floor *fl = job->fl;
+	size_t i;
+
+	while ((i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED)) <
+	       fl->link_cnt + fl->fd_cnt) {
+		if (i < fl->link_cnt)
+			bpf_link__destroy(fl->links[i]);
+		else
+			close(fl->fds[fl->fd_cnt - 1 - (i - fl->link_cnt)]);
+	}
+	return NULL;
+}
+
+static void detach_threads(struct floor *fl, int n)
+{
+	struct detach_job job = { .fl = fl };
+	pthread_t tids[256];
+	int i, started = 0;
+
+	if (n <= 1) {
+		detach(fl);
+		return;
+	}
+	for (i = 0; i < n && i < 256; i++)
+		if (pthread_create(&tids[started], NULL, detacher, &job) == 0)
+			started++;
+	detacher(&job);
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	fl->link_cnt = 0;
+	fl->fd_cnt = 0;
+}
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: floor -M|-K|-F FUNCS\n");
+	fprintf(stderr, "usage: floor -M|-K|-F FUNCS [THREADS]\n");
 	exit(2);
 }
 
@@ -272,10 +330,13 @@ int main(int argc, char **argv)
 	size_t i, fentry_cnt = 0;
 	double t0, t1, t2;
 	sigset_t sigs;
+	int err, sig, threads = 1;
 	char mode;
-	int err, sig;
 
-	if (argc != 3 || argv[1][0] != '-' || !strchr("MKF", argv[1][1]) || argv[1][2])
+	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MKF", argv[1][1]) ||
+	    argv[1][2])
+		usage();
+	if (argc == 4 && (threads = atoi(argv[3])) < 1)
 		usage();
 	mode = argv[1][1];
 	err = read_funcs(&fl, argv[2]);
@@ -308,8 +369,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "floor: opening the BPF object failed: %s\n", strerror(errno));
 		return 1;
 	}
-	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K');
-	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K');
+	/* -F: single kprobes where kprobe.multi is missing */
+	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode != 'M');
+	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode != 'M');
 	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode != 'K');
 	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode != 'K');
 	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn);
@@ -343,8 +405,8 @@ int main(int argc, char **argv)
 
 	sigwait(&sigs, &sig);
 	t0 = now_ms();
-	detach(&fl);
-	printf("floor: detach_ms=%.1f\n", now_ms() - t0);
+	detach_threads(&fl, threads);
+	printf("floor: detach_ms=%.1f threads=%d\n", now_ms() - t0, threads);
 	floor_bpf__destroy(fl.skel);
 	return 0;
 }

@@ -195,3 +195,39 @@ attach_once() {	# attach_once CASE TOOL REP RETSNOOP-ARGS...
 	attach_run "$_oc" "$_ot" "$_or" 1 /tmp/funcs.$_oc "$@"
 	quit_now
 }
+
+# --- detach: SIGINT to exit, links released by 1 thread (as before) or by several ---
+# detach_run CASE TOOL THREADS REP MODE(K|F) FUNCS RETSNOOP-ARGS...: floor detaches FUNCS
+# with THREADS threads; ours runs with RETSNOOP_DETACH_THREADS=THREADS (0: its default).
+detach_run() {
+	_c=$1 _t=$2 _j=$3 _r=$4 _m=$5 _fl=$6
+	shift 6
+	case $_t in
+	floor)
+		stamp -r '^floor: ready' -- floor -$_m "$_fl" "$_j" >/tmp/run.log 2>&1
+		_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')
+		;;
+	*)
+		stamp -T 3000 -r 'Receiving data' -- env RETSNOOP_DETACH_THREADS=$_j retsnoop -$_m "$@" >/tmp/run.log 2>&1
+		_d=$(num_after /tmp/run.log 'DONE in')
+		;;
+	esac
+	echo "@R table=detach case=$_c tool=$_t threads=$_j rep=$_r detach_ms=${_d:--1} $(stamp_summary /tmp/run.log)"
+	grep -q '^@stamp ready=[0-9]' /tmp/run.log || tail -12 /tmp/run.log | sed 's/^/@E /'
+	return 0
+}
+
+table_detach() {	# table_detach RETSNOOP-ARGS...: -K and -F over the same globs
+	for _m in K F; do
+		funcs_of /tmp/funcs.detach.$_m -$_m "$@"
+		_r=1
+		while [ $_r -le "$REPS" ]; do
+			for _v in $(tools_for $_r floor:1 floor:0 ours:1 ours:0); do
+				_j=${_v#*:}
+				[ "$_j" = 0 ] && [ "${_v%:*}" = floor ] && _j=16
+				detach_run detach-$_m "${_v%:*}" "$_j" $_r $_m /tmp/funcs.detach.$_m "$@"
+			done
+			_r=$((_r + 1))
+		done
+	done
+}

@@ -32,11 +32,11 @@ REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big)
+[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach)
 for t in "${tables[@]}"; do
 	case $t in
-	overhead | startup | attach | attach-big | attach-src) ;;
-	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src)" >&2; exit 2 ;;
+	overhead | startup | attach | attach-big | attach-src | detach) ;;
+	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src, detach)" >&2; exit 2 ;;
 	esac
 done
 
@@ -70,6 +70,7 @@ cmdline="bench/perf.sh $*"
 [ -n "${PEER_RETSNOOP:-}" ] && cmdline="PEER_RETSNOOP=$PEER_RETSNOOP $cmdline"
 [ "$REPS" = 3 ] || cmdline="BENCH_REPS=$REPS $cmdline"
 [ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
+[ "$KERNEL" = 6.12 ] || cmdline="BENCH_KERNEL=$KERNEL $cmdline"
 ours_ver="$(git describe --always --dirty 2>/dev/null || echo unknown) ($(git log -1 --format=%cd --date=short 2>/dev/null || true))"
 host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 peer_ver=
@@ -114,10 +115,11 @@ tools_for() {	# tools_for REP TOOL...
 }
 
 report() {	# report TABLE WHAT
-	local table=$1 what=$2 # $3: where the ratios come from
+	local table=$1 what=$2 fn=table_${1//-/_} # $3: where the ratios come from
+	case $table in detach-*) fn=table_detach ;; esac
 	{
 		echo "# $what"
-		echo "# command: $cmdline   (make bench runs bench/perf.sh; the guest part is bench/guest.sh, table_${table//-/_} or attach_once)"
+		echo "# command: $cmdline   (make bench runs bench/perf.sh; the guest part is bench/guest.sh, $fn or attach_once)"
 		echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); host: $host_cpu, $(nproc) CPUs; guest: Debian $KERNEL, qemu TCG (no KVM), 2 vCPUs"
 		echo "# ours: retsnoop $ours_ver; floor: bench/floor (empty entry+exit programs)${peer_ver:+; peer: $peer_ver}"
 		echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
@@ -152,6 +154,12 @@ attach_case set100-F 0 -F $SET100"
 			done
 		done
 		report attach-big "BPF load + attach phase over ~1,000 functions with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		;;
+	detach)
+		# per kernel: what parallel release does depends on the kernel's locks
+		rm -f "$out/raw/detach-$KERNEL.log"
+		boot "detach-$KERNEL" 3000 "table_detach $SET100"
+		report "detach-$KERNEL" "SIGINT to exit and detach time, -K and -F, links released by 1 thread or several" "all taken within one boot"
 		;;
 	attach-src)
 		for r in $(seq 1 "$REPS"); do

@@ -219,9 +219,37 @@ def attach(recs):
     return out
 
 
+def detach(recs):
+    out = []
+    for case in cases_in(recs):
+        rs = by(recs, case=case)
+        rows, det = [], {}
+        for tool in tools_in(rs):
+            for th in sorted({r.get('threads') for r in by(rs, tool=tool)}, key=int):
+                runs = by(rs, tool=tool, threads=th)
+                d = [num(r.get('detach_ms')) for r in runs]
+                gone = [None if num(r.get('exit')) is None or num(r.get('stop')) is None
+                        else num(r.get('exit')) - num(r.get('stop')) for r in runs]
+                det[(tool, th)] = med(d)
+                rows.append([tool, 'default' if th == '0' else th, fmt(med(d), ' ms', 0),
+                             spread(d, prec=0), fmt(med(gone), ' s', 2), spread(gone, prec=2)])
+        out.append(f'## {case}: detach')
+        out.append(table(rows, ['tool', 'threads', 'detach', 'detach per run',
+                                'SIGINT->exit', 'SIGINT->exit per run']))
+        base = det.get(('ours', '1'))
+        out.append(f'ratio ours default/ours 1 thread: {ratio(det.get(("ours", "0")), base)}'
+                   f'   ours default/floor 1 thread: {ratio(det.get(("ours", "0")), det.get(("floor", "1")))}'
+                   f'   floor 16/floor 1: {ratio(det.get(("floor", "16")), det.get(("floor", "1")))}')
+        out.append('')
+    out.append("detach: ours 'DONE in N ms' after SIGINT (RETSNOOP_DETACH_THREADS=1: one thread, as "
+               "before; default: its own choice), floor: its own detach_ms with 1 or 16 threads. "
+               "SIGINT->exit: from the signal to the process's exit (bench/stamp).")
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
-        sys.exit('usage: bench/report.py overhead|startup|attach|attach-big RAW.LOG')
+        sys.exit('usage: bench/report.py overhead|startup|attach|attach-big|detach-KERNEL RAW.LOG')
     name, path = sys.argv[1], sys.argv[2]
     recs, progs, info, errors = parse(path)
     recs = [r for r in recs if r.get('table') == name.split('-')[0]]
@@ -235,6 +263,8 @@ def main():
         out += overhead(recs, progs)
     elif name == 'startup':
         out += startup(recs)
+    elif name.startswith('detach'):
+        out += detach(recs)
     else:
         out += attach(recs)
     if errors:

@@ -42,6 +42,7 @@ static int load_syms(struct symbolizer *s)
 	s->syms_loaded = true;
 	/* .symtab if there is one, else .dynsym */
 	for (pass = 0; pass < 2 && !s->nsyms; pass++) {
+		s->syms_full = pass == 0;
 		Elf32_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
 
 		scn = NULL;
@@ -85,7 +86,8 @@ static int load_syms(struct symbolizer *s)
 						return -ENOMEM;
 					s->syms = ns;
 				}
-				s->syms[s->nsyms++] = (struct sym){ sym.st_value, name, rank };
+				s->syms[s->nsyms++] = (struct sym){ sym.st_value, sym.st_size, name,
+								    rank };
 			}
 		}
 	}
@@ -95,6 +97,13 @@ static int load_syms(struct symbolizer *s)
 }
 
 const char *elf_sym_name(struct symbolizer *s, uint64_t addr)
+{
+	uint64_t start, size;
+
+	return elf_sym_find(s, addr, &start, &size);
+}
+
+const char *elf_sym_find(struct symbolizer *s, uint64_t addr, uint64_t *start, uint64_t *size)
 {
 	size_t lo = 0, hi;
 
@@ -115,6 +124,8 @@ const char *elf_sym_name(struct symbolizer *s, uint64_t addr)
 	/* best-ranked symbol at that address comes first */
 	while (lo > 0 && s->syms[lo - 1].addr == s->syms[lo].addr)
 		lo--;
+	*start = s->syms[lo].addr;
+	*size = s->syms[lo].size;
 	return s->syms[lo].name;
 }
 

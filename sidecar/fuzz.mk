@@ -33,7 +33,7 @@ $(SIDECAR_FUZZ_OUT)/%: sidecar/fuzz/%.c sidecar/fuzz/fuzz_sidecar.h $(SIDECAR_FU
 		-fno-sanitize-recover=undefined -fno-omit-frame-pointer -DSIDECAR_LIBFUZZER \
 		-DSIDECAR_FUZZ_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
 		-DSIDECAR_FUZZ_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' -Isidecar -Isidecar/fuzz \
-		$< $(SIDECAR_FUZZ_SRCS) -ldw -lelf -o $@
+		$< $(SIDECAR_FUZZ_SRCS) -ldw -lelf -lz -o $@
 
 fuzz-sidecar-build: $(SIDECAR_FUZZ_BINS)
 

@@ -7,30 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "server.h"
+#include <unistd.h>
 
-#define PROTO_VERSION 1
+#include "server_int.h"
+
+#define PROTO_VERSION 2
 /*
  * Reply cache: repeated stack addresses are the common case for retsnoop. It starts small
  * (a short-lived server does not pay for a big one) and doubles up to CACHE_SLOTS.
  */
 #define CACHE_MIN_SLOTS (1 << 10)
 #define CACHE_SLOTS (1 << 16)
-
-struct cache_ent {
-	uint64_t addr;
-	char *reply;
-	size_t len;
-};
-
-struct server {
-	struct symbolizer *symb;
-	int open_err;
-	char *elf_path;
-	struct cache_ent *cache;
-	size_t cache_cnt, cache_cap;
-	uint64_t requests, cache_hits;
-};
 
 static int buf_vprintf(struct reply_buf *b, const char *fmt, va_list ap)
 {
@@ -58,7 +45,7 @@ static int buf_vprintf(struct reply_buf *b, const char *fmt, va_list ap)
 	}
 }
 
-static int buf_printf(struct reply_buf *b, const char *fmt, ...)
+int buf_printf(struct reply_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int err;
@@ -73,7 +60,7 @@ static int buf_printf(struct reply_buf *b, const char *fmt, ...)
  * Append a name or path from the file: corrupt DWARF can put tabs or newlines in it, which
  * would break the reply's framing, so control characters become '?'.
  */
-static int buf_field(struct reply_buf *b, const char *s)
+int buf_field(struct reply_buf *b, const char *s)
 {
 	size_t len = strlen(s), i;
 	int err = buf_printf(b, "%s", s);
@@ -88,7 +75,7 @@ static int buf_field(struct reply_buf *b, const char *s)
 }
 
 /* "err E MESSAGE": E positive, the message kept to one line whatever it holds. */
-static int reply_err(struct reply_buf *b, int err, const char *fmt, ...)
+int reply_err(struct reply_buf *b, int err, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -104,7 +91,7 @@ static int reply_err(struct reply_buf *b, int err, const char *fmt, ...)
 	return buf_printf(b, "err %d %s\n", err < 0 ? -err : err, msg);
 }
 
-static int parse_addr(const char *s, uint64_t *addr)
+int parse_addr(const char *s, uint64_t *addr)
 {
 	uint64_t v = 0;
 	int digits = 0;
@@ -212,14 +199,16 @@ static void cache_put(struct server *srv, uint64_t addr, const char *reply, size
 	srv->cache_cnt++;
 }
 
-static int do_sym(struct server *srv, const char *arg, struct reply_buf *b)
+static int do_sym(struct server *srv, const char *arg, int fd, struct reply_buf *b)
 {
 	struct src_frame frames[SYMB_MAX_FRAMES];
 	size_t start = b->len;
 	struct cache_ent *ce;
 	uint64_t addr;
-	int n, i, err;
+	int n, err;
 
+	if (!srv->symb)
+		return reply_err(b, -ENOENT, "no file given on the command line");
 	err = parse_addr(arg, &addr);
 	if (err)
 		return reply_err(b, err, "bad address '%.64s'", arg);
@@ -236,12 +225,7 @@ static int do_sym(struct server *srv, const char *arg, struct reply_buf *b)
 	if (n < 0)
 		return reply_err(b, n, "cannot symbolize 0x%llx: %s", (unsigned long long)addr,
 				 strerror(-n));
-	err = buf_printf(b, "ok %d\n", n);
-	for (i = 0; i < n && !err; i++) {
-		err = buf_field(b, frames[i].func) ?: buf_printf(b, "\t") ?:
-		      buf_field(b, frames[i].file) ?:
-		      buf_printf(b, "\t%d\t%d\n", frames[i].line, frames[i].col);
-	}
+	err = reply_frames(b, frames, n);
 	if (err)
 		return err;
 	cache_put(srv, addr, b->p + start, b->len - start);
@@ -262,11 +246,25 @@ static int glob_cb(void *ctx, const char *func, uint64_t addr, const char *cu_pa
 	       buf_printf(&g->b, "\t") ?: buf_field(&g->b, cu_path) ?: buf_printf(&g->b, "\n");
 }
 
-static int do_glob(struct server *srv, const char *pattern, struct reply_buf *b)
+int reply_frames(struct reply_buf *b, const struct src_frame *frames, int n)
+{
+	int i, err = buf_printf(b, "ok %d\n", n);
+
+	for (i = 0; i < n && !err; i++) {
+		err = buf_field(b, frames[i].func ?: "??") ?: buf_printf(b, "\t") ?:
+		      buf_field(b, frames[i].file ?: "??") ?:
+		      buf_printf(b, "\t%d\t%d\n", frames[i].line, frames[i].col);
+	}
+	return err;
+}
+
+static int do_glob(struct server *srv, const char *pattern, int fd, struct reply_buf *b)
 {
 	struct glob_ctx g = {};
 	int err;
 
+	if (!srv->symb)
+		return reply_err(b, -ENOENT, "no file given on the command line");
 	if (!*pattern)
 		return reply_err(b, -EINVAL, "empty glob");
 	err = symbolizer__for_each_func_in(srv->symb, pattern, glob_cb, &g);
@@ -284,17 +282,21 @@ static int do_glob(struct server *srv, const char *pattern, struct reply_buf *b)
 	return err;
 }
 
-static int do_info(struct server *srv, struct reply_buf *b)
+static int do_info(struct server *srv, const char *arg, int fd, struct reply_buf *b)
 {
+	if (!srv->symb)
+		return buf_printf(b, "ok 4\nversion\t%d\nfile\t-\nkernel\t0\ncus\t0\n",
+				  PROTO_VERSION);
 	return buf_printf(b, "ok 4\nversion\t%d\nfile\t", PROTO_VERSION) ?:
 	       buf_field(b, srv->elf_path) ?:
 	       buf_printf(b, "\nkernel\t%d\ncus\t%zu\n", symbolizer__is_kernel(srv->symb),
 			  symbolizer__cu_count(srv->symb));
 }
 
-static int do_stats(struct server *srv, struct reply_buf *b)
+static int do_stats(struct server *srv, const char *arg, int fd, struct reply_buf *b)
 {
-	const struct symb_stats *st = symbolizer__stats(srv->symb);
+	static const struct symb_stats none;
+	const struct symb_stats *st = srv->symb ? symbolizer__stats(srv->symb) : &none;
 
 	return buf_printf(b, "ok 5\ncus_indexed\t%llu\nindex_ms\t%.1f\nlines_ms\t%.1f\n"
 			  "requests\t%llu\ncache_hits\t%llu\n",
@@ -303,9 +305,36 @@ static int do_stats(struct server *srv, struct reply_buf *b)
 			  (unsigned long long)srv->cache_hits);
 }
 
-static int dispatch(struct server *srv, const char *line, size_t len, struct reply_buf *out)
+static int do_quit(struct server *srv, const char *arg, int fd, struct reply_buf *b)
+{
+	return buf_printf(b, "ok 0\n") ?: 1;
+}
+
+/*
+ * Every request verb. A new verb is one row here and its handler (in a file of its own
+ * for a new concern, declared in server_int.h); the dispatcher does the argument and
+ * descriptor checks the flags ask for.
+ */
+static const struct verb verbs[] = {
+	{ "quit", do_quit, 0 },
+	{ "sym", do_sym, VERB_FILE },
+	{ "glob", do_glob, VERB_FILE },
+	{ "info", do_info, VERB_FILE | VERB_NO_ARG },
+	{ "stats", do_stats, VERB_FILE | VERB_NO_ARG },
+	{ "open", do_open, VERB_FD },
+	{ "debug", do_debug, VERB_FD },
+	{ "fsym", do_fsym, 0 },
+	{ "fline", do_fline, 0 },
+	{ "close", do_close, 0 },
+};
+
+static int dispatch(struct server *srv, const char *line, size_t len, struct fd_queue *fds,
+		    struct reply_buf *out)
 {
 	char req[MAX_REQ_LEN + 1], *arg, *sp;
+	const struct verb *v = NULL;
+	size_t i;
+	int fd;
 
 	if (len > MAX_REQ_LEN)
 		return reply_err(out, -E2BIG, "request longer than %d bytes", MAX_REQ_LEN);
@@ -322,27 +351,36 @@ static int dispatch(struct server *srv, const char *line, size_t len, struct rep
 			sp++;
 		arg = sp;
 	}
-	if (strcmp(req, "quit") == 0)
-		return buf_printf(out, "ok 0\n") ?: 1;
-	/* every request but quit needs the file; report why it is missing each time */
-	if (srv->open_err)
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++) {
+		if (strcmp(req, verbs[i].name) == 0) {
+			v = &verbs[i];
+			break;
+		}
+	}
+	/* a descriptor sent with a request is taken by it, whatever the outcome */
+	fd = v && (v->flags & VERB_FD) ? fd_queue__take(fds) : -1;
+	if (v && (v->flags & VERB_FD) && fd < 0)
+		return reply_err(out, -EBADF, "'%s' needs a file descriptor sent with it", req);
+	/* the file named on the command line could not be opened: say why each time */
+	if (v && (v->flags & VERB_FILE) && srv->open_err) {
+		if (fd >= 0)
+			close(fd);
 		return reply_err(out, srv->open_err, "cannot open '%s': %s", srv->elf_path,
 				 strerror(-srv->open_err));
-	if (strcmp(req, "sym") == 0)
-		return do_sym(srv, arg, out);
-	if (strcmp(req, "glob") == 0)
-		return do_glob(srv, arg, out);
-	if (strcmp(req, "info") == 0 && !*arg)
-		return do_info(srv, out);
-	if (strcmp(req, "stats") == 0 && !*arg)
-		return do_stats(srv, out);
-	return reply_err(out, -EINVAL, "unknown request '%.32s'", req);
+	}
+	if (!v || ((v->flags & VERB_NO_ARG) && *arg)) {
+		if (fd >= 0)
+			close(fd);
+		return reply_err(out, -EINVAL, "unknown request '%.32s'", req);
+	}
+	return v->handle(srv, arg, fd, out);
 }
 
-int server__handle(struct server *srv, const char *line, size_t len, struct reply_buf *out)
+int server__handle(struct server *srv, const char *line, size_t len, struct fd_queue *fds,
+		   struct reply_buf *out)
 {
 	size_t start = out->len;
-	int ret = dispatch(srv, line, len, out);
+	int ret = dispatch(srv, line, len, fds, out);
 
 	if (ret != -ENOMEM)
 		return ret;
@@ -358,12 +396,14 @@ int server__new(const char *elf_path, const struct symbolizer_opts *opts, struct
 	*out = NULL;
 	if (!srv)
 		return -ENOMEM;
-	srv->elf_path = strdup(elf_path);
-	if (!srv->elf_path) {
-		free(srv);
+	srv->images = images__new(opts);
+	srv->elf_path = elf_path ? strdup(elf_path) : NULL;
+	if (!srv->images || (elf_path && !srv->elf_path)) {
+		server__free(srv);
 		return -ENOMEM;
 	}
-	srv->open_err = symbolizer__open(elf_path, opts, &srv->symb);
+	if (elf_path)
+		srv->open_err = symbolizer__open(elf_path, opts, &srv->symb);
 	*out = srv;
 	return 0;
 }
@@ -375,8 +415,34 @@ void server__free(struct server *srv)
 	cache_clear(srv);
 	free(srv->cache);
 	symbolizer__close(srv->symb);
+	images__free(srv->images);
 	free(srv->elf_path);
 	free(srv);
+}
+
+struct images *server__images(const struct server *srv)
+{
+	return srv->images;
+}
+
+int fd_queue__push(struct fd_queue *q, int fd)
+{
+	if (q->cnt == MAX_QUEUED_FDS)
+		return -EMFILE;
+	q->fds[(q->head + q->cnt++) % MAX_QUEUED_FDS] = fd;
+	return 0;
+}
+
+int fd_queue__take(struct fd_queue *q)
+{
+	int fd;
+
+	if (!q || !q->cnt)
+		return -1;
+	fd = q->fds[q->head];
+	q->head = (q->head + 1) % MAX_QUEUED_FDS;
+	q->cnt--;
+	return fd;
 }
 
 int server__open_err(const struct server *srv)

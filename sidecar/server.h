@@ -19,25 +19,44 @@ struct reply_buf {
 	size_t len, cap;
 };
 
+/* Descriptors received (SCM_RIGHTS) and not yet taken by a request, oldest first. */
+#define MAX_QUEUED_FDS 16
+
+struct fd_queue {
+	int fds[MAX_QUEUED_FDS];
+	int head, cnt;
+};
+
+/* -EMFILE if full (the caller closes @fd). */
+int fd_queue__push(struct fd_queue *q, int fd);
+/* The oldest descriptor, -1 if none (or @q is NULL). */
+int fd_queue__take(struct fd_queue *q);
+
 struct server;
+struct images;
 
 /*
- * A server for @elf_path. Only -ENOMEM fails: a file that cannot be opened makes every
- * request but quit answer with the reason. @opts may be NULL.
+ * A server for @elf_path (NULL: none; then only the image requests and info work). Only
+ * -ENOMEM fails: a file that cannot be opened makes every request about it answer with
+ * the reason. @opts may be NULL.
  */
 int server__new(const char *elf_path, const struct symbolizer_opts *opts, struct server **out);
 void server__free(struct server *srv);
 
 /*
  * Answer the request @line (@len bytes, line terminators already cut; it may hold NULs)
- * by appending the whole reply to @out. Returns 1 after "quit", 0 otherwise, -ENOMEM if
- * @out could not grow (it then holds an incomplete reply).
+ * by appending the whole reply to @out. A request that takes a descriptor ("open",
+ * "debug") takes the oldest from @fds (NULL: none was sent). Returns 1 after "quit", 0
+ * otherwise, -ENOMEM if @out could not grow (it then holds an incomplete reply).
  */
-int server__handle(struct server *srv, const char *line, size_t len, struct reply_buf *out);
+int server__handle(struct server *srv, const char *line, size_t len, struct fd_queue *fds,
+		   struct reply_buf *out);
 
 /* Why the file could not be opened (negative errno), 0 if it was. */
 int server__open_err(const struct server *srv);
 /* NULL if the file could not be opened. */
 struct symbolizer *server__symbolizer(const struct server *srv);
+/* The images handed over as descriptors ("open"). */
+struct images *server__images(const struct server *srv);
 
 #endif /* __SIDECAR_SERVER_H */

@@ -44,7 +44,7 @@ $(SIDECAR_T)/sidecar-dir:
 
 $(SIDECAR_SAN_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) | $(SIDECAR_T)/sidecar-dir
 	$(call msg,CC-SAN,$@)
-	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) $(SIDECAR_SRCS) -ldw -lelf -o $@
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) $(SIDECAR_SRCS) -ldw -lelf -lz -o $@
 
 # relative source paths on purpose: DWARF then names them as the tests expect
 $(SIDECAR_FIXTURE): $(SIDECAR_FIXTURE_SRCS) $(wildcard tests/sidecar/fixture/*.h) | $(SIDECAR_T)/sidecar-dir
@@ -85,7 +85,27 @@ $(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECA
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
 		-DSIDECAR_FIXTURE='"$(abspath $(SIDECAR_FIXTURE))"' \
 		-DSIDECAR_FIXTURE4='"$(abspath $(SIDECAR_FIXTURE4))"' \
-		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lcmocka -o $@
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
+
+# User-space symbolization over real ELF files built at test time: the symbols object
+# (libretsnoop) with the production sidecar embedded, as retsnoop runs it.
+SIDECAR_UPROG := $(SIDECAR_T)/uprog
+SIDECAR_UPROG_SRCS := $(wildcard tests/sidecar/uprog/*.[ch]) tests/sidecar/uprog/build.sh
+SIDECAR_IMAGES_TEST := $(SIDECAR_T)/test_images
+EXTRA_UNIT_BINS += $(SIDECAR_IMAGES_TEST)
+
+$(SIDECAR_UPROG)/stamp: $(SIDECAR_UPROG_SRCS) | $(SIDECAR_T)/sidecar-dir
+	$(call msg,FIXTURE,$(SIDECAR_UPROG))
+	$(Q)tests/sidecar/uprog/build.sh $(abspath $(SIDECAR_UPROG)) "$(CC)" \
+		$(abspath tests/sidecar/uprog) && touch $@
+
+$(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_BLOB) $(SIDECAR_UPROG)/stamp
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
+		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
 
 # Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
 # build, no libFuzzer): a crash once found stays fixed.
@@ -101,6 +121,6 @@ $(SIDECAR_FUZZ_REPLAY): tests/sidecar/test_fuzz_replay.c tests/unit/unit.h $(wil
 		-DSIDECAR_FUZZ_SEEDS='"$(abspath tests/fuzz)"' \
 		-DSIDECAR_FUZZ_REGRESSIONS='"$(abspath tests/sidecar/fuzz-regressions)"' \
 		$< $(filter-out %/run.sh,$(wildcard sidecar/fuzz/*.c)) $(SIDECAR_LIB_SRCS) \
-		-ldw -lelf -lcmocka -o $@
+		-ldw -lelf -lz -lcmocka -o $@
 
 -include sidecar/fuzz.mk

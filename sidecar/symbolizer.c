@@ -292,26 +292,38 @@ static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, c
 
 int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	*out = NULL;
+	if (fd < 0)
+		return -errno;
+	return symbolizer__open_fd(fd, opts, out);
+}
+
+int symbolizer__open_fd(int fd, const struct symbolizer_opts *opts, struct symbolizer **out)
+{
 	struct symbolizer *s;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	int err = 0, cap = 0;
 
 	*out = NULL;
-	if (opts && opts->sz < sizeof(*opts))
+	if (opts && opts->sz < sizeof(*opts)) {
+		close(fd);
 		return -EINVAL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		close(fd);
 		return -EINVAL;
+	}
 	s = calloc(1, sizeof(*s));
-	if (!s)
+	if (!s) {
+		close(fd);
 		return -ENOMEM;
+	}
 	if (opts)
 		s->opts = *opts;
-	s->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (s->fd < 0) {
-		err = -errno;
-		goto cleanup;
-	}
+	s->fd = fd;
 	/* mmap, never read the (300+ MB) file whole */
 	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
 	if (!s->elf || elf_kind(s->elf) != ELF_K_ELF) {
@@ -334,9 +346,11 @@ int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struc
 			s->kernel = true;
 		if (name && strncmp(name, ".debug_", 7) == 0)
 			note_debug_sect(s, scn, &sh, name);
+		/*
+		 * Code sections; a separate debug file (objcopy --only-keep-debug) has them as
+		 * NOBITS at the same addresses, and its DWARF and symbols describe them.
+		 */
 		if (!(sh.sh_flags & SHF_ALLOC) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_size)
-			continue;
-		if (sh.sh_type == SHT_NOBITS)
 			continue;
 		secs = grow(s->secs, &cap, s->nsecs + 1, sizeof(*s->secs));
 		if (!secs) {

@@ -26,6 +26,8 @@ struct symbolizer_opts {
 
 /* @opts may be NULL (defaults). */
 int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out);
+/* The same on an open file, which the symbolizer owns from then on (closed even on failure). */
+int symbolizer__open_fd(int fd, const struct symbolizer_opts *opts, struct symbolizer **out);
 void symbolizer__close(struct symbolizer *s);
 
 /*
@@ -47,6 +49,25 @@ struct symb_stats {
 };
 
 const struct symb_stats *symbolizer__stats(const struct symbolizer *s);
+
+/* elf_ids.c: what identifies the file and ties it to a separate debug file. */
+/* The GNU build ID; 0 with *len 0 if there is none, -EBADMSG if it is malformed. */
+int symbolizer__build_id(struct symbolizer *s, const uint8_t **id, size_t *len);
+/* .gnu_debuglink: the debug file's base name and CRC32; -ENOENT if none, -EBADMSG. */
+int symbolizer__debuglink(struct symbolizer *s, const char **name, uint32_t *crc);
+/* CRC32 (zlib's, as .gnu_debuglink uses) of the whole file. */
+int symbolizer__file_crc(struct symbolizer *s, uint32_t *crc);
+/* The link-time address file offset @off is loaded at (PT_LOAD); -ERANGE if none. */
+int symbolizer__file_addr(struct symbolizer *s, uint64_t off, uint64_t *addr);
+bool symbolizer__has_dwarf(const struct symbolizer *s);
+/*
+ * The ELF function symbol covering code address @addr (.symtab, else .dynsym), with its
+ * value and size (0: unknown); NULL if none.
+ */
+const char *symbolizer__sym(struct symbolizer *s, uint64_t addr, uint64_t *start,
+			    uint64_t *size);
+/* True if the symbols come from a full .symtab, not only the exported .dynsym. */
+bool symbolizer__has_symtab(struct symbolizer *s);
 int symbolizer__is_kernel(const struct symbolizer *s);
 size_t symbolizer__cu_count(struct symbolizer *s);
 

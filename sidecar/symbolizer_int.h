@@ -90,6 +90,7 @@ struct cu_range {
 
 struct sym {
 	uint64_t addr;
+	uint64_t size;		/* st_size, 0 if not given */
 	const char *name;
 	int rank;
 };
@@ -118,6 +119,7 @@ struct symbolizer {
 	struct sym *syms;
 	size_t nsyms;
 	bool syms_loaded;
+	bool syms_full;		/* from .symtab (not only the exported .dynsym) */
 	struct func_name *fnames;	/* function symbols by name (elf_syms.c) */
 	size_t fnames_cap;
 	bool fnames_loaded;
@@ -187,6 +189,8 @@ int die_walk_entry_addr(Dwarf_Die *die, Dwarf_Addr *addr);
 bool elf_in_exec(const struct symbolizer *s, uint64_t addr);
 /* The best function symbol at or below @addr, NULL if none. */
 const char *elf_sym_name(struct symbolizer *s, uint64_t addr);
+/* The same with the symbol's value and size (0: unknown). */
+const char *elf_sym_find(struct symbolizer *s, uint64_t addr, uint64_t *start, uint64_t *size);
 /* The address of the only function symbol named @name; -ENOENT none, -ENOTUNIQ several. */
 int elf_func_by_name(struct symbolizer *s, const char *name, uint64_t *addr);
 void elf_syms_free(struct symbolizer *s);

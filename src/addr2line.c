@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <linux/close_range.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -84,6 +85,21 @@ static int blob_fd(void)
 	return ro;
 }
 
+/*
+ * In the child before exec: nothing retsnoop has open reaches the sidecar (a traced
+ * command's pipes, BPF objects) but stdin, stdout and stderr.
+ */
+static void close_inherited(void)
+{
+	int fd;
+
+	if (!close_range(3, ~0U, CLOSE_RANGE_CLOEXEC))
+		return;
+	/* kernels before 5.11 */
+	for (fd = 3; fd < 4096; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 static int spawn(struct addr2line *a, const char *elf_path, const struct addr2line_opts *opts)
 {
 	const char *path = opts ? opts->sidecar_path : NULL;
@@ -103,7 +119,8 @@ static int spawn(struct addr2line *a, const char *elf_path, const struct addr2li
 		goto cleanup;
 	}
 	argv[argc++] = "retsnoop-sidecar";
-	argv[argc++] = (char *)elf_path;
+	if (elf_path)
+		argv[argc++] = (char *)elf_path;
 	argv[argc] = NULL;
 
 	parent = getpid();
@@ -131,6 +148,7 @@ static int spawn(struct addr2line *a, const char *elf_path, const struct addr2li
 		/* the socket becomes stdin and stdout (dup2 clears CLOEXEC) */
 		if (dup2(sv[1], 0) < 0 || dup2(sv[1], 1) < 0)
 			_exit(127);
+		close_inherited();
 		if (exe_fd >= 0)
 			fexecve(exe_fd, argv, environ);
 		else
@@ -165,6 +183,34 @@ static int send_req(struct addr2line *a, const char *req)
 		off += n;
 	}
 	return 0;
+}
+
+/* Send @req with descriptor @fd attached to its first byte (SCM_RIGHTS). */
+static int send_req_fd(struct addr2line *a, const char *req, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl = {};
+	struct iovec iov = { (void *)req, strlen(req) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	ssize_t n;
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	do {
+		n = sendmsg(a->sock, &mh, MSG_NOSIGNAL);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return a->err = -EPIPE;
+	/* the descriptor went with the first byte; the rest is plain data */
+	return (size_t)n == iov.iov_len ? 0 : send_req(a, req + n);
 }
 
 static long long now_ms(void)
@@ -315,8 +361,11 @@ static int drain(struct addr2line *a)
 	}
 }
 
-/* Send @req and read the reply header: the line count of an "ok", or the errno of an "err". */
-static int request(struct addr2line *a, const char *req)
+/*
+ * Send @req (with descriptor @fd unless it is -1) and read the reply header: the line count
+ * of an "ok", or the errno of an "err".
+ */
+static int request_fd(struct addr2line *a, const char *req, int fd)
 {
 	int reply, err;
 
@@ -325,12 +374,17 @@ static int request(struct addr2line *a, const char *req)
 	err = drain(a);
 	if (err)
 		return err;
-	err = send_req(a, req);
+	err = fd >= 0 ? send_req_fd(a, req, fd) : send_req(a, req);
 	if (err)
 		return err;
 	a->unread++;
 	err = read_header(a, &reply);
 	return err ?: reply;
+}
+
+static int request(struct addr2line *a, const char *req)
+{
+	return request_fd(a, req, -1);
 }
 
 /* Read @n reply lines into a->reply, NUL-separated. */
@@ -384,8 +438,6 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 	int n, err;
 
 	*out = NULL;
-	if (!elf_path)
-		return -EINVAL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -472,16 +524,16 @@ int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
 	return 0;
 }
 
-int addr2line__symbolize(struct addr2line *a, __u64 addr, struct src_frame *frames, int max)
+/* Send @req, whose reply is source frames; keep the innermost @max of them. */
+static int read_frames(struct addr2line *a, const char *req, struct src_frame *frames, int max)
 {
-	char req[48], *p;
+	char *p;
 	int n, i, err;
 
-	snprintf(req, sizeof(req), "sym %llx\n", (unsigned long long)addr);
 	begin_call(a);
 	n = request(a, req);
 	if (n == -ERANGE)
-		return 0;	/* not kernel code: nothing to say, not a failure */
+		return 0;	/* not code: nothing to say, not a failure */
 	if (n < 0)
 		return n;
 	err = read_reply_lines(a, n);
@@ -504,6 +556,14 @@ int addr2line__symbolize(struct addr2line *a, __u64 addr, struct src_frame *fram
 		frames[k].col = atoi(f[3]);
 	}
 	return n > max ? max : n;
+}
+
+int addr2line__symbolize(struct addr2line *a, __u64 addr, struct src_frame *frames, int max)
+{
+	char req[48];
+
+	snprintf(req, sizeof(req), "sym %llx\n", (unsigned long long)addr);
+	return read_frames(a, req, frames, max);
 }
 
 int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2line_func_cb cb,
@@ -546,4 +606,103 @@ int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2l
 int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int max)
 {
 	return addr2line__symbolize(ctx, addr, frames, max);
+}
+
+int addr2line__open_image(struct addr2line *a, int fd, const char *label,
+			  struct addr2line_image *img)
+{
+	char *req, *p, *f[2];
+	int n, i, err;
+
+	memset(img, 0, sizeof(*img));
+	/* the label only names the file in messages: one line, whatever the path holds */
+	if (asprintf(&req, "open %.1024s\n", label) < 0)
+		return -ENOMEM;
+	for (p = req + 5; *p != '\n' || p[1]; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = '?';
+	begin_call(a);
+	n = request_fd(a, req, fd);
+	free(req);
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err)
+		return err;
+	for (i = 0, p = a->reply; i < n; i++, p = f[1] + strlen(f[1]) + 1) {
+		if (split_tabs(p, f, 2) != 2)
+			return a->err = -EPROTO;
+		if (strcmp(f[0], "id") == 0)
+			img->id = atoi(f[1]);
+		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0)
+			snprintf(img->build_id, sizeof(img->build_id), "%s", f[1]);
+		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0)
+			img->debuglink = f[1];
+		else if (strcmp(f[0], "dwarf") == 0)
+			img->dwarf = atoi(f[1]);
+		else if (strcmp(f[0], "symtab") == 0)
+			img->symtab = atoi(f[1]);
+	}
+	return img->id > 0 ? 0 : (a->err = -EPROTO);
+}
+
+int addr2line__attach_debug(struct addr2line *a, int id, int fd)
+{
+	char req[48];
+	int n;
+
+	snprintf(req, sizeof(req), "debug %d\n", id);
+	begin_call(a);
+	n = request_fd(a, req, fd);
+	return n < 0 ? n : read_reply_lines(a, n);
+}
+
+int addr2line__close_image(struct addr2line *a, int id)
+{
+	char req[48];
+	int n;
+
+	snprintf(req, sizeof(req), "close %d\n", id);
+	begin_call(a);
+	n = request(a, req);
+	return n < 0 ? n : read_reply_lines(a, n);
+}
+
+int addr2line__image_sym(struct addr2line *a, int id, __u64 off, const char **name,
+			 __u64 *delta, __u64 *size)
+{
+	char req[64], *f[3], *end;
+	int n, err;
+
+	*name = NULL;
+	snprintf(req, sizeof(req), "fsym %d %llx\n", id, (unsigned long long)off);
+	begin_call(a);
+	n = request(a, req);
+	if (n == -ERANGE)
+		return 0;	/* not loaded from the file: no symbol, not a failure */
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err || !n)
+		return err;
+	if (n != 1 || split_tabs(a->reply, f, 3) != 3)
+		return a->err = -EPROTO;
+	errno = 0;
+	*delta = strtoull(f[1], &end, 16);
+	if (errno || *end)
+		return a->err = -EPROTO;
+	*size = strtoull(f[2], &end, 10);
+	if (errno || *end)
+		return a->err = -EPROTO;
+	*name = f[0];
+	return 0;
+}
+
+int addr2line__image_lines(struct addr2line *a, int id, __u64 off, struct src_frame *frames,
+			   int max)
+{
+	char req[64];
+
+	snprintf(req, sizeof(req), "fline %d %llx\n", id, (unsigned long long)off);
+	return read_frames(a, req, frames, max);
 }

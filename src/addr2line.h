@@ -46,9 +46,11 @@ struct addr2line_stats {
 };
 
 /*
- * Start the sidecar on @elf_path (a DWARF vmlinux, or any ELF). Fails with the
- * sidecar's own errno when it cannot open the file (-ENOENT, -ENOEXEC, ...), and
- * -EOPNOTSUPP when no sidecar is embedded and none is given.
+ * Start the sidecar on @elf_path (a DWARF vmlinux, or any ELF; NULL: none, for images
+ * only). Fails with the sidecar's own errno when it cannot open the file (-ENOENT,
+ * -ENOEXEC, ...), and -EOPNOTSUPP when no sidecar is embedded and none is given. The
+ * sidecar drops root and capabilities and runs under a seccomp filter before its first
+ * request (sidecar/sandbox.h): it reads only what is handed to it.
  */
 int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out);
 void addr2line__free(struct addr2line *a);
@@ -71,6 +73,39 @@ int addr2line__stats(struct addr2line *a, struct addr2line_stats *st);
  * Strings stay valid until the next call on @a.
  */
 int addr2line__symbolize(struct addr2line *a, __u64 addr, struct src_frame *frames, int max);
+
+/* A binary or library opened in the sidecar (addr2line__open_image()). */
+struct addr2line_image {
+	int id;				/* >= 1 */
+	char build_id[129];		/* lowercase hex, "" if none */
+	const char *debuglink;		/* .gnu_debuglink name, NULL if none; valid until the next call */
+	bool dwarf;			/* DWARF of its own */
+	bool symtab;			/* a full .symtab, not only .dynsym */
+};
+
+/*
+ * Hand the open file @fd (an ELF binary or library; the caller keeps its own copy) to the
+ * sidecar as a new image. @label names it in messages. Fails with the sidecar's errno
+ * (-ENOEXEC: not ELF, -EMFILE: too many images, ...).
+ */
+int addr2line__open_image(struct addr2line *a, int fd, const char *label,
+			  struct addr2line_image *img);
+/*
+ * Attach @fd as image @id's separate debug file. -ESTALE: its build ID (or debuglink CRC)
+ * does not match, so it is not used; -ENOKEY: nothing to check it against; -ENODATA: no
+ * DWARF in it.
+ */
+int addr2line__attach_debug(struct addr2line *a, int id, int fd);
+int addr2line__close_image(struct addr2line *a, int id);
+/*
+ * The ELF function symbol covering file offset @off of image @id: *name (NULL if none;
+ * valid until the next call), how far into it @off's code is and its size (0: unknown).
+ */
+int addr2line__image_sym(struct addr2line *a, int id, __u64 off, const char **name,
+			 __u64 *delta, __u64 *size);
+/* Source frames of file offset @off of image @id, as addr2line__symbolize(). */
+int addr2line__image_lines(struct addr2line *a, int id, __u64 off, struct src_frame *frames,
+			   int max);
 
 typedef int (*addr2line_func_cb)(void *ctx, const char *func, __u64 addr, const char *file);
 

@@ -108,7 +108,7 @@ static void pr(const struct func_discovery *d, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	if (d->opts.print)
 		d->opts.print(level, fmt, ap);
-	else if (level == 0)
+	else if (level <= LOG_WARN)
 		vfprintf(stderr, fmt, ap);
 	va_end(ap);
 }
@@ -204,7 +204,7 @@ int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
 			     const struct glob_spec *spec)
 {
 	if (spec->kind == GLOB_SRC_PATH) {
-		pr(d, 0, "Source-path glob ':%s' needs DWARF symbolization, which is not implemented yet.\n",
+		pr(d, LOG_ERROR, "Source-path glob ':%s' needs DWARF symbolization, which is not implemented yet.\n",
 		   spec->name);
 		return -EOPNOTSUPP;
 	}
@@ -357,7 +357,7 @@ static int load_ftrace_funcs(struct func_discovery *d)
 	if (!path) {
 		err = ftrace_funcs__find_path(found, sizeof(found), &mounted);
 		if (err) {
-			pr(d, 0, "Failed to find the list of traceable kernel functions (tracefs available_filter_functions): %s; %s.\n",
+			pr(d, LOG_ERROR, "Failed to find the list of traceable kernel functions (tracefs available_filter_functions): %s; %s.\n",
 			   strerror(-err), aff_hint(err));
 			return err;
 		}
@@ -369,7 +369,7 @@ static int load_ftrace_funcs(struct func_discovery *d)
 	if (mounted)
 		ftrace_funcs__unmount();
 	if (err) {
-		pr(d, 0, "Failed to read the list of traceable kernel functions from %s: %s; %s.\n",
+		pr(d, LOG_ERROR, "Failed to read the list of traceable kernel functions from %s: %s; %s.\n",
 		   path, strerror(-err), aff_hint(err));
 		return err;
 	}
@@ -490,7 +490,7 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 	}
 	for (i = 0; i < k; i++) {
 		if (syms[i]->addr == 0) {
-			pr(d, 0, "Function '%s' has zero address in /proc/kallsyms: kernel addresses are hidden (kernel.kptr_restrict must not be 2; try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root).\n",
+			pr(d, LOG_ERROR, "Function '%s' has zero address in /proc/kallsyms: kernel addresses are hidden (kernel.kptr_restrict must not be 2; try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root).\n",
 			   c->name);
 			return -EINVAL;
 		}
@@ -501,13 +501,18 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 	return 0;
 }
 
-/* Walk BTF FUNCs with ids [start, end) of @btf, module @mod, in id order. */
 static void progress(struct func_discovery *d, const char *stage, size_t done, size_t total)
 {
 	if (d->opts.progress)
 		d->opts.progress(d->opts.progress_ctx, stage, done, total);
 }
 
+static bool stopped(const struct func_discovery *d)
+{
+	return d->opts.stop && *d->opts.stop;
+}
+
+/* Walk BTF FUNCs with ids [start, end) of @btf, module @mod, in id order. */
 static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start,
 		    const char *mod)
 {
@@ -519,8 +524,12 @@ static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start
 		const char *name;
 		struct cand *c;
 
-		if ((id & 1023) == 0)
+		if ((id & 1023) == 0) {
+			/* the longest step of discovery: a stop must not wait for its end */
+			if (stopped(d))
+				return -EINTR;
 			progress(d, "matching functions in BTF types", id - start, end - start);
+		}
 		if (!btf_is_func(t))
 			continue;
 		name = btf__name_by_offset(btf, t->name_off);
@@ -584,7 +593,7 @@ static int discover_with_btf(struct func_discovery *d)
 		err = libbpf_get_error(d->vmlinux_btf);
 		if (err) {
 			d->vmlinux_btf = NULL;
-			pr(d, 0, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+			pr(d, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 			   err, strerror(-err));
 			return err;
 		}
@@ -690,7 +699,7 @@ static int mark_entries(struct func_discovery *d)
 			pr(d, 0, "WARNING: allow glob '%s' doesn't match any traceable kernel function.\n",
 			   glob_spec__str(&g->spec, buf, sizeof(buf)));
 		if (g->spec.mandatory && g->match_cnt == 0 && !err) {
-			pr(d, 0, "Entry glob '%s' doesn't match any kernel function!\n",
+			pr(d, LOG_ERROR, "Entry glob '%s' doesn't match any kernel function!\n",
 			   glob_spec__str(&g->spec, buf, sizeof(buf)));
 			err = -ENOENT;
 		}
@@ -715,28 +724,28 @@ int func_discovery__run(struct func_discovery *d)
 	d->opts.ksyms = NULL;
 	if (!d->ks) {
 		err = -errno;
-		pr(d, 0, "Failed to load %s: %s.\n", d->opts.kallsyms_path ?: "/proc/kallsyms",
+		pr(d, LOG_ERROR, "Failed to load %s: %s.\n", d->opts.kallsyms_path ?: "/proc/kallsyms",
 		   strerror(-err));
 		return err;
 	}
 	if (ksyms__addrs_hidden(d->ks)) {
-		pr(d, 0, "Kernel addresses in %s are hidden (all zero): kernel.kptr_restrict is 2, or 1 without CAP_SYSLOG. Try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root.\n",
+		pr(d, LOG_ERROR, "Kernel addresses in %s are hidden (all zero): kernel.kptr_restrict is 2, or 1 without CAP_SYSLOG. Try 'sudo sysctl -w kernel.kptr_restrict=0' and run as root.\n",
 		   d->opts.kallsyms_path ?: "/proc/kallsyms");
 		return -EPERM;
 	}
-	err = collect_cands(d);
+	err = stopped(d) ? -EINTR : collect_cands(d);
 	if (err)
 		return err;
-	err = discover_with_btf(d);
+	err = stopped(d) ? -EINTR : discover_with_btf(d);
 	if (err)
 		return err;
-	err = prepare_leftovers(d);
+	err = stopped(d) ? -EINTR : prepare_leftovers(d);
 	if (err)
 		return err;
 
 	d->stats.found_cnt = d->func_cnt;
 	if (d->func_cnt == 0) {
-		pr(d, 0, "No matching functions found.\n");
+		pr(d, LOG_ERROR, "No matching functions found.\n");
 		return -ENOENT;
 	}
 	pr(d, 1, "Found %zu attachable functions in total.\n", d->stats.found_cnt);
@@ -750,7 +759,7 @@ int func_discovery__run(struct func_discovery *d)
 	if (!max)
 		max = d->opts.fentry ? FUNC_DISCOVERY_MAX_FENTRY : FUNC_DISCOVERY_MAX_FUNCS;
 	if (d->func_cnt > max) {
-		pr(d, 0, "Too many functions to trace: %zu, the limit is %zu%s. Narrow the -e/-a globs or exclude functions with -d.\n",
+		pr(d, LOG_ERROR, "Too many functions to trace: %zu, the limit is %zu%s. Narrow the -e/-a globs or exclude functions with -d.\n",
 		   d->func_cnt, max, d->opts.fentry ? " in fentry mode (-F)" : "");
 		return -E2BIG;
 	}

@@ -9,6 +9,7 @@
 #ifndef RETSNOOP_FUNC_DISCOVERY_H
 #define RETSNOOP_FUNC_DISCOVERY_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,6 +47,8 @@ struct func_discovery_opts {
 	struct ksyms *ksyms;		/* read already: taken over by a successful
 					 * func_discovery__new(); NULL: read kallsyms_path */
 	struct ftrace_funcs *ftrace_funcs; /* the same for aff_path */
+	/* set (by a signal handler, say) to end run() early with -EINTR, silently */
+	const volatile sig_atomic_t *stop;
 };
 
 struct func_discovery_stats {
@@ -72,7 +75,8 @@ int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
 /*
  * Discover. Returns 0 or a negative errno after printing one line (level 0) that says why:
  * -ENOENT nothing matched or a mandatory entry glob matched nothing, -E2BIG over the limit,
- * or the errno of an unreadable kallsyms, available_filter_functions or BTF.
+ * or the errno of an unreadable kallsyms, available_filter_functions or BTF; -EINTR (and
+ * nothing said) when opts.stop was set meanwhile.
  */
 int func_discovery__run(struct func_discovery *d);
 

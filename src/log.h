@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * One way for library-like modules to report: a levelled print callback the caller owns.
- * Levels follow -v counts: 0 warnings and errors (always shown), 1 -v, 2 -vv, 3 -vvv.
+ * Levels follow -v counts: -1 errors and 0 warnings (both always shown), 1 -v, 2 -vv,
+ * 3 -vvv. Errors and warnings are told apart only where output is machine-read (--json
+ * makes each a record of its kind).
  * Modules never print on their own, and their messages don't name command-line flags
  * (only main knows them).
  */
@@ -12,7 +14,8 @@
 #include <stddef.h>
 
 enum log_level {
-	LOG_WARN = 0,
+	LOG_ERROR = -1,		/* what makes the run fail */
+	LOG_WARN = 0,		/* what the user should know: warnings, notes */
 	LOG_INFO = 1,
 	LOG_DEBUG = 2,
 	LOG_EXTRA = 3,

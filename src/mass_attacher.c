@@ -66,6 +66,12 @@ struct mass_attacher {
 
 #define pr(att, level, ...) log_msg((att)->opts.print, level, __VA_ARGS__)
 
+/* Asked to stop: attaching gives up before the next function. */
+static bool stopped(const struct mass_attacher *att)
+{
+	return att->opts.stop && *att->opts.stop;
+}
+
 static long now_ms(void)
 {
 	struct timespec ts;
@@ -224,7 +230,7 @@ int mass_attacher__plan(struct mass_attacher *att)
 	int slot, err;
 
 	if (att->func_cnt == 0) {
-		pr(att, LOG_WARN, "No matching functions found.\n");
+		pr(att, LOG_ERROR, "No matching functions found.\n");
 		return -ENOENT;
 	}
 	switch (att->mode) {
@@ -233,19 +239,19 @@ int mass_attacher__plan(struct mass_attacher *att)
 		break;
 	case ATTACH_KPROBE_MULTI:
 		if (!att->opts.has_kprobe_multi) {
-			pr(att, LOG_WARN, "This kernel has no kprobe.multi links (they need Linux "
+			pr(att, LOG_ERROR, "This kernel has no kprobe.multi links (they need Linux "
 			   "5.18+ built with CONFIG_FPROBE).\n");
 			return -EOPNOTSUPP;
 		}
 		break;
 	case ATTACH_FENTRY:
 		if (!att->opts.has_func_ip) {
-			pr(att, LOG_WARN, "fentry/fexit tracing needs bpf_get_func_ip() (Linux "
+			pr(att, LOG_ERROR, "fentry/fexit tracing needs bpf_get_func_ip() (Linux "
 			   "5.15+), which this kernel lacks.\n");
 			return -EOPNOTSUPP;
 		}
 		if (!att->opts.has_fentry) {
-			pr(att, LOG_WARN, "fentry/fexit tracing needs BPF trampolines on kernel "
+			pr(att, LOG_ERROR, "fentry/fexit tracing needs BPF trampolines on kernel "
 			   "functions (on arm64: Linux 6.4+), which this kernel lacks.\n");
 			return -EOPNOTSUPP;
 		}
@@ -259,7 +265,7 @@ int mass_attacher__plan(struct mass_attacher *att)
 	plan_funcs(att);
 	if (att->kprobe_cnt && !att->opts.has_cookies && !att->opts.has_func_ip &&
 	    att->opts.kret_ip_off <= 0) {
-		pr(att, LOG_WARN, "Kprobes can't tell which function they fired for on this kernel: "
+		pr(att, LOG_ERROR, "Kprobes can't tell which function they fired for on this kernel: "
 		   "it has neither BPF cookies nor bpf_get_func_ip() (Linux 5.15+) and the "
 		   "kretprobe IP offset could not be calibrated.\n");
 		return -EOPNOTSUPP;
@@ -468,7 +474,7 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 			continue;
 		btf_fd = 0;
 		if (f->module && (btf_fd = module_btf_fd(att, f->module)) < 0) {
-			pr(att, LOG_WARN, "Failed to find the BTF of module '%s' for func #%u (%s): %d\n",
+			pr(att, LOG_ERROR, "Failed to find the BTF of module '%s' for func #%u (%s): %d\n",
 			   f->module, id + 1, f->name, btf_fd);
 			return btf_fd;
 		}
@@ -508,6 +514,7 @@ static int attach_fentry(struct mass_attacher *att)
 	struct bpf_program *tmpl;
 	size_t cnt, i, done = 0;
 	int err, tmpl_func, k;
+	long t0 = now_ms();
 	__u32 id;
 
 	clones = calloc(2 * att->fentry_cnt + 1, sizeof(*clones));
@@ -515,25 +522,31 @@ static int attach_fentry(struct mass_attacher *att)
 		return -ENOMEM;
 	err = plan_clones(att, clones, &cnt);
 	if (!err)
-		err = ma__load_clones(clones, cnt, att->opts.progress, att->opts.progress_ctx);
+		err = ma__load_clones(clones, cnt, att->opts.progress, att->opts.progress_ctx,
+				      att->opts.stop);
 	/* every program loaded is ours to close, whatever happened to the others */
 	for (i = 0; i < cnt; i++)
 		if (clones[i].fd >= 0 && keep_fd(att, clones[i].fd) && !err)
 			err = -ENOMEM;
-	if (err) {
+	/* a verification cut short by the stop is no failure to explain */
+	if (err && stopped(att))
+		err = -EINTR;
+	if (err && err != -EINTR) {
 		for (i = 0; i < cnt; i++) {
 			if (clones[i].fd >= 0 || clones[i].fd == -ENOTCONN)
 				continue;
 			/* the first refused one, with the verifier's last words */
 			id = clones[i].func_id;
 			ma__explain_clone(&clones[i], att->opts.print, att->funcs[id].name);
-			pr(att, LOG_WARN, "Failed to load %s prog for func #%u (%s): %d\n",
+			pr(att, LOG_ERROR, "Failed to load %s prog for func #%u (%s): %d\n",
 			   clones[i].is_exit ? "FEXIT" : "FENTRY", id + 1, att->funcs[id].name,
 			   clones[i].fd);
 			break;
 		}
-		goto out;
 	}
+	if (err)
+		goto out;
+	pr(att, LOG_DEBUG, "Verified %zu fentry/fexit clones in %ld ms.\n", cnt, now_ms() - t0);
 
 	/* then attach them all, in the order they were planned */
 	for (c = clones, id = 0; id < att->func_cnt; id++) {
@@ -541,11 +554,15 @@ static int attach_fentry(struct mass_attacher *att)
 
 		if (att->how[id] != FUNC_ATTACH_FENTRY)
 			continue;
+		if (stopped(att)) {
+			err = -EINTR;
+			goto out;
+		}
 		for (k = 0; k < 2; k++) {
 			tmpl = func_tmpl(att, id, k, &tmpl_func);
 			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
 			if (err) {
-				pr(att, LOG_WARN, "Failed to attach %s prog for func #%u (%s): %d\n",
+				pr(att, LOG_ERROR, "Failed to attach %s prog for func #%u (%s): %d\n",
 				   k ? "FEXIT" : "FENTRY", id + 1, f->name, err);
 				goto out;
 			}
@@ -555,26 +572,6 @@ static int attach_fentry(struct mass_attacher *att)
 out:
 	free(clones);
 	return err;
-}
-
-int ma__kprobe_pmu(int *type, int *ret_bit)
-{
-	FILE *f;
-	int ok;
-
-	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", type) == 1;
-	fclose(f);
-	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
-	if (!f)
-		return -errno;
-	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
-	fclose(f);
-	/* the bit becomes 1ULL << ret_bit: anything outside a __u64 is no valid format */
-	ok = ok && *ret_bit >= 0 && *ret_bit < 64;
-	return ok ? 0 : -EINVAL;
 }
 
 /* By address, not name: same-named static functions stay apart. */
@@ -613,7 +610,7 @@ static int attach_kprobes(struct mass_attacher *att)
 
 	err = ma__kprobe_pmu(&type, &ret_bit);
 	if (err) {
-		pr(att, LOG_WARN, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
+		pr(att, LOG_ERROR, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
 		   err);
 		return err;
 	}
@@ -622,15 +619,17 @@ static int attach_kprobes(struct mass_attacher *att)
 		__u32 id = att->kprobe_ids[i];
 		const struct func *f = &att->funcs[id];
 
+		if (stopped(att))
+			return -EINTR;
 		err = attach_kprobe_addr(att, att->progs.kexit, id, true, type, ret_bit);
 		if (err) {
-			pr(att, LOG_WARN, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
+			pr(att, LOG_ERROR, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
 			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
 			return err;
 		}
 		err = attach_kprobe_addr(att, att->progs.kentry, id, false, type, ret_bit);
 		if (err) {
-			pr(att, LOG_WARN, "Failed to attach KPROBE prog for func #%u (%s) at addr "
+			pr(att, LOG_ERROR, "Failed to attach KPROBE prog for func #%u (%s) at addr "
 			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
 			return err;
 		}
@@ -679,6 +678,10 @@ static int attach_multi(struct mass_attacher *att)
 		struct bpf_link *link = NULL;
 		bool by_name = false;
 
+		if (stopped(att)) {
+			err = -EINTR;
+			goto out;
+		}
 		/* exit probes first, so no session can see an entry without its exit */
 		for (pass = 0; pass < 2; pass++) {
 			struct bpf_program *prog = pass ? att->progs.kentry : att->progs.kexit;
@@ -697,7 +700,7 @@ static int attach_multi(struct mass_attacher *att)
 			}
 			if (!link) {
 				err = -errno;
-				pr(att, LOG_WARN, "Failed to multi-attach %s prog to %zu functions: %d\n",
+				pr(att, LOG_ERROR, "Failed to multi-attach %s prog to %zu functions: %d\n",
 				   pass ? "KPROBE.MULTI" : "KRETPROBE.MULTI", cnt, err);
 				goto out;
 			}
@@ -735,6 +738,9 @@ int mass_attacher__attach(struct mass_attacher *att)
 	}
 	if (!err && att->fentry_cnt)
 		err = attach_fentry(att);
+	/* asked to stop right after the last one: no run to start, the same as during */
+	if (!err && stopped(att))
+		err = -EINTR;
 	if (err)
 		mass_attacher__detach(att);
 	return err;
@@ -743,21 +749,10 @@ int mass_attacher__attach(struct mass_attacher *att)
 long mass_attacher__detach(struct mass_attacher *att)
 {
 	long start = now_ms();
-	size_t i;
 
-	/* fentry/fexit links take long to go (an RCU-tasks grace period each): say so */
-	for (i = 0; i < att->link_cnt; i++) {
-		bpf_link__destroy(att->links[i]);
-		if (att->opts.progress)
-			att->opts.progress(att->opts.progress_ctx, "detaching", i + 1,
-					   att->link_cnt + att->fd_cnt);
-	}
-	for (i = 0; i < att->fd_cnt; i++) {
-		close(att->fds[i]);
-		if (att->opts.progress)
-			att->opts.progress(att->opts.progress_ctx, "detaching", att->link_cnt + i + 1,
-					   att->link_cnt + att->fd_cnt);
-	}
+	/* kprobe and trampoline links take long to go (grace periods): say how far it is */
+	ma__close_all(att->links, att->link_cnt, att->fds, att->fd_cnt, att->opts.detach_threads,
+		      att->opts.progress, att->opts.progress_ctx);
 	att->link_cnt = 0;
 	att->fd_cnt = 0;
 	ma_injects__detach(att->injects);

@@ -12,6 +12,7 @@
 #ifndef RETSNOOP_MASS_ATTACHER_H
 #define RETSNOOP_MASS_ATTACHER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
@@ -61,6 +62,13 @@ struct mass_attacher_opts {
 	int kret_ip_off;		/* kretprobes can name their function without the above */
 	progress_fn progress;		/* NULL: none; "attaching"/"detaching" functions */
 	void *progress_ctx;
+	/*
+	 * Set (by a signal handler, say) to make attach give up between two functions: it
+	 * then detaches what it attached and returns -EINTR, saying nothing. NULL: never.
+	 */
+	const volatile sig_atomic_t *stop;
+	/* threads releasing kprobe links at once in detach (their waits overlap); 0: default */
+	int detach_threads;
 };
 
 struct mass_attacher;
@@ -95,7 +103,12 @@ int mass_attacher__prepare(struct mass_attacher *att);
 /* After the caller's BPF object is loaded: fill ip_to_id. */
 int mass_attacher__load(struct mass_attacher *att);
 int mass_attacher__attach(struct mass_attacher *att);
-/* Detach everything now (also done by free); returns milliseconds spent. */
+/*
+ * Detach everything now (also done by free), releasing kprobe links from several threads:
+ * most of a link's release is the kernel waiting for RCU grace periods, which concurrent
+ * releases share where the kernel's locks allow (for kprobes, not for trampolines).
+ * Returns milliseconds spent.
+ */
 long mass_attacher__detach(struct mass_attacher *att);
 
 enum attach_mode mass_attacher__mode(const struct mass_attacher *att);

@@ -8,7 +8,6 @@
  * load.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@ struct clone_job {
 	size_t next;		/* the next clone to take (atomic) */
 	size_t done;		/* clones loaded (atomic) */
 	int failed;		/* a load failed: the others stop taking clones (atomic) */
+	const volatile sig_atomic_t *stop;	/* asked to stop: the same, no failure */
 };
 
 static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
@@ -45,7 +45,7 @@ static bool load_next(struct clone_job *job)
 {
 	size_t i;
 
-	if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&job->failed, __ATOMIC_RELAXED) || (job->stop && *job->stop))
 		return false;
 	i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
 	if (i >= job->cnt)
@@ -55,13 +55,6 @@ static bool load_next(struct clone_job *job)
 		__atomic_store_n(&job->failed, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&job->done, 1, __ATOMIC_RELAXED);
 	return true;
-}
-
-static void *loader(void *arg)
-{
-	while (load_next(arg))
-		;
-	return NULL;
 }
 
 static int loader_cnt(size_t clone_cnt)
@@ -78,33 +71,31 @@ static int loader_cnt(size_t clone_cnt)
 	return cpus;
 }
 
-int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx)
+static bool load_step(void *arg)
 {
-	struct clone_job job = { .clones = clones, .cnt = cnt };
-	pthread_t threads[MAX_LOADERS];
-	int n = loader_cnt(cnt), started = 0, i;
-	sigset_t all, old;
+	return load_next(arg);
+}
+
+int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
+		    const volatile sig_atomic_t *stop)
+{
+	struct clone_job job = { .clones = clones, .cnt = cnt, .stop = stop };
+	struct ma_steps st = {
+		.step = load_step, .arg = &job, .progress = progress, .ctx = ctx,
+		.stage = "loading BPF programs", .done = &job.done, .total = cnt,
+	};
 	size_t k;
 
 	for (k = 0; k < cnt; k++)
 		clones[k].fd = -ENOTCONN;	/* not tried */
-	/* the helpers inherit this mask: Ctrl-C stays with the calling thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	for (i = 1; i < n; i++)
-		if (pthread_create(&threads[started], NULL, loader, &job) == 0)
-			started++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	/* the calling thread loads too, and says how far all of them are */
-	while (load_next(&job))
-		if (progress)
-			progress(ctx, "loading BPF programs",
-				 __atomic_load_n(&job.done, __ATOMIC_RELAXED), cnt);
-	for (i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+	ma__run_steps(loader_cnt(cnt), &st);
 	for (k = 0; k < cnt; k++)
 		if (clones[k].fd < 0 && clones[k].fd != -ENOTCONN)
 			return clones[k].fd;
+	/* clones left untried without a failure: the stop */
+	for (k = 0; k < cnt; k++)
+		if (clones[k].fd == -ENOTCONN)
+			return -EINTR;
 	return 0;
 }
 
@@ -125,7 +116,7 @@ void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char 
 	for (tail = end; tail > log && lines < 6; tail--)
 		if (tail[-1] == '\n' && tail != end)
 			lines++;
-	log_msg(print, LOG_WARN, "%s clone for '%s' rejected (%d):\n%s",
+	log_msg(print, LOG_ERROR, "%s clone for '%s' rejected (%d):\n%s",
 		c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd, tail);
 	free(log);
 }

@@ -78,12 +78,12 @@ int ma_injects__plan(const struct ma_injects *in, const struct mass_attacher_opt
 	if (!in->cnt)
 		return 0;
 	if (!o->has_cookies) {
-		log_msg(o->print, LOG_WARN, "Kernel doesn't support BPF cookies required for "
+		log_msg(o->print, LOG_ERROR, "Kernel doesn't support BPF cookies required for "
 			"probes (Linux 5.15+).\n");
 		return -EOPNOTSUPP;
 	}
 	if (uses_kind(in, PROBE_RAWTP) && !o->has_rawtp_cookies) {
-		log_msg(o->print, LOG_WARN, "Kernel doesn't support BPF cookies for raw "
+		log_msg(o->print, LOG_ERROR, "Kernel doesn't support BPF cookies for raw "
 			"tracepoints (Linux 6.10+), required for rawtp: probes.\n");
 		return -EOPNOTSUPP;
 	}
@@ -240,7 +240,7 @@ int ma_injects__attach(struct ma_injects *in, const struct mass_attacher_progs *
 			err = attach_one(pi, p->inject[pi->spec->kind]);
 		}
 		if (err) {
-			log_msg(print, LOG_WARN, "Failed to attach injected probe #%zu '%s': %s (%d).\n",
+			log_msg(print, LOG_ERROR, "Failed to attach injected probe #%zu '%s': %s (%d).\n",
 				i + 1, pi->spec->spec, attach_why(pi->spec, err, why, sizeof(why)),
 				err);
 			return err;
@@ -262,4 +262,25 @@ void ma_injects__detach(struct ma_injects *in)
 			close(pi->fd);
 		pi->fd = -1;
 	}
+}
+
+/* Shared with the -K attach of traced functions. */
+int ma__kprobe_pmu(int *type, int *ret_bit)
+{
+	FILE *f;
+	int ok;
+
+	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", type) == 1;
+	fclose(f);
+	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
+	if (!f)
+		return -errno;
+	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
+	fclose(f);
+	/* the bit becomes 1ULL << ret_bit: anything outside a __u64 is no valid format */
+	ok = ok && *ret_bit >= 0 && *ret_bit < 64;
+	return ok ? 0 : -EINVAL;
 }

@@ -9,6 +9,8 @@
 
 #include "mass_attacher.h"
 
+struct bpf_link;
+
 struct ma_injects;
 
 struct ma_injects *ma_injects__new(void);
@@ -38,11 +40,40 @@ struct ma_clone {
 /*
  * Load @clones on a few threads (as many as CPUs, up to a limit), @progress called from
  * the calling thread as they complete. 0, or the first failure's negative errno: once one
- * fails no more are tried. The caller owns (closes) every fd >= 0 either way.
+ * fails no more are tried, nor once *@stop (may be NULL) is set: -EINTR then. The caller
+ * owns (closes) every fd >= 0 either way.
  */
-int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx);
+int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
+		    const volatile sig_atomic_t *stop);
 /* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
 void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
+
+/* One job shared by a few threads, item by item. */
+struct ma_steps {
+	bool (*step)(void *arg);	/* one more item done; false when none is left */
+	void *arg;
+	/* after each of the calling thread's steps: progress(ctx, stage, *done, total) */
+	progress_fn progress;		/* NULL: none */
+	void *ctx;
+	const char *stage;
+	const size_t *done;		/* items done so far, by all threads (atomic) */
+	size_t total;
+};
+
+/*
+ * Run @st's steps on @n threads at once (the calling one included, up to a limit) until
+ * each is told no item is left. The helpers block every signal, which stays with the
+ * calling thread; the calling thread says how far all of them are.
+ */
+void ma__run_steps(int n, const struct ma_steps *st);
+
+/*
+ * Destroy @links on up to @threads threads at once (0: a default), then close @fds (fentry
+ * clones' links and programs) one by one, each item exactly once; @progress ("detaching",
+ * done of all) is called from the calling thread. Returns when all are released.
+ */
+void ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
+		   int threads, progress_fn progress, void *ctx);
 
 /* The kprobe PMU's perf event type and the config bit that makes it a kretprobe. */
 int ma__kprobe_pmu(int *type, int *ret_bit);

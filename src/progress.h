@@ -4,6 +4,10 @@
  * long: "retsnoop: attaching functions 1200/5827 (20%)". Shown only after a delay (short
  * steps stay silent), redrawn at most every interval, and erased before anything else is
  * printed (progress__clear()).
+ *
+ * Where no terminal redraws a line (a log, a CI runner), plain mode says the same as whole
+ * lines at a low rate instead, for a step that runs longer than the delay:
+ * "retsnoop: detaching 240/778 (30%), 20 s so far".
  */
 #ifndef RETSNOOP_PROGRESS_H
 #define RETSNOOP_PROGRESS_H
@@ -13,10 +17,12 @@
 
 struct progress_opts {
 	size_t sz;		/* sizeof(struct progress_opts) */
-	FILE *out;		/* a terminal; NULL: progress__new() returns NULL */
-	long delay_ms;		/* nothing shown before this much time passed (0: 1000) */
-	long interval_ms;	/* redraw at most this often (0: 100) */
+	FILE *out;		/* a terminal (or any stream, plain); NULL: progress__new() fails */
+	/* nothing shown before this much time passed (0: 1000; plain: in the step, 10000) */
+	long delay_ms;
+	long interval_ms;	/* redraw at most this often (0: 100; plain: 10000) */
 	long (*now_ms)(void);	/* NULL: CLOCK_MONOTONIC; tests pass their own clock */
+	bool plain;		/* whole lines, no redrawing, nothing to erase */
 };
 
 struct progress;
@@ -31,10 +37,16 @@ void progress__update(void *ctx, const char *stage, size_t done, size_t total);
 /* Erase the line now (before other output); the next update may draw it again. */
 void progress__clear(struct progress *p);
 
+enum progress_style {
+	PROGRESS_LINE,		/* the redrawn status line */
+	PROGRESS_PLAIN,		/* plain mode's occasional whole lines */
+};
+
 /*
- * Whether a run should show progress on @fd: a terminal that understands "\r" and erase
- * (TERM set and not "dumb"), and no machine-read or verbose output asked for.
+ * How a run should show progress on @fd: the status line on a terminal that understands
+ * "\r" and erase (TERM set and not "dumb") when no machine-read or verbose output was
+ * asked for; plain lines anywhere else, where they don't mix with a redrawn line.
  */
-bool progress__wanted(int fd, bool json, int verbose);
+enum progress_style progress__style(int fd, bool json, int verbose);
 
 #endif

@@ -18,6 +18,8 @@
 #include "privileges.h"
 #include "progress.h"
 #include "retsnoop.h"
+#include "sink.h"
+#include "stop.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
 #include "prefetch.h"
@@ -42,21 +44,39 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 {
 	if (level == LIBBPF_DEBUG && env.verbose < 3)
 		return 0;
+	/* a verifier cut short by the stop is no failure to tell about */
+	if (stop__requested())
+		return 0;
+	if (env.json && level == LIBBPF_WARN) {
+		va_list copy;
+
+		va_copy(copy, args);
+		json_sink__log(stdout, LOG_WARN, fmt, copy);
+		va_end(copy);
+	}
 	return vfprintf(stderr, fmt, args);
 }
 
 /*
  * The one print callback of every module: warnings and errors to stderr, -v/-vv/-vvv
- * details to stdout (stderr with --json, where stdout carries only JSON lines).
+ * details to stdout (stderr with --json, where stdout carries only JSON lines). With
+ * --json, errors and warnings are JSON records on stdout too: a pipeline reads one format.
  */
 static struct progress *progress;	/* the terminal's status line, if shown */
 
 static void log_print(int level, const char *fmt, va_list args)
 {
+	va_list copy;
+
 	if (level > env.verbose)
 		return;
 	progress__clear(progress);
-	vfprintf(level == 0 || env.json ? stderr : stdout, fmt, args);
+	if (env.json && level <= LOG_WARN) {
+		va_copy(copy, args);
+		json_sink__log(stdout, level, fmt, copy);
+		va_end(copy);
+	}
+	vfprintf(level <= LOG_WARN || env.json ? stderr : stdout, fmt, args);
 }
 
 /* Kernel lockdown in confidentiality mode: say so once, instead of a verifier log. */
@@ -281,7 +301,7 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 		.sz = sizeof(vopts), .path = env.vmlinux_path, .mode = env.symb_mode,
 		.need_src_globs = has_src_globs(), .verbose = env.verbose,
 		.sidecar_path = getenv("RETSNOOP_SIDECAR"), .print = log_print,
-		.cancel = trace_cmd__stop_flag(), .image = image, .image_sz = sizeof(image),
+		.cancel = stop__hurry_flag(), .image = image, .image_sz = sizeof(image),
 	};
 	int err, why;
 
@@ -322,11 +342,18 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 		return err;
 	trace_cmd__phase_done(log_print, "DWARF image");
 
-	/* from here on, the slow steps: a status line if the terminal wants one */
-	if (progress__wanted(STDERR_FILENO, env.json, env.verbose)) {
-		struct progress_opts po = { .sz = sizeof(po), .out = stderr };
+	/*
+	 * From here on, the slow steps: a status line if the terminal wants one, else (logs,
+	 * CI runners) a plain line now and then for a step that takes long.
+	 */
+	{
+		struct progress_opts po = {
+			.sz = sizeof(po), .out = stderr,
+			.plain = progress__style(STDERR_FILENO, env.json, env.verbose) ==
+				 PROGRESS_PLAIN,
+		};
 
-		progress = progress__new(&po);	/* NULL: no line, the run goes on */
+		progress = progress__new(&po);	/* NULL: no progress, the run goes on */
 		dopts->progress_ctx = progress;
 	}
 
@@ -367,7 +394,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 			fprintf(stderr, "Failed to add globs: %s.\n", strerror(-err));
 		return err;
 	}
-	err = func_discovery__run(*d);
+	err = stop__requested() ? -EINTR : func_discovery__run(*d);
 	progress__clear(progress);
 	if (err)
 		return err;
@@ -381,7 +408,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
-		    .progress = progress__update);
+		    .progress = progress__update, .stop = stop__flag());
 	struct kernel_features feat = {};
 	struct func_discovery *d = NULL;
 	struct user_funcs *uf = NULL;
@@ -453,6 +480,10 @@ static int run(void)
 	if (err)
 		goto cleanup;
 
+	if (stop__requested()) {
+		err = -EINTR;
+		goto cleanup;
+	}
 	if (env.dry_run) {
 		report_dry_run(d, &tf, mode);
 		printf("Dry run successful, exiting...\n");
@@ -502,12 +533,23 @@ int main(int argc, char **argv)
 	}
 
 	trace_cmd__phase_done(log_print, "command line");
+	/* from here on a signal stops the run (stop.h), whatever phase it is in */
+	stop__catch();
 	warn_privileges();
 	if (lockdown_refuses()) {
 		err = EPERM;
 		goto out;
 	}
 	err = -run();
+	/*
+	 * Stopped before tracing began: as a shell would report a process the signal killed
+	 * (130 for SIGINT), whatever the step said. A stop while tracing is the normal end.
+	 */
+	if (err && stop__requested()) {
+		log_msg(log_print, LOG_WARN, "Interrupted by %s before tracing began; nothing was traced.\n",
+			stop__signal_name());
+		err = stop__exit_status();
+	}
 out:
 	env__free(&env);
 	return err;

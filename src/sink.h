@@ -8,6 +8,7 @@
 #define RETSNOOP_SINK_H
 
 #include <stdbool.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "arg_fmt.h"
@@ -100,5 +101,13 @@ struct json_sink_opts {
 };
 
 struct sink *json_sink__new(const struct json_sink_opts *opts);
+
+/*
+ * --json: an error (@level LOG_ERROR) or warning (LOG_WARN) as a JSON line of its own on
+ * @out (NULL: stdout): {"version":1,"type":"error"|"warning","message":"..."}, the
+ * message formatted from @fmt without its final newline. Any time in a run, with or
+ * without a sink. 0 or a negative errno.
+ */
+int json_sink__log(FILE *out, int level, const char *fmt, va_list args);
 
 #endif

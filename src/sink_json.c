@@ -16,6 +16,7 @@
 #include "arg_plan.h"
 #include "arg_render.h"
 #include "errnos.h"
+#include "log.h"
 #include "result_fmt.h"
 #include "sink.h"
 
@@ -579,6 +580,39 @@ static const struct sink_ops json_ops = {
 	.detached = json_detached,
 	.free = json_free,
 };
+
+int json_sink__log(FILE *out, int level, const char *fmt, va_list args)
+{
+	struct json_sink js = { .o.out = out ?: stdout };
+	char buf[512], *msg = buf;
+	va_list copy;
+	json_t *o;
+	int n, err;
+	size_t len;
+
+	va_copy(copy, args);
+	n = vsnprintf(buf, sizeof(buf), fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return -EINVAL;
+	/* a verifier log can be long: the whole message, whatever its size */
+	if ((size_t)n >= sizeof(buf)) {
+		msg = malloc(n + 1);
+		if (!msg)
+			return -ENOMEM;
+		vsnprintf(msg, n + 1, fmt, args);
+	}
+	len = strlen(msg);
+	while (len && msg[len - 1] == '\n')
+		msg[--len] = '\0';
+	o = event(level < LOG_WARN ? "error" : "warning");
+	if (o)
+		put(o, "message", jstr(msg));
+	err = emit(&js, o);
+	if (msg != buf)
+		free(msg);
+	return err;
+}
 
 struct sink *json_sink__new(const struct json_sink_opts *opts)
 {

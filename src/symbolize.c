@@ -11,6 +11,7 @@
 
 struct symbolize {
 	struct symbolize_opts opts;
+	struct usyms *usyms;	/* created with the first process */
 	struct ksyms *own_ksyms;
 	bool load_failed;
 	bool degraded;
@@ -121,7 +122,28 @@ void symbolize__free(struct symbolize *s)
 	if (s->prefetching)
 		pthread_join(s->loader, NULL);
 	ksyms__free(s->own_ksyms);
+	usyms__free(s->usyms);
 	free(s);
+}
+
+int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_mapping *maps,
+			   size_t cnt)
+{
+	if (!s->usyms) {
+		struct usyms_opts uo = {
+			.sz = sizeof(uo),
+			.sidecar = s->opts.sidecar,
+			.sidecar_path = s->opts.sidecar_path,
+			.debug_root = s->opts.debug_root,
+			.proc_root = s->opts.proc_root,
+			.print = s->opts.print,
+		};
+
+		s->usyms = usyms__new(&uo);
+		if (!s->usyms)
+			return -errno;
+	}
+	return usyms__add_process(s->usyms, pid, maps, cnt);
 }
 
 static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
@@ -130,8 +152,8 @@ static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct s
 	const struct ksyms *ks;
 	const struct ksym *k;
 
-	if (as->kind != ADDR_SPACE_KERNEL)
-		return false;
+	if (as->kind == ADDR_SPACE_USER)
+		return s->usyms && usyms__sym(s->usyms, as->pid, addr, hit);
 	ks = ksyms_for(s, addr);
 	k = ks ? ksyms__map_addr(ks, addr) : NULL;
 
@@ -153,8 +175,10 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 	const struct ksym *k;
 	int n;
 
-	if (as->kind != ADDR_SPACE_KERNEL)
-		return 0;
+	if (as->kind == ADDR_SPACE_USER) {
+		n = s->usyms ? usyms__src(s->usyms, as->pid, addr, frames, max, note) : 0;
+		goto found;
+	}
 	if (!s->opts.src.lookup || !(ks = ksyms_for(s, addr)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
@@ -173,6 +197,7 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 			"continuing with kallsyms only.\n", n);
 		goto degraded;
 	}
+found:
 	if (n > max)
 		n = max;
 	if (!s->opts.inlines && n > 1) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The symbolize stage: answers the renderers' questions about kernel addresses from
+ * The symbols object: answers the sample builder's questions about kernel addresses from
  * kallsyms (always) and, when a matching DWARF vmlinux is available, with source lines and
- * inlined frames. It owns the KASLR translation and degrades to kallsyms on any DWARF trouble.
+ * inlined frames; and about user-space addresses of the processes snapshotted with
+ * symbolize__add_process() from their binaries and libraries (usyms.h). It owns the KASLR
+ * translation and degrades to kallsyms on any DWARF trouble.
  */
 #ifndef RETSNOOP_SYMBOLIZE_H
 #define RETSNOOP_SYMBOLIZE_H
@@ -10,8 +12,10 @@
 #include <stdbool.h>
 #include "log.h"
 #include "sym_resolver.h"
+#include "usyms.h"
 
 struct ksyms;
+struct addr2line;
 
 /* Source-level answers for link-time (non-KASLR) addresses; a DWARF backend provides it. */
 struct src_backend {
@@ -42,6 +46,14 @@ struct symbolize_opts {
 	__u64 kaslr_offset;		/* runtime - link-time address */
 	bool inlines;			/* keep inlined frames (-ss); else only the outermost */
 	log_print_fn print;		/* failures of kallsyms or the source backend */
+	/*
+	 * User space: the sidecar to open images in (borrowed; NULL: one is started when the
+	 * first process is added), and where debug files are (NULL: /usr/lib/debug).
+	 */
+	struct addr2line *sidecar;
+	const char *debug_root;
+	const char *sidecar_path;	/* tests: run this sidecar binary */
+	const char *proc_root;		/* tests: NULL: /proc */
 };
 
 struct symbolize;
@@ -54,6 +66,13 @@ void symbolize__free(struct symbolize *s);
  * wait for it. Call after attaching. 0, or a negative errno (lookups then read it).
  */
 int symbolize__prefetch(struct symbolize *s);
+
+/*
+ * Snapshot process @pid's executable mappings and open the files behind them now, so that
+ * its addresses resolve even after it exits (usyms__add_process()). 0 or -errno.
+ */
+int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_mapping *maps,
+			   size_t cnt);
 
 /* The resolver to hand to the sample builder; valid while @s lives. */
 struct sym_resolver symbolize__resolver(struct symbolize *s);

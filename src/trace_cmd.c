@@ -23,36 +23,12 @@
 #include "sink.h"
 #include "symbolize.h"
 #include "progress.h"
+#include "stop.h"
 #include "trace_cmd.h"
 #include "tracer.h"
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
-
-static volatile sig_atomic_t stop_requested;
-
-volatile sig_atomic_t *trace_cmd__stop_flag(void)
-{
-	return &stop_requested;
-}
-
-static void on_signal(int sig)
-{
-	stop_requested = 1;
-}
-
-/*
- * SIGINT/SIGTERM end the run; SA_RESETHAND makes a second one kill right away. Installed
- * before anything is attached, so no signal can skip the detach.
- */
-static void catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESETHAND };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
 
 static long now_ms(void)
 {
@@ -450,7 +426,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.clock_off_ns = clock_offset_ns(),
 		.probes = env->inject_probes,
 		.probe_cnt = env->inject_probe_cnt,
-		.stop = &stop_requested,
+		.stop = stop__flag(),
 		.progress = progress__update,
 		.progress_ctx = progress,
 		.user_func_cnt = tf->user_cnt,
@@ -458,6 +434,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.user_mode = env->attach_mode == ATTACH_KPROBE_SINGLE ? UPROBE_SINGLE : UPROBE_AUTO,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
+	/* benchmarks: detach as before (1) to compare; not a user setting */
+	const char *detach_threads = getenv("RETSNOOP_DETACH_THREADS");
 	FILE *vout = env->json ? stderr : stdout;
 	struct sink *sink = NULL, *inner = NULL;
 	struct capture *cap = NULL;
@@ -469,9 +447,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
 	long t0 = now_ms(), ms;
+	sigset_t held;
 	int err;
 
-	catch_signals();
 	/* never trace ourselves: our own output would feed back into the trace */
 	excluded[0] = getpid();
 	o.excluded_cnt = 1;
@@ -479,6 +457,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 1; i++)
 		excluded[o.excluded_cnt++] = pids[i];
 	o.excluded_tgids = excluded;
+	if (detach_threads)
+		o.detach_threads = atoi(detach_threads);
 
 	trace_cmd__report_fallbacks(env, d);
 	err = plan_args(env, funcs, cnt, vout, &args);
@@ -533,6 +513,10 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		o.capture = cap;
 	}
 
+	if (stop__requested()) {
+		err = -EINTR;
+		goto out;
+	}
 	t = tracer__open(&o);
 	if (!t) {
 		err = -errno;
@@ -554,6 +538,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 */
 	if (!tracer__attacher(t) || mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
 		symbolize__prefetch(sym);
+	/* from the first link on, a signal too many hands the release to a background child */
+	stop__set_phase(STOP_ATTACHED);
 	err = tracer__attach(t);
 	/* the line is gone before anything else is said */
 	progress__clear(progress);
@@ -577,14 +563,31 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		goto out;
 	/* said once, before any output that lacks source lines */
 	if (!vd && env->symb_mode != SYMB_NONE && tf->user_cnt < cnt)
-		fprintf(stderr, "WARNING: no usable DWARF vmlinux for this kernel; showing kallsyms "
-			"names only (install the kernel's debug package or use -k PATH).\n");
-	sink__ready(sink);
+		log_msg(print, LOG_WARN, "WARNING: no usable DWARF vmlinux for this kernel; showing "
+			"kallsyms names only (install the kernel's debug package or use -k PATH).\n");
+	/* never "ready" after a stop: the signals wait until the line is out */
+	stop__hold(&held);
+	if (!stop__requested()) {
+		sink__ready(sink);
+		/* a stop from now on lets the samples received be finished */
+		stop__set_phase(STOP_SAMPLING);
+	} else {
+		err = -EINTR;
+	}
+	stop__release(&held);
+	if (err) {
+		/* stopped before tracing: no run to end, just what was attached to let go */
+		ms = tracer__detach(t);
+		progress__clear(progress);
+		log_msg(print, LOG_INFO, "Detached in %ld ms.\n", ms);
+		goto out;
+	}
 	while (!(err = tracer__poll(t, POLL_TIMEOUT_MS)))
 		;
 	if (err == -EINTR)
 		err = 0;
 	tracer__stop(t);
+	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
@@ -594,6 +597,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	sink__detached(sink, ms);
 out:
 	tracer__free(t);
+	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
 		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
 	sink__free(sink);

@@ -3,7 +3,6 @@
 #ifndef RETSNOOP_TRACE_CMD_H
 #define RETSNOOP_TRACE_CMD_H
 
-#include <signal.h>
 #include <stdio.h>
 #include "env.h"
 #include "func.h"
@@ -14,9 +13,6 @@ struct kernel_features;
 struct mass_attacher;
 struct vmlinux_dwarf;
 struct progress;
-
-/* Set by SIGINT/SIGTERM during a run: whatever waits on something slow should stop. */
-volatile sig_atomic_t *trace_cmd__stop_flag(void);
 
 /*
  * Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno.
@@ -39,8 +35,9 @@ struct trace_funcs {
 };
 
 /*
- * Trace @tf's functions, as @env asks, until SIGINT/SIGTERM; 0 or negative errno. @d
- * found the kernel ones (NULL: the run traces none). @vd (may be NULL: kallsyms only)
+ * Trace @tf's functions, as @env asks, until a stop (stop.h); 0 or negative errno,
+ * -EINTR (nothing said, nothing left attached) when the stop came before tracing began.
+ * @d found the kernel ones (NULL: the run traces none). @vd (may be NULL: kallsyms only)
  * adds source lines and inlined frames. @progress (may be NULL) shows loading, attaching
  * and detaching on the terminal.
  */

@@ -88,14 +88,14 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		return 0;
 	}
 	if (!feat->has_cookie) {
-		pr(t, LOG_WARN, "Tracing user-space functions needs BPF cookies (Linux 5.15+).\n");
+		pr(t, LOG_ERROR, "Tracing user-space functions needs BPF cookies (Linux 5.15+).\n");
 		return -EOPNOTSUPP;
 	}
 	/* the programs' attach type decides which links they take: choose before loading */
 	if (uo.mode == UPROBE_AUTO)
 		uo.mode = feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
 	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
-		pr(t, LOG_WARN, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
+		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
 		return -EOPNOTSUPP;
 	}
 	if (uo.mode == UPROBE_MULTI) {
@@ -140,7 +140,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel = t->skel = retsnoop__open();
 	if (!skel) {
 		err = -errno;
-		pr(t, LOG_WARN, "Failed to open BPF object: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to open BPF object: %d\n", err);
 		goto err;
 	}
 	progs = (struct mass_attacher_progs){
@@ -174,6 +174,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		mopts.kret_ip_off = feat->kret_ip_off;
 		mopts.progress = opts->progress;
 		mopts.progress_ctx = opts->progress_ctx;
+		mopts.stop = opts->stop;
+		mopts.detach_threads = opts->detach_threads;
 		t->att = mass_attacher__new(&progs, opts->funcs, kcnt, &mopts);
 		if (!t->att) {
 			err = -errno;
@@ -327,15 +329,18 @@ int tracer__load(struct tracer *t)
 {
 	int err = retsnoop__load(t->skel);
 
+	/* the verifier gives up on a signal: that is the stop, not a failure */
+	if (err && t->o.stop && *t->o.stop)
+		return -EINTR;
 	if (err) {
-		pr(t, LOG_WARN, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
+		pr(t, LOG_ERROR, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
 		return err;
 	}
 	err = t->att ? mass_attacher__load(t->att) : 0;
 	if (!err)
 		err = fill_maps(t);
 	if (err)
-		pr(t, LOG_WARN, "Failed to set up BPF maps: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to set up BPF maps: %d\n", err);
 	return err;
 }
 
@@ -351,7 +356,7 @@ int tracer__attach(struct tracer *t)
 		t->sys_exit_link = bpf_program__attach(t->skel->progs.usys_exit);
 		if (!t->sys_exit_link) {
 			err = -errno;
-			pr(t, LOG_WARN, "Failed to attach to the sys_exit raw tracepoint: %s.\n",
+			pr(t, LOG_ERROR, "Failed to attach to the sys_exit raw tracepoint: %s.\n",
 			   strerror(-err));
 		}
 	}
@@ -422,7 +427,7 @@ int tracer__start(struct tracer *t)
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), on_record, t, NULL);
 	if (!t->store || !t->rb) {
 		err = -errno ?: -ENOMEM;
-		pr(t, LOG_WARN, "Failed to set up the ring buffer: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to set up the ring buffer: %d\n", err);
 		return err;
 	}
 	t->skel->bss->ready = true;
@@ -508,7 +513,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	if (err == -EINTR || (t->o.stop && *t->o.stop))
 		return -EINTR;
 	if (err < 0) {
-		pr(t, LOG_WARN, "Failed to poll the ring buffer: %d\n", err);
+		pr(t, LOG_ERROR, "Failed to poll the ring buffer: %d\n", err);
 		return err;
 	}
 	return 0;

@@ -67,8 +67,9 @@ struct tracer_opts {
 	__s64 clock_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 
 	struct sink *sink;		/* samples and drop warnings go here */
-	/* set (by a signal handler, say) to make tracer__poll() return promptly */
-	volatile sig_atomic_t *stop;
+	/* set (by a signal handler, say): load, attach and poll return promptly */
+	const volatile sig_atomic_t *stop;
+	int detach_threads;		/* 0: the mass attacher's default */
 	struct capture *capture;	/* debug: record the run for replay (borrowed) */
 	/*
 	 * The last user_func_cnt entries of funcs are user-space functions (FUNC_USER), traced
@@ -86,7 +87,9 @@ struct tracer;
  * kernel lacks what the mode or --lbr needs (after a message at LOG_WARN).
  */
 struct tracer *tracer__open(const struct tracer_opts *opts);
+/* -EINTR (nothing said) when *opts.stop was set meanwhile, for load and attach alike. */
 int tracer__load(struct tracer *t);
+/* On failure or stop nothing is left attached. */
 int tracer__attach(struct tracer *t);
 /*
  * After attach: how each kernel function was attached (see mass_attacher); NULL when the

@@ -167,7 +167,7 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 			if (!err)
 				err = attach_multi(att, g, true);
 			if (err) {
-				pr(att, gi == 0 && multi_unsupported(err) ? LOG_DEBUG : LOG_WARN,
+				pr(att, gi == 0 && multi_unsupported(err) ? LOG_DEBUG : LOG_ERROR,
 				   "Failed to attach uprobe.multi to %zu functions of '%s': %s.\n",
 				   g->cnt, g->path, strerror(-err));
 				/* the first image decides whether the kernel has them at all */
@@ -185,7 +185,7 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 			if (!err)
 				err = attach_single(att, g, i, true);
 			if (err)
-				pr(att, LOG_WARN, "Failed to attach a uprobe to '%s' at offset 0x%zx (%s): %s.\n",
+				pr(att, LOG_ERROR, "Failed to attach a uprobe to '%s' at offset 0x%zx (%s): %s.\n",
 				   g->path, g->offsets[i],
 				   att->funcs[g->cookies[i]].name, strerror(-err));
 			if (att->o.progress)
@@ -209,7 +209,7 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 		err = attach_mode(att, UPROBE_MULTI);
 		if (err != -EAGAIN || att->o.mode == UPROBE_MULTI) {
 			if (err == -EAGAIN)
-				pr(att, LOG_WARN, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
+				pr(att, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
 			goto out;
 		}
 		uprobe_attacher__detach(att);

@@ -126,10 +126,10 @@ static int get_image(struct user_funcs *uf, const char *path, struct user_image 
 
 		free(im->path);
 		if (err == -EBADF)
-			pr(uf, LOG_WARN, "'%s' is not an ELF executable or shared library that retsnoop can read.\n",
+			pr(uf, LOG_ERROR, "'%s' is not an ELF executable or shared library that retsnoop can read.\n",
 			   path);
 		else
-			pr(uf, LOG_WARN, "Can't read '%s': %s.\n", path, strerror(-err));
+			pr(uf, LOG_ERROR, "Can't read '%s': %s.\n", path, strerror(-err));
 		return err;
 	}
 	uf->image_cnt++;
@@ -232,7 +232,7 @@ static int on_image(const char *path, void *ctx)
 	if (err)
 		return err;
 	if (elf_funcs__is_go(im->elf)) {
-		pr(uf, LOG_WARN, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
+		pr(uf, LOG_ERROR, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
 		   path);
 		return -EOPNOTSUPP;
 	}
@@ -254,7 +254,7 @@ static int on_image(const char *path, void *ctx)
 	if (!rc->matched && g->spec.image_kind == GLOB_IMAGE_PATH) {
 		char buf[512];
 
-		pr(uf, LOG_WARN, "'%s' matches no function of %s (%zu functions in its %s%s).\n",
+		pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its %s%s).\n",
 		   glob_spec__str(&g->spec, buf, sizeof(buf)), path,
 		   elf_funcs__func_cnt(im->elf),
 		   elf_funcs__from_dynsym(im->elf) ? ".dynsym" : ".symtab",
@@ -331,13 +331,13 @@ static int on_image_src(const char *path, void *ctx)
 	if (err)
 		return err;
 	if (elf_funcs__is_go(sc.im->elf)) {
-		pr(rc->uf, LOG_WARN, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
+		pr(rc->uf, LOG_ERROR, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
 		   path);
 		return -EOPNOTSUPP;
 	}
 	err = user_dwarf__for_each_func(path, sc.im->elf, on_src_func, &sc, NULL, 0);
 	if (err == -ENODATA) {
-		pr(rc->uf, LOG_WARN, "'%s' needs DWARF, which %s lacks (and no debuglink or build-id debug file has); build it with -g or install its debug package.\n",
+		pr(rc->uf, LOG_ERROR, "'%s' needs DWARF, which %s lacks (and no debuglink or build-id debug file has); build it with -g or install its debug package.\n",
 		   glob_spec__str(&rc->g->spec, buf, sizeof(buf)), path);
 		return -ENOENT;
 	}
@@ -359,21 +359,21 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 				   g->spec.kind == GLOB_SRC_PATH ? on_image_src : on_image, &rc);
 	if (err == -ENOENT && !rc.images) {
 		if (g->spec.image_kind == GLOB_IMAGE_PATH)
-			pr(uf, LOG_WARN, "'%s': no such file '%s'.\n", buf, g->spec.image);
+			pr(uf, LOG_ERROR, "'%s': no such file '%s'.\n", buf, g->spec.image);
 		else
-			pr(uf, LOG_WARN, "'%s': no library matching '%s' in the traced process's maps, the program's RUNPATH or the loader's directories; name it by path ('[/path/to/lib.so]').\n",
+			pr(uf, LOG_ERROR, "'%s': no library matching '%s' in the traced process's maps, the program's RUNPATH or the loader's directories; name it by path ('[/path/to/lib.so]').\n",
 			   buf, g->spec.image);
 		return err;
 	}
 	if (err)
 		return err;
 	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH) {
-		pr(uf, LOG_WARN, "'%s' matches no function's source file in DWARF.\n", buf);
+		pr(uf, LOG_ERROR, "'%s' matches no function's source file in DWARF.\n", buf);
 		return -ENOENT;
 	}
 	if (!rc.matched) {
 		/* library globs: no file of any matching library had the function */
-		pr(uf, LOG_WARN, "'%s' matches no function of the libraries named '%s'.\n", buf,
+		pr(uf, LOG_ERROR, "'%s' matches no function of the libraries named '%s'.\n", buf,
 		   g->spec.image);
 		return -ENOENT;
 	}

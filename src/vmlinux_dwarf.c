@@ -127,7 +127,7 @@ int vmlinux_dwarf__add_src_glob(struct vmlinux_dwarf *vd, struct func_discovery 
 		pr(vd, LOG_WARN, "Source glob ':%s' matches no function in the DWARF data.\n",
 		   spec->name);
 	if (err)
-		pr(vd, LOG_WARN, "Failed to process file paths (':%s'): %s.\n", spec->name,
+		pr(vd, LOG_ERROR, "Failed to process file paths (':%s'): %s.\n", spec->name,
 		   strerror(-err));
 	else
 		err = func_discovery__add_names(d, role, (const char *const *)acc.names, acc.cnt,
@@ -145,7 +145,7 @@ int vmlinux_dwarf__set_kaslr(struct vmlinux_dwarf *vd, const struct ksyms *ks)
 	int err;
 
 	if (!stext) {
-		pr(vd, LOG_WARN, "Failed to determine _stext address from /proc/kallsyms\n");
+		pr(vd, LOG_ERROR, "Failed to determine _stext address from /proc/kallsyms\n");
 		return -ENOENT;
 	}
 	err = kernel_image__text_addr(vd->path, &text);

@@ -66,7 +66,7 @@ static void ask(struct server *srv, const char *verb, const char *req)
 {
 	struct reply_buf out = {};
 
-	if (server__handle(srv, req, strlen(req), &out) < 0)
+	if (server__handle(srv, req, strlen(req), NULL, &out) < 0)
 		abort();	/* out of memory: not expected in a fuzz run */
 	fuzz_check_reply(verb, &out);
 	free(out.p);

@@ -32,7 +32,7 @@ int fuzz_request(const uint8_t *data, size_t size)
 			verb[vlen] = p[vlen];
 		verb[vlen] = '\0';
 		out.len = 0;
-		ret = server__handle(srv, p, len, &out);
+		ret = server__handle(srv, p, len, NULL, &out);
 		if (ret < 0)
 			abort();
 		fuzz_check_reply(verb, &out);

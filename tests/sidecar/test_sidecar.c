@@ -275,7 +275,7 @@ static void test_malformed_requests(void **state)
 	/* still in sync and working afterwards */
 	assert_int_equal(sc_sym(&sc, nm_addr("fixture_mark_inner"), l, 8), 3);
 	assert_int_equal(sc_req(&sc, "info", 4, l, 8), 4);
-	assert_string_equal(l[0], "version\t1");
+	assert_string_equal(l[0], "version\t2");
 	assert_string_equal(l[2], "kernel\t0");
 	assert_int_equal(sc_req(&sc, "quit", 4, l, 8), 0);
 	sc_stop(&sc);

@@ -396,7 +396,7 @@ static void test_builtin_deny(void **state)
 
 	/* explicitly asked for, still denied: nothing left */
 	assert_int_equal(discover(false, 0, globs, &d), -ENOENT);
-	assert_msg("0:No matching functions found.\n");
+	assert_msg("-1:No matching functions found.\n");
 	assert_false(func_discovery__is_allowed(d, "rcu_read_lock_held", NULL));
 	assert_false(func_discovery__is_allowed(d, "__bpf_prog_enter_recur", NULL));
 	assert_false(func_discovery__is_allowed(d, "preempt_count_add", "somemod"));
@@ -429,7 +429,7 @@ static void test_mandatory_entry_glob(void **state)
 	struct func_discovery *d;
 
 	assert_int_equal(discover(false, 0, globs, &d), -ENOENT);
-	assert_msg("0:Entry glob 'no_such_func*' doesn't match any kernel function!\n");
+	assert_msg("-1:Entry glob 'no_such_func*' doesn't match any kernel function!\n");
 	func_discovery__free(d);
 }
 
@@ -438,7 +438,7 @@ static void test_limit(void **state)
 	struct func_discovery *d;
 
 	assert_int_equal(discover(false, 12, bpf_globs, &d), -E2BIG);
-	assert_msg("0:Too many functions to trace: 13, the limit is 12.");
+	assert_msg("-1:Too many functions to trace: 13, the limit is 12.");
 	func_discovery__free(d);
 	assert_int_equal(discover(false, 13, bpf_globs, &d), 0);
 	func_discovery__free(d);
@@ -474,7 +474,7 @@ static void test_unreadable_inputs(void **state)
 	d = func_discovery__new(&opts);
 	assert_int_equal(func_discovery__add_glob(d, FUNC_GLOB_ENTRY, &spec), 0);
 	assert_int_equal(func_discovery__run(d), -ENOENT);
-	assert_msg("0:Failed to read the list of traceable kernel functions from /nonexistent/available_filter_functions: No such file or directory;");
+	assert_msg("-1:Failed to read the list of traceable kernel functions from /nonexistent/available_filter_functions: No such file or directory;");
 	func_discovery__free(d);
 
 	/* kallsyms with hidden addresses must not produce functions at address 0 */
@@ -485,7 +485,7 @@ static void test_unreadable_inputs(void **state)
 	d = func_discovery__new(&opts);
 	assert_int_equal(func_discovery__add_glob(d, FUNC_GLOB_ENTRY, &spec), 0);
 	assert_int_equal(func_discovery__run(d), -EPERM);
-	assert_msg("0:Kernel addresses in ");
+	assert_msg("-1:Kernel addresses in ");
 	assert_msg("are hidden (all zero): kernel.kptr_restrict is 2");
 	/* said right after reading kallsyms, before any function is looked at */
 	assert_null(strstr(msgs, "Discovered"));

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The terminal status line (progress.c): silent at first, throttled, erased before output. */
+/*
+ * The terminal status line (progress.c): silent at first, throttled, erased before output;
+ * plain lines where there is no terminal.
+ */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,15 +110,15 @@ static void test_opts_and_null(void **state)
 	progress__free(NULL);
 }
 
-static void test_wanted(void **state)
+static void test_style(void **state)
 {
 	FILE *f = tmpfile();
 	int fd = fileno(f), pty, tty;
 
-	/* not a terminal, --json, or -v: never */
-	assert_false(progress__wanted(fd, false, 0));
-	assert_false(progress__wanted(fd, true, 0));
-	assert_false(progress__wanted(fd, false, 1));
+	/* not a terminal, --json, or -v: plain lines */
+	assert_int_equal(progress__style(fd, false, 0), PROGRESS_PLAIN);
+	assert_int_equal(progress__style(fd, true, 0), PROGRESS_PLAIN);
+	assert_int_equal(progress__style(fd, false, 1), PROGRESS_PLAIN);
 	fclose(f);
 
 	/* a real terminal (a pseudo-terminal's far end): then TERM decides */
@@ -126,15 +129,71 @@ static void test_wanted(void **state)
 	tty = open(ptsname(pty), O_RDWR | O_NOCTTY);
 	assert_true(tty >= 0 && isatty(tty));
 	unsetenv("TERM");
-	assert_false(progress__wanted(tty, false, 0));
+	assert_int_equal(progress__style(tty, false, 0), PROGRESS_PLAIN);
 	setenv("TERM", "dumb", 1);
-	assert_false(progress__wanted(tty, false, 0));
+	assert_int_equal(progress__style(tty, false, 0), PROGRESS_PLAIN);
 	setenv("TERM", "xterm", 1);
-	assert_true(progress__wanted(tty, false, 0));
-	assert_false(progress__wanted(tty, true, 0));
-	assert_false(progress__wanted(tty, false, 2));
+	assert_int_equal(progress__style(tty, false, 0), PROGRESS_LINE);
+	assert_int_equal(progress__style(tty, true, 0), PROGRESS_PLAIN);
+	assert_int_equal(progress__style(tty, false, 2), PROGRESS_PLAIN);
 	close(tty);
 	close(pty);
+}
+
+static struct progress *new_plain(FILE *f)
+{
+	struct progress_opts o = {
+		.sz = sizeof(o), .out = f, .plain = true, .now_ms = fake_clock,
+	};
+
+	fake_now = 5000;
+	return progress__new(&o);
+}
+
+/* Plain lines: only for a step longer than 10 s, then every 10 s, never a control byte. */
+static void test_plain(void **state)
+{
+	FILE *f = tmpfile();
+	struct progress *p = new_plain(f);
+
+	assert_non_null(p);
+	/* a short step says nothing, however often it reports */
+	progress__update(p, "reading kallsyms", 0, 0);
+	fake_now += 9999;
+	progress__update(p, "reading kallsyms", 0, 0);
+	/* a new step starts its own clock: 9.9 s into the first is 0 s into this one */
+	progress__update(p, "attaching functions", 1, 400);
+	fake_now += 9999;
+	progress__update(p, "attaching functions", 100, 400);
+	assert_string_equal(written(f), "");
+	fake_now += 1;
+	progress__update(p, "attaching functions", 101, 400);
+	assert_string_equal(written(f),
+			    "retsnoop: attaching functions 101/400 (25%), 10 s so far\n");
+	/* then at most one line per 10 s */
+	fake_now += 9999;
+	progress__update(p, "attaching functions", 300, 400);
+	assert_string_equal(written(f),
+			    "retsnoop: attaching functions 101/400 (25%), 10 s so far\n");
+	fake_now += 1;
+	progress__update(p, "attaching functions", 301, 400);
+	assert_string_equal(written(f),
+			    "retsnoop: attaching functions 101/400 (25%), 10 s so far\n"
+			    "retsnoop: attaching functions 301/400 (75%), 20 s so far\n");
+	/* the last unit is no news: what follows says the step ended */
+	fake_now += 20000;
+	progress__update(p, "attaching functions", 400, 400);
+	assert_int_equal(strlen(written(f)), 2 * strlen("retsnoop: attaching functions 101/400 (25%), 10 s so far\n"));
+	/* an uncountable step, and nothing to erase */
+	progress__update(p, "loading BPF programs", 0, 0);
+	fake_now += 12000;
+	progress__update(p, "loading BPF programs", 0, 0);
+	progress__clear(p);
+	progress__free(p);
+	assert_non_null(strstr(written(f), "20 s so far\nretsnoop: loading BPF programs..., 12 s so far\n"));
+	assert_null(strchr(written(f), '\r'));
+	assert_null(strchr(written(f), '\033'));
+	fclose(f);
 }
 
 int main(void)
@@ -143,7 +202,8 @@ int main(void)
 		cmocka_unit_test(test_delay_and_throttle),
 		cmocka_unit_test(test_clear),
 		cmocka_unit_test(test_opts_and_null),
-		cmocka_unit_test(test_wanted),
+		cmocka_unit_test(test_style),
+		cmocka_unit_test(test_plain),
 	};
 
 	return cmocka_run_group_tests_name("progress", tests, NULL, NULL);

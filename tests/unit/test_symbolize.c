@@ -112,7 +112,7 @@ static void test_quiet_without_backend(void **state)
 	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 4, NULL), 0);
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
 	assert_string_equal(logged, "");
-	/* user-space addresses are not resolved yet */
+	/* a process never snapshotted has nothing known about it */
 	assert_false(r.sym(r.ctx, &(struct addr_space){ .kind = ADDR_SPACE_USER, .pid = 1 },
 			   0xffffffffa100048bULL, &h));
 	symbolize__free(s);

@@ -127,8 +127,15 @@ import json, sys
 want_src, want_trace = sys.argv[1] == "1", sys.argv[2] == "1"
 lines = [l for l in sys.stdin.read().splitlines() if l]
 objs = [json.loads(l) for l in lines]          # every line is JSON
-types = [o["type"] for o in objs]
+# warnings are records of the stream too; the run's own records around them
+warns = [o["message"] for o in objs if o["type"] == "warning"]
+assert not any(o["type"] == "error" for o in objs), objs
+types = [o["type"] for o in objs if o["type"] != "warning"]
 assert types[0] == "ready" and types[-1] == "detached", types
+if want_src:
+    assert not warns, warns
+else:
+    assert any(w.startswith("WARNING: no usable DWARF vmlinux") for w in warns), warns
 samples = [o for o in objs if o["type"] == "sample" and o["process_comm"] == "simfail"]
 assert len(samples) == 1, "want one simfail sample, got %d" % len(samples)
 s = samples[0]

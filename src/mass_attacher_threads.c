@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The mass attacher's work on several threads: verifying -F clones (mass_attacher_clones.c)
+ * and releasing links. Releasing one kprobe or trampoline link is mostly the kernel
+ * sleeping in RCU grace periods (synchronize_rcu() per unregistered kprobe; RCU-tasks
+ * periods per trampoline); concurrent releases share those periods where the kernel does
+ * not hold a lock across them, so N threads can take up to N times less wall time for no
+ * more CPU. Where it does hold one, the threads just queue: kprobes gain (about 1.5x in
+ * the 6.12 guest, part of their release is under the kernel's event_mutex), trampolines
+ * don't.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "mass_attacher_int.h"
+
+/* The waits are sleeps, not work: more threads than CPUs still help. */
+#define DEFAULT_CLOSERS	16
+#define MAX_THREADS	64
+
+static void *run_steps(void *arg)
+{
+	const struct ma_steps *st = arg;
+
+	while (st->step(st->arg))
+		;
+	return NULL;
+}
+
+void ma__run_steps(int n, const struct ma_steps *st)
+{
+	pthread_t tids[MAX_THREADS];
+	int started = 0, i;
+	sigset_t all, old;
+
+	if (n > MAX_THREADS)
+		n = MAX_THREADS;
+	/* the helpers inherit this mask: signals stay with the calling thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 1; i < n; i++)
+		if (pthread_create(&tids[started], NULL, run_steps, (void *)st) == 0)
+			started++;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* the calling thread works too, and says how far all of them are */
+	while (st->step(st->arg))
+		if (st->progress)
+			st->progress(st->ctx, st->stage, __atomic_load_n(st->done, __ATOMIC_RELAXED),
+				     st->total);
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+}
+
+struct close_job {
+	struct bpf_link **links;
+	size_t link_cnt;
+	const int *fds;
+	size_t fd_cnt;
+	size_t next;		/* the next item to release (atomic) */
+	size_t end;		/* where this round of releases stops */
+	size_t done;		/* items released (atomic) */
+};
+
+/* Release one more item (links first, then fds); false when the round is over. */
+static bool close_step(void *arg)
+{
+	struct close_job *job = arg;
+	size_t i = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+
+	if (i >= job->end)
+		return false;
+	if (i < job->link_cnt)
+		bpf_link__destroy(job->links[i]);
+	else
+		close(job->fds[i - job->link_cnt]);
+	__atomic_fetch_add(&job->done, 1, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* Threads worth starting for @cnt releases: none for a few cheap ones (kprobe.multi: 2). */
+static int closers(int threads, size_t cnt)
+{
+	if (threads <= 0)
+		threads = DEFAULT_CLOSERS;
+	if ((size_t)threads > cnt / 4 + 1)
+		threads = cnt / 4 + 1;
+	return threads;
+}
+
+void ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
+		   int threads, progress_fn progress, void *ctx)
+{
+	struct close_job job = {
+		.links = links, .link_cnt = link_cnt, .fds = fds, .fd_cnt = fd_cnt,
+	};
+	size_t total = link_cnt + fd_cnt;
+	struct ma_steps st = {
+		.step = close_step, .arg = &job, .progress = progress, .ctx = ctx,
+		.stage = "detaching", .done = &job.done, .total = total,
+	};
+
+	/* kprobe and kprobe.multi links (and the few fentry templates'): at once */
+	job.end = link_cnt;
+	ma__run_steps(closers(threads, link_cnt), &st);
+	/*
+	 * fentry/fexit clones' links and programs: one by one. Each trampoline's last link
+	 * waits for RCU-tasks grace periods with the kernel's ftrace locks held, so threads
+	 * only queue, and measured slower than one (bench/results/detach-*.txt).
+	 */
+	job.next = job.end;
+	job.end = total;
+	ma__run_steps(1, &st);
+	if (progress && total)
+		progress(ctx, "detaching", total, total);
+}

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* User-space symbols: process snapshots and the images behind them (usyms.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "opts.h"
+#include "usyms.h"
+
+/* Where an image's DWARF comes from. */
+enum dbg_state {
+	DBG_OWN,		/* the binary has it */
+	DBG_ATTACHED,		/* a separate debug file whose build ID matched */
+	DBG_MISMATCH,		/* only debug files of another build were found */
+	DBG_NONE,		/* none found */
+};
+
+struct uimage {
+	dev_t dev;
+	ino_t ino;
+	int id;			/* the sidecar's image id */
+	char build_id[129];	/* "" if none */
+	enum dbg_state dbg;
+};
+
+struct umap {
+	__u64 start, end, file_off;
+	char *path;
+	struct uimage *img;	/* NULL: the file could not be opened */
+};
+
+struct uproc {
+	__u32 pid;
+	struct umap *maps;	/* sorted by start */
+	size_t cnt;
+};
+
+struct usyms {
+	struct usyms_opts opts;
+	struct addr2line *own;	/* started here when none was given */
+	int sidecar_err;	/* sticky: the sidecar could not be started or died */
+	struct uimage **imgs;
+	size_t img_cnt;
+	struct uproc *procs;
+	size_t proc_cnt;
+};
+
+struct usyms *usyms__new(const struct usyms_opts *opts)
+{
+	struct usyms *u;
+
+	if (!opts__valid(opts, sizeof(*opts)))
+		return errno = EINVAL, NULL;
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return NULL;
+	OPTS_COPY(&u->opts, opts);
+	if (!u->opts.debug_root)
+		u->opts.debug_root = "/usr/lib/debug";
+	if (!u->opts.proc_root)
+		u->opts.proc_root = "/proc";
+	return u;
+}
+
+static void free_proc(struct uproc *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->cnt; i++)
+		free(p->maps[i].path);
+	free(p->maps);
+}
+
+void usyms__free(struct usyms *u)
+{
+	size_t i;
+
+	if (!u)
+		return;
+	for (i = 0; i < u->proc_cnt; i++)
+		free_proc(&u->procs[i]);
+	free(u->procs);
+	for (i = 0; i < u->img_cnt; i++)
+		free(u->imgs[i]);
+	free(u->imgs);
+	addr2line__free(u->own);
+	free(u);
+}
+
+/* The sidecar to talk to, started on first use; NULL once it failed. */
+static struct addr2line *sidecar(struct usyms *u)
+{
+	struct addr2line_opts ao = { .sz = sizeof(ao), .sidecar_path = u->opts.sidecar_path };
+	int err;
+
+	if (u->sidecar_err)
+		return NULL;
+	if (u->opts.sidecar)
+		return u->opts.sidecar;
+	if (u->own)
+		return u->own;
+	err = addr2line__new(NULL, &ao, &u->own);
+	if (err) {
+		u->sidecar_err = err;
+		log_msg(u->opts.print, LOG_WARN, "WARNING: cannot start the symbolization sidecar "
+			"for user-space frames: %s\n", strerror(-err));
+		return NULL;
+	}
+	return u->own;
+}
+
+/* A sidecar call failed: an interruption costs one answer, anything else all later ones. */
+static void sidecar_failed(struct usyms *u, int err)
+{
+	if (err == -EINTR || u->sidecar_err)
+		return;
+	u->sidecar_err = err;
+	log_msg(u->opts.print, LOG_WARN, "WARNING: user-space symbolization failed (%d); "
+		"frames keep their binary and offset only.\n", err);
+}
+
+/* Try one candidate debug file; true once one is attached. */
+static bool try_debug(struct usyms *u, struct uimage *img, const char *path)
+{
+	struct addr2line *a = sidecar(u);
+	int fd, err;
+
+	if (!a)
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	err = addr2line__attach_debug(a, img->id, fd);
+	close(fd);
+	if (!err) {
+		img->dbg = DBG_ATTACHED;
+		log_msg(u->opts.print, LOG_DEBUG, "debug file %s attached\n", path);
+		return true;
+	}
+	if (err == -ESTALE) {
+		img->dbg = DBG_MISMATCH;
+		log_msg(u->opts.print, LOG_DEBUG, "debug file %s: build ID mismatch, not used\n",
+			path);
+	} else if (err == -EPIPE || err == -ETIMEDOUT || err == -EPROTO) {
+		sidecar_failed(u, err);
+	}
+	return false;
+}
+
+/* The separate debug file of @img (mapped from @path), where gdb and eu-* look for it. */
+static void find_debug(struct usyms *u, struct uimage *img, const char *path,
+		       const char *debuglink)
+{
+	const char *root = u->opts.debug_root, *slash = strrchr(path, '/');
+	int dir_len = slash ? (int)(slash - path) : 0;
+	char cand[4096];
+
+	img->dbg = DBG_NONE;
+	if (strlen(img->build_id) > 2) {
+		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", root, img->build_id,
+			 img->build_id + 2);
+		if (try_debug(u, img, cand))
+			return;
+	}
+	if (!debuglink)
+		return;
+	snprintf(cand, sizeof(cand), "%.*s/%s", dir_len, path, debuglink);
+	/* a debuglink naming the binary itself would only find the binary again */
+	if (strcmp(cand, path) != 0 && try_debug(u, img, cand))
+		return;
+	snprintf(cand, sizeof(cand), "%.*s/.debug/%s", dir_len, path, debuglink);
+	if (try_debug(u, img, cand))
+		return;
+	snprintf(cand, sizeof(cand), "%s%.*s/%s", root, dir_len, path, debuglink);
+	try_debug(u, img, cand);
+}
+
+/* Open the file behind mapping @m of @pid, the mapped file itself if /proc allows. */
+static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", u->opts.proc_root, pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	snprintf(path, sizeof(path), "%s/%u/root%s", u->opts.proc_root, pid, m->path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	return open(m->path, O_RDONLY | O_CLOEXEC);
+}
+
+/* The image of the file behind @m, opened in the sidecar the first time; NULL if none. */
+static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_mapping *m)
+{
+	struct addr2line_image ai;
+	struct uimage *img, **v;
+	struct addr2line *a;
+	struct stat st;
+	size_t i;
+	int fd, err;
+
+	if (!m->path || m->path[0] != '/')
+		return NULL;	/* [vdso] and the like: no file */
+	fd = open_mapped(u, pid, m);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		goto fail;
+	for (i = 0; i < u->img_cnt; i++) {
+		if (u->imgs[i]->dev == st.st_dev && u->imgs[i]->ino == st.st_ino) {
+			close(fd);
+			return u->imgs[i];
+		}
+	}
+	a = sidecar(u);
+	if (!a)
+		goto fail;
+	err = addr2line__open_image(a, fd, m->path, &ai);
+	if (err) {
+		if (err == -EPIPE || err == -ETIMEDOUT || err == -EPROTO)
+			sidecar_failed(u, err);
+		log_msg(u->opts.print, LOG_DEBUG, "%s: not symbolized: %s\n", m->path,
+			strerror(-err));
+		goto fail;
+	}
+	close(fd);
+	img = calloc(1, sizeof(*img));
+	v = realloc(u->imgs, (u->img_cnt + 1) * sizeof(*v));
+	if (!img || !v) {
+		free(img);
+		if (v)
+			u->imgs = v;
+		return NULL;
+	}
+	u->imgs = v;
+	img->dev = st.st_dev;
+	img->ino = st.st_ino;
+	img->id = ai.id;
+	snprintf(img->build_id, sizeof(img->build_id), "%s", ai.build_id);
+	u->imgs[u->img_cnt++] = img;
+	if (ai.dwarf)
+		img->dbg = DBG_OWN;
+	else
+		find_debug(u, img, m->path, ai.debuglink);
+	return img;
+fail:
+	close(fd);
+	return NULL;
+}
+
+static struct uproc *find_proc(struct usyms *u, __u32 pid)
+{
+	size_t i;
+
+	for (i = 0; i < u->proc_cnt; i++) {
+		if (u->procs[i].pid == pid)
+			return &u->procs[i];
+	}
+	return NULL;
+}
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct umap *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int usyms__add_process(struct usyms *u, __u32 pid, const struct user_mapping *maps, size_t cnt)
+{
+	struct uproc np = { .pid = pid }, *p;
+	size_t i;
+
+	np.maps = calloc(cnt ?: 1, sizeof(*np.maps));
+	if (!np.maps)
+		return -ENOMEM;
+	for (i = 0; i < cnt; i++) {
+		const struct user_mapping *m = &maps[i];
+		struct umap *um = &np.maps[np.cnt];
+
+		if (m->end <= m->start)
+			continue;
+		*um = (struct umap){ m->start, m->end, m->file_off };
+		um->path = m->path ? strdup(m->path) : NULL;
+		if (m->path && !um->path) {
+			free_proc(&np);
+			return -ENOMEM;
+		}
+		um->img = get_image(u, pid, m);
+		np.cnt++;
+	}
+	qsort(np.maps, np.cnt, sizeof(*np.maps), map_cmp);
+	p = find_proc(u, pid);
+	if (p) {
+		free_proc(p);
+		*p = np;
+		return 0;
+	}
+	p = realloc(u->procs, (u->proc_cnt + 1) * sizeof(*p));
+	if (!p) {
+		free_proc(&np);
+		return -ENOMEM;
+	}
+	u->procs = p;
+	u->procs[u->proc_cnt++] = np;
+	return 0;
+}
+
+static const struct umap *find_map(struct usyms *u, __u32 pid, __u64 addr)
+{
+	struct uproc *p = find_proc(u, pid);
+	size_t lo = 0, hi;
+
+	if (!p)
+		return NULL;
+	hi = p->cnt;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || addr >= p->maps[lo - 1].end)
+		return NULL;
+	return &p->maps[lo - 1];
+}
+
+bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit)
+{
+	const struct umap *m = find_map(u, pid, addr);
+	__u64 off, delta, size;
+	const char *name;
+	int err;
+
+	if (!m || !m->path)
+		return false;
+	off = addr - m->start + m->file_off;
+	hit->image = (struct code_image){
+		.path = m->path,
+		.build_id = m->img && m->img->build_id[0] ? m->img->build_id : NULL,
+		.file_off = off,
+	};
+	if (!m->img || !sidecar(u))
+		return true;
+	err = addr2line__image_sym(sidecar(u), m->img->id, off, &name, &delta, &size);
+	if (err) {
+		sidecar_failed(u, err);
+		return true;
+	}
+	if (name) {
+		hit->name = name;
+		hit->start = addr - delta;
+		hit->size = size;
+	}
+	return true;
+}
+
+int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,
+	       const char **note)
+{
+	const struct umap *m = find_map(u, pid, addr);
+	const char *why = NULL;
+	int n = 0;
+
+	if (!m || !m->path)
+		return 0;
+	if (!m->img) {
+		why = m->path[0] == '/' ? "binary not readable" : NULL;
+	} else if (!sidecar(u)) {
+		why = "symbolizer sidecar failed";
+	} else {
+		n = addr2line__image_lines(sidecar(u), m->img->id, addr - m->start + m->file_off,
+					   frames, max);
+		if (n < 0 && n != -EINTR) {
+			sidecar_failed(u, n);
+			why = "symbolizer sidecar failed";
+		} else if (n == 0 && m->img->dbg == DBG_MISMATCH) {
+			why = "debug file build ID mismatch";
+		} else if (n == 0 && m->img->dbg == DBG_NONE) {
+			why = "no debug info";
+		}
+	}
+	if (n <= 0 && note)
+		*note = why;
+	return n > 0 ? n : 0;
+}

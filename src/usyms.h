@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * User-space part of the symbols object (symbolize.h): processes' executable mappings as
+ * snapshotted while they ran, and the binaries and libraries behind them, opened at that
+ * moment and handed to the sidecar (addr2line.h) as descriptors, so a process that has
+ * exited (or a file deleted since) is still symbolized. Each image gets its separate debug
+ * file when it has no DWARF: DEBUG_ROOT/.build-id/xx/yyyy.debug, then its .gnu_debuglink
+ * name next to it, in its .debug/ and under DEBUG_ROOT; one whose build ID does not match
+ * is not used, and its frames say so.
+ */
+#ifndef RETSNOOP_USYMS_H
+#define RETSNOOP_USYMS_H
+
+#include <stddef.h>
+#include "addr2line.h"
+#include "log.h"
+#include "sym_resolver.h"
+
+/* One file-backed executable mapping of a process (a line of /proc/PID/maps). */
+struct user_mapping {
+	__u64 start, end;		/* [start, end) */
+	__u64 file_off;			/* offset in the file of @start */
+	const char *path;		/* as the maps file names it */
+};
+
+struct usyms_opts {
+	size_t sz;			/* sizeof(struct usyms_opts) */
+	/*
+	 * Borrowed sidecar to open images in (the kernel's, if there is one); NULL: one is
+	 * started on first use (sidecar_path, as addr2line_opts.sidecar_path).
+	 */
+	struct addr2line *sidecar;
+	const char *sidecar_path;
+	const char *debug_root;		/* NULL: /usr/lib/debug */
+	const char *proc_root;		/* NULL: /proc */
+	log_print_fn print;		/* NULL: silent */
+};
+
+struct usyms;
+
+/* NULL with errno set on failure; @opts may be NULL. */
+struct usyms *usyms__new(const struct usyms_opts *opts);
+void usyms__free(struct usyms *u);
+
+/*
+ * Snapshot process @pid's executable mappings (replacing an earlier snapshot): each file is
+ * opened now, through /proc/PID/map_files (the very file mapped, even if deleted or in
+ * another mount namespace), else by path. Files that cannot be opened leave their mappings
+ * with the path only. 0, or a negative errno (-ENOMEM, or the sidecar's failure).
+ */
+int usyms__add_process(struct usyms *u, __u32 pid, const struct user_mapping *maps, size_t cnt);
+
+/* struct sym_resolver's answers for ADDR_SPACE_USER addresses of a snapshotted process. */
+bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit);
+int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,
+	       const char **note);
+
+#endif
