@@ -72,12 +72,12 @@ $(BENCH_OUT)/ufloor: bench/ufloor.c $(BENCH_OUT)/ufloor.skel.h $(MOD_LIB)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -I$(BENCH_OUT) $(INCLUDES) $< $(MOD_LIB) $(LDLIBS) -o $@
 
-# ufuncs: 1,000 functions f0..f999 that main calls once each (attach/detach of 1,000)
+# ufuncs: 1,000 functions uf0..uf999 that main calls once each (attach/detach of 1,000)
 $(BENCH_OUT)/ufuncs: | $(BENCH_OUT)
 	$(call msg,BINARY,$@)
-	$(Q){ for i in $$(seq 0 999); do echo "__attribute__((noipa)) int f$$i(int x) { return x + $$i; }"; done; \
+	$(Q){ for i in $$(seq 0 999); do echo "__attribute__((noipa)) int uf$$i(int x) { return x + $$i; }"; done; \
 	  echo 'int main(void) { int s = 0;'; \
-	  for i in $$(seq 0 999); do echo "s += f$$i(s);"; done; echo 'return s == 42; }'; } >$@.c && \
+	  for i in $$(seq 0 999); do echo "s += uf$$i(s);"; done; echo 'return s == 42; }'; } >$@.c && \
 	  $(CC) -O1 $@.c -o $@
 
 bench-uprobe: all uprog $(BENCH_OUT)/ufloor $(BENCH_OUT)/ufuncs

@@ -5,16 +5,18 @@
 #      bench_leaf() N times): retsnoop (bench_leaf inside a session of main, and as the
 #      entry function itself, a session per call), bpftrace uprobe+uretprobe counting, and
 #      the floor, an empty entry+return pair (bench/ufloor: uprobe.multi and single);
-#   2. attach and detach of 1,000 user functions (bench's ufuncs program, f0..f999).
+#   2. attach and detach of 1,000 user functions (bench's ufuncs program, uf0..uf999).
 # Each per-call figure is the best of $REPS runs (the machine is shared).
 set -u
 cd "$(dirname "$0")/.."
+# bpftrace sets no RLIMIT_MEMLOCK itself where it can't
+ulimit -l unlimited 2>/dev/null
 RS=$PWD/src/retsnoop
 B=$PWD/src/.output/bench
 P=$PWD/src/.output/uprobe/uprog
 F=$B/ufuncs
-N=${N:-2000000}
-REPS=${REPS:-3}
+N=${N:-200000}
+REPS=${REPS:-5}
 T=$(mktemp -d)
 trap 'rm -rf "$T"; kill $(jobs -p) 2>/dev/null' EXIT
 
@@ -96,7 +98,7 @@ row "retsnoop -K, single uprobes, in a session" rs-single-insession floor-single
 row "bpftrace uprobe+uretprobe, count()" bpftrace floor-single
 
 echo
-echo "## 2. attach and detach of 1,000 user functions (ufuncs f0..f999), ms"
+echo "## 2. attach and detach of 1,000 user functions (ufuncs uf0..uf999), ms"
 echo
 printf '%-58s %10s %10s\n' "tracer" "ready" "detach"
 attach() {	# LABEL READY-ERE CMD...
@@ -107,12 +109,12 @@ attach() {	# LABEL READY-ERE CMD...
 	stop_bg
 	printf '%-58s %10s %10s\n' "$label" "$ready_ms" "$stop_ms"
 }
-attach "floor: uprobe.multi (ufloor -M)" 'ufloor: ready' "$B/ufloor" -M "$F" 'f[0-9]*'
-attach "floor: single uprobes (ufloor -K)" 'ufloor: ready' "$B/ufloor" -K "$F" 'f[0-9]*'
-attach "retsnoop, uprobe.multi (-e 'f* [ufuncs]')" '^Receiving data' "$RS" -e "f[0-9]* [$F]"
-attach "retsnoop -K, single uprobes" '^Receiving data' "$RS" -K -e "f[0-9]* [$F]"
+attach "floor: uprobe.multi (ufloor -M)" 'ufloor: ready' "$B/ufloor" -M "$F" 'uf*'
+attach "floor: single uprobes (ufloor -K)" 'ufloor: ready' "$B/ufloor" -K "$F" 'uf*'
+attach "retsnoop, uprobe.multi (-e 'uf* [ufuncs]')" '^Receiving data' "$RS" -e "uf* [$F]"
+attach "retsnoop -K, single uprobes" '^Receiving data' "$RS" -K -e "uf* [$F]"
 if command -v bpftrace >/dev/null; then
-	attach "bpftrace uprobe:ufuncs:f* + uretprobe" '^ready' bpftrace -e "uprobe:$F:f* { @e = count(); } uretprobe:$F:f* { @r = count(); } BEGIN { printf(\"ready\\n\"); }"
+	attach "bpftrace uprobe:ufuncs:uf* + uretprobe" '^ready' env BPFTRACE_MAX_PROBES=3000 bpftrace -e "uprobe:$F:uf* { @e = count(); } uretprobe:$F:uf* { @r = count(); } BEGIN { printf(\"ready\\n\"); }"
 fi
 echo
 echo "ready: from start to attached (retsnoop: 'Receiving data...', bpftrace: BEGIN's line),"

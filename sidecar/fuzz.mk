@@ -1,5 +1,6 @@
 # libFuzzer targets of the sidecar (sidecar/fuzz/): the request parser (request), whole
-# ELF files (elf) and the DWARF sections of the test fixture (dwarf), built with clang
+# ELF files (elf), the DWARF sections of the test fixture (dwarf) and user-space images
+# with a debug file handed over as descriptors (image), built with clang
 # -fsanitize=fuzzer,address,undefined. Seeds: tests/fuzz/sidecar-<name>/.
 #
 #   make fuzz-sidecar [FUZZ_SECONDS=N]   every sidecar fuzzer, N seconds each
@@ -15,7 +16,7 @@ SIDECAR_FUZZ_MK := 1
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_FLAGS ?=
-SIDECAR_FUZZ_NAMES := request elf dwarf
+SIDECAR_FUZZ_NAMES := request elf dwarf image
 SIDECAR_FUZZ_OUT := $(OUTPUT)/fuzz-sidecar
 SIDECAR_FUZZ_BINS := $(addprefix $(SIDECAR_FUZZ_OUT)/,$(SIDECAR_FUZZ_NAMES))
 SIDECAR_FUZZ_SRCS := sidecar/fuzz/common.c $(SIDECAR_LIB_SRCS)

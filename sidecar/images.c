@@ -7,8 +7,10 @@
 
 #include "images.h"
 #include "symbolizer_int.h"
+#include "../src/opts.h"
 
 struct image {
+	char *path;			/* as the client named it */
 	struct symbolizer *bin;
 	struct symbolizer *dbg;		/* the separate debug file, NULL if none */
 };
@@ -23,10 +25,12 @@ struct images *images__new(const struct symbolizer_opts *opts)
 {
 	struct images *im = calloc(1, sizeof(*im));
 
-	if (im && opts)
-		im->opts = *opts;
-	if (im)
-		im->opts.sz = sizeof(im->opts);
+	if (!im)
+		return NULL;
+	if (OPTS_COPY(&im->opts, opts)) {
+		free(im);
+		return errno = EINVAL, NULL;
+	}
 	return im;
 }
 
@@ -45,6 +49,7 @@ int images__close(struct images *im, int id)
 		return -ENOENT;
 	symbolizer__close(img->bin);
 	symbolizer__close(img->dbg);
+	free(img->path);
 	*img = (struct image){};
 	return 0;
 }
@@ -61,10 +66,11 @@ void images__free(struct images *im)
 	free(im);
 }
 
-int images__open(struct images *im, int fd, int *id)
+int images__open(struct images *im, int fd, const char *path, int *id)
 {
 	struct symbolizer *s;
-	int i, err;
+	char *copy;
+	int i;
 
 	*id = 0;
 	/* a free slot first: a long run opens and closes many libraries */
@@ -74,20 +80,26 @@ int images__open(struct images *im, int fd, int *id)
 		close(fd);
 		return -EMFILE;
 	}
-	err = symbolizer__open_fd(fd, &im->opts, &s);
-	if (err)
-		return err;
+	s = symbolizer__open_fd(fd, &im->opts);
+	if (!s)
+		return -errno;
+	copy = strdup(path);
+	if (!copy) {
+		symbolizer__close(s);
+		return -ENOMEM;
+	}
 	if (i == im->cnt) {
 		struct image *v = grow(im->v, &im->cap, im->cnt + 1, sizeof(*v));
 
 		if (!v) {
 			symbolizer__close(s);
+			free(copy);
 			return -ENOMEM;
 		}
 		im->v = v;
 		im->cnt++;
 	}
-	im->v[i] = (struct image){ .bin = s };
+	im->v[i] = (struct image){ .path = copy, .bin = s };
 	*id = i + 1;
 	return 0;
 }
@@ -153,9 +165,9 @@ int images__attach_debug(struct images *im, int id, int fd)
 		close(fd);
 		return -EEXIST;
 	}
-	err = symbolizer__open_fd(fd, &im->opts, &dbg);
-	if (err)
-		return err;
+	dbg = symbolizer__open_fd(fd, &im->opts);
+	if (!dbg)
+		return -errno;
 	err = debug_matches(img->bin, dbg);
 	if (!err && !symbolizer__has_dwarf(dbg))
 		err = -ENODATA;
@@ -212,4 +224,23 @@ int images__fd(struct images *im, int id)
 	struct image *img = get(im, id);
 
 	return img ? img->bin->fd : -ENOENT;
+}
+
+int images__find(struct images *im, const char *path, const uint8_t *build_id, size_t len)
+{
+	int i;
+
+	for (i = 0; path && i < im->cnt; i++) {
+		if (im->v[i].bin && strcmp(im->v[i].path, path) == 0)
+			return i + 1;
+	}
+	for (i = 0; build_id && len && i < im->cnt; i++) {
+		const uint8_t *id;
+		size_t n;
+
+		if (im->v[i].bin && !symbolizer__build_id(im->v[i].bin, &id, &n) && n == len &&
+		    memcmp(id, build_id, len) == 0)
+			return i + 1;
+	}
+	return -ENOENT;
 }

@@ -31,8 +31,11 @@ struct image_info {
 struct images *images__new(const struct symbolizer_opts *opts);
 void images__free(struct images *im);
 
-/* Open @fd (owned from now on, closed even on failure) as a new image: *id >= 1. */
-int images__open(struct images *im, int fd, int *id);
+/*
+ * Open @fd (owned from now on, closed even on failure) as a new image named @path (the
+ * client's path for it, for images__find()): *id >= 1.
+ */
+int images__open(struct images *im, int fd, const char *path, int *id);
 int images__close(struct images *im, int id);
 /* -ENOENT: no such image. */
 int images__info(struct images *im, int id, struct image_info *info);
@@ -51,6 +54,13 @@ int images__attach_debug(struct images *im, int id, int fd);
  */
 int images__sym(struct images *im, int id, uint64_t off, const char **name, uint64_t *delta,
 		uint64_t *size);
+/*
+ * The image opened under @path, or else (@path NULL or not found) the one whose build ID is
+ * @build_id (@len bytes; NULL: none): its id, -ENOENT if none. For code that is told about
+ * files by name (libdwfl's find_elf callback): the sidecar cannot open files itself.
+ */
+int images__find(struct images *im, const char *path, const uint8_t *build_id, size_t len);
+
 /*
  * The descriptor of image @id's binary (borrowed: dup() it to hand it to a library that
  * closes what it gets, such as libdwfl); -ENOENT if there is no such image.

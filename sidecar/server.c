@@ -389,23 +389,25 @@ int server__handle(struct server *srv, const char *line, size_t len, struct fd_q
 	return reply_err(out, -ENOMEM, "out of memory");
 }
 
-int server__new(const char *elf_path, const struct symbolizer_opts *opts, struct server **out)
+struct server *server__new(const char *elf_path, const struct symbolizer_opts *opts)
 {
 	struct server *srv = calloc(1, sizeof(*srv));
+	int err;
 
-	*out = NULL;
 	if (!srv)
-		return -ENOMEM;
+		return NULL;
 	srv->images = images__new(opts);
 	srv->elf_path = elf_path ? strdup(elf_path) : NULL;
 	if (!srv->images || (elf_path && !srv->elf_path)) {
+		err = srv->images ? ENOMEM : errno;
 		server__free(srv);
-		return -ENOMEM;
+		return errno = err, NULL;
 	}
-	if (elf_path)
-		srv->open_err = symbolizer__open(elf_path, opts, &srv->symb);
-	*out = srv;
-	return 0;
+	if (elf_path) {
+		srv->symb = symbolizer__open(elf_path, opts);
+		srv->open_err = srv->symb ? 0 : -errno;
+	}
+	return srv;
 }
 
 void server__free(struct server *srv)

@@ -37,10 +37,10 @@ struct images;
 
 /*
  * A server for @elf_path (NULL: none; then only the image requests and info work). Only
- * -ENOMEM fails: a file that cannot be opened makes every request about it answer with
- * the reason. @opts may be NULL.
+ * ENOMEM (and EINVAL for invalid @opts) fail, NULL with errno set: a file that cannot be
+ * opened makes every request about it answer with the reason. @opts may be NULL.
  */
-int server__new(const char *elf_path, const struct symbolizer_opts *opts, struct server **out);
+struct server *server__new(const char *elf_path, const struct symbolizer_opts *opts);
 void server__free(struct server *srv);
 
 /*

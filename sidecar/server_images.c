@@ -57,7 +57,7 @@ static int reply_info(struct reply_buf *b, int id, const struct image_info *in)
 int do_open(struct server *srv, const char *arg, int fd, struct reply_buf *b)
 {
 	struct image_info in;
-	int id, err = images__open(srv->images, fd, &id);
+	int id, err = images__open(srv->images, fd, arg, &id);
 
 	if (err)
 		return reply_err(b, err, "cannot open '%.200s': %s", arg, strerror(-err));

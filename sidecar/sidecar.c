@@ -160,7 +160,8 @@ int main(int argc, char **argv)
 	/* exec'ed from a memfd, the process would otherwise be named after the fd number */
 	prctl(PR_SET_NAME, "retsnoop-sidec");
 
-	if (server__new(path, NULL, &srv))
+	srv = server__new(path, NULL);
+	if (!srv)
 		return 1;
 	if (server__open_err(srv) && verbose)
 		fprintf(stderr, "retsnoop-sidecar: %s: %s\n", path, strerror(-server__open_err(srv)));

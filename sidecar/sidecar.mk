@@ -10,14 +10,14 @@ SIDECAR_HDRS := $(wildcard sidecar/*.h) src/code_loc.h
 SIDECAR_BIN ?= sidecar/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
 SIDECAR_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
-SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread
+SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread $(ELFUTILS_COMPAT_LIB)
 # libdw.a's debuginfod client warns that dlopen needs shared libraries at run time; harmless.
 SIDECAR_LD_NOISE := -e debuginfod -e 'statically linked' -e 'dlopen'
 
 EXTRA_OBJS += $(SIDECAR_BLOB)
 CLEAN_EXTRA += $(SIDECAR_BIN)
 
-$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS)
+$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) $(ELFUTILS_COMPAT_LIB)
 	$(call msg,SIDECAR,$@)
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -static $(SIDECAR_SRCS) $(SIDECAR_LIBS) -o $@ 2>$@.log; \
 		rc=$$?; grep -v $(SIDECAR_LD_NOISE) $@.log >&2; rm -f $@.log; exit $$rc
@@ -106,6 +106,17 @@ $(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/unit/unit.h \
 		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
 		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
+
+# The image requests in process, on the sanitized sidecar sources.
+SIDECAR_SERVER_IMAGES_TEST := $(SIDECAR_T)/test_server_images
+EXTRA_UNIT_BINS += $(SIDECAR_SERVER_IMAGES_TEST)
+
+$(SIDECAR_SERVER_IMAGES_TEST): tests/sidecar/test_server_images.c tests/unit/unit.h \
+		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) $(SIDECAR_UPROG)/stamp
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Itests/unit \
+		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
+		$< $(SIDECAR_LIB_SRCS) -ldw -lelf -lz -lcmocka -o $@
 
 # Replays the sidecar fuzzers' seed corpora and the crash inputs they found (sanitized gcc
 # build, no libFuzzer): a crash once found stays fixed.

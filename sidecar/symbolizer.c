@@ -19,6 +19,8 @@
 #include <gelf.h>
 
 #include "symbolizer_int.h"
+/* the main program's extensible-opts rule, shared as is (a header of inline functions) */
+#include "../src/opts.h"
 
 uint64_t now_ns(void)
 {
@@ -290,39 +292,33 @@ static void note_debug_sect(struct symbolizer *s, Elf_Scn *scn, GElf_Shdr *sh, c
 	*sz = d->d_size;
 }
 
-int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out)
+struct symbolizer *symbolizer__open(const char *path, const struct symbolizer_opts *opts)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	*out = NULL;
 	if (fd < 0)
-		return -errno;
-	return symbolizer__open_fd(fd, opts, out);
+		return NULL;
+	return symbolizer__open_fd(fd, opts);
 }
 
-int symbolizer__open_fd(int fd, const struct symbolizer_opts *opts, struct symbolizer **out)
+struct symbolizer *symbolizer__open_fd(int fd, const struct symbolizer_opts *opts)
 {
+	struct symbolizer_opts o;
 	struct symbolizer *s;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 	int err = 0, cap = 0;
 
-	*out = NULL;
-	if (opts && opts->sz < sizeof(*opts)) {
+	if (OPTS_COPY(&o, opts) || elf_version(EV_CURRENT) == EV_NONE) {
 		close(fd);
-		return -EINVAL;
-	}
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		close(fd);
-		return -EINVAL;
+		return errno = EINVAL, NULL;
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		close(fd);
-		return -ENOMEM;
+		return errno = ENOMEM, NULL;
 	}
-	if (opts)
-		s->opts = *opts;
+	s->opts = o;
 	s->fd = fd;
 	/* mmap, never read the (300+ MB) file whole */
 	s->elf = elf_begin(s->fd, ELF_C_READ_MMAP, NULL);
@@ -365,12 +361,11 @@ int symbolizer__open_fd(int fd, const struct symbolizer_opts *opts, struct symbo
 	s->paths.kernel = s->kernel;
 	/* no DWARF is not fatal: the symbol table still names functions */
 	s->dw = dwarf_begin_elf(s->elf, DWARF_C_READ, NULL);
-	*out = s;
-	return 0;
+	return s;
 
 cleanup:
 	symbolizer__close(s);
-	return err;
+	return errno = -err, NULL;
 }
 
 void symbolizer__close(struct symbolizer *s)

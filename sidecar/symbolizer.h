@@ -24,10 +24,13 @@ struct symbolizer_opts {
 	bool libdw_lines;
 };
 
-/* @opts may be NULL (defaults). */
-int symbolizer__open(const char *path, const struct symbolizer_opts *opts, struct symbolizer **out);
+/*
+ * @opts may be NULL (defaults). NULL with errno set on failure: the file's open() errno,
+ * ENOEXEC not an ELF file, ENOMEM, EINVAL invalid opts.
+ */
+struct symbolizer *symbolizer__open(const char *path, const struct symbolizer_opts *opts);
 /* The same on an open file, which the symbolizer owns from then on (closed even on failure). */
-int symbolizer__open_fd(int fd, const struct symbolizer_opts *opts, struct symbolizer **out);
+struct symbolizer *symbolizer__open_fd(int fd, const struct symbolizer_opts *opts);
 void symbolizer__close(struct symbolizer *s);
 
 /*

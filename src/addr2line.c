@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "addr2line.h"
+#include "opts.h"
 #include "sym_resolver.h"
 
 /* sidecar/blob.S; weak so that binaries linking this module without the blob still link */
@@ -102,7 +103,7 @@ static void close_inherited(void)
 
 static int spawn(struct addr2line *a, const char *elf_path, const struct addr2line_opts *opts)
 {
-	const char *path = opts ? opts->sidecar_path : NULL;
+	const char *path = opts->sidecar_path;
 	char *argv[3];
 	int sv[2], exe_fd = -1, argc = 0, err;
 	pid_t pid, parent;
@@ -432,19 +433,21 @@ static int split_tabs(char *line, char **fields, int max)
 	return n;
 }
 
-int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out)
+struct addr2line *addr2line__new(const char *elf_path, const struct addr2line_opts *opts)
 {
+	struct addr2line_opts o;
 	struct addr2line *a;
 	int n, err;
 
-	*out = NULL;
+	if (OPTS_COPY(&o, opts))
+		return errno = EINVAL, NULL;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return -ENOMEM;
+		return NULL;
 	a->sock = -1;
-	a->timeout_ms = opts && opts->timeout_ms > 0 ? opts->timeout_ms : DEFAULT_TIMEOUT_MS;
-	a->cancel = opts ? opts->cancel : NULL;
-	err = spawn(a, elf_path, opts);
+	a->timeout_ms = o.timeout_ms > 0 ? o.timeout_ms : DEFAULT_TIMEOUT_MS;
+	a->cancel = o.cancel;
+	err = spawn(a, elf_path, &o);
 	if (err)
 		goto cleanup;
 	/* the handshake tells whether the sidecar could open the file */
@@ -457,12 +460,11 @@ int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, stru
 	err = read_reply_lines(a, n);
 	if (err)
 		goto cleanup;
-	*out = a;
-	return 0;
+	return a;
 
 cleanup:
 	addr2line__free(a);
-	return err;
+	return errno = -err, NULL;
 }
 
 void addr2line__free(struct addr2line *a)
@@ -632,11 +634,18 @@ int addr2line__open_image(struct addr2line *a, int fd, const char *label,
 	for (i = 0, p = a->reply; i < n; i++, p = f[1] + strlen(f[1]) + 1) {
 		if (split_tabs(p, f, 2) != 2)
 			return a->err = -EPROTO;
+		/*
+		 * The caller opens files by these names with its privileges: a sidecar that a
+		 * hostile file took over must not steer it anywhere but a build-ID path or a
+		 * plain name next to the binary.
+		 */
 		if (strcmp(f[0], "id") == 0)
 			img->id = atoi(f[1]);
-		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0)
+		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0 &&
+			 strspn(f[1], "0123456789abcdef") == strlen(f[1]))
 			snprintf(img->build_id, sizeof(img->build_id), "%s", f[1]);
-		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0)
+		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0 &&
+			 !strchr(f[1], '/') && strcmp(f[1], ".") && strcmp(f[1], ".."))
 			img->debuglink = f[1];
 		else if (strcmp(f[0], "dwarf") == 0)
 			img->dwarf = atoi(f[1]);

@@ -47,12 +47,12 @@ struct addr2line_stats {
 
 /*
  * Start the sidecar on @elf_path (a DWARF vmlinux, or any ELF; NULL: none, for images
- * only). Fails with the sidecar's own errno when it cannot open the file (-ENOENT,
- * -ENOEXEC, ...), and -EOPNOTSUPP when no sidecar is embedded and none is given. The
+ * only). NULL with errno set on failure: the sidecar's own errno when it cannot open the
+ * file (ENOENT, ENOEXEC, ...), EOPNOTSUPP when no sidecar is embedded and none is given. The
  * sidecar drops root and capabilities and runs under a seccomp filter before its first
  * request (sidecar/sandbox.h): it reads only what is handed to it.
  */
-int addr2line__new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **out);
+struct addr2line *addr2line__new(const char *elf_path, const struct addr2line_opts *opts);
 void addr2line__free(struct addr2line *a);
 
 /* PID of the sidecar process (for "-v" output, and to keep it out of tracing). */

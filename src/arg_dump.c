@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include "func_types.h"
 #include "arg_dump.h"
+#include "opts.h"
 
 #define ELLIPSIS "\u2026"
 /* decimal below this, hex from here on: small counts read better, flags and addresses worse */
@@ -326,10 +327,11 @@ int arg_dump(FILE *out, const struct btf *btf, __u32 type_id, const void *data, 
 	struct dumper d = {
 		.out = out, .btf = btf, .end = (const __u8 *)data + len,
 	};
+	struct arg_dump_opts o;
 
-	if (!opts || opts->sz < sizeof(*opts) || !btf)
+	if (OPTS_COPY(&o, opts) || !btf)
 		return -EINVAL;
-	d.verbose = opts->verbose;
-	d.indent = opts->indent;
+	d.verbose = o.verbose;
+	d.indent = o.indent;
 	return dump(&d, type_id, data, 0, 0, 0);
 }

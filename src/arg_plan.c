@@ -6,6 +6,7 @@
 #include <bpf/btf.h>
 #include "func_types.h"
 #include "arg_plan.h"
+#include "opts.h"
 
 static const char *const x86_64_regs[] = { "rdi", "rsi", "rdx", "rcx", "r8", "r9" };
 static const char *const arm64_regs[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x6", "x7" };
@@ -348,14 +349,19 @@ struct arg_plans *arg_plans__new(const struct func *funcs, size_t cnt,
 				 const struct arg_plans_opts *opts)
 {
 	const struct arg_arch *arch;
+	struct arg_plans_opts o;
+	struct arg_limits *lim = &o.limits;
 	struct arg_plans *ps;
 	size_t i;
 
-	if (!opts || opts->sz < sizeof(*opts) || opts->limits.max_sized < 1 ||
-	    opts->limits.max_str < 1 || opts->limits.max_sized > MAX_FNARG_SIZE ||
-	    opts->limits.max_str > MAX_FNARG_SIZE)
+	if (OPTS_COPY(&o, opts))
 		return errno = EINVAL, NULL;
-	arch = opts->arch ?: arg_arch__host();
+	lim->max_sized = lim->max_sized ?: ARG_LIMIT_DEFAULT;
+	lim->max_str = lim->max_str ?: ARG_LIMIT_DEFAULT;
+	if (lim->max_sized < 1 || lim->max_str < 1 || lim->max_sized > MAX_FNARG_SIZE ||
+	    lim->max_str > MAX_FNARG_SIZE)
+		return errno = EINVAL, NULL;
+	arch = o.arch ?: arg_arch__host();
 	if (!arch)
 		return errno = EOPNOTSUPP, NULL;
 	ps = arg_plans__new_empty(cnt);
@@ -366,8 +372,8 @@ struct arg_plans *arg_plans__new(const struct func *funcs, size_t cnt,
 		const struct func *f = &funcs[i];
 
 		/* BTF that doesn't describe a function: fall back to the raw registers */
-		if (arg_plan__build(&ps->plans[i], f->btf, f->btf_id, arch, &opts->limits))
-			arg_plan__build(&ps->plans[i], NULL, 0, arch, &opts->limits);
+		if (arg_plan__build(&ps->plans[i], f->btf, f->btf_id, arch, lim))
+			arg_plan__build(&ps->plans[i], NULL, 0, arch, lim);
 		ps->has[i] = true;
 	}
 	return ps;

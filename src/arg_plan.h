@@ -68,6 +68,9 @@ struct arg_limits {
 	int max_str;		/* args.max-str-arg-size: string bytes, NUL included */
 };
 
+/* What a zero limit in arg_plans_opts means (the -C args.* defaults). */
+#define ARG_LIMIT_DEFAULT 256
+
 /*
  * Plan function @btf_id (a BTF FUNC) of @btf; @btf NULL or @btf_id 0: the raw argument
  * registers. 0, or -EINVAL if @btf_id is not a function.
@@ -107,7 +110,7 @@ struct arg_plans;
 struct arg_plans_opts {
 	size_t sz;			/* sizeof(struct arg_plans_opts) */
 	const struct arg_arch *arch;	/* NULL: the host's */
-	struct arg_limits limits;
+	struct arg_limits limits;	/* a zero limit: ARG_LIMIT_DEFAULT */
 };
 
 /* Plan every function of @funcs; NULL with errno set (EOPNOTSUPP: no @arch known). */

@@ -6,6 +6,7 @@
 #include "arg_dump.h"
 #include "arg_plan.h"
 #include "arg_render.h"
+#include "opts.h"
 #include "errnos.h"
 
 #define ELLIPSIS "\u2026"
@@ -249,14 +250,18 @@ void arg_render__free_strs(char **strs, int cnt)
 	free(strs);
 }
 
-int arg_render__strs(const struct sample_args *a, const struct arg_render_opts *o,
+int arg_render__strs(const struct sample_args *a, const struct arg_render_opts *opts,
 		     char ***strs, int *cnt)
 {
 	int n = a->missing || !a->plan ? 1 : arg_render__shown(a), i;
-	char **v = calloc(n ?: 1, sizeof(*v));
+	struct arg_render_opts o;
+	char **v;
 
 	*strs = NULL;
 	*cnt = 0;
+	if (OPTS_COPY(&o, opts))
+		return -EINVAL;
+	v = calloc(n ?: 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	if (a->missing || !a->plan) {
@@ -265,7 +270,7 @@ int arg_render__strs(const struct sample_args *a, const struct arg_render_opts *
 			goto nomem;
 	} else {
 		for (i = 0; i < n; i++) {
-			v[i] = render_one(a, i, o);
+			v[i] = render_one(a, i, &o);
 			if (!v[i])
 				goto nomem;
 		}

@@ -173,17 +173,23 @@ struct cli_state {
 	bool x_seen;
 	bool mode_set;
 	const char *stray_arg;	/* first positional argument: a usage error */
+	log_print_fn print;	/* where the one error line goes */
 };
 
-__attribute__((format(printf, 1, 2)))
-static int cli_err(const char *fmt, ...)
+/* One error line through the caller's print callback; EINVAL (argp's convention). */
+__attribute__((format(printf, 2, 3)))
+static int cli_err(const struct cli_state *st, const char *fmt, ...)
 {
+	char *msg = NULL;
 	va_list ap;
+	int n;
 
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	log_msg(st->print, LOG_ERROR, "%s\n", n < 0 ? "Out of memory." : msg);
+	if (n >= 0)
+		free(msg);
 	return EINVAL;
 }
 
@@ -201,9 +207,11 @@ static int parse_long(const char *s, long min, long max, long *out)
 	return 0;
 }
 
-static int add_glob_spec(struct glob_list *list, const char *arg, bool mandatory);
+static int add_glob_spec(struct cli_state *st, struct glob_list *list, const char *arg,
+			 bool mandatory);
 
 struct file_glob_ctx {
+	struct cli_state *st;
 	struct glob_list *list;
 	bool mandatory;
 };
@@ -213,24 +221,25 @@ static int file_glob_cb(const char *tok, void *ctx)
 	struct file_glob_ctx *c = ctx;
 
 	/* a token is a glob: no nested @FILE */
-	return add_glob_spec(c->list, tok, c->mandatory);
+	return add_glob_spec(c->st, c->list, tok, c->mandatory);
 }
 
 /* -e/-a/-d value; returns positive errno after printing why (argp convention). */
-static int add_glob(struct glob_list *list, const char *arg, bool mandatory)
+static int add_glob(struct cli_state *st, struct glob_list *list, const char *arg, bool mandatory)
 {
-	struct file_glob_ctx ctx = { list, mandatory };
+	struct file_glob_ctx ctx = { st, list, mandatory };
 	int err;
 
 	if (arg[0] != '@')
-		return add_glob_spec(list, arg, mandatory);
+		return add_glob_spec(st, list, arg, mandatory);
 	err = glob__for_each_file_token(arg + 1, file_glob_cb, &ctx);
 	if (err < 0)
-		return cli_err("Failed to read globs from '%s': %s.", arg + 1, strerror(-err));
+		return cli_err(st, "Failed to read globs from '%s': %s.", arg + 1, strerror(-err));
 	return err;
 }
 
-static int add_glob_spec(struct glob_list *list, const char *arg, bool mandatory)
+static int add_glob_spec(struct cli_state *st, struct glob_list *list, const char *arg,
+			 bool mandatory)
 {
 	struct glob_spec spec;
 	int err;
@@ -240,28 +249,29 @@ static int add_glob_spec(struct glob_list *list, const char *arg, bool mandatory
 	case 0:
 		break;
 	case -EINVAL:
-		return cli_err("Empty glob provided.");
+		return cli_err(st, "Empty glob provided.");
 	case -EOPNOTSUPP:
-		return cli_err("Unsupported glob '%s'.", arg);
+		return cli_err(st, "Unsupported glob '%s'.", arg);
 	case -EBADMSG:
-		return cli_err("Invalid glob '%s': expected 'GLOB', 'GLOB [MODGLOB]' or 'GLOB [IMAGE]'.", arg);
+		return cli_err(st, "Invalid glob '%s': expected 'GLOB', 'GLOB [MODGLOB]' or 'GLOB [IMAGE]'.", arg);
 	case -ENOMSG:
-		return cli_err("Invalid error rule in '%s': '=RULE' (errno-positive, le0, false, never, default) follows a user-space glob 'GLOB [IMAGE]' only.", arg);
+		return cli_err(st, "Invalid error rule in '%s': '=RULE' (errno-positive, le0, false, never, default) follows a user-space glob 'GLOB [IMAGE]' only.", arg);
 	default:
-		return cli_err("Failed to add glob '%s': %s.", arg, strerror(-err));
+		return cli_err(st, "Failed to add glob '%s': %s.", arg, strerror(-err));
 	}
 	/* source-path entry globs may legitimately match nothing in vmlinux DWARF */
 	spec.mandatory = mandatory && spec.kind == GLOB_NAME;
 	err = glob_list__push(list, &spec);
 	if (err) {
 		glob_spec__free(&spec);
-		return cli_err("Out of memory.");
+		return cli_err(st, "Out of memory.");
 	}
 	return 0;
 }
 
-static int add_use_case(struct env *env, const char *name)
+static int add_use_case(struct cli_state *st, const char *name)
 {
+	struct env *env = st->env;
 	const struct use_case *uc = NULL;
 	const char *const *g;
 	size_t i;
@@ -272,13 +282,13 @@ static int add_use_case(struct env *env, const char *name)
 			uc = &use_cases[i];
 	}
 	if (!uc)
-		return cli_err("Unknown use case '%s' specified (-c), supported: bpf, perf.", name);
+		return cli_err(st, "Unknown use case '%s' specified (-c), supported: bpf, perf.", name);
 	for (g = uc->entry; *g && !err; g++)
-		err = add_glob(&env->entry_globs, *g, true);
+		err = add_glob(st, &env->entry_globs, *g, true);
 	for (g = uc->allow; *g && !err; g++)
-		err = add_glob(&env->allow_globs, *g, false);
+		err = add_glob(st, &env->allow_globs, *g, false);
 	for (g = uc->deny; *g && !err; g++)
-		err = add_glob(&env->deny_globs, *g, false);
+		err = add_glob(st, &env->deny_globs, *g, false);
 	return err;
 }
 
@@ -297,6 +307,7 @@ static int push_str(char ***arr, size_t *cnt, const char *s)
 }
 
 struct comm_ctx {
+	struct cli_state *st;
 	char ***arr;
 	size_t *cnt;
 };
@@ -304,38 +315,39 @@ struct comm_ctx {
 static int add_comm_cb(const char *comm, void *ctx)
 {
 	struct comm_ctx *c = ctx;
+	struct cli_state *st = c->st;
 
 	if (strlen(comm) > COMM_MAX_LEN)
-		return cli_err("Process name '%s' is too long: the kernel keeps only %d characters of thread names.",
+		return cli_err(st, "Process name '%s' is too long: the kernel keeps only %d characters of thread names.",
 			       comm, COMM_MAX_LEN);
 	if (push_str(c->arr, c->cnt, comm))
-		return cli_err("Out of memory.");
+		return cli_err(st, "Out of memory.");
 	return 0;
 }
 
-static int add_comm(char ***arr, size_t *cnt, const char *arg)
+static int add_comm(struct cli_state *st, char ***arr, size_t *cnt, const char *arg)
 {
-	struct comm_ctx ctx = { arr, cnt };
+	struct comm_ctx ctx = { st, arr, cnt };
 	int err;
 
 	if (arg[0] != '@')
 		return add_comm_cb(arg, &ctx);
 	err = glob__for_each_file_token(arg + 1, add_comm_cb, &ctx);
 	if (err < 0)
-		return cli_err("Failed to read process names from '%s': %s.", arg + 1, strerror(-err));
+		return cli_err(st, "Failed to read process names from '%s': %s.", arg + 1, strerror(-err));
 	return err;
 }
 
-static int add_pid(int **arr, size_t *cnt, const char *arg)
+static int add_pid(struct cli_state *st, int **arr, size_t *cnt, const char *arg)
 {
 	long pid;
 	int *n;
 
 	if (parse_long(arg, 1, INT_MAX, &pid))
-		return cli_err("Invalid PID: %s", arg);
+		return cli_err(st, "Invalid PID: %s", arg);
 	n = realloc(*arr, (*cnt + 1) * sizeof(**arr));
 	if (!n)
-		return cli_err("Out of memory.");
+		return cli_err(st, "Out of memory.");
 	*arr = n;
 	n[(*cnt)++] = pid;
 	return 0;
@@ -343,34 +355,35 @@ static int add_pid(int **arr, size_t *cnt, const char *arg)
 
 static int add_probe_cb(const char *arg, void *ctx)
 {
-	struct env *env = ctx;
+	struct cli_state *st = ctx;
+	struct env *env = st->env;
 	struct probe_spec *n, spec;
 	int err;
 
 	err = probe_spec__parse(arg, &spec);
 	if (err == -EINVAL)
-		return cli_err("Invalid probe '%s': expected " PROBE_SPEC_FORMATS ".", arg);
+		return cli_err(st, "Invalid probe '%s': expected " PROBE_SPEC_FORMATS ".", arg);
 	if (err)
-		return cli_err("Out of memory.");
+		return cli_err(st, "Out of memory.");
 	n = realloc(env->inject_probes, (env->inject_probe_cnt + 1) * sizeof(*n));
 	if (!n) {
 		probe_spec__free(&spec);
-		return cli_err("Out of memory.");
+		return cli_err(st, "Out of memory.");
 	}
 	env->inject_probes = n;
 	n[env->inject_probe_cnt++] = spec;
 	return 0;
 }
 
-static int add_probe(struct env *env, const char *arg)
+static int add_probe(struct cli_state *st, const char *arg)
 {
 	int err;
 
 	if (arg[0] != '@')
-		return add_probe_cb(arg, env);
-	err = glob__for_each_file_token(arg + 1, add_probe_cb, env);
+		return add_probe_cb(arg, st);
+	err = glob__for_each_file_token(arg + 1, add_probe_cb, st);
 	if (err < 0)
-		return cli_err("Failed to read probes from '%s': %s.", arg + 1, strerror(-err));
+		return cli_err(st, "Failed to read probes from '%s': %s.", arg + 1, strerror(-err));
 	return err;
 }
 
@@ -381,7 +394,7 @@ static int parse_error_arg(struct cli_state *st, int key, const char *arg)
 
 	if (key == 'x') {
 		if (st->success_policy > 0)
-			return cli_err("Can't specify -S/-Sy and -x arguments at the same time!");
+			return cli_err(st, "Can't specify -S/-Sy and -x arguments at the same time!");
 		st->x_seen = true;
 		st->success_policy = -1;
 		if (strcmp(arg, "any") == 0) {
@@ -392,7 +405,7 @@ static int parse_error_arg(struct cli_state *st, int key, const char *arg)
 	}
 	e = errno__parse(arg);
 	if (e < 0)
-		return cli_err("Unrecognized error '%s' (expected a name like EINVAL or -EINVAL, or NULL%s).",
+		return cli_err(st, "Unrecognized error '%s' (expected a name like EINVAL or -EINVAL, or NULL%s).",
 			       arg, key == 'x' ? ", or any" : "");
 	if (key == 'x') {
 		env->allow_errors[e] = true;
@@ -412,16 +425,18 @@ static int parse_success(struct cli_state *st, const char *arg)
 	else if (strcmp(arg, "n") == 0)
 		policy = -1;
 	else
-		return cli_err("Invalid -S value '%s': use -S (or -Sy) to include successes, -Sn for errors only.",
+		return cli_err(st, "Invalid -S value '%s': use -S (or -Sy) to include successes, -Sn for errors only.",
 			       arg);
 	if (policy > 0 && st->x_seen)
-		return cli_err("Conflicting combination of -S/-Sn/-Sy and -x arguments specified!");
+		return cli_err(st, "Conflicting combination of -S/-Sn/-Sy and -x arguments specified!");
 	st->success_policy = policy;
 	return 0;
 }
 
-static int parse_symb(struct env *env, const char *arg)
+static int parse_symb(struct cli_state *st, const char *arg)
 {
+	struct env *env = st->env;
+
 	if (!arg || strcmp(arg, "linenum") == 0)
 		env->symb_mode = SYMB_LINENUM;
 	else if (strcmp(arg, "s") == 0 || strcmp(arg, "inlines") == 0)
@@ -429,13 +444,15 @@ static int parse_symb(struct env *env, const char *arg)
 	else if (strcmp(arg, "n") == 0 || strcmp(arg, "none") == 0)
 		env->symb_mode = SYMB_NONE;
 	else
-		return cli_err("Unrecognized symbolization setting '%s', only -s, -ss (-s inlines) and -sn (-s none) are supported.",
+		return cli_err(st, "Unrecognized symbolization setting '%s', only -s, -ss (-s inlines) and -sn (-s none) are supported.",
 			       arg);
 	return 0;
 }
 
-static int parse_debug(struct env *env, const char *arg)
+static int parse_debug(struct cli_state *st, const char *arg)
 {
+	struct env *env = st->env;
+
 	if (strcmp(arg, "multi-kprobe") == 0)
 		env->debug_feats |= DEBUG_MULTI_KPROBE;
 	else if (strcmp(arg, "full-lbr") == 0)
@@ -443,7 +460,7 @@ static int parse_debug(struct env *env, const char *arg)
 	else if (strcmp(arg, "bpf") == 0)
 		env->debug_feats |= DEBUG_BPF;
 	else
-		return cli_err("Unrecognized --debug feature '%s', supported: multi-kprobe, full-lbr, bpf.",
+		return cli_err(st, "Unrecognized --debug feature '%s', supported: multi-kprobe, full-lbr, bpf.",
 			       arg);
 	return 0;
 }
@@ -451,7 +468,7 @@ static int parse_debug(struct env *env, const char *arg)
 static int parse_mode(struct cli_state *st, enum attach_mode mode)
 {
 	if (st->mode_set && st->env->attach_mode != mode)
-		return cli_err("Can't specify -M, -K or -F simultaneously, pick one.");
+		return cli_err(st, "Can't specify -M, -K or -F simultaneously, pick one.");
 	st->mode_set = true;
 	st->env->attach_mode = mode;
 	return 0;
@@ -482,13 +499,14 @@ static int parse_enum(const char *v, const char *const *names, int cnt)
 	return -EINVAL;
 }
 
-int cli__parse_config(struct env *env, const char *arg)
+static int parse_config(struct cli_state *st, const char *arg)
 {
 	static const char *const symb_names[] = { "none", "linenum", "inlines" };
 	static const enum symb_mode symb_modes[] = { SYMB_NONE, SYMB_LINENUM, SYMB_INLINES };
 	static const char *const fmt_names[] = { "compact", "multiline", "verbose" };
 	const struct cfg_key *k = NULL;
 	const char *eq = strchr(arg, '='), *dot = strchr(arg, '.'), *val;
+	struct env *env = st->env;
 	char *base = (char *)&env->cfg;
 	size_t i, klen;
 	long v;
@@ -496,7 +514,7 @@ int cli__parse_config(struct env *env, const char *arg)
 	int e;
 
 	if (!eq || !dot || dot > eq || dot == arg || dot + 1 == eq)
-		return -cli_err("Invalid configuration value '%s', expected format is 'group.key=value'.",
+		return -cli_err(st, "Invalid configuration value '%s', expected format is 'group.key=value'.",
 				arg);
 	klen = eq - arg;
 	val = eq + 1;
@@ -505,37 +523,44 @@ int cli__parse_config(struct env *env, const char *arg)
 			k = &cfg_keys[i];
 	}
 	if (!k)
-		return -cli_err("Config '%.*s' unrecognized! See --config-help for the supported keys.",
+		return -cli_err(st, "Config '%.*s' unrecognized! See --config-help for the supported keys.",
 				(int)klen, arg);
 	switch (k->type) {
 	case CFG_INT:
 		if (parse_long(val, k->min, k->max, &v))
-			return -cli_err("Invalid '%s' config value '%s'. Expected valid integer in [%ld, %ld] range.",
+			return -cli_err(st, "Invalid '%s' config value '%s'. Expected valid integer in [%ld, %ld] range.",
 					k->name, val, k->min, k->max);
 		*(long *)(base + k->off) = v;
 		break;
 	case CFG_BOOL:
 		if (parse_bool(val, &b))
-			return -cli_err("Invalid '%s' config value '%s'. Expected a boolean: true/false, y/n or 1/0.",
+			return -cli_err(st, "Invalid '%s' config value '%s'. Expected a boolean: true/false, y/n or 1/0.",
 					k->name, val);
 		*(bool *)(base + k->off) = b;
 		break;
 	case CFG_SYMB:
 		e = parse_enum(val, symb_names, ARRAY_SIZE(symb_names));
 		if (e < 0)
-			return -cli_err("Invalid '%s' config value '%s'. Expected none (n), linenum (l) or inlines (i).",
+			return -cli_err(st, "Invalid '%s' config value '%s'. Expected none (n), linenum (l) or inlines (i).",
 					k->name, val);
 		env->symb_mode = symb_modes[e];
 		break;
 	case CFG_ARGS_FMT:
 		e = parse_enum(val, fmt_names, ARRAY_SIZE(fmt_names));
 		if (e < 0)
-			return -cli_err("Invalid '%s' config value '%s'. Expected compact (c), multiline (m) or verbose (v).",
+			return -cli_err(st, "Invalid '%s' config value '%s'. Expected compact (c), multiline (m) or verbose (v).",
 					k->name, val);
 		env->cfg.args_fmt_mode = e;
 		break;
 	}
 	return 0;
+}
+
+int cli__parse_config(struct env *env, const char *arg, log_print_fn print)
+{
+	struct cli_state st = { .env = env, .print = print };
+
+	return parse_config(&st, arg);
 }
 
 static error_t parse_arg(int key, char *arg, struct argp_state *state)
@@ -548,13 +573,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'c':
-		return add_use_case(env, arg);
+		return add_use_case(st, arg);
 	case 'e':
-		return add_glob(&env->entry_globs, arg, true);
+		return add_glob(st, &env->entry_globs, arg, true);
 	case 'a':
-		return add_glob(&env->allow_globs, arg, false);
+		return add_glob(st, &env->allow_globs, arg, false);
 	case 'd':
-		return add_glob(&env->deny_globs, arg, false);
+		return add_glob(st, &env->deny_globs, arg, false);
 	case 'E':
 		env->emit_call_stack = true;
 		break;
@@ -565,7 +590,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		env->capture_args = true;
 		break;
 	case 'J':
-		return add_probe(env, arg);
+		return add_probe(st, arg);
 	case 'I':
 		env->emit_interim_stacks = true;
 		break;
@@ -575,13 +600,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		if (!arg)
 			break;
 		if (lbr__parse_spec(arg, &flags))
-			return cli_err("Unrecognized LBR spec '%s', expected a number or one of: %s.",
+			return cli_err(st, "Unrecognized LBR spec '%s', expected a number or one of: %s.",
 				       arg, lbr__aliases());
 		env->lbr_flags |= flags;
 		break;
 	case OPT_LBR_MAX_COUNT:
 		if (parse_long(arg, 1, INT_MAX, &v))
-			return cli_err("Invalid --lbr-max-count value '%s'. Expected valid integer in [1, %d] range.",
+			return cli_err(st, "Invalid --lbr-max-count value '%s'. Expected valid integer in [1, %d] range.",
 				       arg, INT_MAX);
 		env->cfg.lbr_max_count = v;
 		break;
@@ -598,16 +623,16 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'F':
 		return parse_mode(st, ATTACH_FENTRY);
 	case 'p':
-		return add_pid(&env->allow_pids, &env->allow_pid_cnt, arg);
+		return add_pid(st, &env->allow_pids, &env->allow_pid_cnt, arg);
 	case 'P':
-		return add_pid(&env->deny_pids, &env->deny_pid_cnt, arg);
+		return add_pid(st, &env->deny_pids, &env->deny_pid_cnt, arg);
 	case 'n':
-		return add_comm(&env->allow_comms, &env->allow_comm_cnt, arg);
+		return add_comm(st, &env->allow_comms, &env->allow_comm_cnt, arg);
 	case 'N':
-		return add_comm(&env->deny_comms, &env->deny_comm_cnt, arg);
+		return add_comm(st, &env->deny_comms, &env->deny_comm_cnt, arg);
 	case 'L':
 		if (parse_long(arg, 1, LONG_MAX / 1000000, &v))
-			return cli_err("Invalid -L duration: %s (expected a positive number of milliseconds).",
+			return cli_err(st, "Invalid -L duration: %s (expected a positive number of milliseconds).",
 				       arg);
 		env->longer_ms = v;
 		break;
@@ -620,14 +645,14 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		free(env->vmlinux_path);
 		env->vmlinux_path = strdup(arg);
 		if (!env->vmlinux_path)
-			return cli_err("Out of memory.");
+			return cli_err(st, "Out of memory.");
 		break;
 	case 's':
-		return parse_symb(env, arg);
+		return parse_symb(st, arg);
 	case OPT_DEBUG:
-		return parse_debug(env, arg);
+		return parse_debug(st, arg);
 	case 'C':
-		err = cli__parse_config(env, arg);
+		err = parse_config(st, arg);
 		return err ? -err : 0;
 	case OPT_CONFIG_HELP:
 		env->show_config_help = true;
@@ -683,9 +708,9 @@ static void env__init(struct env *env)
 	env->cfg.args_fmt_max_arg_width = 120;
 }
 
-int cli__parse(int argc, char **argv, struct env *env)
+int cli__parse(int argc, char **argv, struct env *env, log_print_fn print)
 {
-	struct cli_state st = { .env = env };
+	struct cli_state st = { .env = env, .print = print };
 	int err;
 
 	env__init(env);
@@ -697,7 +722,7 @@ int cli__parse(int argc, char **argv, struct env *env)
 	if (err)
 		return -err;
 	if (st.stray_arg) {
-		cli_err("Unexpected argument '%s': retsnoop takes options only (optional values must be glued: -Sn, --lbr=any).",
+		cli_err(&st, "Unexpected argument '%s': retsnoop takes options only (optional values must be glued: -Sn, --lbr=any).",
 			st.stray_arg);
 		return -E2BIG;
 	}

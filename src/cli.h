@@ -9,13 +9,15 @@
 
 #include <stdio.h>
 #include "env.h"
+#include "log.h"
 
 /*
  * Parse @argv into @env (initialised here; env__free() it even on failure). Returns 0 or a
- * negative errno after printing one error line to stderr: -EINVAL for a bad option or value,
- * -E2BIG for a stray positional argument (a usage error, exit status 64).
+ * negative errno after saying why in one line through @print (LOG_WARN; NULL: silent):
+ * -EINVAL for a bad option or value, -E2BIG for a stray positional argument (a usage
+ * error, exit status 64). argp itself still reports an unknown option on stderr.
  */
-int cli__parse(int argc, char **argv, struct env *env);
+int cli__parse(int argc, char **argv, struct env *env, log_print_fn print);
 void env__free(struct env *env);
 
 /* Full grouped help (-h), the short program doc (--usage), the -C key list (--config-help). */
@@ -23,7 +25,7 @@ void cli__print_help(FILE *f);
 void cli__print_usage(FILE *f);
 void cli__print_config_help(FILE *f);
 
-/* Parse one "group.key=value" setting into @env, as -C does. */
-int cli__parse_config(struct env *env, const char *arg);
+/* Parse one "group.key=value" setting into @env, as -C does (errors as cli__parse()'s). */
+int cli__parse_config(struct env *env, const char *arg, log_print_fn print);
 
 #endif

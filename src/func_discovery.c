@@ -100,18 +100,8 @@ static bool names_has(const struct disc_names *ns, const char *name)
 	return bsearch(&name, ns->names, ns->cnt, sizeof(*ns->names), cmp_str_ptr) != NULL;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void pr(const struct func_discovery *d, int level, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (d->opts.print)
-		d->opts.print(level, fmt, ap);
-	else if (level <= LOG_WARN)
-		vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
+/* a NULL print callback is silent, as in every module (log.h) */
+#define pr(d, level, ...) log_msg((d)->opts.print, level, __VA_ARGS__)
 
 static int add_glob(struct func_discovery *d, enum func_glob_role role, const char *name,
 		    const char *mod, bool mandatory, bool internal)
@@ -149,11 +139,10 @@ struct func_discovery *func_discovery__new(const struct func_discovery_opts *opt
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	if (opts && OPTS_COPY(&d->opts, opts)) {
+	if (OPTS_COPY(&d->opts, opts)) {
 		free(d);
 		return errno = EINVAL, NULL;
 	}
-	d->opts.sz = sizeof(d->opts);
 
 	for (i = 0; i < ARRAY_SIZE(builtin_deny) && !err; i++)
 		err = add_glob(d, FUNC_GLOB_DENY, builtin_deny[i], NULL, false, true);
@@ -478,9 +467,9 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 		/* what fentry/fexit can't attach to, kprobes trace in the same run */
 		if (!btf)
 			why = "no BTF";
-		else if (!func_types__fentry_compatible(btf, btf_id, &why))
-			;
-		else if (k > 1)
+		else
+			why = func_types__fentry_unsupported(btf, btf_id);
+		if (!why && k > 1)
 			why = "several functions of this name (fentry attaches by name)";
 		if (why) {
 			pr(d, 1, "Function '%s' can't be traced with fentry/fexit (%s); a kprobe pair traces it instead.\n",

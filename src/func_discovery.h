@@ -41,7 +41,7 @@ struct func_discovery_opts {
 	const char *aff_path;		/* NULL: find (and if needed mount) tracefs */
 	const char *module_btf_dir;	/* NULL: /sys/kernel/btf */
 	struct btf *vmlinux_btf;	/* borrowed; NULL: btf__load_vmlinux_btf() */
-	log_print_fn print;		/* NULL: level 0 to stderr, the rest dropped */
+	log_print_fn print;		/* NULL: silent */
 	progress_fn progress;		/* NULL: none; the reading and matching steps */
 	void *progress_ctx;
 	struct ksyms *ksyms;		/* read already: taken over by a successful

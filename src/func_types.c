@@ -318,7 +318,7 @@ static bool is_scalar_arg(const struct btf_type *t)
 	return btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t);
 }
 
-bool func_types__fentry_compatible(const struct btf *btf, int func_id, const char **why)
+const char *func_types__fentry_unsupported(const struct btf *btf, int func_id)
 {
 	const struct btf_type *t, *proto;
 	const struct btf_param *p;
@@ -365,9 +365,7 @@ bool func_types__fentry_compatible(const struct btf *btf, int func_id, const cha
 	}
 	reason = "unsupported return type";
 out:
-	if (why)
-		*why = reason;
-	return !reason;
+	return reason;
 }
 
 bool func_types__is_char(const struct btf *btf, const struct btf_type *t)

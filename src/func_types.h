@@ -20,11 +20,11 @@ __u32 func_types__flags(const struct btf *btf, int func_id, const char *name);
 int func_types__arg_cnt(const struct btf *btf, int func_id);
 
 /*
- * Whether fentry/fexit can attach to BTF FUNC @func_id: at most 6 integer, enum or pointer
- * parameters, no varargs, and a result that is void, an integer, enum, void * or a pointer
- * to a struct or union. False with *@why (if given) saying which rule failed.
+ * Why fentry/fexit can't attach to BTF FUNC @func_id, NULL if it can: at most 6 integer,
+ * enum or pointer parameters, no varargs, and a result that is void, an integer, enum,
+ * void * or a pointer to a struct or union. The reason names the rule that failed.
  */
-bool func_types__fentry_compatible(const struct btf *btf, int func_id, const char **why);
+const char *func_types__fentry_unsupported(const struct btf *btf, int func_id);
 
 /* The type behind @id's modifiers and typedefs (*@res_id: its id, if given); NULL if none. */
 const struct btf_type *func_types__skip_mods(const struct btf *btf, __u32 id, __u32 *res_id);

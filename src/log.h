@@ -5,7 +5,8 @@
  * 3 -vvv. Errors and warnings are told apart only where output is machine-read (--json
  * makes each a record of its kind).
  * Modules never print on their own, and their messages don't name command-line flags
- * (only main knows them).
+ * (only main knows them). A NULL callback is silent, in every module: where text goes is
+ * the caller's choice, never a library's.
  */
 #ifndef RETSNOOP_LOG_H
 #define RETSNOOP_LOG_H

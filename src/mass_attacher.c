@@ -90,19 +90,15 @@ const char *mass_attacher__mode_name(enum attach_mode mode)
 	}
 }
 
-static bool opts_valid_attacher(const struct mass_attacher_opts *opts)
-{
-	return opts__valid(opts, sizeof(*opts));
-}
-
 struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs,
 					 const struct func *funcs, size_t cnt,
 					 const struct mass_attacher_opts *opts)
 {
+	struct mass_attacher_opts o;
 	struct mass_attacher *att;
 	int i;
 
-	if (!progs || !opts_valid_attacher(opts) || (cnt && !funcs))
+	if (!progs || OPTS_COPY(&o, opts) || (cnt && !funcs))
 		return errno = EINVAL, NULL;
 	if (cnt > MAX_FUNC_CNT)
 		return errno = E2BIG, NULL;
@@ -120,8 +116,8 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 		return errno = ENOMEM, NULL;
 	}
 	att->progs = *progs;
-	OPTS_COPY(&att->opts, opts);
-	att->mode = opts->mode;
+	att->opts = o;
+	att->mode = o.mode;
 	att->funcs = funcs;
 	att->func_cnt = cnt;
 	att->fentry_tmpl_func = -1;

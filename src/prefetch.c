@@ -71,12 +71,13 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 	sigset_t all, old;
 	struct prefetch *p;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
-	OPTS_COPY(&p->opts, opts);
+	if (OPTS_COPY(&p->opts, opts)) {
+		free(p);
+		return errno = EINVAL, NULL;
+	}
 	/* the threads inherit this mask: signals stay with the thread that handles them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include "opts.h"
 #include "privileges.h"
 
 static const struct { int cap; const char *name; } cap_names[] = {
@@ -37,14 +38,17 @@ static long long effective_caps(const char *path)
 
 long long privileges__missing(const struct privileges_opts *opts)
 {
-	const char *status = opts && opts->status_path ? opts->status_path : "/proc/self/status";
-	const char *par = opts && opts->paranoid_path ? opts->paranoid_path :
-			  "/proc/sys/kernel/perf_event_paranoid";
 	__u64 need = BIT(CAP_BPF) | BIT(CAP_PERFMON) | BIT(CAP_SYSLOG) | BIT(CAP_DAC_READ_SEARCH);
-	long long have = effective_caps(status);
+	struct privileges_opts o;
+	const char *par;
+	long long have;
 	int paranoid = 2;
 	FILE *f;
 
+	if (OPTS_COPY(&o, opts))
+		return -EINVAL;
+	par = o.paranoid_path ?: "/proc/sys/kernel/perf_event_paranoid";
+	have = effective_caps(o.status_path ?: "/proc/self/status");
 	if (have < 0)
 		return have;
 	f = fopen(par, "re");
@@ -76,15 +80,18 @@ const char *privileges__names(__u64 caps, char *buf, size_t sz)
 
 enum lockdown privileges__lockdown(const struct privileges_opts *opts)
 {
-	const char *path = opts && opts->lockdown_path ? opts->lockdown_path :
-			   "/sys/kernel/security/lockdown";
+	struct privileges_opts o;
 	char buf[128];
 	size_t n;
-	FILE *f = fopen(path, "re");
+	FILE *f;
 
-	if (!f && !(opts && opts->lockdown_path)) {
+	/* opts this build can't honour: as unknown as a kernel without securityfs */
+	if (OPTS_COPY(&o, opts))
+		return LOCKDOWN_UNKNOWN;
+	f = fopen(o.lockdown_path ?: "/sys/kernel/security/lockdown", "re");
+	if (!f && !o.lockdown_path) {
 		/* securityfs not mounted: what the kernel was booted with still tells */
-		f = fopen(opts && opts->cmdline_path ? opts->cmdline_path : "/proc/cmdline", "re");
+		f = fopen(o.cmdline_path ?: "/proc/cmdline", "re");
 		if (!f)
 			return LOCKDOWN_UNKNOWN;
 		n = fread(buf, 1, sizeof(buf) - 1, f);

@@ -56,6 +56,9 @@ static int add_src_lines(struct lines *ls, int line_idx, const struct code_loc *
 	struct line *l = &ls->v[line_idx];
 	int i;
 
+	/* lines were expected but could not be had: say why in their place */
+	if (loc->src_cnt <= 0 && loc->src_note)
+		snprintf(l->src, sizeof(l->src), "(%s)", loc->src_note);
 	if (loc->src_cnt <= 0)
 		return 0;
 	render__fmt_loc(l->src, sizeof(l->src), &loc->src[0], loc->sym);

@@ -140,14 +140,15 @@ struct sink *text_sink__new(const struct text_sink_opts *opts)
 {
 	struct text_sink *ts;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	ts = calloc(1, sizeof(*ts));
 	if (!ts)
 		return NULL;
+	if (OPTS_COPY(&ts->o, opts)) {
+		free(ts);
+		return errno = EINVAL, NULL;
+	}
 	ts->sink.ops = &text_ops;
-	OPTS_COPY(&ts->o, opts);
-	ts->o.out = opts->out ?: stdout;
-	ts->o.err = opts->err ?: stderr;
+	ts->o.out = ts->o.out ?: stdout;
+	ts->o.err = ts->o.err ?: stderr;
 	return &ts->sink;
 }

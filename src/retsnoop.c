@@ -84,7 +84,7 @@ static bool lockdown_refuses(void)
 {
 	if (privileges__lockdown(NULL) != LOCKDOWN_CONFIDENTIALITY)
 		return false;
-	fprintf(stderr, "Kernel lockdown is in confidentiality mode, which forbids BPF programs to read kernel memory: retsnoop can't trace here (boot without lockdown=confidentiality, or with lockdown=integrity at most).\n");
+	log_msg(log_print, LOG_ERROR, "Kernel lockdown is in confidentiality mode, which forbids BPF programs to read kernel memory: retsnoop can't trace here (boot without lockdown=confidentiality, or with lockdown=integrity at most).\n");
 	return true;
 }
 
@@ -103,16 +103,16 @@ static int print_version(void)
 		return 1;
 	err = kernel_features__detect(&feat);
 	if (err == -ENODATA) {
-		fprintf(stderr, "Calibration failure, BPF probes weren't triggered!\n");
+		log_msg(log_print, LOG_ERROR, "Calibration failure, BPF probes weren't triggered!\n");
 		return 1;
 	}
 	if (err) {
 		missing = privileges__missing(&po);
 		if (missing > 0)
-			fprintf(stderr, "Failed to do feature detection (%s): missing %s; run retsnoop as root or grant them.\n",
+			log_msg(log_print, LOG_ERROR, "Failed to do feature detection (%s): missing %s; run retsnoop as root or grant them.\n",
 				strerror(-err), privileges__names(missing, names, sizeof(names)));
 		else
-			fprintf(stderr, "Failed to do feature detection (%s): the kernel refuses BPF tracing although retsnoop has the privileges it needs (a security module or a container/VM sandbox?).\n",
+			log_msg(log_print, LOG_ERROR, "Failed to do feature detection (%s): the kernel refuses BPF tracing although retsnoop has the privileges it needs (a security module or a container/VM sandbox?).\n",
 				strerror(-err));
 		return 1;
 	}
@@ -125,7 +125,7 @@ static void warn_idle_options(void)
 {
 	/* probes show as -T rows and -I samples; alone they would be attached for nothing */
 	if (env.inject_probe_cnt && !env.emit_func_trace && !env.emit_interim_stacks)
-		fprintf(stderr, "Note: injected probes (-J) show only with -T (call trace rows) or -I (interim samples).\n");
+		log_msg(log_print, LOG_WARN, "Note: injected probes (-J) show only with -T (call trace rows) or -I (interim samples).\n");
 }
 
 /* Say which capabilities a run lacks (root has them all; a capable non-root user too). */
@@ -136,7 +136,7 @@ static void warn_privileges(void)
 	char names[128];
 
 	if (missing > 0)
-		fprintf(stderr, "WARNING: missing %s; tracing needs CAP_BPF, CAP_PERFMON, CAP_SYSLOG and CAP_DAC_READ_SEARCH (and CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): run as root or grant them.\n",
+		log_msg(log_print, LOG_WARN, "WARNING: missing %s; tracing needs CAP_BPF, CAP_PERFMON, CAP_SYSLOG and CAP_DAC_READ_SEARCH (and CAP_SYS_ADMIN where kernel.perf_event_paranoid is 3): run as root or grant them.\n",
 			privileges__names(missing, names, sizeof(names)));
 }
 
@@ -227,11 +227,11 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 	switch (env.attach_mode) {
 	case ATTACH_FENTRY:
 		if (feat && !feat->has_func_ip) {
-			fprintf(stderr, "This kernel lacks bpf_get_func_ip() (Linux 5.15+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
+			log_msg(log_print, LOG_ERROR, "This kernel lacks bpf_get_func_ip() (Linux 5.15+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
 			return -EOPNOTSUPP;
 		}
 		if (feat && !feat->has_fentry) {
-			fprintf(stderr, "This kernel can't attach BPF trampolines to kernel functions (on arm64: Linux 6.4+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
+			log_msg(log_print, LOG_ERROR, "This kernel can't attach BPF trampolines to kernel functions (on arm64: Linux 6.4+), which fentry/fexit tracing (-F) needs; use -K (kprobes) instead.\n");
 			return -EOPNOTSUPP;
 		}
 		*desc = "fentry/fexit (-F)";
@@ -241,7 +241,7 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 		return 0;
 	case ATTACH_KPROBE_MULTI:
 		if (feat && !feat->has_kprobe_multi) {
-			fprintf(stderr, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
+			log_msg(log_print, LOG_ERROR, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
 			return -EOPNOTSUPP;
 		}
 		*desc = feat ? "kprobe.multi (-M)" : "kprobe.multi (-M; kernel support not verified)";
@@ -262,11 +262,9 @@ static void report_dry_run(const struct func_discovery *d, const struct trace_fu
 	FILE *vout = env.json ? stderr : stdout;
 
 	trace_cmd__report_fallbacks(&env, d);
-	if (env.verbose >= 1)
-		fprintf(vout, "Attach mode: %s.\n", mode);
+	log_msg(log_print, LOG_INFO, "Attach mode: %s.\n", mode);
 	trace_cmd__report_funcs(&env, tf->funcs, tf->cnt, NULL, mode, NULL, vout);
-	if (env.verbose >= 1)
-		fprintf(vout, "Successfully attached in 0 ms.\n");
+	log_msg(log_print, LOG_INFO, "Successfully attached in 0 ms.\n");
 }
 
 /* Name globs go to discovery as they are; ":PATH" globs become the names DWARF knows. */
@@ -303,26 +301,32 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 		.sidecar_path = getenv("RETSNOOP_SIDECAR"), .print = log_print,
 		.cancel = stop__hurry_flag(), .image = image, .image_sz = sizeof(image),
 	};
-	int err, why;
+	int err;
 
-	err = vmlinux_dwarf__open(&vopts, vd, &why);
-	/* the run says "no usable DWARF" once before Receiving data; -v says why */
-	if (!err && why && why != -ENOENT)
-		log_msg(log_print, LOG_INFO, "The vmlinux image '%s' can't be used for source lines (%s).\n",
-			image, why == -ESTALE ? "not the running kernel's" : strerror(-why));
-	switch (err) {
-	case 0:
+	*vd = vmlinux_dwarf__open(&vopts);
+	if (*vd)
 		return 0;
+	err = -errno;
+	if (err == -ENODATA)
+		return 0;	/* -sn: not wanted */
+	if (!vmlinux_dwarf__required(&vopts)) {
+		/* the run says "no usable DWARF" once before Receiving data; -v says why */
+		if (err != -ENOENT)
+			log_msg(log_print, LOG_INFO, "The vmlinux image '%s' can't be used for source lines (%s).\n",
+				image, err == -ESTALE ? "not the running kernel's" : strerror(-err));
+		return 0;
+	}
+	switch (err) {
 	case -ENOENT:
-		fprintf(stderr, "No DWARF vmlinux image found for this kernel, which %s needs; install the kernel's debug package or pass -k PATH.\n",
+		log_msg(log_print, LOG_ERROR, "No DWARF vmlinux image found for this kernel, which %s needs; install the kernel's debug package or pass -k PATH.\n",
 			vopts.need_src_globs ? "a ':PATH' glob" : env.vmlinux_path ? "-k" : "-s/-ss");
 		break;
 	case -ESTALE:
-		fprintf(stderr, "vmlinux image '%s' is not the running kernel's (build IDs differ); use -k with the matching image or -sn for kallsyms only.\n",
+		log_msg(log_print, LOG_ERROR, "vmlinux image '%s' is not the running kernel's (build IDs differ); use -k with the matching image or -sn for kallsyms only.\n",
 			image);
 		break;
 	default:
-		fprintf(stderr, "Can't use the vmlinux image '%s' for source lines (%s); is it a vmlinux with DWARF? Use -k with the right image or -sn for kallsyms only.\n",
+		log_msg(log_print, LOG_ERROR, "Can't use the vmlinux image '%s' for source lines (%s); is it a vmlinux with DWARF? Use -k with the right image or -sn for kallsyms only.\n",
 			image[0] ? image : env.vmlinux_path ?: "?", strerror(-err));
 		break;
 	}
@@ -360,7 +364,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 	*vmlinux_btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
 	if (!*vmlinux_btf) {
 		err = -errno;
-		fprintf(stderr, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+		log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 			err, strerror(-err));
 		return err;
 	}
@@ -381,7 +385,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 		err = -errno;
 		ksyms__free(dopts->ksyms);
 		ftrace_funcs__free(dopts->ftrace_funcs);
-		fprintf(stderr, "Failed to set up function discovery: %s.\n", strerror(-err));
+		log_msg(log_print, LOG_ERROR, "Failed to set up function discovery: %s.\n", strerror(-err));
 		return err;
 	}
 	err = add_globs(*d, *vd, &env.entry_globs, FUNC_GLOB_ENTRY);
@@ -391,7 +395,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 		err = add_globs(*d, *vd, &env.deny_globs, FUNC_GLOB_DENY);
 	if (err) {
 		if (err != -EOPNOTSUPP)
-			fprintf(stderr, "Failed to add globs: %s.\n", strerror(-err));
+			log_msg(log_print, LOG_ERROR, "Failed to add globs: %s.\n", strerror(-err));
 		return err;
 	}
 	err = stop__requested() ? -EINTR : func_discovery__run(*d);
@@ -427,7 +431,7 @@ static int run(void)
 	int err, feat_err = 0;
 
 	if (env.entry_globs.cnt == 0) {
-		fprintf(stderr, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
+		log_msg(log_print, LOG_ERROR, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
 		return -EINVAL;
 	}
 	warn_idle_options();
@@ -435,12 +439,12 @@ static int run(void)
 	/* what no feature detection survives, said plainly */
 	err = kernel ? kernel_features__check_btf(NULL) : 0;
 	if (err) {
-		fprintf(stderr, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+		log_msg(log_print, LOG_ERROR, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 			err == -ENODATA ? "empty or not BTF" : strerror(-err));
 		return -ESRCH;
 	}
 	if (kernel && kernel_features__kprobes_disarmed(NULL)) {
-		fprintf(stderr, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
+		log_msg(log_print, LOG_ERROR, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
 		return -ENODEV;
 	}
 
@@ -452,7 +456,7 @@ static int run(void)
 	feat_err = trace_cmd__detect(&feat, !kernel);
 	if (feat_err && !env.dry_run) {
 		if (feat_err != -EOPNOTSUPP)
-			fprintf(stderr, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
+			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
 				strerror(-feat_err), kernel ? "" : " and uprobes");
 		err = feat_err;
 		goto cleanup;
@@ -508,7 +512,7 @@ int main(int argc, char **argv)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	err = cli__parse(argc, argv, &env);
+	err = cli__parse(argc, argv, &env, log_print);
 	if (err) {
 		env__free(&env);
 		/* every command-line error, whichever parser path found it: EX_USAGE */

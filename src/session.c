@@ -39,12 +39,13 @@ struct session_store *session_store__new(const struct session_store_opts *opts)
 {
 	struct session_store *st;
 
-	if (!opts__valid(opts, sizeof(*opts)) || !opts->on_session)
-		return errno = EINVAL, NULL;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NULL;
-	OPTS_COPY(&st->opts, opts);
+	if (OPTS_COPY(&st->opts, opts) || !st->opts.on_session) {
+		free(st);
+		return errno = EINVAL, NULL;
+	}
 	if (!st->opts.max_trace_recs)
 		st->opts.max_trace_recs = DEFAULT_MAX_TRACE_RECS;
 	if (!st->opts.max_args_bytes)

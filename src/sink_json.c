@@ -618,13 +618,14 @@ struct sink *json_sink__new(const struct json_sink_opts *opts)
 {
 	struct json_sink *js;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	js = calloc(1, sizeof(*js));
 	if (!js)
 		return NULL;
+	if (OPTS_COPY(&js->o, opts)) {
+		free(js);
+		return errno = EINVAL, NULL;
+	}
 	js->sink.ops = &json_ops;
-	OPTS_COPY(&js->o, opts);
-	js->o.out = opts->out ?: stdout;
+	js->o.out = js->o.out ?: stdout;
 	return &js->sink;
 }

@@ -63,12 +63,13 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 {
 	struct symbolize *s;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	OPTS_COPY(&s->opts, opts);
+	if (OPTS_COPY(&s->opts, opts)) {
+		free(s);
+		return errno = EINVAL, NULL;
+	}
 	if (s->opts.early_ksyms) {
 		const struct ksym *a = ksyms__find(s->opts.early_ksyms, "_stext");
 		const struct ksym *b = ksyms__find(s->opts.early_ksyms, "_etext");
@@ -210,6 +211,11 @@ degraded:
 	if (note)
 		*note = "source-line symbolizer failed";
 	return 0;
+}
+
+struct usyms *symbolize__usyms(struct symbolize *s)
+{
+	return s->usyms;
 }
 
 struct sym_resolver symbolize__resolver(struct symbolize *s)

@@ -74,6 +74,9 @@ int symbolize__prefetch(struct symbolize *s);
 int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_mapping *maps,
 			   size_t cnt);
 
+/* The user-space part, NULL until the first process is added (for the unwinder). */
+struct usyms *symbolize__usyms(struct symbolize *s);
+
 /* The resolver to hand to the sample builder; valid while @s lives. */
 struct sym_resolver symbolize__resolver(struct symbolize *s);
 

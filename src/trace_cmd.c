@@ -506,7 +506,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cap = capture__create(cap_path, &copts);
 		if (!cap) {
 			err = -errno;
-			fprintf(stderr, "Failed to create capture file '%s': %s\n", cap_path,
+			log_msg(print, LOG_ERROR, "Failed to create capture file '%s': %s\n", cap_path,
 				strerror(-err));
 			goto out;
 		}
@@ -555,8 +555,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				tracer__uprobes(t) ?
 				uprobe_attacher__mode_name(uprobe_attacher__mode(tracer__uprobes(t))) :
 				NULL, vout);
-	if (env->verbose)
-		fprintf(vout, "Successfully attached in %ld ms.\n", now_ms() - t0);
+	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	err = tracer__start(t);
 	if (err)
@@ -599,7 +598,7 @@ out:
 	tracer__free(t);
 	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
-		fprintf(stderr, "Capture file '%s' is incomplete (write error).\n", cap_path);
+		log_msg(print, LOG_WARN, "Capture file '%s' is incomplete (write error).\n", cap_path);
 	sink__free(sink);
 	sink__free(inner);
 	symbolize__free(sym);

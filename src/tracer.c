@@ -109,7 +109,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 
 struct tracer *tracer__open(const struct tracer_opts *opts)
 {
-	const struct kernel_features *feat = opts ? opts->feat : NULL;
+	const struct kernel_features *feat;
 	struct mass_attacher_opts mopts = { .sz = sizeof(mopts) };
 	struct mass_attacher_progs progs;
 	struct tracer *t;
@@ -117,13 +117,15 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	size_t i, kcnt;
 	int err;
 
-	if (!opts__valid(opts, sizeof(*opts)) || !feat || !opts->sink)
-		return errno = EINVAL, NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
-	OPTS_COPY(&t->o, opts);
+	if (OPTS_COPY(&t->o, opts) || !t->o.feat || !t->o.sink) {
+		free(t);
+		return errno = EINVAL, NULL;
+	}
 	opts = &t->o;
+	feat = opts->feat;
 
 	if (opts->lbr) {
 		if (!feat->has_branch_snapshot) {

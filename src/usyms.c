@@ -21,6 +21,7 @@ enum dbg_state {
 struct uimage {
 	dev_t dev;
 	ino_t ino;
+	uid_t owner;		/* the binary's owner: debug files must be readable by them */
 	int id;			/* the sidecar's image id */
 	char build_id[129];	/* "" if none */
 	enum dbg_state dbg;
@@ -52,12 +53,13 @@ struct usyms *usyms__new(const struct usyms_opts *opts)
 {
 	struct usyms *u;
 
-	if (!opts__valid(opts, sizeof(*opts)))
-		return errno = EINVAL, NULL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return NULL;
-	OPTS_COPY(&u->opts, opts);
+	if (OPTS_COPY(&u->opts, opts)) {
+		free(u);
+		return errno = EINVAL, NULL;
+	}
 	if (!u->opts.debug_root)
 		u->opts.debug_root = "/usr/lib/debug";
 	if (!u->opts.proc_root)
@@ -102,8 +104,9 @@ static struct addr2line *sidecar(struct usyms *u)
 		return u->opts.sidecar;
 	if (u->own)
 		return u->own;
-	err = addr2line__new(NULL, &ao, &u->own);
-	if (err) {
+	u->own = addr2line__new(NULL, &ao);
+	if (!u->own) {
+		err = -errno;
 		u->sidecar_err = err;
 		log_msg(u->opts.print, LOG_WARN, "WARNING: cannot start the symbolization sidecar "
 			"for user-space frames: %s\n", strerror(-err));
@@ -126,6 +129,7 @@ static void sidecar_failed(struct usyms *u, int err)
 static bool try_debug(struct usyms *u, struct uimage *img, const char *path)
 {
 	struct addr2line *a = sidecar(u);
+	struct stat st;
 	int fd, err;
 
 	if (!a)
@@ -133,6 +137,17 @@ static bool try_debug(struct usyms *u, struct uimage *img, const char *path)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
+	/*
+	 * Opened as root on a name next to a binary some user controls (a symlink there could
+	 * point anywhere): hand over only what that user could read anyway.
+	 */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (!(st.st_mode & S_IROTH) && st.st_uid != img->owner)) {
+		log_msg(u->opts.print, LOG_DEBUG, "debug file %s: not readable by the binary's "
+			"owner, not used\n", path);
+		close(fd);
+		return false;
+	}
 	err = addr2line__attach_debug(a, img->id, fd);
 	close(fd);
 	if (!err) {
@@ -178,7 +193,7 @@ static void find_debug(struct usyms *u, struct uimage *img, const char *path,
 	try_debug(u, img, cand);
 }
 
-/* Open the file behind mapping @m of @pid, the mapped file itself if /proc allows. */
+/* Open the file behind mapping @m of @pid: the mapped file itself if /proc allows. */
 static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 {
 	char path[4096];
@@ -189,11 +204,9 @@ static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0)
 		return fd;
+	/* the path as the process sees it (its mount namespace), never the host's twin */
 	snprintf(path, sizeof(path), "%s/%u/root%s", u->opts.proc_root, pid, m->path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
-	return open(m->path, O_RDONLY | O_CLOEXEC);
+	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
 /* The image of the file behind @m, opened in the sidecar the first time; NULL if none. */
@@ -242,6 +255,7 @@ static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_ma
 	u->imgs = v;
 	img->dev = st.st_dev;
 	img->ino = st.st_ino;
+	img->owner = st.st_uid;
 	img->id = ai.id;
 	snprintf(img->build_id, sizeof(img->build_id), "%s", ai.build_id);
 	u->imgs[u->img_cnt++] = img;
@@ -392,4 +406,28 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 	if (n <= 0 && note)
 		*note = why;
 	return n > 0 ? n : 0;
+}
+
+struct addr2line *usyms__sidecar(struct usyms *u)
+{
+	return sidecar(u);
+}
+
+int usyms__for_each_mapping(struct usyms *u, __u32 pid, usyms_map_cb cb, void *ctx)
+{
+	struct uproc *p = find_proc(u, pid);
+	size_t i;
+	int err;
+
+	if (!p)
+		return -ESRCH;
+	for (i = 0; i < p->cnt; i++) {
+		const struct umap *um = &p->maps[i];
+		struct user_mapping m = { um->start, um->end, um->file_off, um->path };
+
+		err = cb(ctx, &m, um->img ? um->img->id : 0);
+		if (err)
+			return err;
+	}
+	return 0;
 }

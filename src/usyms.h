@@ -45,10 +45,20 @@ void usyms__free(struct usyms *u);
 /*
  * Snapshot process @pid's executable mappings (replacing an earlier snapshot): each file is
  * opened now, through /proc/PID/map_files (the very file mapped, even if deleted or in
- * another mount namespace), else by path. Files that cannot be opened leave their mappings
- * with the path only. 0, or a negative errno (-ENOMEM, or the sidecar's failure).
+ * another mount namespace), else by path under /proc/PID/root. Files that cannot be opened
+ * leave their mappings with the path only. Debug files are looked for on the host's paths. 0, or a negative errno (-ENOMEM, or the sidecar's failure).
  */
 int usyms__add_process(struct usyms *u, __u32 pid, const struct user_mapping *maps, size_t cnt);
+
+/*
+ * For requests of other kinds about a snapshot (the unwinder): the sidecar the images are
+ * open in (NULL if it could not be started or died), and each mapping of @pid with the
+ * sidecar's image id of its file (0: not opened). A non-zero return from @cb stops the walk
+ * and is returned; -ESRCH if @pid was never added.
+ */
+struct addr2line *usyms__sidecar(struct usyms *u);
+typedef int (*usyms_map_cb)(void *ctx, const struct user_mapping *m, int image_id);
+int usyms__for_each_mapping(struct usyms *u, __u32 pid, usyms_map_cb cb, void *ctx);
 
 /* struct sym_resolver's answers for ADDR_SPACE_USER addresses of a snapshotted process. */
 bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit);

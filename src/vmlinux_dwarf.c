@@ -7,6 +7,7 @@
 #include "addr2line.h"
 #include "kernel_image.h"
 #include "ksyms.h"
+#include "opts.h"
 #include "vmlinux_dwarf.h"
 
 struct vmlinux_dwarf {
@@ -35,54 +36,58 @@ static int check_build_id(const char *path)
 	return 0;
 }
 
-int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out,
-			int *why)
+bool vmlinux_dwarf__required(const struct vmlinux_dwarf_opts *opts)
 {
-	bool required = opts->path || opts->need_src_globs || opts->mode == SYMB_LINENUM ||
-			opts->mode == SYMB_INLINES;
-	struct addr2line_opts ao = { .sz = sizeof(ao), .sidecar_path = opts->sidecar_path,
-				     .cancel = opts->cancel };
+	struct vmlinux_dwarf_opts o;
+
+	if (OPTS_COPY(&o, opts))
+		return false;
+	return o.path || o.need_src_globs || o.mode == SYMB_LINENUM || o.mode == SYMB_INLINES;
+}
+
+struct vmlinux_dwarf *vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts)
+{
+	struct addr2line_opts ao = { .sz = sizeof(ao) };
+	struct vmlinux_dwarf_opts o;
 	struct vmlinux_dwarf *vd;
 	struct utsname u;
 	int err;
 
-	*out = NULL;
-	if (why)
-		*why = 0;
-	if (opts->image && opts->image_sz)
-		opts->image[0] = '\0';
-	if (opts->mode == SYMB_NONE && !opts->need_src_globs)
-		return 0;
+	if (OPTS_COPY(&o, opts))
+		return errno = EINVAL, NULL;
+	ao.sidecar_path = o.sidecar_path;
+	ao.cancel = o.cancel;
+	if (o.image && o.image_sz)
+		o.image[0] = '\0';
+	if (o.mode == SYMB_NONE && !o.need_src_globs)
+		return errno = ENODATA, NULL;
 	vd = calloc(1, sizeof(*vd));
 	if (!vd)
-		return -ENOMEM;
-	vd->opts = *opts;
-	if (opts->path) {
-		snprintf(vd->path, sizeof(vd->path), "%s", opts->path);
+		return NULL;
+	vd->opts = o;
+	if (o.path) {
+		snprintf(vd->path, sizeof(vd->path), "%s", o.path);
 	} else if (uname(&u) || kernel_image__find(u.release, vd->path, sizeof(vd->path),
-						   opts->print)) {
+						   o.print)) {
 		err = -ENOENT;
 		goto fail;
 	}
-	if (opts->image && opts->image_sz)
-		snprintf(opts->image, opts->image_sz, "%s", vd->path);
+	if (o.image && o.image_sz)
+		snprintf(o.image, o.image_sz, "%s", vd->path);
 	err = check_build_id(vd->path);
 	if (err)
 		goto fail;
 	pr(vd, LOG_INFO, "Using vmlinux image at %s.\n", vd->path);
-	err = addr2line__new(vd->path, &ao, &vd->a2l);
-	if (err)
+	vd->a2l = addr2line__new(vd->path, &ao);
+	if (!vd->a2l) {
+		err = -errno;
 		goto fail;
+	}
 	pr(vd, LOG_INFO, "Sidecar PID is %d.\n", addr2line__pid(vd->a2l));
-	*out = vd;
-	return 0;
+	return vd;
 fail:
 	vmlinux_dwarf__free(vd);
-	if (required)
-		return err;
-	if (why)
-		*why = err;
-	return 0;
+	return errno = -err, NULL;
 }
 
 void vmlinux_dwarf__free(struct vmlinux_dwarf *vd)
@@ -163,6 +168,8 @@ void vmlinux_dwarf__symbolize_opts(struct vmlinux_dwarf *vd, struct symbolize_op
 {
 	so->src.lookup = addr2line__src_lookup;
 	so->src.ctx = vd->a2l;
+	/* one sidecar for vmlinux and user-space images: it is already kept out of tracing */
+	so->sidecar = vd->a2l;
 	so->kaslr_offset = vd->kaslr_offset;
 	so->inlines = vd->opts.mode != SYMB_LINENUM;
 }

@@ -36,14 +36,14 @@ struct vmlinux_dwarf_opts {
 };
 
 /*
- * Returns 0 with *out set, or 0 with *out NULL when DWARF is neither available nor needed,
- * or, when it is needed (opts.path, need_src_globs, linenum/inlines mode), a negative
- * errno the caller words: -ENOENT no image found, -ESTALE the image is another kernel's,
- * another errno from reading it or starting the sidecar. Without it being needed, the
- * same failures return 0 with *out NULL and the errno in *why (may be NULL).
+ * Find the DWARF image and start its sidecar. NULL with errno set otherwise, for the caller
+ * to word: ENODATA DWARF is off (SYMB_NONE and no :PATH globs), ENOENT no image found,
+ * ESTALE the image is another kernel's, another errno from reading it or starting the
+ * sidecar. Whether such a failure ends the run is vmlinux_dwarf__required()'s answer.
  */
-int vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts, struct vmlinux_dwarf **out,
-			int *why);
+struct vmlinux_dwarf *vmlinux_dwarf__open(const struct vmlinux_dwarf_opts *opts);
+/* Do @opts need DWARF (a path, :PATH globs, linenum/inlines mode)? false for invalid opts. */
+bool vmlinux_dwarf__required(const struct vmlinux_dwarf_opts *opts);
 void vmlinux_dwarf__free(struct vmlinux_dwarf *vd);
 
 /* Resolve ":PATH" @spec into the functions defined there and add them to @d with @role. */

@@ -12,7 +12,7 @@ set -eu
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
-elfutils binutils groff-base mandoc"
+elfutils binutils groff-base mandoc python3"
 # make deb / make deb-check (not part of make test)
 DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 # make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
@@ -20,9 +20,12 @@ FUZZ_PKGS="libclang-rt-dev"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
 libzstd-dev:arm64 libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libjansson-dev:arm64
 qemu-system-arm"
-BPO_PKGS="libbpf-dev libbpf1 bpftool qemu-system-x86 qemu-system-common qemu-system-data
-libbpf-dev:arm64 qemu-system-arm"
+# from bookworm-backports on Debian 12 (see below)
+BPO_PKGS="libbpf-dev bpftool qemu-system-x86 libbpf-dev:arm64 qemu-system-arm"
 
+# --list WHAT: print WHAT's packages, one a line, and do nothing else (tests/ship/deps.sh)
+list=
+[ "${1:-}" = --list ] && { list=1; shift; }
 what=${1:-all}
 case "$what" in
 build) pkgs=$BUILD_PKGS ;;
@@ -30,8 +33,9 @@ fuzz) pkgs="$BUILD_PKGS $FUZZ_PKGS" ;;
 all) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS" ;;
 deb) pkgs="$BUILD_PKGS $DEB_PKGS" ;;
 arm64) pkgs="$BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $ARM64_PKGS" ;;
-*) echo "usage: $0 [build|fuzz|all|deb|arm64]" >&2; exit 2 ;;
+*) echo "usage: $0 [--list] [build|fuzz|all|deb|arm64]" >&2; exit 2 ;;
 esac
+[ -z "$list" ] || { printf '%s\n' $pkgs; exit 0; }
 
 codename=$( . /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")
 bpo=
@@ -82,16 +86,39 @@ if [ -n "$bpo" ] && ! grep -rqs '^[^#]*bookworm-backports' /etc/apt/sources.list
 	echo "deb http://deb.debian.org/debian bookworm-backports main" > "$bpo_list"
 fi
 apt-get update -qq
+
+# What to ask apt for. Packages that must come from backports are installed from there
+# (-t bookworm-backports, so the newer libraries they need come along), the rest from
+# bookworm, in a first call. A library of both architectures (Multi-Arch: same) must have
+# exactly the same version in both, or apt reports "held broken packages": libbpf comes
+# from backports for both. elfutils is pinned to the release its installed libelf1 came
+# from (bookworm's 0.188 on a new machine): -t would otherwise take 0.192 from backports
+# for the arm64 half while the amd64 half is 0.188. The pin applies to these two calls
+# only (a preferences file of their own); nothing is left in /etc/apt.
 main=$pkgs bp=
+pref=$(mktemp)
+trap 'rm -f "$pref"' EXIT
 if [ -n "$bpo" ]; then
-	# Packages that must come from backports are installed from there directly.
-	main= bp=libbpf1
-	[ "$what" = arm64 ] && bp="$bp libbpf1:arm64"
+	main=
 	for p in $pkgs; do
 		case " $BPO_PKGS " in *" $p "*) bp="$bp $p" ;; *) main="$main $p" ;; esac
 	done
-	case " $pkgs " in *" qemu-system-x86 "* | *" qemu-system-arm "*) bp="$bp qemu-system-common qemu-system-data" ;; esac
+	# the runtime halves, from there too
+	case " $pkgs " in *" libbpf-dev "*) bp="$bp libbpf1" ;; esac
+	case " $pkgs " in *" libbpf-dev:arm64 "*) bp="$bp libbpf1:arm64" ;; esac
+	case " $pkgs " in *" qemu-system-x86 "* | *" qemu-system-arm "*)
+		bp="$bp qemu-system-common qemu-system-data" ;;
+	esac
+	eu_rel=$codename
+	case "$(dpkg-query -W -f='${Version}' libelf1 2>/dev/null)" in *bpo*) eu_rel=$bpo ;; esac
+	# (a plain name pins the native architecture only: the arm64 halves are named too)
+	eu="libelf1 libelf-dev libdw1 libdw-dev libasm1 libasm-dev libdebuginfod1"
+	printf '%s\n' "Package: elfutils libdebuginfod-common $eu $(printf '%s:arm64 ' $eu)" \
+		"Pin: release n=$eu_rel" "Pin-Priority: 995" >"$pref"
 fi
-apt-get install -y -qq --no-install-recommends $main >/dev/null
-[ -z "$bp" ] || apt-get install -y -qq --no-install-recommends -t "$bpo" $bp >/dev/null
+apt_install() {
+	apt-get install -y -qq --no-install-recommends -o Dir::Etc::Preferences="$pref" "$@" >/dev/null
+}
+apt_install $main
+[ -z "$bp" ] || apt_install -t "$bpo" $bp
 echo "deps: installed:$missing${need_bpo:+ + backports}"

@@ -62,11 +62,11 @@ void fuzz_check_reply(const char *verb, const struct reply_buf *out)
 		broken("line count differs from the header", out);
 }
 
-static void ask(struct server *srv, const char *verb, const char *req)
+void fuzz_ask(struct server *srv, struct fd_queue *fds, const char *verb, const char *req)
 {
 	struct reply_buf out = {};
 
-	if (server__handle(srv, req, strlen(req), NULL, &out) < 0)
+	if (server__handle(srv, req, strlen(req), fds, &out) < 0)
 		abort();	/* out of memory: not expected in a fuzz run */
 	fuzz_check_reply(verb, &out);
 	free(out.p);
@@ -77,13 +77,13 @@ void fuzz_query(struct server *srv, const uint64_t *addrs, int naddrs)
 	char req[64];
 	int i;
 
-	ask(srv, "info", "info");
-	ask(srv, "glob", "glob *");
+	fuzz_ask(srv, NULL, "info", "info");
+	fuzz_ask(srv, NULL, "glob", "glob *");
 	for (i = 0; i < naddrs; i++) {
 		snprintf(req, sizeof(req), "sym %llx", (unsigned long long)addrs[i]);
-		ask(srv, "sym", req);
+		fuzz_ask(srv, NULL, "sym", req);
 	}
-	ask(srv, "stats", "stats");
+	fuzz_ask(srv, NULL, "stats", "stats");
 }
 
 int fuzz_memfile(const void *data, size_t size, char *path, size_t path_sz)

@@ -107,7 +107,8 @@ int fuzz_dwarf(const uint8_t *data, size_t size)
 	}
 	fd = fuzz_memfile(img, t->len, path, sizeof(path));
 	free(img);
-	if (server__new(path, NULL, &srv))
+	srv = server__new(path, NULL);
+	if (!srv)
 		abort();
 	fuzz_query(srv, t->addrs, t->naddrs);
 	server__free(srv);

@@ -29,7 +29,8 @@ int fuzz_elf(const uint8_t *data, size_t size)
 	int fd;
 
 	fd = fuzz_memfile(data, size, path, sizeof(path));
-	if (server__new(path, NULL, &srv))
+	srv = server__new(path, NULL);
+	if (!srv)
 		abort();
 	fuzz_query(srv, addrs, fixture_addrs(addrs, 64));
 	server__free(srv);

@@ -17,6 +17,7 @@
 int fuzz_request(const uint8_t *data, size_t size);
 int fuzz_elf(const uint8_t *data, size_t size);
 int fuzz_dwarf(const uint8_t *data, size_t size);
+int fuzz_image(const uint8_t *data, size_t size);
 
 /*
  * Check that @out holds exactly one well-formed reply (PROTOCOL.md, "Framing") to a request
@@ -24,6 +25,9 @@ int fuzz_dwarf(const uint8_t *data, size_t size);
  * Aborts with a message if not.
  */
 void fuzz_check_reply(const char *verb, const struct reply_buf *out);
+
+/* Send @req (descriptors from @fds, may be NULL) and check the reply as @verb's. */
+void fuzz_ask(struct server *srv, struct fd_queue *fds, const char *verb, const char *req);
 
 /* Ask @srv what retsnoop asks (info, glob, sym of @addrs, stats), checking every reply. */
 void fuzz_query(struct server *srv, const uint64_t *addrs, int naddrs);

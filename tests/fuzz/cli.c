@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, argv, sizeof(argv));
 
 	saved = fuzz_stderr_quiet();
-	err = cli__parse(argc, argv, &env);
+	err = cli__parse(argc, argv, &env, NULL);
 	FUZZ_CHECK(!err || err == -EINVAL || err == -E2BIG || err == -ENOMEM);
 	if (!err) {
 		check_env(&env, true);
@@ -88,7 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			cli__print_config_help(stderr);
 	}
 	for (i = 1; i < argc; i++) {
-		err = cli__parse_config(&env, copy[i]);
+		err = cli__parse_config(&env, copy[i], NULL);
 		FUZZ_CHECK(!err || err == -EINVAL);
 	}
 	check_env(&env, false);

@@ -4,10 +4,11 @@
 #   man.sh         groff/mandoc lint of retsnoop(8); its options and -C keys vs --help and
 #                  --config-help, both ways
 #   completion.sh  the bash completion, driven through COMP_WORDS/COMP_CWORD
+#   deps.sh        tools/deps.sh all installs every command the tests run on the host
 # The last line is "ship: N passed, N failed" (tests/run-all.sh adds it to the total).
 set -u
 cd "$(dirname "$0")/../.."
-out=$(for t in install man completion; do
+out=$(for t in install man completion deps; do
 	bash "tests/ship/$t.sh" 2>&1 || echo "FAIL $t.sh: exited with status $?"
 done)
 printf '%s\n' "$out"

@@ -20,6 +20,13 @@
 #include "addr2line.h"
 #include "fixture_util.h"
 
+/* addr2line__new() as 0 or a negative errno, for the assertions */
+static int a2l_new(const char *elf_path, const struct addr2line_opts *opts, struct addr2line **a)
+{
+	*a = addr2line__new(elf_path, opts);
+	return *a ? 0 : -errno;
+}
+
 #define nm_addr(sym) nm_addr_in(SIDECAR_FIXTURE, sym)
 
 struct glob_seen {
@@ -54,7 +61,7 @@ static void test_client_embedded(void **state)
 	struct src_frame f[8];
 	struct addr2line *a;
 
-	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), 0);
+	assert_int_equal(a2l_new(SIDECAR_FIXTURE, &opts, &a), 0);
 	assert_true(addr2line__pid(a) > 0);
 	assert_int_equal(addr2line__symbolize(a, nm_addr("fixture_mark_inner"), f, 8), 3);
 	assert_string_equal(f[0].func, "fixture_outer");
@@ -94,15 +101,15 @@ static void test_client_errors(void **state)
 	struct addr2line_opts opts = { .sz = sizeof(opts) };
 	struct addr2line *a = (void *)1;
 
-	assert_int_equal(addr2line__new("/nonexistent/vmlinux", &opts, &a), -ENOENT);
+	assert_int_equal(a2l_new("/nonexistent/vmlinux", &opts, &a), -ENOENT);
 	assert_null(a);
-	assert_int_equal(addr2line__new(SIDECAR_FIXTURE_DIR "/fixture.c", NULL, &a), -ENOEXEC);
+	assert_int_equal(a2l_new(SIDECAR_FIXTURE_DIR "/fixture.c", NULL, &a), -ENOEXEC);
 	/* an explicit sidecar binary instead of the embedded one */
 	opts.sidecar_path = SIDECAR_SAN;
-	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), 0);
+	assert_int_equal(a2l_new(SIDECAR_FIXTURE, &opts, &a), 0);
 	addr2line__free(a);
 	opts.sidecar_path = "/nonexistent/sidecar";
-	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, &opts, &a), -EPIPE);
+	assert_int_equal(a2l_new(SIDECAR_FIXTURE, &opts, &a), -EPIPE);
 }
 
 /* The sidecar runs in a session (and so a process group) of its own. */
@@ -111,7 +118,7 @@ static void test_client_own_session(void **state)
 	struct addr2line *a;
 	pid_t pid;
 
-	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, NULL, &a), 0);
+	assert_int_equal(a2l_new(SIDECAR_FIXTURE, NULL, &a), 0);
 	pid = addr2line__pid(a);
 	assert_int_equal(getsid(pid), pid);
 	assert_int_equal(getpgid(pid), pid);
@@ -144,7 +151,7 @@ static void test_client_survives_group_sigint(void **state)
 
 		setpgid(0, 0);	/* a group like a shell gives retsnoop */
 		signal(SIGINT, on_sigint);
-		if (addr2line__new(SIDECAR_FIXTURE, NULL, &a))
+		if (a2l_new(SIDECAR_FIXTURE, NULL, &a))
 			_exit(10);
 		kill(0, SIGINT);
 		if (!got_sigint)
@@ -190,7 +197,7 @@ static void test_client_dies_with_parent(void **state)
 	if (child == 0) {
 		struct addr2line *a;
 
-		if (addr2line__new(SIDECAR_FIXTURE, NULL, &a))
+		if (a2l_new(SIDECAR_FIXTURE, NULL, &a))
 			_exit(10);
 		pids[0] = addr2line__pid(a);
 		pids[1] = fork();
@@ -274,7 +281,7 @@ static void test_client_interruptible(void **state)
 	long long t0;
 
 	cancel_flag = 0;
-	assert_int_equal(addr2line__new("/dev/null", &opts, &a), 0);
+	assert_int_equal(a2l_new("/dev/null", &opts, &a), 0);
 	alarm_a2l = a;
 
 	/* SIGINT-like: the handler sets the flag */
@@ -320,7 +327,7 @@ static void test_client_stats(void **state)
 	struct src_frame f[8];
 	struct addr2line *a;
 
-	assert_int_equal(addr2line__new(SIDECAR_FIXTURE, NULL, &a), 0);
+	assert_int_equal(a2l_new(SIDECAR_FIXTURE, NULL, &a), 0);
 	assert_int_equal(addr2line__stats(a, &st), 0);
 	assert_int_equal(st.requests, 0);
 	assert_int_equal(st.cus_indexed, 0);

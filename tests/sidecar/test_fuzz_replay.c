@@ -76,12 +76,18 @@ static void test_dwarf(void **state)
 	replay("dwarf", fuzz_dwarf);
 }
 
+static void test_image(void **state)
+{
+	replay("image", fuzz_image);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_elf),
 		cmocka_unit_test(test_dwarf),
+		cmocka_unit_test(test_image),
 	};
 
 	return cmocka_run_group_tests_name("sidecar-fuzz-replay", tests, NULL, NULL);

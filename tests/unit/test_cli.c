@@ -11,7 +11,16 @@
 static char err_out[4096];
 static char fixture[512];
 
-/* Parse "retsnoop ARGS..." with stderr captured into err_out. */
+/* The CLI's print callback as retsnoop's main gives it, for level 0: stderr. */
+static void print_stderr(int level, const char *fmt, va_list args)
+{
+	vfprintf(stderr, fmt, args);
+}
+
+/*
+ * Parse "retsnoop ARGS..." with stderr captured into err_out: what the callback printed,
+ * and what argp says itself (unknown options).
+ */
 static int parse_args(struct env *env, const char *first, ...)
 {
 	char *argv[64];
@@ -31,7 +40,7 @@ static int parse_args(struct env *env, const char *first, ...)
 	fflush(stderr);
 	saved = dup(2);
 	dup2(fileno(tmp), 2);
-	err = cli__parse(argc, argv, env);
+	err = cli__parse(argc, argv, env, print_stderr);
 	fflush(stderr);
 	dup2(saved, 2);
 	close(saved);

@@ -492,26 +492,21 @@ static void test_unreadable_inputs(void **state)
 	func_discovery__free(d);
 }
 
-static void test_fentry_compatible(void **state)
+static void test_fentry_unsupported(void **state)
 {
-	const char *why;
 	int id;
 
 	id = btf__find_by_name_kind(vmlinux_btf, "__x64_sys_bpf", BTF_KIND_FUNC);
-	assert_true(func_types__fentry_compatible(vmlinux_btf, id, &why));
-	assert_null(why);
+	assert_null(func_types__fentry_unsupported(vmlinux_btf, id));
 	id = btf__find_by_name_kind(vmlinux_btf, "array_map_lookup_elem", BTF_KIND_FUNC);
-	assert_true(func_types__fentry_compatible(vmlinux_btf, id, NULL));	/* void * */
+	assert_null(func_types__fentry_unsupported(vmlinux_btf, id));	/* void * */
 	id = btf__find_by_name_kind(vmlinux_btf, "too_many_args", BTF_KIND_FUNC);
-	assert_false(func_types__fentry_compatible(vmlinux_btf, id, &why));
-	assert_string_equal(why, "more than 6 parameters");
+	assert_string_equal(func_types__fentry_unsupported(vmlinux_btf, id), "more than 6 parameters");
 	id = btf__find_by_name_kind(vmlinux_btf, "array_map_varargs", BTF_KIND_FUNC);
-	assert_false(func_types__fentry_compatible(vmlinux_btf, id, &why));
-	assert_string_equal(why, "variadic");
+	assert_string_equal(func_types__fentry_unsupported(vmlinux_btf, id), "variadic");
 	id = btf__find_by_name_kind(vmlinux_btf, "__sys_bpf", BTF_KIND_FUNC);
-	assert_false(func_types__fentry_compatible(vmlinux_btf, id, NULL));
-	assert_false(func_types__fentry_compatible(vmlinux_btf, t_int, &why));
-	assert_string_equal(why, "not a BTF function");
+	assert_non_null(func_types__fentry_unsupported(vmlinux_btf, id));
+	assert_string_equal(func_types__fentry_unsupported(vmlinux_btf, t_int), "not a BTF function");
 }
 
 int main(void)
@@ -528,7 +523,7 @@ int main(void)
 		cmocka_unit_test(test_limit),
 		cmocka_unit_test(test_src_path_glob),
 		cmocka_unit_test(test_unreadable_inputs),
-		cmocka_unit_test(test_fentry_compatible),
+		cmocka_unit_test(test_fentry_unsupported),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -317,11 +317,43 @@ static void test_stack_options(void **state)
 	free(e);
 }
 
+static int failed_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+		      int max, const char **note)
+{
+	*note = "source-line symbolizer failed";
+	return 0;
+}
+
+/*
+ * The source-line symbolizer gone (the sidecar crashed): every frame keeps its symbol, and
+ * where its line would be it says why there is none.
+ */
+static void test_degraded_frames_say_so(void **state)
+{
+	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = true };
+	struct sym_resolver syms = { .sym = fake_ksym, .src = failed_src };
+	struct rec_session_end *e = seed_sample();
+	char *out;
+
+	e->stack.stitched = 0;
+	out = harness_render_end(funcs, 4, syms, e, &o, render_stack);
+	assert_string_equal(out,
+"                    entry_SYSCALL_64_after_hwframe+0x63  (source-line symbolizer failed)\n"
+"                    do_syscall_64+0x35                   (source-line symbolizer failed)\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a                   (source-line symbolizer failed)\n"
+"    70us [-ENOMEM]  __sys_bpf+0x38b                      (source-line symbolizer failed)\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"!    2us [NULL]     bpf_map_alloc_percpu\n");
+	free(out);
+	free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_layout),
 		cmocka_unit_test(test_kallsyms_only),
+		cmocka_unit_test(test_degraded_frames_say_so),
 		cmocka_unit_test(test_bpf_frames_filtered),
 		cmocka_unit_test(test_untraced_callers_before_missing_frames),
 		cmocka_unit_test(test_unfinished_frames),

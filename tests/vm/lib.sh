@@ -12,6 +12,25 @@ vm_label() {
 	if [ "$VM_ARCH" = x86_64 ]; then echo "$VM_KERNEL"; else echo "$VM_ARCH:$VM_KERNEL"; fi
 }
 
+# An ERE for the guest's `uname -r`: a cloud kernel of the series asked for.
+vm_uname_re() {
+	local series a
+	case $VM_KERNEL in
+	latest) series='[0-9]+\.[0-9]+' ;;
+	*) series=$(printf '%s' "$VM_KERNEL" | sed 's/\./\\./') ;;
+	esac
+	a=$(deb_arch)
+	echo "^$series\\.[0-9]+.*-cloud-$a\$|^$series[.+-].*cloud-$a\$"
+}
+
+# True where a scenario runs its checks that no kernel changes the answer of (the same
+# filter in the same BPF code, the same rendering): on every guest, unless VM_ONCE names
+# the one guest (a vm_label) they run on. make test sets VM_ONCE=6.12, where every scenario
+# runs; make test-kernels and KERNELS=... leave it unset.
+vm_once() {
+	[ -z "${VM_ONCE:-}" ] || [ "$(vm_label)" = "$VM_ONCE" ]
+}
+
 # sys NAME: the syscall's entry wrapper on the guest's arch (__x64_sys_bpf, __arm64_sys_bpf).
 sys() {
 	case $VM_ARCH in

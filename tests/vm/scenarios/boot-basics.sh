@@ -11,12 +11,7 @@ grep -q " /sys/fs/bpf bpf" /proc/mounts && echo "bpffs ok"
 retsnoop --version
 sleep 30 & sleep 0.1; kill -INT %1; wait %1; echo "job rc=$?"') ||
 	{ echo "$out"; fail "guest run failed"; finish; }
-case $VM_KERNEL in
-latest) series='[0-9]+\.[0-9]+' ;;
-*) series=$(printf '%s' "$VM_KERNEL" | sed 's/\./\\./') ;;
-esac
-a=$(deb_arch)
-expect "$out" "^$series\\.[0-9]+.*-cloud-$a\$|^$series[.+-].*cloud-$a\$" "uname -r is a $VM_KERNEL $a cloud kernel"
+expect "$out" "$(vm_uname_re)" "uname -r is a $VM_KERNEL $(deb_arch) cloud kernel"
 expect "$out" '^aff ok$' "available_filter_functions readable"
 expect "$out" '^btf ok$' "vmlinux BTF present"
 expect "$out" '^bpffs ok$' "bpffs mounted"

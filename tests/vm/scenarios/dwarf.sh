@@ -127,7 +127,7 @@ import json, sys
 want_src, want_trace = sys.argv[1] == "1", sys.argv[2] == "1"
 lines = [l for l in sys.stdin.read().splitlines() if l]
 objs = [json.loads(l) for l in lines]          # every line is JSON
-# warnings are records of the stream too; the run's own records around them
+# warnings are records of the stream too, among the run records around them
 warns = [o["message"] for o in objs if o["type"] == "warning"]
 assert not any(o["type"] == "error" for o in objs), objs
 types = [o["type"] for o in objs if o["type"] != "warning"]

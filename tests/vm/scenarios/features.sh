@@ -1,11 +1,13 @@
 #!/bin/bash
-# -Vv: feature detection and calibration as the kernel really has them.
+# -Vv: feature detection and calibration as the kernel really has them, on the kernel asked
+# for (make test runs boot-basics, which checks that too, on 6.12 only).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-out=$(vm_run 'retsnoop -Vv; echo "rc=$?"; retsnoop -V; echo "rc=$?"') ||
+out=$(vm_run 'uname -r; retsnoop -Vv; echo "rc=$?"; retsnoop -V; echo "rc=$?"') ||
 	{ echo "$out" | tail -20; fail "guest run failed"; finish; }
+expect "$out" "$(vm_uname_re)" "uname -r is a $VM_KERNEL $(deb_arch) cloud kernel"
 expect "$out" '^retsnoop v0\.11$' "version line"
 expect "$out" '^Feature detection:$' "feature block"
 expect "$out" '^Feature calibration:$' "calibration block"
