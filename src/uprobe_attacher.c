@@ -244,6 +244,11 @@ size_t uprobe_attacher__link_cnt(const struct uprobe_attacher *att)
 	return att->link_cnt;
 }
 
+/*
+ * One by one: releasing a single uprobe waits for the kernel (~115 ms each on the 6.18
+ * host, 2,000 links 229 s), and measured no faster on 16 threads (the mass attacher's
+ * releaser): the waits don't overlap. uprobe.multi releases 1,000 functions in ~0.1 s.
+ */
 long uprobe_attacher__detach(struct uprobe_attacher *att)
 {
 	long start = now_ms();
