@@ -119,6 +119,27 @@ trace "$P" -S -e "do_work [$P] =never" --json
 check "=never: do_work's -1 is not an error" \
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['failed'] is False and s[0]['stack'][0]['result'] == -1 and s[0]['error'] is False"
 
+# 7b. -p: a library glob resolved through the process's maps (libuprog.so*, which in the
+# directory would match libuprog-stripped.so too), its session filtered to that process
+mkfifo "$T/fifo"
+"$P" --wait <"$T/fifo" >/dev/null &
+wpid=$!
+exec 7>"$T/fifo"
+"$RS" --dry-run -v -p $wpid -e "uprog_lib_probe [libuprog.so*]" >"$T/out" 2>&1
+check "-p: 'libuprog.so*' is the mapped libuprog.so only" \
+	test "$(grep -c "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out") $(grep -c 'user function #2' "$T/out")" = "1 0"
+"$RS" -p $wpid -e "uprog_lib_probe [libuprog.so*]" --json >"$T/out" 2>&1 &
+rpid=$!
+for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+"$P" >/dev/null		# another process: not traced
+echo go >&7
+exec 7>&-
+wait $wpid
+sleep 0.3
+kill -INT $rpid; wait $rpid
+check "-p: one sample, from that process" \
+	jq_samples "len(s) == 1 and s[0]['pid'] == $wpid and s[0]['stack'][0]['function'] == 'uprog_lib_probe'"
+
 # 8. DWARF: return types (int: SIGNEXT) from the binary or its debuglink; source globs
 "$RS" --dry-run -vv -e "do_work [$D/uprog-dbglink]" >"$T/out" 2>&1
 check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
