@@ -260,6 +260,7 @@ static struct sink *make_sink(const struct env *env, struct sink **inner)
 			.args = env->capture_args,
 			.args_fmt = env->cfg.args_fmt_mode,
 			.args_max_width = env->cfg.args_fmt_max_arg_width,
+			.whole_lines = !isatty(STDOUT_FILENO),
 		};
 
 		*inner = text_sink__new(&to);
@@ -585,6 +586,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		;
 	if (err == -EINTR)
 		err = 0;
+	/* the samples still in the buffer, symbolized in full unless told to hurry */
 	tracer__stop(t);
 	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
