@@ -47,7 +47,8 @@ printf '%s\n' "$m" | awk '/do_work  /{u=NR} /open_config  /{o=NR} /entry_SYSCALL
 	END { exit !(u && u < o && o < e && e < p) }' || fail "stack order: do_work, open_config, entry_SYSCALL_64, path_openat"
 expect "$m" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "stack: do_work [-1 ENOENT] (uprog-static)"
 expect "$m" '\[-1 ENOENT\] +open_config +\(uprog-static\)' "stack: open_config [-1 ENOENT]"
-expect "$m" '\[-ENOENT\] +path_openat' "stack: path_openat [-ENOENT]"
+expect "$m" '^! +[0-9]+us \[-ENOENT\] +path_openat' "stack: path_openat [-ENOENT] is the origin ('!': the user -1 follows into the kernel's -ENOENT)"
+expect_count "$m" '^\^' 0 "stack: no kernel frame marked replaced ('^')"
 s=$(section "$out" single)
 expect "$s" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "-K: do_work [-1 ENOENT]"
 expect "$s" '\[-ENOENT\] +path_openat' "-K: path_openat [-ENOENT]"
