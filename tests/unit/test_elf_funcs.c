@@ -273,6 +273,41 @@ static void test_resolve_images(void **state)
 	glob_spec__free(&s);
 }
 
+/* The loader's paths under a root: ld.so.conf, its "include" glob, the lib dirs. */
+static void test_resolve_ld_conf(void **state)
+{
+	char root[] = "/tmp/retsnoop-root-XXXXXX", path[PATH_MAX], lib[PATH_MAX];
+	static char cmd[PATH_MAX * 16];
+	struct user_images_opts uo = { .sz = sizeof(uo) };
+	struct found f = {};
+	struct glob_spec s;
+
+	if (!uprog_path("libuprog.so", lib, sizeof(lib)))
+		skip();
+	assert_non_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/etc/ld.so.conf.d %s/opt/a %s/opt/b %s/usr/lib && "
+		 "echo 'include /etc/ld.so.conf.d/*.conf' >%s/etc/ld.so.conf && "
+		 "echo '/opt/a  # comment' >%s/etc/ld.so.conf.d/a.conf && "
+		 "echo '/opt/b' >%s/etc/ld.so.conf.d/b.notconf && "
+		 "cp %s %s/opt/a/libzz.so.1 && cp %s %s/opt/b/libzz.so.2 && "
+		 "cp %s %s/usr/lib/libzz.so.3 && ln -s libzz.so.1 %s/opt/a/libzz.so",
+		 root, root, root, root, root, root, root, lib, root, lib, root, lib, root, root);
+	assert_int_equal(system(cmd), 0);
+	uo.root = root;
+	assert_int_equal(glob_spec__parse("f [libzz.so*]", &s), 0);
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	/* /opt/a (the symlink is the same file), the default /usr/lib; not /opt/b */
+	assert_int_equal(f.cnt, 2);
+	snprintf(path, sizeof(path), "%s/opt/a/libzz.so.1", root);
+	assert_string_equal(f.paths[0], path);
+	snprintf(path, sizeof(path), "%s/usr/lib/libzz.so.3", root);
+	assert_string_equal(f.paths[1], path);
+	glob_spec__free(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -284,6 +319,7 @@ int main(void)
 		cmocka_unit_test(test_debuglink_and_go),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_resolve_images),
+		cmocka_unit_test(test_resolve_ld_conf),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
