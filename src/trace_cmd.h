@@ -19,7 +19,7 @@ struct progress;
  * @user_only: the run traces no kernel function, detect through a uprobe (kprobes may be
  * missing).
  */
-int trace_cmd__detect(struct kernel_features *feat, bool user_only);
+int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn print);
 
 /*
  * -vv: how long start-up took up to the end of @phase, and the peak RSS so far (where
@@ -52,9 +52,10 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
 			     const struct mass_attacher *att, const char *mode, const char *umode,
-			     FILE *out);
+			     FILE *out, log_print_fn print);
 /* -F: how many functions use kprobes instead (always said when there are any). */
-void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d);
+void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
+				 log_print_fn print);
 /* "ENTRY|NOFAIL|VOID" for FUNC_* @flags. */
 const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz);
 
