@@ -3,7 +3,7 @@
  * Argument capture plans (-A): for each traced function, where every argument is at entry
  * (a register, a register pair or a stack slot, by the architecture's calling convention)
  * and what to read (its value, the bytes it points to, or a string), decided once from
- * BTF. BPF gets each plan's wire half (struct func_args_spec, retsnoop.h) and does no type
+ * BTF. BPF gets each plan's wire half (struct func_args_spec, records.h) and does no type
  * work per call; the sample builder and the renderers get the rest (names and types).
  */
 #ifndef RETSNOOP_ARG_PLAN_H
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 #include "func.h"
-#include "retsnoop.h"
+#include "records.h"
 
 /* Stack arguments further than this above the stack pointer are not read. */
 #define ARG_MAX_STACK_OFF	512

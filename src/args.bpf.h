@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
 /*
  * -A: a traced call's arguments, read at function entry. User space planned each
- * function once from BTF (struct func_args_spec, retsnoop.h): where every argument is and
+ * function once from BTF (struct func_args_spec, records.h): where every argument is and
  * how many bytes to read; here the plan is followed with no type work, into a per-CPU
  * buffer that goes out as one REC_FNARGS tied to the call by (session id, seq id).
  *

@@ -10,7 +10,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "kprobe_ip.bpf.h"
-#include "retsnoop.h"
+#include "records.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

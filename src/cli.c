@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "cli_int.h"
 #include "lbr.h"
-#include "retsnoop.h"
+#include "records.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define COMM_MAX_LEN 15		/* TASK_COMM_LEN - 1: what the kernel keeps of a name */

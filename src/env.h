@@ -14,13 +14,7 @@
 #include "glob.h"
 #include "mass_attacher.h"
 #include "probe_spec.h"
-
-enum symb_mode {
-	SYMB_AUTO,		/* line info and inlines if a DWARF vmlinux is found */
-	SYMB_NONE,		/* -sn: kallsyms only */
-	SYMB_LINENUM,		/* -s */
-	SYMB_INLINES,		/* -ss */
-};
+#include "vmlinux_dwarf.h"
 
 enum debug_feat {
 	DEBUG_MULTI_KPROBE	= 0x1,

@@ -22,7 +22,7 @@ struct func {
 	const struct btf *btf;		/* vmlinux or module BTF, NULL without */
 	int btf_id;			/* BTF FUNC id in @btf, 0 without BTF */
 	int arg_cnt;			/* from BTF, 0 without */
-	__u32 flags;			/* enum func_flags (retsnoop.h), FUNC_IS_ENTRY included */
+	__u32 flags;			/* enum func_flags (records.h), FUNC_IS_ENTRY included */
 	/*
 	 * -F only: fentry/fexit can't attach here (see fentry_why), so a kprobe pair traces
 	 * it in the same run.

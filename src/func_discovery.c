@@ -10,7 +10,7 @@
 #include "func_discovery.h"
 #include "func_types.h"
 #include "ksyms.h"
-#include "retsnoop.h"
+#include "records.h"
 
 /*
  * Functions BPF tracing itself runs through (or that run with it in critical spots): tracing

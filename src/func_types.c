@@ -4,7 +4,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "func_types.h"
-#include "retsnoop.h"
+#include "records.h"
 
 struct helper_type {
 	const char *name;	/* without the "bpf_" prefix */

@@ -10,7 +10,7 @@ struct btf;
 struct btf_type;
 
 /*
- * FUNC_* result flags (retsnoop.h) of function @name whose BTF FUNC is @func_id in @btf
+ * FUNC_* result flags (records.h) of function @name whose BTF FUNC is @func_id in @btf
  * (@btf NULL or @func_id 0: no BTF, treated as returning int). BPF helpers, typed u64 in
  * BTF, get their real semantics from a built-in table first.
  */

@@ -13,7 +13,7 @@
 #include <bpf/libbpf.h>
 #include "opts.h"
 #include "mass_attacher_int.h"
-#include "retsnoop.h"
+#include "records.h"
 
 /*
  * What bpf_get_func_ip() reports in fentry/fexit: the function's start, or on x86 start + 4

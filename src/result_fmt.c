@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include "errnos.h"
 #include "result_fmt.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "user_err.h"
 
 __s64 result__normalize(__s64 res, __u32 flags)

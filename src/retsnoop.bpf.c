@@ -22,7 +22,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
-#include "retsnoop.h"
+#include "records.h"
 #include "kprobe_ip.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

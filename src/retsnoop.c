@@ -19,7 +19,7 @@
 #include "kernel_features.h"
 #include "privileges.h"
 #include "progress.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "sink.h"
 #include "stop.h"
 #include "ftrace_funcs.h"

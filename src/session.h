@@ -9,7 +9,7 @@
 #define RETSNOOP_SESSION_H
 
 #include <stddef.h>
-#include "retsnoop.h"
+#include "records.h"
 
 /*
  * The records of one sample of a session; valid only during the callback. A session has

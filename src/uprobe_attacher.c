@@ -5,7 +5,7 @@
 #include <time.h>
 #include <bpf/libbpf.h>
 #include "opts.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "uprobe_attacher.h"
 
 /* One image's functions: the ids and offsets a multi link takes as arrays. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <elfutils/libdw.h>
-#include "retsnoop.h"
+#include "records.h"
 #include "user_dwarf.h"
 
 /* The result flags of a return type, by the kernel's rule (func_types.c for BTF). */

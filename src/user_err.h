@@ -14,7 +14,7 @@
 #ifndef RETSNOOP_USER_ERR_H
 #define RETSNOOP_USER_ERR_H
 
-#include "retsnoop.h"
+#include "records.h"
 
 static inline __attribute__((always_inline)) bool user_err__is_err(__u32 flags, __s64 res)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "elf_funcs.h"
 #include "opts.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "user_dwarf.h"
 #include "user_funcs.h"
 #include "user_images.h"

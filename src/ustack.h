@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include "code_loc.h"
 #include "log.h"
-#include "retsnoop.h"
+#include "records.h"
 
 struct ustack_opts {
 	size_t sz;			/* sizeof(struct ustack_opts) */

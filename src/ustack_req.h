@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "retsnoop.h"
+#include "records.h"
 
 struct proc_maps;
 

@@ -9,13 +9,20 @@
 
 #include <signal.h>
 #include <stdbool.h>
-#include "env.h"
 #include "log.h"
 #include "func_discovery.h"
 #include "symbolize.h"
 
 struct ksyms;
 struct vmlinux_dwarf;
+
+/* How much source-level detail symbolization gives (-s/-ss/-sn, -C stacks.symb-mode). */
+enum symb_mode {
+	SYMB_AUTO,		/* line info and inlines if a DWARF vmlinux is found */
+	SYMB_NONE,		/* -sn: kallsyms only */
+	SYMB_LINENUM,		/* -s */
+	SYMB_INLINES,		/* -ss */
+};
 
 struct vmlinux_dwarf_opts {
 	size_t sz;			/* sizeof(struct vmlinux_dwarf_opts) */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Ring-buffer records (src/retsnoop.h) into the session store (src/session.c), decoded by
+ * Ring-buffer records (src/records.h) into the session store (src/session.c), decoded by
  * the sample builder and out through the text renderers or the JSON sink. Kept apart from
  * the capture target and written only against session_store__*(), sample__build() and the
  * sinks, so a new record layout means new seeds (tests/fuzz/mkseeds.py), not a new target.

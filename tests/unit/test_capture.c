@@ -12,7 +12,7 @@
 #include "capture.h"
 #include "probe_ctx.h"
 #include "render.h"
-#include "retsnoop.h"
+#include "records.h"
 
 static bool live_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {

@@ -6,7 +6,7 @@
 #include "unit.h"
 #include "errnos.h"
 #include "err_filter.h"
-#include "retsnoop.h"
+#include "records.h"
 
 static const struct func funcs[] = {
 	{ .name = "__x64_sys_bpf" },

@@ -13,7 +13,7 @@
 #include "unit.h"
 #include "func_discovery.h"
 #include "func_types.h"
-#include "retsnoop.h"
+#include "records.h"
 
 static struct btf *vmlinux_btf;
 static char mod_dir[] = "/tmp/retsnoop-modbtf-XXXXXX";

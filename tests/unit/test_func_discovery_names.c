@@ -6,7 +6,7 @@
 #include <bpf/btf.h>
 #include "unit.h"
 #include "func_discovery.h"
-#include "retsnoop.h"
+#include "records.h"
 
 static char kallsyms_path[512], aff_path[512];
 

@@ -3,7 +3,7 @@
 #include <bpf/btf.h>
 #include "unit.h"
 #include "func_types.h"
-#include "retsnoop.h"
+#include "records.h"
 
 struct types {
 	struct btf *btf;

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "unit.h"
 #include "mass_attacher.h"
-#include "retsnoop.h"
+#include "records.h"
 
 static char msgs[1024];
 

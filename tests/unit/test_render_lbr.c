@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "sample_harness.h"
 
 #define AMAC 0x5000ULL		/* array_map_alloc_check, 0x80 bytes */

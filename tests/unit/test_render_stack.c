@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "sample_harness.h"
 
 struct fake_sym {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
-#include "retsnoop.h"
+#include "records.h"
 #include "sample_harness.h"
 
 static const struct func funcs[] = {

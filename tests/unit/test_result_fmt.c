@@ -4,7 +4,7 @@
 #include <string.h>
 #include "unit.h"
 #include "result_fmt.h"
-#include "retsnoop.h"
+#include "records.h"
 
 static const char *fmt(__s64 res, __u32 flags)
 {
