@@ -557,6 +557,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		;
 	if (err == -EINTR)
 		err = 0;
+	/* -vv: what tracing itself added to the peak (records, symbolization) */
+	trace_cmd__phase_done(print, "tracing");
 	tracer__stop(t);
 	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
