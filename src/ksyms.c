@@ -228,6 +228,45 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 	return err;
 }
 
+/*
+ * Sort @keys by cmp_by_name(): a radix sort of the hashes (four byte-wide passes, stable),
+ * then the runs of equal hashes (a name listed more than once, or a rare collision) by
+ * name, module and address.
+ */
+static int sort_keys(struct name_key *keys, size_t n)
+{
+	struct name_key *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *src = keys, *dst = tmp, *t;
+	size_t cnt[256], i, j, pos, sum;
+	int shift;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (shift = 0; shift < 32; shift += 8) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(src[i].hash >> shift) & 0xff]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			pos = sum;
+			sum += cnt[i];
+			cnt[i] = pos;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].hash >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* an even number of passes: the result is back in @keys */
+	free(tmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && keys[j].hash == keys[i].hash; j++)
+			;
+		if (j - i > 1)
+			qsort(keys + i, j - i, sizeof(*keys), cmp_by_name);
+	}
+	return 0;
+}
+
 static int build_indexes(struct ksyms *ks)
 {
 	struct name_key *keys;
@@ -255,13 +294,20 @@ static int build_indexes(struct ksyms *ks)
 	 * Sorted by hash first: a name sort spent most of start-up in strcmp() over the
 	 * long shared prefixes of 100k kernel names. Equal names still end up adjacent.
 	 */
-	qsort(keys, n, sizeof(*keys), cmp_by_name);
+	if (sort_keys(keys, n)) {
+		free(keys);
+		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		ks->by_name[i] = keys[i].sym;
 		ks->name_hashes[i] = keys[i].hash;
 	}
 	free(keys);
-	qsort(ks->by_addr, n, sizeof(*ks->by_addr), cmp_by_addr);
+	/* kallsyms lists the kernel's own text in address order: most reads need no sort */
+	for (i = 1; i < n && ks->by_addr[i - 1]->addr <= ks->by_addr[i]->addr; i++)
+		;
+	if (i < n)
+		qsort(ks->by_addr, n, sizeof(*ks->by_addr), cmp_by_addr);
 
 	/*
 	 * size = distance to the next function at a higher address; aliases share it. One
