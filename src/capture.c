@@ -261,7 +261,8 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 		kind = 0;
 	}
 	fclose(m);
-	h.n = n > 0 ? n : 0;
+	/* a lookup cut short is no "no source": a replay shows the same mark */
+	h.n = n == -EINTR ? CAP_SRC_CUT : n > 0 ? n : 0;
 	cap_write_at(c, as, kind, CAP_SRC_IN, &h, sizeof(h), buf, len);
 	free(buf);
 	return n;

@@ -41,6 +41,9 @@ struct cap_space {
 	__u32 pid;
 };
 
+/* CAP_SRC's n for a lookup cut short (a second Ctrl-C): no frames follow */
+#define CAP_SRC_CUT 0xffffffffU
+
 enum cap_view {
 	VIEW_STACK = 0x1,
 	VIEW_TRACE = 0x2,

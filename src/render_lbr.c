@@ -31,6 +31,8 @@ static int fill_side(struct lside *sd, const struct code_loc *loc,
 	int i, n = loc->src_cnt;
 
 	render__fmt_sym(sd->sym, sizeof(sd->sym), loc, false, o);
+	if (n <= 0 && loc->src_note)
+		snprintf(sd->src, sizeof(sd->src), "(%s)", loc->src_note);
 	if (n <= 0)
 		return 0;
 	render__fmt_loc(sd->src, sizeof(sd->src), &loc->src[0], loc->sym);

@@ -4,8 +4,11 @@
  *
  *   MM DUR RESULT  SYMBOL+OFF  (file:line:col)
  *
- * with inlined callees as ". name (file:line:col)" lines under their caller. MM: '!' for
- * a traced function without a kernel frame of its own, '*' for a frame of a stitched chain.
+ * with inlined callees as ". name (file:line:col)" lines under their caller. MM: '!' on
+ * the frame where the sample's error originated, '^' on deeper ones whose other error a
+ * caller replaced, '*' for a frame of a stitched chain (struct sample_frame). A location
+ * without the source lines it should have says why in the source column (its src_note:
+ * the symbolizer failed, the lookup was cut short by a second Ctrl-C, ...).
  * With -A a traced frame's arguments follow its source column (compact) or come as
  * "› name = value" lines right under it, at the result column.
  */
@@ -84,7 +87,7 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 	if (f->func_id >= 0) {
 		const struct func *fn = sample__func(s, f->func_id);
 
-		l->mark[0] = f->has_kframe ? ' ' : '!';
+		l->mark[0] = f->origin ? '!' : f->replaced ? '^' : ' ';
 		l->mark[1] = f->stitched ? '*' : ' ';
 		if (f->running) {
 			strcpy(l->dur, "...");
@@ -101,6 +104,8 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 			/* where the function is, for a frame that had already returned */
 			if (f->loc.src_cnt > 0)
 				render__fmt_loc(l->src, sizeof(l->src), &f->loc.src[0], NULL);
+			else if (f->loc.src_note)
+				snprintf(l->src, sizeof(l->src), "(%s)", f->loc.src_note);
 			return 0;
 		}
 	}

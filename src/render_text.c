@@ -110,6 +110,8 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "
 			"(a thread inside an entry function) and are not reported.\n",
 			(unsigned long long)d->running_sessions);
+	if (ts->o.whole_lines)
+		return;
 	fprintf(ts->o.out, "Detaching... ");
 	fflush(ts->o.out);
 }
@@ -118,7 +120,7 @@ static void text_detached(struct sink *sk, long ms)
 {
 	struct text_sink *ts = (struct text_sink *)sk;
 
-	fprintf(ts->o.out, "DONE in %ld ms.\n", ms);
+	fprintf(ts->o.out, "%sDONE in %ld ms.\n", ts->o.whole_lines ? "Detaching... " : "", ms);
 	fflush(ts->o.out);
 }
 

@@ -207,10 +207,11 @@ static int parse_src(struct replay *r, const char *p, size_t len, bool in_space)
 	memcpy(&s.key.addr, p, 8);
 	memcpy(&n, p + 8, 4);
 	p += 12;
-	if (n > MAX_SRC_FRAMES)
+	if (n != CAP_SRC_CUT && n > MAX_SRC_FRAMES)
 		return -EINVAL;
-	s.n = n;
-	s.frames = calloc(n ? n : 1, sizeof(*s.frames));
+	/* a lookup the live run cut short is answered as such (replay_src) */
+	s.n = n == CAP_SRC_CUT ? -EINTR : (int)n;
+	s.frames = calloc(s.n > 0 ? s.n : 1, sizeof(*s.frames));
 	if (!s.frames)
 		return -ENOMEM;
 	for (i = 0; i < s.n; i++) {
@@ -602,7 +603,7 @@ static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
 		*note = s->note;
 	for (i = 0; i < s->n && i < max; i++)
 		frames[i] = s->frames[i];
-	return s->n;
+	return s->n;	/* -EINTR for a lookup the live run cut short */
 }
 
 void replay__build_opts(struct replay *r, struct sample_build_opts *o)

@@ -47,6 +47,14 @@ struct sample_frame {
 	bool running;			/* not returned when the sample was taken */
 	bool stitched;			/* from an error chain kept aside (the '*' marker) */
 	bool failed;			/* the result counts as an error (result__is_err) */
+	/*
+	 * Error samples: where the sample's error originated (the '!' marker), the deepest
+	 * traced frame of the unbroken run, from the outermost returned one down, that
+	 * returned that error. Traced frames below it that failed with another error are
+	 * @replaced (the '^' marker): a caller made its own error of theirs.
+	 */
+	bool origin;
+	bool replaced;
 	__u64 dur_ns;
 	__s64 res;			/* raw 64-bit result */
 	__u32 seq_id;			/* traced frames: the call's entry */

@@ -49,6 +49,9 @@ int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 		return 0;
 	n = o->syms.src(o->syms.ctx, as, at == SRC_AT_CALL ? addr - 1 : addr, fr,
 			MAX_SRC_FRAMES, &note);
+	/* never a silently poorer frame: a lookup cut short is said where it shows */
+	if (n == -EINTR)
+		note = SRC_NOTE_CUT;
 	if (n <= 0) {
 		if (note && !(loc->src_note = sample_pool__strdup(s->pool, note)))
 			return -ENOMEM;
@@ -70,6 +73,49 @@ int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 	loc->src = src;
 	loc->src_cnt = n;
 	return 0;
+}
+
+/* The same error: errnos agree in their low 32 bits, for int, long and ERR_PTR() alike. */
+static bool same_error(__s64 a, __s64 b)
+{
+	return (__s32)a == (__s32)b;
+}
+
+/*
+ * The '!' and '^' markers (struct sample_frame). The error to follow is the one the
+ * outermost returned traced frame failed with: the entry function's in a final sample,
+ * the chain's top in an interim one. A deeper chain whose error differs stays in view,
+ * since it is often why the caller failed, but the '!' is not on it.
+ */
+static void mark_origin(struct sample *s)
+{
+	struct sample_frame *origin = NULL;
+	bool have_err = false, run_over = false;
+	__s64 err = 0;
+	size_t i;
+
+	if (!s->is_err)
+		return;
+	for (i = 0; i < s->frame_cnt; i++) {
+		struct sample_frame *f = &s->frames[i];
+
+		if (f->func_id < 0 || f->running)
+			continue;
+		if (!have_err) {
+			if (!f->failed)
+				return;
+			err = f->res;
+			have_err = true;
+		}
+		if (!run_over && f->failed && same_error(f->res, err)) {
+			origin = f;
+			continue;
+		}
+		run_over = true;
+		f->replaced = f->failed;
+	}
+	if (origin)
+		origin->origin = true;
 }
 
 static bool func_failed(const struct sample *s, int func_id, __s64 res)
@@ -263,6 +309,8 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	s->truncated = r->end->flags & SESS_F_TRUNCATED;
 
 	err = sample__build_stack(s, r->end, o);
+	if (!err)
+		mark_origin(s);
 	if (!err && o->trace)
 		err = build_trace(s, r);
 	if (!err && o->lbr)

@@ -9,7 +9,9 @@
  * __x64_sys_mmap -> ksys_mmap_pgoff) left no frame. Pairing traced and kernel frames by
  * name as a longest common subsequence keeps every pairing that exists; the unpaired
  * traced frames go where they ran: after the kernel frames of their callers, before the
- * next pair.
+ * next pair -- and before the function they tail-called, when that one left a frame
+ * (__x64_sys_prctl jumps to an untraced __do_sys_prctl, whose frame sits between
+ * do_syscall_64's and the traced callee's: the wrapper goes above it).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -194,6 +196,68 @@ static int pair_frames(const struct sample *s, const struct call_stack *cs, int 
 	return 0;
 }
 
+/*
+ * What a wrapper's name and its tail-call target's share, and how deep a layer the name
+ * is: the syscall wrappers' layers (__x64_sys_X -> __se_sys_X -> __do_sys_X, ksys_X_...,
+ * __sys_X), "do_" and leading underscores (inet_bind -> __inet_bind) set aside.
+ */
+static const char *name_stem(const char *name, int *layer)
+{
+	static const struct { const char *prefix; int layer; } layers[] = {
+		{ "x64_sys_", 0 }, { "ia32_sys_", 0 }, { "arm64_sys_", 0 }, { "se_sys_", 1 },
+		{ "do_sys_", 2 }, { "ksys_", 2 }, { "sys_", 1 }, { "do_", 1 },
+	};
+	int under = 0;
+	size_t i, len;
+
+	while (*name == '_') {
+		name++;
+		under++;
+	}
+	*layer = under;
+	for (i = 0; i < sizeof(layers) / sizeof(layers[0]); i++) {
+		len = strlen(layers[i].prefix);
+		if (strncmp(name, layers[i].prefix, len) == 0) {
+			name += len;
+			/* the arch wrappers are the outermost layer, underscores or not */
+			*layer = layers[i].layer ? layers[i].layer + under : 0;
+			break;
+		}
+	}
+	while (*name == '_')
+		name++;
+	return name;
+}
+
+/*
+ * @name can be what @wrapper jumped to: the same stem (or a longer one: mmap ->
+ * mmap_pgoff), one layer deeper -- never a caller of it (do_foo is not foo's target).
+ */
+static bool tail_target(const char *wrapper, const char *name)
+{
+	int wl, nl;
+	const char *a = name_stem(wrapper, &wl), *b = name_stem(name, &nl);
+	size_t len = strlen(a);
+
+	return nl > wl && len && strncmp(a, b, len) == 0 && (b[len] == '\0' || b[len] == '_');
+}
+
+/*
+ * Traced frame @fname has no kernel frame, yet a deeper traced call ran inside it while
+ * the stack was taken (each is taken when the deepest call returns, or at a probe hit
+ * with every caller running): it was on the stack, so it tail-called. The first of kernel frames [from, to) that is its target
+ * by name, or @to (the target was the deeper traced function itself, or is unknown).
+ */
+static int tail_call_split(const char *fname, const struct kframe *kf, int from, int to)
+{
+	int t;
+
+	for (t = from; t < to; t++)
+		if (kf[t].name && !kf[t].filtered && tail_target(fname, kf[t].name))
+			return t;
+	return to;
+}
+
 static struct sample_frame *next_frame(struct sample *s)
 {
 	return &s->frames[s->frame_cnt++];
@@ -265,6 +329,10 @@ int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 			for (k = i + 1; k < n && kpair[k] < 0; k++)
 				;
 			upto = k < n ? kpair[k] : m;
+			/* not the deepest: it was on the stack when it was taken */
+			if (i + 1 < n)
+				upto = tail_call_split(sample__func(s, sample__func_id(s,
+						cs->func_ids[i]))->name, kf, j, upto);
 		}
 		for (; j < upto; j++) {
 			if (kf[j].filtered && !o->unfiltered)

@@ -91,6 +91,11 @@ struct text_sink_opts {
 	bool args;			/* -A: show captured arguments */
 	enum args_fmt_mode args_fmt;	/* -C args.fmt-mode */
 	int args_max_width;		/* -C args.fmt-max-arg-width, 0: no limit */
+	/*
+	 * @out is no terminal: "Detaching... DONE in N ms." is written at once when done, so
+	 * progress lines on a shared log (stderr 2>&1) never split it
+	 */
+	bool whole_lines;
 };
 
 struct sink *text_sink__new(const struct text_sink_opts *opts);

@@ -314,10 +314,12 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		const struct func *fn = sample__func(s, f->func_id);
 
 		put_func(o, s, f->func_id);
-		marker[0] = f->has_kframe ? ' ' : '!';
+		marker[0] = f->origin ? '!' : f->replaced ? '^' : ' ';
 		marker[1] = f->stitched ? '*' : ' ';
 		put(o, "marker", json_string(marker));
 		put(o, "stitched", json_boolean(f->stitched));
+		put(o, "origin", json_boolean(f->origin));
+		put(o, "replaced", json_boolean(f->replaced));
 		put(o, "running", json_boolean(f->running));
 		if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));

@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 #include "stop.h"
@@ -45,6 +46,8 @@ static void say_num(long v)
  */
 static void hand_off(int sig)
 {
+	struct timespec ms = { .tv_nsec = 1000000 };
+	pid_t parent = getpid();
 	/* _Fork(): fork without atfork handlers, safe in a signal handler */
 	pid_t pid = _Fork();
 	int fd;
@@ -55,6 +58,12 @@ static void hand_off(int sig)
 		sigfillset(&all);
 		sigprocmask(SIG_BLOCK, &all, NULL);
 		setsid();
+		/*
+		 * Only once the parent is gone: closing first would leave it the last reference
+		 * to each link, and its exit would release them all, one by one.
+		 */
+		while (getppid() == parent)
+			nanosleep(&ms, NULL);
 		if (syscall(SYS_close_range, 0, ~0U, 0))
 			for (fd = 0; fd < 65536; fd++)
 				close(fd);

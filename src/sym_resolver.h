@@ -23,6 +23,9 @@ struct sym_hit {
  * Any callback may be NULL. Strings in the answers stay valid only until the next call:
  * callers copy what they keep.
  */
+/* code_loc.src_note of a location whose source lookup was cut short (-EINTR) */
+#define SRC_NOTE_CUT "source lookup cut short"
+
 struct sym_resolver {
 	/*
 	 * What covers @addr: true if a symbol or at least the image is known (hit->name
@@ -30,7 +33,9 @@ struct sym_resolver {
 	 */
 	bool (*sym)(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit);
 	/*
-	 * Source frames of @addr (struct src_frame's order); returns the count, 0 if unknown.
+	 * Source frames of @addr (struct src_frame's order); returns the count, 0 if unknown,
+	 * or -EINTR if the lookup was cut short (the frames may exist: the sample builder
+	 * notes SRC_NOTE_CUT).
 	 * With 0, *note may be set to why (see struct code_loc.src_note); @note may be NULL.
 	 */
 	int (*src)(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *frames,

@@ -15,6 +15,7 @@ struct symbolize {
 	struct ksyms *own_ksyms;
 	bool load_failed;
 	bool degraded;
+	bool cut;		/* a lookup was cut short: the rest go without, each marked */
 	bool prefetching;	/* @loader is reading kallsyms: join it before use */
 	int load_errno;
 	pthread_t loader;
@@ -188,10 +189,19 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 		return 0;
 	if (s->degraded)
 		goto degraded;
+	if (s->cut)
+		return -EINTR;
 	n = s->opts.src.lookup(s->opts.src.ctx, addr - s->opts.kaslr_offset, frames, max);
-	/* interrupted on purpose (Ctrl-C during a slow lookup): this address only, no warning */
-	if (n == -EINTR)
-		return 0;
+	/*
+	 * Cut short on purpose: the run's caller asked to hurry (a second Ctrl-C while the
+	 * samples received before a stop are symbolized). What is left goes without source
+	 * lines rather than wait for each, and every location says so (SRC_NOTE_CUT):
+	 * a frame is never silently poorer.
+	 */
+	if (n == -EINTR) {
+		s->cut = true;
+		return -EINTR;
+	}
 	if (n < 0) {
 		s->degraded = true;
 		log_msg(s->opts.print, LOG_WARN, "WARNING: source-line symbolization failed (%d); "

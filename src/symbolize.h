@@ -20,8 +20,10 @@ struct addr2line;
 /* Source-level answers for link-time (non-KASLR) addresses; a DWARF backend provides it. */
 struct src_backend {
 	/*
-	 * Frames for @file_addr, outermost first; count, 0 if unknown, -EINTR if interrupted
-	 * (this address gets none), other negative errno if broken (no more lookups).
+	 * Frames for @file_addr, outermost first; count, 0 if unknown, -EINTR if cut short
+	 * on purpose (the caller asked to hurry: this and every later lookup answer -EINTR,
+	 * so the sample builder marks them), other negative errno if broken (no more
+	 * lookups, kallsyms only, said once).
 	 */
 	int (*lookup)(void *ctx, __u64 file_addr, struct src_frame *frames, int max);
 	void *ctx;

@@ -242,6 +242,7 @@ static struct sink *make_sink(const struct env *env, struct sink **inner)
 			.args = env->capture_args,
 			.args_fmt = env->cfg.args_fmt_mode,
 			.args_max_width = env->cfg.args_fmt_max_arg_width,
+			.whole_lines = !isatty(STDOUT_FILENO),
 		};
 
 		*inner = text_sink__new(&to);
@@ -566,8 +567,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		;
 	if (err == -EINTR)
 		err = 0;
-	/* -vv: what tracing itself added to the peak (records, symbolization) */
+	/* -vv: what tracing added to the peak (the ring buffer's mapping, records, symbols) */
 	trace_cmd__phase_done(print, "tracing");
+	/* the samples still in the buffer, symbolized in full unless told to hurry */
 	tracer__stop(t);
 	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);

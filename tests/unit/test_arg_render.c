@@ -381,13 +381,13 @@ static void test_stack_view(void **state)
 	char *s = view(false, ARGS_FMT_COMPACT, 30, false);
 
 	assert_string_equal(s,
-"!    9us [-EINVAL]  __sys_bpf    arg0=0 arg1=0 arg2=0 arg3=0 arg4=0 arg5=0\n"
+"     9us [-EINVAL]  __sys_bpf    arg0=0 arg1=0 arg2=0 arg3=0 arg4=0 arg5=0\n"
 "!    3us [-EINVAL]  main_fn      cmd=5 attr=&{.a=1,.b=0x400000} name='hi yo ' "
 "p=0xffffc9000031e000 v={.a=1,.b=0x400000} nul=NULL\n");
 	free(s);
 	s = view(false, ARGS_FMT_MULTILINE, 14, false);
 	assert_string_equal(s,
-"!    9us [-EINVAL]  __sys_bpf\n"
+"     9us [-EINVAL]  __sys_bpf\n"
 "         › arg0 = 0\n"
 "         › arg1 = 0\n"
 "         › arg2 = 0\n"
@@ -405,7 +405,7 @@ static void test_stack_view(void **state)
 	/* the outer record was lost */
 	s = view(false, ARGS_FMT_VERBOSE, 14, true);
 	assert_string_equal(s,
-"!    9us [-EINVAL]  __sys_bpf\n"
+"     9us [-EINVAL]  __sys_bpf\n"
 "         › ... data missing ...\n"
 "!    3us [-EINVAL]  main_fn\n"
 "         › cmd = 5\n"
@@ -457,8 +457,8 @@ static void test_json(void **state)
 	char *s = view_with(true, ARGS_FMT_COMPACT, 10, true, NULL);
 
 	/* the lost record of the outer call, on its frame and its entry row */
-	assert_non_null(strstr(s, "\"function\":\"__sys_bpf\",\"marker\":\"! \",\"stitched\":false,"
-			       "\"running\":false,\"duration_ns\":9000,\"result_type\":\"int\","
+	assert_non_null(strstr(s, "\"function\":\"__sys_bpf\",\"marker\":\"  \",\"stitched\":false,"
+			       "\"origin\":false,\"replaced\":false,\"running\":false,\"duration_ns\":9000,\"result_type\":\"int\","
 			       "\"result_text\":\"-EINVAL\",\"result\":-22,\"failed\":true,"
 			       "\"errno\":\"EINVAL\",\"args_missing\":true"));
 	/* every argument: rendered without the width limit, with its bytes */

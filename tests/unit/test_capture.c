@@ -27,11 +27,16 @@ static bool live_ksym(void *ctx, const struct addr_space *as, __u64 addr, struct
 	return false;
 }
 
+/* the live run's lookups are cut short (a second Ctrl-C) */
+static bool live_cut;
+
 static int live_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
 		    int max, const char **note)
 {
 	if (addr < 0x1000 || addr >= 0x2000 || max < 2)
 		return 0;
+	if (live_cut)
+		return -EINTR;
 	fr[0] = (struct src_frame){ "outer_fn", "kernel/outer.c", 10, 2 };
 	fr[1] = (struct src_frame){ "helper", "include/linux/helper.h", 77, 9 };
 	return 2;
@@ -143,7 +148,8 @@ static char *run_replay(const char *path)
 	return buf;
 }
 
-static void test_replay_matches_live(void **state)
+/* A live run (its lookups cut short if @cut) into a capture; its text, equal to the replay's. */
+static char *live_equals_replay(bool cut)
 {
 	char path[] = "/tmp/retsnoop-cap-XXXXXX";
 	int fd = mkstemp(path);
@@ -152,17 +158,36 @@ static void test_replay_matches_live(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	setenv("TZ", "UTC", 1);
+	live_cut = cut;
 	live = run_live(path);
+	live_cut = false;
 	replayed = run_replay(path);
 	unlink(path);
+	assert_string_equal(replayed, live);
+	free(replayed);
+	return live;
+}
+
+static void test_replay_matches_live(void **state)
+{
+	char *live = live_equals_replay(false);
+
 	/* The live output itself must be the real thing, not an empty match. */
 	assert_non_null(strstr(live, "01:00:00.000005 -> 01:00:00.000080 TID/PID 42/41 (simfail/simfail):"));
 	assert_non_null(strstr(live, "outer_fn+0x10  (kernel/outer.c:10:2)"));
 	assert_non_null(strstr(live, ". helper"));
 	assert_non_null(strstr(live, "0x5000"));
-	assert_string_equal(replayed, live);
 	free(live);
-	free(replayed);
+}
+
+/* A lookup the live run cut short replays as cut short, never as "no source". */
+static void test_replay_keeps_cut_lookups(void **state)
+{
+	char *live = live_equals_replay(true);
+
+	assert_non_null(strstr(live, "outer_fn+0x10  (source lookup cut short)"));
+	assert_null(strstr(live, "kernel/outer.c"));
+	free(live);
 }
 
 static void test_bad_files(void **state)
@@ -637,6 +662,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_replay_matches_live),
+		cmocka_unit_test(test_replay_keeps_cut_lookups),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_args_replay_matches_live),
 		cmocka_unit_test(test_probes_replay_matches_live),

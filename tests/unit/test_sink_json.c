@@ -2,7 +2,8 @@
 /*
  * The JSON sink's view of a code location (struct code_loc): kernel locations keep their
  * fields, user-space ones add the address space and the binary (path, build ID, offset),
- * and a location without source lines says why when the model knows.
+ * and a location without source lines says why when the model knows; traced frames carry
+ * the '!'/'^' markers.
  */
 #include <stdio.h>
 #include <string.h>
@@ -99,10 +100,35 @@ static void test_user_and_kernel_locs(void **state)
 	json_decref(st);
 }
 
+/* The origin and replaced markers: fields of their own and the text view's marker column. */
+static void test_origin_and_replaced(void **state)
+{
+	struct sample_frame f[3] = {
+		{ .func_id = 0, .failed = true, .res = -22 },
+		{ .func_id = 0, .failed = true, .res = -22, .origin = true, .has_kframe = true },
+		{ .func_id = 0, .failed = true, .res = -38, .replaced = true, .stitched = true },
+	};
+	json_t *st = render(f, 3);
+	const char *want_marker[] = { "  ", "! ", "^*" };
+	bool want_origin[] = { false, true, false }, want_replaced[] = { false, false, true };
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		json_t *o = json_array_get(st, i);
+
+		assert_string_equal(str(o, "marker"), want_marker[i]);
+		assert_true(json_is_boolean(json_object_get(o, "origin")));
+		assert_int_equal(json_is_true(json_object_get(o, "origin")), want_origin[i]);
+		assert_int_equal(json_is_true(json_object_get(o, "replaced")), want_replaced[i]);
+	}
+	json_decref(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_and_kernel_locs),
+		cmocka_unit_test(test_origin_and_replaced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

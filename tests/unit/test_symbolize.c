@@ -145,7 +145,10 @@ static void test_degrades_once(void **state)
 	ksyms__free(ks);
 }
 
-/* An interrupted lookup (Ctrl-C during a slow one) costs that address its lines, no more. */
+/*
+ * A lookup cut short (a second Ctrl-C while symbolizing what was received) is said, and so
+ * is every one after it, without asking the backend again; no warning, no degradation.
+ */
 static void test_interrupted_lookup(void **state)
 {
 	struct ksyms *ks = ksyms__parse(kallsyms, sizeof(kallsyms) - 1);
@@ -153,13 +156,19 @@ static void test_interrupted_lookup(void **state)
 	struct sym_resolver r = symbolize__resolver(s);
 	struct src_frame fr[8];
 
+	/* a lookup before the cut answers in full */
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 3);
 	logged[0] = '\0';
 	fail_next = -EINTR;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 0);
+	/* cut short: said to the caller, who marks the frame */
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), -EINTR);
 	assert_false(symbolize__degraded(s));
+	/* the rest go without, each one said too, and the backend is not asked again */
 	fail_next = 0;
-	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), 3);
-	assert_string_equal(logged, "");	/* no warning */
+	last_lookup = 0;
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffa100048bULL, fr, 8, NULL), -EINTR);
+	assert_int_equal(last_lookup, 0);
+	assert_string_equal(logged, "");	/* no warning: every frame says it */
 	symbolize__free(s);
 	ksyms__free(ks);
 }

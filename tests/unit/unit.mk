@@ -24,5 +24,8 @@ $(UNIT_OUT)/test_%: tests/unit/test_%.c tests/unit/unit.h $(UNIT_LIB) | $(UNIT_O
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit $< $(UNIT_LIB) \
 		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
 
+# host-side checks of the VM tests' oracles, on recorded guest output
+UNIT_SCRIPTS := tests/vm/oracle/run.sh
+
 test-unit: $(UNIT_BINS)
-	$(Q)UNIT_FIXTURES=tests/unit/fixtures tests/unit/run.sh $(UNIT_BINS)
+	$(Q)UNIT_FIXTURES=tests/unit/fixtures tests/unit/run.sh $(UNIT_BINS) $(UNIT_SCRIPTS)

@@ -14,7 +14,17 @@ stack view must show, by the rules of the behaviour reference (section 4.4):
 
 The traced frames of the sample's stack view must be exactly that chain: same functions,
 same results, same durations (so the same calls, not just the same names), with the '*'
-marker on the frames of a chain that was kept aside while cleanup ran.
+marker on the frames of a chain that was kept aside while cleanup ran, and in the first
+marker column:
+
+  - '!' on the origin: the deepest frame of the unbroken run, from the entry function
+    down, that returned the error the session returned (same errno);
+  - '^' on the frames below it that failed with another error (a caller replaced it);
+  - nothing on the others.
+
+And the frames must be in an order the kernel can have run them in: a syscall wrapper
+(__x64_sys_X, __arm64_sys_X, ...) above the __se_sys_X/__do_sys_X it wraps, even when it
+tail-called and left no frame of its own; the syscall entry frames above every traced one.
 
 Samples whose trace lost records, or whose BPF side said it could not keep a nested chain,
 can't be judged and are counted as skipped. Exit status 0 when every judged sample agrees
@@ -22,6 +32,7 @@ and at least --min samples were judged.
 """
 import argparse
 import json
+import re
 import sys
 
 
@@ -100,6 +111,51 @@ def expected_chain(node, stitched=False):
     return chain
 
 
+def expected_marks(chain):
+    """The first marker column of each chain frame: '!', '^' or ' '."""
+    err = chain[0][0].row.get("result")
+    marks, origin, run_over = [], None, False
+    for i, (n, _) in enumerate(chain):
+        if not run_over and n.failed and same_error(n.row.get("result"), err):
+            origin = i
+            marks.append(" ")
+            continue
+        run_over = True
+        marks.append("^" if n.failed else " ")
+    if origin is not None:
+        marks[origin] = "!"
+    return marks
+
+
+WRAPPER = re.compile(r"^__(x64|ia32|x32|arm64|riscv|s390x|s390)_sys_(\w+)$")
+ENTRY = re.compile(r"^(entry_SYSCALL_64\w*|do_syscall_64|x64_sys_call|el0_svc\w*|"
+                   r"invoke_syscall\w*|do_el0_svc\w*)$")
+
+
+def frame_name(f):
+    return f.get("function") if f["kind"] != "kernel" else f.get("symbol")
+
+
+def order_problem(stack):
+    """Why the stack view's order can't be how the kernel ran, or None."""
+    names = [(frame_name(f), f["kind"]) for f in stack]
+    for i, (name, kind) in enumerate(names):
+        m = WRAPPER.match(name or "") if kind != "kernel" else None
+        if not m:
+            continue
+        inner = {"__se_sys_" + m.group(2), "__do_sys_" + m.group(2)}
+        for j in range(i):
+            if names[j][1] == "kernel" and names[j][0] in inner:
+                return "%s (the wrapper) is below %s (what it wraps)" % (name, names[j][0])
+    first_traced = next((i for i, (_, k) in enumerate(names) if k != "kernel"), None)
+    if first_traced is not None:
+        for j in range(first_traced + 1, len(names)):
+            if names[j][1] == "kernel" and ENTRY.match(names[j][0] or ""):
+                return "syscall entry frame %s is below the traced %s" % (
+                    names[j][0], names[first_traced][0])
+    return None
+
+
 def describe(name, result, dur):
     return "%s [%s] %sns" % (name, result, dur)
 
@@ -131,7 +187,28 @@ def check_sample(s, verbose):
         return "mismatch in '*' markers:\n  call trace says: %s\n  stack view says: %s" % (
             " ".join("%s%s" % ("*" if st else "", w.split()[0]) for w, st in want),
             " ".join("%s%s" % ("*" if st else "", g.split()[0]) for g, st in got))
-    return "ok: " + " -> ".join(w.split()[0] for w, _ in want)
+    chain = expected_chain(root)
+    want_marks = expected_marks(chain)
+    got_marks = [(f.get("marker") or "  ")[0] for f in s["stack"] if f["kind"] != "kernel"]
+    problems = []
+    if want_marks != got_marks:
+        problems.append("mismatch in '!'/'^' markers:\n  call trace says: %s\n"
+                        "  stack view says: %s" % (
+            " ".join("%s%s" % (m.strip(), n.name) for m, (n, _) in zip(want_marks, chain)),
+            " ".join("%s%s" % (m.strip(), f["function"]) for m, f in
+                     zip(got_marks, [f for f in s["stack"] if f["kind"] != "kernel"]))))
+    why = order_problem(s["stack"])
+    if why:
+        problems.append("mismatch in frame order: " + why + "\n  stack view says: " +
+                        " -> ".join("%s%s" % ("" if f["kind"] == "kernel" else "[traced]",
+                                              frame_name(f)) for f in s["stack"]))
+    if problems:
+        return "\n".join(problems)
+    origin = [n.name for m, (n, _) in zip(want_marks, chain) if m == "!"]
+    replaced = [n.name for m, (n, _) in zip(want_marks, chain) if m == "^"]
+    return "ok: %s (origin %s%s)" % (" -> ".join(w.split()[0] for w, _ in want),
+                                     origin[0] if origin else "none",
+                                     "; replaced " + ", ".join(replaced) if replaced else "")
 
 
 def main():

@@ -13,8 +13,8 @@ call-trace rows, which end where the sample was taken:
     taken right there, not left over from an earlier capture);
   - a "stitch" sample: below the running calls comes the last call the innermost one
     made; for an error sample, that call's whole error chain by the rules of
-    check-chain.py (same calls, results and durations); otherwise each frame is a call
-    made by the frame above it.
+    check-chain.py (same calls, results and durations, '!' and '^' for the error of that
+    call); otherwise each frame is a call made by the frame above it.
 
 Every interim sample of a session must come before that session's final sample. Samples
 that lost records can't be judged and are counted as skipped. Exit status 0 when every
@@ -69,11 +69,19 @@ def check_stitch(s, traced, nrun, opened):
     if s.get("error"):
         if not last.failed:
             return "mismatch: an error stitch sample whose last call succeeded: %s" % node_desc(last)
-        want = [node_desc(n) for n, _ in check_chain.expected_chain(last)]
+        chain = check_chain.expected_chain(last)
+        want = [node_desc(n) for n, _ in chain]
         got = [frame_desc(f) for f in done]
         if want != got:
             return "mismatch:\n  call trace says: %s\n  stack view says: %s" % (
                 " -> ".join(want), " -> ".join(got))
+        # the error followed is the chain's top's: '!' on its origin, '^' below
+        marks = check_chain.expected_marks(chain)
+        got_marks = [(f.get("marker") or "  ")[0] for f in done]
+        if marks != got_marks:
+            return "mismatch in '!'/'^' markers: want %s, got %s" % (
+                " ".join(m + f["function"] for m, f in zip(marks, done)),
+                " ".join(m + f["function"] for m, f in zip(got_marks, done)))
     else:
         node = None
         for f in done:

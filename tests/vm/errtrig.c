@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/msg.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -255,6 +256,15 @@ static int msgctl_einval(void)
 	return sys_ret(msgctl(-1, IPC_STAT, NULL));
 }
 
+/*
+ * prctl with an option nobody handles: the security hook's -ENOSYS ("no LSM took it")
+ * is replaced by __do_sys_prctl's own -EINVAL, behind a wrapper that tail-calls it
+ */
+static int prctl_bad_option(void)
+{
+	return sys_ret(prctl(0x7fff1234, 0, 0, 0, 0));
+}
+
 static const struct errcase cases[] = {
 	{ "open-enoent", "open a path under a missing directory", ENOENT, open_enoent },
 	{ "open-enotdir", "open a path below a regular file", ENOTDIR, open_enotdir },
@@ -276,6 +286,7 @@ static const struct errcase cases[] = {
 	{ "bpf-verifier-reject", "load a BPF program that returns an unset r0", EACCES,
 	  bpf_verifier_reject },
 	{ "msgctl-einval", "msgctl on a negative queue id", EINVAL, msgctl_einval },
+	{ "prctl-bad-option", "prctl with an option no one handles", EINVAL, prctl_bad_option },
 };
 
 #define CASE_CNT (sizeof(cases) / sizeof(cases[0]))

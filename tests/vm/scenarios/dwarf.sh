@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue "symbolization": the headline run with source lines and inlined frames from the
 # kernel's DWARF vmlinux, :PATH globs, -s/-sn, a wrong -k image, and the fallback when
-# there is no DWARF at all. Needs the 316 MB -dbg package, so 6.12 only.
+# there is no DWARF at all. Issue 23: a Ctrl-C right after errors loses no source line. Needs the 316 MB -dbg package, so 6.12 only.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -15,6 +15,8 @@ fi
 src=':kernel/bpf/*.c'
 vm_modes | grep -q -- -M || src=':kernel/bpf/arraymap.c'
 lib=$(cat "$here/../guest-lib.sh")
+STOP_GLOBS="-n errtrig -e '*sys_mount' -e '*sys_prctl' -e '*sys_openat' -a path_mount -a get_fs_type -a security_task_prctl -a do_filp_open -a path_openat"
+STOP_CASES="mount-unknown-fs prctl-bad-option open-enoent open-eisdir mount-unknown-fs prctl-bad-option open-enotdir open-eloop"
 out=$(VM_RUN_ARGS=--dwarf vm_run "$lib
 trace headline bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a '$src'
 hunt_json headline_json 'simfail bpf-bad-map-val-size-percpu-array' -e '*sys_bpf' -a '$src'
@@ -58,7 +60,27 @@ sleep 0.3
 alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gone\"
 echo '=== END kill9'
 retsnoop -k /usr/bin/simfail -e '*sys_bpf' >/tmp/k.out 2>&1; echo \"rc=\$?\" >>/tmp/k.out
-echo '=== BEGIN wrongk'; cat /tmp/k.out; echo '=== END wrongk'") ||
+echo '=== BEGIN wrongk'; cat /tmp/k.out; echo '=== END wrongk'
+# Ctrl-C soon after the errors (issue 23): the samples received are symbolized in full.
+# stopq NAME DELAY [SECOND]: eight errors, SIGINT DELAY s after the last (and SECOND s
+# later another one); --json on stdout
+stopq() {
+	retsnoop --json $STOP_GLOBS >/tmp/\$1.json 2>/tmp/\$1.err &
+	p=\$!
+	i=0
+	while ! grep -q '\"type\":\"ready\"' /tmp/\$1.json; do i=\$((i + 1)); [ \$i -gt 900 ] && break; sleep 0.1; done
+	errtrig $STOP_CASES >/dev/null 2>&1
+	sleep \$2
+	kill -INT \$p
+	[ -n \"\${3:-}\" ] && { sleep \$3; kill -INT \$p; }
+	wait \$p
+	echo \"rc=\$?\" >>/tmp/\$1.err
+	echo \"=== BEGIN \$1\"; cat /tmp/\$1.json; echo \"=== END \$1\"
+	echo \"=== BEGIN \$1.err\"; cat /tmp/\$1.err; echo \"=== END \$1.err\"
+}
+stopq stop_wait 3
+stopq stop_quick 0.1
+stopq stop_double 0.1 0.05") ||
 	{ echo "$out" | tail -40; fail "guest run (--dwarf) failed"; finish; }
 
 s=$(section "$out" headline)
@@ -103,6 +125,46 @@ expect "$s" '^sidecar [0-9]+ gone$' "kill -9 of retsnoop: the sidecar dies too (
 s=$(section "$out" wrongk)
 expect "$s" 'not the running kernel|build ID' "-k with another ELF is refused"
 expect "$s" '^rc=[1-9]' "-k mismatch fails"
+
+# stop_frames SECTION: one line per sample, its frames as "symbol+off@file:line/inlined",
+# "CUT" for a lookup said to be cut short, "NONE" for a frame silently without source
+stop_frames() {
+	section "$out" "$1" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    if not l.startswith("{"):
+        continue
+    o = json.loads(l)
+    if o.get("type") != "sample":
+        continue
+    fr = []
+    for f in o["stack"]:
+        if f.get("filtered"):
+            continue
+        where = "CUT" if f.get("source_missing") == "source lookup cut short" else "NONE" if "source" not in f else \
+            "%s:%d/%d" % (f["source"]["file"], f["source"]["line"], len(f.get("inlined", [])))
+        fr.append("%s+%s@%s" % (f.get("symbol") or f.get("function"), f.get("offset", ""), where))
+    print(" ".join(fr))'
+}
+w=$(stop_frames stop_wait)
+q=$(stop_frames stop_quick)
+d=$(stop_frames stop_double)
+expect_count "$w" . 8 "stop: the waiting run has the eight samples"
+expect_count "$w" 'NONE|CUT' 0 "stop: the waiting run has every frame's source"
+expect_count "$q" . 8 "Ctrl-C 0.1 s after the errors: the eight samples"
+expect_count "$q" 'NONE|CUT' 0 "Ctrl-C 0.1 s after the errors: every frame keeps its source location"
+[ "$(printf '%s\n' "$q" | sort)" = "$(printf '%s\n' "$w" | sort)" ] ||
+	{ fail "Ctrl-C 0.1 s after the errors: frames differ from the waiting run's"; diff <(printf '%s\n' "$w" | sort) <(printf '%s\n' "$q" | sort) | sed 's/^/    | /'; }
+expect_count "$d" . 8 "two Ctrl-Cs: the eight samples"
+expect_count "$d" 'NONE' 0 "two Ctrl-Cs: no frame silently without its source (cut ones say so)"
+for n in stop_wait stop_quick; do
+	expect "$(section "$out" $n.err)" '^rc=0$' "$n: exit 0"
+done
+# the second signal hurries the symbolization when it comes during it (exit 0), or, when
+# that was done already, exits at once while detaching (130): the samples are out either way
+expect "$(section "$out" stop_double.err)" '^rc=(0|130)$' "stop_double: exit 0 or 130"
+echo "info: stop: eight samples, Ctrl-C 0.1 s after the errors: $(printf '%s\n' "$q" | grep -o '@[a-z]' | wc -l) of $(printf '%s\n' "$q" | wc -w) frames with source, as the waiting run"
+echo "info: stop: two Ctrl-Cs cut $(printf '%s\n' "$d" | grep -o CUT | wc -l) of $(printf '%s\n' "$d" | wc -w) frames short"
 
 out_dwarf=$out
 # no DWARF anywhere: one warning and kallsyms names; :PATH globs can't work

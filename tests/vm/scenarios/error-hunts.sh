@@ -8,7 +8,8 @@
 # The oracle cannot drift: every run is -T --json and tests/vm/check-chain.py rebuilds the
 # call tree of each sample from its own call-trace rows and requires the stack view's chain
 # to be exactly the chain of failed calls the rules give (same calls, same results, same
-# durations, '*' where a chain was kept aside). On top, every hunt names a chain it must
+# durations, '*' where a chain was kept aside, '!' on the origin and '^' on a deeper chain
+# whose error a caller replaced, wrappers above what they wrap). On top, every hunt names a chain it must
 # find, so an empty or cut answer can't pass. One retsnoop run covers all hunts of a mode
 # (attaching and detaching once): the verdicts are per sample anyway.
 set -u
@@ -26,31 +27,33 @@ SOCK="-e $(sys socket) -a __sys_socket -a __sock_create -a 'sock_create*' -a ine
 EXEC="-e $(sys execve) -a 'do_execveat_common*' -a bprm_execve -a do_open_execat -a alloc_bprm -a free_bprm -a exec_binprm"
 IOCTL="-e $(sys ioctl) -a do_vfs_ioctl -a vfs_ioctl -a 'ioctl_*' -a security_file_ioctl"
 BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 'bpf_lsm*'"
+PRCTL="-e $(sys prctl) -a security_task_prctl"
 
 # name|errtrig cases|chain the hunt must find (ERE over "f1 -> f2 -> ...")
 HUNTS="open-enoent|open-enoent|do_sys_openat2 -> do_fil._open -> path_openat -> link_path_walk
 open-enotdir|open-enotdir|do_fil._open -> path_openat -> link_path_walk
 open-eloop|open-eloop|do_fil._open -> path_openat -> .*step_into
 open-eisdir|open-eisdir|do_fil._open -> path_openat -> may_open
-mount|mount-unknown-fs mount-not-blockdev mount-bad-option|$(sys mount) -> path_mount -> get_fs_type
+mount|mount-unknown-fs mount-not-blockdev mount-bad-option|$(sys mount) -> path_mount -> get_fs_type \(origin path_mount; replaced get_fs_type\)
 mmap|mmap-enomem mmap-ebadf mmap-eacces|vm_mmap_pgoff -> do_mmap -> .*get_unmapped_area
 perf|perf-bad-type perf-bad-size|perf_event_alloc -> perf_try_init_event
 bind|bind-in-use bind-bad-len|__sys_bind -> inet_bind -> .*__inet_bind
 socket|socket-bad-proto|__sock_create -> inet_create
 execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_fil._open -> path_openat -> may_open
 ioctl|ioctl-enotty|$(sys ioctl) -> do_vfs_ioctl
-bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check"
+bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check
+prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl); replaced security_task_prctl\)"
 # arm64 (measured): the oversized mmap fails in do_mmap itself, before any unmapped-area
 # search
 if [ "$VM_ARCH" = arm64 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap$/')
 fi
-ALL_GLOBS="$OPEN $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF"
+ALL_GLOBS="$OPEN $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
 # 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
 if [ "$VM_KERNEL" = 5.10 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | grep -v '^perf|')
-	ALL_GLOBS="$OPEN $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF"
+	ALL_GLOBS="$OPEN $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
 fi
 # the other attach modes this kernel has, on three hunts (fentry sets stay small: every
 # fentry link costs ~70 ms to detach under TCG)

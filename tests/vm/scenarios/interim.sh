@@ -73,7 +73,7 @@ expect "$s" '^rc=0$' "text: exit status 0"
 probe=$(printf '%s\n' "$s" | awk -v k="◎ kprobe:bprm_execve[+]$KHEX\n\n" '/TID\/PID/ { if (buf ~ k) { print buf; exit } buf = "" } { buf = buf $0 "\n" }')
 expect "$probe" "^ +\\.\\.\\. \\[\\.\\.\\.\\]  $SYS\\+0x" "text: the probe sample's running syscall: '... [...]'"
 expect "$probe" '^ +\.\.\. \[\.\.\.\]  bprm_execve\+0x' "text: the running bprm_execve, with its own kernel frame"
-expect_not "$probe" '^!' "text: no frame of the probe sample lacks its kernel frame"
+expect_not "$probe" '^[!^ ] +\.\.\. \[\.\.\.\] +[^ +]+$' "text: no frame of the probe sample lacks its kernel frame"
 # interim samples come before the final sample of their session: the final one is the
 # first with the syscall's exit row, and a probe sample of the same thread precedes it
 order=$(printf '%s\n' "$s" | awk -v sys="$SYS" -v khex="$KHEX" '

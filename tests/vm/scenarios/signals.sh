@@ -7,8 +7,9 @@
 # release. After every run (and that child) nothing is left attached.
 #
 # The asserts are on statuses and on which lines were (not) printed, never on timing; how
-# long each stop took is printed ("took N ms") for the issue notes. With VM_QUICK=1
-# (make test) the -F runs and the detach run are left to make test-kernels.
+# long each stop took is printed ("took N ms") for the issue notes. Only make test-kernels
+# runs it (5 minutes; tests/vm/vm.mk); VM_QUICK=1 runs a 2-minute subset (no -F runs, no
+# second signal, 117 functions).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -19,7 +20,7 @@ BIG="-e *sys_bpf -a sk_* -a sock_*"
 SMALL="-e *sys_bpf -a array_map_alloc*"
 modes=$(vm_modes)
 quick=${VM_QUICK:-0}
-# make test: the -K attach over 117 of them is long enough to be stopped in
+# the subset: the -K attach over 117 of them is long enough to be stopped in
 [ "$quick" = 1 ] && BIG="-e *sys_bpf -a sk_*"
 
 guest='

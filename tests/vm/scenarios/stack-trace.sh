@@ -25,6 +25,15 @@ for m in $modes; do
 trace load$m bpf-simple-obj $m -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
 enabled_functions after_load$m"
 done
+# A wrapper that tail-calls an untraced function (issue 23): __x64_sys_prctl jumps to
+# __do_sys_prctl, which makes -EINVAL itself after security_task_prctl's -ENOSYS. The
+# wrapper has no frame of its own except under -F (its trampoline's return address).
+for m in $modes; do
+	guest="$guest
+hunt prctl$m 'errtrig prctl-bad-option' $m -n errtrig -e '*sys_prctl' -a security_task_prctl"
+done
+guest="$guest
+hunt prctlT 'errtrig prctl-bad-option' -T -n errtrig -e '*sys_prctl' -a security_task_prctl"
 guest="$guest
 trace modeT bpf-bad-map-val-size-percpu-array -T -e '*sys_bpf' $ALLOC
 trace loadT bpf-simple-obj -T -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
@@ -60,15 +69,15 @@ for m in $modes; do
 	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "mode $m: still attached: $a"
 done
 # stack_of TEXT ERE: the stack view of the last sample with a frame matching ERE, one
-# frame a line: the '!' marker, the result and the symbol of a traced frame (durations
+# frame a line: the '!'/'^' marker, the result and the symbol of a traced frame (durations
 # differ between runs), "  - symbol+off" for a kernel-only frame.
 stack_of() {
 	printf '%s\n' "$1" | WANT=$2 awk '
 	function done_sample() { if (hit) { out = ""; for (i = 0; i < n; i++) out = out f[i] "\n" } }
 	BEGIN { want = ENVIRON["WANT"] }
 	/TID\/PID/ { done_sample(); n = 0; hit = 0; next }
-	/^[! ] +[0-9.]+[a-z]+ +\[[^]]+\] +[^ ]/ {
-		m = substr($0, 1, 1); sub(/^[! ] +[0-9.]+[a-z]+ +/, "")
+	/^[!^ ] +[0-9.]+[a-z]+ +\[[^]]+\] +[^ ]/ {
+		m = substr($0, 1, 1); sub(/^[!^ ] +[0-9.]+[a-z]+ +/, "")
 		f[n++] = m " " $1 " " $2
 		if (($1 " " $2) ~ want) hit = 1
 		next
@@ -81,20 +90,24 @@ stack_of() {
 # return probe takes the stack under a traced caller, and it is the stack every other mode
 # (and -T) prints for the same event: the oracle is the modes' agreement, plus frames that
 # only a whole kernel stack has (5.10's kretprobe stacks stop at the trampoline: README).
-# same_stack NAME ERE WHAT: sections NAME<mode> and NAMET
+# same_stack NAME ERE WHAT [WRAPPER]: sections NAME<mode> and NAMET. With WRAPPER (a
+# traced function that tail-calls), traced frames are compared without offsets: only -F
+# gives the wrapper one (its trampoline's return address).
 same_stack() {
-	local name=$1 want=$2 what=$3 m st ref= ref_mode=
+	local name=$1 want=$2 what=$3 wrapper=${4:-} m st ref= ref_mode=
 	for m in $modes T; do
 		st=$(stack_of "$(section "$out" "$name$m")" "$want")
 		[ -n "$st" ] || { fail "$what $m: no stack view of the sample"; continue; }
+		[ -n "$wrapper" ] && st=$(printf '%s\n' "$st" | sed -E 's/^([!^ ] \[[^]]*\] [^ +]+)\+0x[0-9a-f]+$/\1/')
 		expect_not "$st" 'return_to_handler|rethook|kretprobe_trampoline|bpf_trampoline|fprobe' \
 			"$what $m: no probe machinery in the stack"
 		if [ "$VM_KERNEL" != 5.10 ]; then
 			expect "$(printf '%s\n' "$st" | head -1)" '^  - ' \
 				"$what $m: the stack starts with the untraced kernel frames"
 			# only the deepest call had returned when the stack was taken
-			expect_count "$(printf '%s\n' "$st" | sed '$d')" '^!' 0 \
-				"$what $m: every traced caller has its kernel frame"
+			[ -n "$wrapper" ] ||
+				expect_count "$(printf '%s\n' "$st" | sed '$d')" '^[!^ ] \[[^]]*\] [^+]+$' 0 \
+					"$what $m: every traced caller has its kernel frame"
 		fi
 		if [ -z "$ref" ]; then
 			ref=$st ref_mode=$m
@@ -113,6 +126,22 @@ same_stack mode "$E2BIG_SAMPLE" "E2BIG"
 	expect "$(stack_of "$(section "$out" modeT)" "$E2BIG_SAMPLE" | sed -n '/\] /,$p' | sed '1d;$d')" '^  - ' \
 		"E2BIG: untraced kernel frames between the traced caller and the traced callee"
 same_stack load '\[[0-9]+\] +bpf_obj_name_cpy' "nested load"
+# the wrapper where it ran, above the function it jumped to; the '!' on it (the syscall's
+# -EINVAL is __do_sys_prctl's own), the '^' on the hook whose -ENOSYS it replaced
+SYS_PRCTL=$(sys prctl)
+same_stack prctl "\\[-EINVAL\\] $SYS_PRCTL" "prctl wrapper" "$SYS_PRCTL"
+for m in $modes T; do
+	st=$(stack_of "$(section "$out" "prctl$m")" "\\[-EINVAL\\] $SYS_PRCTL")
+	expect "$st" "^! \\[-EINVAL\\] $SYS_PRCTL(\\+0x[0-9a-f]+)?\$" "prctl $m: the '!' on the wrapper"
+	expect "$st" '^\^ \[-ENOSYS\] security_task_prctl(\+0x[0-9a-f]+)?$' \
+		"prctl $m: the '^' on the hook whose error was replaced"
+	expect_count "$st" '^!' 1 "prctl $m: one origin"
+	printf '%s\n' "$st" | sed "s/^/info: prctl $m: /"
+	# the wrapper above its target whenever the target has a frame (5.10: stacks end early)
+	printf '%s\n' "$st" | grep -q '^  - __do_sys_prctl' &&
+		expect "$(printf '%s\n' "$st" | grep -E "$SYS_PRCTL|__do_sys_prctl" | head -1)" "$SYS_PRCTL" \
+			"prctl $m: the wrapper above the __do_sys_prctl it jumped to"
+done
 for m in $modes T; do
 	case $m in
 	T) a=$(section "$out" afterT) ;;
