@@ -67,6 +67,7 @@ EXTRA_OBJS :=
 
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
 -include sidecar/sidecar.mk
+include tests/userprog/userprog.mk
 include tests/fuzz/fuzz.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk

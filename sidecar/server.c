@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "server_int.h"
+#include "unwind_req.h"
 
 #define PROTO_VERSION 2
 /*
@@ -336,6 +337,15 @@ static int dispatch(struct server *srv, const char *line, size_t len, struct fd_
 	size_t i;
 	int fd;
 
+	/* the one request that carries data: a stack window and the maps */
+	if (len > 7 && !memcmp(line, "unwind ", 7)) {
+		if (len - 7 > MAX_UNWIND_REQ_LEN)
+			return reply_err(out, -E2BIG, "unwind request longer than %u bytes",
+					 MAX_UNWIND_REQ_LEN);
+		if (memchr(line, '\0', len))
+			return reply_err(out, -EINVAL, "NUL byte in request");
+		return do_unwind(srv, line + 7, len - 7, out);
+	}
 	if (len > MAX_REQ_LEN)
 		return reply_err(out, -E2BIG, "request longer than %d bytes", MAX_REQ_LEN);
 	if (memchr(line, '\0', len))
@@ -417,6 +427,7 @@ void server__free(struct server *srv)
 	cache_clear(srv);
 	free(srv->cache);
 	symbolizer__close(srv->symb);
+	server_unwind__free(srv);
 	images__free(srv->images);
 	free(srv->elf_path);
 	free(srv);

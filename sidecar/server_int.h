@@ -20,6 +20,7 @@ struct server {
 	struct cache_ent *cache;
 	size_t cache_cnt, cache_cap;
 	uint64_t requests, cache_hits;
+	struct unwinder *unwinder;	/* the first "unwind" request creates it */
 };
 
 /*
@@ -59,5 +60,8 @@ int do_debug(struct server *srv, const char *arg, int fd, struct reply_buf *out)
 int do_fsym(struct server *srv, const char *arg, int fd, struct reply_buf *out);
 int do_fline(struct server *srv, const char *arg, int fd, struct reply_buf *out);
 int do_close(struct server *srv, const char *arg, int fd, struct reply_buf *out);
+/* "unwind": @len bytes of @arg, longer than other requests may be (server_unwind.c) */
+int do_unwind(struct server *srv, const char *arg, size_t len, struct reply_buf *out);
+void server_unwind__free(struct server *srv);
 
 #endif /* __SIDECAR_SERVER_INT_H */

@@ -135,3 +135,29 @@ $(SIDECAR_FUZZ_REPLAY): tests/sidecar/test_fuzz_replay.c tests/unit/unit.h $(wil
 		-ldw -lelf -lz -lcmocka -o $@
 
 -include sidecar/fuzz.mk
+
+# The unwinder on real captures of tests/userprog (ptrace at its openat, tests/userprog/snap.h),
+# in-process on the sanitized sidecar sources, addr2line as the oracle.
+SIDECAR_UNWIND_TEST := $(SIDECAR_T)/test_sidecar_unwind
+EXTRA_UNIT_BINS += $(SIDECAR_UNWIND_TEST)
+
+$(SIDECAR_UNWIND_TEST): tests/sidecar/test_unwind.c tests/userprog/snap.h tests/unit/unit.h \
+		$(SIDECAR_LIB_SRCS) $(SIDECAR_HDRS) src/proc_maps.c src/ustack_req.c $(USERPROG_BINS) \
+		| $(SIDECAR_T)/sidecar-dir
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(SIDECAR_CFLAGS) -O1 $(UNIT_SAN) -Isidecar -Isrc -Itests/unit $(INCLUDES) \
+		-DUSERPROG_DIR='"$(abspath $(USERPROG_OUT))"' \
+		$< $(SIDECAR_LIB_SRCS) src/proc_maps.c src/ustack_req.c -ldw -lelf -lz -lcmocka -o $@
+
+# src/ustack.c (maps snapshots, the sidecar's unwind request) on real captures, with the
+# sanitized sidecar.
+SIDECAR_USTACK_TEST := $(SIDECAR_T)/test_ustack
+EXTRA_UNIT_BINS += $(SIDECAR_USTACK_TEST)
+
+$(SIDECAR_USTACK_TEST): tests/sidecar/test_ustack.c tests/userprog/snap.h tests/unit/unit.h \
+		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_SAN_BIN) $(USERPROG_BINS)
+	$(call msg,TEST,$@)
+	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
+		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
+		-DUSERPROG_DIR='"$(abspath $(USERPROG_OUT))"' \
+		$< $(OUTPUT)/unit/libretsnoop-san.a $(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@

@@ -715,3 +715,29 @@ int addr2line__image_lines(struct addr2line *a, int id, __u64 off, struct src_fr
 	snprintf(req, sizeof(req), "fline %d %llx\n", id, (unsigned long long)off);
 	return read_frames(a, req, frames, max);
 }
+
+int addr2line__unwind(struct addr2line *a, const char *req, char **lines)
+{
+	int n, err;
+
+	if (strncmp(req, "unwind ", 7) || strpbrk(req, "\n\r"))
+		return -EINVAL;
+	begin_call(a);
+	if (a->err)
+		return a->err;
+	/* the request may be far longer than any other: sent in two writes, no copy */
+	err = drain(a) ?: send_req(a, req) ?: send_req(a, "\n");
+	if (err)
+		return err;
+	a->unread++;
+	err = read_header(a, &n);
+	if (err)
+		return err;
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	if (err)
+		return err;
+	*lines = a->reply;
+	return n;
+}

@@ -117,6 +117,14 @@ typedef int (*addr2line_func_cb)(void *ctx, const char *func, __u64 addr, const 
 int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2line_func_cb cb,
 				   void *ctx);
 
+/*
+ * Send an "unwind" request line (ustack_req.h; no newline) to a sidecar started with
+ * elf_path "-" (or any other). Returns the reply's line count with *lines pointing at the
+ * lines, NUL-separated, valid until the next call; a negative errno from the sidecar's
+ * "err" reply or the transport.
+ */
+int addr2line__unwind(struct addr2line *a, const char *req, char **lines);
+
 /* Adapter for struct src_backend.lookup (symbolize.h): ctx is the struct addr2line. */
 int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int max);
 

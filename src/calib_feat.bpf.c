@@ -52,6 +52,9 @@ bool has_func_arg = false;
 __u32 task_group_leader_off = 0;
 __u32 task_comm_off = 0;
 __u32 tk_addr_off = 0;
+/* -U: the user registers saved at kernel entry, this many bytes above task_struct.stack */
+__u32 task_stack_off = 0;
+__u32 user_regs_off = 0;
 
 /*
  * fprobe rewritten on the function-graph tracer (Linux 6.14): its hlist_array replaced the
@@ -74,6 +77,25 @@ static bool is_detector(void)
 	return (__u32)bpf_get_current_pid_tgid() == detect_tid;
 }
 
+/*
+ * The syscall wrapper's one argument is the struct pt_regs the kernel saved at entry from
+ * user space, at the top of the task's kernel stack: its distance from the stack's base is
+ * where every task's user registers are (THREAD_SIZE - sizeof(pt_regs) and any padding,
+ * as this kernel has them), without bpf_task_pt_regs() (5.15+).
+ */
+static __always_inline void measure_user_regs(struct pt_regs *ctx)
+{
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
+	struct task_struct *task = (void *)bpf_get_current_task();
+	__u64 regs = PT_REGS_PARM1(ctx), base = (__u64)BPF_CORE_READ(task, stack);
+
+	task_stack_off = bpf_core_field_offset(struct task_struct, stack);
+	/* a kernel stack is a few pages: anything else is not what we think it is */
+	if (base && regs > base && regs - base < (1 << 20))
+		user_regs_off = regs - base;
+#endif
+}
+
 SEC("ksyscall/nanosleep")
 int calib_entry(struct pt_regs *ctx)
 {
@@ -92,6 +114,7 @@ int calib_entry(struct pt_regs *ctx)
 	task_group_leader_off = bpf_core_field_offset(struct task_struct, group_leader);
 	task_comm_off = bpf_core_field_offset(struct task_struct, comm);
 	has_rawtp_cookie = bpf_core_field_exists(union bpf_attr, raw_tracepoint.cookie);
+	measure_user_regs(ctx);
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link___feat);
 	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include "cli.h"
 #include "lbr.h"
+#include "retsnoop.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define COMM_MAX_LEN 15		/* TASK_COMM_LEN - 1: what the kernel keeps of a name */
@@ -42,6 +43,9 @@ static const struct argp_option opts[] = {
 	{ "call-stack", 'E', NULL, 0, "Emit the call stack view (default; needed only with -T)", 2 },
 	{ "trace", 'T', NULL, 0, "Emit a detailed trace of function calls (function call trace view)", 2 },
 	{ "capture-args", 'A', NULL, 0, "Capture and emit function arguments", 2 },
+	{ "user-stacks", 'U', NULL, 0,
+	  "Show the user-space stack of the thread above its kernel frames (unwound from .eh_frame)",
+	  2 },
 	{ "inject-probe", 'J', "PROBE", 0,
 	  "Inject an extra probe: kprobe:NAME[+OFF], kretprobe:NAME, rawtp:NAME, tp:CAT:NAME or @FILE",
 	  2 },
@@ -161,6 +165,9 @@ static const struct cfg_key cfg_keys[] = {
 	{ "args.fmt-max-arg-width", CFG_INT, CFG_OFF(args_fmt_max_arg_width), 0, 250,
 	  "Truncate each printed argument to this width, 0 for no limit (defaults to 120).\n"
 	  "\tNot applied in verbose mode" },
+	{ "stacks.user-stack-size", CFG_INT, CFG_OFF(ustack_size), 256, USTACK_MAX_SIZE,
+	  "-U: bytes of user stack copied from the stack pointer up, for unwinding\n"
+	  "\t(defaults to 16384, at most 16384; a deeper stack is unwound as far as it reaches)" },
 	{ "fmt.lbr-max-count", CFG_INT, CFG_OFF(lbr_max_count), 1, INT_MAX,
 	  "Print at most this many LBR records (defaults to all)" },
 };
@@ -585,6 +592,9 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 		break;
 	case 'A':
 		env->capture_args = true;
+		break;
+	case 'U':
+		env->user_stacks = true;
 		break;
 	case 'J':
 		return add_probe(st, arg);

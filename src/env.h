@@ -42,6 +42,7 @@ struct env_config {
 	enum args_fmt_mode args_fmt_mode;
 	long args_fmt_max_arg_width;
 	long lbr_max_count;		/* fmt.lbr-max-count, --lbr-max-count; 0 = all */
+	long ustack_size;		/* stacks.user-stack-size; 0 = USTACK_DEFAULT_SIZE */
 };
 
 struct env {
@@ -64,6 +65,7 @@ struct env {
 	bool emit_func_trace;		/* -T */
 	bool emit_interim_stacks;	/* -I */
 	bool capture_args;		/* -A */
+	bool user_stacks;		/* -U */
 	bool use_lbr;			/* -B / -R / --lbr */
 	bool json;			/* --json: JSON lines instead of text */
 	__u64 lbr_flags;		/* ORed --lbr=SPEC values; 0 = any_return */

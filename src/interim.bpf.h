@@ -49,6 +49,8 @@ interim_begin(struct session *sess, __u32 type, __u64 now, __u32 last_seq, bool 
 	}
 	if (capture_lbr && lbrs)
 		emit_lbrs(sess, lbrs_sz, lbrs);
+	if (capture_ustack)
+		emit_ustack(sess);
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r) {
 		count_dropped_record(sess);

@@ -62,6 +62,8 @@ int kernel_features__detect(struct kernel_features *f)
 	f->task_group_leader_off = skel->bss->task_group_leader_off;
 	f->task_comm_off = skel->bss->task_comm_off;
 	f->trace_kprobe_addr_off = skel->bss->tk_addr_off;
+	f->task_stack_off = skel->bss->task_stack_off;
+	f->user_regs_off = skel->bss->user_regs_off;
 
 cleanup:
 	calib_feat__destroy(skel);

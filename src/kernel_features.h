@@ -42,6 +42,10 @@ struct kernel_features {
 	unsigned int task_group_leader_off;	/* task_struct.group_leader */
 	unsigned int task_comm_off;		/* task_struct.comm */
 	unsigned int trace_kprobe_addr_off;	/* trace_kprobe.rp.kp.addr; 0: no such type */
+	/* -U: the user registers saved at kernel entry, user_regs_off bytes above the kernel
+	 * stack's base (task_struct.stack); 0: not found, -U is not available */
+	unsigned int task_stack_off;
+	unsigned int user_regs_off;
 };
 
 /*

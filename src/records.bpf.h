@@ -38,6 +38,8 @@ static __always_inline void count_dropped_record(struct session *sess)
 		__sync_fetch_and_add(&st->incomplete_sessions, 1);
 }
 
+#include "ustack.bpf.h"
+
 /*
  * -T records give way to the sample itself: when the ring buffer (user space not keeping
  * up, or -C bpf.ringbuf-size small) could no longer take a session's final records after
@@ -53,6 +55,8 @@ static __always_inline bool room_for_trace_rec(void)
 		return true;
 	if (capture_lbr)
 		keep += sizeof(struct rec_lbr_stack) + BPF_RINGBUF_HDR_SZ;
+	if (capture_ustack)
+		keep += sizeof(struct rec_ustack) + ustack_size + BPF_RINGBUF_HDR_SZ;
 	return bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) + keep <= rb_size;
 }
 
@@ -119,6 +123,8 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 		goto drop;
 	if (!ignored && capture_lbr)
 		emit_lbrs(sess, sess->lbrs_sz, sess->lbrs);
+	if (!ignored && capture_ustack)
+		emit_ustack(sess);
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r)

@@ -22,6 +22,8 @@ const char *render__inline_indent(const struct text_sink_opts *o);
 /* Whole sample: header, views, drop warning, two blank lines. */
 int render_text__sample(FILE *out, const struct sample *s, const struct text_sink_opts *o);
 int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts *o);
+/* -U: the user frames alone, in the stack view's columns (the -T view's header) */
+int render_ustack(FILE *out, const struct sample *s, const struct text_sink_opts *o);
 int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts *o);
 int render_lbr(FILE *out, const struct sample *s, const struct text_sink_opts *o);
 

@@ -11,6 +11,11 @@
  * the symbolizer failed, the lookup was cut short by a second Ctrl-C, ...).
  * With -A a traced frame's arguments follow its source column (compact) or come as
  * "› name = value" lines right under it, at the result column.
+ *
+ * With -U the user-space frames come first, in the same columns, with a rule line between
+ * them and the kernel's. A user frame without source lines says why in its source column;
+ * a user stack that could not be followed to its outermost frame starts with a line
+ * saying why.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +31,8 @@ struct line {
 	char sym[192];
 	char src[320];
 	const struct sample_args *args;	/* -A, traced frames */
+	const char *rule;		/* a rule across the columns with this label */
+	const char *note;		/* a whole line of its own */
 };
 
 struct lines {
@@ -113,6 +120,60 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 	return add_src_lines(ls, idx, &f->loc, o);
 }
 
+static const char *basename_of(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ?: "?";
+}
+
+static int add_uframe(struct lines *ls, const struct code_loc *loc,
+		      const struct text_sink_opts *o)
+{
+	struct line *l = line_add(ls);
+
+	if (!l)
+		return -ENOMEM;
+	render__fmt_sym(l->sym, sizeof(l->sym), loc, false, o);
+	if (loc->src_cnt > 0)
+		return add_src_lines(ls, ls->cnt - 1, loc, o);
+	/* no lines: which binary, and why */
+	if (!loc->image.path)
+		snprintf(l->src, sizeof(l->src), "(no mapped file)");
+	else
+		snprintf(l->src, sizeof(l->src), "(%s: no lines: %s)", basename_of(loc->image.path),
+			 loc->src_note ?: "not found");
+	return 0;
+}
+
+static int add_note(struct lines *ls, const char *fmt, const char *arg)
+{
+	struct line *l = line_add(ls);
+	char buf[320];
+
+	if (!l)
+		return -ENOMEM;
+	snprintf(buf, sizeof(buf), fmt, arg);
+	l->note = strdup(buf);
+	return l->note ? 0 : -ENOMEM;
+}
+
+/* -U: the user frames, outermost first, and what is known about what is missing. */
+static int add_ustack(struct lines *ls, const struct sample *s, const struct text_sink_opts *o)
+{
+	size_t i;
+	int err = 0;
+
+	if (s->ustack_missing)
+		return add_note(ls, "%s", "   [user stack: its record was dropped]");
+	if (s->ustack_note)
+		err = add_note(ls, s->uframe_cnt ? "   [user stack incomplete: %s]" :
+						    "   [no user stack: %s]", s->ustack_note);
+	for (i = 0; i < s->uframe_cnt && !err; i++)
+		err = add_uframe(ls, &s->uframes[i], o);
+	return err;
+}
+
 /* Multiline and verbose modes: one "› " line (or more, verbose) per argument. */
 static int print_arg_lines(FILE *out, const struct sample_args *a, int indent,
 			   const struct text_sink_opts *o)
@@ -131,6 +192,24 @@ static int print_arg_lines(FILE *out, const struct sample_args *a, int indent,
 		fprintf(out, "%*s\u203a %s\n", indent, "", strs[i]);
 	arg_render__free_strs(strs, cnt);
 	return 0;
+}
+
+static const char *dashes(int n)
+{
+	static const char d[] = "----------------------------------------------------------------";
+
+	if (n < 3)
+		n = 3;
+	return n >= (int)sizeof(d) - 1 ? d : d + sizeof(d) - 1 - n;
+}
+
+static void free_lines(struct lines *ls)
+{
+	int i;
+
+	for (i = 0; i < ls->cnt; i++)
+		free((char *)ls->v[i].note);
+	free(ls->v);
 }
 
 static int print_lines(FILE *out, const struct lines *ls, const struct text_sink_opts *o)
@@ -158,6 +237,21 @@ static int print_lines(FILE *out, const struct lines *ls, const struct text_sink
 		};
 		char *args;
 
+		if (l->note) {
+			fprintf(out, "%s\n", l->note);
+			continue;
+		}
+		if (l->rule) {
+			/* from the duration column to the end of the symbol column */
+			int w = dw + 1 + rw + 2 + sw, side = (w - (int)strlen(l->rule) - 2) / 2;
+
+			if (side < 3)
+				side = 3;
+			fprintf(out, "   %s %s %s\n", dashes(side), l->rule,
+				dashes(w - side - (int)strlen(l->rule) - 2));
+			continue;
+		}
+
 		len = snprintf(buf, sizeof(buf), "%s %*s %-*s  %-*s  %s", l->mark, dw, l->dur,
 			       rw, l->res, sw, l->sym, l->src);
 		if (len >= (int)sizeof(buf))
@@ -184,13 +278,35 @@ static int print_lines(FILE *out, const struct lines *ls, const struct text_sink
 int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
 {
 	struct lines ls = {};
+	struct line *l;
 	size_t i;
 	int err = 0;
 
+	if (s->has_ustack) {
+		err = add_ustack(&ls, s, o);
+		if (!err && !(l = line_add(&ls)))
+			err = -ENOMEM;
+		if (!err)
+			l->rule = "kernel";
+	}
 	for (i = 0; i < s->frame_cnt && !err; i++)
 		err = add_frame(&ls, s, &s->frames[i], o);
 	if (!err)
 		err = print_lines(out, &ls, o);
-	free(ls.v);
+	free_lines(&ls);
+	return err;
+}
+
+int render_ustack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+{
+	struct lines ls = {};
+	int err;
+
+	if (!s->has_ustack)
+		return 0;
+	err = add_ustack(&ls, s, o);
+	if (!err)
+		err = print_lines(out, &ls, o);
+	free_lines(&ls);
 	return err;
 }

@@ -31,8 +31,14 @@ int render_text__sample(FILE *out, const struct sample *s, const struct text_sin
 	fprintf(out, "%s -> %s TID/PID %u/%u (%s/%s):\n", t1, t2, s->tid, s->pid,
 		s->task_comm, s->proc_comm);
 	if (o->func_trace && s->has_trace) {
+		/* -U: the stack view shows the user frames; without it, the trace does */
+		if (!o->stack_view && s->has_ustack) {
+			fputc('\n', out);
+			err = render_ustack(out, s, o);
+		}
 		fputc('\n', out);
-		err = render_trace(out, s, o);
+		if (!err)
+			err = render_trace(out, s, o);
 	}
 	if (o->lbr && s->has_lbr && !err) {
 		fputc('\n', out);

@@ -191,10 +191,10 @@ static void report_dry_run(const struct func_discovery *d, const char *mode)
 {
 	FILE *vout = env.json ? stderr : stdout;
 
-	trace_cmd__report_fallbacks(&env, d);
+	trace_cmd__report_fallbacks(&env, d, log_print);
 	log_msg(log_print, LOG_INFO, "Attach mode: %s.\n", mode);
 	trace_cmd__report_funcs(&env, func_discovery__funcs(d), func_discovery__func_cnt(d), NULL,
-				mode, vout);
+				mode, vout, log_print);
 	log_msg(log_print, LOG_INFO, "Successfully attached in 0 ms.\n");
 }
 
@@ -299,7 +299,7 @@ static int run(void)
 	pre = prefetch__start(&popts);
 
 	/* kernel features first: the attach mode depends on them */
-	feat_err = trace_cmd__detect(&feat);
+	feat_err = trace_cmd__detect(&feat, log_print);
 	if (feat_err && !env.dry_run) {
 		if (feat_err != -EOPNOTSUPP)
 			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",

@@ -31,6 +31,7 @@ enum rec_type {
 	REC_SESSION_PROBE,	/* -I: interim sample at a probe's hit (struct rec_session_interim) */
 	REC_SESSION_STITCH,	/* -I: interim sample of a chain about to be overwritten (same) */
 	REC_CTXARGS,		/* -J -T -A: a probe hit's context (struct rec_fnargs, probe id) */
+	REC_USTACK,		/* -U: the thread's user registers and stack window (struct rec_ustack) */
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -235,6 +236,49 @@ struct rec_fnargs {
 
 enum fnargs_flags {
 	FNARGS_F_RAW_PTRS = 0x1,	/* args.capture-raw-ptrs: pointers come with their value */
+};
+
+/*
+ * -U: what user space needs to unwind the user-space stack of the thread that entered the
+ * kernel: its registers as saved at the kernel entry (the architecture's pt_regs, raw) and
+ * a window of its stack from the stack pointer up. The user stack does not change while
+ * the thread is in the kernel, so BPF takes it at the end of a session that will be
+ * reported, right before that sample's REC_SESSION_END (an interim sample's record comes
+ * right before it too). Variable length: stack_len bytes follow.
+ */
+#define USTACK_MAX_REGS		34	/* arm64 user_pt_regs: x0-x30, sp, pc, pstate */
+#define USTACK_MAX_SIZE		16384	/* -C stacks.user-stack-size at most (power of 2; a
+					 * per-CPU value holds at most 32 KiB) */
+#define USTACK_DEFAULT_SIZE	16384
+
+enum ustack_arch {
+	USTACK_ARCH_X86_64 = 1,		/* regs[]: struct pt_regs, r15 first (21 words) */
+	USTACK_ARCH_ARM64 = 2,		/* regs[]: struct user_pt_regs (34 words) */
+};
+
+enum ustack_flags {
+	USTACK_F_NOT_USER = 0x1,	/* the saved registers are not user mode: a kernel thread */
+};
+
+struct rec_ustack {
+	__u32 type;		/* REC_USTACK */
+	__s32 err;		/* 0, or -errno: the registers could not be read */
+	__u64 sess_id;
+	__u32 tgid;
+	__u32 pid;
+	__u16 arch;		/* enum ustack_arch */
+	__u16 reg_cnt;		/* words of regs[] filled */
+	__u16 flags;		/* enum ustack_flags */
+	__u16 __pad;
+	/*
+	 * Bytes of stack[], read page by page from sp up; it stops early at the first page
+	 * that can't be read (the top of the stack mapping, a page not present).
+	 */
+	__u32 stack_len;
+	__s32 stack_err;	/* 0, or the read error that ended the window early */
+	__u64 sp;		/* the user stack pointer, as in regs[] */
+	__u64 regs[USTACK_MAX_REGS];
+	__u8 stack[];
 };
 
 /* Processes never traced: retsnoop itself and every helper it starts. */

@@ -15,6 +15,7 @@
 #include "probe_spec.h"
 #include "session.h"
 #include "sym_resolver.h"
+#include "ustack.h"
 
 struct func_arg_plan;
 struct arg_plans;
@@ -143,6 +144,18 @@ struct sample {
 	size_t lbr_first;
 	bool lbr_relevant;
 
+	/*
+	 * -U: the user-space stack of the thread that entered the kernel, outermost first
+	 * (shown above frames[]); every location is in the process's address space, with
+	 * the binary or library it is in.
+	 */
+	bool has_ustack;		/* -U was on */
+	bool ustack_missing;		/* its record was dropped */
+	struct code_loc *uframes;
+	size_t uframe_cnt;
+	/* why the user stack ends before its outermost frame (or has none); NULL: complete */
+	const char *ustack_note;
+
 	/* what was lost */
 	__u32 dropped_records;		/* records of this session the ring buffer couldn't take */
 	size_t trace_lost;		/* -T records over the consumer's memory budget */
@@ -168,6 +181,8 @@ struct sample_build_opts {
 	size_t probe_cnt;
 	/* -J -T -A: how each probe's context was captured, by probe id; NULL: not shown */
 	const struct arg_plans *probe_args;
+	bool ustack;			/* -U */
+	struct ustack_resolver ustacks;	/* -U: unwinds the captured user stacks */
 };
 
 /* Decode one session's records. Returns 0 with *out set (sample__free() it), or -errno. */

@@ -255,6 +255,96 @@ static int build_lbr(struct sample *s, const struct sess_recs *r,
 	return 0;
 }
 
+/* Collects the unwinder's frames, innermost first as they come. */
+struct ustack_collect {
+	struct sample *s;
+	struct code_loc *locs;
+	size_t cnt, cap;
+};
+
+static const char *pool_str(struct sample *s, const char *str, int *err)
+{
+	const char *copy;
+
+	if (!str)
+		return NULL;
+	copy = sample_pool__strdup(s->pool, str);
+	if (!copy)
+		*err = -ENOMEM;
+	return copy;
+}
+
+static int collect_uframe(void *ctx, const struct code_loc *in)
+{
+	struct ustack_collect *c = ctx;
+	struct code_loc *loc;
+	struct src_frame *src = NULL;
+	int i, err = 0;
+
+	if (c->cnt == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 16;
+		void *tmp = realloc(c->locs, ncap * sizeof(*c->locs));
+
+		if (!tmp)
+			return -ENOMEM;
+		c->locs = tmp;
+		c->cap = ncap;
+	}
+	loc = &c->locs[c->cnt++];
+	*loc = *in;
+	if (in->src_cnt > 0) {
+		src = sample_pool__alloc(c->s->pool, in->src_cnt * sizeof(*src));
+		if (!src)
+			return -ENOMEM;
+		for (i = 0; i < in->src_cnt; i++) {
+			src[i] = in->src[i];
+			src[i].func = pool_str(c->s, in->src[i].func, &err);
+			src[i].file = pool_str(c->s, in->src[i].file, &err);
+		}
+	}
+	loc->src = src;
+	loc->image.path = pool_str(c->s, in->image.path, &err);
+	loc->image.build_id = pool_str(c->s, in->image.build_id, &err);
+	loc->sym = pool_str(c->s, in->sym, &err);
+	loc->src_note = pool_str(c->s, in->src_note, &err);
+	return err;
+}
+
+static int build_ustack(struct sample *s, const struct sess_recs *r,
+			const struct sample_build_opts *o)
+{
+	struct ustack_collect c = { .s = s };
+	const char *note = NULL;
+	size_t i;
+	int err;
+
+	s->has_ustack = true;
+	if (!r->ustack) {
+		s->ustack_missing = true;
+		return 0;
+	}
+	if (!o->ustacks.unwind) {
+		s->ustack_note = "no unwinder";
+		return 0;
+	}
+	err = o->ustacks.unwind(o->ustacks.ctx, r->ustack, r->ustack_size, collect_uframe, &c,
+				&note);
+	if (!err && c.cnt)
+		s->uframes = sample_pool__alloc(s->pool, c.cnt * sizeof(*s->uframes));
+	if (!err && c.cnt && !s->uframes)
+		err = -ENOMEM;
+	/* the model keeps stacks outermost first */
+	for (i = 0; !err && i < c.cnt; i++)
+		s->uframes[i] = c.locs[c.cnt - 1 - i];
+	free(c.locs);
+	if (err)
+		return err;
+	s->uframe_cnt = c.cnt;
+	if (note && !(s->ustack_note = sample_pool__strdup(s->pool, note)))
+		return -ENOMEM;
+	return 0;
+}
+
 static void copy_comm(char *dst, const char *src)
 {
 	memcpy(dst, src, TASK_COMM_LEN);
@@ -317,6 +407,8 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 		err = build_lbr(s, r, o);
 	if (!err && o->args)
 		err = sample__build_args(s, r, o);
+	if (!err && o->ustack)
+		err = build_ustack(s, r, o);
 	if (err) {
 		sample__free(s);
 		return err;

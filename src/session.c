@@ -13,6 +13,8 @@ struct sess {
 	__u64 id;
 	struct rec_session_start start;
 	struct rec_lbr_stack *lbr;
+	struct rec_ustack *ustack;	/* -U: a copy, ustack_size bytes */
+	size_t ustack_size;
 	struct rec_func_trace *trace;
 	size_t trace_cnt, trace_cap, trace_lost;
 	struct rec_fnargs **args;	/* copies, in arrival (= seq id) order */
@@ -62,6 +64,7 @@ static void sess_free(void *p)
 		free(s->args[i]);
 	free(s->args);
 	free(s->lbr);
+	free(s->ustack);
 	free(s->trace);
 	free(s);
 }
@@ -161,6 +164,28 @@ static int add_lbr(struct session_store *st, const void *rec)
 	return 0;
 }
 
+static int add_ustack(struct session_store *st, const void *rec, size_t size)
+{
+	const struct rec_ustack *r = rec;
+	struct sess *s;
+	void *copy;
+
+	if (r->stack_len > size - sizeof(*r))
+		return -EINVAL;
+	s = rec_sess(st, r->sess_id);
+	if (!s)
+		return 0;
+	size = sizeof(*r) + r->stack_len;
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, r, size);
+	free(s->ustack);
+	s->ustack = copy;
+	s->ustack_size = size;
+	return 0;
+}
+
 static int add_fnargs(struct session_store *st, const void *rec, size_t size)
 {
 	const struct rec_fnargs *r = rec;
@@ -215,6 +240,8 @@ static int deliver(struct session_store *st, struct sess *s, const struct rec_se
 	recs.end = e;
 	recs.interim = in;
 	recs.lbr = s->lbr;
+	recs.ustack = s->ustack;
+	recs.ustack_size = s->ustack_size;
 	recs.trace = s->trace;
 	recs.trace_cnt = n;
 	recs.trace_lost = s->trace_lost;
@@ -224,9 +251,14 @@ static int deliver(struct session_store *st, struct sess *s, const struct rec_se
 	recs.args_cnt = n;
 	recs.args_lost = s->args_lost;
 	err = st->opts.on_session(st->opts.ctx, &recs);
-	/* each sample's LBR record comes right before it: a later one whose was lost has none */
+	/*
+	 * each sample's LBR and user stack records come right before it: a later sample
+	 * whose were lost has none
+	 */
 	free(s->lbr);
 	s->lbr = NULL;
+	free(s->ustack);
+	s->ustack = NULL;
 	return err;
 }
 
@@ -280,6 +312,7 @@ static const struct rec_kind {
 	[REC_SESSION_STITCH] = { sizeof(struct rec_session_interim), add_interim },
 	/* probe contexts go with the arguments: both are found by their seq id */
 	[REC_CTXARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
+	[REC_USTACK] = { sizeof(struct rec_ustack), .add_sized = add_ustack },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)

@@ -20,6 +20,8 @@ struct sess_recs {
 	const struct rec_session_end *end;	/* for interim samples: &interim->end */
 	const struct rec_session_interim *interim;	/* NULL for the final sample */
 	const struct rec_lbr_stack *lbr;	/* NULL when none arrived */
+	const struct rec_ustack *ustack;	/* -U: NULL when none arrived */
+	size_t ustack_size;			/* bytes of it, the stack window included */
 	/* -T records (and -J probe hits) up to end->last_seq_id, in seq id order */
 	const struct rec_func_trace *trace;
 	size_t trace_cnt;

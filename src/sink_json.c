@@ -333,6 +333,31 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 	return o;
 }
 
+/* -U: the user frames (outermost first, like "stack"), and what is missing. */
+static json_t *justack(const struct sample *s)
+{
+	json_t *o = json_object(), *arr, *f;
+	size_t i;
+
+	if (!o)
+		return NULL;
+	put(o, "missing", json_boolean(s->ustack_missing));
+	put(o, "complete", json_boolean(!s->ustack_missing && !s->ustack_note));
+	if (s->ustack_note)
+		put(o, "note", jstr(s->ustack_note));
+	arr = json_array();
+	for (i = 0; arr && i < s->uframe_cnt; i++) {
+		f = json_object();
+		if (!f)
+			continue;
+		put(f, "kind", json_string("user"));
+		put_loc(f, &s->uframes[i]);
+		json_array_append_new(arr, f);
+	}
+	put(o, "frames", arr);
+	return o;
+}
+
 static const char *row_kind(enum trace_row_kind k)
 {
 	switch (k) {
@@ -486,6 +511,8 @@ static int json_sample(struct sink *sk, const struct sample *s)
 	for (i = 0; arr && i < s->frame_cnt; i++)
 		json_array_append_new(arr, jframe(s, &s->frames[i]));
 	put(o, "stack", arr);
+	if (s->has_ustack)
+		put(o, "user_stack", justack(s));
 	if (s->has_trace) {
 		arr = json_array();
 		for (i = 0; arr && i < s->row_cnt; i++)

@@ -88,14 +88,14 @@ static __s64 clock_offset_ns(void)
 	return off;
 }
 
-int trace_cmd__detect(struct kernel_features *feat)
+int trace_cmd__detect(struct kernel_features *feat, log_print_fn print)
 {
 	int err = kernel_features__detect(feat);
 
 	if (err)
 		return err;
 	if (!feat->has_ringbuf) {
-		fprintf(stderr, "Retsnoop requires BPF ringbuf (Linux 5.8+), please upgrade your kernel!\n");
+		log_msg(print, LOG_ERROR, "Retsnoop requires BPF ringbuf (Linux 5.8+), please upgrade your kernel!\n");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -124,7 +124,8 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
  * (@dry: "Attached (dry run)"). @how gives each function's attach kind (NULL: mode only).
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
-			     const struct mass_attacher *att, const char *mode, FILE *out)
+			     const struct mass_attacher *att, const char *mode, FILE *out,
+			     log_print_fn print)
 {
 	const char *dry = att ? "" : " (dry run)";
 	char buf[128];
@@ -138,7 +139,7 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 		if (env->verbose >= 1)
 			fprintf(out, "Function '%s' is marked as an entry point.\n", f->name);
 		if (!env->success_stacks && (f->flags & FUNC_CANT_FAIL))
-			fprintf(stderr, "WARNING: entry function '%s' is non-failing and will not trigger error recording condition!\n",
+			log_msg(print, LOG_WARN, "WARNING: entry function '%s' is non-failing and will not trigger error recording condition!\n",
 				f->name);
 	}
 	if (env->verbose < 1)
@@ -164,13 +165,14 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 }
 
 /* -F: the functions fentry/fexit can't attach, said once whatever the verbosity. */
-void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d)
+void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
+				 log_print_fn print)
 {
 	size_t n = func_discovery__stats(d)->fallback_cnt;
 
 	if (env->attach_mode != ATTACH_FENTRY || !n)
 		return;
-	fprintf(stderr, "Note: %zu of %zu functions can't be traced with fentry/fexit (-F) and are traced with kprobes in the same run%s.\n",
+	log_msg(print, LOG_WARN, "Note: %zu of %zu functions can't be traced with fentry/fexit (-F) and are traced with kprobes in the same run%s.\n",
 		n, func_discovery__func_cnt(d), env->verbose ? "" : " (-v lists them)");
 }
 
@@ -260,29 +262,32 @@ static struct sink *make_sink(const struct env *env, struct sink **inner)
 }
 
 /* Why loading failed, in the words the user can act on. */
-static void explain_load_error(int err)
+static void explain_load_error(int err, log_print_fn print)
 {
 	if (err != -EPERM && err != -EACCES)
 		return;
 	if (geteuid() == 0)
-		fprintf(stderr, "The kernel refuses BPF tracing even to root: kernel lockdown "
+		log_msg(print, LOG_ERROR, "The kernel refuses BPF tracing even to root: kernel lockdown "
 			"(cat /sys/kernel/security/lockdown), a security module, or a container "
 			"or VM sandbox forbids it.\n");
 	else
-		fprintf(stderr, "Kernel tracing needs root, or the capabilities the README lists "
+		log_msg(print, LOG_ERROR, "Kernel tracing needs root, or the capabilities the README lists "
 			"(CAP_BPF, CAP_PERFMON and more).\n");
 }
 
 static void explain_open_error(const struct env *env, const struct kernel_features *feat,
-			       int err)
+			       int err, log_print_fn print)
 {
 	if (env->use_lbr && err == -EOPNOTSUPP && !feat->has_branch_snapshot)
-		fprintf(stderr, "--lbr: LBR capture needs bpf_get_branch_snapshot() (Linux 5.16+), "
+		log_msg(print, LOG_ERROR, "--lbr: LBR capture needs bpf_get_branch_snapshot() (Linux 5.16+), "
 			"which this kernel lacks; run without --lbr.\n");
 	else if (env->use_lbr && (err == -ENOENT || err == -ENODEV || err == -EOPNOTSUPP ||
 				  err == -EINVAL))
-		fprintf(stderr, "--lbr: this CPU or VM has no usable %s (branch-sampling perf "
+		log_msg(print, LOG_ERROR, "--lbr: this CPU or VM has no usable %s (branch-sampling perf "
 			"event: %s); run without --lbr.\n", LBR_HW_NAME, strerror(-err));
+	else if (env->user_stacks && err == -EOPNOTSUPP && !feat->user_regs_off)
+		fprintf(stderr, "-U: could not find where this kernel saves a thread's user registers "
+			"(x86-64 and arm64 only); run without -U.\n");
 	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
 }
 
@@ -291,7 +296,7 @@ static void explain_open_error(const struct env *env, const struct kernel_featur
  * has no plan (then said once, and the run goes on without arguments).
  */
 static int plan_args(const struct env *env, const struct func *funcs, size_t cnt, FILE *vout,
-		     struct arg_plans **out)
+		     log_print_fn print, struct arg_plans **out)
 {
 	struct arg_plans_opts o = {
 		.sz = sizeof(o),
@@ -308,12 +313,12 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 	if (!env->capture_args)
 		return 0;
 	if (!arg_arch__host()) {
-		fprintf(stderr, "NOTE: Function arguments capture is not supported!\n");
+		log_msg(print, LOG_WARN, "NOTE: Function arguments capture is not supported!\n");
 		return 0;
 	}
 	ps = arg_plans__new(funcs, cnt, &o);
 	if (!ps) {
-		fprintf(stderr, "Failed to plan argument capture: %s\n", strerror(errno));
+		log_msg(print, LOG_ERROR, "Failed to plan argument capture: %s\n", strerror(errno));
 		return -errno;
 	}
 	for (i = 0; env->verbose >= 2 && i < cnt; i++) {
@@ -329,8 +334,8 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
  * -J -T -A: each probe's context plan, from the kernel's BTF (*btf, to free after the
  * run). Probes BTF doesn't describe are said once and show no context.
  */
-static int plan_probe_ctx(const struct env *env, FILE *vout, struct btf **btf,
-			  struct arg_plans **out)
+static int plan_probe_ctx(const struct env *env, FILE *vout, log_print_fn print,
+			  struct btf **btf, struct arg_plans **out)
 {
 	struct arg_limits lim = {
 		.max_sized = env->cfg.args_max_sized_arg_size,
@@ -348,12 +353,12 @@ static int plan_probe_ctx(const struct env *env, FILE *vout, struct btf **btf,
 	*btf = btf__load_vmlinux_btf();
 	if (libbpf_get_error(*btf)) {
 		*btf = NULL;
-		fprintf(stderr, "Note: no kernel BTF, the context of injected probes is not captured.\n");
+		log_msg(print, LOG_WARN, "Note: no kernel BTF, the context of injected probes is not captured.\n");
 		return 0;
 	}
 	ps = probe_ctx__plans(env->inject_probes, env->inject_probe_cnt, *btf, &lim);
 	if (!ps) {
-		fprintf(stderr, "Failed to plan the context of injected probes: %s\n",
+		log_msg(print, LOG_ERROR, "Failed to plan the context of injected probes: %s\n",
 			strerror(errno));
 		return -errno;
 	}
@@ -361,7 +366,7 @@ static int plan_probe_ctx(const struct env *env, FILE *vout, struct btf **btf,
 		const struct func_arg_plan *p = arg_plans__get(ps, i);
 
 		if (!p->btf)
-			fprintf(stderr, "Note: the kernel's BTF doesn't describe probe '%s': its context is not captured.\n",
+			log_msg(print, LOG_WARN, "Note: the kernel's BTF doesn't describe probe '%s': its context is not captured.\n",
 				env->inject_probes[i].spec);
 		else if (env->verbose >= 2) {
 			arg_plan__describe(p, arg_plans__arch(ps) ?: arg_arch__host(), buf,
@@ -422,6 +427,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct arg_plans *args = NULL, *probe_args = NULL;
 	struct btf *probe_btf = NULL;
 	struct tracer *t = NULL;
+	struct ustack *ustack = NULL;
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
@@ -433,25 +439,40 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	excluded[0] = getpid();
 	o.excluded_cnt = 1;
 	n = vmlinux_dwarf__pids(vd, pids, MAX_EXCLUDED_TGIDS - 1);
-	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 1; i++)
+	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 2; i++)
 		excluded[o.excluded_cnt++] = pids[i];
 	o.excluded_tgids = excluded;
+	if (env->user_stacks) {
+		struct ustack_opts uopts = {
+			.sz = sizeof(uopts), .print = print, .cancel = stop__flag(),
+		};
+
+		err = ustack__new(&uopts, &ustack);
+		if (err)
+			goto out;
+		/* the unwinding sidecar's own syscalls are not the user's */
+		if (ustack__sidecar_pid(ustack))
+			excluded[o.excluded_cnt++] = ustack__sidecar_pid(ustack);
+		o.ustack = ustack;
+	}
 	if (detach_threads)
 		o.detach_threads = atoi(detach_threads);
 
-	trace_cmd__report_fallbacks(env, d);
-	err = plan_args(env, funcs, cnt, vout, &args);
+	trace_cmd__report_fallbacks(env, d, print);
+	err = plan_args(env, funcs, cnt, vout, print, &args);
 	if (err)
 		goto out;
 	o.args = args;
 	if (args) {
-		err = plan_probe_ctx(env, vout, &probe_btf, &probe_args);
+		err = plan_probe_ctx(env, vout, print, &probe_btf, &probe_args);
 		if (err)
 			goto out;
 		o.probe_args = probe_args;
 	}
 	o.args_max_total = env->cfg.args_max_total_args_size;
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
+	o.user_stacks = env->user_stacks;
+	o.ustack_size = env->cfg.ustack_size;
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	sym = symbolize__new(&sopts);
@@ -499,7 +520,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	t = tracer__open(&o);
 	if (!t) {
 		err = -errno;
-		explain_open_error(env, feat, err);
+		explain_open_error(env, feat, err, print);
 		goto out;
 	}
 	trace_cmd__phase_done(print, "BPF open");
@@ -507,7 +528,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	err = tracer__load(t);
 	if (err) {
 		progress__clear(progress);
-		explain_load_error(err);
+		explain_load_error(err, print);
 		goto out;
 	}
 #ifdef __GLIBC__
@@ -536,7 +557,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
-				vout);
+				vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	err = tracer__start(t);
@@ -581,6 +602,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	sink__detached(sink, ms);
 out:
 	tracer__free(t);
+	ustack__free(ustack);
 	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
 		log_msg(print, LOG_WARN, "Capture file '%s' is incomplete (write error).\n", cap_path);

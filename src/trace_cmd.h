@@ -15,7 +15,7 @@ struct vmlinux_dwarf;
 struct progress;
 
 /* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
-int trace_cmd__detect(struct kernel_features *feat);
+int trace_cmd__detect(struct kernel_features *feat, log_print_fn print);
 
 /*
  * -vv: how long start-up took up to the end of @phase, and the peak RSS so far (where
@@ -38,9 +38,11 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
  * @mode names the attach mode.
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
-			     const struct mass_attacher *att, const char *mode, FILE *out);
+			     const struct mass_attacher *att, const char *mode, FILE *out,
+			     log_print_fn print);
 /* -F: how many functions use kprobes instead (always said when there are any). */
-void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d);
+void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
+				 log_print_fn print);
 /* "ENTRY|NOFAIL|VOID" for FUNC_* @flags. */
 const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz);
 

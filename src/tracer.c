@@ -35,6 +35,14 @@ struct tracer {
 	struct sample_build_opts bopts;
 	bool draining;
 	bool stopped;
+	/*
+	 * -U: samples (END and interim records, copies) held until the ring buffer has been
+	 * read dry, so that each process's mappings are read (ustack__note_*) before the slow
+	 * unwinding of earlier samples, while the processes are more likely still alive
+	 */
+	void *pending[256];
+	size_t pending_sz[256];
+	size_t pending_cnt;
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
 };
@@ -84,6 +92,12 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			err = -errno ?: -ENODEV;
 			goto err;
 		}
+	}
+
+	/* feature detection did not find where the kernel saves user registers */
+	if (opts->user_stacks && !feat->user_regs_off) {
+		err = -EOPNOTSUPP;
+		goto err;
 	}
 
 	skel = t->skel = retsnoop__open();
@@ -182,6 +196,15 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
+	if (opts->user_stacks) {
+		skel->rodata->capture_ustack = true;
+		skel->rodata->ustack_size = opts->ustack_size ?: USTACK_DEFAULT_SIZE;
+		skel->rodata->task_stack_off = feat->task_stack_off;
+		skel->rodata->user_regs_off = feat->user_regs_off;
+	} else {
+		/* a page-sized buffer per CPU that nothing would use */
+		bpf_map__set_autocreate(skel->maps.ustack_bufs, false);
+	}
 	if (opts->ringbuf_size)
 		bpf_map__set_max_entries(skel->maps.rb, opts->ringbuf_size);
 	skel->rodata->rb_size = bpf_map__max_entries(skel->maps.rb);
@@ -305,6 +328,60 @@ static int on_session(void *ctx, const struct sess_recs *r)
 	return err;
 }
 
+static bool is_sample_rec(__u32 type)
+{
+	return type == REC_SESSION_END || type == REC_SESSION_PROBE || type == REC_SESSION_STITCH;
+}
+
+/* Decode the held samples, in arrival order. */
+static int flush_pending(struct tracer *t)
+{
+	size_t i;
+	int err = 0, e;
+
+	for (i = 0; i < t->pending_cnt; i++) {
+		e = session_store__add(t->store, t->pending[i], t->pending_sz[i]);
+		if (e && e != -EINVAL && !err)
+			err = e;
+		free(t->pending[i]);
+	}
+	t->pending_cnt = 0;
+	return err;
+}
+
+/*
+ * -U: hold a sample record; 1 if held. A session's next LBR or user stack record replaces
+ * its current one in the store, so a held sample of that session goes first.
+ */
+static int hold_sample(struct tracer *t, const void *data, size_t size, __u32 type)
+{
+	__u64 id;
+	size_t i;
+	int err;
+
+	if (size < 16)
+		return 0;
+	memcpy(&id, (const char *)data + 8, sizeof(id));	/* every record: type, ..., sess_id */
+	if (type == REC_USTACK || type == REC_LBR_STACK) {
+		for (i = 0; i < t->pending_cnt; i++) {
+			if (!memcmp((const char *)t->pending[i] + 8, &id, sizeof(id)))
+				return flush_pending(t);
+		}
+		return 0;
+	}
+	if (!is_sample_rec(type))
+		return 0;
+	if (t->pending_cnt == sizeof(t->pending) / sizeof(t->pending[0]) &&
+	    (err = flush_pending(t)))
+		return err;
+	t->pending[t->pending_cnt] = malloc(size);
+	if (!t->pending[t->pending_cnt])
+		return -ENOMEM;
+	memcpy(t->pending[t->pending_cnt], data, size);
+	t->pending_sz[t->pending_cnt++] = size;
+	return 1;
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
@@ -312,7 +389,16 @@ static int on_record(void *ctx, void *data, size_t size)
 
 	if (t->o.capture)
 		capture__record(t->o.capture, data, size);
-	err = session_store__add(t->store, data, size);
+	/* -U: a process's mappings are read when it is first seen, while it likely lives */
+	if (t->o.ustack && size >= sizeof(struct rec_session_start) &&
+	    *(const __u32 *)data == REC_SESSION_START)
+		ustack__note_process(t->o.ustack, ((const struct rec_session_start *)data)->tgid);
+	if (t->o.ustack && size >= sizeof(struct rec_ustack) && *(const __u32 *)data == REC_USTACK)
+		ustack__note_capture(t->o.ustack, data);
+	err = t->o.ustack && size >= 4 ? hold_sample(t, data, size, *(const __u32 *)data) : 0;
+	if (err < 0)
+		return err;
+	err = err ? 0 : session_store__add(t->store, data, size);
 	if (err && err != -EINVAL)
 		return err;
 	/*
@@ -338,7 +424,10 @@ int tracer__start(struct tracer *t)
 		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
 		.args = t->o.args, .probes = t->o.probes, .probe_cnt = t->o.probe_cnt,
 		.probe_args = t->o.probe_args,
+		.ustack = t->o.user_stacks,
 	};
+	if (t->o.ustack)
+		t->bopts.ustacks = ustack__resolver(t->o.ustack);
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
 	t->store = session_store__new(&sopts);
@@ -427,6 +516,12 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	if (t->o.stop && *t->o.stop)
 		return -EINTR;
 	err = ring_buffer__poll(t->rb, timeout_ms);
+	if (t->pending_cnt) {
+		int e = flush_pending(t);
+
+		if (e && err >= 0)
+			err = e;
+	}
 	check_drops(t);
 	if (err == -EINTR || (t->o.stop && *t->o.stop))
 		return -EINTR;
@@ -447,6 +542,12 @@ int tracer__stop(struct tracer *t)
 	t->skel->bss->ready = false;
 	t->draining = true;
 	err = ring_buffer__consume(t->rb);
+	if (t->pending_cnt) {
+		int e = flush_pending(t);
+
+		if (e && err >= 0)
+			err = e;
+	}
 	t->draining = false;
 	t->stopped = true;
 	return err < 0 ? err : 0;
@@ -462,6 +563,8 @@ void tracer__free(struct tracer *t)
 	if (!t)
 		return;
 	ring_buffer__free(t->rb);
+	while (t->pending_cnt)
+		free(t->pending[--t->pending_cnt]);
 	session_store__free(t->store);
 	mass_attacher__free(t->att);
 	retsnoop__destroy(t->skel);

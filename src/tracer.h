@@ -20,6 +20,7 @@
 #include "sink.h"
 #include "capture.h"
 #include "sym_resolver.h"
+#include "ustack.h"
 
 struct tracer_opts {
 	size_t sz;			/* sizeof(struct tracer_opts) */
@@ -44,6 +45,9 @@ struct tracer_opts {
 	const struct arg_plans *args;
 	__u32 args_max_total;		/* args.max-total-args-size */
 	bool args_raw_ptrs;		/* args.capture-raw-ptrs */
+	bool user_stacks;		/* -U: user registers and stack window per sample */
+	__u32 ustack_size;		/* stacks.user-stack-size; 0: USTACK_DEFAULT_SIZE */
+	struct ustack *ustack;		/* -U: maps snapshots and unwinding (borrowed) */
 	/* -J -T -A: each probe's context plan (borrowed, by probe id); NULL: none */
 	const struct arg_plans *probe_args;
 	/* -J: injected probes (borrowed); a probe's id is its index */

@@ -17,6 +17,7 @@
 int fuzz_request(const uint8_t *data, size_t size);
 int fuzz_elf(const uint8_t *data, size_t size);
 int fuzz_dwarf(const uint8_t *data, size_t size);
+int fuzz_unwind(const uint8_t *data, size_t size);
 int fuzz_image(const uint8_t *data, size_t size);
 
 /*

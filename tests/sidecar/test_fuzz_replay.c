@@ -76,6 +76,11 @@ static void test_dwarf(void **state)
 	replay("dwarf", fuzz_dwarf);
 }
 
+static void test_unwind(void **state)
+{
+	replay("unwind", fuzz_unwind);
+}
+
 static void test_image(void **state)
 {
 	replay("image", fuzz_image);
@@ -87,6 +92,7 @@ int main(void)
 		cmocka_unit_test(test_request),
 		cmocka_unit_test(test_elf),
 		cmocka_unit_test(test_dwarf),
+		cmocka_unit_test(test_unwind),
 		cmocka_unit_test(test_image),
 	};
 

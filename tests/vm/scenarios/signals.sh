@@ -78,8 +78,9 @@ retsnoop -K $BIG >/tmp/det.out 2>&1 &
 p=\$!
 while ! grep -q 'Receiving data' /tmp/det.out; do kill -0 \$p 2>/dev/null || break; sleep 0.2; done
 kill -INT \$p
-while ! grep -q 'Detaching' /tmp/det.out; do kill -0 \$p 2>/dev/null || break; sleep 0.1; done
-sleep 1
+# stdout is a file: 'Detaching... DONE' comes whole at the end; the plain progress line
+# (after 10 s of a step) says the release is under way
+while ! grep -q 'retsnoop: detaching' /tmp/det.out; do kill -0 \$p 2>/dev/null || break; sleep 0.1; done
 t0=\$(now_ms)
 kill -INT \$p
 wait \$p

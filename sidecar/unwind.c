@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Unwinding captured user stacks with libdwfl (unwind.h). The process is described to
+ * libdwfl as a maps text (it lays the modules out and finds each one's load bias), and the
+ * thread as our own Dwfl_Thread_Callbacks: one thread, its registers from the capture,
+ * its memory the captured stack window only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <elfutils/libdwfl.h>
+
+#include "unwind.h"
+
+#define DEFAULT_MAX_FRAMES	128
+#define X86_64_REGS		21
+#define ARM64_REGS		34
+
+/*
+ * The unwinder keeps the last process's Dwfl: its modules (opened, their CFI and symbol
+ * tables read) serve every later capture of the same process with the same mappings,
+ * which is most of them. The callbacks' argument is the unwinder itself, pointing at the
+ * capture being unwound.
+ */
+struct mod_src;
+
+struct unwinder {
+	struct unwind_opts opts;
+	Dwfl *dwfl;
+	char *maps_text;		/* what dwfl was built from, with pid and arch */
+	size_t maps_len;
+	int pid;
+	enum unwind_arch arch;
+	/* the current run */
+	const struct unwind_input *in;
+	struct unwind_frame *frames;
+	size_t cnt, cap;
+	/* the window ran out: said instead of libdwfl's less helpful message */
+	char mem_err[160];
+	char stop[256];
+	struct mod_src *srcs;		/* one per module of dwfl */
+	size_t src_cnt;
+	int *ids;			/* the image ids dwfl was built with */
+	size_t id_cnt;
+};
+
+
+/* What find_elf() needs of a module: set as its userdata after reporting (mod_bind()). */
+struct mod_src {
+	struct unwinder *u;
+	size_t map_idx;		/* the module's first mapping, in every input this dwfl serves */
+};
+
+/*
+ * Each module's file comes from the client's image (or, without open_image, its path);
+ * nothing else is looked at (no /proc, no vdso memory).
+ */
+static int find_elf(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr base,
+		    char **file_name, Elf **elfp)
+{
+	struct mod_src *src = *userdata;
+	struct stat st;
+	int fd;
+
+	*elfp = NULL;
+	/* files are opened lazily, always while a capture is being unwound */
+	if (!src || !src->u->in || src->map_idx >= src->u->in->map_cnt || !name || name[0] != '/')
+		return -1;
+	if (src->u->opts.open_image)
+		fd = src->u->opts.open_image(src->u->opts.ctx, &src->u->in->maps[src->map_idx]);
+	else	/* O_NONBLOCK: a FIFO's open must not wait for a writer */
+		fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	/* a device (/dev/zero maps too) or a FIFO is no binary, and may never end */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	*file_name = strdup(name);
+	return fd;
+}
+
+static char *debuginfo_path;
+
+static const Dwfl_Callbacks dwfl_cbs = {
+	.find_elf = find_elf,
+	/* .gnu_debuglink files and /usr/lib/debug/.build-id/ */
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwinder *p = arg;
+
+	if (*thread_argp)
+		return 0;
+	*thread_argp = p;
+	return p->in->pid;
+}
+
+static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct unwinder *p = arg;
+
+	*thread_argp = p;
+	return tid == p->in->pid;
+}
+
+/* Only the captured window exists: the thread's memory as it was when it entered the kernel. */
+static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwinder *p = arg;
+	const struct unwind_input *in = p->in;
+	uint64_t off = addr - in->sp;
+
+	if (addr < in->sp || off > in->stack_len || in->stack_len - off < sizeof(*result)) {
+		if (addr >= in->sp && !p->mem_err[0])
+			snprintf(p->mem_err, sizeof(p->mem_err),
+				 "stack at sp+%#llx is beyond the %zu bytes captured",
+				 (unsigned long long)off, in->stack_len);
+		return false;
+	}
+	memcpy(result, in->stack + off, sizeof(*result));
+	return true;
+}
+
+static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unwinder *p = arg;
+	const uint64_t *r = p->in->regs;
+	Dwarf_Word regs[33];
+
+	switch (p->in->arch) {
+	case UNWIND_ARCH_X86_64:
+		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+		regs[0] = r[10];
+		regs[1] = r[12];
+		regs[2] = r[11];
+		regs[3] = r[5];
+		regs[4] = r[13];
+		regs[5] = r[14];
+		regs[6] = r[4];
+		regs[7] = r[19];
+		for (int i = 0; i < 8; i++)	/* r8 (pt_regs 9) down to r15 (pt_regs 0) */
+			regs[8 + i] = r[9 - i];
+		regs[16] = r[16];
+		return dwfl_thread_state_registers(thread, 0, 17, regs);
+	case UNWIND_ARCH_ARM64:
+		/* x0-x30, sp; pc has no DWARF number */
+		for (int i = 0; i < 32; i++)
+			regs[i] = r[i];
+		if (!dwfl_thread_state_registers(thread, 0, 32, regs))
+			return false;
+		dwfl_thread_state_register_pc(thread, r[32]);
+		return true;
+	}
+	return false;
+}
+
+static const Dwfl_Thread_Callbacks thread_cbs = {
+	.next_thread = next_thread,
+	.get_thread = get_thread,
+	.memory_read = memory_read,
+	.set_initial_registers = set_initial_registers,
+};
+
+/* The maps as libdwfl reads them; paths go through as they are (no " (deleted)"). */
+static int maps_text(const struct unwind_input *in, char **text, size_t *len)
+{
+	FILE *f = open_memstream(text, len);
+	size_t i;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < in->map_cnt; i++) {
+		const struct unwind_map *m = &in->maps[i];
+
+		/* anonymous mappings describe no module; newlines would split a line */
+		if (!m->path || m->path[0] != '/' || strchr(m->path, '\n'))
+			continue;
+		fprintf(f, "%llx-%llx r%cxp %llx %x:%x %llu %s\n", (unsigned long long)m->start,
+			(unsigned long long)m->end, m->exec ? 'x' : '-',
+			(unsigned long long)m->pgoff, m->dev_major, m->dev_minor,
+			(unsigned long long)m->inode, m->path);
+	}
+	if (fclose(f))
+		return -ENOMEM;
+	return 0;
+}
+
+static const struct unwind_map *map_of(const struct unwind_input *in, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < in->map_cnt; i++) {
+		if (addr >= in->maps[i].start && addr < in->maps[i].end)
+			return &in->maps[i];
+	}
+	return NULL;
+}
+
+static void describe(struct unwinder *p, struct unwind_frame *f)
+{
+	/* a return address: the call is the instruction before it */
+	uint64_t addr = f->activation ? f->pc : f->pc - 1;
+	const struct unwind_map *m = map_of(p->in, f->pc);
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
+	const unsigned char *bits;
+	GElf_Addr bid_vaddr, bias = 0;
+	GElf_Off off;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	const char *name;
+	int n, i;
+
+	if (m)
+		f->file_off = f->pc - m->start + m->pgoff;
+	if (!mod)
+		return;
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &f->module, NULL);
+	if (!f->module)
+		f->module = dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+	/* first: the build ID note is read with the ELF file */
+	if (dwfl_module_getelf(mod, &bias))
+		f->vaddr = f->pc - bias;
+	n = dwfl_module_build_id(mod, &bits, &bid_vaddr);
+	for (i = 0; i < n && i < 20; i++)
+		snprintf(f->build_id + 2 * i, 3, "%02x", bits[i]);
+	if (!p->opts.symbolize)
+		return;
+	name = dwfl_module_addrinfo(mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		f->sym = name;
+		f->sym_off = f->pc - (addr - off);
+	}
+	if (!dwfl_module_getdwarf(mod, &bias)) {
+		f->no_lines = dwfl_errmsg(-1);
+		return;
+	}
+	line = dwfl_module_getsrc(mod, addr);
+	if (!line) {
+		f->no_lines = "no line-table row covers the address";
+		return;
+	}
+	f->file = dwfl_lineinfo(line, NULL, &f->line, &f->col, NULL, NULL);
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwinder *p = arg;
+	struct unwind_frame *f;
+	Dwarf_Addr pc;
+	bool act;
+
+	if (!dwfl_frame_pc(state, &pc, &act))
+		return -1;
+	if (p->cnt == p->opts.max_frames) {
+		snprintf(p->stop, sizeof(p->stop), "more than %zu frames", p->opts.max_frames);
+		return DWARF_CB_ABORT;
+	}
+	if (p->cnt == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 16;
+		void *tmp = realloc(p->frames, ncap * sizeof(*p->frames));
+
+		if (!tmp) {
+			snprintf(p->stop, sizeof(p->stop), "out of memory");
+			return DWARF_CB_ABORT;
+		}
+		p->frames = tmp;
+		p->cap = ncap;
+	}
+	f = &p->frames[p->cnt++];
+	memset(f, 0, sizeof(*f));
+	f->pc = pc;
+	f->activation = act;
+	describe(p, f);
+	/* reading the error clears it: a symbolization failure is not the unwinder's */
+	dwfl_errno();
+	return DWARF_CB_OK;
+}
+
+static int check_input(const struct unwind_input *in)
+{
+	size_t i;
+
+	if (!in || !in->regs || (in->stack_len && !in->stack) || (in->map_cnt && !in->maps))
+		return -EINVAL;
+	if (in->pid <= 0)
+		return -EINVAL;
+	if ((in->arch == UNWIND_ARCH_X86_64 && in->reg_cnt < X86_64_REGS) ||
+	    (in->arch == UNWIND_ARCH_ARM64 && in->reg_cnt < ARM64_REGS) ||
+	    (in->arch != UNWIND_ARCH_X86_64 && in->arch != UNWIND_ARCH_ARM64))
+		return -EINVAL;
+	if (in->stack_len > UINT64_MAX - in->sp)
+		return -EINVAL;
+	for (i = 0; i < in->map_cnt; i++) {
+		if (in->maps[i].start >= in->maps[i].end)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* The Dwfl for @in's process: the last one if its mappings are the same. */
+/* Each module's find_elf() source: the first mapping of its file. */
+static int bind_module(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+		       void *arg)
+{
+	struct unwinder *u = arg;
+	struct mod_src *src;
+	size_t i;
+
+	for (i = 0; i < u->in->map_cnt; i++) {
+		if (u->in->maps[i].path && !strcmp(u->in->maps[i].path, name))
+			break;
+	}
+	if (i == u->in->map_cnt || u->src_cnt == u->in->map_cnt)
+		return DWARF_CB_OK;
+	src = &u->srcs[u->src_cnt++];
+	src->u = u;
+	src->map_idx = i;
+	*userdata = src;
+	return DWARF_CB_OK;
+}
+
+/* The image ids are part of what a kept Dwfl was built from. */
+static bool same_ids(const struct unwinder *u, const struct unwind_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->map_cnt; i++) {
+		if (u->ids[i] != in->maps[i].image_id)
+			return false;
+	}
+	return true;
+}
+
+static int get_dwfl(struct unwinder *u, const struct unwind_input *in)
+{
+	char *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	int err;
+
+	err = maps_text(in, &text, &len);
+	if (err)
+		return err;
+	if (u->dwfl && u->pid == in->pid && u->arch == in->arch && u->maps_len == len &&
+	    !memcmp(u->maps_text, text, len) && u->id_cnt == in->map_cnt && same_ids(u, in)) {
+		free(text);
+		return 0;
+	}
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	u->dwfl = NULL;
+	free(u->srcs);
+	free(u->ids);
+	u->src_cnt = u->id_cnt = 0;
+	u->srcs = calloc(in->map_cnt ?: 1, sizeof(*u->srcs));
+	u->ids = calloc(in->map_cnt ?: 1, sizeof(*u->ids));
+	if (!u->srcs || !u->ids) {
+		free(text);
+		return -ENOMEM;
+	}
+	for (i = 0; i < in->map_cnt; i++)
+		u->ids[i] = in->maps[i].image_id;
+	u->id_cnt = in->map_cnt;
+	free(u->maps_text);
+	u->maps_text = text;
+	u->maps_len = len;
+	u->pid = in->pid;
+	u->arch = in->arch;
+	u->dwfl = dwfl_begin(&dwfl_cbs);
+	if (!u->dwfl)
+		return -ENOMEM;
+	f = fmemopen(text, len ?: 1, "r");
+	if (!f)
+		return -ENOMEM;
+	dwfl_report_begin(u->dwfl);
+	/* a file that can't be opened only leaves its frames without a module */
+	err = dwfl_linux_proc_maps_report(u->dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(u->dwfl, NULL, NULL))
+		return -ENOMEM;
+	dwfl_getmodules(u->dwfl, bind_module, u, 0);
+	/* the architecture comes from a module: with none, nothing can be unwound */
+	if (err || !dwfl_attach_state(u->dwfl, NULL, in->pid, &thread_cbs, u)) {
+		snprintf(u->stop, sizeof(u->stop), "no binary of the process could be read (%s)",
+			 dwfl_errmsg(-1));
+		/* not kept: the next capture tries again */
+		dwfl_end(u->dwfl);
+		u->dwfl = NULL;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int unwinder__new(const struct unwind_opts *opts, struct unwinder **out)
+{
+	struct unwinder *u;
+	size_t i;
+
+	*out = NULL;
+	if (opts && opts->sz < sizeof(size_t))
+		return -EINVAL;
+	for (i = sizeof(u->opts); opts && i < opts->sz; i++) {
+		if (((const char *)opts)[i])
+			return -EINVAL;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	if (opts)
+		memcpy(&u->opts, opts, opts->sz < sizeof(u->opts) ? opts->sz : sizeof(u->opts));
+	u->opts.sz = sizeof(u->opts);
+	if (!u->opts.max_frames)
+		u->opts.max_frames = DEFAULT_MAX_FRAMES;
+	*out = u;
+	return 0;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	if (u->dwfl)
+		dwfl_end(u->dwfl);
+	free(u->maps_text);
+	free(u->frames);
+	free(u->srcs);
+	free(u->ids);
+	free(u);
+}
+
+static void say_stop(struct unwinder *u, int err)
+{
+	const struct unwind_frame *last = u->cnt ? &u->frames[u->cnt - 1] : NULL;
+
+	if (u->stop[0])
+		return;
+	/* a read beyond the window ends libdwfl's unwinding, with or without an error */
+	if (u->mem_err[0])
+		snprintf(u->stop, sizeof(u->stop), "%s", u->mem_err);
+	else if (!err)
+		return;
+	else if (last && last->module)
+		snprintf(u->stop, sizeof(u->stop), "no caller found for %s+%#llx: %s",
+			 strrchr(last->module, '/') ? strrchr(last->module, '/') + 1 : last->module,
+			 (unsigned long long)last->file_off, dwfl_errmsg(err));
+	else
+		snprintf(u->stop, sizeof(u->stop), "%s", dwfl_errmsg(err));
+}
+
+int unwinder__run(struct unwinder *u, const struct unwind_input *in, struct unwind_result *res)
+{
+	int err, ret;
+
+	memset(res, 0, sizeof(*res));
+	err = check_input(in);
+	if (err)
+		return err;
+	u->in = in;
+	u->cnt = 0;
+	u->mem_err[0] = u->stop[0] = '\0';
+	err = get_dwfl(u, in);
+	if (err == -ENOMEM)
+		return err;
+	if (!err) {
+		dwfl_errno();
+		ret = dwfl_getthread_frames(u->dwfl, in->pid, on_frame, u);
+		/* -1 without an error: libdwfl's way of saying it reached the outermost frame */
+		say_stop(u, ret == -1 ? dwfl_errno() : 0);
+	}
+	u->in = NULL;
+	res->frames = u->frames;
+	res->cnt = u->cnt;
+	res->stop = u->stop[0] ? u->stop : NULL;
+	return 0;
+}

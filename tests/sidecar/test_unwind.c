@@ -1,0 +1,263 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The sidecar's unwinder on real captures: tests/userprog's builds (frame pointers, none,
+ * stripped) stopped under ptrace at the openat() of open_config (tests/userprog/snap.h,
+ * the registers and stack window BPF would copy there), parsed from the "unwind" request
+ * and unwound. Every frame of the test program's own binaries must carry the line
+ * addr2line gives for the same file and address. Also windows cut short, a pc outside
+ * every mapping, the request parser's refusals and the server's framing.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "server.h"
+#include "unwind.h"
+#include "unwind_req.h"
+#include "../userprog/snap.h"
+
+#define MISSING "/nonexistent/retsnoop-userprog.conf"
+
+static char *snap_of(const char *build)
+{
+	char prog[4096], *argv[2] = { prog, NULL }, *line = NULL;
+
+	snprintf(prog, sizeof(prog), "%s/%s/userprog", USERPROG_DIR, build);
+	assert_int_equal(snap_take(MISSING, USTACK_DEFAULT_SIZE, argv, &line, NULL), 0);
+	assert_int_equal(strncmp(line, "unwind ", 7), 0);
+	return line;
+}
+
+static struct unwind_req *parse(const char *line)
+{
+	struct unwind_req *r = NULL;
+
+	assert_int_equal(unwind_req__parse(line + 7, strlen(line + 7), &r), 0);
+	return r;
+}
+
+/* addr2line's "file:line" for @addr of @path (the oracle), basename only */
+static void addr2line(const char *path, uint64_t addr, char *file, size_t sz, int *line)
+{
+	char cmd[8192], out[4096], *colon;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "addr2line -e '%s' %#llx", path, (unsigned long long)addr);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	pclose(p);
+	out[strcspn(out, " \n")] = '\0';
+	colon = strrchr(out, ':');
+	assert_non_null(colon);
+	*colon = '\0';
+	*line = atoi(colon + 1);
+	snprintf(file, sz, "%s", strrchr(out, '/') ? strrchr(out, '/') + 1 : out);
+}
+
+static int find_sym(const struct unwind_result *res, const char *sym)
+{
+	size_t i;
+
+	for (i = 0; i < res->cnt; i++) {
+		if (res->frames[i].sym && !strcmp(res->frames[i].sym, sym))
+			return i;
+	}
+	return -1;
+}
+
+static void check_build(const char *build)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	char *line = snap_of(build), file[256];
+	int oc, dw, mn, n, i;
+
+	r = parse(line);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	if (res.stop)
+		fail_msg("%s: stopped early: %s", build, res.stop);
+	/* the innermost frame is libc's open wrapper, where the thread entered the kernel */
+	assert_true(res.cnt >= 5);
+	assert_true(res.frames[0].activation);
+	assert_non_null(strstr(res.frames[0].module, "libc.so"));
+	oc = find_sym(&res, "open_config");
+	dw = find_sym(&res, "do_work");
+	mn = find_sym(&res, "main");
+	assert_true(oc == 1 && dw == 2 && mn == 3);
+	for (i = 1; i <= 3; i++) {
+		const struct unwind_frame *f = &res.frames[i];
+
+		assert_false(f->activation);
+		assert_non_null(strstr(f->module, USERPROG_DIR));
+		assert_int_equal(strlen(f->build_id), 40);
+		assert_non_null(f->file);
+		/* a return address: the call is the instruction before it */
+		addr2line(f->module, f->vaddr - 1, file, sizeof(file), &n);
+		assert_string_equal(strrchr(f->file, '/') + 1, file);
+		assert_int_equal(f->line, n);
+		assert_true(f->col > 0);
+	}
+	/* the same capture again: the unwinder's kept Dwfl answers the same */
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_int_equal(find_sym(&res, "main"), 3);
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
+static void test_nofp(void **state)
+{
+	check_build("nofp");
+}
+
+static void test_fp(void **state)
+{
+	check_build("fp");
+}
+
+/* No symbols but .dynsym, no DWARF: what is known, and why lines are not. */
+static void test_stripped(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	char *line = snap_of("stripped");
+
+	r = parse(line);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_null(res.stop);
+	assert_int_equal(find_sym(&res, "open_config"), 1);
+	assert_null(res.frames[1].file);
+	assert_string_equal(res.frames[1].no_lines, "No DWARF information found");
+	/* do_work and main: static functions of a stripped executable */
+	assert_null(res.frames[2].sym);
+	assert_null(res.frames[3].sym);
+	assert_non_null(strstr(res.frames[2].module, "stripped/userprog"));
+	assert_int_equal(res.frames[2].file_off, res.frames[2].vaddr);	/* PIE text */
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
+/* A window shorter than the stack: unwound as far as it reaches, and said. */
+static void test_short_window(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o) };
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	char *line = snap_of("nofp");
+
+	r = parse(line);
+	r->in.stack_len = 16;
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_non_null(res.stop);
+	assert_non_null(strstr(res.stop, "beyond the 16 bytes captured"));
+	assert_true(res.cnt >= 1 && res.cnt < 4);
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
+/* A pc in no mapping: one frame without a module, and why it goes no further. */
+static void test_pc_unmapped(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	char *line = snap_of("nofp");
+
+	r = parse(line);
+	r->regs[16] = 0x1000;
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_int_equal(res.cnt, 1);
+	assert_null(res.frames[0].module);
+	assert_non_null(res.stop);
+	/* no maps at all: nothing to unwind with */
+	r->in.map_cnt = 0;
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_non_null(res.stop);
+	assert_non_null(strstr(res.stop, "no binary of the process could be read"));
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
+static void test_req_refused(void **state)
+{
+	static const char *const bad[] = {
+		"", "x86_64", "sparc 1 10 -", "x86_64 0 10 " , "x86_64 1 10 1,2,3 - -",
+		/* odd hex count in the stack */
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 abc -",
+		/* a map with end before start */
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 2000-1000:0:5:0:0:0:0:2f61,-",
+		/* trailing garbage */
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - - x",
+		/* a path with a NUL */
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 1000-2000:0:5:0:0:0:0:2f00,-",
+	};
+	struct unwind_req *r = NULL;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (unwind_req__parse(bad[i], strlen(bad[i]), &r) != -EINVAL)
+			fail_msg("accepted: '%s'", bad[i]);
+	}
+	/* the smallest valid one: no stack, no maps */
+	assert_int_equal(unwind_req__parse(bad[7], strlen(bad[7]) - 2, &r), 0);
+	assert_int_equal(r->in.reg_cnt, 21);
+	assert_int_equal(r->in.stack_len, 0);
+	unwind_req__free(r);
+}
+
+/* Through the server: framing, and a malformed request leaves it serving. */
+static void test_server(void **state)
+{
+	struct reply_buf out = {};
+	struct server *srv;
+	char *line = snap_of("nofp");
+	int n;
+
+	srv = server__new(NULL, NULL);
+	assert_non_null(srv);
+	assert_int_equal(server__handle(srv, "unwind x", 8, NULL, &out), 0);
+	assert_int_equal(strncmp(out.p, "err 22 ", 7), 0);
+	out.len = 0;
+	assert_int_equal(server__handle(srv, line, strlen(line), NULL, &out), 0);
+	assert_int_equal(sscanf(out.p, "ok %d", &n), 1);
+	assert_true(n >= 5);
+	assert_non_null(strstr(out.p, "\topen_config\t"));
+	/* a file-less server still refuses what needs its file */
+	out.len = 0;
+	assert_int_equal(server__handle(srv, "sym 1000", 8, NULL, &out), 0);
+	assert_int_equal(strncmp(out.p, "err 2 ", 6), 0);
+	server__free(srv);
+	free(out.p);
+	free(line);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_nofp),
+		cmocka_unit_test(test_fp),
+		cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_short_window),
+		cmocka_unit_test(test_pc_unmapped),
+		cmocka_unit_test(test_req_refused),
+		cmocka_unit_test(test_server),
+	};
+
+	return cmocka_run_group_tests_name("sidecar unwind", tests, NULL, NULL);
+}

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * -U in the sample model and its views: the unwinder's frames (innermost first, strings
+ * valid during the callback only) become the sample's user frames, outermost first, with
+ * their images, symbols, lines and notes copied; the stack view prints them above a
+ * kernel rule, the -T view alone as its header, JSON as user_stack. A lost record and an
+ * unfinished stack are said.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <jansson.h>
+#include "unit.h"
+#include "render.h"
+#include "sample.h"
+#include "sink.h"
+
+static const struct func funcs[] = {
+	{ .name = "__x64_sys_openat", .flags = FUNC_IS_ENTRY | FUNC_NEEDS_SIGN_EXT },
+};
+
+/* What the sidecar would answer for main -> do_work -> open_config -> libc's open. */
+struct fake_frame {
+	__u64 pc;
+	const char *path, *bid, *sym, *file, *no_lines;
+	int line, col;
+};
+
+static const struct fake_frame fake[] = {	/* innermost first */
+	{ 0x7f0000001011, "/lib/x86_64-linux-gnu/libc.so.6", "93ac", "__open64", NULL,
+	  "No DWARF information found" },
+	{ 0x7f0000101132, "/opt/u/libucfg.so", "a52e", "open_config", "ucfg.c", NULL, 9, 11 },
+	{ 0x5500000011ed, "/opt/u/userprog", "b5ee", "do_work", "main.c", NULL, 17, 11 },
+	{ 0x550000001097, "/opt/u/userprog", "b5ee", NULL, NULL, "No DWARF information found" },
+};
+
+static const char *fake_note;
+
+static int fake_unwind(void *ctx, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,
+		       void *cb_ctx, const char **note)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(fake) / sizeof(fake[0]); i++) {
+		const struct fake_frame *f = &fake[i];
+		/* scratch the callee may not keep: overwritten after each call */
+		char path[64], sym[32], file[32], why[64];
+		struct src_frame src = { sym, file, f->line, f->col };
+		struct code_loc loc = {
+			.as = { ADDR_SPACE_USER, r->tgid }, .addr = f->pc,
+			.image = { path, f->bid, f->pc & 0xffff },
+		};
+
+		snprintf(path, sizeof(path), "%s", f->path);
+		snprintf(sym, sizeof(sym), "%s", f->sym ?: "");
+		snprintf(file, sizeof(file), "%s", f->file ?: "");
+		snprintf(why, sizeof(why), "%s", f->no_lines ?: "");
+		if (f->sym) {
+			loc.sym = sym;
+			loc.sym_start = f->pc - 0x10;
+		}
+		if (f->file) {
+			loc.src = &src;
+			loc.src_cnt = 1;
+		} else {
+			loc.src_note = why;
+		}
+		err = cb(cb_ctx, &loc);
+		memset(path, 'X', sizeof(path) - 1);
+		memset(sym, 'X', sizeof(sym) - 1);
+		memset(file, 'X', sizeof(file) - 1);
+		memset(why, 'X', sizeof(why) - 1);
+		if (err)
+			return err;
+	}
+	*note = fake_note;
+	return 0;
+}
+
+struct fixture {
+	struct rec_session_start st;
+	struct rec_session_end end;
+	struct rec_ustack us;
+	struct sess_recs r;
+	struct sample_build_opts b;
+};
+
+static void fixture_init(struct fixture *fx, bool with_record)
+{
+	static const __u64 ks[] = { 0xffffffff81000100 };
+
+	memset(fx, 0, sizeof(*fx));
+	fx->st.tgid = fx->st.pid = 42;
+	fx->end.is_err = 1;
+	fx->end.stack.max_depth = 1;
+	fx->end.stack.func_res[0] = -2;
+	memcpy(fx->end.stack.kstack, ks, sizeof(ks));
+	fx->end.stack.kstack_sz = sizeof(ks);
+	fx->us.type = REC_USTACK;
+	fx->us.tgid = fx->us.pid = 42;
+	fx->r = (struct sess_recs){ .start = &fx->st, .end = &fx->end };
+	if (with_record) {
+		fx->r.ustack = &fx->us;
+		fx->r.ustack_size = sizeof(fx->us);
+	}
+	fx->b = (struct sample_build_opts){
+		.sz = sizeof(fx->b), .funcs = funcs, .func_cnt = 1, .ustack = true,
+		.ustacks = { .unwind = fake_unwind },
+	};
+}
+
+static void test_model(void **state)
+{
+	struct fixture fx;
+	struct sample *s;
+
+	fake_note = NULL;
+	fixture_init(&fx, true);
+	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	assert_true(s->has_ustack);
+	assert_false(s->ustack_missing);
+	assert_null(s->ustack_note);
+	assert_int_equal(s->uframe_cnt, 4);
+	/* outermost first; every string a copy of its own */
+	assert_int_equal(s->uframes[0].addr, fake[3].pc);
+	assert_null(s->uframes[0].sym);
+	assert_string_equal(s->uframes[0].src_note, "No DWARF information found");
+	assert_string_equal(s->uframes[1].sym, "do_work");
+	assert_string_equal(s->uframes[1].src[0].file, "main.c");
+	assert_int_equal(s->uframes[1].src[0].line, 17);
+	assert_string_equal(s->uframes[2].image.path, "/opt/u/libucfg.so");
+	assert_string_equal(s->uframes[2].image.build_id, "a52e");
+	assert_int_equal(s->uframes[2].image.file_off, 0x1132);
+	assert_int_equal(s->uframes[3].as.kind, ADDR_SPACE_USER);
+	assert_int_equal(s->uframes[3].as.pid, 42);
+	assert_string_equal(s->uframes[3].sym, "__open64");
+	sample__free(s);
+}
+
+static char *render(struct fixture *fx, bool stack_view, bool trace)
+{
+	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = stack_view, .func_trace = trace };
+	struct sample *s;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	fx->b.trace = trace;
+	assert_int_equal(sample__build(&fx->r, &fx->b, &s), 0);
+	assert_int_equal(stack_view ? render_stack(f, s, &o) : render_ustack(f, s, &o), 0);
+	sample__free(s);
+	fclose(f);
+	return buf;
+}
+
+static void test_stack_view(void **state)
+{
+	struct fixture fx;
+	char *out;
+
+	fake_note = "no caller found for userprog+0x1111: No DWARF information found";
+	fixture_init(&fx, true);
+	out = render(&fx, true, false);
+	assert_string_equal(out,
+"   [user stack incomplete: no caller found for userprog+0x1111: No DWARF information found]\n"
+"                    [userprog+0x1097]   (userprog: no lines: No DWARF information found)\n"
+"                    do_work+0x10        (main.c:17:11)\n"
+"                    open_config+0x10    (ucfg.c:9:11)\n"
+"                    __open64+0x10       (libc.so.6: no lines: No DWARF information found)\n"
+"   ------------- kernel --------------\n"
+"                    0xffffffff81000100\n"
+"!    0us [-ENOENT]  __x64_sys_openat\n");
+	free(out);
+	/* -T alone: the user frames only, as the trace's header */
+	out = render(&fx, false, true);
+	assert_non_null(strstr(out, "do_work+0x10"));
+	assert_null(strstr(out, "kernel"));
+	free(out);
+	/* a dropped record */
+	fixture_init(&fx, false);
+	out = render(&fx, true, false);
+	assert_int_equal(strncmp(out, "   [user stack: its record was dropped]\n   ---", 43), 0);
+	free(out);
+}
+
+static void test_json(void **state)
+{
+	struct json_sink_opts jo = { .sz = sizeof(jo) };
+	struct fixture fx;
+	struct sample *s;
+	struct sink *sk;
+	json_t *o, *us, *fr;
+	json_error_t jerr;
+	char *buf = NULL;
+	size_t len = 0;
+
+	fake_note = "stack at sp+0x2356 is beyond the 1040 bytes captured";
+	fixture_init(&fx, true);
+	jo.out = open_memstream(&buf, &len);
+	sk = json_sink__new(&jo);
+	assert_non_null(sk);
+	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	assert_int_equal(sink__sample(sk, s), 0);
+	sample__free(s);
+	sink__free(sk);
+	fclose(jo.out);
+	o = json_loads(buf, 0, &jerr);
+	assert_non_null(o);
+	us = json_object_get(o, "user_stack");
+	assert_non_null(us);
+	assert_true(json_is_false(json_object_get(us, "complete")));
+	assert_true(json_is_false(json_object_get(us, "missing")));
+	assert_string_equal(json_string_value(json_object_get(us, "note")), fake_note);
+	assert_int_equal(json_array_size(json_object_get(us, "frames")), 4);
+	fr = json_array_get(json_object_get(us, "frames"), 2);
+	assert_string_equal(json_string_value(json_object_get(fr, "kind")), "user");
+	assert_string_equal(json_string_value(json_object_get(fr, "symbol")), "open_config");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(fr, "image"), "path")),
+			    "/opt/u/libucfg.so");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(fr, "image"),
+							      "build_id")), "a52e");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(fr, "source"), "line")),
+			 9);
+	fr = json_array_get(json_object_get(us, "frames"), 0);
+	assert_string_equal(json_string_value(json_object_get(fr, "source_missing")),
+			    "No DWARF information found");
+	json_decref(o);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_stack_view),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests_name("sample_ustack", tests, NULL, NULL);
+}

@@ -1,0 +1,31 @@
+# The -U test program (tests/userprog/main.c), built at test time, -O2 -g, PIE, with its own
+# shared library, once with frame pointers (fp/) and once without (nofp/, like Debian's
+# stock binaries), plus a stripped copy of the latter (stripped/). Each directory holds
+# userprog and libucfg.so; userprog finds the library next to itself ($ORIGIN).
+# Included before tests/unit/unit.mk: plain paths only.
+
+USERPROG_OUT := $(OUTPUT)/userprog
+USERPROG_SRCS := tests/userprog/main.c tests/userprog/ucfg.c tests/userprog/ucfg.h
+USERPROG_CFLAGS := -O2 -g -Wall
+USERPROG_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
+USERPROG_NOFP := -fomit-frame-pointer
+USERPROG_DIRS := fp nofp stripped
+USERPROG_BINS := $(foreach d,$(USERPROG_DIRS),$(USERPROG_OUT)/$(d)/userprog $(USERPROG_OUT)/$(d)/libucfg.so)
+
+# relative source paths on purpose: DWARF names them as the tests expect
+$(USERPROG_OUT)/fp/libucfg.so $(USERPROG_OUT)/nofp/libucfg.so: $(USERPROG_OUT)/%/libucfg.so: $(USERPROG_SRCS)
+	$(call msg,USERPROG,$@)
+	$(Q)mkdir -p $(@D) && $(CC) $(USERPROG_CFLAGS) $(if $(filter fp,$*),$(USERPROG_FP),$(USERPROG_NOFP)) \
+		-fPIC -shared tests/userprog/ucfg.c -o $@
+
+$(USERPROG_OUT)/fp/userprog $(USERPROG_OUT)/nofp/userprog: $(USERPROG_OUT)/%/userprog: $(USERPROG_SRCS) $(USERPROG_OUT)/%/libucfg.so
+	$(call msg,USERPROG,$@)
+	$(Q)$(CC) $(USERPROG_CFLAGS) $(if $(filter fp,$*),$(USERPROG_FP),$(USERPROG_NOFP)) \
+		-fPIE -pie tests/userprog/main.c -L$(@D) -lucfg -Wl,-rpath,'$$ORIGIN' -o $@
+
+$(USERPROG_OUT)/stripped/%: $(USERPROG_OUT)/nofp/%
+	$(call msg,STRIP,$@)
+	$(Q)mkdir -p $(@D) && strip -o $@ $<
+
+userprog: $(USERPROG_BINS)
+.PHONY: userprog

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Check -U's JSON samples against addr2line, run on the host on the very files the guest ran.
+
+usage: check-ustack.py DIR FUNC... < JSON-LINES
+
+Takes the last sample whose user stack holds FUNC[-1]; its user frames must include the
+FUNCs in this order (outermost first), each with a source line, and for every frame in a
+binary under DIR the line must be what `addr2line -e BINARY ADDR` says (ADDR: the frame's
+ELF address, one less for a return address, as a caller's line is the call's). Prints one
+line per checked frame; exit status 1 on any mismatch.
+"""
+import json
+import os
+import subprocess
+import sys
+
+
+def loads(path):
+    """PT_LOAD segments: (offset, vaddr, filesz)."""
+    out = subprocess.run(["readelf", "-lW", path], capture_output=True, text=True,
+                         check=True).stdout
+    segs = []
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == "LOAD":
+            segs.append((int(f[1], 16), int(f[2], 16), int(f[4], 16)))
+    return segs
+
+
+def vaddr_of(path, off):
+    for o, v, sz in loads(path):
+        if o <= off < o + sz:
+            return v + off - o
+    raise SystemExit(f"offset {off:#x} is in no PT_LOAD of {path}")
+
+
+def addr2line(path, addr):
+    out = subprocess.run(["addr2line", "-e", path, f"{addr:#x}"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    loc = out.split(" (discriminator")[0]
+    file, _, line = loc.rpartition(":")
+    if file == "??" or not line.isdigit() or int(line) == 0:
+        return None     # no line known: retsnoop must not claim one either
+    return os.path.basename(file), int(line)
+
+
+def main():
+    top, funcs = sys.argv[1], sys.argv[2:]
+    sample = None
+    for line in sys.stdin:
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        o = json.loads(line)
+        if o.get("type") != "sample" or "user_stack" not in o:
+            continue
+        syms = [f.get("symbol") for f in o["user_stack"]["frames"]]
+        if funcs[-1] in syms:
+            sample = o
+    if not sample:
+        print(f"no sample with {funcs[-1]} in its user stack")
+        return 1
+    frames = sample["user_stack"]["frames"]
+    bad = 0
+    # the wanted functions, in order
+    syms = [f.get("symbol") for f in frames]
+    pos = [syms.index(fn) if fn in syms else -1 for fn in funcs]
+    if -1 in pos or pos != sorted(pos):
+        print(f"functions {funcs} not all in order in {syms}")
+        bad = 1
+    for i, f in enumerate(frames):
+        img = f.get("image", {})
+        path = img.get("path", "")
+        if not path.startswith(top):
+            continue
+        innermost = i == len(frames) - 1
+        va = vaddr_of(path, int(img["file_offset"], 16))
+        want = addr2line(path, va if innermost else va - 1)
+        src = f.get("source")
+        got = (os.path.basename(src["file"]), src["line"]) if src else None
+        ok = got == want
+        bad |= not ok
+        print(f"{'ok' if ok else 'MISMATCH'} {f.get('symbol')} {os.path.basename(path)}"
+              f"+{va:#x}: retsnoop {got}, addr2line {want}")
+    if sample["user_stack"].get("complete") is not True:
+        print(f"user stack not complete: {sample['user_stack'].get('note')}")
+        bad = 1
+    return bad
+
+
+sys.exit(main())

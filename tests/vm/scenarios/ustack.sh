@@ -1,0 +1,87 @@
+#!/bin/bash
+# Issue 22 item 3: -U, the program's own stack above the syscall. tests/userprog's
+# main -> do_work -> open_config (libucfg.so) -> open() of a missing path, built -O2 -g PIE
+# with frame pointers, without (like Debian's binaries) and stripped, run in the guest
+# with the host's libc (RETSNOOP_VM_DYN). The user frames must be complete and their lines
+# what addr2line says on the host about the same files (check-ustack.py).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+# the test program is built for the host: an x86_64 guest only
+[ "$VM_ARCH" = x86_64 ] || { echo "x86_64 test program only"; exit 77; }
+top=$(cd "$here/../../.." && pwd)
+make -s -C "$top" userprog >&2 || fail "building tests/userprog failed"
+U=$top/src/.output/userprog
+export RETSNOOP_VM_DYN="$U/nofp $U/fp $U/stripped"
+# four retsnoop start-ups in one boot: 5.10 under TCG needs more than the default 300 s
+export RETSNOOP_VM_TIMEOUT=${RETSNOOP_VM_TIMEOUT:-600}
+
+OPENAT=$(sys openat)
+TRACE="-e $OPENAT -a do_sys_openat2 -a do_filp_open -a path_openat"
+MISSING=/nonexistent/retsnoop-userprog.conf
+# each build run under its own name (a symlink: comm differs, maps name the real files)
+RUN_ALL="/tmp/up_nofp $MISSING 2000; /tmp/up_fp $MISSING 2000; /tmp/up_stripped $MISSING 2000"
+guest="$(cat "$here/../guest-lib.sh")
+for b in nofp fp stripped; do ln -s $U/\$b/userprog /tmp/up_\$b; done
+hunt text '$RUN_ALL' -U -n up_nofp -n up_fp -n up_stripped $TRACE
+hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp $TRACE"
+# make test (VM_QUICK): the stacks and their oracle; make test-kernels also -T and a short window
+[ -n "${VM_QUICK:-}" ] || guest="$guest
+hunt trace_only '/tmp/up_nofp $MISSING 2000' -U -T -n up_nofp $TRACE
+hunt small '/tmp/up_nofp $MISSING 2000' -U -C stacks.user-stack-size=256 -n up_nofp $TRACE"
+guest="$guest
+leftovers after"
+
+out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; }
+
+# the stack view of COMM's last sample with open_config, user frames to the kernel's
+last_stack() {
+	printf '%s\n' "$1" | awk -v comm="($2/$2):" '/TID\/PID/ { s = ""; mine = index($0, comm) > 0 }
+		mine { s = s $0 "\n" } /^$/ && mine && s ~ /open_config/ { last = s }
+		END { printf "%s", last }'
+}
+
+s=$(section "$out" text)
+expect "$s" '^rc=0$' "exit status 0"
+for b in nofp fp; do
+	st=$(last_stack "$s" up_$b)
+	# outermost first: main, do_work, open_config, libc, the rule, the kernel
+	order=$(printf '%s\n' "$st" | grep -oE '^ +(main|do_work|open_config)\+0x[0-9a-f]+|-+ kernel -+|__x64_sys_openat' |
+		sed 's/+0x.*//; s/^ *//; s/-* kernel -*/RULE/' | tr '\n' ' ')
+	[ "$order" = "main do_work open_config RULE $OPENAT " ] ||
+		fail "$b: not main, do_work, open_config, the kernel rule, $OPENAT: '$order'"
+	expect "$st" '^ +main\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "$b: main with its line"
+	expect "$st" '^ +do_work\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "$b: do_work with its line"
+	expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(tests/userprog/ucfg\.c:[0-9]+:[0-9]+\)' "$b: open_config with its line"
+	expect "$st" "\\[-ENOENT\\] +$OPENAT" "$b: the syscall failing with ENOENT"
+	expect_not "$st" 'user stack incomplete' "$b: complete user stack"
+	j=$(section "$out" json | grep "\"process_comm\":\"up_$b\"")
+	r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
+		fail "$b: user frames against addr2line: $r"
+	echo "$r" | sed "s/^/  [$b] /"
+done
+
+# stripped: func+off where the dynamic symbols say, [binary+0xOFF] elsewhere, and why
+st=$(last_stack "$s" up_stripped)
+expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(libucfg\.so: no lines: No DWARF information found\)' \
+	"stripped: open_config from .dynsym, no lines and why"
+expect "$st" '^ +\[userprog\+0x[0-9a-f]+\] +\(userprog: no lines: No DWARF information found\)' \
+	"stripped: [userprog+0xOFF] for the static functions"
+expect_count "$st" '^ +\[userprog\+0x[0-9a-f]+\]' 3 "stripped: main, do_work and _start by offset"
+
+if [ -z "${VM_QUICK:-}" ]; then
+# -T alone: the user frames head the trace
+s=$(section "$out" trace_only)
+expect "$s" '^ +open_config\+0x[0-9a-f]+ +\(tests/userprog/ucfg\.c' "-T: user frames in the header"
+expect "$s" "→ $OPENAT" "-T: the trace follows"
+
+# a window too small for the stack: unwound as far as it goes, and said why
+s=$(section "$out" small)
+expect "$s" '\[user stack incomplete: stack at sp\+0x[0-9a-f]+ is beyond the [0-9]+ bytes captured' \
+	"256-byte window: the stack ends early and says why"
+fi
+
+a=$(section "$out" after)
+[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached: $a"
+finish
