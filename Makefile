@@ -18,7 +18,7 @@ OUTPUT ?= src/.output-$(ARCH)
 BIN_DIR ?= $(OUTPUT)
 SIDECAR_BIN := $(OUTPUT)/retsnoop-sidecar
 override STATIC := 1
-ifneq ($(filter test test-unit bench,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-unit test-uprobe bench,$(MAKECMDGOALS)),)
 $(error the tests and benchmarks run on the host's arch; for arm64 guests: tests/vm/run --arch arm64)
 endif
 endif
@@ -43,7 +43,9 @@ INCLUDES := -Isrc -I$(OUTPUT) $(LIBBPF_CFLAGS)
 BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc $(LIBBPF_CFLAGS)
 # jansson (JSON lines output), linked statically like libbpf
 JANSSON_LIBS := $(shell $(PKG_CONFIG) --variable=libdir jansson 2>/dev/null)/libjansson.a
-LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lpthread
+# libdw: user-space functions' return types and source files (src/user_dwarf.c)
+DW_LIBS := $(shell $(PKG_CONFIG) --libs $(if $(filter 1,$(STATIC)),--static) libdw 2>/dev/null || echo -ldw)
+LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif
@@ -66,9 +68,11 @@ EXTRA_OBJS :=
 .SECONDARY:
 
 # Sub-makefiles own their parts: the sidecar, unit tests, VM scenarios and benchmarks.
--include sidecar/sidecar.mk
+# userprog first: the sidecar's unit tests name its binaries as prerequisites
 include tests/userprog/userprog.mk
+-include sidecar/sidecar.mk
 include tests/fuzz/fuzz.mk
+include tests/uprobe/uprobe.mk
 include tests/unit/unit.mk
 include tests/vm/vm.mk
 include install.mk
@@ -130,6 +134,7 @@ help:
 	@echo 'make install         install (PREFIX=/usr/local DESTDIR= BINDIR= MANDIR=, see install.mk)'
 	@echo 'make uninstall       remove what make install installed (same variables)'
 	@echo 'make test-ship       install file list, man page and bash completion checks'
+	@echo 'make test-uprobe     user-space functions traced natively on the host (uprobes; SKIP without)'
 	@echo 'make deb             Debian package under src/.output/deb/ (make deb-check: test it)'
 	@echo 'make fuzz            every libFuzzer target for FUZZ_SECONDS (default 60) each'
 	@echo 'make fuzz-build      build the fuzzers (clang) without running them'

@@ -57,3 +57,30 @@ bench-sidecar: $(SIDECAR_BIN) | $(BENCH_OUT)
 	  bench/sidecar-bench.py $$kdir/vmlinux $$kdir/System.map --gimli $$gimli; } | tee bench/results/sidecar.txt
 
 .PHONY: bench bench-build bench-consumer bench-perf bench-sidecar
+
+# User-space tracing on the host (bench/uprobe.sh): the empty uprobe pair floor, and a
+# program with 1,000 functions for attach/detach.
+$(BENCH_OUT)/ufloor.bpf.o: bench/ufloor.bpf.c src/$(ARCH)/vmlinux.h $(LIBBPF_TARGET) | $(BENCH_OUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BENCH_OUT)/ufloor.skel.h: $(BENCH_OUT)/ufloor.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name ufloor_bpf > $@.tmp && mv $@.tmp $@
+
+$(BENCH_OUT)/ufloor: bench/ufloor.c $(BENCH_OUT)/ufloor.skel.h $(MOD_LIB)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -I$(BENCH_OUT) $(INCLUDES) $< $(MOD_LIB) $(LDLIBS) -o $@
+
+# ufuncs: 1,000 functions uf0..uf999 that main calls once each (attach/detach of 1,000)
+$(BENCH_OUT)/ufuncs: | $(BENCH_OUT)
+	$(call msg,BINARY,$@)
+	$(Q){ for i in $$(seq 0 999); do echo "__attribute__((noipa)) int uf$$i(int x) { return x + $$i; }"; done; \
+	  echo 'int main(void) { int s = 0;'; \
+	  for i in $$(seq 0 999); do echo "s += uf$$i(s);"; done; echo 'return s == 42; }'; } >$@.c && \
+	  $(CC) -O1 $@.c -o $@
+
+bench-uprobe: all uprog $(BENCH_OUT)/ufloor $(BENCH_OUT)/ufuncs
+	$(Q)bench/uprobe.sh | tee bench/results/uprobe.txt
+
+.PHONY: bench-uprobe

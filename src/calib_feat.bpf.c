@@ -96,14 +96,9 @@ static __always_inline void measure_user_regs(struct pt_regs *ctx)
 #endif
 }
 
-SEC("ksyscall/nanosleep")
-int calib_entry(struct pt_regs *ctx)
+/* What the running kernel offers, from its BTF; the same from a kprobe or a uprobe. */
+static __always_inline void detect(void)
 {
-	if (!is_detector())
-		return 0;
-
-	entry_ip = PT_REGS_IP(ctx) - KPROBE_IP_ADJ;
-
 	has_ringbuf = bpf_core_enum_value_exists(enum bpf_map_type, BPF_MAP_TYPE_RINGBUF);
 	has_func_ip = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_ip);
 	has_branch_snapshot = bpf_core_enum_value_exists(enum bpf_func_id,
@@ -114,7 +109,6 @@ int calib_entry(struct pt_regs *ctx)
 	task_group_leader_off = bpf_core_field_offset(struct task_struct, group_leader);
 	task_comm_off = bpf_core_field_offset(struct task_struct, comm);
 	has_rawtp_cookie = bpf_core_field_exists(union bpf_attr, raw_tracepoint.cookie);
-	measure_user_regs(ctx);
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link___feat);
 	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */
@@ -146,9 +140,37 @@ int calib_entry(struct pt_regs *ctx)
 	has_fentry = true;
 #endif
 
+}
+
+SEC("ksyscall/nanosleep")
+int calib_entry(struct pt_regs *ctx)
+{
+	if (!is_detector())
+		return 0;
+
+	entry_ip = PT_REGS_IP(ctx) - KPROBE_IP_ADJ;
+	detect();
+	/* -U: where the user registers are (a syscall wrapper's argument; not from a uprobe) */
+	measure_user_regs(ctx);
 	entry_hit = true;
 	return 0;
 }
+
+/*
+ * The same detection from a uprobe on retsnoop's own trigger function: where kernel
+ * functions can't be probed (no kprobes) but user-space functions can. No calibration of
+ * kretprobes there: a run that uses this traces no kernel function.
+ */
+SEC("uprobe")
+int calib_uentry(struct pt_regs *ctx)
+{
+	if (!is_detector())
+		return 0;
+	detect();
+	entry_hit = exit_hit = true;
+	return 0;
+}
+
 
 /*
  * Without bpf_get_func_ip() a kretprobe can only learn which function returned from the

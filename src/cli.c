@@ -35,7 +35,8 @@ static const struct argp_option opts[] = {
 	{ "case", 'c', "CASE", 0,
 	  "Use a pre-defined set of entry/allow/deny globs for a use case (supported: bpf, perf)", 1 },
 	{ "entry", 'e', "GLOB", 0,
-	  "Entry function glob: GLOB, 'GLOB [MODGLOB]', :SRCPATHGLOB or @FILE", 1 },
+	  "Entry function glob: GLOB, 'GLOB [MODGLOB]', :SRCPATHGLOB, @FILE, or user space: "
+	  "'GLOB [PATH|LIBGLOB] =RULE' (see the man page)", 1 },
 	{ "allow", 'a', "GLOB", 0, "Glob of allowed (non-entry) functions, same forms as -e", 1 },
 	{ "deny", 'd', "GLOB", 0, "Glob of denied functions, same forms as -e; always wins", 1 },
 
@@ -259,7 +260,9 @@ static int add_glob_spec(struct cli_state *st, struct glob_list *list, const cha
 	case -EOPNOTSUPP:
 		return cli_err(st, "Unsupported glob '%s'.", arg);
 	case -EBADMSG:
-		return cli_err(st, "Invalid glob '%s': expected 'GLOB' or 'GLOB [MODGLOB]'.", arg);
+		return cli_err(st, "Invalid glob '%s': expected 'GLOB', 'GLOB [MODGLOB]' or 'GLOB [IMAGE]'.", arg);
+	case -ENOMSG:
+		return cli_err(st, "Invalid error rule in '%s': '=RULE' (errno-positive, le0, false, never, default) follows a user-space glob 'GLOB [IMAGE]' only.", arg);
 	default:
 		return cli_err(st, "Failed to add glob '%s': %s.", arg, strerror(-err));
 	}

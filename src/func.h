@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * struct func: one traced kernel function, as discovery finds it. The same table (indexed
+ * struct func: one traced function, as discovery finds it: kernel functions first, then
+ * user-space ones (uprobes). The same table (indexed
  * by function id, the order of discovery) is read by the attacher, the BPF set-up, the
  * sample builder and every sink; nothing copies it into a shape of its own.
  */
@@ -28,6 +29,13 @@ struct func {
 	 */
 	bool kprobe_fallback;
 	const char *fentry_why;
+	/*
+	 * User-space functions (FUNC_USER in flags): the binary or library (its real path)
+	 * and the file offset of the function's first instruction, where its uprobe goes.
+	 * NULL and 0 for kernel functions; addr is 0 for user functions.
+	 */
+	const char *image;
+	__u64 image_off;
 };
 
 /* The function with id @id of a table of @cnt, or a stand-in named "<unknown>". */

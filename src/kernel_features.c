@@ -5,9 +5,60 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kernel_features.h"
 #include "calib_feat.skel.h"
+
+/* The uprobe's target: retsnoop's own code, called once with the probe attached. */
+__attribute__((noinline, used)) void kernel_features__uprobe_trigger(void)
+{
+	/* an empty function could be folded into another: keep a body of its own */
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/*
+ * The trigger's file offset in our own binary, from our mappings: works on a stripped
+ * retsnoop too (no symbol lookup).
+ */
+static long self_offset(const void *addr)
+{
+	unsigned long start, end, pgoff, a = (unsigned long)addr;
+	char line[512];
+	long off = -ENOENT;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %*s %lx", &start, &end, &pgoff) != 3)
+			continue;
+		if (a >= start && a < end) {
+			off = a - start + pgoff;
+			break;
+		}
+	}
+	fclose(f);
+	return off;
+}
+
+static struct calib_feat *open_calib(void)
+{
+	struct calib_feat *skel = calib_feat__open();
+
+	if (!skel)
+		return NULL;
+	skel->rodata->detect_tid = syscall(SYS_gettid);
+	/* 5.10 has no task storage maps: the object must not ask for one */
+	skel->rodata->try_task_storage =
+		libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	if (!skel->rodata->try_task_storage)
+		bpf_map__set_autocreate(skel->maps.storage_probe, false);
+	return skel;
+}
+
+static void copy_out(const struct calib_feat *skel, struct kernel_features *f);
+static bool detect_uprobe_multi(void);
 
 int kernel_features__detect(struct kernel_features *f)
 {
@@ -16,22 +67,20 @@ int kernel_features__detect(struct kernel_features *f)
 
 	memset(f, 0, sizeof(*f));
 
-	skel = calib_feat__open();
+	skel = open_calib();
 	if (!skel)
 		return -errno;
-	skel->rodata->detect_tid = syscall(SYS_gettid);
-	/* 5.10 has no task storage maps: the object must not ask for one */
-	skel->rodata->try_task_storage =
-		libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
-	if (!skel->rodata->try_task_storage)
-		bpf_map__set_autocreate(skel->maps.storage_probe, false);
-
+	bpf_program__set_autoload(skel->progs.calib_uentry, false);
 	err = calib_feat__load(skel);
 	if (err)
 		goto cleanup;
-	err = calib_feat__attach(skel);
-	if (err)
+	skel->links.calib_entry = bpf_program__attach(skel->progs.calib_entry);
+	skel->links.calib_exit = skel->links.calib_entry ?
+				 bpf_program__attach(skel->progs.calib_exit) : NULL;
+	if (!skel->links.calib_exit) {
+		err = -errno;
 		goto cleanup;
+	}
 
 	/*
 	 * Straight to the syscall: libc may route nanosleep() through clock_nanosleep().
@@ -43,7 +92,89 @@ int kernel_features__detect(struct kernel_features *f)
 		err = -ENODATA;
 		goto cleanup;
 	}
+	copy_out(skel, f);
+	f->has_uprobe_multi = detect_uprobe_multi();
+cleanup:
+	calib_feat__destroy(skel);
+	return err;
+}
 
+/*
+ * uprobe.multi links (6.6+): an empty program of that attach type linked to our own
+ * trigger. Its program type exists since long before: only the link says yes.
+ */
+static bool detect_uprobe_multi(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_UPROBE_MULTI);
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	unsigned long off;
+	long o = self_offset((const void *)kernel_features__uprobe_trigger);
+	int prog, link;
+
+	if (o < 0)
+		return false;
+	off = o;
+	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &po);
+	if (prog < 0)
+		return false;
+	lo.uprobe_multi.path = "/proc/self/exe";
+	lo.uprobe_multi.offsets = &off;
+	lo.uprobe_multi.cnt = 1;
+	link = bpf_link_create(prog, 0, BPF_TRACE_UPROBE_MULTI, &lo);
+	close(prog);
+	if (link < 0)
+		return false;
+	close(link);
+	return true;
+}
+
+int kernel_features__detect_user(struct kernel_features *f)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	struct calib_feat *skel;
+	long off;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	skel = open_calib();
+	if (!skel)
+		return -errno;
+	bpf_program__set_autoload(skel->progs.calib_entry, false);
+	bpf_program__set_autoload(skel->progs.calib_exit, false);
+	err = calib_feat__load(skel);
+	if (err)
+		goto cleanup;
+	off = self_offset((const void *)kernel_features__uprobe_trigger);
+	if (off < 0) {
+		err = off;
+		goto cleanup;
+	}
+	skel->links.calib_uentry = bpf_program__attach_uprobe_opts(skel->progs.calib_uentry, 0,
+								   "/proc/self/exe", off, &uo);
+	if (!skel->links.calib_uentry) {
+		err = -errno;
+		goto cleanup;
+	}
+	kernel_features__uprobe_trigger();
+	if (!skel->bss->entry_hit) {
+		err = -ENODATA;
+		goto cleanup;
+	}
+	copy_out(skel, f);
+	f->has_uprobe_multi = detect_uprobe_multi();
+	/* found from BTF, but this path never checked that kernel functions can be probed */
+	f->has_kprobe_multi = false;
+cleanup:
+	calib_feat__destroy(skel);
+	return err;
+}
+
+static void copy_out(const struct calib_feat *skel, struct kernel_features *f)
+{
 	f->has_ringbuf = skel->bss->has_ringbuf;
 	f->has_func_ip = skel->bss->has_func_ip;
 	f->has_branch_snapshot = skel->bss->has_branch_snapshot;
@@ -64,10 +195,6 @@ int kernel_features__detect(struct kernel_features *f)
 	f->trace_kprobe_addr_off = skel->bss->tk_addr_off;
 	f->task_stack_off = skel->bss->task_stack_off;
 	f->user_regs_off = skel->bss->user_regs_off;
-
-cleanup:
-	calib_feat__destroy(skel);
-	return err;
 }
 
 static const char *yes_no(bool v)

@@ -18,6 +18,8 @@ struct kernel_features {
 	bool has_cookie;		/* bpf_get_attach_cookie(), kprobe BPF cookies (5.15+) */
 	bool has_rawtp_cookie;		/* cookie for raw tracepoint links (6.10+) */
 	bool has_kprobe_multi;		/* kprobe.multi links (5.18+, needs CONFIG_FPROBE) */
+	bool has_uprobe_multi;		/* uprobe.multi links (6.6+; not in -Vv, the
+					 * original's report) */
 	int kret_ip_off;		/* slot above the BPF frame holding the kretprobe's
 					 * struct trace_kprobe *; 0 if not found */
 	bool has_fexit_sleep_fix;	/* fexit on functions that sleep is safe (5.12+) */
@@ -56,6 +58,14 @@ struct kernel_features {
  * attaching. A kret_ip_off of 0 is only fatal for callers that lack bpf_get_func_ip().
  */
 int kernel_features__detect(struct kernel_features *f);
+
+/*
+ * The same detection from a uprobe on retsnoop's own code, for runs that trace only
+ * user-space functions: it works where kprobes don't (no kprobe PMU, no tracefs). Nothing
+ * in it says whether kernel functions can be probed (has_kprobe_multi stays false, no
+ * kret_ip_off). Same returns as kernel_features__detect().
+ */
+int kernel_features__detect_user(struct kernel_features *f);
 
 /*
  * Is the kernel's BTF there and readable (/sys/kernel/btf/vmlinux, or @path)? 0, or a

@@ -83,6 +83,14 @@ static int add_src_lines(struct lines *ls, int line_idx, const struct code_loc *
 	return 0;
 }
 
+/* A user function without source lines: which binary or library it is in. */
+static void render_user_image(char *buf, size_t sz, const struct func *fn)
+{
+	const char *base = fn->image ? strrchr(fn->image, '/') : NULL;
+
+	snprintf(buf, sz, "(%s)", base ? base + 1 : fn->image ?: "?");
+}
+
 static int add_frame(struct lines *ls, const struct sample *s, const struct sample_frame *f,
 		     const struct text_sink_opts *o)
 {
@@ -102,7 +110,7 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 		} else {
 			snprintf(l->dur, sizeof(l->dur), "%lluus",
 				 (unsigned long long)(f->dur_ns / 1000));
-			result__format(l->res, sizeof(l->res), f->res, fn->flags);
+			result__format_sys(l->res, sizeof(l->res), f->res, fn->flags, f->sys_err);
 		}
 		if (o->args)
 			l->args = f->args;
@@ -111,6 +119,8 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 			/* where the function is, for a frame that had already returned */
 			if (f->loc.src_cnt > 0)
 				render__fmt_loc(l->src, sizeof(l->src), &f->loc.src[0], NULL);
+			else if (fn->flags & FUNC_USER)
+				render_user_image(l->src, sizeof(l->src), fn);
 			else if (f->loc.src_note)
 				snprintf(l->src, sizeof(l->src), "(%s)", f->loc.src_note);
 			return 0;

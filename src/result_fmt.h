@@ -15,5 +15,10 @@ bool result__is_err(__s64 res, __u32 flags);
 
 /* Render "[...]" for @res into @buf; returns the length snprintf() would have produced. */
 int result__format(char *buf, size_t size, __s64 res, __u32 flags);
+/*
+ * The same with the errno of a syscall that failed inside a user-space function beside
+ * its result ("[-1 ENOENT]"); @sys_err 0: as result__format().
+ */
+int result__format_sys(char *buf, size_t size, __s64 res, __u32 flags, int sys_err);
 
 #endif

@@ -107,6 +107,9 @@ struct session {
 	__u8 frag_cnt;
 	__u16 flags;		/* enum session_end_flags */
 	__u32 overflow;		/* calls running beyond MAX_FSTACK_DEPTH, not recorded */
+	/* the last failed syscall's errno, and the seq id of the traced frame it ran in */
+	__u32 sys_err;
+	__u32 sys_err_seq;
 	__u64 entry_ts[MAX_FSTACK_DEPTH];
 	struct call_stack stack;
 	__s32 lbrs_sz;
@@ -290,11 +293,15 @@ static __always_inline __s64 session_key(__u64 pid_tgid)
 	return pid ? (__s64)pid : -(1 + (__s64)bpf_get_smp_processor_id());
 }
 
+static __always_inline bool user_is_err_result(__u32 flags, __s64 res);
+
 /* Must match result__is_err() in user space: one rule for the stack and the call trace. */
 static __always_inline bool is_err_result(__u32 flags, __s64 res)
 {
 	if (flags & FUNC_CANT_FAIL)
 		return false;
+	if (flags & FUNC_USER)
+		return user_is_err_result(flags, res);
 	if (flags & FUNC_RET_PTR)
 		return res == 0 || (res >= -MAX_ERRNO && res < 0);
 	if (flags & FUNC_NEEDS_SIGN_EXT)
@@ -447,10 +454,17 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 	return 0;
 }
 
-static __always_inline void capture_origin(void *ctx, struct session *sess)
+static __always_inline void capture_origin(void *ctx, struct session *sess, __u32 flags)
 {
 	struct lbr_snapshot *snap;
 	__u32 zero = 0;
+
+	/* a uprobe's kernel stack is the breakpoint trap's: nothing of the program's */
+	if (flags & FUNC_USER) {
+		sess->stack.kstack_sz = 0;
+		sess->lbrs_sz = 0;
+		return;
+	}
 
 	if (kstack_from_task)
 		sess->stack.kstack_sz = bpf_get_task_stack(bpf_get_current_task_btf(),
@@ -501,11 +515,11 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 		} else {
 			sess->stack.max_depth = d + 1;
 			sess->stack.stitched &= ~levels_from(d);
-			capture_origin(ctx, sess);
+			capture_origin(ctx, sess, flags);
 		}
 	} else if (!failed && emit_success_stacks && d + 1 == sess->stack.max_depth) {
 		/* success samples show the most recently completed deepest path */
-		capture_origin(ctx, sess);
+		capture_origin(ctx, sess, flags);
 	}
 	sess->tail_err = failed;
 
@@ -517,6 +531,8 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 		sess->frags[(n - 1) & (MAX_FRAGS - 1)].handled |=
 			sess->frags[(n - 1) & (MAX_FRAGS - 1)].start == d;
 }
+
+static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 flags, __s64 res);
 
 static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 {
@@ -552,6 +568,8 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 	sess->stack.func_lat[d] = lat;
 	sess->stack.depth = d;
 	settle_result(ctx, sess, d, flags, res);
+	if (flags & FUNC_USER)
+		note_sys_err(sess, d, flags, res);
 
 	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_FUNC_TRACE_EXIT, id, now, seq, d + 1, lat, res);
@@ -738,3 +756,5 @@ int fexit_tmpl_void(__u64 *ctx)
 
 #include "probe_ctx.bpf.h"
 #include "inject.bpf.h"
+
+#include "uprobe.bpf.h"

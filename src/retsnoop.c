@@ -25,6 +25,7 @@
 #include "ksyms.h"
 #include "prefetch.h"
 #include "trace_cmd.h"
+#include "user_funcs.h"
 #include "vmlinux_dwarf.h"
 #include "version.h"
 
@@ -147,9 +148,78 @@ static bool has_src_globs(void)
 
 	for (i = 0; i < 3; i++)
 		for (j = 0; j < lists[i]->cnt; j++)
-			if (lists[i]->specs[j].kind == GLOB_SRC_PATH)
+			if (lists[i]->specs[j].kind == GLOB_SRC_PATH &&
+			    !glob_spec__is_user(&lists[i]->specs[j]))
 				return true;
 	return false;
+}
+
+/* Which globs of -e/-a (deny globs select nothing) name the kernel, which user space. */
+static bool has_globs(bool user)
+{
+	const struct glob_list *lists[] = { &env.entry_globs, &env.allow_globs };
+	size_t i, j;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < lists[i]->cnt; j++)
+			if (glob_spec__is_user(&lists[i]->specs[j]) == user)
+				return true;
+	return false;
+}
+
+/* The user-space globs of -e/-a/-d, discovered. NULL: none given (or an error, *err). */
+static struct user_funcs *find_user_funcs(int *err)
+{
+	const struct glob_list *lists[] = { &env.entry_globs, &env.allow_globs, &env.deny_globs };
+	const enum func_glob_role roles[] = { FUNC_GLOB_ENTRY, FUNC_GLOB_ALLOW, FUNC_GLOB_DENY };
+	struct user_funcs_opts uo = {
+		.sz = sizeof(uo), .print = log_print,
+		/* one traced process: its maps say which libraries it uses */
+		.pid = env.allow_pid_cnt == 1 ? env.allow_pids[0] : 0,
+	};
+	struct user_funcs *uf;
+	size_t i, j;
+
+	*err = 0;
+	if (!has_globs(true))
+		return NULL;
+	uf = user_funcs__new(&uo);
+	if (!uf) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < 3 && !*err; i++)
+		for (j = 0; j < lists[i]->cnt && !*err; j++)
+			if (glob_spec__is_user(&lists[i]->specs[j]))
+				*err = user_funcs__add_glob(uf, roles[i], &lists[i]->specs[j]);
+	if (!*err)
+		*err = user_funcs__run(uf);
+	if (*err) {
+		user_funcs__free(uf);
+		return NULL;
+	}
+	return uf;
+}
+
+/* One table: the kernel's functions, then the user-space ones (ids follow on). */
+static int join_funcs(const struct func_discovery *d, const struct user_funcs *uf,
+		      struct func **out, struct trace_funcs *tf)
+{
+	size_t kcnt = d ? func_discovery__func_cnt(d) : 0;
+	size_t ucnt = uf ? user_funcs__cnt(uf) : 0;
+	struct func *all = calloc(kcnt + ucnt ?: 1, sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	if (kcnt)
+		memcpy(all, func_discovery__funcs(d), kcnt * sizeof(*all));
+	if (ucnt)
+		memcpy(all + kcnt, user_funcs__funcs(uf), ucnt * sizeof(*all));
+	*out = all;
+	tf->funcs = all;
+	tf->cnt = kcnt + ucnt;
+	tf->user_cnt = ucnt;
+	return 0;
 }
 
 /* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
@@ -187,14 +257,14 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 }
 
 /* What would be attached: the --dry-run report (reference §5.8). */
-static void report_dry_run(const struct func_discovery *d, const char *mode)
+static void report_dry_run(const struct func_discovery *d, const struct trace_funcs *tf,
+			   const char *mode)
 {
 	FILE *vout = env.json ? stderr : stdout;
 
 	trace_cmd__report_fallbacks(&env, d, log_print);
 	log_msg(log_print, LOG_INFO, "Attach mode: %s.\n", mode);
-	trace_cmd__report_funcs(&env, func_discovery__funcs(d), func_discovery__func_cnt(d), NULL,
-				mode, vout, log_print);
+	trace_cmd__report_funcs(&env, tf->funcs, tf->cnt, NULL, mode, NULL, vout, log_print);
 	log_msg(log_print, LOG_INFO, "Successfully attached in 0 ms.\n");
 }
 
@@ -206,6 +276,9 @@ static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 	int err;
 
 	for (i = 0; i < l->cnt; i++) {
+		/* user-space globs are resolved against ELF images, not the kernel */
+		if (glob_spec__is_user(&l->specs[i]))
+			continue;
 		if (l->specs[i].kind == GLOB_SRC_PATH)
 			err = vmlinux_dwarf__add_src_glob(vd, d, role, &l->specs[i]);
 		else
@@ -261,64 +334,17 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 	return err;
 }
 
-static int run(void)
+/* The kernel's side: the DWARF image (":PATH" globs need it first), BTF, discovery. */
+static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch *pre,
+			     struct vmlinux_dwarf **vd, struct btf **vmlinux_btf,
+			     struct func_discovery **d)
 {
-	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
-		    .progress = progress__update, .stop = stop__flag());
-	struct kernel_features feat = {};
-	struct func_discovery *d = NULL;
-	struct vmlinux_dwarf *vd = NULL;
-	struct btf *vmlinux_btf = NULL;
-	struct prefetch_opts popts = {
-		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
-	};
-	struct prefetch *pre = NULL;
-	long start_ms = now_ms();
-	const char *mode;
-	int err, feat_err = 0;
-
-	if (env.entry_globs.cnt == 0) {
-		log_msg(log_print, LOG_ERROR, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
-		return -EINVAL;
-	}
-	warn_idle_options();
-
-	/* what no feature detection survives, said plainly */
-	err = kernel_features__check_btf(NULL);
-	if (err) {
-		log_msg(log_print, LOG_ERROR, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
-			err == -ENODATA ? "empty or not BTF" : strerror(-err));
-		return -ESRCH;
-	}
-	if (kernel_features__kprobes_disarmed(NULL)) {
-		log_msg(log_print, LOG_ERROR, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
-		return -ENODEV;
-	}
-
-	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
-	pre = prefetch__start(&popts);
-
-	/* kernel features first: the attach mode depends on them */
-	feat_err = trace_cmd__detect(&feat, log_print);
-	if (feat_err && !env.dry_run) {
-		if (feat_err != -EOPNOTSUPP)
-			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing.\n",
-				strerror(-feat_err));
-		err = feat_err;
-		goto cleanup;
-	}
-	if (feat_err)
-		log_msg(log_print, LOG_INFO, "Feature detection failed (%s), the attach mode is a guess.\n",
-			strerror(-feat_err));
-	err = resolve_mode(feat_err ? NULL : &feat, &mode);
-	if (err)
-		goto cleanup;
-	trace_cmd__phase_done(log_print, "feature detection");
+	int err;
 
 	/* then symbols: the DWARF image, which :PATH globs need before discovery */
-	err = open_dwarf(&vd);
+	err = open_dwarf(vd);
 	if (err)
-		goto cleanup;
+		return err;
 	trace_cmd__phase_done(log_print, "DWARF image");
 
 	/*
@@ -333,52 +359,130 @@ static int run(void)
 		};
 
 		progress = progress__new(&po);	/* NULL: no progress, the run goes on */
-		dopts.progress_ctx = progress;
+		dopts->progress_ctx = progress;
 	}
 
-	vmlinux_btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
-	if (!vmlinux_btf) {
+	*vmlinux_btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
+	if (!*vmlinux_btf) {
 		err = -errno;
 		log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 			err, strerror(-err));
-		goto cleanup;
+		return err;
 	}
-	dopts.vmlinux_btf = vmlinux_btf;
+	dopts->vmlinux_btf = *vmlinux_btf;
 	if (pre) {
 		/* NULL: discovery reads it (and says why that failed) */
-		dopts.ksyms = prefetch__take_ksyms(pre);
-		dopts.ftrace_funcs = prefetch__take_ftrace_funcs(pre);
+		dopts->ksyms = prefetch__take_ksyms(pre);
+		dopts->ftrace_funcs = prefetch__take_ftrace_funcs(pre);
 	}
 	if (env.attach_mode == ATTACH_FENTRY) {
-		dopts.fentry = true;
+		dopts->fentry = true;
 		/* kernels before the fexit sleep fix (5.11) hang detaching from sleepers */
-		dopts.deny_sleepable = btf__find_by_name_kind(vmlinux_btf, "bpf_tramp_image",
+		dopts->deny_sleepable = btf__find_by_name_kind(*vmlinux_btf, "bpf_tramp_image",
 							      BTF_KIND_STRUCT) < 0;
 	}
-	d = func_discovery__new(&dopts);
-	if (!d) {
+	*d = func_discovery__new(dopts);
+	if (!*d) {
 		err = -errno;
-		ksyms__free(dopts.ksyms);
-		ftrace_funcs__free(dopts.ftrace_funcs);
+		ksyms__free(dopts->ksyms);
+		ftrace_funcs__free(dopts->ftrace_funcs);
 		log_msg(log_print, LOG_ERROR, "Failed to set up function discovery: %s.\n", strerror(-err));
-		goto cleanup;
+		return err;
 	}
-	err = add_globs(d, vd, &env.entry_globs, FUNC_GLOB_ENTRY);
+	err = add_globs(*d, *vd, &env.entry_globs, FUNC_GLOB_ENTRY);
 	if (!err)
-		err = add_globs(d, vd, &env.allow_globs, FUNC_GLOB_ALLOW);
+		err = add_globs(*d, *vd, &env.allow_globs, FUNC_GLOB_ALLOW);
 	if (!err)
-		err = add_globs(d, vd, &env.deny_globs, FUNC_GLOB_DENY);
+		err = add_globs(*d, *vd, &env.deny_globs, FUNC_GLOB_DENY);
 	if (err) {
 		if (err != -EOPNOTSUPP)
 			log_msg(log_print, LOG_ERROR, "Failed to add globs: %s.\n", strerror(-err));
-		goto cleanup;
+		return err;
 	}
-	err = stop__requested() ? -EINTR : func_discovery__run(d);
+	err = stop__requested() ? -EINTR : func_discovery__run(*d);
 	progress__clear(progress);
 	if (err)
-		goto cleanup;
+		return err;
 	trace_cmd__phase_done(log_print, "function discovery");
-	if (vd && (err = vmlinux_dwarf__set_kaslr(vd, func_discovery__ksyms(d))))
+	if (*vd && (err = vmlinux_dwarf__set_kaslr(*vd, func_discovery__ksyms(*d))))
+		return err;
+
+	return 0;
+}
+
+static int run(void)
+{
+	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
+		    .progress = progress__update, .stop = stop__flag());
+	struct kernel_features feat = {};
+	struct func_discovery *d = NULL;
+	struct user_funcs *uf = NULL;
+	struct vmlinux_dwarf *vd = NULL;
+	struct btf *vmlinux_btf = NULL;
+	struct prefetch_opts popts = {
+		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
+	};
+	struct prefetch *pre = NULL;
+	struct trace_funcs tf = {};
+	struct func *all = NULL;
+	long start_ms = now_ms();
+	/* only user-space functions: no kernel function is probed, kprobes may be missing */
+	bool kernel = has_globs(false) || env.inject_probe_cnt;
+	const char *mode;
+	int err, feat_err = 0;
+
+	if (env.entry_globs.cnt == 0) {
+		log_msg(log_print, LOG_ERROR, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
+		return -EINVAL;
+	}
+	warn_idle_options();
+
+	/* what no feature detection survives, said plainly */
+	err = kernel ? kernel_features__check_btf(NULL) : 0;
+	if (err) {
+		log_msg(log_print, LOG_ERROR, "This kernel has no usable BTF (/sys/kernel/btf/vmlinux: %s); retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+			err == -ENODATA ? "empty or not BTF" : strerror(-err));
+		return -ESRCH;
+	}
+	if (kernel && kernel_features__kprobes_disarmed(NULL)) {
+		log_msg(log_print, LOG_ERROR, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
+		return -ENODEV;
+	}
+
+	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
+	if (kernel)
+		pre = prefetch__start(&popts);
+
+	/* kernel features first: the attach mode depends on them */
+	feat_err = trace_cmd__detect(&feat, !kernel, log_print);
+	if (feat_err && !env.dry_run) {
+		if (feat_err != -EOPNOTSUPP)
+			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
+				strerror(-feat_err), kernel ? "" : " and uprobes");
+		err = feat_err;
+		goto cleanup;
+	}
+	if (feat_err)
+		log_msg(log_print, LOG_INFO, "Feature detection failed (%s), the attach mode is a guess.\n",
+			strerror(-feat_err));
+	err = resolve_mode(feat_err ? NULL : &feat, &mode);
+	if (err)
+		goto cleanup;
+	if (!kernel)
+		mode = "none (user-space functions only)";
+	trace_cmd__phase_done(log_print, "feature detection");
+
+	/* user-space functions: a missing binary or function stops the run before the kernel's */
+	uf = find_user_funcs(&err);
+	if (err)
+		goto cleanup;
+	if (kernel) {
+		err = find_kernel_funcs(&dopts, pre, &vd, &vmlinux_btf, &d);
+		if (err)
+			goto cleanup;
+	}
+	err = join_funcs(d, uf, &all, &tf);
+	if (err)
 		goto cleanup;
 
 	if (stop__requested()) {
@@ -386,15 +490,17 @@ static int run(void)
 		goto cleanup;
 	}
 	if (env.dry_run) {
-		report_dry_run(d, mode);
+		report_dry_run(d, &tf, mode);
 		printf("Dry run successful, exiting...\n");
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
-	err = trace_cmd__run(&env, d, &feat, vd, log_print, progress);
+	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress);
 cleanup:
 	progress__free(progress);
 	progress = NULL;
+	free(all);
+	user_funcs__free(uf);
 	func_discovery__free(d);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);

@@ -42,6 +42,20 @@ enum func_flags {
 	FUNC_RET_PTR	= 0x8,	/* pointer: NULL and ERR_PTR() are errors */
 	FUNC_RET_BOOL	= 0x10,
 	FUNC_RET_VOID	= 0x20,
+	/*
+	 * User-space functions (uprobes; their ids follow the kernel functions'). Their
+	 * error rule is one of the FUNC_ERR_* below, or the flags above when the return type
+	 * is known, or FUNC_ERR_GUESS without a type.
+	 */
+	FUNC_USER	= 0x40,
+	FUNC_ERR_NONZERO = 0x80,	/* "=errno-positive": any non-zero result (pthreads) */
+	FUNC_ERR_LE0	= 0x100,	/* "=le0": zero or negative (int, as 32 bits) */
+	FUNC_ERR_ZERO	= 0x200,	/* "=false": zero, as a whole register */
+	/*
+	 * Unknown type: negative as 64 bits, or as 32 bits with the upper half zero (an int
+	 * -1 in a zero-extended register); a pointer's low half never counts.
+	 */
+	FUNC_ERR_GUESS	= 0x400,
 };
 
 struct func_info {
@@ -108,7 +122,12 @@ struct call_stack {
 	 */
 	__u64 stitched;
 	__s32 kstack_sz;	/* bytes in kstack[], or negative errno */
-	__u32 __pad;
+	/*
+	 * A failed user-space frame at level sys_err_level saw a syscall fail with -sys_err
+	 * while it was the innermost traced frame (0: none): "[-1 ENOENT]".
+	 */
+	__u16 sys_err;
+	__u16 sys_err_level;
 	__u64 kstack[MAX_KSTACK_DEPTH];
 };
 

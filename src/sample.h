@@ -60,6 +60,11 @@ struct sample_frame {
 	__s64 res;			/* raw 64-bit result */
 	__u32 seq_id;			/* traced frames: the call's entry */
 	const struct sample_args *args;	/* traced frames with -A, else NULL */
+	/*
+	 * Failed user-space functions of the chain: the errno of a syscall that failed
+	 * inside the chain's deepest user frame ("[-1 ENOENT]"); 0: none seen.
+	 */
+	int sys_err;
 };
 
 enum trace_row_kind {

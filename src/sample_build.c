@@ -111,6 +111,17 @@ static void mark_origin(struct sample *s)
 			origin = f;
 			continue;
 		}
+		/*
+		 * Across the syscall: a user function's -1 with errno E is the kernel's -E
+		 * below it; the chain goes on with the kernel's error.
+		 */
+		if (!run_over && f->failed && origin && origin->sys_err &&
+		    !(sample__func(s, f->func_id)->flags & FUNC_USER) &&
+		    same_error(f->res, -origin->sys_err)) {
+			err = f->res;
+			origin = f;
+			continue;
+		}
 		run_over = true;
 		f->replaced = f->failed;
 	}

@@ -291,6 +291,18 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 		f->failed = result__is_err(f->res, fn->flags);
 	}
 	s->deepest = s->frame_cnt - 1;
+	if (fn->flags & FUNC_USER) {
+		/* where it is: the image and the function's file offset (no address: uprobes
+		 * don't report it) */
+		f->loc.as = (struct addr_space){ .kind = ADDR_SPACE_USER, .pid = s->pid };
+		f->loc.image.path = fn->image;
+		f->loc.image.file_off = fn->image_off;
+		f->loc.sym = fn->name;
+		f->loc.sym_size = fn->size;
+		if (f->failed && cs->sys_err && (__u32)i <= cs->sys_err_level)
+			f->sys_err = cs->sys_err;
+		return 0;
+	}
 	if (k) {
 		f->has_kframe = true;
 		return sample__resolve(s, o, &ADDR_SPACE_KERNEL_INIT, &f->loc, k->addr, SRC_AT_CALL);
@@ -299,6 +311,11 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 	if (!fn->addr)
 		return 0;
 	return sample__resolve(s, o, &ADDR_SPACE_KERNEL_INIT, &f->loc, fn->addr, SRC_AT_ADDR);
+}
+
+static bool is_user(const struct sample *s, const struct call_stack *cs, int i)
+{
+	return sample__func(s, sample__func_id(s, cs->func_ids[i]))->flags & FUNC_USER;
 }
 
 int sample__build_stack(struct sample *s, const struct rec_session_end *e,
@@ -321,6 +338,14 @@ int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 	for (i = 0; i <= n; i++) {
 		/* kernel frames up to this traced frame's own (or all that are left) */
 		int upto = i == n ? m : kpair[i] >= 0 ? kpair[i] : -1;
+
+		/* user-space frames are the callers of every kernel frame: above them all */
+		if (i < n && upto < 0 && is_user(s, cs, i)) {
+			err = add_traced_frame(s, o, cs, i, NULL);
+			if (err)
+				return err;
+			continue;
+		}
 
 		if (upto < 0) {
 			/* unpaired: kernel frames before the next pairing are its callers */

@@ -39,6 +39,9 @@ static __always_inline void reset_session(struct session *sess)
 	sess->stack.max_depth = 0;
 	sess->stack.stitched = 0;
 	sess->stack.kstack_sz = 0;
+	sess->stack.sys_err = 0;
+	sess->stack.sys_err_level = 0;
+	sess->sys_err = 0;
 	sess->lbrs_sz = 0;
 }
 

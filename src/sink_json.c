@@ -165,6 +165,17 @@ static void put_loc(json_t *o, const struct code_loc *loc)
 /* How a function's result is judged (enum func_flags, as one word). */
 static const char *result_type(__u32 flags)
 {
+	/* user-space functions: their rule (see the man page), or the type's */
+	if ((flags & FUNC_USER) && (flags & FUNC_CANT_FAIL) && !(flags & FUNC_RET_VOID))
+		return "never";
+	if (flags & FUNC_ERR_NONZERO)
+		return "errno-positive";
+	if (flags & FUNC_ERR_LE0)
+		return "le0";
+	if (flags & FUNC_ERR_ZERO)
+		return "false";
+	if (flags & FUNC_ERR_GUESS)
+		return "unknown";
 	if (flags & FUNC_RET_VOID)
 		return "void";
 	if (flags & FUNC_RET_BOOL)
@@ -185,6 +196,10 @@ static void put_result(json_t *o, __s64 res, __u32 flags, bool failed)
 	size_t len;
 	__s64 v = result__normalize(res, flags);
 
+	/* an int -1 of unknown type in a zero-extended register is -1 */
+	if ((flags & (FUNC_ERR_GUESS | FUNC_ERR_NONZERO | FUNC_ERR_LE0)) && (__u64)res >> 32 == 0)
+		v = (__s32)res;
+
 	put(o, "result_type", json_string(result_type(flags)));
 	result__format(buf, sizeof(buf), res, flags);
 	len = strlen(buf);
@@ -195,7 +210,7 @@ static void put_result(json_t *o, __s64 res, __u32 flags, bool failed)
 	if (!(flags & FUNC_RET_VOID))
 		put(o, "result", jint(v));
 	put(o, "failed", json_boolean(failed));
-	if (failed && v < 0 && v >= -MAX_ERRNO && errno__name(-v))
+	if (failed && !(flags & FUNC_USER) && v < 0 && v >= -MAX_ERRNO && errno__name(-v))
 		put(o, "errno", jstr(errno__name(-v)));
 }
 
@@ -308,8 +323,11 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 
 	if (!o)
 		return NULL;
-	put(o, "kind", json_string(f->func_id < 0 ? "kernel" : f->has_kframe ? "traced" :
-				   "traced_no_kframe"));
+	if (f->func_id >= 0 && (sample__func(s, f->func_id)->flags & FUNC_USER))
+		put(o, "kind", json_string("traced_user"));
+	else
+		put(o, "kind", json_string(f->func_id < 0 ? "kernel" : f->has_kframe ? "traced" :
+					   "traced_no_kframe"));
 	if (f->func_id >= 0) {
 		const struct func *fn = sample__func(s, f->func_id);
 
@@ -324,6 +342,8 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));
 			put_result(o, f->res, fn->flags, f->failed);
+			if (f->sys_err && errno__name(f->sys_err))
+				put(o, "syscall_errno", jstr(errno__name(f->sys_err)));
 		}
 		put_args(o, f->args);
 	}

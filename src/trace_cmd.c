@@ -88,9 +88,9 @@ static __s64 clock_offset_ns(void)
 	return off;
 }
 
-int trace_cmd__detect(struct kernel_features *feat, log_print_fn print)
+int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn print)
 {
-	int err = kernel_features__detect(feat);
+	int err = user_only ? kernel_features__detect_user(feat) : kernel_features__detect(feat);
 
 	if (err)
 		return err;
@@ -106,7 +106,9 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
 	static const struct { __u32 flag; const char *name; } names[] = {
 		{ FUNC_IS_ENTRY, "ENTRY" }, { FUNC_CANT_FAIL, "NOFAIL" },
 		{ FUNC_NEEDS_SIGN_EXT, "SIGNEXT" }, { FUNC_RET_PTR, "PTR" },
-		{ FUNC_RET_BOOL, "BOOL" }, { FUNC_RET_VOID, "VOID" },
+		{ FUNC_RET_BOOL, "BOOL" }, { FUNC_RET_VOID, "VOID" }, { FUNC_USER, "USER" },
+		{ FUNC_ERR_NONZERO, "ERR_NONZERO" }, { FUNC_ERR_LE0, "ERR_LE0" },
+		{ FUNC_ERR_ZERO, "ERR_ZERO" }, { FUNC_ERR_GUESS, "ERR_GUESS" },
 	};
 	size_t i, len = 0;
 
@@ -124,12 +126,12 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
  * (@dry: "Attached (dry run)"). @how gives each function's attach kind (NULL: mode only).
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
-			     const struct mass_attacher *att, const char *mode, FILE *out,
-			     log_print_fn print)
+			     const struct mass_attacher *att, const char *mode, const char *umode,
+			     FILE *out, log_print_fn print)
 {
-	const char *dry = att ? "" : " (dry run)";
+	const char *dry = att || umode ? "" : " (dry run)";
+	size_t i, ucnt = 0;
 	char buf[128];
-	size_t i;
 
 	for (i = 0; i < cnt; i++) {
 		const struct func *f = &funcs[i];
@@ -151,6 +153,18 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 		const struct func *f = &funcs[i];
 		const char *via = "";
 
+		if (f->flags & FUNC_USER) {
+			ucnt++;
+			if (env->verbose >= 2)
+				fprintf(out, "Attached%s to user function #%zu '%s' (%s+0x%llx, flags %s).\n",
+					dry, i + 1, f->name, f->image,
+					(unsigned long long)f->image_off,
+					trace_cmd__flags_str(f->flags, buf, sizeof(buf)));
+			else
+				fprintf(out, "Attached%s to user function #%zu '%s' [%s].\n", dry,
+					i + 1, f->name, f->image);
+			continue;
+		}
 		if (f->kprobe_fallback)
 			via = " with a kprobe pair";
 		if (env->verbose >= 2)
@@ -161,14 +175,19 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 		else
 			fprintf(out, "Attached%s to function #%zu '%s'%s.\n", dry, i + 1, f->name, via);
 	}
-	fprintf(out, "Total %zu kernel functions attached%s successfully (%s)!\n", cnt, dry, mode);
+	if (ucnt < cnt)
+		fprintf(out, "Total %zu kernel functions attached%s successfully (%s)!\n", cnt - ucnt,
+			dry, mode);
+	if (ucnt)
+		fprintf(out, "Total %zu user-space functions attached%s successfully (%s)!\n", ucnt,
+			dry, umode ?: "uprobes");
 }
 
 /* -F: the functions fentry/fexit can't attach, said once whatever the verbosity. */
 void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
 				 log_print_fn print)
 {
-	size_t n = func_discovery__stats(d)->fallback_cnt;
+	size_t n = d ? func_discovery__stats(d)->fallback_cnt : 0;
 
 	if (env->attach_mode != ATTACH_FENTRY || !n)
 		return;
@@ -379,14 +398,15 @@ static int plan_probe_ctx(const struct env *env, FILE *vout, log_print_fn print,
 }
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
-		   log_print_fn print, struct progress *progress)
+		   const struct trace_funcs *tf, const struct kernel_features *feat,
+		   struct vmlinux_dwarf *vd, log_print_fn print, struct progress *progress)
 {
 	struct symbolize_opts sopts = {
-		.sz = sizeof(sopts), .print = print, .early_ksyms = func_discovery__ksyms(d),
+		.sz = sizeof(sopts), .print = print,
+		.early_ksyms = d ? func_discovery__ksyms(d) : NULL,
 	};
-	const struct func *funcs = func_discovery__funcs(d);
-	size_t cnt = func_discovery__func_cnt(d);
+	const struct func *funcs = tf->funcs;
+	size_t cnt = tf->cnt;
 	struct tracer_opts o = {
 		.sz = sizeof(o),
 		.feat = feat,
@@ -416,6 +436,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.stop = stop__flag(),
 		.progress = progress__update,
 		.progress_ctx = progress,
+		.user_func_cnt = tf->user_cnt,
+		/* -K: single probes for user functions too (uprobe.multi otherwise, if there) */
+		.user_mode = env->attach_mode == ATTACH_KPROBE_SINGLE ? UPROBE_SINGLE : UPROBE_AUTO,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
 	/* benchmarks: detach as before (1) to compare; not a user setting */
@@ -543,7 +566,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * kallsyms has our programs once they are loaded; fentry trampolines appear only when
 	 * attached. Read it meanwhile, so the first sample doesn't wait for it.
 	 */
-	if (mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
+	if (!tracer__attacher(t) || mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
 		symbolize__prefetch(sym);
 	/* from the first link on, a signal too many hands the release to a background child */
 	stop__set_phase(STOP_ATTACHED);
@@ -556,15 +579,19 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* (no-op if started above) */
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
-				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))),
-				vout, print);
+				tracer__attacher(t) ?
+				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))) :
+				"none",
+				tracer__uprobes(t) ?
+				uprobe_attacher__mode_name(uprobe_attacher__mode(tracer__uprobes(t))) :
+				NULL, vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	err = tracer__start(t);
 	if (err)
 		goto out;
 	/* said once, before any output that lacks source lines */
-	if (!vd && env->symb_mode != SYMB_NONE)
+	if (!vd && env->symb_mode != SYMB_NONE && tf->user_cnt < cnt)
 		log_msg(print, LOG_WARN, "WARNING: no usable DWARF vmlinux for this kernel; showing "
 			"kallsyms names only (install the kernel's debug package or use -k PATH).\n");
 	/* never "ready" after a stop: the signals wait until the line is out */

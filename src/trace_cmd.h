@@ -14,8 +14,12 @@ struct mass_attacher;
 struct vmlinux_dwarf;
 struct progress;
 
-/* Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno. */
-int trace_cmd__detect(struct kernel_features *feat, log_print_fn print);
+/*
+ * Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno.
+ * @user_only: the run traces no kernel function, detect through a uprobe (kprobes may be
+ * missing).
+ */
+int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn print);
 
 /*
  * -vv: how long start-up took up to the end of @phase, and the peak RSS so far (where
@@ -23,23 +27,32 @@ int trace_cmd__detect(struct kernel_features *feat, log_print_fn print);
  */
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
 
+/* The run's one function table: kernel functions, then user_cnt user-space ones. */
+struct trace_funcs {
+	const struct func *funcs;
+	size_t cnt;
+	size_t user_cnt;
+};
+
 /*
- * Trace the functions @d found, as @env asks, until a stop (stop.h); 0 or negative errno,
+ * Trace @tf's functions, as @env asks, until a stop (stop.h); 0 or negative errno,
  * -EINTR (nothing said, nothing left attached) when the stop came before tracing began.
- * @vd (may be NULL: kallsyms only) adds source lines and inlined frames. @progress (may
- * be NULL) shows loading, attaching and detaching on the terminal.
+ * @d found the kernel ones (NULL: the run traces none). @vd (may be NULL: kallsyms only)
+ * adds source lines and inlined frames. @progress (may be NULL) shows loading, attaching
+ * and detaching on the terminal.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
-		   const struct kernel_features *feat, struct vmlinux_dwarf *vd,
-		   log_print_fn print, struct progress *progress);
+		   const struct trace_funcs *tf, const struct kernel_features *feat,
+		   struct vmlinux_dwarf *vd, log_print_fn print, struct progress *progress);
 
 /*
  * The -v/-vv lines about entry points and attached functions; @att NULL for a dry run.
- * @mode names the attach mode.
+ * @mode names the kernel functions' attach mode, @umode the user functions' (NULL:
+ * "uprobes").
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
-			     const struct mass_attacher *att, const char *mode, FILE *out,
-			     log_print_fn print);
+			     const struct mass_attacher *att, const char *mode, const char *umode,
+			     FILE *out, log_print_fn print);
 /* -F: how many functions use kprobes instead (always said when there are any). */
 void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
 				 log_print_fn print);

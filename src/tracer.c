@@ -28,7 +28,9 @@
 struct tracer {
 	struct tracer_opts o;
 	struct retsnoop *skel;
-	struct mass_attacher *att;
+	struct mass_attacher *att;	/* NULL: no kernel function or probe */
+	struct uprobe_attacher *uatt;	/* NULL: no user-space function */
+	struct bpf_link *sys_exit_link;	/* with user functions: failed syscalls' errnos */
 	struct lbr *lbr;
 	struct session_store *store;
 	struct ring_buffer *rb;
@@ -62,6 +64,57 @@ static size_t at_least_one(size_t n)
 	return n ? n : 1;
 }
 
+/* A run without kernel functions or probes loads none of their programs. */
+static void no_kernel_progs(struct retsnoop *skel)
+{
+	struct bpf_program *p;
+
+	bpf_object__for_each_program(p, skel->obj) {
+		if (p != skel->progs.uentry && p != skel->progs.uexit &&
+		    p != skel->progs.usys_exit)
+			bpf_program__set_autoload(p, false);
+	}
+}
+
+/*
+ * User-space functions: their own attacher, BPF cookies for their ids (uprobes take
+ * cookies from 5.15, like kprobes), and the syscall exit that ties their errors to errnos.
+ */
+static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
+			const struct kernel_features *feat)
+{
+	struct uprobe_attacher_opts uo = {
+		.sz = sizeof(uo), .mode = opts->user_mode, .print = opts->print,
+		.progress = opts->progress, .progress_ctx = opts->progress_ctx,
+	};
+	struct retsnoop *skel = t->skel;
+
+	if (!opts->user_func_cnt) {
+		bpf_program__set_autoload(skel->progs.uentry, false);
+		bpf_program__set_autoload(skel->progs.uexit, false);
+		bpf_program__set_autoload(skel->progs.usys_exit, false);
+		return 0;
+	}
+	if (!feat->has_cookie) {
+		pr(t, LOG_ERROR, "Tracing user-space functions needs BPF cookies (Linux 5.15+).\n");
+		return -EOPNOTSUPP;
+	}
+	/* the programs' attach type decides which links they take: choose before loading */
+	if (uo.mode == UPROBE_AUTO)
+		uo.mode = feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
+	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
+		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
+		return -EOPNOTSUPP;
+	}
+	if (uo.mode == UPROBE_MULTI) {
+		bpf_program__set_expected_attach_type(skel->progs.uentry, BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(skel->progs.uexit, BPF_TRACE_UPROBE_MULTI);
+	}
+	t->uatt = uprobe_attacher__new(skel->progs.uentry, skel->progs.uexit, opts->funcs,
+				       opts->func_cnt, &uo);
+	return t->uatt ? 0 : -errno;
+}
+
 struct tracer *tracer__open(const struct tracer_opts *opts)
 {
 	const struct kernel_features *feat;
@@ -69,7 +122,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	struct mass_attacher_progs progs;
 	struct tracer *t;
 	struct retsnoop *skel;
-	size_t i;
+	size_t i, kcnt;
 	int err;
 
 	t = calloc(1, sizeof(*t));
@@ -121,30 +174,42 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			[PROBE_RAWTP] = skel->progs.inj_rawtp,
 		},
 	};
-	mopts.mode = opts->mode;
-	mopts.print = opts->print;
-	mopts.has_kprobe_multi = feat->has_kprobe_multi;
-	mopts.has_cookies = feat->has_cookie;
-	mopts.has_rawtp_cookies = feat->has_rawtp_cookie;
-	mopts.has_func_ip = feat->has_func_ip;
-	mopts.has_fentry = feat->has_fentry;
-	mopts.kret_ip_off = feat->kret_ip_off;
-	mopts.progress = opts->progress;
-	mopts.progress_ctx = opts->progress_ctx;
-	mopts.stop = opts->stop;
-	mopts.detach_threads = opts->detach_threads;
-	t->att = mass_attacher__new(&progs, opts->funcs, opts->func_cnt, &mopts);
-	if (!t->att) {
-		err = -errno;
+	kcnt = opts->func_cnt - opts->user_func_cnt;
+	if (opts->user_func_cnt > opts->func_cnt) {
+		err = -EINVAL;
 		goto err;
 	}
-	for (i = 0; i < opts->probe_cnt; i++) {
-		/* the cookie tells BPF which probe hit: its id */
-		err = mass_attacher__add_inject(t->att, &opts->probes[i], i);
+	if (kcnt || opts->probe_cnt) {
+		mopts.mode = opts->mode;
+		mopts.print = opts->print;
+		mopts.has_kprobe_multi = feat->has_kprobe_multi;
+		mopts.has_cookies = feat->has_cookie;
+		mopts.has_rawtp_cookies = feat->has_rawtp_cookie;
+		mopts.has_func_ip = feat->has_func_ip;
+		mopts.has_fentry = feat->has_fentry;
+		mopts.kret_ip_off = feat->kret_ip_off;
+		mopts.progress = opts->progress;
+		mopts.progress_ctx = opts->progress_ctx;
+		mopts.stop = opts->stop;
+		mopts.detach_threads = opts->detach_threads;
+		t->att = mass_attacher__new(&progs, opts->funcs, kcnt, &mopts);
+		if (!t->att) {
+			err = -errno;
+			goto err;
+		}
+		for (i = 0; i < opts->probe_cnt; i++) {
+			/* the cookie tells BPF which probe hit: its id */
+			err = mass_attacher__add_inject(t->att, &opts->probes[i], i);
+			if (err)
+				goto err;
+		}
+		err = mass_attacher__prepare(t->att);
 		if (err)
 			goto err;
+	} else {
+		no_kernel_progs(skel);
 	}
-	err = mass_attacher__prepare(t->att);
+	err = open_uprobes(t, opts, feat);
 	if (err)
 		goto err;
 
@@ -152,7 +217,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->emit_func_trace = opts->func_trace;
 	skel->rodata->emit_interim_stacks = opts->interim;
 	skel->rodata->capture_lbr = opts->lbr;
-	skel->rodata->use_cookies = mass_attacher__uses_cookies(t->att);
+	skel->rodata->use_cookies = t->att && mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;
 	skel->rodata->kret_ip_off = feat->kret_ip_off;
 	skel->rodata->tk_addr_off = feat->trace_kprobe_addr_off;
@@ -175,7 +240,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	 * returns to, while the probe's registers (pc at that address) unwind completely.
 	 */
 	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
-		feat->has_task_stack && mass_attacher__kprobe_multi_used(t->att);
+		feat->has_task_stack && t->att && mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
@@ -296,7 +361,7 @@ int tracer__load(struct tracer *t)
 		pr(t, LOG_ERROR, "Failed to load BPF programs: %d (%s)\n", err, strerror(-err));
 		return err;
 	}
-	err = mass_attacher__load(t->att);
+	err = t->att ? mass_attacher__load(t->att) : 0;
 	if (!err)
 		err = fill_maps(t);
 	if (err)
@@ -306,12 +371,31 @@ int tracer__load(struct tracer *t)
 
 int tracer__attach(struct tracer *t)
 {
-	return mass_attacher__attach(t->att);
+	int err = 0;
+
+	if (t->att)
+		err = mass_attacher__attach(t->att);
+	if (!err && t->uatt)
+		err = uprobe_attacher__attach(t->uatt);
+	if (!err && t->uatt) {
+		t->sys_exit_link = bpf_program__attach(t->skel->progs.usys_exit);
+		if (!t->sys_exit_link) {
+			err = -errno;
+			pr(t, LOG_ERROR, "Failed to attach to the sys_exit raw tracepoint: %s.\n",
+			   strerror(-err));
+		}
+	}
+	return err;
 }
 
 const struct mass_attacher *tracer__attacher(const struct tracer *t)
 {
 	return t->att;
+}
+
+const struct uprobe_attacher *tracer__uprobes(const struct tracer *t)
+{
+	return t->uatt;
 }
 
 static int on_session(void *ctx, const struct sess_recs *r)
@@ -555,7 +639,16 @@ int tracer__stop(struct tracer *t)
 
 long tracer__detach(struct tracer *t)
 {
-	return t->att ? mass_attacher__detach(t->att) : 0;
+	long ms = 0;
+
+	/* user functions first: their sessions then end before the kernel's probes go */
+	if (t->uatt)
+		ms += uprobe_attacher__detach(t->uatt);
+	bpf_link__destroy(t->sys_exit_link);
+	t->sys_exit_link = NULL;
+	if (t->att)
+		ms += mass_attacher__detach(t->att);
+	return ms;
 }
 
 void tracer__free(struct tracer *t)
@@ -566,6 +659,8 @@ void tracer__free(struct tracer *t)
 	while (t->pending_cnt)
 		free(t->pending[--t->pending_cnt]);
 	session_store__free(t->store);
+	uprobe_attacher__free(t->uatt);
+	bpf_link__destroy(t->sys_exit_link);
 	mass_attacher__free(t->att);
 	retsnoop__destroy(t->skel);
 	lbr__close(t->lbr);

@@ -17,6 +17,7 @@
 #include "kernel_features.h"
 #include "log.h"
 #include "mass_attacher.h"
+#include "uprobe_attacher.h"
 #include "sink.h"
 #include "capture.h"
 #include "sym_resolver.h"
@@ -74,6 +75,13 @@ struct tracer_opts {
 	const volatile sig_atomic_t *stop;
 	int detach_threads;		/* 0: the mass attacher's default */
 	struct capture *capture;	/* debug: record the run for replay (borrowed) */
+	/*
+	 * The last user_func_cnt entries of funcs are user-space functions (FUNC_USER), traced
+	 * with uprobes by their own attacher; 0: kernel functions only. A run may have no
+	 * kernel function at all (user_func_cnt == func_cnt, no probes).
+	 */
+	size_t user_func_cnt;
+	enum uprobe_mode user_mode;
 };
 
 struct tracer;
@@ -87,8 +95,13 @@ struct tracer *tracer__open(const struct tracer_opts *opts);
 int tracer__load(struct tracer *t);
 /* On failure or stop nothing is left attached. */
 int tracer__attach(struct tracer *t);
-/* After attach: how each function was attached (see mass_attacher). */
+/*
+ * After attach: how each kernel function was attached (see mass_attacher); NULL when the
+ * run has no kernel function or probe.
+ */
 const struct mass_attacher *tracer__attacher(const struct tracer *t);
+/* The user-space functions' attacher; NULL without user functions. */
+const struct uprobe_attacher *tracer__uprobes(const struct tracer *t);
 /* Start recording and decoding. */
 int tracer__start(struct tracer *t);
 /*

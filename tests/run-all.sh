@@ -1,5 +1,6 @@
 #!/bin/bash
-# make test: unit tests and the install/man/completion checks on the host, then the VM
+# make test: unit tests, the install/man/completion checks and user-space tracing
+# (uprobes, natively) on the host, then the VM
 # scenarios; the last line is the total.
 set -u
 cd "$(dirname "$0")/.."
@@ -13,11 +14,12 @@ case " ${KERNELS:-6.12} " in
 esac
 make -s test-unit 2>&1 | tee -a "$log" || status=1
 make -s test-ship 2>&1 | tee -a "$log" || status=1
+make -s test-uprobe 2>&1 | tee -a "$log" || status=1
 make -s test-vm ${KERNELS:+KERNELS="$KERNELS"} 2>&1 | tee -a "$log" || status=1
 p=0 f=0 s=0
 while read -r _ np _ nf _ ns _; do
 	p=$((p + np)); f=$((f + nf)); s=$((s + ${ns:-0}))
-done < <(grep -E '^(unit|ship|vm): [0-9]+ passed, [0-9]+ failed' "$log" | sed 's/,//g')
+done < <(grep -E '^(unit|ship|uprobe|vm): [0-9]+ passed, [0-9]+ failed' "$log" | sed 's/,//g')
 [ $f -gt 0 ] && status=1
 [ $p -gt 0 ] || status=1
 if [ $s -gt 0 ]; then

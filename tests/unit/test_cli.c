@@ -280,7 +280,7 @@ static void test_bad_globs(void **state)
 	expect_error(PARSE(&env, "-a", "**"), -EINVAL, "Unsupported glob '**'.");
 	env__free(&env);
 	expect_error(PARSE(&env, "-d", "foo [kvm"), -EINVAL,
-		     "Invalid glob 'foo [kvm': expected 'GLOB' or 'GLOB [MODGLOB]'.");
+		     "Invalid glob 'foo [kvm': expected 'GLOB', 'GLOB [MODGLOB]' or 'GLOB [IMAGE]'.");
 	env__free(&env);
 	expect_error(PARSE(&env, "-e", "@/nonexistent/globs"), -EINVAL,
 		     "Failed to read globs from '/nonexistent/globs': No such file or directory.");

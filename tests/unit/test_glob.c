@@ -147,6 +147,107 @@ static void test_spec_match_modules(void **state)
 	glob_spec__free(&kvm);
 }
 
+static void test_spec_user_images(void **state)
+{
+	struct glob_spec s;
+	char buf[128];
+
+	/* a path: it has a '/' */
+	assert_int_equal(glob_spec__parse("open_* [/usr/local/bin/myapp]", &s), 0);
+	assert_int_equal(s.kind, GLOB_NAME);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_PATH);
+	assert_string_equal(s.name, "open_*");
+	assert_string_equal(s.image, "/usr/local/bin/myapp");
+	assert_null(s.mod);
+	assert_int_equal(s.err_rule, GLOB_ERR_DEFAULT);
+	assert_true(glob_spec__is_user(&s));
+	/* never a kernel function, whatever the module */
+	assert_false(glob_spec__match(&s, "open_config", NULL));
+	assert_false(glob_spec__match(&s, "open_config", "myapp"));
+	assert_true(glob_spec__match_image(&s, "/usr/local/bin/myapp"));
+	assert_false(glob_spec__match_image(&s, "/usr/local/bin/myapp2"));
+	glob_spec__free(&s);
+
+	assert_int_equal(glob_spec__parse("do_*[./prog]", &s), 0);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_PATH);
+	assert_string_equal(s.image, "./prog");
+	glob_spec__free(&s);
+
+	/* a library file name glob: ".so" at the end, before a version or a star */
+	assert_int_equal(glob_spec__parse("SSL_* [libssl.so*]", &s), 0);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_LIB);
+	assert_string_equal(s.image, "libssl.so*");
+	assert_true(glob_spec__match_image(&s, "/usr/lib/x86_64-linux-gnu/libssl.so.3"));
+	assert_true(glob_spec__match_image(&s, "libssl.so"));
+	assert_false(glob_spec__match_image(&s, "/usr/lib/libcrypto.so.3"));
+	assert_string_equal(glob_spec__str(&s, buf, sizeof(buf)), "SSL_* [libssl.so*]");
+	glob_spec__free(&s);
+	assert_int_equal(glob_spec__parse("malloc [libc.so.6]", &s), 0);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_LIB);
+	glob_spec__free(&s);
+
+	/* module-like brackets stay kernel modules: "sox" and "*so*" name no library */
+	assert_int_equal(glob_spec__parse("foo [snd_sox]", &s), 0);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_NONE);
+	assert_string_equal(s.mod, "snd_sox");
+	glob_spec__free(&s);
+	assert_int_equal(glob_spec__parse("foo [*so*]", &s), 0);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_NONE);
+	glob_spec__free(&s);
+
+	/* source globs on a user binary; a kernel source bracket stays in the path */
+	assert_int_equal(glob_spec__parse(":src/*.c [./prog]", &s), 0);
+	assert_int_equal(s.kind, GLOB_SRC_PATH);
+	assert_string_equal(s.name, "src/*.c");
+	assert_string_equal(s.image, "./prog");
+	assert_string_equal(glob_spec__str(&s, buf, sizeof(buf)), ":src/*.c [./prog]");
+	glob_spec__free(&s);
+	assert_int_equal(glob_spec__parse(":drivers/[ab].c", &s), 0);
+	assert_int_equal(s.image_kind, GLOB_IMAGE_NONE);
+	assert_string_equal(s.name, "drivers/[ab].c");
+	glob_spec__free(&s);
+}
+
+static void test_spec_err_rules(void **state)
+{
+	static const struct {
+		const char *arg;
+		enum glob_err_rule rule;
+	} ok[] = {
+		{ "pthread_* [libc.so*] =errno-positive", GLOB_ERR_ERRNO_POS },
+		{ "read_* [./prog]=le0", GLOB_ERR_LE0 },
+		{ "is_* [./prog] \t=false", GLOB_ERR_FALSE },
+		{ "log_* [/bin/x] =never", GLOB_ERR_NEVER },
+		{ "f [/bin/x] =default", GLOB_ERR_DEFAULT },
+		{ ":*.c [./prog] =never", GLOB_ERR_NEVER },
+	};
+	struct glob_spec s;
+	char buf[128];
+	size_t i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(glob_spec__parse(ok[i].arg, &s), 0);
+		assert_int_equal(s.err_rule, ok[i].rule);
+		assert_true(glob_spec__is_user(&s));
+		glob_spec__free(&s);
+	}
+	assert_int_equal(glob_spec__parse("log_* [/bin/x] =never", &s), 0);
+	assert_string_equal(s.image, "/bin/x");
+	assert_string_equal(glob_spec__str(&s, buf, sizeof(buf)), "log_* [/bin/x] =never");
+	glob_spec__free(&s);
+
+	/* unknown rules, and rules on kernel globs, are refused */
+	assert_int_equal(glob_spec__parse("f [./prog] =sometimes", &s), -ENOMSG);
+	assert_int_equal(glob_spec__parse("f [./prog] =", &s), -ENOMSG);
+	assert_int_equal(glob_spec__parse("vfs_read =never", &s), -ENOMSG);
+	assert_int_equal(glob_spec__parse("f [kvm] =never", &s), -ENOMSG);
+	assert_int_equal(glob_spec__parse(" =never", &s), -EINVAL);
+	/* '=' glued to a name is part of the name (no rule) */
+	assert_int_equal(glob_spec__parse("a=b", &s), 0);
+	assert_string_equal(s.name, "a=b");
+	glob_spec__free(&s);
+}
+
 static int collect_cb(const char *tok, void *ctx)
 {
 	struct glob_list *l = ctx;
@@ -188,6 +289,8 @@ int main(void)
 		cmocka_unit_test(test_spec_parse_errors),
 		cmocka_unit_test(test_spec_truncates_long_names),
 		cmocka_unit_test(test_spec_match_modules),
+		cmocka_unit_test(test_spec_user_images),
+		cmocka_unit_test(test_spec_err_rules),
 		cmocka_unit_test(test_file_tokens),
 	};
 

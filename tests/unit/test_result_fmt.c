@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <stdlib.h>
+#include <errno.h>
+#include <string.h>
 #include "unit.h"
 #include "result_fmt.h"
 #include "retsnoop.h"
@@ -51,12 +53,78 @@ static void test_is_err(void **state)
 	assert_false(result__is_err(0xffffffffLL, 0));			/* 64-bit 4294967295 */
 }
 
+/*
+ * User-space functions: any negative or NULL fails by type; the glob's rule otherwise;
+ * without a type the guess keeps a pointer's low half from counting. The text is a
+ * number (-1 is not -EPERM), with a syscall's errno beside it when one was seen.
+ */
+static void test_user_rules(void **state)
+{
+	static const struct {
+		__u32 flags;
+		__s64 res;
+		bool err;
+		const char *text;
+	} cases[] = {
+		/* int from DWARF: negative fails, -1 in a zero-extended register too */
+		{ FUNC_USER | FUNC_NEEDS_SIGN_EXT, 0xffffffffLL, true, "[-1]" },
+		{ FUNC_USER | FUNC_NEEDS_SIGN_EXT, -100000, true, "[-100000]" },
+		{ FUNC_USER | FUNC_NEEDS_SIGN_EXT, 3, false, "[3]" },
+		/* long: any negative, not only -4095..-1 */
+		{ FUNC_USER, -5000, true, "[-5000]" },
+		/* pointers: NULL only (no ERR_PTR in user space) */
+		{ FUNC_USER | FUNC_RET_PTR, 0, true, "[NULL]" },
+		{ FUNC_USER | FUNC_RET_PTR, -22, false, "[0xffffffffffffffea]" },
+		/* void/bool/unsigned never */
+		{ FUNC_USER | FUNC_CANT_FAIL | FUNC_RET_BOOL, 0, false, "[false]" },
+		/* no type: the guess */
+		{ FUNC_USER | FUNC_ERR_GUESS, 0xffffffffLL, true, "[-1]" },
+		{ FUNC_USER | FUNC_ERR_GUESS, -1, true, "[-1]" },
+		{ FUNC_USER | FUNC_ERR_GUESS, 0x5555deadbeefLL, false, "[0x5555deadbeef]" },
+		{ FUNC_USER | FUNC_ERR_GUESS, 0, false, "[0]" },
+		/* =errno-positive: non-zero int (pthreads) */
+		{ FUNC_USER | FUNC_ERR_NONZERO, 22, true, "[22]" },
+		{ FUNC_USER | FUNC_ERR_NONZERO, 0, false, "[0]" },
+		/* =le0 */
+		{ FUNC_USER | FUNC_ERR_LE0, 0, true, "[0]" },
+		{ FUNC_USER | FUNC_ERR_LE0, 0xffffffffLL, true, "[-1]" },
+		{ FUNC_USER | FUNC_ERR_LE0, 7, false, "[7]" },
+		/* =false: zero in the low 32 bits; a pointer's whole register */
+		{ FUNC_USER | FUNC_ERR_ZERO, 0x100000000LL, true, "[0x100000000]" },
+		{ FUNC_USER | FUNC_ERR_ZERO | FUNC_RET_PTR, 0x100000000LL, false, "[0x100000000]" },
+		{ FUNC_USER | FUNC_ERR_ZERO, 1, false, "[1]" },
+		/* =never */
+		{ FUNC_USER | FUNC_CANT_FAIL | FUNC_ERR_GUESS, 0xffffffffLL, false, "[-1]" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (result__is_err(cases[i].res, cases[i].flags) != cases[i].err)
+			fail_msg("case %zu: is_err should be %d", i, cases[i].err);
+		result__format(buf, sizeof(buf), cases[i].res, cases[i].flags);
+		if (strcmp(buf, cases[i].text) != 0)
+			fail_msg("case %zu: '%s', expected '%s'", i, buf, cases[i].text);
+	}
+	/* the errno of a syscall under it */
+	result__format_sys(buf, sizeof(buf), 0xffffffffLL, FUNC_USER | FUNC_ERR_GUESS, ENOENT);
+	assert_string_equal(buf, "[-1 ENOENT]");
+	result__format_sys(buf, sizeof(buf), 0, FUNC_USER | FUNC_RET_PTR, EACCES);
+	assert_string_equal(buf, "[NULL EACCES]");
+	result__format_sys(buf, sizeof(buf), -1, FUNC_USER, 0);
+	assert_string_equal(buf, "[-1]");
+	/* a kernel -1 is still -EPERM */
+	result__format(buf, sizeof(buf), -1, 0);
+	assert_string_equal(buf, "[-EPERM]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_values),
 		cmocka_unit_test(test_is_err),
+		cmocka_unit_test(test_user_rules),
 	};
 
 	return cmocka_run_group_tests_name("result_fmt", tests, NULL, NULL);

@@ -22,10 +22,12 @@ $(UNIT_LIB): $(UNIT_MOD_OBJS)
 $(UNIT_OUT)/test_%: tests/unit/test_%.c tests/unit/unit.h $(UNIT_LIB) | $(UNIT_OUT)/mod
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit $< $(UNIT_LIB) \
-		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
+		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lcmocka -lpthread -o $@
 
 # host-side checks of the VM tests' oracles, on recorded guest output
 UNIT_SCRIPTS := tests/vm/oracle/run.sh
 
-test-unit: $(UNIT_BINS)
-	$(Q)UNIT_FIXTURES=tests/unit/fixtures tests/unit/run.sh $(UNIT_BINS) $(UNIT_SCRIPTS)
+# UPROG_DIR: ELF images built at test time (tests/uprobe/uprobe.mk) for the ELF reader
+test-unit: $(UNIT_BINS) $(UPROG_BINS)
+	$(Q)UNIT_FIXTURES=tests/unit/fixtures UPROG_DIR=$(UPROG_OUT) tests/unit/run.sh $(UNIT_BINS) \
+		$(UNIT_SCRIPTS)

@@ -2,7 +2,8 @@
 # shared library, once with frame pointers (fp/) and once without (nofp/, like Debian's
 # stock binaries), plus a stripped copy of the latter (stripped/). Each directory holds
 # userprog and libucfg.so; userprog finds the library next to itself ($ORIGIN).
-# Included before tests/unit/unit.mk: plain paths only.
+# Included before sidecar/sidecar.mk and tests/unit/unit.mk (their tests name these
+# binaries as prerequisites): plain paths only.
 
 USERPROG_OUT := $(OUTPUT)/userprog
 USERPROG_SRCS := tests/userprog/main.c tests/userprog/ucfg.c tests/userprog/ucfg.h

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * ufloor -M|-K IMAGE GLOB: attach an empty uprobe entry+return pair (ufloor.bpf.c) to every
+ * function of IMAGE whose name matches GLOB, the way retsnoop would (-M one uprobe.multi
+ * link per direction, -K one uprobe and one uretprobe per function, by file offset from
+ * retsnoop's own ELF reader), say how long attaching took, wait for SIGINT/SIGTERM,
+ * detach and say how long that took. The floor of the uprobe benchmarks (bench/uprobe.sh).
+ *
+ * Output (stdout, one line each):
+ *   ufloor: mode=M funcs=N attach_ms=X
+ *   ufloor: ready
+ *   ufloor: detach_ms=D
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include "elf_funcs.h"
+#include "glob.h"
+#include "ufloor.skel.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_sig(int sig)
+{
+	stop = 1;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int main(int argc, char **argv)
+{
+	struct bpf_link **links = NULL;
+	struct ufloor_bpf *skel;
+	struct elf_funcs *e;
+	unsigned long *offs;
+	size_t i, n = 0, nl = 0;
+	bool multi;
+	long t0;
+
+	if (argc != 4 || (strcmp(argv[1], "-M") && strcmp(argv[1], "-K"))) {
+		fprintf(stderr, "usage: ufloor -M|-K IMAGE GLOB\n");
+		return 2;
+	}
+	multi = strcmp(argv[1], "-M") == 0;
+	e = elf_funcs__open(argv[2], NULL);
+	if (!e) {
+		fprintf(stderr, "ufloor: %s: %s\n", argv[2], strerror(errno));
+		return 1;
+	}
+	offs = calloc(elf_funcs__func_cnt(e) + 1, sizeof(*offs));
+	links = calloc(2 * elf_funcs__func_cnt(e) + 2, sizeof(*links));
+	for (i = 0; i < elf_funcs__func_cnt(e); i++)
+		if (glob__match(argv[3], elf_funcs__func(e, i)->name))
+			offs[n++] = elf_funcs__func(e, i)->offset;
+	skel = ufloor_bpf__open();
+	if (!skel)
+		return 1;
+	bpf_program__set_autoload(skel->progs.ufloor_mentry, multi);
+	bpf_program__set_autoload(skel->progs.ufloor_mexit, multi);
+	bpf_program__set_autoload(skel->progs.ufloor_entry, !multi);
+	bpf_program__set_autoload(skel->progs.ufloor_exit, !multi);
+	if (ufloor_bpf__load(skel))
+		return 1;
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	t0 = now_ms();
+	if (multi) {
+		LIBBPF_OPTS(bpf_uprobe_multi_opts, mo, .offsets = offs, .cnt = n);
+
+		links[nl++] = bpf_program__attach_uprobe_multi(skel->progs.ufloor_mentry, -1,
+							       argv[2], NULL, &mo);
+		mo.retprobe = true;
+		links[nl++] = bpf_program__attach_uprobe_multi(skel->progs.ufloor_mexit, -1,
+							       argv[2], NULL, &mo);
+	} else {
+		for (i = 0; i < n; i++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo);
+
+			links[nl++] = bpf_program__attach_uprobe_opts(skel->progs.ufloor_entry, -1,
+								      argv[2], offs[i], &uo);
+			uo.retprobe = true;
+			links[nl++] = bpf_program__attach_uprobe_opts(skel->progs.ufloor_exit, -1,
+								      argv[2], offs[i], &uo);
+		}
+	}
+	for (i = 0; i < nl; i++) {
+		if (!links[i]) {
+			fprintf(stderr, "ufloor: attach failed: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	printf("ufloor: mode=%s funcs=%zu attach_ms=%ld\nufloor: ready\n", multi ? "M" : "K", n,
+	       now_ms() - t0);
+	fflush(stdout);
+	while (!stop)
+		pause();
+	t0 = now_ms();
+	for (i = nl; i > 0; i--)
+		bpf_link__destroy(links[i - 1]);
+	printf("ufloor: detach_ms=%ld\n", now_ms() - t0);
+	ufloor_bpf__destroy(skel);
+	elf_funcs__free(e);
+	free(offs);
+	free(links);
+	return 0;
+}

@@ -1,0 +1,121 @@
+#!/bin/bash
+# make bench-uprobe: user-space tracing on the host, natively (a real machine's numbers,
+# not TCG). Prints a table (bench/results/uprobe.txt):
+#   1. added cost per call of a traced user function (tests/uprobe/uprog --bench N calls
+#      bench_leaf() N times): retsnoop (bench_leaf inside a session of main, and as the
+#      entry function itself, a session per call), bpftrace uprobe+uretprobe counting, and
+#      the floor, an empty entry+return pair (bench/ufloor: uprobe.multi and single);
+#   2. attach and detach of 1,000 user functions (bench's ufuncs program, uf0..uf999).
+# Each per-call figure is the best of $REPS runs (the machine is shared).
+set -u
+cd "$(dirname "$0")/.."
+# bpftrace sets no RLIMIT_MEMLOCK itself where it can't
+ulimit -l unlimited 2>/dev/null
+RS=$PWD/src/retsnoop
+B=$PWD/src/.output/bench
+P=$PWD/src/.output/uprobe/uprog
+F=$B/ufuncs
+N=${N:-200000}
+REPS=${REPS:-5}
+T=$(mktemp -d)
+trap 'rm -rf "$T"; kill $(jobs -p) 2>/dev/null' EXIT
+
+now_ns() { date +%s%N; }
+
+# best wall time in ns of `uprog --bench N`
+run_bench() {
+	local best=0 i t0 t1
+	for i in $(seq "$REPS"); do
+		t0=$(now_ns); "$P" --bench "$N"; t1=$(now_ns)
+		if [ $best -eq 0 ] || [ $((t1 - t0)) -lt $best ]; then best=$((t1 - t0)); fi
+	done
+	echo $best
+}
+
+# start "$@" in the background until its output matches $READY; sets $bg_pid, $ready_ms
+start_bg() {
+	local t0 i
+	t0=$(now_ns)
+	"$@" >"$T/bg" 2>&1 &
+	bg_pid=$!
+	for i in $(seq 600); do
+		grep -qE "$READY" "$T/bg" 2>/dev/null && break
+		kill -0 $bg_pid 2>/dev/null || { echo "failed: $*" >&2; cat "$T/bg" >&2; return 1; }
+		sleep 0.05
+	done
+	ready_ms=$((($(now_ns) - t0) / 1000000))
+}
+
+# SIGINT, wait; sets $stop_ms
+stop_bg() {
+	local t0
+	t0=$(now_ns)
+	kill -INT $bg_pid
+	wait $bg_pid 2>/dev/null
+	stop_ms=$((($(now_ns) - t0) / 1000000))
+}
+
+base=$(run_bench)
+echo "# command: make bench-uprobe (bench/uprobe.sh), N=$N calls, best of $REPS"
+echo "# host: $(uname -r), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), shared with other jobs"
+echo "# bpftrace: $(bpftrace --version 2>/dev/null || echo none)"
+echo
+echo "## 1. added cost per call of bench_leaf() (entry + return), ns"
+echo
+printf '%-58s %10s %8s\n' "tracer" "ns/call" "x floor"
+printf '%-58s %10s %8s\n' "untraced" "$((base / N))" "-"
+
+percall() {	# NAME READY-ERE CMD...: added ns per call while CMD runs
+	local name=$1 t
+	READY=$2; shift 2
+	start_bg "$@" || return
+	t=$(run_bench)
+	stop_bg
+	echo "$name $(((t - base) / N))"
+}
+
+declare -A res
+while read -r name ns; do res[$name]=$ns; done < <(
+	percall floor-multi 'ufloor: ready' "$B/ufloor" -M "$P" bench_leaf
+	percall floor-single 'ufloor: ready' "$B/ufloor" -K "$P" bench_leaf
+	percall rs-multi-insession '^Receiving data' "$RS" -e "main [$P]" -a "bench_leaf [$P]"
+	percall rs-multi-entry '^Receiving data' "$RS" -e "bench_leaf [$P]"
+	percall rs-single-insession '^Receiving data' "$RS" -K -e "main [$P]" -a "bench_leaf [$P]"
+	if command -v bpftrace >/dev/null; then
+		percall bpftrace '^ready' bpftrace -e "uprobe:$P:bench_leaf { @e = count(); } uretprobe:$P:bench_leaf { @r = count(); } BEGIN { printf(\"ready\\n\"); }"
+	fi
+)
+row() {	# LABEL KEY FLOOR-KEY
+	local v=${res[$2]:-} f=${res[$3]:-}
+	[ -n "$v" ] || return
+	printf '%-58s %10s %8s\n' "$1" "$v" "$(awk -v a="$v" -v b="$f" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+}
+row "floor: empty uprobe.multi entry+return pair" floor-multi floor-multi
+row "floor: empty single uprobe+uretprobe pair" floor-single floor-single
+row "retsnoop, uprobe.multi, in a session (-e main -a bench_leaf)" rs-multi-insession floor-multi
+row "retsnoop, uprobe.multi, a session per call (-e bench_leaf)" rs-multi-entry floor-multi
+row "retsnoop -K, single uprobes, in a session" rs-single-insession floor-single
+row "bpftrace uprobe+uretprobe, count()" bpftrace floor-single
+
+echo
+echo "## 2. attach and detach of 1,000 user functions (ufuncs uf0..uf999), ms"
+echo
+printf '%-58s %10s %10s\n' "tracer" "ready" "detach"
+attach() {	# LABEL READY-ERE CMD...
+	local label=$1
+	READY=$2; shift 2
+	start_bg "$@" || return
+	"$F" >/dev/null
+	stop_bg
+	printf '%-58s %10s %10s\n' "$label" "$ready_ms" "$stop_ms"
+}
+attach "floor: uprobe.multi (ufloor -M)" 'ufloor: ready' "$B/ufloor" -M "$F" 'uf*'
+attach "floor: single uprobes (ufloor -K)" 'ufloor: ready' "$B/ufloor" -K "$F" 'uf*'
+attach "retsnoop, uprobe.multi (-e 'uf* [ufuncs]')" '^Receiving data' "$RS" -e "uf* [$F]"
+attach "retsnoop -K, single uprobes" '^Receiving data' "$RS" -K -e "uf* [$F]"
+if command -v bpftrace >/dev/null; then
+	attach "bpftrace uprobe:ufuncs:uf* + uretprobe" '^ready' env BPFTRACE_MAX_PROBES=3000 bpftrace -e "uprobe:$F:uf* { @e = count(); } uretprobe:$F:uf* { @r = count(); } BEGIN { printf(\"ready\\n\"); }"
+fi
+echo
+echo "ready: from start to attached (retsnoop: 'Receiving data...', bpftrace: BEGIN's line),"
+echo "with feature detection, ELF reading and BPF loading; detach: SIGINT to exit."

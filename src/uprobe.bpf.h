@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * User-space functions in the kernel's sessions: uprobe/uretprobe programs (single or
+ * uprobe.multi, the function id always in the BPF cookie) that feed the same per-thread
+ * session as the kernel probes, so one session runs from a traced function of a program
+ * through its syscalls into the kernel functions below. Included at the end of
+ * retsnoop.bpf.c, after handle_entry()/handle_exit().
+ *
+ * Which process may start a session is session_allowed()'s decision, as for kernel entry
+ * functions (a library's uprobe fires in every process that maps it); threads without a
+ * session leave after one task storage lookup.
+ */
+#ifndef __RETSNOOP_UPROBE_BPF_H
+#define __RETSNOOP_UPROBE_BPF_H
+
+#include "user_err.h"
+
+/* The rule is src/user_err.h's, shared with user space. */
+static __always_inline bool user_is_err_result(__u32 flags, __s64 res)
+{
+	return user_err__is_err(flags, res);
+}
+
+/*
+ * A failed user-space frame at level @d (in the error chain, settle_result() made sure):
+ * if a syscall failed while it was the innermost traced frame, its errno goes with the
+ * chain ("[-1 ENOENT]"), whether the kernel functions below it were traced or not. Its
+ * failed callers keep the level: the errno shows on each of them.
+ */
+static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 flags, __s64 res)
+{
+	if (!sess->sys_err || !is_err_result(flags, res))
+		return;
+	if (sess->sys_err_seq != sess->stack.seq_ids[frame_idx(d)])
+		return;
+	sess->stack.sys_err = sess->sys_err;
+	sess->stack.sys_err_level = d;
+}
+
+SEC("uprobe")
+int uentry(struct pt_regs *ctx)
+{
+	if (!ready)
+		return 0;
+	return handle_entry(ctx, bpf_get_attach_cookie(ctx), false);
+}
+
+SEC("uretprobe")
+int uexit(struct pt_regs *ctx)
+{
+	if (!ready)
+		return 0;
+	return handle_exit(ctx, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+}
+
+/*
+ * Every syscall's return, while user functions are traced (a raw tracepoint: no tracefs
+ * needed). Only threads inside a session with a traced frame running pay more than a
+ * lookup; a failure is remembered with the innermost traced frame's call.
+ */
+SEC("raw_tp/sys_exit")
+int usys_exit(__u64 *ctx)
+{
+	struct session *sess;
+	long ret = (long)ctx[1];
+	__u32 d;
+
+	if (!ready || ret >= 0 || ret < -MAX_ERRNO)
+		return 0;
+	sess = find_session(session_key(bpf_get_current_pid_tgid()));
+	if (!sess)
+		return 0;
+	d = sess->stack.depth;
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return 0;
+	sess->sys_err = -ret;
+	sess->sys_err_seq = sess->stack.seq_ids[frame_idx(d - 1)];
+	return 0;
+}
+
+#endif /* __RETSNOOP_UPROBE_BPF_H */

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/libbpf.h>
+#include "opts.h"
+#include "retsnoop.h"
+#include "uprobe_attacher.h"
+
+/* One image's functions: the ids and offsets a multi link takes as arrays. */
+struct image_group {
+	const char *path;
+	size_t *offsets;	/* size_t: what bpf_uprobe_multi_opts takes */
+	__u64 *cookies;
+	size_t cnt;
+};
+
+struct uprobe_attacher {
+	struct uprobe_attacher_opts o;
+	struct bpf_program *entry, *exit;
+	const struct func *funcs;
+	struct image_group *groups;
+	size_t group_cnt;
+	size_t func_cnt;
+	struct bpf_link **links;
+	size_t link_cnt, link_cap;
+	enum uprobe_mode used;
+};
+
+#define pr(att, level, ...) log_msg((att)->o.print, level, __VA_ARGS__)
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct image_group *group_of(struct uprobe_attacher *att, const char *path)
+{
+	struct image_group *g;
+	size_t i;
+
+	for (i = 0; i < att->group_cnt; i++)
+		if (strcmp(att->groups[i].path, path) == 0)
+			return &att->groups[i];
+	g = realloc(att->groups, (att->group_cnt + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	att->groups = g;
+	g = &att->groups[att->group_cnt++];
+	memset(g, 0, sizeof(*g));
+	g->path = path;
+	return g;
+}
+
+struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct bpf_program *exit,
+					     const struct func *funcs, size_t cnt,
+					     const struct uprobe_attacher_opts *opts)
+{
+	struct uprobe_attacher *att;
+	size_t i;
+
+	if ((opts && !opts__valid(opts, sizeof(*opts))) || !entry || !exit)
+		return errno = EINVAL, NULL;
+	att = calloc(1, sizeof(*att));
+	if (!att)
+		return NULL;
+	if (opts)
+		OPTS_COPY(&att->o, opts);
+	att->entry = entry;
+	att->exit = exit;
+	att->funcs = funcs;
+	for (i = 0; i < cnt; i++) {
+		const struct func *f = &funcs[i];
+		struct image_group *g;
+		size_t *offs;
+		__u64 *cks;
+
+		if (!(f->flags & FUNC_USER) || !f->image)
+			continue;
+		g = group_of(att, f->image);
+		offs = g ? realloc(g->offsets, (g->cnt + 1) * sizeof(*offs)) : NULL;
+		if (offs)
+			g->offsets = offs;
+		cks = offs ? realloc(g->cookies, (g->cnt + 1) * sizeof(*cks)) : NULL;
+		if (!cks) {
+			uprobe_attacher__free(att);
+			return errno = ENOMEM, NULL;
+		}
+		g->cookies = cks;
+		g->offsets[g->cnt] = f->image_off;
+		g->cookies[g->cnt] = i;
+		g->cnt++;
+		att->func_cnt++;
+	}
+	return att;
+}
+
+size_t uprobe_attacher__func_cnt(const struct uprobe_attacher *att)
+{
+	return att->func_cnt;
+}
+
+static int keep_link(struct uprobe_attacher *att, struct bpf_link *link)
+{
+	if (att->link_cnt == att->link_cap) {
+		size_t cap = att->link_cap ? att->link_cap * 2 : 16;
+		struct bpf_link **v = realloc(att->links, cap * sizeof(*v));
+
+		if (!v) {
+			bpf_link__destroy(link);
+			return -ENOMEM;
+		}
+		att->links = v;
+		att->link_cap = cap;
+	}
+	att->links[att->link_cnt++] = link;
+	return 0;
+}
+
+static int attach_multi(struct uprobe_attacher *att, const struct image_group *g, bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_multi_opts, mo, .offsets = (unsigned long *)g->offsets,
+		    .cookies = g->cookies, .cnt = g->cnt, .retprobe = ret);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_multi(ret ? att->exit : att->entry, -1, g->path, NULL,
+						&mo);
+	if (!link)
+		return -errno;
+	return keep_link(att, link);
+}
+
+static int attach_single(struct uprobe_attacher *att, const struct image_group *g, size_t i,
+			 bool ret)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = g->cookies[i], .retprobe = ret);
+	struct bpf_link *link;
+
+	link = bpf_program__attach_uprobe_opts(ret ? att->exit : att->entry, -1, g->path,
+					       g->offsets[i], &uo);
+	if (!link)
+		return -errno;
+	return keep_link(att, link);
+}
+
+/* Errors that say "no uprobe.multi here", not "this function can't be probed". */
+static bool multi_unsupported(int err)
+{
+	return err == -EOPNOTSUPP || err == -ENOTSUP || err == -EINVAL || err == -ENOSYS ||
+	       err == -EBADF;
+}
+
+static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
+{
+	size_t gi, i, done = 0;
+	int err = 0;
+
+	for (gi = 0; gi < att->group_cnt && !err; gi++) {
+		const struct image_group *g = &att->groups[gi];
+
+		if (mode == UPROBE_MULTI) {
+			err = attach_multi(att, g, false);
+			if (!err)
+				err = attach_multi(att, g, true);
+			if (err) {
+				pr(att, gi == 0 && multi_unsupported(err) ? LOG_DEBUG : LOG_ERROR,
+				   "Failed to attach uprobe.multi to %zu functions of '%s': %s.\n",
+				   g->cnt, g->path, strerror(-err));
+				/* the first image decides whether the kernel has them at all */
+				if (gi == 0 && multi_unsupported(err))
+					err = -EAGAIN;
+			}
+			done += g->cnt;
+			if (att->o.progress)
+				att->o.progress(att->o.progress_ctx, "attaching user functions",
+						done, att->func_cnt);
+			continue;
+		}
+		for (i = 0; i < g->cnt && !err; i++) {
+			err = attach_single(att, g, i, false);
+			if (!err)
+				err = attach_single(att, g, i, true);
+			if (err)
+				pr(att, LOG_ERROR, "Failed to attach a uprobe to '%s' at offset 0x%zx (%s): %s.\n",
+				   g->path, g->offsets[i],
+				   att->funcs[g->cookies[i]].name, strerror(-err));
+			if (att->o.progress)
+				att->o.progress(att->o.progress_ctx, "attaching user functions",
+						++done, att->func_cnt);
+		}
+	}
+	return err;
+}
+
+int uprobe_attacher__attach(struct uprobe_attacher *att)
+{
+	int err;
+
+	if (att->link_cnt)
+		return -EBUSY;
+	if (!att->func_cnt)
+		return 0;
+	if (att->o.mode != UPROBE_SINGLE) {
+		att->used = UPROBE_MULTI;
+		err = attach_mode(att, UPROBE_MULTI);
+		if (err != -EAGAIN || att->o.mode == UPROBE_MULTI) {
+			if (err == -EAGAIN)
+				pr(att, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
+			goto out;
+		}
+		uprobe_attacher__detach(att);
+		pr(att, LOG_INFO, "No uprobe.multi here: attaching single uprobes.\n");
+	}
+	att->used = UPROBE_SINGLE;
+	err = attach_mode(att, UPROBE_SINGLE);
+out:
+	if (err) {
+		uprobe_attacher__detach(att);
+		return err == -EAGAIN ? -EOPNOTSUPP : err;
+	}
+	return 0;
+}
+
+enum uprobe_mode uprobe_attacher__mode(const struct uprobe_attacher *att)
+{
+	return att->used;
+}
+
+const char *uprobe_attacher__mode_name(enum uprobe_mode mode)
+{
+	switch (mode) {
+	case UPROBE_MULTI: return "uprobe.multi";
+	case UPROBE_SINGLE: return "single uprobes/uretprobes";
+	default: return "uprobe.multi if the kernel has it, else single uprobes";
+	}
+}
+
+size_t uprobe_attacher__link_cnt(const struct uprobe_attacher *att)
+{
+	return att->link_cnt;
+}
+
+/*
+ * One by one: releasing a single uprobe waits for the kernel (~115 ms each on the 6.18
+ * host, 2,000 links 229 s), and measured no faster on 16 threads (the mass attacher's
+ * releaser): the waits don't overlap. uprobe.multi releases 1,000 functions in ~0.1 s.
+ */
+long uprobe_attacher__detach(struct uprobe_attacher *att)
+{
+	long start = now_ms();
+	size_t i;
+
+	if (!att)
+		return 0;
+	for (i = att->link_cnt; i > 0; i--) {
+		bpf_link__destroy(att->links[i - 1]);
+		if (att->o.progress && (i % 64) == 0)
+			att->o.progress(att->o.progress_ctx, "detaching user functions",
+					att->link_cnt - i, att->link_cnt);
+	}
+	att->link_cnt = 0;
+	return now_ms() - start;
+}
+
+void uprobe_attacher__free(struct uprobe_attacher *att)
+{
+	size_t i;
+
+	if (!att)
+		return;
+	uprobe_attacher__detach(att);
+	for (i = 0; i < att->group_cnt; i++) {
+		free(att->groups[i].offsets);
+		free(att->groups[i].cookies);
+	}
+	free(att->groups);
+	free(att->links);
+	free(att);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Attaching the user-space functions of a run: an entry and a return probe on each, the
+ * function's id in the BPF cookie. uprobe.multi (Linux 6.6+) where the kernel has it: one
+ * entry and one return link per image; else a uprobe and a uretprobe per function. The
+ * kernel functions are mass_attacher's; this one never touches them.
+ *
+ * Every error path detaches what was attached before returning: a failed attach leaves
+ * nothing behind.
+ */
+#ifndef RETSNOOP_UPROBE_ATTACHER_H
+#define RETSNOOP_UPROBE_ATTACHER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "func.h"
+#include "log.h"
+
+struct bpf_program;
+
+enum uprobe_mode {
+	UPROBE_AUTO,		/* uprobe.multi, else single uprobes */
+	UPROBE_MULTI,
+	UPROBE_SINGLE,
+};
+
+struct uprobe_attacher_opts {
+	size_t sz;
+	enum uprobe_mode mode;
+	log_print_fn print;
+	progress_fn progress;	/* NULL: none */
+	void *progress_ctx;
+};
+
+struct uprobe_attacher;
+
+/*
+ * Plan attaching @entry and @exit to the user functions among @funcs[0, @cnt) (FUNC_USER
+ * set; the others are skipped). An id is the function's index in @funcs. @funcs is
+ * borrowed until free. NULL with errno set.
+ */
+struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct bpf_program *exit,
+					     const struct func *funcs, size_t cnt,
+					     const struct uprobe_attacher_opts *opts);
+/* How many user functions there are to attach. */
+size_t uprobe_attacher__func_cnt(const struct uprobe_attacher *att);
+/*
+ * Attach all, or nothing: returns 0, or a negative errno after a message at LOG_WARN that
+ * names the image (and function) that failed, with everything detached again.
+ */
+int uprobe_attacher__attach(struct uprobe_attacher *att);
+/* The mode used by the last attach (UPROBE_MULTI or UPROBE_SINGLE). */
+enum uprobe_mode uprobe_attacher__mode(const struct uprobe_attacher *att);
+const char *uprobe_attacher__mode_name(enum uprobe_mode mode);
+/* Number of BPF links held now. */
+size_t uprobe_attacher__link_cnt(const struct uprobe_attacher *att);
+/* Detach everything; returns the milliseconds it took. */
+long uprobe_attacher__detach(struct uprobe_attacher *att);
+void uprobe_attacher__free(struct uprobe_attacher *att);
+
+#endif

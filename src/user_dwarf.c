@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#include "retsnoop.h"
+#include "user_dwarf.h"
+
+/* The result flags of a return type, by the kernel's rule (func_types.c for BTF). */
+static __u32 type_flags(Dwarf_Die *fn)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die type;
+	Dwarf_Word enc;
+	int size;
+
+	if (!dwarf_attr_integrate(fn, DW_AT_type, &attr))
+		return FUNC_RET_VOID | FUNC_CANT_FAIL;
+	if (!dwarf_formref_die(&attr, &type) || dwarf_peel_type(&type, &type) != 0)
+		return FUNC_ERR_GUESS;
+	switch (dwarf_tag(&type)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		return FUNC_RET_PTR;
+	case DW_TAG_enumeration_type:
+		return FUNC_NEEDS_SIGN_EXT;
+	case DW_TAG_base_type:
+		break;
+	default:
+		return FUNC_CANT_FAIL;	/* structs, unions by value */
+	}
+	size = dwarf_bytesize(&type);
+	if (dwarf_formudata(dwarf_attr(&type, DW_AT_encoding, &attr), &enc) != 0)
+		return FUNC_ERR_GUESS;
+	if (enc == DW_ATE_boolean)
+		return FUNC_RET_BOOL | FUNC_CANT_FAIL;
+	if (enc != DW_ATE_signed && enc != DW_ATE_signed_char)
+		return FUNC_CANT_FAIL;	/* unsigned, float */
+	if (size == 4)
+		return FUNC_NEEDS_SIGN_EXT;
+	if (size == 8)
+		return 0;
+	return FUNC_CANT_FAIL;		/* char, short: as the kernel's rule has it */
+}
+
+struct walk {
+	int (*cb)(const struct user_dwarf_func *f, void *ctx);
+	void *ctx;
+	int err;
+};
+
+static int on_func(Dwarf_Die *die, void *arg)
+{
+	struct walk *w = arg;
+	struct user_dwarf_func f = {};
+	Dwarf_Addr lo;
+
+	/* declarations and inlined-only instances have no code of their own */
+	if (dwarf_lowpc(die, &lo) != 0)
+		return DWARF_CB_OK;
+	f.name = dwarf_diename(die);
+	f.addr = lo;
+	f.file = dwarf_decl_file(die);
+	f.ret_flags = type_flags(die);
+	w->err = w->cb(&f, w->ctx);
+	return w->err ? DWARF_CB_ABORT : DWARF_CB_OK;
+}
+
+static bool has_debug_info(Dwarf *dw)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsz;
+
+	return dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0;
+}
+
+static int try_open(const char *file, Dwarf **dw, int *fd)
+{
+	*fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return -errno;
+	*dw = dwarf_begin(*fd, DWARF_C_READ);
+	if (*dw && has_debug_info(*dw))
+		return 0;
+	if (*dw)
+		dwarf_end(*dw);
+	*dw = NULL;
+	close(*fd);
+	*fd = -1;
+	return -ENODATA;
+}
+
+/* Where gdb looks for a debuglink or build-id file, first found wins. */
+static int open_dwarf(const char *path, const struct elf_funcs *e, Dwarf **dw, int *fd,
+		      char *out, size_t out_sz)
+{
+	const char *link = elf_funcs__debuglink(e, NULL), *bid = elf_funcs__build_id(e);
+	char dir[PATH_MAX], cand[PATH_MAX * 2];
+	const char *slash;
+	int i;
+
+	snprintf(out, out_sz, "%s", path);
+	if (try_open(path, dw, fd) == 0)
+		return 0;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	for (i = 0; link && i < 3; i++) {
+		static const char *const fmt[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+
+		snprintf(cand, sizeof(cand), fmt[i], dir, link);
+		if (strcmp(cand, path) != 0 && try_open(cand, dw, fd) == 0) {
+			snprintf(out, out_sz, "%s", cand);
+			return 0;
+		}
+	}
+	if (bid && strlen(bid) > 2) {
+		snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+		if (try_open(cand, dw, fd) == 0) {
+			snprintf(out, out_sz, "%s", cand);
+			return 0;
+		}
+	}
+	return -ENODATA;
+}
+
+int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
+			      int (*cb)(const struct user_dwarf_func *f, void *ctx), void *ctx,
+			      char *dwarf_path, size_t dwarf_path_sz)
+{
+	struct walk w = { .cb = cb, .ctx = ctx };
+	Dwarf_Off off = 0, next;
+	char buf[PATH_MAX * 2];
+	Dwarf *dw = NULL;
+	size_t hsz;
+	int fd = -1, err;
+
+	err = open_dwarf(path, e, &dw, &fd, dwarf_path ?: buf,
+			 dwarf_path ? dwarf_path_sz : sizeof(buf));
+	if (err)
+		return err;
+	while (!w.err && dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsz, &cu))
+			dwarf_getfuncs(&cu, on_func, &w, 0);
+		off = next;
+	}
+	dwarf_end(dw);
+	close(fd);
+	return w.err;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What DWARF says about a user-space image's functions: each function's return type (as
+ * FUNC_* result flags, the same rule the kernel's BTF gives) and the source file it is
+ * defined in (for ":SRC [IMAGE]" globs). The DWARF comes from the image itself, else its
+ * .gnu_debuglink file (next to it, in .debug/, or under /usr/lib/debug), else
+ * /usr/lib/debug/.build-id/XX/REST.debug.
+ */
+#ifndef RETSNOOP_USER_DWARF_H
+#define RETSNOOP_USER_DWARF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "elf_funcs.h"
+
+struct user_dwarf_func {
+	const char *name;
+	__u64 addr;		/* DW_AT_low_pc: the ELF symbol's address */
+	const char *file;	/* DW_AT_decl_file, as the compiler recorded it */
+	__u32 ret_flags;	/* FUNC_RET_PTR, FUNC_NEEDS_SIGN_EXT, FUNC_CANT_FAIL, ... */
+};
+
+/*
+ * Call @cb for every function with code that the DWARF of image @path (read before as
+ * @e) describes; strings are valid during the call. Returns 0, -ENODATA when no DWARF
+ * was found (the caller goes on without types), the first non-zero @cb result, or a
+ * negative errno. @dwarf_path (may be NULL) gets the file the DWARF came from.
+ */
+int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
+			      int (*cb)(const struct user_dwarf_func *f, void *ctx), void *ctx,
+			      char *dwarf_path, size_t dwarf_path_sz);
+
+#endif

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "elf_funcs.h"
+#include "opts.h"
+#include "retsnoop.h"
+#include "user_dwarf.h"
+#include "user_funcs.h"
+#include "user_images.h"
+
+struct user_glob {
+	struct glob_spec spec;
+	enum func_glob_role role;
+};
+
+struct user_image {
+	char *path;
+	struct elf_funcs *elf;
+};
+
+struct user_funcs {
+	struct user_funcs_opts o;
+	struct user_glob *globs;
+	size_t glob_cnt;
+	struct user_image *images;
+	size_t image_cnt;
+	struct func *funcs;
+	__u64 *addrs;		/* each function's st_value, for DWARF's low_pc */
+	size_t func_cnt, func_cap;
+};
+
+#define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)
+
+struct user_funcs *user_funcs__new(const struct user_funcs_opts *opts)
+{
+	struct user_funcs *uf;
+
+	if (opts && !opts__valid(opts, sizeof(*opts)))
+		return errno = EINVAL, NULL;
+	uf = calloc(1, sizeof(*uf));
+	if (uf && opts)
+		OPTS_COPY(&uf->o, opts);
+	return uf;
+}
+
+void user_funcs__free(struct user_funcs *uf)
+{
+	size_t i;
+
+	if (!uf)
+		return;
+	for (i = 0; i < uf->glob_cnt; i++)
+		glob_spec__free(&uf->globs[i].spec);
+	for (i = 0; i < uf->image_cnt; i++) {
+		free(uf->images[i].path);
+		elf_funcs__free(uf->images[i].elf);
+	}
+	free(uf->globs);
+	free(uf->images);
+	free(uf->funcs);
+	free(uf->addrs);
+	free(uf);
+}
+
+static char *strdup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int user_funcs__add_glob(struct user_funcs *uf, enum func_glob_role role,
+			 const struct glob_spec *spec)
+{
+	struct user_glob *g;
+
+	if (!glob_spec__is_user(spec))
+		return -EINVAL;
+	g = realloc(uf->globs, (uf->glob_cnt + 1) * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	uf->globs = g;
+	g = &uf->globs[uf->glob_cnt];
+	g->spec = *spec;
+	g->role = role;
+	g->spec.name = strdup_or_null(spec->name);
+	g->spec.mod = NULL;
+	g->spec.image = strdup_or_null(spec->image);
+	if (!g->spec.name || !g->spec.image) {
+		glob_spec__free(&g->spec);
+		return -ENOMEM;
+	}
+	uf->glob_cnt++;
+	return 0;
+}
+
+size_t user_funcs__glob_cnt(const struct user_funcs *uf)
+{
+	return uf->glob_cnt;
+}
+
+/* The image at real path @path, read once however many globs name it. */
+static int get_image(struct user_funcs *uf, const char *path, struct user_image **out)
+{
+	struct elf_funcs_opts eo = { .sz = sizeof(eo), .print = uf->o.print };
+	struct user_image *im;
+	size_t i;
+
+	for (i = 0; i < uf->image_cnt; i++) {
+		if (strcmp(uf->images[i].path, path) == 0) {
+			*out = &uf->images[i];
+			return 0;
+		}
+	}
+	im = realloc(uf->images, (uf->image_cnt + 1) * sizeof(*im));
+	if (!im)
+		return -ENOMEM;
+	uf->images = im;
+	im = &uf->images[uf->image_cnt];
+	im->path = strdup(path);
+	if (!im->path)
+		return -ENOMEM;
+	im->elf = elf_funcs__open(path, &eo);
+	if (!im->elf) {
+		int err = -errno;
+
+		free(im->path);
+		if (err == -EBADF)
+			pr(uf, LOG_ERROR, "'%s' is not an ELF executable or shared library that retsnoop can read.\n",
+			   path);
+		else
+			pr(uf, LOG_ERROR, "Can't read '%s': %s.\n", path, strerror(-err));
+		return err;
+	}
+	uf->image_cnt++;
+	*out = im;
+	return 0;
+}
+
+/* The rule's result typing; without a rule and a type: the guess (see FUNC_ERR_GUESS). */
+static __u32 rule_flags(enum glob_err_rule rule)
+{
+	switch (rule) {
+	case GLOB_ERR_ERRNO_POS: return FUNC_ERR_NONZERO;
+	case GLOB_ERR_LE0: return FUNC_ERR_LE0;
+	case GLOB_ERR_FALSE: return FUNC_ERR_ZERO;
+	/* never an error; the guess still renders an int -1 as -1 */
+	case GLOB_ERR_NEVER: return FUNC_CANT_FAIL | FUNC_ERR_GUESS;
+	default: return FUNC_ERR_GUESS;
+	}
+}
+
+static struct func *find_func(struct user_funcs *uf, const char *image, __u64 off)
+{
+	size_t i;
+
+	for (i = 0; i < uf->func_cnt; i++)
+		if (uf->funcs[i].image_off == off && strcmp(uf->funcs[i].image, image) == 0)
+			return &uf->funcs[i];
+	return NULL;
+}
+
+static int add_func(struct user_funcs *uf, const struct user_image *im, const struct elf_func *ef,
+		    const struct user_glob *g)
+{
+	struct func *f = find_func(uf, im->path, ef->offset);
+
+	if (!f) {
+		if (uf->func_cnt == uf->func_cap) {
+			size_t cap = uf->func_cap ? uf->func_cap * 2 : 64;
+			struct func *v = realloc(uf->funcs, cap * sizeof(*v));
+			__u64 *a;
+
+			if (!v)
+				return -ENOMEM;
+			uf->funcs = v;
+			a = realloc(uf->addrs, cap * sizeof(*a));
+			if (!a)
+				return -ENOMEM;
+			uf->addrs = a;
+			uf->func_cap = cap;
+		}
+		uf->addrs[uf->func_cnt] = ef->addr;
+		f = &uf->funcs[uf->func_cnt++];
+		memset(f, 0, sizeof(*f));
+		f->name = ef->name;
+		f->image = im->path;
+		f->image_off = ef->offset;
+		f->size = ef->size;
+		f->flags = FUNC_USER | rule_flags(g->spec.err_rule);
+	} else if (g->spec.err_rule != GLOB_ERR_DEFAULT) {
+		/* a glob's explicit rule wins over another's default */
+		f->flags = (f->flags & (FUNC_USER | FUNC_IS_ENTRY)) | rule_flags(g->spec.err_rule);
+	}
+	if (g->role == FUNC_GLOB_ENTRY)
+		f->flags |= FUNC_IS_ENTRY;
+	return 0;
+}
+
+struct resolve_ctx {
+	struct user_funcs *uf;
+	const struct user_glob *g;
+	size_t matched;
+	size_t images;		/* files the glob's image named */
+};
+
+static bool denied(const struct user_funcs *uf, const char *image, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < uf->glob_cnt; i++) {
+		const struct user_glob *g = &uf->globs[i];
+
+		if (g->role == FUNC_GLOB_DENY && g->spec.kind == GLOB_NAME &&
+		    glob_spec__match_image(&g->spec, image) && glob__match(g->spec.name, name))
+			return true;
+	}
+	return false;
+}
+
+static int on_image(const char *path, void *ctx)
+{
+	struct resolve_ctx *rc = ctx;
+	struct user_funcs *uf = rc->uf;
+	const struct user_glob *g = rc->g;
+	struct user_image *im = NULL;
+	size_t i, n;
+	int err;
+
+	rc->images++;
+	err = get_image(uf, path, &im);
+	if (err)
+		return err;
+	if (elf_funcs__is_go(im->elf)) {
+		pr(uf, LOG_ERROR, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
+		   path);
+		return -EOPNOTSUPP;
+	}
+	n = elf_funcs__name_cnt(im->elf);
+	for (i = 0; i < n; i++) {
+		const struct elf_func_name *nm = elf_funcs__name(im->elf, i);
+		const struct elf_func *ef = elf_funcs__func(im->elf, nm->func);
+
+		if (!glob__match(g->spec.name, nm->name))
+			continue;
+		/* a denied alias denies the function, whatever name matched */
+		if (denied(uf, path, nm->name) || denied(uf, path, ef->name))
+			continue;
+		err = add_func(uf, im, ef, g);
+		if (err)
+			return err;
+		rc->matched++;
+	}
+	if (!rc->matched && g->spec.image_kind == GLOB_IMAGE_PATH) {
+		char buf[512];
+
+		pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its %s%s).\n",
+		   glob_spec__str(&g->spec, buf, sizeof(buf)), path,
+		   elf_funcs__func_cnt(im->elf),
+		   elf_funcs__from_dynsym(im->elf) ? ".dynsym" : ".symtab",
+		   elf_funcs__from_dynsym(im->elf) ?
+		   "; it is stripped: only exported functions are known" : "");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/*
+ * The program whose libraries a library glob means: the traced one, else the first
+ * binary another glob names by path ('-e "main [./prog]" -a "f [libfoo.so]"').
+ */
+static const char *program_binary(const struct user_funcs *uf)
+{
+	size_t i;
+
+	if (uf->o.binary)
+		return uf->o.binary;
+	for (i = 0; i < uf->glob_cnt; i++)
+		if (uf->globs[i].spec.image_kind == GLOB_IMAGE_PATH &&
+		    uf->globs[i].role != FUNC_GLOB_DENY)
+			return uf->globs[i].spec.image;
+	return NULL;
+}
+
+/* A source path glob matches the recorded path or any tail of it after a '/'. */
+static bool src_match(const char *glob, const char *file)
+{
+	const char *p;
+
+	if (glob__match(glob, file))
+		return true;
+	for (p = strchr(file, '/'); p; p = strchr(p + 1, '/'))
+		if (glob__match(glob, p + 1))
+			return true;
+	return false;
+}
+
+struct src_ctx {
+	struct resolve_ctx *rc;
+	struct user_image *im;
+};
+
+static int on_src_func(const struct user_dwarf_func *df, void *ctx)
+{
+	struct src_ctx *sc = ctx;
+	struct resolve_ctx *rc = sc->rc;
+	const struct elf_func *ef;
+	int err;
+
+	if (!df->file || !src_match(rc->g->spec.name, df->file))
+		return 0;
+	ef = elf_funcs__find_addr(sc->im->elf, df->addr);
+	if (!ef || denied(rc->uf, sc->im->path, ef->name))
+		return 0;	/* no symbol: nothing a glob could name either */
+	err = add_func(rc->uf, sc->im, ef, rc->g);
+	if (!err)
+		rc->matched++;
+	return err;
+}
+
+/* ":SRC [IMAGE]": the functions DWARF says are defined in matching source files. */
+static int on_image_src(const char *path, void *ctx)
+{
+	struct resolve_ctx *rc = ctx;
+	struct src_ctx sc = { .rc = rc };
+	char buf[512];
+	int err;
+
+	rc->images++;
+	err = get_image(rc->uf, path, &sc.im);
+	if (err)
+		return err;
+	if (elf_funcs__is_go(sc.im->elf)) {
+		pr(rc->uf, LOG_ERROR, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
+		   path);
+		return -EOPNOTSUPP;
+	}
+	err = user_dwarf__for_each_func(path, sc.im->elf, on_src_func, &sc, NULL, 0);
+	if (err == -ENODATA) {
+		pr(rc->uf, LOG_ERROR, "'%s' needs DWARF, which %s lacks (and no debuglink or build-id debug file has); build it with -g or install its debug package.\n",
+		   glob_spec__str(&rc->g->spec, buf, sizeof(buf)), path);
+		return -ENOENT;
+	}
+	return err;
+}
+
+static int run_glob(struct user_funcs *uf, const struct user_glob *g)
+{
+	struct user_images_opts io = {
+		.sz = sizeof(io), .pid = uf->o.pid, .binary = program_binary(uf),
+		.print = uf->o.print,
+	};
+	struct resolve_ctx rc = { .uf = uf, .g = g };
+	char buf[512];
+	int err;
+
+	glob_spec__str(&g->spec, buf, sizeof(buf));
+	err = user_images__resolve(&g->spec, &io,
+				   g->spec.kind == GLOB_SRC_PATH ? on_image_src : on_image, &rc);
+	if (err == -ENOENT && !rc.images) {
+		if (g->spec.image_kind == GLOB_IMAGE_PATH)
+			pr(uf, LOG_ERROR, "'%s': no such file '%s'.\n", buf, g->spec.image);
+		else
+			pr(uf, LOG_ERROR, "'%s': no library matching '%s' in the traced process's maps, the program's RUNPATH or the loader's directories; name it by path ('[/path/to/lib.so]').\n",
+			   buf, g->spec.image);
+		return err;
+	}
+	if (err)
+		return err;
+	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH) {
+		pr(uf, LOG_ERROR, "'%s' matches no function's source file in DWARF.\n", buf);
+		return -ENOENT;
+	}
+	if (!rc.matched) {
+		/* library globs: no file of any matching library had the function */
+		pr(uf, LOG_ERROR, "'%s' matches no function of the libraries named '%s'.\n", buf,
+		   g->spec.image);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+struct types_ctx {
+	struct user_funcs *uf;
+	const char *image;
+	size_t typed;
+};
+
+static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
+{
+	struct types_ctx *tc = ctx;
+	struct user_funcs *uf = tc->uf;
+	size_t i;
+
+	for (i = 0; i < uf->func_cnt; i++) {
+		struct func *f = &uf->funcs[i];
+
+		if (uf->addrs[i] != df->addr || strcmp(f->image, tc->image) != 0)
+			continue;
+		/* only the default rule follows the type; "=RULE" globs keep theirs */
+		if ((f->flags & FUNC_ERR_GUESS) && !(f->flags & FUNC_CANT_FAIL)) {
+			f->flags = (f->flags & ~FUNC_ERR_GUESS) | df->ret_flags;
+			tc->typed++;
+		}
+	}
+	return 0;
+}
+
+/* Return types from each image's DWARF; without DWARF the guess stays. */
+static int apply_types(struct user_funcs *uf)
+{
+	char dpath[4096];
+	size_t i;
+	int err;
+
+	for (i = 0; i < uf->image_cnt; i++) {
+		struct types_ctx tc = { .uf = uf, .image = uf->images[i].path };
+
+		err = user_dwarf__for_each_func(tc.image, uf->images[i].elf, on_typed_func, &tc,
+						dpath, sizeof(dpath));
+		if (err == -ENODATA) {
+			pr(uf, LOG_INFO, "No DWARF for %s: its functions' errors are guessed from their results.\n",
+			   tc.image);
+			continue;
+		}
+		if (err)
+			return err;
+		pr(uf, LOG_DEBUG, "Return types of %zu functions of %s from %s.\n", tc.typed,
+		   tc.image, dpath);
+	}
+	return 0;
+}
+
+int user_funcs__run(struct user_funcs *uf)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < uf->glob_cnt; i++) {
+		if (uf->globs[i].role == FUNC_GLOB_DENY)
+			continue;
+		err = run_glob(uf, &uf->globs[i]);
+		if (err)
+			return err;
+	}
+	err = apply_types(uf);
+	if (err)
+		return err;
+	pr(uf, LOG_INFO, "Found %zu user-space functions in %zu images.\n", uf->func_cnt,
+	   uf->image_cnt);
+	return 0;
+}
+
+const struct func *user_funcs__funcs(const struct user_funcs *uf)
+{
+	return uf->funcs;
+}
+
+size_t user_funcs__cnt(const struct user_funcs *uf)
+{
+	return uf->func_cnt;
+}
+
+size_t user_funcs__image_cnt(const struct user_funcs *uf)
+{
+	return uf->image_cnt;
+}

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "opts.h"
+#include "user_images.h"
+
+#if defined(__x86_64__)
+#define MULTIARCH "x86_64-linux-gnu"
+#elif defined(__aarch64__)
+#define MULTIARCH "aarch64-linux-gnu"
+#else
+#define MULTIARCH "unknown"
+#endif
+
+/* Where the loader looks when ld.so.conf says nothing more (ld.so(8)'s defaults). */
+static const char *const default_dirs[] = {
+	"/lib/" MULTIARCH, "/usr/lib/" MULTIARCH, "/lib64", "/usr/lib64", "/lib", "/usr/lib",
+};
+
+/* Real paths found so far, in order, each once. */
+struct path_set {
+	char **v;
+	size_t cnt, cap;
+};
+
+struct resolver {
+	const struct glob_spec *spec;
+	struct user_images_opts o;
+	struct path_set found;
+	struct path_set dirs;	/* directories already searched */
+};
+
+static int set_add(struct path_set *s, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < s->cnt; i++)
+		if (strcmp(s->v[i], path) == 0)
+			return 0;
+	if (s->cnt == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		char **v = realloc(s->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->v = v;
+		s->cap = cap;
+	}
+	s->v[s->cnt] = strdup(path);
+	if (!s->v[s->cnt])
+		return -ENOMEM;
+	s->cnt++;
+	return 1;
+}
+
+static void set_free(struct path_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->cnt; i++)
+		free(s->v[i]);
+	free(s->v);
+}
+
+/* A regular file (following symlinks) that matches the library glob: keep its real path. */
+static int consider(struct resolver *r, const char *path)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	if (!glob_spec__match_image(r->spec, path))
+		return 0;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !realpath(path, real))
+		return 0;
+	return set_add(&r->found, real) < 0 ? -ENOMEM : 0;
+}
+
+static int from_maps(struct resolver *r)
+{
+	char path[64], *line = NULL;
+	size_t line_sz = 0;
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", r->o.pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;	/* gone already: the loader's paths still apply */
+	while (!err && getline(&line, &line_sz, f) > 0) {
+		char *p = strchr(line, '/');
+
+		if (!p)
+			continue;
+		p[strcspn(p, "\n")] = '\0';
+		err = consider(r, p);
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static int search_dir(struct resolver *r, const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int err = 0, n;
+
+	n = snprintf(path, sizeof(path), "%s%s", r->o.root ?: "", dir);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return 0;
+	if (set_add(&r->dirs, path) <= 0)
+		return 0;	/* searched already, or no memory to remember it */
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		char file[PATH_MAX];
+
+		if (!glob__match(r->spec->image, de->d_name))
+			continue;
+		n = snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+		if (n > 0 && (size_t)n < sizeof(file))
+			err = consider(r, file);
+	}
+	closedir(d);
+	return err;
+}
+
+/* RUNPATH, else RPATH, of the traced binary: "dir:dir", with $ORIGIN its directory. */
+static int from_runpath(struct resolver *r)
+{
+	char origin[PATH_MAX], *rp = NULL, *tok, *save, *slash;
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	int fd, err = 0;
+
+	if (!realpath(r->o.binary, origin))
+		return 0;
+	slash = strrchr(origin, '/');
+	if (slash)
+		*slash = '\0';
+	fd = open(r->o.binary, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
+		goto out_fd;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && !rp && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Shdr sh;
+		GElf_Dyn dyn;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (i = 0; data && i < data->d_size / sh.sh_entsize; i++) {
+			const char *s;
+
+			if (!gelf_getdyn(data, i, &dyn))
+				break;
+			if (dyn.d_tag != DT_RUNPATH && (dyn.d_tag != DT_RPATH || rp))
+				continue;
+			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (s) {
+				free(rp);
+				rp = strdup(s);
+			}
+			if (dyn.d_tag == DT_RUNPATH)
+				break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	for (tok = rp ? strtok_r(rp, ":", &save) : NULL; tok && !err;
+	     tok = strtok_r(NULL, ":", &save)) {
+		char dir[PATH_MAX];
+
+		if (strncmp(tok, "$ORIGIN", 7) == 0)
+			snprintf(dir, sizeof(dir), "%s%s", origin, tok + 7);
+		else if (strncmp(tok, "${ORIGIN}", 9) == 0)
+			snprintf(dir, sizeof(dir), "%s%s", origin, tok + 9);
+		else
+			snprintf(dir, sizeof(dir), "%s", tok);
+		/* the binary's own directories are real paths: no root prefix */
+		err = set_add(&r->dirs, dir) < 0 ? -ENOMEM : 0;
+		if (!err) {
+			DIR *d = opendir(dir);
+			struct dirent *de;
+
+			while (d && !err && (de = readdir(d))) {
+				char file[PATH_MAX];
+
+				if (!glob__match(r->spec->image, de->d_name))
+					continue;
+				if (snprintf(file, sizeof(file), "%s/%s", dir, de->d_name) <
+				    (int)sizeof(file))
+					err = consider(r, file);
+			}
+			if (d)
+				closedir(d);
+		}
+	}
+	free(rp);
+out_fd:
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static int from_ld_conf(struct resolver *r, const char *conf, int depth);
+
+/*
+ * "include /etc/ld.so.conf.d/\*.conf": a glob in the last component only, as Debian's
+ * and every distribution's files use it (glob.h here is retsnoop's own).
+ */
+static int ld_conf_include(struct resolver *r, const char *pat, int depth)
+{
+	char dir[PATH_MAX], file[PATH_MAX * 2];
+	const char *base = strrchr(pat, '/');
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	if (!base)
+		return 0;	/* relative to the conf file's directory: not on Debian */
+	snprintf(dir, sizeof(dir), "%s%.*s", r->o.root ?: "", (int)(base - pat), pat);
+	d = opendir(dir[0] ? dir : "/");
+	if (!d)
+		return 0;
+	while (!err && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || !glob__match(base + 1, de->d_name))
+			continue;
+		snprintf(file, sizeof(file), "%.*s/%s", (int)(base - pat), pat, de->d_name);
+		err = from_ld_conf(r, file, depth + 1);
+	}
+	closedir(d);
+	return err;
+}
+
+/* One ld.so.conf file: directories, and "include GLOB" lines (one level per call). */
+static int from_ld_conf(struct resolver *r, const char *conf, int depth)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t line_sz = 0;
+	FILE *f;
+	int err = 0;
+
+	if (depth > 4)
+		return 0;	/* include loops */
+	snprintf(path, sizeof(path), "%s%s", r->o.root ?: "", conf);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!err && getline(&line, &line_sz, f) > 0) {
+		char *p = line + strspn(line, " \t");
+
+		p[strcspn(p, "#\n")] = '\0';
+		while (*p && strchr(" \t", p[strlen(p) - 1]))
+			p[strlen(p) - 1] = '\0';
+		if (strncmp(p, "include", 7) == 0 && (p[7] == ' ' || p[7] == '\t')) {
+			p += 8 + strspn(p + 8, " \t");
+			err = ld_conf_include(r, p, depth);
+		} else if (p[0] == '/') {
+			err = search_dir(r, p);
+		}
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+int user_images__resolve(const struct glob_spec *spec, const struct user_images_opts *opts,
+			 int (*cb)(const char *path, void *ctx), void *ctx)
+{
+	struct resolver r = { .spec = spec };
+	char real[PATH_MAX];
+	size_t i;
+	int err = 0;
+
+	if ((opts && !opts__valid(opts, sizeof(*opts))) || !glob_spec__is_user(spec))
+		return -EINVAL;
+	if (opts)
+		OPTS_COPY(&r.o, opts);
+
+	if (spec->image_kind == GLOB_IMAGE_PATH) {
+		/* a path names one file: the traced program runs what it names */
+		if (!realpath(spec->image, real))
+			return -errno;
+		return cb(real, ctx);
+	}
+
+	/*
+	 * The first source that knows the library wins: a process maps one libssl.so.3 even
+	 * where libssl.so.1.1 is installed too, and RUNPATH comes before the loader's paths.
+	 */
+	if (r.o.pid > 0)
+		err = from_maps(&r);
+	if (!err && !r.found.cnt && r.o.binary)
+		err = from_runpath(&r);
+	if (!err && !r.found.cnt) {
+		err = from_ld_conf(&r, "/etc/ld.so.conf", 0);
+		for (i = 0; !err && i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
+			err = search_dir(&r, default_dirs[i]);
+	}
+	if (!err && r.found.cnt == 0)
+		err = -ENOENT;
+	for (i = 0; !err && i < r.found.cnt; i++)
+		err = cb(r.found.v[i], ctx);
+	set_free(&r.found);
+	set_free(&r.dirs);
+	return err;
+}

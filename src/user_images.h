@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Which files a user-space glob's bracket names: "[./prog]" is that file, "[libssl.so*]"
+ * every shared library whose file name matches, found where the traced program would
+ * load it from:
+ *   1. the mappings of the traced process (/proc/PID/maps; -p, or a running CMD);
+ *   2. the RUNPATH/RPATH of the traced program's binary ($ORIGIN expanded);
+ *   3. the dynamic loader's directories (/etc/ld.so.conf and its includes, the multiarch
+ *      and plain /lib, /usr/lib directories).
+ * Each file is listed once by its real path, whatever symlinks led to it.
+ */
+#ifndef RETSNOOP_USER_IMAGES_H
+#define RETSNOOP_USER_IMAGES_H
+
+#include <stddef.h>
+#include "glob.h"
+#include "log.h"
+
+struct user_images_opts {
+	size_t sz;
+	int pid;		/* a traced process whose maps come first (0: none) */
+	const char *binary;	/* the traced program's binary for RUNPATH (NULL: none) */
+	const char *root;	/* prefix of every loader directory (tests; NULL: "/") */
+	log_print_fn print;
+};
+
+/*
+ * Call @cb with the real path of each file @spec's image names, in the order above.
+ * Returns 0 after at least one, -ENOENT when nothing matches (a missing path, a library
+ * glob matching no file), or the first non-zero @cb result.
+ */
+int user_images__resolve(const struct glob_spec *spec, const struct user_images_opts *opts,
+			 int (*cb)(const char *path, void *ctx), void *ctx);
+
+#endif

@@ -1,0 +1,174 @@
+#!/bin/bash
+# make test-uprobe: user-space functions traced natively on the host (no VM): retsnoop's
+# uprobes on the test program (tests/uprobe/uprog.c, built by make uprog) and its library.
+# Each check asserts on the JSON samples (the model) and, where it says so, on the text.
+# Needs root and a kernel with uprobes; without them every check is SKIP, never PASS.
+# The last line is "uprobe: N passed, N failed[, N skipped]" (tests/run-all.sh adds it up).
+#   tests/uprobe/run.sh [RETSNOOP [UPROG_DIR]]
+set -u
+cd "$(dirname "$0")/../.."
+RS=$(realpath "${1:-src/retsnoop}")
+D=$(realpath "${2:-src/.output/uprobe}")
+P=$D/uprog
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0 skip=0
+
+ok() { echo "PASS $*"; pass=$((pass + 1)); }
+ko() { echo "FAIL $*"; fail=$((fail + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else ko "$what"; fi; }
+
+# every check below, so a skipped run says how many it did not do
+CHECKS=$(grep -cE '^(check|bad) ' "$0")
+why=
+[ "$(id -u)" = 0 ] || why="not root"
+[ -e /sys/bus/event_source/devices/uprobe ] || why=${why:-"the kernel has no uprobe PMU"}
+[ -x "$P" ] || why=${why:-"no test program $P (make uprog)"}
+if [ -n "$why" ]; then
+	echo "SKIP all $CHECKS uprobe checks: $why"
+	echo "uprobe: 0 passed, 0 failed, $CHECKS skipped"
+	exit 0
+fi
+
+# BPF links now; nothing may be left after a run (single uprobes are perf_event links)
+links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:'; }
+# uprobe_events lists legacy (tracefs) uprobes where tracefs is mounted
+uevents() { cat /sys/kernel/tracing/uprobe_events 2>/dev/null | wc -l; }
+base_links=$(links) base_events=$(uevents)
+nothing_left() { [ "$(links)" = "$base_links" ] && [ "$(uevents)" = "$base_events" ]; }
+
+# run retsnoop with "$@" in the background until it is ready, run the program (uprog
+# args in $PROG_ARGS), stop retsnoop; output in $T/out, status in $T/rc
+trace() {
+	local prog=$1 i; shift
+	rm -f "$T/out" "$T/err"
+	"$RS" "$@" >"$T/out" 2>"$T/err" &
+	local pid=$!
+	for i in $(seq 100); do
+		grep -qE '"type":"ready"|^Receiving data' "$T/out" 2>/dev/null && break
+		kill -0 $pid 2>/dev/null || break
+		sleep 0.1
+	done
+	"$prog" ${PROG_ARGS:-} >/dev/null
+	sleep 0.3
+	kill -INT $pid 2>/dev/null
+	wait $pid
+	echo $? >"$T/rc"
+}
+
+# a JSON check over the samples: python expression on `s` (list of sample records)
+jq_samples() { python3 -c '
+import json, sys
+s = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "sample"]
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$T/out" "$1"; }
+
+frames='[(f["function"], f.get("result"), f.get("failed"), f.get("syscall_errno"), f["image"]["path"], f["kind"]) for f in s[0]["stack"]]'
+
+# 1. the chain do_work -> open_config [-1 ENOENT], in the model
+trace "$P" -e "do_work [$P]" -a "open_config [$P]" --json
+check "stack: do_work -> open_config, both -1 with ENOENT from open(), image $P" \
+	jq_samples "len(s) == 1 and $frames == [('do_work', -1, True, 'ENOENT', '$P', 'traced_user'), ('open_config', -1, True, 'ENOENT', '$P', 'traced_user')]"
+check "the session is the program's thread" jq_samples "s[0]['process_comm'] == 'uprog'"
+check "uprobe.multi: nothing left attached" nothing_left
+
+# 2. the text view of the same
+trace "$P" -e "do_work [$P]" -a "open_config [$P]"
+check "text: '[-1 ENOENT]  do_work  (uprog)' above open_config" \
+	grep -qzP '\[-1 ENOENT\]\s+do_work\s+\(uprog\)\n.*\[-1 ENOENT\]\s+open_config\s+\(uprog\)' "$T/out"
+
+# 3. -T: the call rows of the session
+trace "$P" -e "do_work [$P]" -a "open_config [$P]" -T
+check "-T: → do_work, ↔ open_config [-1], ← do_work [-1]" \
+	grep -qzP '→ do_work\n\s+↔ open_config\s+\[-1\].*\n← do_work\s+\[-1\]' "$T/out"
+
+# 4. the library's function, through its file offset in a library loaded at a random base
+off=$(python3 - "$D/libuprog.so" <<'EOF'
+import subprocess, sys
+# the file offset from readelf: symbol address - PT_LOAD vaddr + PT_LOAD offset
+syms = subprocess.run(["readelf", "-Ws", sys.argv[1]], capture_output=True, text=True).stdout
+addr = next(int(l.split()[1], 16) for l in syms.splitlines() if l.endswith(" uprog_lib_probe"))
+ph = subprocess.run(["readelf", "-Wl", sys.argv[1]], capture_output=True, text=True).stdout
+for l in ph.splitlines():
+    w = l.split()
+    if w and w[0] == "LOAD" and "E" in w[-2]:
+        off, va, fs = int(w[1], 16), int(w[2], 16), int(w[4], 16)
+        if va <= addr < va + fs:
+            print(hex(addr - va + off))
+EOF
+)
+trace "$P" -e "uprog_lib_probe [libuprog.so]" -e "do_work [$P]" --json
+check "library: uprog_lib_probe in libuprog.so at $off (readelf), -1 ENOENT" \
+	jq_samples "any(x['stack'][0]['function'] == 'uprog_lib_probe' and x['stack'][0]['image']['path'] == '$D/libuprog.so' and x['stack'][0]['image']['file_offset'] == '$off' and x['stack'][0].get('syscall_errno') == 'ENOENT' for x in s)"
+
+# 5. single uprobes (-K) give the same chain
+trace "$P" -K -e "do_work [$P]" -a "open_config [$P]" --json
+check "-K single uprobes: the same chain, nothing left attached" \
+	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config']"
+check "-K: nothing left attached" nothing_left
+
+# 6. stripped: symbols from .dynsym, no source lines
+trace "$D/uprog-stripped" -e "do_work [$D/uprog-stripped]" -a "open_config [$D/uprog-stripped]" --json
+check "stripped: do_work -> open_config by .dynsym names, without source lines" \
+	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config'] and not any('source' in f or 'inlined' in f for f in s[0]['stack'])"
+
+# 7. an alias and its function: traced once; =never: -1 is no error (with -S, not failed)
+"$RS" --dry-run -v -e "do_work_alias [$P]" -a "do_work [$P]" >"$T/out" 2>&1
+check "alias: do_work_alias and do_work are one function" \
+	grep -q "Total 1 user-space functions attached (dry run)" "$T/out"
+trace "$P" -S -e "do_work [$P] =never" --json
+check "=never: do_work's -1 is not an error" \
+	jq_samples "len(s) == 1 and s[0]['stack'][0]['failed'] is False and s[0]['stack'][0]['result'] == -1 and s[0]['error'] is False"
+
+# 7b. -p: a library glob resolved through the process's maps (libuprog.so*, which in the
+# directory would match libuprog-stripped.so too), its session filtered to that process
+mkfifo "$T/fifo"
+"$P" --wait <"$T/fifo" >/dev/null &
+wpid=$!
+exec 7>"$T/fifo"
+"$RS" --dry-run -v -p $wpid -e "uprog_lib_probe [libuprog.so*]" >"$T/out" 2>&1
+check "-p: 'libuprog.so*' is the mapped libuprog.so only" \
+	test "$(grep -c "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out") $(grep -c 'user function #2' "$T/out")" = "1 0"
+"$RS" -p $wpid -e "uprog_lib_probe [libuprog.so*]" --json >"$T/out" 2>&1 &
+rpid=$!
+for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+"$P" >/dev/null		# another process: not traced
+echo go >&7
+exec 7>&-
+wait $wpid
+sleep 0.3
+kill -INT $rpid; wait $rpid
+check "-p: one sample, from that process" \
+	jq_samples "len(s) == 1 and s[0]['pid'] == $wpid and s[0]['stack'][0]['function'] == 'uprog_lib_probe'"
+
+# 8. DWARF: return types (int: SIGNEXT) from the binary or its debuglink; source globs
+"$RS" --dry-run -vv -e "do_work [$D/uprog-dbglink]" >"$T/out" 2>&1
+check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
+	grep -q "'do_work' (.*uprog-dbglink+0x[0-9a-f]*, flags ENTRY|SIGNEXT|USER)" "$T/out"
+"$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
+names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
+check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
+	test "$(names)" = "bench_leaf do_work main open_config"
+"$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
+check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
+	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
+
+# 9. bad input: one line on stderr, non-zero exit, nothing attached
+bad() {
+	local what=$1; shift
+	"$RS" "$@" >"$T/out" 2>"$T/err"
+	local rc=$? n
+	n=$(grep -vc '^libbpf: ' "$T/err")
+	if [ $rc -ne 0 ] && [ "$n" = 1 ] && nothing_left; then
+		ok "bad input: $what (exit $rc: $(grep -v '^libbpf: ' "$T/err"))"
+	else
+		ko "bad input: $what (exit $rc, $n lines: $(cat "$T/err"))"
+	fi
+}
+bad "missing binary" -e "do_work [/nonexistent/uprog]"
+bad "stripped library without the function" -e "do_work [$D/libuprog-stripped.so]"
+bad "glob matching nothing in the image" -e "nosuchfunc_* [$P]"
+bad "Go binary" -e "main [$D/uprog-fakego]"
+bad "source glob on a binary without DWARF" -e ":*.c [$D/uprog-stripped]"
+
+echo "uprobe: $pass passed, $fail failed"
+[ $fail -eq 0 ]

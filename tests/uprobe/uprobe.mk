@@ -1,0 +1,59 @@
+# The uprobe test program (tests/uprobe/uprog.c and its libuprog.so), built at test time
+# into $(UPROG_OUT) in every shape the ELF reader and the host tests need:
+#   uprog           PIE, -O2 -g, libuprog.so found through RUNPATH $ORIGIN
+#   uprog-nopie     the same, not PIE (ET_EXEC at its link address)
+#   uprog-stripped  PIE stripped of .symtab and DWARF (its own functions exported, -rdynamic,
+#                   so .dynsym still names them)
+#   libuprog.so, libuprog-stripped.so (only .dynsym)
+#   uprog-dbglink   stripped of DWARF, with a .gnu_debuglink to uprog.debug
+#   uprog-fakego    uprog with an empty .go.buildinfo section: what marks a Go binary
+UPROG_OUT := $(OUTPUT)/uprobe
+UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
+UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-stripped libuprog.so \
+	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego)
+
+$(UPROG_OUT):
+	$(Q)mkdir -p $@
+
+$(UPROG_OUT)/libuprog.so: tests/uprobe/libuprog.c tests/uprobe/uprog.h | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -fPIC -shared -Wl,-soname,libuprog.so $< -o $@
+
+$(UPROG_OUT)/uprog: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -fPIE -pie $< -L$(UPROG_OUT) -luprog -Wl,-rpath,'$$ORIGIN' -o $@
+
+$(UPROG_OUT)/uprog-nopie: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -fno-pie -no-pie $< -L$(UPROG_OUT) -luprog \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+
+$(UPROG_OUT)/uprog-stripped: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -fPIE -pie -rdynamic $< -L$(UPROG_OUT) -luprog \
+		-Wl,-rpath,'$$ORIGIN' -o $@ && strip --strip-all $@
+
+$(UPROG_OUT)/libuprog-stripped.so: $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)strip --strip-all -o $@ $<
+
+$(UPROG_OUT)/uprog.debug: $(UPROG_OUT)/uprog
+	$(Q)objcopy --only-keep-debug $< $@
+
+$(UPROG_OUT)/uprog-dbglink: $(UPROG_OUT)/uprog $(UPROG_OUT)/uprog.debug
+	$(call msg,UPROG,$@)
+	$(Q)cd $(UPROG_OUT) && objcopy --strip-debug --add-gnu-debuglink=uprog.debug uprog \
+		uprog-dbglink
+
+$(UPROG_OUT)/uprog-fakego: $(UPROG_OUT)/uprog
+	$(call msg,UPROG,$@)
+	$(Q)printf '\377 Go buildinf:' >$@.sec && \
+		objcopy --add-section .go.buildinfo=$@.sec $< $@ && rm -f $@.sec
+
+uprog: $(UPROG_BINS)
+.PHONY: uprog
+
+# user-space tracing on the host, natively (SKIP where the kernel has no uprobes)
+test-uprobe: all $(UPROG_BINS)
+	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT)
+.PHONY: test-uprobe

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The uprobe test program: main -> do_work -> open_config -> open() on a path that does
+ * not exist, then the library's uprog_lib_probe() on it. Built at test time with -O2 -g
+ * as a PIE (and non-PIE, stripped copies); noipa keeps each traced function a real call
+ * with a symbol of its own.
+ *
+ *   uprog [PATH [COUNT]]   do the work COUNT times (default 1) on PATH
+ *   uprog --bench N        call bench_leaf() N times (per-call cost of tracing it)
+ *   uprog --wait           as the first form, but only after a line on stdin (-p tests)
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "uprog.h"
+
+#define DEFAULT_PATH "/nonexistent/retsnoop-uprog.conf"
+
+__attribute__((noipa)) int open_config(const char *path)
+{
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+__attribute__((noipa)) int do_work(const char *path)
+{
+	int fd = open_config(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+/* a second name for do_work: globbing either traces it once */
+int do_work_alias(const char *path) __attribute__((alias("do_work")));
+
+__attribute__((noipa)) int bench_leaf(int x)
+{
+	return x & 1;
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = DEFAULT_PATH;
+	long i, n = 1, sum = 0;
+	char line[16];
+
+	if (argc > 2 && strcmp(argv[1], "--bench") == 0) {
+		n = atol(argv[2]);
+		for (i = 0; i < n; i++)
+			sum += bench_leaf(i);
+		return sum == n / 2 ? 0 : 1;
+	}
+	if (argc > 1 && strcmp(argv[1], "--wait") == 0) {
+		if (!fgets(line, sizeof(line), stdin))
+			return 2;
+		argc--;
+		argv++;
+	}
+	if (argc > 1)
+		path = argv[1];
+	if (argc > 2)
+		n = atol(argv[2]);
+	for (i = 0; i < n; i++) {
+		sum += do_work(path);
+		sum += uprog_lib_probe(path);
+	}
+	printf("uprog: %ld failures\n", -sum);
+	return 0;
+}

@@ -1,0 +1,56 @@
+#!/bin/bash
+# One session across the user/kernel boundary: the uprobe test program's do_work ->
+# open_config (uprobes) -> open() -> __x64_sys_openat ... path_openat (kernel probes),
+# one stack and one -T table, '[-1 ENOENT]' beside the user frames; uprobe.multi where the
+# kernel has it (6.6+), single uprobes with -K (and on 6.1); nothing left attached.
+# The guest has no shared libraries: the program is linked static-pie, its library in.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+case $VM_ARCH:$VM_KERNEL in
+*:5.10) echo "uprobes with BPF cookies need Linux 5.15+"; exit 77 ;;
+arm64:*) echo "x86-64 only (the syscall wrapper name)"; exit 77 ;;
+esac
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cc -O2 -g -static-pie -I"$here/../../uprobe" "$here/../../uprobe/uprog.c" \
+	"$here/../../uprobe/libuprog.c" -o "$tmp/uprog-static" || { fail "building uprog-static"; finish; }
+
+out=$(RETSNOOP_VM_EXTRA="$tmp/uprog-static" vm_run '
+P=/usr/bin/uprog-static
+run() {
+	name=$1; shift
+	retsnoop "$@" >/tmp/o 2>&1 &
+	i=0; while [ $i -lt 300 ] && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
+	$P >/dev/null; sleep 1; kill -INT %1; wait
+	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
+}
+run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "__x64_sys_openat" -a do_sys_openat2 -a do_filp_open -a path_openat
+run single -K -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
+echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
+') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
+
+m=$(section "$out" multi)
+case $VM_KERNEL in
+6.1) expect "$m" 'user-space functions attached successfully \(single uprobes' "6.1: single uprobes" ;;
+*) expect "$m" 'Total 2 user-space functions attached successfully \(uprobe\.multi\)' "uprobe.multi" ;;
+esac
+# the -T table: user rows and kernel rows in one
+expect "$m" '^→ do_work$' "-T: do_work row"
+expect "$m" '^    → open_config$' "-T: open_config row under it"
+expect "$m" '^        → __x64_sys_openat$' "-T: the syscall under open_config"
+expect "$m" '↔ path_openat +\[-ENOENT\]' "-T: path_openat failed"
+expect "$m" '^    ← open_config +\[-1 ENOENT\]|^    ← open_config +\[-1\]' "-T: open_config returned -1"
+# the stack: user frames first, with the errno; then the syscall's kernel frames
+printf '%s\n' "$m" | awk '/do_work  /{u=NR} /open_config  /{o=NR} /entry_SYSCALL_64/{e=NR} /path_openat/{p=NR}
+	END { exit !(u && u < o && o < e && e < p) }' || fail "stack order: do_work, open_config, entry_SYSCALL_64, path_openat"
+expect "$m" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "stack: do_work [-1 ENOENT] (uprog-static)"
+expect "$m" '\[-1 ENOENT\] +open_config +\(uprog-static\)' "stack: open_config [-1 ENOENT]"
+expect "$m" '^! +[0-9]+us \[-ENOENT\] +path_openat' "stack: path_openat [-ENOENT] is the origin ('!': the user -1 follows into the kernel's -ENOENT)"
+expect_count "$m" '^\^' 0 "stack: no kernel frame marked replaced ('^')"
+s=$(section "$out" single)
+expect "$s" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "-K: do_work [-1 ENOENT]"
+expect "$s" '\[-ENOENT\] +path_openat' "-K: path_openat [-ENOENT]"
+expect "$out" '^links=0 uprobe_events=0$' "nothing left attached"
+finish
