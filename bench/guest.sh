@@ -196,6 +196,41 @@ attach_once() {	# attach_once CASE TOOL REP RETSNOOP-ARGS...
 	quit_now
 }
 
+# --- the whole-kernel hunt: `retsnoop -- CMD` with no globs, the original's
+# `-e '__x64_sys_*' -a '*'` and the floor over our set; meanwhile a getpid() loop in a
+# process that is not the command (untraced for us, traced by the original and the floor) ---
+hunt_run() {	# hunt_run TOOL REP FUNCS
+	_t=$1 _r=$2 _fl=$3
+	_loop="syscall_loop getpid $CALLS"
+	case $_t in
+	none) syscall_loop getpid "$CALLS" >/tmp/run.log 2>&1 ;;
+	floor) stamp -T 3000 -r '^floor: ready' -t "$_loop" -- floor -M "$_fl" >/tmp/run.log 2>&1 ;;
+	# the command sleeps: only the loop's process runs, and it is not the command's
+	ours) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- retsnoop -- sleep 100000 >/tmp/run.log 2>&1 ;;
+	peer) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- $PEER -e '__x64_sys_*' -a '*' >/tmp/run.log 2>&1 ;;
+	esac
+	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
+	_x=$(sed -n 's/.*floor: mode=. \(funcs=.*\)/\1/p' /tmp/run.log | tr -d '\r')
+	_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')
+	_n=$(grep -o 'Whole-kernel hunt: [0-9]*' /tmp/run.log | head -1 | sed 's/.* //')
+	# ours: discovery ends with the hunt's one line, before any BPF object is loaded
+	echo "@R table=hunt case=hunt tool=$_t rep=$_r ns_per_call=${_ns:--1} ${_x:-funcs=${_n:--1}} floor_detach_ms=${_d:--1} done_ms=$(num_after /tmp/run.log 'DONE in') t_discovered=$(t_of /tmp/run.log '^Whole-kernel hunt') $(stamp_summary /tmp/run.log)"
+	[ "$_t" = none ] || grep -q '^@stamp ready=[0-9]' /tmp/run.log ||
+		grep -v 'Attached to function' /tmp/run.log | tail -12 | sed 's/^/@E /'
+	return 0
+}
+
+table_hunt() {
+	funcs_of /tmp/funcs.hunt -- true
+	_r=1
+	while [ $_r -le "$REPS" ]; do
+		for _t in $(tools_for $_r none floor ours peer); do
+			hunt_run "$_t" $_r /tmp/funcs.hunt
+		done
+		_r=$((_r + 1))
+	done
+}
+
 # --- detach: SIGINT to exit, links released by 1 thread (as before) or by several ---
 # detach_run CASE TOOL THREADS REP MODE(K|F) FUNCS RETSNOOP-ARGS...: floor detaches FUNCS
 # with THREADS threads; ours runs with RETSNOOP_DETACH_THREADS=THREADS (0: its default).

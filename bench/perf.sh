@@ -13,6 +13,10 @@
 #               while attached (TCG detaches a fentry link in ~70 ms: minutes per run)
 #   attach-src  the same for -F over a source glob, ':kernel/bpf/*.c' (~1,600 functions,
 #               the guest with the kernel's DWARF): one boot per run (not in the default)
+#   hunt        the whole-kernel hunt (`retsnoop -- CMD`, no globs): start -> ready, detach,
+#               peak RSS, against the original's -e '__x64_sys_*' -a '*' and the floor over
+#               our set; and the getpid() cost of a process that is not the command
+#               meanwhile (one boot)
 #
 # Every run is repeated BENCH_REPS times (default 3), the tools alternated (the order
 # reversed on every other repetition); the report gives medians and the ratios ours/peer
@@ -32,11 +36,11 @@ REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach)
+[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach hunt)
 for t in "${tables[@]}"; do
 	case $t in
-	overhead | startup | attach | attach-big | attach-src | detach) ;;
-	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src, detach)" >&2; exit 2 ;;
+	overhead | startup | attach | attach-big | attach-src | detach | hunt) ;;
+	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src, detach, hunt)" >&2; exit 2 ;;
 	esac
 done
 
@@ -168,6 +172,10 @@ attach_case set100-F 0 -F $SET100"
 			done
 		done
 		report attach-src "BPF load + attach phase over ':kernel/bpf/*.c' with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		;;
+	hunt)
+		boot hunt 3600 table_hunt
+		report hunt "the whole-kernel hunt (retsnoop -- CMD, no globs) and a getpid() loop outside it ($CALLS calls)" "all taken within one boot"
 		;;
 	esac
 done

@@ -219,6 +219,55 @@ def attach(recs):
     return out
 
 
+def hunt(recs):
+    rows, m = [], {}
+    base = med([num(r.get('ns_per_call')) for r in by(recs, tool='none')])
+    for tool in tools_in(recs):
+        runs = by(recs, tool=tool)
+        ready = med([num(r.get('ready')) for r in runs])
+        det = med([num(r.get('floor_detach_ms' if tool == 'floor' else 'done_ms')) for r in runs])
+        ns = med([num(r.get('ns_per_call')) for r in runs])
+        added = None if ns is None or base is None or tool == 'none' else ns - base
+        rss = med([x / 1024 if x else None for x in (num(r.get('vmhwm_kb')) for r in runs)])
+        # load + attach: ours from the end of discovery, the floor's own load_ms + attach_ms
+        if tool == 'floor':
+            phase = med([None if num(r.get('total_ms')) is None else num(r.get('total_ms')) / 1000
+                         for r in runs])
+        else:
+            phase = med([None if num(r.get('ready')) is None or num(r.get('t_discovered')) is None
+                         else num(r.get('ready')) - num(r.get('t_discovered')) for r in runs])
+        m[tool] = (ready, det, added, rss, phase)
+        rows.append([tool, fmt(med([num(r.get('funcs')) for r in runs]), '', 0),
+                     fmt(ready, ' s', 2) if tool != 'none' else '-', fmt(phase, ' s', 2),
+                     fmt(det, ' ms', 0), fmt(ns), fmt(added), fmt(rss, ' MB') if tool != 'none' else '-'])
+    out = ['## the whole-kernel hunt: start -> ready, detach, getpid() of a process outside it']
+    out.append(table(rows, ['tool', 'functions', 'start->ready', 'load+attach', 'detach', 'ns/call',
+                            'added', 'VmHWM']))
+    o, f, p = m.get('ours'), m.get('floor'), m.get('peer')
+    line = 'ratio start->ready ours/floor: ' + ratio(o and o[0], f and f[0])
+    line += '   ours/peer: ' + (ratio(o and o[0], p and p[0]) if p else '- (no peer)')
+    out.append(line)
+    out.append('ratio load+attach ours/floor: ' + ratio(o and o[4], f and f[4]))
+    out.append('ratio detach ours/floor: ' + ratio(o and o[1], f and f[1])
+               + '   ours/peer: ' + (ratio(o and o[1], p and p[1]) if p else '-'))
+    out.append('ratio added per getpid() of a process outside the hunt, ours/floor: '
+               + ratio(o and o[2], f and f[2])
+               + '   ours/peer: ' + (ratio(o and o[2], p and p[2]) if p else '-'))
+    out.append('ratio VmHWM ours/peer: ' + (ratio(o and o[3], p and p[3]) if p else '-'))
+    out.append('')
+    out.append("ours: `retsnoop -- sleep 100000` (its defaults: syscall entries, every traceable "
+               "function); peer: `-e '__x64_sys_*' -a '*'` (every "
+               "traceable function); floor: bench/floor -M, empty kprobe.multi entry+exit programs "
+               "over ours' set. start->ready: to 'Receiving data...' (floor: 'floor: ready'), "
+               "feature detection and discovery included (the floor is handed its list). load+attach: "
+               "ours from the hunt's line that ends discovery to 'Receiving data...', the floor's own "
+               "load_ms + attach_ms. The getpid() loop runs once ready, in a "
+               "process that is not the command: ours filters it out first thing in every probe; "
+               "the floor's empty programs and the peer trace it. added = ns/call - the untraced "
+               "loop's ('none'). detach: 'DONE in N ms' after SIGINT (floor: its own).")
+    return out
+
+
 def detach(recs):
     out = []
     for case in cases_in(recs):
@@ -263,6 +312,8 @@ def main():
         out += overhead(recs, progs)
     elif name == 'startup':
         out += startup(recs)
+    elif name == 'hunt':
+        out += hunt(recs)
     elif name.startswith('detach'):
         out += detach(recs)
     else:

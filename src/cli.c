@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include "cli.h"
+#include "cli_int.h"
 #include "lbr.h"
 #include "retsnoop.h"
 
@@ -21,6 +22,7 @@ enum {
 	OPT_CONFIG_HELP,
 	OPT_USAGE,
 	OPT_JSON,
+	OPT_NO_FOLLOW_FORKS,
 };
 
 static const char program_doc[] =
@@ -28,7 +30,10 @@ static const char program_doc[] =
 	"that returned errors (or any result, with -S), for a set of traced functions.\n";
 
 static const char usage_line[] =
-	"Usage: retsnoop [-v] [-e GLOB]* [-a GLOB]* [-T] [-B] [-A] [-J PROBE]*\n";
+	"Usage: retsnoop [-v] [-e GLOB]* [-a GLOB]* [-T] [-B] [-A] [-J PROBE]*\n"
+	"       retsnoop [OPTIONS] -- CMD [ARGS...]   (no globs needed: hunts the whole kernel)\n";
+
+static const char args_doc[] = "[-- CMD [ARGS...]]";
 
 static const struct argp_option opts[] = {
 	{ NULL, 0, NULL, 0, "TARGETING\n=========", 1 },
@@ -39,6 +44,10 @@ static const struct argp_option opts[] = {
 	  "'GLOB [PATH|LIBGLOB] =RULE' (see the man page)", 1 },
 	{ "allow", 'a', "GLOB", 0, "Glob of allowed (non-entry) functions, same forms as -e", 1 },
 	{ "deny", 'd', "GLOB", 0, "Glob of denied functions, same forms as -e; always wins", 1 },
+	{ "user", 'u', "USER", 0, "With -- CMD: run CMD as this user (name or UID; default: as retsnoop)",
+	  1 },
+	{ "no-follow-forks", OPT_NO_FOLLOW_FORKS, NULL, 0,
+	  "With -- CMD: trace CMD's own process only, not the processes it forks", 1 },
 
 	{ NULL, 0, NULL, 0, "RUNMODE\n=======", 2 },
 	{ "call-stack", 'E', NULL, 0, "Emit the call stack view (default; needed only with -T)", 2 },
@@ -58,6 +67,8 @@ static const struct argp_option opts[] = {
 	{ NULL, 'R', NULL, OPTION_ALIAS, NULL, 2 },
 	{ "lbr-max-count", OPT_LBR_MAX_COUNT, "N", 0,
 	  "Print at most N LBR records (same as -C fmt.lbr-max-count=N)", 2 },
+	{ "output", 'o', "FILE", 0,
+	  "Write samples to FILE instead of stdout (with -- CMD: apart from CMD's output)", 2 },
 	{ "json", OPT_JSON, NULL, 0,
 	  "Print samples and run events as JSON lines (one object per line; docs/json.md)", 2 },
 	{ "dry-run", OPT_DRY_RUN, NULL, 0,
@@ -184,8 +195,7 @@ struct cli_state {
 };
 
 /* One error line through the caller's print callback; EINVAL (argp's convention). */
-__attribute__((format(printf, 2, 3)))
-static int cli_err(const struct cli_state *st, const char *fmt, ...)
+int cli_err(const struct cli_state *st, const char *fmt, ...)
 {
 	char *msg = NULL;
 	va_list ap;
@@ -216,6 +226,16 @@ static int parse_long(const char *s, long min, long max, long *out)
 
 static int add_glob_spec(struct cli_state *st, struct glob_list *list, const char *arg,
 			 bool mandatory);
+
+/* An option's string value; the last one given wins. */
+static int set_str(struct cli_state *st, char **dst, const char *arg)
+{
+	free(*dst);
+	*dst = strdup(arg);
+	if (!*dst)
+		return cli_err(st, "Out of memory.");
+	return 0;
+}
 
 struct file_glob_ctx {
 	struct cli_state *st;
@@ -626,6 +646,13 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case OPT_JSON:
 		env->json = true;
 		break;
+	case 'o':
+		return set_str(st, &env->output_path, arg);
+	case 'u':
+		return set_str(st, &env->run_as_user, arg);
+	case OPT_NO_FOLLOW_FORKS:
+		env->no_follow_forks = true;
+		break;
 	case 'M':
 		return parse_mode(st, ATTACH_KPROBE_MULTI);
 	case 'K':
@@ -652,11 +679,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 	case 'X':
 		return parse_error_arg(st, key, arg);
 	case 'k':
-		free(env->vmlinux_path);
-		env->vmlinux_path = strdup(arg);
-		if (!env->vmlinux_path)
-			return cli_err(st, "Out of memory.");
-		break;
+		return set_str(st, &env->vmlinux_path, arg);
 	case 's':
 		return parse_symb(st, arg);
 	case OPT_DEBUG:
@@ -701,6 +724,7 @@ static error_t parse_arg(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	.options = opts,
 	.parser = parse_arg,
+	.args_doc = args_doc,
 	.doc = program_doc,
 };
 
@@ -721,22 +745,27 @@ static void env__init(struct env *env)
 int cli__parse(int argc, char **argv, struct env *env, log_print_fn print)
 {
 	struct cli_state st = { .env = env, .print = print };
-	int err;
+	int err, sep;
 
 	env__init(env);
+	/* argv[argc] is NULL: the command's words are a NULL-terminated slice of argv */
+	sep = cli_cmd__find_sep(argc, argv, opts);
+	if (sep < argc && sep + 1 < argc)
+		env->cmd_argv = argv + sep + 1;
 	/*
 	 * NO_EXIT: never exit from inside the parser (tests call it); NO_HELP: -h, --usage and
 	 * -V are ours. argp still reports unknown options itself, with a --help hint.
 	 */
-	err = argp_parse(&argp, argc, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &st);
+	err = argp_parse(&argp, sep, argv, ARGP_NO_EXIT | ARGP_NO_HELP, NULL, &st);
 	if (err)
 		return -err;
 	if (st.stray_arg) {
-		cli_err(&st, "Unexpected argument '%s': retsnoop takes options only (optional values must be glued: -Sn, --lbr=any).",
+		cli_err(&st, "Unexpected argument '%s': retsnoop takes options only, and a command after '--' (optional values must be glued: -Sn, --lbr=any).",
 			st.stray_arg);
 		return -E2BIG;
 	}
-	return 0;
+	err = cli_cmd__check(&st, env, sep < argc);
+	return err ? -err : 0;
 }
 
 static void free_strs(char **arr, size_t cnt)
@@ -763,6 +792,8 @@ void env__free(struct env *env)
 		probe_spec__free(&env->inject_probes[i]);
 	free(env->inject_probes);
 	free(env->vmlinux_path);
+	free(env->run_as_user);
+	free(env->output_path);
 	memset(env, 0, sizeof(*env));
 }
 

@@ -89,6 +89,12 @@ struct env {
 	struct probe_spec *inject_probes;
 	size_t inject_probe_cnt;
 
+	/* `-- CMD [ARGS...]`: the command to run and trace */
+	char **cmd_argv;		/* NULL-terminated, borrowed from main's argv; NULL: none */
+	bool no_follow_forks;		/* --no-follow-forks: CMD's own process only */
+	char *run_as_user;		/* -u USER */
+	char *output_path;		/* -o FILE: samples there instead of stdout */
+
 	struct env_config cfg;
 };
 

@@ -58,6 +58,8 @@ struct func_discovery_stats {
 	size_t found_cnt;	/* functions to trace */
 	size_t skipped_cnt;	/* rejected by globs or not attachable */
 	size_t fallback_cnt;	/* -F: traced with kprobes, fentry/fexit can't attach */
+	size_t mismatch_cnt;	/* skipped: kallsyms and ftrace list it a different number of times */
+	size_t idle_allow_cnt;	/* allow globs that matched nothing */
 };
 
 struct func_discovery;

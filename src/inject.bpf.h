@@ -24,7 +24,7 @@ static __always_inline int handle_probe(void *ctx)
 	 * helper under -F) must not change the session halfway through a hit, nor a hit
 	 * halfway through their update.
 	 */
-	if (!ready || !enter_guard())
+	if (!ready || !task_traced() || !enter_guard())
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);

@@ -2,6 +2,7 @@
 /* The text sink: samples as the seeds show them, and the run's lifecycle lines. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "opts.h"
 #include "render.h"
@@ -130,6 +131,24 @@ static void text_detached(struct sink *sk, long ms)
 	fflush(ts->o.out);
 }
 
+static void text_command(struct sink *sk, const struct cmd_report *r)
+{
+	struct text_sink *ts = (struct text_sink *)sk;
+
+	if (r->exec_errno)
+		return;	/* said on stderr, where the run's errors go */
+	if (!r->exited)
+		fprintf(ts->o.out, "Command '%s' (pid %d) is still running, no longer traced.\n",
+			r->argv[0], r->pid);
+	else if (r->signal)
+		fprintf(ts->o.out, "Command '%s' (pid %d) was killed by signal %d (%s), exit status %d.\n",
+			r->argv[0], r->pid, r->signal, strsignal(r->signal), r->exit_code);
+	else
+		fprintf(ts->o.out, "Command '%s' (pid %d) exited with status %d.\n", r->argv[0],
+			r->pid, r->exit_code);
+	fflush(ts->o.out);
+}
+
 static void text_free(struct sink *sk)
 {
 	free(sk);
@@ -141,6 +160,7 @@ static const struct sink_ops text_ops = {
 	.drops = text_drops,
 	.detaching = text_detaching,
 	.detached = text_detached,
+	.command = text_command,
 	.free = text_free,
 };
 

@@ -398,6 +398,7 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 }
 
 #include "interim.bpf.h"
+#include "tgid_set.bpf.h"
 
 /* @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A). */
 static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
@@ -639,7 +640,7 @@ int kentry(struct pt_regs *ctx)
 {
 	__u32 id;
 
-	if (!ready || !kprobe_func_id(ctx, &id, false))
+	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
 		return 0;
 	return handle_entry(ctx, id, false);
 }
@@ -650,7 +651,7 @@ int kexit(struct pt_regs *ctx)
 	__u32 id;
 
 	snapshot_lbrs();
-	if (!ready || !kprobe_func_id(ctx, &id, true))
+	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
 		return 0;
 	return handle_exit(ctx, id, PT_REGS_RC(ctx));
 }
@@ -690,7 +691,7 @@ static __always_inline int fentry_common(void *ctx)
 {
 	__u32 id;
 
-	if (!ready || !enter_guard())
+	if (!ready || !task_traced() || !enter_guard())
 		return 0;
 	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
 		handle_entry(ctx, id, true);
@@ -703,7 +704,7 @@ static __always_inline int fexit_common(void *ctx, __s64 res)
 	__u32 id;
 
 	snapshot_lbrs();
-	if (!ready || !enter_guard())
+	if (!ready || !task_traced() || !enter_guard())
 		return 0;
 	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
 		handle_exit(ctx, id, res);

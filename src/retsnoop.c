@@ -14,6 +14,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "cli.h"
+#include "cmd_trace.h"
+#include "hunt.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "privileges.h"
@@ -30,6 +32,10 @@
 #include "version.h"
 
 static struct env env;
+/* `-- CMD`: retsnoop's exit status is CMD's, once CMD was started (-1: not) */
+static int cmd_status = -1;
+/* -o FILE: the JSON stream goes there; NULL: stdout */
+static FILE *json_out;
 
 static bool lockdown_refuses(void);
 
@@ -52,7 +58,7 @@ static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_li
 		va_list copy;
 
 		va_copy(copy, args);
-		json_sink__log(stdout, LOG_WARN, fmt, copy);
+		json_sink__log(json_out ?: stdout, LOG_WARN, fmt, copy);
 		va_end(copy);
 	}
 	return vfprintf(stderr, fmt, args);
@@ -74,7 +80,7 @@ static void log_print(int level, const char *fmt, va_list args)
 	progress__clear(progress);
 	if (env.json && level <= LOG_WARN) {
 		va_copy(copy, args);
-		json_sink__log(stdout, level, fmt, copy);
+		json_sink__log(json_out ?: stdout, level, fmt, copy);
 		va_end(copy);
 	}
 	vfprintf(level <= LOG_WARN || env.json ? stderr : stdout, fmt, args);
@@ -268,6 +274,18 @@ static void report_dry_run(const struct func_discovery *d, const struct trace_fu
 	log_msg(log_print, LOG_INFO, "Successfully attached in 0 ms.\n");
 }
 
+/* The hunt's one line: what it traces (-v: every function, as for any run). */
+static void report_hunt(const struct func_discovery *d)
+{
+	const struct func *funcs = func_discovery__funcs(d);
+	size_t i, cnt = func_discovery__func_cnt(d), entries = 0;
+
+	for (i = 0; i < cnt; i++)
+		entries += !!(funcs[i].flags & FUNC_IS_ENTRY);
+	log_msg(log_print, LOG_WARN, "Whole-kernel hunt: %zu functions, sessions start at %zu syscall entry points ('%s')%s.\n",
+		cnt, entries, hunt__entry_glob(), env.verbose ? "" : "; -v lists them");
+}
+
 /* Name globs go to discovery as they are; ":PATH" globs become the names DWARF knows. */
 static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 		     const struct glob_list *l, enum func_glob_role role)
@@ -425,14 +443,23 @@ static int run(void)
 	struct prefetch *pre = NULL;
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
+	struct trace_cmd_target tgt = {};
 	long start_ms = now_ms();
-	/* only user-space functions: no kernel function is probed, kprobes may be missing */
-	bool kernel = has_globs(false) || env.inject_probe_cnt;
+	unsigned int hunt = 0;
+	bool kernel;
 	const char *mode;
 	int err, feat_err = 0;
 
+	err = hunt__apply_defaults(&env, &hunt);
+	if (err) {
+		log_msg(log_print, LOG_ERROR, "Failed to set up the whole-kernel hunt: %s.\n",
+			strerror(-err));
+		return err;
+	}
+	/* only user-space functions: no kernel function is probed, kprobes may be missing */
+	kernel = has_globs(false) || env.inject_probe_cnt;
 	if (env.entry_globs.cnt == 0) {
-		log_msg(log_print, LOG_ERROR, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET').\n");
+		log_msg(log_print, LOG_ERROR, "No entry point globs specified. Please provide entry glob(s) ('-e GLOB') and/or any preset ('-c PRESET'), or name a command to trace with no globs at all: retsnoop -- CMD [ARGS...].\n");
 		return -EINVAL;
 	}
 	warn_idle_options();
@@ -447,6 +474,28 @@ static int run(void)
 	if (kernel && kernel_features__kprobes_disarmed(NULL)) {
 		log_msg(log_print, LOG_ERROR, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
 		return -ENODEV;
+	}
+	if (env.output_path && !env.dry_run) {
+		tgt.out = fopen(env.output_path, "we");
+		if (!tgt.out) {
+			err = -errno;
+			log_msg(log_print, LOG_ERROR, "Can't write samples to '%s' (-o): %s.\n",
+				env.output_path, strerror(-err));
+			return err;
+		}
+		setvbuf(tgt.out, NULL, _IOLBF, 0);
+		json_out = tgt.out;
+	}
+	/* forked first: CMD's process inherits none of the BPF objects made below */
+	if (env.cmd_argv && !env.dry_run) {
+		err = cmd_trace__launch(&env, log_print, &tgt.cmd);
+		if (err) {
+			if (err == -ENOENT || err == -EACCES)
+				cmd_status = CMD_TRACE_NOT_RUN;
+			else if (err == -ESRCH)
+				cmd_status = 64;	/* -u: a usage error */
+			goto cleanup;
+		}
 	}
 
 	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
@@ -480,6 +529,8 @@ static int run(void)
 		err = find_kernel_funcs(&dopts, pre, &vd, &vmlinux_btf, &d);
 		if (err)
 			goto cleanup;
+		if (hunt)
+			report_hunt(d);
 	}
 	err = join_funcs(d, uf, &all, &tf);
 	if (err)
@@ -495,8 +546,14 @@ static int run(void)
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
-	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress);
+	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress, &tgt);
+	if (!err && tgt.cmd)
+		cmd_status = tgt.exit_status;
 cleanup:
+	cmd_launch__free(tgt.cmd);
+	json_out = NULL;
+	if (tgt.out)
+		fclose(tgt.out);
 	progress__free(progress);
 	progress = NULL;
 	free(all);
@@ -563,6 +620,9 @@ int main(int argc, char **argv)
 			stop__signal_name());
 		err = stop__exit_status();
 	}
+	/* `-- CMD` ran, or could not: its status is retsnoop's */
+	if (cmd_status >= 0)
+		err = cmd_status;
 out:
 	env__free(&env);
 	return err;

@@ -180,10 +180,20 @@ struct sess_counts {
 };
 
 /* Global drop counters, read by user space while running (one slot per CPU, summed). */
+/*
+ * `-- CMD`, -p: the traced processes, one byte per PID (non-zero: traced) in slots of
+ * TGID_SLOT_PIDS, an array map keyed by PID / TGID_SLOT_PIDS (tgid_set.bpf.h).
+ */
+#define TGID_SLOT_PIDS 64
+struct tgid_slot {
+	__u8 traced[TGID_SLOT_PIDS];
+};
+
 struct drop_stats {
 	__u64 dropped_sessions;		/* START/END could not be sent or sessions map full */
 	__u64 incomplete_sessions;	/* some record of the session was lost */
 	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
+	__u64 unfollowed_forks;		/* -- CMD: children not followed (PID over pid_max) */
 };
 
 /*

@@ -22,6 +22,17 @@ struct drop_report {
 	__u64 trace_lost;		/* -T records over the consumer's memory budget */
 	__u64 running_sessions;		/* at the end: sessions still open, never reported */
 	__u64 args_lost;		/* -A records over the consumer's memory budget */
+	__u64 unfollowed_forks;		/* -- CMD: children not followed (the set was full) */
+};
+
+/* `-- CMD`: the command retsnoop ran, once it ended (or retsnoop stopped first). */
+struct cmd_report {
+	char *const *argv;		/* as given after "--" */
+	int pid;
+	bool exited;			/* false: still running when retsnoop stopped */
+	int exit_code;			/* exited: its status, 128+N for signal N */
+	int signal;			/* exited: the signal that ended it, 0 if none */
+	int exec_errno;			/* exec failed with this errno (exit_code 127) */
 };
 
 struct sink;
@@ -35,6 +46,8 @@ struct sink_ops {
 	/* recording stopped and the buffer is drained; @d: totals of the run */
 	void (*detaching)(struct sink *sk, const struct drop_report *d);
 	void (*detached)(struct sink *sk, long ms);
+	/* the traced command ended (before detaching) */
+	void (*command)(struct sink *sk, const struct cmd_report *r);
 	void (*free)(struct sink *sk);
 };
 
@@ -69,6 +82,12 @@ static inline void sink__detached(struct sink *sk, long ms)
 {
 	if (sk->ops->detached)
 		sk->ops->detached(sk, ms);
+}
+
+static inline void sink__command(struct sink *sk, const struct cmd_report *r)
+{
+	if (sk->ops->command)
+		sk->ops->command(sk, r);
 }
 
 static inline void sink__free(struct sink *sk)

@@ -596,6 +596,29 @@ static void json_detached(struct sink *sk, long ms)
 	emit((struct json_sink *)sk, o);
 }
 
+static void json_command(struct sink *sk, const struct cmd_report *r)
+{
+	json_t *o = event("command"), *argv = json_array();
+	size_t i;
+
+	for (i = 0; argv && r->argv[i]; i++)
+		json_array_append_new(argv, jstr(r->argv[i]));
+	if (o) {
+		put(o, "argv", argv);
+		put(o, "pid", jint(r->pid));
+		put(o, "exited", json_boolean(r->exited));
+		if (r->exited) {
+			put(o, "exit_status", jint(r->exit_code));
+			put(o, "signal", r->signal ? jint(r->signal) : json_null());
+		}
+		if (r->exec_errno)
+			put(o, "exec_error", jstr(strerror(r->exec_errno)));
+	} else {
+		json_decref(argv);
+	}
+	emit((struct json_sink *)sk, o);
+}
+
 static void json_free(struct sink *sk)
 {
 	free(sk);
@@ -607,6 +630,7 @@ static const struct sink_ops json_ops = {
 	.drops = json_drops,
 	.detaching = json_detaching,
 	.detached = json_detached,
+	.command = json_command,
 	.free = json_free,
 };
 

@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "arg_plan.h"
 #include "capture.h"
+#include "cmd_trace.h"
 #include "err_filter.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
@@ -229,6 +230,11 @@ static void filter_detached(struct sink *sk, long ms)
 	sink__detached(((struct filter_sink *)sk)->inner, ms);
 }
 
+static void filter_command(struct sink *sk, const struct cmd_report *r)
+{
+	sink__command(((struct filter_sink *)sk)->inner, r);
+}
+
 static void filter_free(struct sink *sk)
 {
 	free(sk);
@@ -240,20 +246,22 @@ static const struct sink_ops filter_ops = {
 	.drops = filter_drops,
 	.detaching = filter_detaching,
 	.detached = filter_detached,
+	.command = filter_command,
 	.free = filter_free,
 };
 
-static struct sink *make_sink(const struct env *env, struct sink **inner)
+static struct sink *make_sink(const struct env *env, FILE *out, struct sink **inner)
 {
 	struct filter_sink *fs;
 
 	if (env->json) {
-		struct json_sink_opts jo = { .sz = sizeof(jo) };
+		struct json_sink_opts jo = { .sz = sizeof(jo), .out = out };
 
 		*inner = json_sink__new(&jo);
 	} else {
 		struct text_sink_opts to = {
 			.sz = sizeof(to),
+			.out = out,
 			.stack_view = true,	/* as in the seeds, the stack follows a -T table */
 			.func_trace = env->emit_func_trace,
 			.lbr = env->use_lbr,
@@ -399,7 +407,8 @@ static int plan_probe_ctx(const struct env *env, FILE *vout, log_print_fn print,
 
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct trace_funcs *tf, const struct kernel_features *feat,
-		   struct vmlinux_dwarf *vd, log_print_fn print, struct progress *progress)
+		   struct vmlinux_dwarf *vd, log_print_fn print, struct progress *progress,
+		   struct trace_cmd_target *tgt)
 {
 	struct symbolize_opts sopts = {
 		.sz = sizeof(sopts), .print = print,
@@ -454,10 +463,21 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
+	struct cmd_launch *cmd = tgt->cmd;
+	int cmd_pid = cmd ? cmd_launch__pid(cmd) : 0;
 	long t0 = now_ms(), ms;
 	sigset_t held;
-	int err;
+	int err, exec_err = 0;
 
+	/* `-- CMD`: its process, and by default what it forks; -p: those processes only */
+	if (cmd) {
+		o.traced_tgids = &cmd_pid;
+		o.traced_tgid_cnt = 1;
+		o.follow_forks = !env->no_follow_forks;
+	} else if (env->allow_pid_cnt) {
+		o.traced_tgids = env->allow_pids;
+		o.traced_tgid_cnt = env->allow_pid_cnt;
+	}
 	/* never trace ourselves: our own output would feed back into the trace */
 	excluded[0] = getpid();
 	o.excluded_cnt = 1;
@@ -499,7 +519,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	sym = symbolize__new(&sopts);
-	sink = make_sink(env, &inner);
+	sink = make_sink(env, tgt->out, &inner);
 	if (!sym || !sink) {
 		err = -ENOMEM;
 		goto out;
@@ -611,16 +631,33 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		log_msg(print, LOG_INFO, "Detached in %ld ms.\n", ms);
 		goto out;
 	}
-	while (!(err = tracer__poll(t, POLL_TIMEOUT_MS)))
-		;
+	if (cmd) {
+		/* the stopping signals reach CMD first from now on */
+		stop__forward_to(cmd_pid);
+		exec_err = cmd_trace__release(cmd, env, print);
+	}
+	/* until a stop, or CMD's end: its children may run on, untraced from then on */
+	while (!exec_err && !(err = tracer__poll(t, POLL_TIMEOUT_MS)))
+		if (cmd && cmd_launch__wait(cmd, 0) == 1)
+			break;
 	if (err == -EINTR)
 		err = 0;
 	/* -vv: what tracing added to the peak (the ring buffer's mapping, records, symbols) */
 	trace_cmd__phase_done(print, "tracing");
+	if (cmd)
+		cmd_trace__settle(cmd, stop__signal());
+	stop__forward_to(0);
 	/* the samples still in the buffer, symbolized in full unless told to hurry */
 	tracer__stop(t);
 	stop__set_phase(STOP_ATTACHED);
 	tracer__drops(t, &drops);
+	if (drops.unfollowed_forks)
+		log_msg(print, LOG_WARN, "WARNING: %llu processes forked by the command were not traced: their PIDs are above kernel.pid_max as it was at start.\n",
+			(unsigned long long)drops.unfollowed_forks);
+	if (cmd) {
+		cmd_trace__report(cmd, env, exec_err, sink);
+		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
+	}
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);

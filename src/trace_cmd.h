@@ -13,6 +13,14 @@ struct kernel_features;
 struct mass_attacher;
 struct vmlinux_dwarf;
 struct progress;
+struct cmd_launch;
+
+/* What a run traces besides the functions, and where its samples go. */
+struct trace_cmd_target {
+	FILE *out;			/* -o FILE; NULL: stdout */
+	struct cmd_launch *cmd;		/* `-- CMD`, forked and held; NULL: none */
+	int exit_status;		/* set with @cmd: retsnoop's exit status (CMD's) */
+};
 
 /*
  * Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno.
@@ -35,15 +43,17 @@ struct trace_funcs {
 };
 
 /*
- * Trace @tf's functions, as @env asks, until a stop (stop.h); 0 or negative errno,
- * -EINTR (nothing said, nothing left attached) when the stop came before tracing began.
- * @d found the kernel ones (NULL: the run traces none). @vd (may be NULL: kallsyms only)
- * adds source lines and inlined frames. @progress (may be NULL) shows loading, attaching
- * and detaching on the terminal.
+ * Trace @tf's functions, as @env asks, until a stop (stop.h) or, with a command
+ * (@tgt->cmd), until it exits; 0 or negative errno, -EINTR (nothing said, nothing left
+ * attached) when the stop came before tracing began. @d found the kernel ones (NULL: the
+ * run traces none). @vd (may be NULL: kallsyms only) adds source lines and inlined frames.
+ * @progress (may be NULL) shows loading, attaching and detaching on the terminal. The
+ * command is released once everything is attached, and gets the stopping signals first.
  */
 int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   const struct trace_funcs *tf, const struct kernel_features *feat,
-		   struct vmlinux_dwarf *vd, log_print_fn print, struct progress *progress);
+		   struct vmlinux_dwarf *vd, log_print_fn print, struct progress *progress,
+		   struct trace_cmd_target *tgt);
 
 /*
  * The -v/-vv lines about entry points and attached functions; @att NULL for a dry run.

@@ -47,7 +47,27 @@ struct tracer {
 	size_t pending_cnt;
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
+	struct bpf_link *fork_link, *exit_link;	/* the traced set's tracepoints */
 };
+
+/* The kernel's most PIDs ever (PID_MAX_LIMIT on 64-bit), when pid_max can't be read. */
+#define PID_MAX_LIMIT (4 * 1024 * 1024)
+
+/* One byte per PID the kernel can hand out now (a few kB to 4 MB). */
+static __u32 tgid_slots(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "re");
+	long max = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = 0;
+		fclose(f);
+	}
+	if (max <= 0 || max > PID_MAX_LIMIT)
+		max = PID_MAX_LIMIT;
+	return (max + TGID_SLOT_PIDS - 1) / TGID_SLOT_PIDS;
+}
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
 
@@ -242,6 +262,11 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
 		feat->has_task_stack && t->att && mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
+	skel->rodata->tgid_set_on = opts->traced_tgid_cnt > 0;
+	bpf_map__set_max_entries(skel->maps.traced_tgids,
+				 opts->traced_tgid_cnt ? tgid_slots() : 1);
+	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
+	bpf_program__set_autoload(skel->progs.tgid_set_exit, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
@@ -337,6 +362,11 @@ static int fill_maps(struct tracer *t)
 	for (i = 0; i < o->deny_pid_cnt; i++)
 		if (bpf_map_update_elem(fd, &o->deny_pids[i], &deny, BPF_ANY))
 			return -errno;
+	for (i = 0; i < o->traced_tgid_cnt; i++) {
+		err = tracer__trace_tgid(t, o->traced_tgids[i]);
+		if (err)
+			return err;
+	}
 	fd = bpf_map__fd(t->skel->maps.comms_filter);
 	for (i = 0; i < o->allow_comm_cnt + o->deny_comm_cnt; i++) {
 		bool is_allow = i < o->allow_comm_cnt;
@@ -369,11 +399,52 @@ int tracer__load(struct tracer *t)
 	return err;
 }
 
+int tracer__trace_tgid(struct tracer *t, int tgid)
+{
+	int fd = bpf_map__fd(t->skel->maps.traced_tgids);
+	__u32 key = (__u32)tgid / TGID_SLOT_PIDS;
+	struct tgid_slot slot;
+
+	if (!t->o.traced_tgid_cnt || tgid <= 0)
+		return -EINVAL;
+	/* before the processes run: nothing else writes this slot meanwhile */
+	if (bpf_map_lookup_elem(fd, &key, &slot))
+		return -errno;
+	slot.traced[tgid % TGID_SLOT_PIDS] = 1;
+	if (bpf_map_update_elem(fd, &key, &slot, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+/* The traced set's tracepoints go first: a fork while functions attach is followed too. */
+static int attach_tgid_set(struct tracer *t)
+{
+	struct bpf_link *l;
+
+	if (t->o.follow_forks) {
+		l = bpf_program__attach(t->skel->progs.tgid_set_fork);
+		if (!l)
+			goto err;
+		t->fork_link = l;
+	}
+	if (t->o.traced_tgid_cnt) {
+		l = bpf_program__attach(t->skel->progs.tgid_set_exit);
+		if (!l)
+			goto err;
+		t->exit_link = l;
+	}
+	return 0;
+err:
+	pr(t, LOG_WARN, "Failed to attach the process-following tracepoints: %s\n",
+	   strerror(errno));
+	return -errno;
+}
+
 int tracer__attach(struct tracer *t)
 {
-	int err = 0;
+	int err = attach_tgid_set(t);
 
-	if (t->att)
+	if (!err && t->att)
 		err = mass_attacher__attach(t->att);
 	if (!err && t->uatt)
 		err = uprobe_attacher__attach(t->uatt);
@@ -565,6 +636,7 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 			d->dropped_sessions += st[i].dropped_sessions;
 			d->incomplete_sessions += st[i].incomplete_sessions;
 			d->skipped_calls += st[i].skipped_calls;
+			d->unfollowed_forks += st[i].unfollowed_forks;
 		}
 	}
 	free(st);
@@ -641,6 +713,9 @@ long tracer__detach(struct tracer *t)
 {
 	long ms = 0;
 
+	bpf_link__destroy(t->fork_link);
+	bpf_link__destroy(t->exit_link);
+	t->fork_link = t->exit_link = NULL;
 	/* user functions first: their sessions then end before the kernel's probes go */
 	if (t->uatt)
 		ms += uprobe_attacher__detach(t->uatt);
@@ -655,6 +730,8 @@ void tracer__free(struct tracer *t)
 {
 	if (!t)
 		return;
+	bpf_link__destroy(t->fork_link);
+	bpf_link__destroy(t->exit_link);
 	ring_buffer__free(t->rb);
 	while (t->pending_cnt)
 		free(t->pending[--t->pending_cnt]);

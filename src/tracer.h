@@ -82,6 +82,14 @@ struct tracer_opts {
 	 */
 	size_t user_func_cnt;
 	enum uprobe_mode user_mode;
+
+	/*
+	 * `-- CMD`, -p: the processes traced, checked by every probe before anything else
+	 * (other processes pay one map lookup). 0: no such set, any process may be traced.
+	 */
+	const int *traced_tgids;
+	size_t traced_tgid_cnt;
+	bool follow_forks;		/* and every process they fork from now on */
 };
 
 struct tracer;
@@ -95,6 +103,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts);
 int tracer__load(struct tracer *t);
 /* On failure or stop nothing is left attached. */
 int tracer__attach(struct tracer *t);
+/* Add a process to the traced set (opts.traced_tgids); 0 or a negative errno. */
+int tracer__trace_tgid(struct tracer *t, int tgid);
 /*
  * After attach: how each kernel function was attached (see mass_attacher); NULL when the
  * run has no kernel function or probe.

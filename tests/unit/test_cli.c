@@ -454,6 +454,89 @@ static void test_help_texts(void **state)
 	free(buf);
 }
 
+/* `-- CMD [ARGS...]`: the words after the first "--" that isn't an option's value */
+static void test_command(void **state)
+{
+	struct env env;
+
+	assert_int_equal(PARSE(&env, "-v", "--", "ls", "-e", "x", "--", "y"), 0);
+	assert_string_equal(err_out, "");
+	assert_non_null(env.cmd_argv);
+	assert_string_equal(env.cmd_argv[0], "ls");
+	/* CMD's own options are its own, "--" included */
+	assert_string_equal(env.cmd_argv[1], "-e");
+	assert_string_equal(env.cmd_argv[4], "y");
+	assert_null(env.cmd_argv[5]);
+	assert_int_equal(env.entry_globs.cnt, 0);
+	assert_int_equal(env.verbose, 1);
+	/* the program's own stack is on by default with a command */
+	assert_true(env.user_stacks);
+	assert_false(env.no_follow_forks);
+	assert_null(env.run_as_user);
+	env__free(&env);
+
+	/* an option's value "--" is that value, short, clustered, long or abbreviated */
+	assert_int_equal(PARSE(&env, "-n", "--", "--", "true"), 0);
+	assert_string_equal(env.allow_comms[0], "--");
+	assert_string_equal(env.cmd_argv[0], "true");
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-vn", "--", "--", "true"), 0);
+	assert_string_equal(env.allow_comms[0], "--");
+	assert_string_equal(env.cmd_argv[0], "true");
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "--com", "--", "--", "true"), 0);
+	assert_string_equal(env.allow_comms[0], "--");
+	assert_string_equal(env.cmd_argv[0], "true");
+	env__free(&env);
+	/* glued values and optional values never take the next word */
+	assert_int_equal(PARSE(&env, "-Sn", "--lbr=any", "-nfoo", "--", "true"), 0);
+	assert_string_equal(env.allow_comms[0], "foo");
+	assert_string_equal(env.cmd_argv[0], "true");
+	env__free(&env);
+
+	assert_int_equal(PARSE(&env, "-u", "nobody", "--no-follow-forks", "-o", "/tmp/x", "--",
+			       "id"), 0);
+	assert_string_equal(env.run_as_user, "nobody");
+	assert_true(env.no_follow_forks);
+	assert_string_equal(env.output_path, "/tmp/x");
+	assert_string_equal(env.cmd_argv[0], "id");
+	env__free(&env);
+
+	/* -o and -U need no command */
+	assert_int_equal(PARSE(&env, "-e", "x", "--output=f", "-U"), 0);
+	assert_string_equal(env.output_path, "f");
+	assert_true(env.user_stacks);
+	assert_null(env.cmd_argv);
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-e", "x"), 0);
+	assert_false(env.user_stacks);
+	env__free(&env);
+}
+
+static void test_command_errors(void **state)
+{
+	struct env env;
+
+	expect_error(PARSE(&env, "-v", "--"), -EINVAL, "'--' must be followed by the command");
+	env__free(&env);
+	expect_error(PARSE(&env, "-p", "1", "--", "true"), -EINVAL,
+		     "-p can't be combined with '-- CMD'");
+	env__free(&env);
+	expect_error(PARSE(&env, "-e", "x", "-u", "nobody"), -EINVAL,
+		     "-u USER needs a command to run");
+	env__free(&env);
+	expect_error(PARSE(&env, "-e", "x", "--no-follow-forks"), -EINVAL,
+		     "--no-follow-forks needs a command to run");
+	env__free(&env);
+	/* a word before "--" is still a stray argument, not the command */
+	expect_error(PARSE(&env, "ls", "--", "true"), -E2BIG, "Unexpected argument 'ls'");
+	env__free(&env);
+	/* argp's own words (and its --help hint line) for a missing value */
+	assert_int_equal(PARSE(&env, "-o"), -EINVAL);
+	assert_non_null(strstr(err_out, "requires an argument"));
+	env__free(&env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +554,8 @@ int main(void)
 		cmocka_unit_test(test_probes_and_flags),
 		cmocka_unit_test(test_argp_errors),
 		cmocka_unit_test(test_help_texts),
+		cmocka_unit_test(test_command),
+		cmocka_unit_test(test_command_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

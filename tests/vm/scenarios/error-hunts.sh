@@ -16,45 +16,9 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-# 7.x renamed do_filp_open to do_file_open and step_into to step_into_slowpath (measured
-# on the newest kernel)
-OPEN="-e do_sys_openat2 -a 'do_fil?_open' -a 'path_*' -a '*link_path_walk*' -a walk_component -a 'lookup_*' -a 'step_into*' -a pick_link -a terminate_walk -a complete_walk -a put_unused_fd -a putname -a may_open -a vfs_open -a inode_permission"
-MOUNT="-e $(sys mount) -a path_mount -a get_fs_type -a 'vfs_*' -a '*fs_context*' -a 'get_tree_*' -a lookup_bdev -a '*parse_param*' -a 'shmem_*' -a generic_parse_monolithic"
-MMAP="-e $(sys mmap) -a ksys_mmap_pgoff -a vm_mmap_pgoff -a do_mmap -a '*get_unmapped_area*' -a 'fget*' -a mmap_region -a __mmap_region -a 'security_mmap_*'"
-PERF="-e $(sys perf_event_open) -a __do_sys_perf_event_open -a perf_event_alloc -a perf_copy_attr -a perf_try_init_event -a 'perf_*_event_init'"
-BIND="-e $(sys bind) -a __sys_bind -a 'inet_bind*' -a __inet_bind -a 'inet_csk_*' -a move_addr_to_kernel -a security_socket_bind"
-SOCK="-e $(sys socket) -a __sys_socket -a __sock_create -a 'sock_create*' -a inet_create -a sock_alloc -a sock_release"
-EXEC="-e $(sys execve) -a 'do_execveat_common*' -a bprm_execve -a do_open_execat -a alloc_bprm -a free_bprm -a exec_binprm"
-IOCTL="-e $(sys ioctl) -a do_vfs_ioctl -a vfs_ioctl -a 'ioctl_*' -a security_file_ioctl"
-BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 'bpf_lsm*'"
-PRCTL="-e $(sys prctl) -a security_task_prctl"
+# the hunts: their globs, errtrig cases and the chains they must find
+. "$here/../hunt-globs.sh"
 
-# name|errtrig cases|chain the hunt must find (ERE over "f1 -> f2 -> ...")
-HUNTS="open-enoent|open-enoent|do_sys_openat2 -> do_fil._open -> path_openat -> link_path_walk
-open-enotdir|open-enotdir|do_fil._open -> path_openat -> link_path_walk
-open-eloop|open-eloop|do_fil._open -> path_openat -> .*step_into
-open-eisdir|open-eisdir|do_fil._open -> path_openat -> may_open
-mount|mount-unknown-fs mount-not-blockdev mount-bad-option|$(sys mount) -> path_mount -> get_fs_type \(origin path_mount; replaced get_fs_type\)
-mmap|mmap-enomem mmap-ebadf mmap-eacces|vm_mmap_pgoff -> do_mmap -> .*get_unmapped_area
-perf|perf-bad-type perf-bad-size|perf_event_alloc -> perf_try_init_event
-bind|bind-in-use bind-bad-len|__sys_bind -> inet_bind -> .*__inet_bind
-socket|socket-bad-proto|__sock_create -> inet_create
-execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_fil._open -> path_openat -> may_open
-ioctl|ioctl-enotty|$(sys ioctl) -> do_vfs_ioctl
-bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check
-prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl); replaced security_task_prctl\)"
-# arm64 (measured): the oversized mmap fails in do_mmap itself, before any unmapped-area
-# search
-if [ "$VM_ARCH" = arm64 ]; then
-	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap$/')
-fi
-ALL_GLOBS="$OPEN $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
-ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
-# 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
-if [ "$VM_KERNEL" = 5.10 ]; then
-	HUNTS=$(printf '%s\n' "$HUNTS" | grep -v '^perf|')
-	ALL_GLOBS="$OPEN $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
-fi
 # the other attach modes this kernel has, on three hunts (fentry sets stay small: every
 # fentry link costs ~70 ms to detach under TCG)
 case " $(vm_modes) " in

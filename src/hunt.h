@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The whole-kernel hunt: what retsnoop traces when it is given a command (`-- CMD`) or a
+ * process (-p) and no globs. Sessions start at the architecture's syscall entry points and
+ * record every traceable kernel function, so the first answer to "why does this command
+ * fail" needs no knowledge of which subsystem failed.
+ */
+#ifndef RETSNOOP_HUNT_H
+#define RETSNOOP_HUNT_H
+
+#include <stdbool.h>
+#include "env.h"
+
+/* The syscall entry glob of the architecture retsnoop was built for ("__x64_sys_*"). */
+const char *hunt__entry_glob(void);
+
+/* What hunt__apply_defaults() added. */
+enum hunt_defaults {
+	HUNT_ENTRIES	= 0x1,		/* the syscall entry glob */
+	HUNT_ALLOW_ALL	= 0x2,		/* every traceable function */
+};
+
+/*
+ * Fill in the hunt's globs where @env has none: the syscall entries when no -e/-c gave
+ * any, everything (-a '*') when no -a did either; -d stays the user's. Only for a command
+ * or -p; *@added gets enum hunt_defaults flags. 0 or a negative errno.
+ */
+int hunt__apply_defaults(struct env *env, unsigned int *added);
+
+#endif

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The whole-kernel hunt's defaults: which globs a command or -p without globs gets. */
+#include <string.h>
+#include "unit.h"
+#include "cli.h"
+#include "hunt.h"
+
+static int parse(struct env *env, int argc, char **argv)
+{
+	return cli__parse(argc, argv, env, NULL);
+}
+
+#define PARSE(env, ...) ({						\
+	char *_argv[] = { (char *)"retsnoop", __VA_ARGS__, NULL };	\
+	parse(env, sizeof(_argv) / sizeof(_argv[0]) - 1, _argv);	\
+})
+
+static void test_command_without_globs(void **state)
+{
+	unsigned int added;
+	struct env env;
+
+	assert_int_equal(PARSE(&env, "--", "ls"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(added, HUNT_ENTRIES | HUNT_ALLOW_ALL);
+	assert_int_equal(env.entry_globs.cnt, 1);
+	assert_string_equal(env.entry_globs.specs[0].name, hunt__entry_glob());
+	/* an entry glob that matches nothing still stops the run */
+	assert_true(env.entry_globs.specs[0].mandatory);
+	assert_int_equal(env.allow_globs.cnt, 1);
+	assert_string_equal(env.allow_globs.specs[0].name, "*");
+	assert_false(env.allow_globs.specs[0].mandatory);
+	env__free(&env);
+}
+
+static void test_entry_glob_per_arch(void **state)
+{
+#if defined(__aarch64__)
+	assert_string_equal(hunt__entry_glob(), "__arm64_sys_*");
+#else
+	assert_string_equal(hunt__entry_glob(), "__x64_sys_*");
+#endif
+}
+
+/* -p alone hunts too; -a given keeps the user's allow set, -d stays */
+static void test_pid_and_partial_globs(void **state)
+{
+	unsigned int added;
+	struct env env;
+
+	assert_int_equal(PARSE(&env, "-p", "42", "-a", "vfs_*", "-d", "vfs_read"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(added, HUNT_ENTRIES);
+	assert_int_equal(env.entry_globs.cnt, 1);
+	assert_int_equal(env.allow_globs.cnt, 1);
+	assert_string_equal(env.allow_globs.specs[0].name, "vfs_*");
+	assert_int_equal(env.deny_globs.cnt, 1);
+	env__free(&env);
+}
+
+/* globs given, or nothing to hunt for: nothing added */
+static void test_no_defaults(void **state)
+{
+	unsigned int added = 99;
+	struct env env;
+
+	assert_int_equal(PARSE(&env, "-e", "foo", "--", "ls"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(added, 0);
+	assert_int_equal(env.entry_globs.cnt, 1);
+	assert_int_equal(env.allow_globs.cnt, 0);
+	env__free(&env);
+
+	assert_int_equal(PARSE(&env, "-c", "bpf", "--", "ls"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(added, 0);
+	env__free(&env);
+
+	/* no command, no -p: today's "entry glob mandatory" error stays main's to say */
+	assert_int_equal(PARSE(&env, "-a", "x"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(added, 0);
+	assert_int_equal(env.entry_globs.cnt, 0);
+	env__free(&env);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_command_without_globs),
+		cmocka_unit_test(test_entry_glob_per_arch),
+		cmocka_unit_test(test_pid_and_partial_globs),
+		cmocka_unit_test(test_no_defaults),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

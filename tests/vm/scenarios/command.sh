@@ -1,0 +1,186 @@
+#!/bin/bash
+# retsnoop -- CMD: trace one command and what it forks, with no globs at all.
+#
+# - The whole-kernel hunt (no -e/-a): for errtrig's cases it names the deepest failing
+#   function the glob-targeted hunts of error-hunts.sh name (or a deeper one those globs
+#   can't see), judged per sample by tests/vm/check-hunt.py. Only where kprobe.multi
+#   attaches the whole kernel in a minute (single kprobes would take the better part of an
+#   hour under TCG), and not with VM_QUICK (make test): make test-kernels runs it.
+# - The command's life, with a small glob set (what is traced doesn't matter there): exit
+#   status 0, a code, a signal, 127 for a missing command; SIGTERM to retsnoop reaches the
+#   command; a second process failing the same way at the same time is not reported; a
+#   shell script's child is followed (and with --no-follow-forks it is not); -o FILE holds
+#   what stdout would; --json's command record; --dry-run -v lists the hunt's set.
+# - Bad input: "--" alone, a missing command, -- CMD with -p: one line, the documented
+#   exit status, nothing attached.
+# Nothing stays attached after any of it.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../hunt-globs.sh"
+
+full_hunt=0
+[ -z "${VM_QUICK:-}" ] && vm_modes | grep -q -- -M && full_hunt=1
+SMALL="-e $(sys openat) -a do_sys_openat2 -a 'do_fil?_open' -a path_openat"
+
+guest="$(cat "$here/../guest-lib.sh")
+# run NAME RETSNOOP-ARGS...: a run that ends by itself (the command's end); stdout, stderr
+# and the exit status in sections NAME, NAME.err
+run() {
+	_n=\$1
+	shift
+	retsnoop \"\$@\" >/tmp/\$_n.out 2>/tmp/\$_n.err
+	echo \"rc=\$?\" >>/tmp/\$_n.err
+	echo \"=== BEGIN \$_n\"; cat /tmp/\$_n.out; echo \"=== END \$_n\"
+	echo \"=== BEGIN \$_n.err\"; cat /tmp/\$_n.err; echo \"=== END \$_n.err\"
+	leftovers \$_n.left
+}
+cp \$(command -v errtrig) /tmp/other
+run dry --dry-run -v -- true
+run st0 $SMALL -- true
+run st3 $SMALL -- sh -c 'exit 3'
+run stsig $SMALL -- sh -c 'kill -SEGV \$\$'
+run st127 $SMALL -- no-such-command-here
+run usage-sep -v --
+run usage-pid -p 1 -- true
+run follow --json $SMALL -- sh -c 'errtrig open-enoent; errtrig open-enotdir'
+# (not cat last: sh would exec it in its own process instead of forking)
+run nofollow --json --no-follow-forks $SMALL -- sh -c 'errtrig open-enoent; cat /nonexistent; st=\$?; exit \$st'
+# the same failure at the same moment in a process that is not the command's
+(i=0; while [ \$i -lt 40 ]; do /tmp/other open-enoent >/dev/null 2>&1; i=\$((i + 1)); done) &
+op=\$!
+run second --json $SMALL -- sh -c 'i=0; while [ \$i -lt 5 ]; do errtrig open-enoent; i=\$((i + 1)); done'
+wait \$op
+run ostdout --json $SMALL -- errtrig open-enoent open-enotdir open-eisdir
+run ofile --json -o /tmp/samples.json $SMALL -- errtrig open-enoent open-enotdir open-eisdir
+echo '=== BEGIN ofile.json'; cat /tmp/samples.json; echo '=== END ofile.json'
+# -p PID: the same early filter, without following forks
+sh -c 'while [ ! -e /tmp/go ]; do sleep 0.1; done; exec errtrig open-enoent' >/dev/null 2>&1 &
+tp=\$!
+hunt_json pidonly 'touch /tmp/go; /tmp/other open-enoent; sleep 1' -p \$tp $SMALL
+leftovers pidonly.left
+# SIGTERM to retsnoop reaches the command first (kill(1): not the terminal's process group)
+retsnoop $SMALL -- sleep 100 >/tmp/term.out 2>&1 &
+rp=\$!
+i=0
+while ! grep -q 'Receiving data' /tmp/term.out && [ \$i -lt 900 ]; do sleep 0.1; i=\$((i + 1)); done
+sleep 0.5
+kill -TERM \$rp
+wait \$rp
+echo \"rc=\$?\" >>/tmp/term.out
+echo '=== BEGIN term'; cat /tmp/term.out; echo '=== END term'
+leftovers term.left"
+if [ $full_hunt = 1 ]; then
+	guest="$guest
+run glob-less --json -- errtrig $ALL_CASES
+hunt_json targeted 'errtrig $ALL_CASES' -n errtrig $ALL_GLOBS"
+fi
+
+out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+for sec in dry st0 st3 stsig st127 usage-sep usage-pid follow nofollow second ostdout ofile pidonly term; do
+	a=$(section "$out" "$sec.left")
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "$sec: still attached afterwards: $a"
+done
+
+# --dry-run -v with no globs: the hunt's set, syscall entries first among them
+s=$(section "$out" dry)
+e=$(section "$out" dry.err)
+expect "$e" "^Whole-kernel hunt: [0-9]+ functions, sessions start at [0-9]+ syscall entry points \('$(sys '\*')'\)" "dry: the hunt's one summary line"
+expect "$s" "^Function '$(sys openat)' is marked as an entry point" "dry: openat is an entry point"
+n=$(printf '%s\n' "$s" | grep -c "^Attached (dry run) to function #")
+[ "$n" -gt 5000 ] || fail "dry: the hunt's set lists only $n functions"
+echo "info: dry run: the hunt's set has $n functions"
+expect_count "$e" "has mismatched" 0 "dry: no per-function mismatched-ksyms lines on stderr"
+expect "$e" '^rc=0$' "dry: exit status 0"
+
+# exit statuses: CMD's own
+expect "$(section "$out" st0.err)" '^rc=0$' "-- true: exit status 0"
+expect "$(section "$out" st0)" "^Command 'true' \(pid [0-9]+\) exited with status 0\.$" "-- true: the command's end is said"
+expect "$(section "$out" st3.err)" '^rc=3$' "-- sh -c 'exit 3': exit status 3"
+expect "$(section "$out" stsig.err)" '^rc=139$' "-- a SIGSEGV: exit status 128+11"
+expect "$(section "$out" stsig)" "killed by signal 11" "-- a SIGSEGV: said so"
+e=$(section "$out" st127.err)
+expect "$e" '^rc=127$' "a missing command: exit status 127"
+expect_count "$e" . 2 "a missing command: one line (and the status)"
+expect "$e" "^Can't run 'no-such-command-here': no such command in PATH" "a missing command: says what"
+expect_count "$(section "$out" st127)" . 0 "a missing command: nothing on stdout"
+
+# bad input: one line, exit status 64 (EX_USAGE)
+for sec in usage-sep usage-pid; do
+	e=$(section "$out" $sec.err)
+	expect "$e" '^rc=64$' "$sec: exit status 64"
+	expect_count "$e" . 2 "$sec: one line (and the status)"
+done
+expect "$(section "$out" usage-sep.err)" "'--' must be followed by the command" "'--' alone: says what"
+expect "$(section "$out" usage-pid.err)" "-p can't be combined with '-- CMD'" "-p with a command: says what"
+
+# a shell script's child is followed; with --no-follow-forks only the script is traced
+s=$(section "$out" follow)
+expect_count "$s" '"type":"sample".*"process_comm":"errtrig"' 2 "follow: both errtrig runs forked by sh are reported"
+expect "$s" '"type":"command","argv":\["sh","-c",' "follow: --json's command record"
+expect "$s" '"exit_status":0' "follow: the command record has the exit status"
+expect "$(section "$out" follow.err)" '^rc=0$' "follow: exit status 0"
+s=$(section "$out" nofollow)
+expect_count "$s" '"process_comm":"(errtrig|cat)"' 0 "--no-follow-forks: the script's children are not traced"
+expect "$(section "$out" nofollow.err)" '^rc=1$' "--no-follow-forks: cat's failure is the script's exit status"
+
+# another process failing the same way meanwhile: never reported
+s=$(section "$out" second)
+expect_count "$s" '"type":"sample".*"process_comm":"errtrig"' 5 "second process: the command's 5 failed opens"
+expect_count "$s" '"process_comm":"other"' 0 "second process: the other process's failures are not reported"
+
+# -o FILE: what stdout would have held (samples compared without times, ids and durations;
+# without user stacks too: a short-lived process may exit before its mappings are read,
+# which -U says in its sample, in one run and not the other)
+expect_count "$(section "$out" ofile)" '^[{]' 0 "-o FILE: no sample on stdout (the command's own output only)"
+expect "$(section "$out" ofile)" '^CASE open-enoent: FAILED' "-o FILE: the command's output stays on stdout"
+norm() {
+	python3 -c 'import json, sys
+drop = {"session_id", "tid", "pid", "start_time_ns", "end_time_ns", "duration_ns", "addr", "offset",
+        "user_stack"}
+def clean(v):
+    if isinstance(v, dict):
+        return {k: clean(x) for k, x in v.items() if k not in drop}
+    if isinstance(v, list):
+        return [clean(x) for x in v]
+    return v
+for l in sys.stdin:
+    try:
+        o = json.loads(l)
+    except ValueError:
+        continue	# the command output, on the same stdout
+
+    if o.get("type") in ("sample", "command"):
+        print(json.dumps(clean(o), sort_keys=True))'
+}
+a=$(section "$out" ostdout | norm)
+b=$(section "$out" ofile.json | norm)
+[ -n "$a" ] && [ "$a" = "$b" ] || { fail "-o FILE: its samples differ from stdout's"; diff <(echo "$a") <(echo "$b") | head -20; }
+expect_count "$a" '"type": "sample"' 3 "-o FILE: the three failed opens"
+
+# -p: that process only
+s=$(section "$out" pidonly)
+expect_count "$s" '"type":"sample".*"process_comm":"errtrig"' 1 "-p: the process's failed open is reported"
+expect_count "$s" '"process_comm":"other"' 0 "-p: another process's is not"
+expect "$(section "$out" pidonly.err)" '^rc=0$' "-p: exit status 0"
+
+# SIGTERM went to the command first: its status is retsnoop's (128+15)
+s=$(section "$out" term)
+expect "$s" '^rc=143$' "SIGTERM: the command was terminated and retsnoop exits with its status"
+expect "$s" "^Command 'sleep' \(pid [0-9]+\) was killed by signal 15" "SIGTERM: the command's end is said"
+
+if [ $full_hunt = 1 ]; then
+	a=$(section "$out" glob-less.left)
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "glob-less: still attached afterwards: $a"
+	# errtrig's own status (non-zero when a case didn't fail as it expects), said and passed on
+	e=$(section "$out" glob-less.err)
+	st=$(section "$out" glob-less | sed -n 's/^{"version":1,"type":"command",.*"exit_status":\([0-9]*\).*/\1/p')
+	expect "$e" "^rc=${st:-none}\$" "glob-less: retsnoop exits with errtrig's status (${st:-not said})"
+	res=$(python3 "$here/../check-hunt.py" --globs "$ALL_GLOBS" \
+		<(section "$out" targeted) <(section "$out" glob-less))
+	printf '%s\n' "$res" | sed -n 's/^check-hunt: /info: glob-less hunt vs glob-targeted: /p'
+	printf '%s\n' "$res" | grep -qE '^check-hunt: [1-9][0-9]* judged, 0 disagree' ||
+		{ fail "glob-less: the whole-kernel hunt does not name the targeted hunts' origins"; printf '%s\n' "$res"; }
+fi
+finish
