@@ -732,7 +732,7 @@ int func_discovery__run(struct func_discovery *d)
 	if (err)
 		return err;
 	progress(d, "reading kallsyms", 0, 0);
-	d->ks = d->opts.ksyms ?: ksyms__load(d->opts.kallsyms_path);
+	d->ks = d->opts.ksyms ?: ksyms__load_funcs(d->opts.kallsyms_path);
 	d->opts.ksyms = NULL;
 	if (!d->ks) {
 		err = -errno;

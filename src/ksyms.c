@@ -13,7 +13,8 @@ struct ksyms {
 	char *buf;			/* the file, names and modules point into it */
 	struct ksym *syms;
 	size_t cnt;
-	const struct ksym **by_name;	/* function symbols by (name, module, addr) */
+	const struct ksym **by_name;	/* function symbols by (name hash, name, module, addr) */
+	__u32 *name_hashes;		/* by_name[i]'s name hash, for the binary search */
 	const struct ksym **by_addr;	/* function symbols by address */
 	size_t func_cnt;
 	/* ksyms__load_funcs_except(): functions only, none in [skip_start, skip_end) */
@@ -33,9 +34,24 @@ static int cmp_str_null_first(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-static int cmp_by_name(const void *pa, const void *pb)
+/* FNV-1a: the name sort compares these first, strings only when they are equal */
+static __u32 name_hash(const char *name)
 {
-	const struct ksym *a = *(const struct ksym **)pa, *b = *(const struct ksym **)pb;
+	__u32 h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 16777619u;
+	return h;
+}
+
+/* A function symbol and its name's hash, while by_name is sorted. */
+struct name_key {
+	__u32 hash;
+	const struct ksym *sym;
+};
+
+static int cmp_key_syms(const struct ksym *a, const struct ksym *b)
+{
 	int c;
 
 	c = strcmp(a->name, b->name);
@@ -45,6 +61,15 @@ static int cmp_by_name(const void *pa, const void *pb)
 	if (c)
 		return c;
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+static int cmp_by_name(const void *pa, const void *pb)
+{
+	const struct name_key *a = pa, *b = pb;
+
+	if (a->hash != b->hash)
+		return a->hash < b->hash ? -1 : 1;
+	return cmp_key_syms(a->sym, b->sym);
 }
 
 static int cmp_by_addr(const void *pa, const void *pb)
@@ -203,25 +228,86 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 	return err;
 }
 
+/*
+ * Sort @keys by cmp_by_name(): a radix sort of the hashes (four byte-wide passes, stable),
+ * then the runs of equal hashes (a name listed more than once, or a rare collision) by
+ * name, module and address.
+ */
+static int sort_keys(struct name_key *keys, size_t n)
+{
+	struct name_key *tmp = malloc((n ? n : 1) * sizeof(*tmp)), *src = keys, *dst = tmp, *t;
+	size_t cnt[256], i, j, pos, sum;
+	int shift;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (shift = 0; shift < 32; shift += 8) {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++)
+			cnt[(src[i].hash >> shift) & 0xff]++;
+		for (i = 0, sum = 0; i < 256; i++) {
+			pos = sum;
+			sum += cnt[i];
+			cnt[i] = pos;
+		}
+		for (i = 0; i < n; i++)
+			dst[cnt[(src[i].hash >> shift) & 0xff]++] = src[i];
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	/* an even number of passes: the result is back in @keys */
+	free(tmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && keys[j].hash == keys[i].hash; j++)
+			;
+		if (j - i > 1)
+			qsort(keys + i, j - i, sizeof(*keys), cmp_by_name);
+	}
+	return 0;
+}
+
 static int build_indexes(struct ksyms *ks)
 {
+	struct name_key *keys;
 	size_t i, n = 0;
 
 	for (i = 0; i < ks->cnt; i++)
 		n += ksym__is_func(ks->syms[i].type);
 	ks->by_name = calloc(n ? n : 1, sizeof(*ks->by_name));
+	ks->name_hashes = calloc(n ? n : 1, sizeof(*ks->name_hashes));
 	ks->by_addr = calloc(n ? n : 1, sizeof(*ks->by_addr));
-	if (!ks->by_name || !ks->by_addr)
+	keys = calloc(n ? n : 1, sizeof(*keys));
+	if (!ks->by_name || !ks->name_hashes || !ks->by_addr || !keys) {
+		free(keys);
 		return -ENOMEM;
+	}
 	for (i = 0, n = 0; i < ks->cnt; i++) {
 		if (ksym__is_func(ks->syms[i].type)) {
-			ks->by_name[n] = &ks->syms[i];
+			keys[n].hash = name_hash(ks->syms[i].name);
+			keys[n].sym = &ks->syms[i];
 			ks->by_addr[n++] = &ks->syms[i];
 		}
 	}
 	ks->func_cnt = n;
-	qsort(ks->by_name, n, sizeof(*ks->by_name), cmp_by_name);
-	qsort(ks->by_addr, n, sizeof(*ks->by_addr), cmp_by_addr);
+	/*
+	 * Sorted by hash first: a name sort spent most of start-up in strcmp() over the
+	 * long shared prefixes of 100k kernel names. Equal names still end up adjacent.
+	 */
+	if (sort_keys(keys, n)) {
+		free(keys);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ks->by_name[i] = keys[i].sym;
+		ks->name_hashes[i] = keys[i].hash;
+	}
+	free(keys);
+	/* kallsyms lists the kernel's own text in address order: most reads need no sort */
+	for (i = 1; i < n && ks->by_addr[i - 1]->addr <= ks->by_addr[i]->addr; i++)
+		;
+	if (i < n)
+		qsort(ks->by_addr, n, sizeof(*ks->by_addr), cmp_by_addr);
 
 	/*
 	 * size = distance to the next function at a higher address; aliases share it. One
@@ -300,6 +386,8 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
 
 	if (!f)
 		return NULL;
+	/* fewer, larger reads of a file the kernel formats anew for each one */
+	setvbuf(f, NULL, _IOFBF, 1 << 16);
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {
 		fclose(f);
@@ -313,11 +401,18 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
 	return indexed(ks, err);
 }
 
+struct ksyms *ksyms__load_funcs(const char *path)
+{
+	/* an empty range to skip: every function */
+	return ksyms__load_funcs_except(path, 0, 0);
+}
+
 void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
 	free(ks->by_name);
+	free(ks->name_hashes);
 	free(ks->by_addr);
 	free(ks->syms);
 	free(ks->buf);
@@ -334,10 +429,15 @@ const struct ksym *ksyms__get(const struct ksyms *ks, size_t idx)
 	return idx < ks->cnt ? &ks->syms[idx] : NULL;
 }
 
-static int cmp_key(const char *name, const char *mod, const struct ksym *s)
+static int cmp_key(__u32 hash, const char *name, const char *mod, const struct ksyms *ks,
+		   size_t idx)
 {
-	int c = strcmp(name, s->name);
+	const struct ksym *s = ks->by_name[idx];
+	int c;
 
+	if (hash != ks->name_hashes[idx])
+		return hash < ks->name_hashes[idx] ? -1 : 1;
+	c = strcmp(name, s->name);
 	return c ? c : cmp_str_null_first(mod, s->module);
 }
 
@@ -345,17 +445,18 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 			 const struct ksym *const **syms)
 {
 	size_t lo = 0, hi = ks->func_cnt, end;
+	__u32 hash = name_hash(name);
 
-	/* lower bound of (name, mod), then extend over equal keys */
+	/* lower bound of (hash, name, mod), then extend over equal keys */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (cmp_key(name, mod, ks->by_name[mid]) > 0)
+		if (cmp_key(hash, name, mod, ks, mid) > 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (end = lo; end < ks->func_cnt && cmp_key(name, mod, ks->by_name[end]) == 0; end++)
+	for (end = lo; end < ks->func_cnt && cmp_key(hash, name, mod, ks, end) == 0; end++)
 		;
 	*syms = ks->by_name + lo;
 	return end - lo;

@@ -27,6 +27,12 @@ struct ksyms *ksyms__load(const char *path);
  * has those (symbolization keeps the kernel's own text from an earlier read).
  */
 struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64 skip_end);
+/*
+ * Load only the function symbols of @path (NULL: /proc/kallsyms), a line at a time: what
+ * discovery and symbolization use of the file (ksyms__find()'s _stext and _etext are
+ * functions too), in less than half the memory of ksyms__load().
+ */
+struct ksyms *ksyms__load_funcs(const char *path);
 /* Parse kallsyms text; @buf is copied. */
 struct ksyms *ksyms__parse(const char *buf, size_t len);
 void ksyms__free(struct ksyms *ks);

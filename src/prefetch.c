@@ -27,7 +27,7 @@ static void *read_ksyms(void *arg)
 {
 	struct prefetch *p = arg;
 
-	p->ksyms.result = ksyms__load(p->opts.kallsyms_path);
+	p->ksyms.result = ksyms__load_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
 	return NULL;
 }

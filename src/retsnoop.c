@@ -4,6 +4,7 @@
  * tracing run (trace_cmd).
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -569,6 +570,14 @@ int main(int argc, char **argv)
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+#ifdef __GLIBC__
+	/*
+	 * Start-up allocates and frees several buffers of megabytes (kallsyms, BTF copies):
+	 * a fixed threshold keeps them mmap()ed, so freeing one gives its memory back, where
+	 * glibc's adaptive one would keep later ones on the heap after the first free.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+#endif
 	err = cli__parse(argc, argv, &env, log_print);
 	if (err) {
 		env__free(&env);

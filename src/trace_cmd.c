@@ -5,6 +5,7 @@
  * the -x/-X filter to the text or JSON sink; the lifecycle lines come from here.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,31 +40,32 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Peak RSS in kB (VmHWM), -1 if unknown. */
-static long peak_rss_kb(void)
+/* Peak and current RSS in kB (VmHWM, VmRSS), -1 if unknown. */
+static void rss_kb(long *peak, long *now)
 {
 	char line[128];
-	long kb = -1;
 	FILE *f = fopen("/proc/self/status", "re");
 
+	*peak = *now = -1;
 	if (!f)
-		return -1;
+		return;
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
-			break;
+		if (sscanf(line, "VmHWM: %ld kB", peak) != 1)
+			sscanf(line, "VmRSS: %ld kB", now);
 	fclose(f);
-	return kb;
 }
 
 void trace_cmd__phase_done(log_print_fn print, const char *phase)
 {
 	static long start;
+	long peak, cur;
 
 	/* the first phase ends soon after exec: times count from there, near enough */
 	if (!start)
 		start = now_ms();
-	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB.\n", phase,
-		now_ms() - start, peak_rss_kb());
+	rss_kb(&peak, &cur);
+	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB.\n",
+		phase, now_ms() - start, peak, cur);
 }
 
 /* REALTIME - MONOTONIC, from the tightest of a few bracketed readings. */
@@ -572,6 +574,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		explain_load_error(err, print);
 		goto out;
 	}
+#ifdef __GLIBC__
+	/*
+	 * The start-up inputs and libbpf's copies of the vmlinux BTF are freed by now: give
+	 * their pages back before the ring buffer's mapping adds to the peak.
+	 */
+	malloc_trim(0);
+#endif
 	trace_cmd__phase_done(print, "BPF load");
 	/*
 	 * kallsyms has our programs once they are loaded; fentry trampolines appear only when
@@ -633,6 +642,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 			break;
 	if (err == -EINTR)
 		err = 0;
+	/* -vv: what tracing added to the peak (the ring buffer's mapping, records, symbols) */
+	trace_cmd__phase_done(print, "tracing");
 	if (cmd)
 		cmd_trace__settle(cmd, stop__signal());
 	stop__forward_to(0);

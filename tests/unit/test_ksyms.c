@@ -167,11 +167,93 @@ static void test_load_funcs_except(void **state)
 	ksyms__free(ks);
 }
 
+/* The function-only table answers every function lookup as the whole-file one does. */
+static void test_load_funcs_same_answers(void **state)
+{
+	static const char *const names[] = {
+		"_stext", "_text", "__x64_sys_bpf", "__sys_bpf", "dup_static", "mismatch_fn",
+		"array_map_varargs", "array_map_helper.isra.0", "common_name", "array_map_ops",
+	};
+	static const char *const mods[] = { NULL, "mymod", "kvm", "nobtfmod" };
+	const struct ksym *const *a, *const *b;
+	struct ksyms *all = load_fixture(), *funcs;
+	char path[512];
+	size_t i, j, k, n;
+
+	snprintf(path, sizeof(path), "%s/discovery/kallsyms", fixtures_dir());
+	funcs = ksyms__load_funcs(path);
+	assert_non_null(all);
+	assert_non_null(funcs);
+	/* 25 lines, 3 of them data symbols */
+	assert_int_equal(ksyms__cnt(funcs), 22);
+	for (i = 0; i < ksyms__cnt(funcs); i++)
+		assert_true(ksym__is_func(ksyms__get(funcs, i)->type));
+	assert_true(ksyms__find(funcs, "_stext")->addr == 0xffffffff81000000ULL);
+	assert_true(ksyms__find(funcs, "_etext") == NULL);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		for (j = 0; j < sizeof(mods) / sizeof(mods[0]); j++) {
+			n = ksyms__find_funcs(all, names[i], mods[j], &a);
+			assert_int_equal(ksyms__find_funcs(funcs, names[i], mods[j], &b), n);
+			for (k = 0; k < n; k++) {
+				assert_true(a[k]->addr == b[k]->addr);
+				assert_true(a[k]->size == b[k]->size);
+			}
+		}
+	}
+	assert_ptr_equal(ksyms__map_addr(funcs, 0xffffffff81001123ULL),
+			 ksyms__find_funcs(funcs, "__sys_bpf", NULL, &b) ? b[0] : NULL);
+	ksyms__free(all);
+	ksyms__free(funcs);
+}
+
+/*
+ * Thousands of names, as a kernel has: every one found, duplicates in address order even
+ * when the file lists them out of order (module symbols), absent names not found.
+ */
+static void test_many_names(void **state)
+{
+	const size_t n = 6000;
+	const struct ksym *const *syms;
+	char *text = malloc(n * 64), name[32];
+	struct ksyms *ks;
+	size_t i, len = 0;
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++) {
+		/* every 7th name twice, the second copy at a lower address, later in the file */
+		len += sprintf(text + len, "%016zx t fn_%zu\n", 0x10000 + i * 0x100, i);
+		if (i % 7 == 0)
+			len += sprintf(text + len, "%016zx t fn_%zu\n", 0x1000 + i, i);
+	}
+	ks = ksyms__parse(text, len);
+	free(text);
+	assert_non_null(ks);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "fn_%zu", i);
+		if (i % 7 == 0) {
+			assert_int_equal(ksyms__find_funcs(ks, name, NULL, &syms), 2);
+			assert_true(syms[0]->addr == 0x1000 + i);
+			assert_true(syms[1]->addr == 0x10000 + i * 0x100);
+		} else {
+			assert_int_equal(ksyms__find_funcs(ks, name, NULL, &syms), 1);
+			assert_true(syms[0]->addr == 0x10000 + i * 0x100);
+		}
+		assert_int_equal(ksyms__find_funcs(ks, name, "mod", &syms), 0);
+	}
+	assert_int_equal(ksyms__find_funcs(ks, "fn_6000", NULL, &syms), 0);
+	/* the out-of-order copies still map by address */
+	assert_string_equal(ksyms__map_addr(ks, 0x1000 + 14)->name, "fn_14");
+	assert_string_equal(ksyms__map_addr(ks, 0x10000 + 5 * 0x100 + 4)->name, "fn_5");
+	ksyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_fields),
 		cmocka_unit_test(test_find_funcs),
+		cmocka_unit_test(test_load_funcs_same_answers),
+		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_sizes_and_addr_lookup),
 		cmocka_unit_test(test_parse_odd_input),
 		cmocka_unit_test(test_load_funcs_except),
