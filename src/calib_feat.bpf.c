@@ -51,6 +51,7 @@ bool has_func_arg = false;
 /* field offsets the tracer's object uses as constants, so that it needs no CO-RE itself */
 __u32 task_group_leader_off = 0;
 __u32 task_comm_off = 0;
+__u32 task_pid_off = 0;
 __u32 tk_addr_off = 0;
 /* -U: the user registers saved at kernel entry, this many bytes above task_struct.stack */
 __u32 task_stack_off = 0;
@@ -108,6 +109,7 @@ static __always_inline void detect(void)
 	has_func_arg = bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_get_func_arg);
 	task_group_leader_off = bpf_core_field_offset(struct task_struct, group_leader);
 	task_comm_off = bpf_core_field_offset(struct task_struct, comm);
+	task_pid_off = bpf_core_field_offset(struct task_struct, pid);
 	has_rawtp_cookie = bpf_core_field_exists(union bpf_attr, raw_tracepoint.cookie);
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	has_kprobe_multi = bpf_core_type_exists(struct bpf_kprobe_multi_link___feat);

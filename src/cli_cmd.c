@@ -66,8 +66,8 @@ int cli_cmd__check(const struct cli_state *st, struct env *env, bool sep_seen)
 	if (!env->cmd_argv && env->no_follow_forks)
 		return cli_err(st, "--no-follow-forks needs a command to run: retsnoop --no-follow-forks -- CMD [ARGS...].");
 	/* a failing command is answered with its own stack above the kernel's */
-	if (env->cmd_argv)
-		env->user_stacks = true;
+	if (env->cmd_argv && !env->user_stacks)
+		env->user_stacks = env->user_stacks_implied = true;
 	return 0;
 }
 

@@ -60,6 +60,7 @@ struct env {
 	bool emit_interim_stacks;	/* -I */
 	bool capture_args;		/* -A */
 	bool user_stacks;		/* -U */
+	bool user_stacks_implied;	/* on only because of `-- CMD`, not asked with -U */
 	bool use_lbr;			/* -B / -R / --lbr */
 	bool json;			/* --json: JSON lines instead of text */
 	__u64 lbr_flags;		/* ORed --lbr=SPEC values; 0 = any_return */

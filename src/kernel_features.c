@@ -192,6 +192,7 @@ static void copy_out(const struct calib_feat *skel, struct kernel_features *f)
 	f->has_func_arg = skel->bss->has_func_arg;
 	f->task_group_leader_off = skel->bss->task_group_leader_off;
 	f->task_comm_off = skel->bss->task_comm_off;
+	f->task_pid_off = skel->bss->task_pid_off;
 	f->trace_kprobe_addr_off = skel->bss->tk_addr_off;
 	f->task_stack_off = skel->bss->task_stack_off;
 	f->user_regs_off = skel->bss->user_regs_off;

@@ -60,6 +60,7 @@ const volatile bool has_func_ret = false;
 const volatile bool has_func_arg = false;
 const volatile __u32 task_group_leader_off = 0;
 const volatile __u32 task_comm_off = 0;
+const volatile __u32 task_pid_off = 0;
 const volatile __u32 tk_addr_off = 0;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */

@@ -54,15 +54,25 @@ static __always_inline bool task_traced(void)
  * use as its TGID while the thread lives (its exit clears it), and a thread needs no
  * entry of its own (its TGID is its process's).
  */
-SEC("tp/sched/sched_process_fork")
-int tgid_set_fork(struct trace_event_raw_sched_process_fork *ctx)
+SEC("raw_tp/sched_process_fork")
+int tgid_set_fork(__u64 *ctx)
 {
+	/*
+	 * A raw tracepoint (parent, child), not the tracefs event: attaching it needs no
+	 * tracefs, which is not mounted everywhere (nor needed by anything else of a
+	 * `-- CMD` run of user-space functions). The child's PID is read at the offset
+	 * feature detection found, as this object does without CO-RE.
+	 */
+	void *task = (void *)ctx[1];
 	__u8 *parent = tgid_byte(bpf_get_current_pid_tgid() >> 32), *child;
+	__s32 child_pid = 0;
 
-	/* current is the parent */
 	if (!parent || !*parent)
 		return 0;
-	child = tgid_byte(ctx->child_pid);
+	if (bpf_probe_read_kernel(&child_pid, sizeof(child_pid), task + task_pid_off) ||
+	    child_pid <= 0)
+		return 0;
+	child = tgid_byte(child_pid);
 	if (child) {
 		*child = 1;
 	} else {
@@ -79,7 +89,7 @@ int tgid_set_fork(struct trace_event_raw_sched_process_fork *ctx)
  * Every thread's exit: its byte is cleared. For a process's main thread that ends the
  * process's tracing, so a freed TGID reused by an unrelated process is never traced.
  */
-SEC("tp/sched/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int tgid_set_exit(void *ctx)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();

@@ -312,7 +312,8 @@ static void explain_open_error(const struct env *env, const struct kernel_featur
 				  err == -EINVAL))
 		log_msg(print, LOG_ERROR, "--lbr: this CPU or VM has no usable %s (branch-sampling perf "
 			"event: %s); run without --lbr.\n", LBR_HW_NAME, strerror(-err));
-	else if (env->user_stacks && err == -EOPNOTSUPP && !feat->user_regs_off)
+	else if (env->user_stacks && !env->user_stacks_implied && err == -EOPNOTSUPP &&
+		 !feat->user_regs_off)
 		fprintf(stderr, "-U: could not find where this kernel saves a thread's user registers "
 			"(x86-64 and arm64 only); run without -U.\n");
 	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
@@ -468,6 +469,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	long t0 = now_ms(), ms;
 	sigset_t held;
 	int err, exec_err = 0;
+	bool ustacks = env->user_stacks;
 
 	/* `-- CMD`: its process, and by default what it forks; -p: those processes only */
 	if (cmd) {
@@ -485,7 +487,16 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	for (i = 0; i < n && i < MAX_EXCLUDED_TGIDS - 2; i++)
 		excluded[o.excluded_cnt++] = pids[i];
 	o.excluded_tgids = excluded;
-	if (env->user_stacks) {
+	/*
+	 * -U that only `-- CMD` implied gives way where the kernel's saved user registers
+	 * can't be found (a run of user-space functions only measures no syscall): the
+	 * command is still traced, its samples without the program's stack.
+	 */
+	if (ustacks && env->user_stacks_implied && !feat->user_regs_off) {
+		log_msg(print, LOG_WARN, "User stacks (-U) are off: this run can't find where the kernel saves a thread's user registers.\n");
+		ustacks = false;
+	}
+	if (ustacks) {
 		struct ustack_opts uopts = {
 			.sz = sizeof(uopts), .print = print, .cancel = stop__flag(),
 		};
@@ -514,7 +525,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	}
 	o.args_max_total = env->cfg.args_max_total_args_size;
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
-	o.user_stacks = env->user_stacks;
+	o.user_stacks = ustacks;
 	o.ustack_size = env->cfg.ustack_size;
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);

@@ -245,6 +245,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->has_func_arg = feat->has_func_arg;
 	skel->rodata->task_group_leader_off = feat->task_group_leader_off;
 	skel->rodata->task_comm_off = feat->task_comm_off;
+	skel->rodata->task_pid_off = feat->task_pid_off;
 	skel->rodata->duration_ns = opts->duration_ns;
 	skel->rodata->tgid_allow_cnt = opts->allow_pid_cnt;
 	skel->rodata->tgid_deny_cnt = opts->deny_pid_cnt;

@@ -6,7 +6,8 @@
  * through its syscalls into the kernel functions below. Included at the end of
  * retsnoop.bpf.c, after handle_entry()/handle_exit().
  *
- * Which process may start a session is session_allowed()'s decision, as for kernel entry
+ * Which process may start a session is decided as for kernel probes: the traced set of
+ * `-- CMD` first (task_traced()), then session_allowed() for kernel entry
  * functions (a library's uprobe fires in every process that maps it); threads without a
  * session leave after one task storage lookup.
  */
@@ -40,7 +41,8 @@ static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 fl
 SEC("uprobe")
 int uentry(struct pt_regs *ctx)
 {
-	if (!ready)
+	/* a library's uprobe fires in every process mapping it: the traced set first */
+	if (!ready || !task_traced())
 		return 0;
 	return handle_entry(ctx, bpf_get_attach_cookie(ctx), false);
 }
@@ -48,7 +50,7 @@ int uentry(struct pt_regs *ctx)
 SEC("uretprobe")
 int uexit(struct pt_regs *ctx)
 {
-	if (!ready)
+	if (!ready || !task_traced())
 		return 0;
 	return handle_exit(ctx, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
 }
@@ -65,7 +67,7 @@ int usys_exit(__u64 *ctx)
 	long ret = (long)ctx[1];
 	__u32 d;
 
-	if (!ready || ret >= 0 || ret < -MAX_ERRNO)
+	if (!ready || ret >= 0 || ret < -MAX_ERRNO || !task_traced())
 		return 0;
 	sess = find_session(session_key(bpf_get_current_pid_tgid()));
 	if (!sess)

@@ -152,6 +152,28 @@ check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, n
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
 
+# 10. `-- CMD` with user-space functions (tracepoints by raw_tp: no tracefs on this host):
+# the command's forked child is traced, another process running the same program at the
+# same time is not (it fails 20 times a run), and retsnoop exits with the command's status
+cmd_run() {
+	# bounded: killed below, and never longer than 60 s
+	( end=$((SECONDS + 60)); while [ $SECONDS -lt $end ]; do "$P" /nonexistent/other 20 >/dev/null 2>&1; done ) &
+	local other=$!
+	sleep 0.2
+	"$RS" --json "$@" -e "do_work [$P]" -- sh -c "'$P' /nonexistent/mine 3 >/dev/null; exit 3" \
+		>"$T/out" 2>"$T/err"
+	echo $? >"$T/rc"
+	kill $other 2>/dev/null
+	wait $other 2>/dev/null
+}
+cmd_run
+check "-- CMD: retsnoop exits with the command's status (3)" test "$(cat "$T/rc")" = 3
+check "-- CMD: the 3 failures of the command's forked child, none of the other process's" \
+	jq_samples "(c := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'command'][0]) and len(s) == 3 and len({x['pid'] for x in s}) == 1 and s[0]['pid'] != c['pid'] and c['exit_status'] == 3"
+cmd_run --no-follow-forks
+check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len(s) == 0"
+check "-- CMD: nothing left attached" nothing_left
+
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift
