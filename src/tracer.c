@@ -194,11 +194,11 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			[PROBE_RAWTP] = skel->progs.inj_rawtp,
 		},
 	};
-	kcnt = opts->func_cnt - opts->user_func_cnt;
 	if (opts->user_func_cnt > opts->func_cnt) {
 		err = -EINVAL;
 		goto err;
 	}
+	kcnt = opts->func_cnt - opts->user_func_cnt;
 	if (kcnt || opts->probe_cnt) {
 		mopts.mode = opts->mode;
 		mopts.print = opts->print;
