@@ -55,7 +55,7 @@ static void fill_row(struct trow *r, const struct sample *s, const struct trace_
 	fill_func(r, t->depth, t->kind == TRACE_LEAF ? "\u2194" :
 		  t->kind == TRACE_ENTRY ? "\u2192" : "\u2190", fn->name);
 	if (t->kind != TRACE_ENTRY) {
-		result__format(r->res, sizeof(r->res), t->res, fn->flags);
+		result__format_sys(r->res, sizeof(r->res), t->res, fn->flags, t->sys_err);
 		snprintf(r->dur, sizeof(r->dur), "%.3fus", t->dur_ns / 1000.0);
 	}
 	r->args = t->args;

@@ -86,6 +86,8 @@ struct trace_row {
 	__u64 dur_ns;			/* TRACE_EXIT, TRACE_LEAF */
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
+	/* TRACE_EXIT, TRACE_LEAF: the call's frame's sys_err (a failed traced user call) */
+	int sys_err;
 	__u32 missing;			/* TRACE_GAP: records lost */
 	/* TRACE_ENTRY, TRACE_LEAF with -A (TRACE_PROBE: the probe's context), else NULL */
 	const struct sample_args *args;

@@ -138,10 +138,28 @@ static bool func_failed(const struct sample *s, int func_id, __s64 res)
  * -T: every entry and exit, a leaf call folded into one row, injected probe hits where
  * they came, lost records as a gap row.
  */
+/*
+ * The errno of the syscall under a failed traced user call, as the stack view has it on
+ * that call's frame (the same call: its entry's sequence number), so -T says it too.
+ */
+static int call_sys_err(const struct sample *s, int func_id, __u32 entry_seq)
+{
+	size_t i;
+
+	for (i = 0; i < s->frame_cnt; i++) {
+		const struct sample_frame *f = &s->frames[i];
+
+		if (f->func_id == func_id && f->func_id >= 0 && f->seq_id == entry_seq)
+			return f->sys_err;
+	}
+	return 0;
+}
+
 static int build_trace(struct sample *s, const struct sess_recs *r)
 {
 	const struct rec_func_trace *t = r->trace;
 	__u32 next_seq = 0;	/* a session's records are numbered from 0 */
+	__u32 entry_seq[MAX_FSTACK_DEPTH + 1] = {}, d;	/* by depth: the running call's entry */
 	size_t k, n = 0;
 
 	s->has_trace = true;
@@ -183,6 +201,9 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		row->depth = e->depth;
 		row->seq_id = e->seq_id;
 		row->ts = e->ts;
+		d = e->depth <= MAX_FSTACK_DEPTH ? e->depth : 0;
+		if (row->kind == TRACE_ENTRY)
+			entry_seq[d] = e->seq_id;
 		if (leaf) {
 			e = &t[++k];
 			next_seq = e->seq_id + 1;
@@ -191,6 +212,9 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 			row->dur_ns = e->func_lat;
 			row->res = e->func_res;
 			row->failed = func_failed(s, row->func_id, e->func_res);
+			if (row->failed && d)
+				row->sys_err = call_sys_err(s, row->func_id,
+							    leaf ? row->seq_id : entry_seq[d]);
 		}
 	}
 	s->row_cnt = n;

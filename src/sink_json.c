@@ -316,6 +316,13 @@ static void put_args(json_t *o, const struct sample_args *a)
 	put(o, "args", arr);
 }
 
+/* A failed traced user call: the errno of the syscall that failed under it, if any. */
+static void put_sys_err(json_t *o, int sys_err)
+{
+	if (sys_err && errno__name(sys_err))
+		put(o, "syscall_errno", jstr(errno__name(sys_err)));
+}
+
 static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 {
 	json_t *o = json_object();
@@ -342,8 +349,7 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));
 			put_result(o, f->res, fn->flags, f->failed);
-			if (f->sys_err && errno__name(f->sys_err))
-				put(o, "syscall_errno", jstr(errno__name(f->sys_err)));
+			put_sys_err(o, f->sys_err);
 		}
 		put_args(o, f->args);
 	}
@@ -441,6 +447,7 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	if (r->kind != TRACE_ENTRY) {
 		put(o, "duration_ns", jint(r->dur_ns));
 		put_result(o, r->res, sample__func(s, r->func_id)->flags, r->failed);
+		put_sys_err(o, r->sys_err);
 	}
 	return o;
 }

@@ -78,8 +78,11 @@ check "text: '[-1 ENOENT]  do_work  (uprog)' above open_config" \
 
 # 3. -T: the call rows of the session
 trace "$P" -e "do_work [$P]" -a "open_config [$P]" -T
-check "-T: → do_work, ↔ open_config [-1], ← do_work [-1]" \
-	grep -qzP '→ do_work\n\s+↔ open_config\s+\[-1\].*\n← do_work\s+\[-1\]' "$T/out"
+check "-T: → do_work, ↔ open_config [-1 ENOENT], ← do_work [-1 ENOENT] (as the stack view)" \
+	grep -qzP '→ do_work\n\s+↔ open_config\s+\[-1 ENOENT\].*\n← do_work\s+\[-1 ENOENT\]' "$T/out"
+trace "$P" -e "do_work [$P]" -a "open_config [$P]" -T --json
+check "-T --json: the failed rows carry syscall_errno ENOENT" \
+	jq_samples "[(r['kind'], r.get('syscall_errno')) for r in s[0]['trace']] == [('entry', None), ('leaf', 'ENOENT'), ('exit', 'ENOENT')]"
 
 # 4. the library's function, through its file offset in a library loaded at a random base
 off=$(python3 - "$D/libuprog.so" <<'EOF'
