@@ -10,6 +10,17 @@
 #include "records.h"
 #include "user_dwarf.h"
 
+#ifndef DW_LANG_Mips_Assembler
+#define DW_LANG_Mips_Assembler 0x8001
+#endif
+
+static bool is_asm_cu(Dwarf_Die *fn)
+{
+	Dwarf_Die cu;
+
+	return dwarf_diecu(fn, &cu, NULL, NULL) && dwarf_srclang(&cu) == DW_LANG_Mips_Assembler;
+}
+
 /* The result flags of a return type, by the kernel's rule (func_types.c for BTF). */
 static __u32 type_flags(Dwarf_Die *fn)
 {
@@ -18,6 +29,13 @@ static __u32 type_flags(Dwarf_Die *fn)
 	Dwarf_Word enc;
 	int size;
 
+	/*
+	 * An assembler's DWARF (glibc's syscall wrappers: open, close, pidfd_open ... from
+	 * syscall-template.S) knows no types: a missing or "unspecified" type there says
+	 * nothing, and judging it void would hide every error those wrappers return.
+	 */
+	if (is_asm_cu(fn))
+		return FUNC_ERR_GUESS;
 	if (!dwarf_attr_integrate(fn, DW_AT_type, &attr))
 		return FUNC_RET_VOID | FUNC_CANT_FAIL;
 	if (!dwarf_formref_die(&attr, &type) || dwarf_peel_type(&type, &type) != 0)
@@ -31,6 +49,8 @@ static __u32 type_flags(Dwarf_Die *fn)
 		return FUNC_NEEDS_SIGN_EXT;
 	case DW_TAG_base_type:
 		break;
+	case DW_TAG_unspecified_type:
+		return FUNC_ERR_GUESS;
 	default:
 		return FUNC_CANT_FAIL;	/* structs, unions by value */
 	}

@@ -15,11 +15,15 @@
 
 #if defined(__x86_64__)
 #define MULTIARCH "x86_64-linux-gnu"
+#define NATIVE_MACHINE EM_X86_64
 #elif defined(__aarch64__)
 #define MULTIARCH "aarch64-linux-gnu"
+#define NATIVE_MACHINE EM_AARCH64
 #else
 #define MULTIARCH "unknown"
+#define NATIVE_MACHINE EM_NONE
 #endif
+#define NATIVE_CLASS (sizeof(long) == 8 ? ELFCLASS64 : ELFCLASS32)
 
 /* Where the loader looks when ld.so.conf says nothing more (ld.so(8)'s defaults). */
 static const char *const default_dirs[] = {
@@ -35,6 +39,9 @@ struct path_set {
 struct resolver {
 	const struct glob_spec *spec;
 	struct user_images_opts o;
+	/* what the loader would accept: the traced binary's ELF class and machine */
+	unsigned char elf_class;
+	unsigned short elf_machine;
 	struct path_set found;
 	struct path_set dirs;	/* directories already searched */
 };
@@ -71,15 +78,46 @@ static void set_free(struct path_set *s)
 	free(s->v);
 }
 
-/* A regular file (following symlinks) that matches the library glob: keep its real path. */
-static int consider(struct resolver *r, const char *path)
+/* An ELF file's class and machine from its header; false if it is no ELF file. */
+static bool elf_class_machine(const char *path, unsigned char *cls, unsigned short *machine)
 {
+	unsigned char hdr[EI_NIDENT + 4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = pread(fd, hdr, sizeof(hdr), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(hdr) || memcmp(hdr, ELFMAG, SELFMAG) != 0)
+		return false;
+	*cls = hdr[EI_CLASS];
+	/* e_machine follows e_type; both in the file's byte order */
+	if (hdr[EI_DATA] == ELFDATA2MSB)
+		*machine = hdr[EI_NIDENT + 2] << 8 | hdr[EI_NIDENT + 3];
+	else
+		*machine = hdr[EI_NIDENT + 3] << 8 | hdr[EI_NIDENT + 2];
+	return true;
+}
+
+/*
+ * A regular file (following symlinks) that matches the library glob: keep its real path.
+ * From the loader's directories only what the loader would load into the traced program:
+ * /usr/lib32's libc.so.6 matches "libc.so.6" by name but is no library of a 64-bit one.
+ */
+static int consider(struct resolver *r, const char *path, bool check_kind)
+{
+	unsigned short machine;
 	char real[PATH_MAX];
+	unsigned char cls;
 	struct stat st;
 
 	if (!glob_spec__match_image(r->spec, path))
 		return 0;
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || !realpath(path, real))
+		return 0;
+	if (check_kind && (!elf_class_machine(real, &cls, &machine) || cls != r->elf_class ||
+			   machine != r->elf_machine))
 		return 0;
 	return set_add(&r->found, real) < 0 ? -ENOMEM : 0;
 }
@@ -101,7 +139,7 @@ static int from_maps(struct resolver *r)
 		if (!p)
 			continue;
 		p[strcspn(p, "\n")] = '\0';
-		err = consider(r, p);
+		err = consider(r, p, false);	/* mapped: loaded already */
 	}
 	free(line);
 	fclose(f);
@@ -130,7 +168,7 @@ static int search_dir(struct resolver *r, const char *dir)
 			continue;
 		n = snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
 		if (n > 0 && (size_t)n < sizeof(file))
-			err = consider(r, file);
+			err = consider(r, file, true);
 	}
 	closedir(d);
 	return err;
@@ -203,7 +241,7 @@ static int from_runpath(struct resolver *r)
 					continue;
 				if (snprintf(file, sizeof(file), "%s/%s", dir, de->d_name) <
 				    (int)sizeof(file))
-					err = consider(r, file);
+					err = consider(r, file, true);
 			}
 			if (d)
 				closedir(d);
@@ -290,6 +328,11 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 		return -EINVAL;
 	if (opts)
 		OPTS_COPY(&r.o, opts);
+	/* a binary that can't be read leaves the loader of retsnoop's own kind */
+	if (!r.o.binary || !elf_class_machine(r.o.binary, &r.elf_class, &r.elf_machine)) {
+		r.elf_class = NATIVE_CLASS;
+		r.elf_machine = NATIVE_MACHINE;
+	}
 
 	if (spec->image_kind == GLOB_IMAGE_PATH) {
 		/* a path names one file: the traced program runs what it names */

@@ -291,13 +291,19 @@ static void test_resolve_ld_conf(void **state)
 		 "echo '/opt/a  # comment' >%s/etc/ld.so.conf.d/a.conf && "
 		 "echo '/opt/b' >%s/etc/ld.so.conf.d/b.notconf && "
 		 "cp %s %s/opt/a/libzz.so.1 && cp %s %s/opt/b/libzz.so.2 && "
-		 "cp %s %s/usr/lib/libzz.so.3 && ln -s libzz.so.1 %s/opt/a/libzz.so",
-		 root, root, root, root, root, root, root, lib, root, lib, root, lib, root, root);
+		 "cp %s %s/usr/lib/libzz.so.3 && ln -s libzz.so.1 %s/opt/a/libzz.so && "
+		 /* a 32-bit twin (the class byte) and one for another machine: never loaded */
+		 "cp %s %s/usr/lib/libzz.so.4 && cp %s %s/usr/lib/libzz.so.5 && "
+		 "printf '\\001' | dd of=%s/usr/lib/libzz.so.4 bs=1 seek=4 conv=notrunc 2>/dev/null && "
+		 "printf '\\377' | dd of=%s/usr/lib/libzz.so.5 bs=1 seek=18 conv=notrunc 2>/dev/null",
+		 root, root, root, root, root, root, root, lib, root, lib, root, lib, root, root,
+		 lib, root, lib, root, root, root);
 	assert_int_equal(system(cmd), 0);
 	uo.root = root;
 	assert_int_equal(glob_spec__parse("f [libzz.so*]", &s), 0);
 	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
-	/* /opt/a (the symlink is the same file), the default /usr/lib; not /opt/b */
+	/* /opt/a (the symlink is the same file), the default /usr/lib; not /opt/b, nor
+	 * the copies of another ELF class or machine */
 	assert_int_equal(f.cnt, 2);
 	snprintf(path, sizeof(path), "%s/opt/a/libzz.so.1", root);
 	assert_string_equal(f.paths[0], path);

@@ -154,6 +154,9 @@ check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, n
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
+trace "$D/uasm" -e "asm_fail [$D/uasm]" --json
+check "DWARF of assembly (no type): asm_fail's -1 is an error, as glibc's syscall wrappers' is" \
+	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'asm_fail' and s[0]['stack'][0]['result'] == -1 and s[0]['stack'][0]['failed'] is True"
 
 # 10. `-- CMD` with user-space functions (tracepoints by raw_tp: no tracefs on this host):
 # the command's forked child is traced, another process running the same program at the

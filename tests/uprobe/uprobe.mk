@@ -7,10 +7,11 @@
 #   libuprog.so, libuprog-stripped.so (only .dynsym)
 #   uprog-dbglink   stripped of DWARF, with a .gnu_debuglink to uprog.debug
 #   uprog-fakego    uprog with an empty .go.buildinfo section: what marks a Go binary
+#   uasm            a function written in assembly (-g: the assembler's typeless DWARF)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego)
+	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -49,6 +50,10 @@ $(UPROG_OUT)/uprog-fakego: $(UPROG_OUT)/uprog
 	$(call msg,UPROG,$@)
 	$(Q)printf '\377 Go buildinf:' >$@.sec && \
 		objcopy --add-section .go.buildinfo=$@.sec $< $@ && rm -f $@.sec
+
+$(UPROG_OUT)/uasm: tests/uprobe/uasm.S tests/uprobe/uasm_main.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) $^ -o $@
 
 uprog: $(UPROG_BINS)
 .PHONY: uprog

@@ -1,0 +1,20 @@
+/*
+ * A function written in assembly, as glibc's syscall wrappers are: with -g the assembler's
+ * DWARF names it but knows no type (DW_TAG_unspecified_type), and its -1 must still count
+ * as an error (the result is guessed, as without DWARF).
+ */
+	.text
+	.globl	asm_fail
+	.type	asm_fail, @function
+asm_fail:
+#if defined(__x86_64__)
+	movq	$-1, %rax
+	ret
+#elif defined(__aarch64__)
+	mov	x0, #-1
+	ret
+#else
+#error "uasm.S: no variant for this architecture"
+#endif
+	.size	asm_fail, .-asm_fail
+	.section .note.GNU-stack,"",@progbits
