@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Function discovery's selection: entry/allow/deny globs, exact names from source-path globs,
+ * the built-in denylist, and the per-glob match counts reported at -vv.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "func_discovery.h"
+#include "func_discovery_int.h"
+#include "records.h"
+
+
+/*
+ * Functions BPF tracing itself runs through (or that run with it in critical spots): tracing
+ * them recurses into the tracer or deadlocks, so they are denied whatever the user asks.
+ */
+static const char *const builtin_deny[] = {
+	"bpf_get_smp_processor_id",
+	"migrate_enable", "migrate_disable",
+	"rcu_read_lock*", "rcu_read_unlock*",
+	"__rcu_read_lock*", "__rcu_read_unlock*",
+	"bpf_spin_lock", "bpf_spin_unlock",
+	"__bpf_prog_enter*", "__bpf_prog_exit*",
+	"__bpf_tramp_enter*", "__bpf_tramp_exit*",
+	"update_prog_stats", "inc_misses_counter", "bpf_prog_start_time",
+	"arch_cpu_idle", "default_idle",
+	"preempt_count_add", "preempt_count_sub",
+	/*
+	 * The helpers retsnoop's own probes call (and what they call), in every process:
+	 * traced, each call is a probe hit the kernel refuses as recursion, and a whole-kernel
+	 * hunt pays it in every untraced process (measured in the 6.12 guest: a getpid() of a
+	 * process outside the hunt cost 4 times an empty program's overhead with them traced).
+	 */
+	"bpf_get_current_pid_tgid", "bpf_get_current_task*", "bpf_get_current_comm",
+	"bpf_get_attach_cookie*", "bpf_get_func_ip*", "bpf_ktime_get_ns",
+	"bpf_probe_read_kernel*", "bpf_get_stack*", "__bpf_get_stack", "bpf_get_task_stack*",
+	"__bpf_get_task_stack", "bpf_get_branch_snapshot", "bpf_task_storage_get*",
+	"__bpf_task_storage_get", "bpf_ringbuf_*", "__bpf_ringbuf_reserve",
+	"__htab_map_lookup_elem", "htab_map_lookup_elem",
+};
+
+/*
+ * Without the kernel's fexit sleep fix, detaching fexit from a function a thread sleeps in
+ * waits for that sleep to end (possibly forever), so -F skips the long sleepers.
+ */
+static const char *const sleepable_deny[] = {
+	"*_sys_select", "*_sys_pselect6*",
+	"*_sys_epoll_wait", "*_sys_epoll_pwait",
+	"*_sys_poll*", "*_sys_ppoll*",
+	"*_sys_nanosleep*", "*_sys_clock_nanosleep*",
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static bool names_has(const struct disc_names *ns, const char *name)
+{
+	return bsearch(&name, ns->names, ns->cnt, sizeof(*ns->names), cmp_str_ptr) != NULL;
+}
+
+static int add_glob(struct func_discovery *d, enum func_glob_role role, const char *name,
+		    const char *mod, bool mandatory, bool internal)
+{
+	struct disc_glob *g;
+
+	g = realloc(d->globs, (d->glob_cnt + 1) * sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	d->globs = g;
+	g = &d->globs[d->glob_cnt];
+	memset(g, 0, sizeof(*g));
+	g->spec.kind = GLOB_NAME;
+	g->spec.mandatory = mandatory;
+	g->spec.name = strdup(name);
+	g->spec.mod = mod ? strdup(mod) : NULL;
+	if (!g->spec.name || (mod && !g->spec.mod)) {
+		glob_spec__free(&g->spec);
+		return -ENOMEM;
+	}
+	g->role = role;
+	g->internal = internal;
+	d->glob_cnt++;
+	if (role != FUNC_GLOB_DENY)
+		d->has_allow = true;
+	return 0;
+}
+
+/* The built-in denylist, and with opts.deny_sleepable the long sleepers. */
+int func_discovery_globs__add_builtin(struct func_discovery *d)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < ARRAY_SIZE(builtin_deny) && !err; i++)
+		err = add_glob(d, FUNC_GLOB_DENY, builtin_deny[i], NULL, false, true);
+	for (i = 0; d->opts.deny_sleepable && i < ARRAY_SIZE(sleepable_deny) && !err; i++)
+		err = add_glob(d, FUNC_GLOB_DENY, sleepable_deny[i], NULL, false, true);
+	return err;
+}
+
+int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
+			     const struct glob_spec *spec)
+{
+	if (spec->kind == GLOB_SRC_PATH) {
+		pr(d, LOG_ERROR, "Source-path glob ':%s' needs DWARF symbolization, which is not implemented yet.\n",
+		   spec->name);
+		return -EOPNOTSUPP;
+	}
+	return add_glob(d, role, spec->name, spec->mod, role == FUNC_GLOB_ENTRY && spec->mandatory,
+			false);
+}
+
+int func_discovery__add_names(struct func_discovery *d, enum func_glob_role role,
+			      const char *const *names, size_t cnt, const char *origin)
+{
+	struct disc_names *ns;
+	size_t i, j;
+
+	ns = realloc(d->name_sets, (d->name_set_cnt + 1) * sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	d->name_sets = ns;
+	ns = &d->name_sets[d->name_set_cnt];
+	memset(ns, 0, sizeof(*ns));
+	ns->role = role;
+	ns->origin = strdup(origin);
+	ns->names = calloc(cnt ? cnt : 1, sizeof(*ns->names));
+	if (!ns->origin || !ns->names)
+		goto nomem;
+	for (i = 0; i < cnt; i++)
+		if (!(ns->names[i] = strdup(names[i])))
+			goto nomem;
+	ns->cnt = cnt;
+	qsort(ns->names, cnt, sizeof(*ns->names), cmp_str_ptr);
+	for (i = j = 0; i < cnt; i++) {
+		if (j && strcmp(ns->names[j - 1], ns->names[i]) == 0)
+			free(ns->names[i]);
+		else
+			ns->names[j++] = ns->names[i];
+	}
+	ns->cnt = j;
+	d->name_set_cnt++;
+	if (role != FUNC_GLOB_DENY)
+		d->has_allow = true;
+	return 0;
+nomem:
+	for (i = 0; ns->names && i < cnt; i++)
+		free(ns->names[i]);
+	free(ns->names);
+	free(ns->origin);
+	return -ENOMEM;
+}
+
+bool func_discovery__is_allowed(const struct func_discovery *d, const char *name,
+				const char *mod)
+{
+	bool allowed = !d->has_allow;
+	size_t i;
+
+	for (i = 0; i < d->name_set_cnt; i++) {
+		const struct disc_names *ns = &d->name_sets[i];
+
+		if (ns->role == FUNC_GLOB_DENY && names_has(ns, name))
+			return false;
+		if (ns->role != FUNC_GLOB_DENY && !allowed && names_has(ns, name))
+			allowed = true;
+	}
+
+	for (i = 0; i < d->glob_cnt; i++) {
+		const struct disc_glob *g = &d->globs[i];
+
+		if (allowed && g->role != FUNC_GLOB_DENY)
+			continue;
+		if (!glob_spec__match(&g->spec, name, mod))
+			continue;
+		if (g->role == FUNC_GLOB_DENY)
+			return false;
+		allowed = true;
+	}
+	return allowed;
+}
+
+/* Count deny-glob hits of a rejected function, for -vv statistics. */
+void func_discovery_globs__count_deny_hits(struct func_discovery *d, const char *name, const char *mod)
+{
+	size_t i;
+
+	for (i = 0; i < d->glob_cnt; i++) {
+		if (d->globs[i].role == FUNC_GLOB_DENY &&
+		    glob_spec__match(&d->globs[i].spec, name, mod))
+			d->globs[i].match_cnt++;
+	}
+	for (i = 0; i < d->name_set_cnt; i++) {
+		if (d->name_sets[i].role == FUNC_GLOB_DENY && names_has(&d->name_sets[i], name))
+			d->name_sets[i].match_cnt++;
+	}
+}
+
+static const char *role_name(enum func_glob_role role)
+{
+	switch (role) {
+	case FUNC_GLOB_ENTRY: return "Entry";
+	case FUNC_GLOB_ALLOW: return "Allow";
+	default: return "Deny";
+	}
+}
+
+/* Mark entry functions, count glob hits and check mandatory entry globs. */
+int func_discovery_globs__mark_entries(struct func_discovery *d)
+{
+	char buf[2 * GLOB_MAX_LEN + 8];
+	size_t i, j;
+	int err = 0;
+
+	for (i = 0; i < d->func_cnt; i++) {
+		struct func *f = &d->funcs[i];
+
+		for (j = 0; j < d->glob_cnt; j++) {
+			struct disc_glob *g = &d->globs[j];
+
+			if (g->role == FUNC_GLOB_DENY || !glob_spec__match(&g->spec, f->name, f->module))
+				continue;
+			g->match_cnt++;
+			if (g->role == FUNC_GLOB_ENTRY)
+				f->flags |= FUNC_IS_ENTRY;
+		}
+		for (j = 0; j < d->name_set_cnt; j++) {
+			struct disc_names *ns = &d->name_sets[j];
+
+			if (ns->role == FUNC_GLOB_DENY || !names_has(ns, f->name))
+				continue;
+			ns->match_cnt++;
+			if (ns->role == FUNC_GLOB_ENTRY)
+				f->flags |= FUNC_IS_ENTRY;
+		}
+	}
+	for (j = 0; j < d->name_set_cnt; j++) {
+		struct disc_names *ns = &d->name_sets[j];
+
+		pr(d, 2, "%s glob ':%s' matched %zu functions.\n", role_name(ns->role), ns->origin,
+		   ns->match_cnt);
+		if (ns->role == FUNC_GLOB_ALLOW && ns->match_cnt == 0) {
+			d->stats.idle_allow_cnt++;
+			pr(d, 1, "WARNING: allow glob ':%s' doesn't match any traceable kernel function.\n",
+			   ns->origin);
+		}
+	}
+	for (j = 0; j < d->glob_cnt; j++) {
+		struct disc_glob *g = &d->globs[j];
+
+		pr(d, g->internal ? 3 : 2, "%s glob '%s' matched %zu functions.\n", role_name(g->role),
+		   glob_spec__str(&g->spec, buf, sizeof(buf)), g->match_cnt);
+		if (g->role == FUNC_GLOB_ALLOW && !g->internal && g->match_cnt == 0) {
+			d->stats.idle_allow_cnt++;
+			pr(d, 1, "WARNING: allow glob '%s' doesn't match any traceable kernel function.\n",
+			   glob_spec__str(&g->spec, buf, sizeof(buf)));
+		}
+		if (g->spec.mandatory && g->match_cnt == 0 && !err) {
+			pr(d, LOG_ERROR, "Entry glob '%s' doesn't match any kernel function!\n",
+			   glob_spec__str(&g->spec, buf, sizeof(buf)));
+			err = -ENOENT;
+		}
+	}
+	/* one line each however many, -v has the details above */
+	if (d->stats.idle_allow_cnt)
+		pr(d, 0, "WARNING: %zu allow glob%s match%s no traceable kernel function (-v names %s).\n",
+		   d->stats.idle_allow_cnt, d->stats.idle_allow_cnt > 1 ? "s" : "",
+		   d->stats.idle_allow_cnt > 1 ? "" : "es",
+		   d->stats.idle_allow_cnt > 1 ? "them" : "it");
+	return err;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Inside function discovery (func_discovery.c, func_discovery_globs.c, func_discovery_btf.c):
+ * the object and what its files share.
+ */
+#ifndef RETSNOOP_FUNC_DISCOVERY_INT_H
+#define RETSNOOP_FUNC_DISCOVERY_INT_H
+
+#include <string.h>
+#include "func_discovery.h"
+#include "log.h"
+
+struct disc_glob {
+	struct glob_spec spec;
+	enum func_glob_role role;
+	bool internal;		/* built-in: hidden from statistics below -vvv */
+	size_t match_cnt;
+};
+
+/* A (name, module) from available_filter_functions, with how often it was listed. */
+struct cand {
+	const char *name;
+	const char *module;
+	size_t dup_cnt;
+	bool done;		/* prepared (or rejected) already */
+};
+
+struct func_discovery {
+	struct func_discovery_opts opts;
+
+	struct disc_glob *globs;
+	size_t glob_cnt;
+	bool has_allow;
+	struct disc_names *name_sets;	/* exact names from source-path globs */
+	size_t name_set_cnt;
+
+	struct ftrace_funcs *ff;
+	struct ksyms *ks;
+	struct btf *vmlinux_btf;
+	bool own_vmlinux_btf;
+	struct btf **mod_btfs;
+	size_t mod_btf_cnt;
+
+	struct cand *cands;
+	size_t cand_cnt;
+
+	struct func *funcs;
+	size_t func_cnt, func_cap;
+
+	struct func_discovery_stats stats;
+};
+
+struct disc_names {
+	enum func_glob_role role;
+	char *origin;
+	char **names;		/* sorted, unique */
+	size_t cnt;
+	size_t match_cnt;
+};
+
+/* a NULL print callback is silent, as in every module (log.h) */
+#define pr(d, level, ...) log_msg((d)->opts.print, level, __VA_ARGS__)
+
+static inline int cmp_mod_name(const char *amod, const char *aname, const char *bmod, const char *bname)
+{
+	int c;
+
+	/* vmlinux first, then modules by name */
+	if (!amod != !bmod)
+		return amod ? 1 : -1;
+	if (amod) {
+		c = strcmp(amod, bmod);
+		if (c)
+			return c;
+	}
+	return strcmp(aname, bname);
+}
+
+static inline int cmp_cand(const void *pa, const void *pb)
+{
+	const struct cand *a = pa, *b = pb;
+
+	return cmp_mod_name(a->module, a->name, b->module, b->name);
+}
+
+static inline void progress(struct func_discovery *d, const char *stage, size_t done, size_t total)
+{
+	if (d->opts.progress)
+		d->opts.progress(d->opts.progress_ctx, stage, done, total);
+}
+
+static inline bool stopped(const struct func_discovery *d)
+{
+	return d->opts.stop && *d->opts.stop;
+}
+
+/* func_discovery_globs.c */
+int func_discovery_globs__add_builtin(struct func_discovery *d);
+void func_discovery_globs__count_deny_hits(struct func_discovery *d, const char *name,
+					   const char *mod);
+int func_discovery_globs__mark_entries(struct func_discovery *d);
+
+/* func_discovery_btf.c: candidates to traced functions, with BTF and then without */
+int func_discovery_btf__discover(struct func_discovery *d);
+int func_discovery_btf__prepare_leftovers(struct func_discovery *d);
+
+#endif
