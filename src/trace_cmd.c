@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "stop.h"
 #include "trace_cmd.h"
+#include "uprobe_attacher.h"
 #include "tracer.h"
 #include "vmlinux_dwarf.h"
 
@@ -127,11 +128,11 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
  * (@dry: "Attached (dry run)"). @how gives each function's attach kind (NULL: mode only).
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
-			     const struct mass_attacher *att, const char *mode, const char *umode,
-			     FILE *out, log_print_fn print)
+			     const struct mass_attacher *att, const char *mode,
+			     const struct uprobe_attacher *uatt, FILE *out, log_print_fn print)
 {
-	const char *dry = att || umode ? "" : " (dry run)";
-	size_t i, ucnt = 0;
+	const char *dry = att || uatt ? "" : " (dry run)";
+	size_t i, ucnt = 0, kcnt;
 	char buf[128];
 
 	for (i = 0; i < cnt; i++) {
@@ -155,6 +156,8 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 		const char *via = "";
 
 		if (f->flags & FUNC_USER) {
+			if (uatt && uprobe_attacher__func_skipped(uatt, i))
+				continue;	/* named where it was skipped */
 			ucnt++;
 			if (env->verbose >= 2)
 				fprintf(out, "Attached%s to user function #%zu '%s' (%s+0x%llx, flags %s).\n",
@@ -176,12 +179,14 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 		else
 			fprintf(out, "Attached%s to function #%zu '%s'%s.\n", dry, i + 1, f->name, via);
 	}
-	if (ucnt < cnt)
-		fprintf(out, "Total %zu kernel functions attached%s successfully (%s)!\n", cnt - ucnt,
+	kcnt = cnt - ucnt - (uatt ? uprobe_attacher__skipped_cnt(uatt) : 0);
+	if (kcnt)
+		fprintf(out, "Total %zu kernel functions attached%s successfully (%s)!\n", kcnt,
 			dry, mode);
 	if (ucnt)
 		fprintf(out, "Total %zu user-space functions attached%s successfully (%s)!\n", ucnt,
-			dry, umode ?: "uprobes");
+			dry, uatt ? uprobe_attacher__mode_name(uprobe_attacher__mode(uatt)) :
+			"uprobes");
 }
 
 /* -F: the functions fentry/fexit can't attach, said once whatever the verbosity. */
@@ -613,9 +618,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				tracer__attacher(t) ?
 				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))) :
 				"none",
-				tracer__uprobes(t) ?
-				uprobe_attacher__mode_name(uprobe_attacher__mode(tracer__uprobes(t))) :
-				NULL, vout, print);
+				tracer__uprobes(t), vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	err = tracer__start(t);

@@ -11,6 +11,7 @@
 struct func_discovery;
 struct kernel_features;
 struct mass_attacher;
+struct uprobe_attacher;
 struct vmlinux_dwarf;
 struct progress;
 struct cmd_launch;
@@ -56,13 +57,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		   struct trace_cmd_target *tgt);
 
 /*
- * The -v/-vv lines about entry points and attached functions; @att NULL for a dry run.
- * @mode names the kernel functions' attach mode, @umode the user functions' (NULL:
- * "uprobes").
+ * The -v/-vv lines about entry points and attached functions; @att and @uatt NULL for a
+ * dry run. @mode names the kernel functions' attach mode; @uatt's user functions that it
+ * skipped are not listed as attached.
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
-			     const struct mass_attacher *att, const char *mode, const char *umode,
-			     FILE *out, log_print_fn print);
+			     const struct mass_attacher *att, const char *mode,
+			     const struct uprobe_attacher *uatt, FILE *out, log_print_fn print);
 /* -F: how many functions use kprobes instead (always said when there are any). */
 void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
 				 log_print_fn print);

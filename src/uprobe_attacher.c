@@ -3,10 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "opts.h"
 #include "records.h"
 #include "uprobe_attacher.h"
+
+/* A single uprobe's libbpf link, or a uprobe.multi link's fd (created without libbpf). */
+struct held_link {
+	struct bpf_link *link;
+	int fd;
+};
 
 /* One image's functions: the ids and offsets a multi link takes as arrays. */
 struct image_group {
@@ -23,10 +31,22 @@ struct uprobe_attacher {
 	struct image_group *groups;
 	size_t group_cnt;
 	size_t func_cnt;
-	struct bpf_link **links;
+	struct held_link *links;
 	size_t link_cnt, link_cap;
+	size_t func_id_cnt;	/* ids are indexes of funcs[0, func_id_cnt) */
+	bool *skipped;		/* by function id: its first instruction can't be probed */
+	size_t skipped_cnt;
 	enum uprobe_mode used;
 };
+
+/*
+ * The kernel's ENOTSUPP (524, no libc name): uprobes can't single-step or emulate the
+ * function's first instruction (x86: lock-prefixed ones, as glibc's pthread_spin_lock
+ * starts with). The kernel looks when it puts the probe into a process that maps the
+ * image, so this comes with -p or a running library, never for a binary not yet run.
+ * It is the function's, not the kernel's, so skip it.
+ */
+#define ERR_CANT_PROBE 524
 
 #define pr(att, level, ...) log_msg((att)->o.print, level, __VA_ARGS__)
 
@@ -73,6 +93,12 @@ struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct b
 	att->entry = entry;
 	att->exit = exit;
 	att->funcs = funcs;
+	att->func_id_cnt = cnt;
+	att->skipped = calloc(cnt ?: 1, sizeof(*att->skipped));
+	if (!att->skipped) {
+		free(att);
+		return errno = ENOMEM, NULL;
+	}
 	for (i = 0; i < cnt; i++) {
 		const struct func *f = &funcs[i];
 		struct image_group *g;
@@ -104,34 +130,95 @@ size_t uprobe_attacher__func_cnt(const struct uprobe_attacher *att)
 	return att->func_cnt;
 }
 
-static int keep_link(struct uprobe_attacher *att, struct bpf_link *link)
+static void release(struct held_link *l)
+{
+	if (l->link)
+		bpf_link__destroy(l->link);
+	else
+		close(l->fd);
+}
+
+static int keep_link(struct uprobe_attacher *att, struct bpf_link *link, int fd)
 {
 	if (att->link_cnt == att->link_cap) {
 		size_t cap = att->link_cap ? att->link_cap * 2 : 16;
-		struct bpf_link **v = realloc(att->links, cap * sizeof(*v));
+		struct held_link *v = realloc(att->links, cap * sizeof(*v));
 
 		if (!v) {
-			bpf_link__destroy(link);
+			release(&(struct held_link){ .link = link, .fd = fd });
 			return -ENOMEM;
 		}
 		att->links = v;
 		att->link_cap = cap;
 	}
-	att->links[att->link_cnt++] = link;
+	att->links[att->link_cnt].link = link;
+	att->links[att->link_cnt].fd = fd;
+	att->link_cnt++;
 	return 0;
 }
 
-static int attach_multi(struct uprobe_attacher *att, const struct image_group *g, bool ret)
+/* Release the links made since there were @held. */
+static void release_since(struct uprobe_attacher *att, size_t held)
 {
-	LIBBPF_OPTS(bpf_uprobe_multi_opts, mo, .offsets = (unsigned long *)g->offsets,
-		    .cookies = g->cookies, .cnt = g->cnt, .retprobe = ret);
-	struct bpf_link *link;
+	while (att->link_cnt > held)
+		release(&att->links[--att->link_cnt]);
+}
 
-	link = bpf_program__attach_uprobe_multi(ret ? att->exit : att->entry, -1, g->path, NULL,
-						&mo);
-	if (!link)
+/*
+ * The link made directly, not through libbpf's attach, whose warning for each refused try
+ * would fill the screen while attach_multi_range() looks for the function to skip.
+ */
+static int attach_multi(struct uprobe_attacher *att, const struct image_group *g, size_t lo,
+			size_t cnt, bool ret)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo_opts,
+		    .uprobe_multi.path = g->path,
+		    .uprobe_multi.offsets = (unsigned long *)g->offsets + lo,
+		    .uprobe_multi.cookies = g->cookies + lo,
+		    .uprobe_multi.cnt = cnt,
+		    .uprobe_multi.flags = ret ? BPF_F_UPROBE_MULTI_RETURN : 0);
+	int fd;
+
+	fd = bpf_link_create(bpf_program__fd(ret ? att->exit : att->entry), 0,
+			     BPF_TRACE_UPROBE_MULTI, &lo_opts);
+	if (fd < 0)
 		return -errno;
-	return keep_link(att, link);
+	return keep_link(att, NULL, fd);
+}
+
+static void skip_func(struct uprobe_attacher *att, const struct image_group *g, size_t i)
+{
+	const struct func *f = &att->funcs[g->cookies[i]];
+
+	att->skipped[g->cookies[i]] = true;
+	att->skipped_cnt++;
+	pr(att, LOG_INFO, "Skipping user function '%s' (%s+0x%zx): uprobes can't probe its first instruction.\n",
+	   f->name, g->path, g->offsets[i]);
+}
+
+/*
+ * An entry and a return link over [lo, lo + cnt) of an image; where the kernel refuses a
+ * function of it, halves until the functions it refuses stand alone and are skipped: a few
+ * such functions among thousands cost a few dozen more links, not the run.
+ */
+static int attach_multi_range(struct uprobe_attacher *att, const struct image_group *g,
+			      size_t lo, size_t cnt)
+{
+	size_t held = att->link_cnt;
+	int err;
+
+	err = attach_multi(att, g, lo, cnt, false);
+	if (!err)
+		err = attach_multi(att, g, lo, cnt, true);
+	if (err != -ERR_CANT_PROBE)
+		return err;
+	release_since(att, held);
+	if (cnt == 1) {
+		skip_func(att, g, lo);
+		return 0;
+	}
+	err = attach_multi_range(att, g, lo, cnt / 2);
+	return err ?: attach_multi_range(att, g, lo + cnt / 2, cnt - cnt / 2);
 }
 
 static int attach_single(struct uprobe_attacher *att, const struct image_group *g, size_t i,
@@ -144,7 +231,7 @@ static int attach_single(struct uprobe_attacher *att, const struct image_group *
 					       g->offsets[i], &uo);
 	if (!link)
 		return -errno;
-	return keep_link(att, link);
+	return keep_link(att, link, -1);
 }
 
 /* Errors that say "no uprobe.multi here", not "this function can't be probed". */
@@ -163,9 +250,7 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 		const struct image_group *g = &att->groups[gi];
 
 		if (mode == UPROBE_MULTI) {
-			err = attach_multi(att, g, false);
-			if (!err)
-				err = attach_multi(att, g, true);
+			err = attach_multi_range(att, g, 0, g->cnt);
 			if (err) {
 				pr(att, gi == 0 && multi_unsupported(err) ? LOG_DEBUG : LOG_ERROR,
 				   "Failed to attach uprobe.multi to %zu functions of '%s': %s.\n",
@@ -181,9 +266,16 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 			continue;
 		}
 		for (i = 0; i < g->cnt && !err; i++) {
+			size_t held = att->link_cnt;
+
 			err = attach_single(att, g, i, false);
 			if (!err)
 				err = attach_single(att, g, i, true);
+			if (err == -ERR_CANT_PROBE) {
+				release_since(att, held);
+				skip_func(att, g, i);
+				err = 0;
+			}
 			if (err)
 				pr(att, LOG_ERROR, "Failed to attach a uprobe to '%s' at offset 0x%zx (%s): %s.\n",
 				   g->path, g->offsets[i],
@@ -204,6 +296,8 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 		return -EBUSY;
 	if (!att->func_cnt)
 		return 0;
+	memset(att->skipped, 0, att->func_id_cnt * sizeof(*att->skipped));
+	att->skipped_cnt = 0;
 	if (att->o.mode != UPROBE_SINGLE) {
 		att->used = UPROBE_MULTI;
 		err = attach_mode(att, UPROBE_MULTI);
@@ -213,16 +307,36 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 			goto out;
 		}
 		uprobe_attacher__detach(att);
+		memset(att->skipped, 0, att->func_id_cnt * sizeof(*att->skipped));
+		att->skipped_cnt = 0;
 		pr(att, LOG_INFO, "No uprobe.multi here: attaching single uprobes.\n");
 	}
 	att->used = UPROBE_SINGLE;
 	err = attach_mode(att, UPROBE_SINGLE);
 out:
+	if (!err && att->skipped_cnt == att->func_cnt) {
+		pr(att, LOG_ERROR, "None of the %zu user functions can be probed: uprobes can't step their first instructions.\n",
+		   att->func_cnt);
+		err = -EOPNOTSUPP;
+	}
 	if (err) {
 		uprobe_attacher__detach(att);
 		return err == -EAGAIN ? -EOPNOTSUPP : err;
 	}
+	if (att->skipped_cnt)
+		pr(att, LOG_WARN, "WARNING: %zu of %zu user functions skipped: uprobes can't step their first instructions (on x86: lock-prefixed ones); -v names them.\n",
+		   att->skipped_cnt, att->func_cnt);
 	return 0;
+}
+
+size_t uprobe_attacher__skipped_cnt(const struct uprobe_attacher *att)
+{
+	return att->skipped_cnt;
+}
+
+bool uprobe_attacher__func_skipped(const struct uprobe_attacher *att, size_t id)
+{
+	return id < att->func_id_cnt && att->skipped[id];
 }
 
 enum uprobe_mode uprobe_attacher__mode(const struct uprobe_attacher *att)
@@ -257,7 +371,7 @@ long uprobe_attacher__detach(struct uprobe_attacher *att)
 	if (!att)
 		return 0;
 	for (i = att->link_cnt; i > 0; i--) {
-		bpf_link__destroy(att->links[i - 1]);
+		release(&att->links[i - 1]);
 		if (att->o.progress && (i % 64) == 0)
 			att->o.progress(att->o.progress_ctx, "detaching user functions",
 					att->link_cnt - i, att->link_cnt);
@@ -279,5 +393,6 @@ void uprobe_attacher__free(struct uprobe_attacher *att)
 	}
 	free(att->groups);
 	free(att->links);
+	free(att->skipped);
 	free(att);
 }

@@ -49,6 +49,12 @@ size_t uprobe_attacher__func_cnt(const struct uprobe_attacher *att);
  * names the image (and function) that failed, with everything detached again.
  */
 int uprobe_attacher__attach(struct uprobe_attacher *att);
+/*
+ * Functions the last attach skipped because the kernel can't probe their first
+ * instruction (said once at LOG_WARN, each at LOG_INFO); attach fails only if that is all.
+ */
+size_t uprobe_attacher__skipped_cnt(const struct uprobe_attacher *att);
+bool uprobe_attacher__func_skipped(const struct uprobe_attacher *att, size_t id);
 /* The mode used by the last attach (UPROBE_MULTI or UPROBE_SINGLE). */
 enum uprobe_mode uprobe_attacher__mode(const struct uprobe_attacher *att);
 const char *uprobe_attacher__mode_name(enum uprobe_mode mode);

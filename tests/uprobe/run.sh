@@ -158,6 +158,33 @@ trace "$D/uasm" -e "asm_fail [$D/uasm]" --json
 check "DWARF of assembly (no type): asm_fail's -1 is an error, as glibc's syscall wrappers' is" \
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'asm_fail' and s[0]['stack'][0]['result'] == -1 and s[0]['stack'][0]['failed'] is True"
 
+# 8b. a function the kernel can't probe (lock-prefixed first instruction, as glibc's
+# pthread_spin_lock): skipped with one warning, the others traced, in both attach modes.
+# The kernel looks at the instruction when it puts the probe into a process mapping the
+# file, so the program runs (waiting on a fifo) before retsnoop attaches (-p).
+cant_probe() {
+	rm -f "$T/ufifo"; mkfifo "$T/ufifo"
+	"$D/uasm" wait <"$T/ufifo" >/dev/null &
+	local upid=$! rpid i
+	exec 8>"$T/ufifo"
+	"$RS" -v "$@" -p $upid -e "asm_* [$D/uasm]" --json >"$T/out" 2>"$T/err" &
+	rpid=$!
+	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	echo go >&8
+	exec 8>&-
+	wait $upid
+	sleep 0.3
+	kill -INT $rpid; wait $rpid
+}
+for mode in "" -K; do
+	cant_probe $mode
+	check "can't probe${mode:+ ($mode)}: asm_locked skipped in one warning, asm_fail's sample still there" \
+		eval 'test "$(grep -c "1 of 2 user functions skipped" "$T/err")" = 1 &&
+		      grep -q "Skipping user function .asm_locked." "$T/err" &&
+		      jq_samples "len(s) == 1 and s[0][\"stack\"][0][\"function\"] == \"asm_fail\""'
+	check "can't probe${mode:+ ($mode)}: nothing left attached" nothing_left
+done
+
 # 10. `-- CMD` with user-space functions (tracepoints by raw_tp: no tracefs on this host):
 # the command's forked child is traced, another process running the same program at the
 # same time is not (it fails 20 times a run), and retsnoop exits with the command's status

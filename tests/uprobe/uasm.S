@@ -1,5 +1,5 @@
 /*
- * A function written in assembly, as glibc's syscall wrappers are: with -g the assembler's
+ * Functions written in assembly, as glibc's syscall wrappers are: with -g the assembler's
  * DWARF names it but knows no type (DW_TAG_unspecified_type), and its -1 must still count
  * as an error (the result is guessed, as without DWARF).
  */
@@ -17,4 +17,20 @@ asm_fail:
 #error "uasm.S: no variant for this architecture"
 #endif
 	.size	asm_fail, .-asm_fail
+
+/*
+ * One whose first instruction uprobes can't step: x86 refuses lock-prefixed instructions,
+ * as glibc's pthread_spin_lock begins with one. Never called; its probe must be skipped,
+ * which the kernel says only when it puts the probe into a process that maps this file.
+ */
+	.globl	asm_locked
+	.type	asm_locked, @function
+asm_locked:
+#if defined(__x86_64__)
+	lock decl (%rdi)
+	ret
+#else
+	ret
+#endif
+	.size	asm_locked, .-asm_locked
 	.section .note.GNU-stack,"",@progbits
