@@ -514,32 +514,49 @@ void addr2line__interrupt(struct addr2line *a)
 	a->intr++;
 }
 
-int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
+/*
+ * A call whose reply is "key<TAB>value" lines: @cb sees each pair (pointing into a->reply).
+ * 0 or a negative errno.
+ */
+static int call_kv(struct addr2line *a, const char *req, int fd,
+		   void (*cb)(void *ctx, const char *key, const char *val), void *ctx)
 {
 	char *p, *f[2];
 	int n, i, err;
 
-	memset(st, 0, sizeof(*st));
-	n = call(a, "stats\n", -1);
+	n = call(a, req, fd);
 	if (n < 0)
 		return n;
 	for (i = 0, p = a->reply; i < n; i++) {
 		err = next_fields(a, &p, f, 2);
 		if (err)
 			return err;
-		/* unknown counters are skipped: newer sidecars may report more */
-		if (strcmp(f[0], "cus_indexed") == 0)
-			st->cus_indexed = strtoull(f[1], NULL, 10);
-		else if (strcmp(f[0], "index_ms") == 0)
-			st->index_ms = strtod(f[1], NULL);
-		else if (strcmp(f[0], "lines_ms") == 0)
-			st->lines_ms = strtod(f[1], NULL);
-		else if (strcmp(f[0], "requests") == 0)
-			st->requests = strtoull(f[1], NULL, 10);
-		else if (strcmp(f[0], "cache_hits") == 0)
-			st->cache_hits = strtoull(f[1], NULL, 10);
+		cb(ctx, f[0], f[1]);
 	}
 	return 0;
+}
+
+static void stats_kv(void *ctx, const char *key, const char *val)
+{
+	struct addr2line_stats *st = ctx;
+
+	/* unknown counters are skipped: newer sidecars may report more */
+	if (strcmp(key, "cus_indexed") == 0)
+		st->cus_indexed = strtoull(val, NULL, 10);
+	else if (strcmp(key, "index_ms") == 0)
+		st->index_ms = strtod(val, NULL);
+	else if (strcmp(key, "lines_ms") == 0)
+		st->lines_ms = strtod(val, NULL);
+	else if (strcmp(key, "requests") == 0)
+		st->requests = strtoull(val, NULL, 10);
+	else if (strcmp(key, "cache_hits") == 0)
+		st->cache_hits = strtoull(val, NULL, 10);
+}
+
+int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return call_kv(a, "stats\n", -1, stats_kv, st);
 }
 
 /* Send @req, whose reply is source frames; keep the innermost @max of them. */
@@ -618,11 +635,34 @@ int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int m
 	return addr2line__symbolize(ctx, addr, frames, max);
 }
 
+static void image_kv(void *ctx, const char *key, const char *val)
+{
+	struct addr2line_image *img = ctx;
+
+	/*
+	 * The caller opens files by these names with its privileges: a sidecar that a
+	 * hostile file took over must not steer it anywhere but a build-ID path or a
+	 * plain name next to the binary.
+	 */
+	if (strcmp(key, "id") == 0)
+		img->id = atoi(val);
+	else if (strcmp(key, "build_id") == 0 && strcmp(val, "-") != 0 &&
+		 strspn(val, "0123456789abcdef") == strlen(val))
+		snprintf(img->build_id, sizeof(img->build_id), "%s", val);
+	else if (strcmp(key, "debuglink") == 0 && strcmp(val, "-") != 0 &&
+		 !strchr(val, '/') && strcmp(val, ".") && strcmp(val, ".."))
+		img->debuglink = val;
+	else if (strcmp(key, "dwarf") == 0)
+		img->dwarf = atoi(val);
+	else if (strcmp(key, "symtab") == 0)
+		img->symtab = atoi(val);
+}
+
 int addr2line__open_image(struct addr2line *a, int fd, const char *label,
 			  struct addr2line_image *img)
 {
-	char *req, *p, *f[2];
-	int n, i, err;
+	char *req, *p;
+	int err;
 
 	memset(img, 0, sizeof(*img));
 	/* the label only names the file in messages: one line, whatever the path holds */
@@ -631,32 +671,10 @@ int addr2line__open_image(struct addr2line *a, int fd, const char *label,
 	for (p = req + 5; *p != '\n' || p[1]; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = '?';
-	n = call(a, req, fd);
+	err = call_kv(a, req, fd, image_kv, img);
 	free(req);
-	if (n < 0)
-		return n;
-	for (i = 0, p = a->reply; i < n; i++) {
-		err = next_fields(a, &p, f, 2);
-		if (err)
-			return err;
-		/*
-		 * The caller opens files by these names with its privileges: a sidecar that a
-		 * hostile file took over must not steer it anywhere but a build-ID path or a
-		 * plain name next to the binary.
-		 */
-		if (strcmp(f[0], "id") == 0)
-			img->id = atoi(f[1]);
-		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0 &&
-			 strspn(f[1], "0123456789abcdef") == strlen(f[1]))
-			snprintf(img->build_id, sizeof(img->build_id), "%s", f[1]);
-		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0 &&
-			 !strchr(f[1], '/') && strcmp(f[1], ".") && strcmp(f[1], ".."))
-			img->debuglink = f[1];
-		else if (strcmp(f[0], "dwarf") == 0)
-			img->dwarf = atoi(f[1]);
-		else if (strcmp(f[0], "symtab") == 0)
-			img->symtab = atoi(f[1]);
-	}
+	if (err)
+		return err;
 	return img->id > 0 ? 0 : (a->err = -EPROTO);
 }
 
