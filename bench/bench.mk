@@ -26,9 +26,10 @@ $(BENCH_OUT)/floor.skel.h: $(BENCH_OUT)/floor.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 
-$(BENCH_OUT)/floor: bench/floor.c $(BENCH_OUT)/floor.skel.h $(LIBBPF_TARGET)
+# src/kprobe_pmu.c compiled in: the floor opens its kprobes as -K does
+$(BENCH_OUT)/floor: bench/floor.c src/kprobe_pmu.c src/kprobe_pmu.h $(BENCH_OUT)/floor.skel.h $(LIBBPF_TARGET)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -static -I$(BENCH_OUT) $(INCLUDES) $< $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
+	$(Q)$(CC) $(CFLAGS) -static -I$(BENCH_OUT) $(INCLUDES) $< src/kprobe_pmu.c $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
 
 BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop)
 

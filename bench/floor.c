@@ -33,6 +33,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "floor.skel.h"
+#include "kprobe_pmu.h"
 
 struct fn {
 	char *name;
@@ -134,24 +135,6 @@ static int attach_multi(struct floor *fl, bool only_kprobe_marked)
 	return err;
 }
 
-static int kprobe_pmu(int *type, int *ret_bit)
-{
-	FILE *f;
-	int ok;
-
-	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", type) == 1;
-	fclose(f);
-	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
-	if (!f)
-		return -errno;
-	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
-	fclose(f);
-	return ok ? 0 : -EINVAL;
-}
-
 static int attach_kprobe(struct floor *fl, struct bpf_program *prog, unsigned long addr,
 			 __u64 config)
 {
@@ -159,7 +142,7 @@ static int attach_kprobe(struct floor *fl, struct bpf_program *prog, unsigned lo
 	struct bpf_link *link;
 	int type, ret_bit, pfd, err;
 
-	err = kprobe_pmu(&type, &ret_bit);
+	err = kprobe_pmu__read(&type, &ret_bit);
 	if (err)
 		return err;
 	attr.type = type;

@@ -12,6 +12,7 @@
 #include <gelf.h>
 #include <zlib.h>
 
+#include "../src/elf_notes.h"
 #include "symbolizer_int.h"
 
 #ifndef NT_GNU_BUILD_ID
@@ -23,20 +24,15 @@
 int symbolizer__build_id(struct symbolizer *s, const uint8_t **id, size_t *len)
 {
 	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	Elf_Data *d;
 
 	*id = NULL;
 	*len = 0;
-	while ((scn = elf_nextscn(s->elf, scn))) {
+	while ((d = elf_notes__next(s->elf, &scn, &sh))) {
 		size_t off = 0, name_off, desc_off;
 		GElf_Nhdr nh;
-		GElf_Shdr sh;
-		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
 		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
 			const char *name = (const char *)d->d_buf + name_off;
 

@@ -179,17 +179,25 @@ int images__attach_debug(struct images *im, int id, int fd)
 	return 0;
 }
 
+/* Image @id and where its file offset @off is loaded: 0, -ENOENT or the symbolizer's errno. */
+static int image_addr(struct images *im, int id, uint64_t off, struct image **img,
+		      uint64_t *addr)
+{
+	*img = get(im, id);
+	if (!*img)
+		return -ENOENT;
+	return symbolizer__file_addr((*img)->bin, off, addr);
+}
+
 int images__sym(struct images *im, int id, uint64_t off, const char **name, uint64_t *delta,
 		uint64_t *size)
 {
-	struct image *img = get(im, id);
+	struct image *img;
 	uint64_t addr, start;
 	int err;
 
 	*name = NULL;
-	if (!img)
-		return -ENOENT;
-	err = symbolizer__file_addr(img->bin, off, &addr);
+	err = image_addr(im, id, off, &img, &addr);
 	if (err)
 		return err;
 	/* a stripped binary's debug file has the full table; .dynsym only as a last resort */
@@ -204,13 +212,11 @@ int images__sym(struct images *im, int id, uint64_t off, const char **name, uint
 
 int images__lines(struct images *im, int id, uint64_t off, struct src_frame *frames, int max)
 {
-	struct image *img = get(im, id);
+	struct image *img;
 	uint64_t addr;
 	int err;
 
-	if (!img)
-		return -ENOENT;
-	err = symbolizer__file_addr(img->bin, off, &addr);
+	err = image_addr(im, id, off, &img, &addr);
 	if (err)
 		return err;
 	/* without DWARF a frame would only repeat the symbol: images__sym() says that */

@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "../src/hex.h"
 #include "server_int.h"
 #include "unwind_req.h"
 
@@ -100,15 +101,9 @@ int parse_addr(const char *s, uint64_t *addr)
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
 		s += 2;
 	for (; *s; s++, digits++) {
-		int d;
+		int d = hex_digit(*s);
 
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
+		if (d < 0)
 			return -EINVAL;
 		if (v >> 60)
 			return -ERANGE;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../src/hex.h"
 #include "unwind_req.h"
 
 #define MAX_STACK	(1u << 20)
@@ -13,24 +14,13 @@ struct cursor {
 	const char *p, *end;
 };
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A number in @base (10 or 16), at most 64 bits, ended by anything not a digit. */
 static int take_num(struct cursor *c, int base, uint64_t *v)
 {
 	int n = 0, d;
 
 	*v = 0;
-	for (; c->p < c->end && (d = hexval(*c->p)) >= 0 && d < base; c->p++, n++) {
+	for (; c->p < c->end && (d = hex_digit(*c->p)) >= 0 && d < base; c->p++, n++) {
 		if (*v > (UINT64_MAX - d) / base)
 			return -EINVAL;
 		*v = *v * base + d;
@@ -69,7 +59,7 @@ static int take_bytes(struct cursor *c, size_t max, uint8_t **out, size_t *len)
 		*len = 0;
 		return 0;
 	}
-	while (s + n < c->end && hexval(s[n]) >= 0)
+	while (s + n < c->end && hex_digit(s[n]) >= 0)
 		n++;
 	if (!n || n % 2 || n / 2 > max)
 		return -EINVAL;
@@ -77,7 +67,7 @@ static int take_bytes(struct cursor *c, size_t max, uint8_t **out, size_t *len)
 	if (!b)
 		return -ENOMEM;
 	for (i = 0; i < n / 2; i++)
-		b[i] = hexval(s[2 * i]) << 4 | hexval(s[2 * i + 1]);
+		b[i] = hex_digit(s[2 * i]) << 4 | hex_digit(s[2 * i + 1]);
 	c->p += n;
 	*out = b;
 	*len = n / 2;

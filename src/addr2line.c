@@ -383,11 +383,6 @@ static int request_fd(struct addr2line *a, const char *req, int fd)
 	return err ?: reply;
 }
 
-static int request(struct addr2line *a, const char *req)
-{
-	return request_fd(a, req, -1);
-}
-
 /* Read @n reply lines into a->reply, NUL-separated. */
 static int read_reply_lines(struct addr2line *a, int n)
 {
@@ -433,6 +428,34 @@ static int split_tabs(char *line, char **fields, int max)
 	return n;
 }
 
+/*
+ * The next reply line at *@p as exactly @cnt tab-separated fields (split in place); *@p moves
+ * to the line after it. 0, or -EPROTO (and the client unusable) for a malformed line.
+ */
+static int next_fields(struct addr2line *a, char **p, char **f, int cnt)
+{
+	if (split_tabs(*p, f, cnt) != cnt)
+		return a->err = -EPROTO;
+	*p = f[cnt - 1] + strlen(f[cnt - 1]) + 1;
+	return 0;
+}
+
+/*
+ * One public call: send @req (with descriptor @fd unless it is -1) and read the whole reply
+ * into a->reply. Returns its line count, or the sidecar's or the transport's negative errno.
+ */
+static int call(struct addr2line *a, const char *req, int fd)
+{
+	int n, err;
+
+	begin_call(a);
+	n = request_fd(a, req, fd);
+	if (n < 0)
+		return n;
+	err = read_reply_lines(a, n);
+	return err ?: n;
+}
+
 struct addr2line *addr2line__new(const char *elf_path, const struct addr2line_opts *opts)
 {
 	struct addr2line_opts o;
@@ -451,15 +474,11 @@ struct addr2line *addr2line__new(const char *elf_path, const struct addr2line_op
 	if (err)
 		goto cleanup;
 	/* the handshake tells whether the sidecar could open the file */
-	begin_call(a);
-	n = request(a, "info\n");
+	n = call(a, "info\n", -1);
 	if (n < 0) {
 		err = n;
 		goto cleanup;
 	}
-	err = read_reply_lines(a, n);
-	if (err)
-		goto cleanup;
 	return a;
 
 cleanup:
@@ -495,35 +514,49 @@ void addr2line__interrupt(struct addr2line *a)
 	a->intr++;
 }
 
-int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
+/*
+ * A call whose reply is "key<TAB>value" lines: @cb sees each pair (pointing into a->reply).
+ * 0 or a negative errno.
+ */
+static int call_kv(struct addr2line *a, const char *req, int fd,
+		   void (*cb)(void *ctx, const char *key, const char *val), void *ctx)
 {
 	char *p, *f[2];
 	int n, i, err;
 
-	memset(st, 0, sizeof(*st));
-	begin_call(a);
-	n = request(a, "stats\n");
+	n = call(a, req, fd);
 	if (n < 0)
 		return n;
-	err = read_reply_lines(a, n);
-	if (err)
-		return err;
-	for (i = 0, p = a->reply; i < n; i++, p = f[1] + strlen(f[1]) + 1) {
-		if (split_tabs(p, f, 2) != 2)
-			return a->err = -EPROTO;
-		/* unknown counters are skipped: newer sidecars may report more */
-		if (strcmp(f[0], "cus_indexed") == 0)
-			st->cus_indexed = strtoull(f[1], NULL, 10);
-		else if (strcmp(f[0], "index_ms") == 0)
-			st->index_ms = strtod(f[1], NULL);
-		else if (strcmp(f[0], "lines_ms") == 0)
-			st->lines_ms = strtod(f[1], NULL);
-		else if (strcmp(f[0], "requests") == 0)
-			st->requests = strtoull(f[1], NULL, 10);
-		else if (strcmp(f[0], "cache_hits") == 0)
-			st->cache_hits = strtoull(f[1], NULL, 10);
+	for (i = 0, p = a->reply; i < n; i++) {
+		err = next_fields(a, &p, f, 2);
+		if (err)
+			return err;
+		cb(ctx, f[0], f[1]);
 	}
 	return 0;
+}
+
+static void stats_kv(void *ctx, const char *key, const char *val)
+{
+	struct addr2line_stats *st = ctx;
+
+	/* unknown counters are skipped: newer sidecars may report more */
+	if (strcmp(key, "cus_indexed") == 0)
+		st->cus_indexed = strtoull(val, NULL, 10);
+	else if (strcmp(key, "index_ms") == 0)
+		st->index_ms = strtod(val, NULL);
+	else if (strcmp(key, "lines_ms") == 0)
+		st->lines_ms = strtod(val, NULL);
+	else if (strcmp(key, "requests") == 0)
+		st->requests = strtoull(val, NULL, 10);
+	else if (strcmp(key, "cache_hits") == 0)
+		st->cache_hits = strtoull(val, NULL, 10);
+}
+
+int addr2line__stats(struct addr2line *a, struct addr2line_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	return call_kv(a, "stats\n", -1, stats_kv, st);
 }
 
 /* Send @req, whose reply is source frames; keep the innermost @max of them. */
@@ -532,24 +565,20 @@ static int read_frames(struct addr2line *a, const char *req, struct src_frame *f
 	char *p;
 	int n, i, err;
 
-	begin_call(a);
-	n = request(a, req);
+	n = call(a, req, -1);
 	if (n == -ERANGE)
 		return 0;	/* not code: nothing to say, not a failure */
 	if (n < 0)
 		return n;
-	err = read_reply_lines(a, n);
-	if (err)
-		return err;
 	/* the outermost frames come first; if there are too many, keep the innermost */
 	p = a->reply;
 	for (i = 0; i < n; i++) {
 		char *f[4];
 		int k = i - (n > max ? n - max : 0);
 
-		if (split_tabs(p, f, 4) != 4)
-			return a->err = -EPROTO;
-		p = f[3] + strlen(f[3]) + 1;
+		err = next_fields(a, &p, f, 4);
+		if (err)
+			return err;
 		if (k < 0)
 			continue;
 		frames[k].func = f[0];
@@ -578,22 +607,18 @@ int addr2line__find_by_source_glob(struct addr2line *a, const char *glob, addr2l
 		return -EINVAL;
 	if (asprintf(&req, "glob %s\n", glob) < 0)
 		return -ENOMEM;
-	begin_call(a);
-	n = request(a, req);
+	n = call(a, req, -1);
 	free(req);
 	if (n < 0)
 		return n;
-	err = read_reply_lines(a, n);
-	if (err)
-		return err;
 	p = a->reply;
 	for (i = 0; i < n; i++) {
 		unsigned long long addr;
 		char *f[3], *end;
 
-		if (split_tabs(p, f, 3) != 3)
-			return a->err = -EPROTO;
-		p = f[2] + strlen(f[2]) + 1;
+		err = next_fields(a, &p, f, 3);
+		if (err)
+			return err;
 		errno = 0;
 		addr = strtoull(f[0], &end, 16);
 		if (errno || *end)
@@ -610,11 +635,34 @@ int addr2line__src_lookup(void *ctx, __u64 addr, struct src_frame *frames, int m
 	return addr2line__symbolize(ctx, addr, frames, max);
 }
 
+static void image_kv(void *ctx, const char *key, const char *val)
+{
+	struct addr2line_image *img = ctx;
+
+	/*
+	 * The caller opens files by these names with its privileges: a sidecar that a
+	 * hostile file took over must not steer it anywhere but a build-ID path or a
+	 * plain name next to the binary.
+	 */
+	if (strcmp(key, "id") == 0)
+		img->id = atoi(val);
+	else if (strcmp(key, "build_id") == 0 && strcmp(val, "-") != 0 &&
+		 strspn(val, "0123456789abcdef") == strlen(val))
+		snprintf(img->build_id, sizeof(img->build_id), "%s", val);
+	else if (strcmp(key, "debuglink") == 0 && strcmp(val, "-") != 0 &&
+		 !strchr(val, '/') && strcmp(val, ".") && strcmp(val, ".."))
+		img->debuglink = val;
+	else if (strcmp(key, "dwarf") == 0)
+		img->dwarf = atoi(val);
+	else if (strcmp(key, "symtab") == 0)
+		img->symtab = atoi(val);
+}
+
 int addr2line__open_image(struct addr2line *a, int fd, const char *label,
 			  struct addr2line_image *img)
 {
-	char *req, *p, *f[2];
-	int n, i, err;
+	char *req, *p;
+	int err;
 
 	memset(img, 0, sizeof(*img));
 	/* the label only names the file in messages: one line, whatever the path holds */
@@ -623,35 +671,10 @@ int addr2line__open_image(struct addr2line *a, int fd, const char *label,
 	for (p = req + 5; *p != '\n' || p[1]; p++)
 		if (*p == '\n' || *p == '\r')
 			*p = '?';
-	begin_call(a);
-	n = request_fd(a, req, fd);
+	err = call_kv(a, req, fd, image_kv, img);
 	free(req);
-	if (n < 0)
-		return n;
-	err = read_reply_lines(a, n);
 	if (err)
 		return err;
-	for (i = 0, p = a->reply; i < n; i++, p = f[1] + strlen(f[1]) + 1) {
-		if (split_tabs(p, f, 2) != 2)
-			return a->err = -EPROTO;
-		/*
-		 * The caller opens files by these names with its privileges: a sidecar that a
-		 * hostile file took over must not steer it anywhere but a build-ID path or a
-		 * plain name next to the binary.
-		 */
-		if (strcmp(f[0], "id") == 0)
-			img->id = atoi(f[1]);
-		else if (strcmp(f[0], "build_id") == 0 && strcmp(f[1], "-") != 0 &&
-			 strspn(f[1], "0123456789abcdef") == strlen(f[1]))
-			snprintf(img->build_id, sizeof(img->build_id), "%s", f[1]);
-		else if (strcmp(f[0], "debuglink") == 0 && strcmp(f[1], "-") != 0 &&
-			 !strchr(f[1], '/') && strcmp(f[1], ".") && strcmp(f[1], ".."))
-			img->debuglink = f[1];
-		else if (strcmp(f[0], "dwarf") == 0)
-			img->dwarf = atoi(f[1]);
-		else if (strcmp(f[0], "symtab") == 0)
-			img->symtab = atoi(f[1]);
-	}
 	return img->id > 0 ? 0 : (a->err = -EPROTO);
 }
 
@@ -661,9 +684,8 @@ int addr2line__attach_debug(struct addr2line *a, int id, int fd)
 	int n;
 
 	snprintf(req, sizeof(req), "debug %d\n", id);
-	begin_call(a);
-	n = request_fd(a, req, fd);
-	return n < 0 ? n : read_reply_lines(a, n);
+	n = call(a, req, fd);
+	return n < 0 ? n : 0;
 }
 
 int addr2line__close_image(struct addr2line *a, int id)
@@ -672,28 +694,23 @@ int addr2line__close_image(struct addr2line *a, int id)
 	int n;
 
 	snprintf(req, sizeof(req), "close %d\n", id);
-	begin_call(a);
-	n = request(a, req);
-	return n < 0 ? n : read_reply_lines(a, n);
+	n = call(a, req, -1);
+	return n < 0 ? n : 0;
 }
 
 int addr2line__image_sym(struct addr2line *a, int id, __u64 off, const char **name,
 			 __u64 *delta, __u64 *size)
 {
 	char req[64], *f[3], *end;
-	int n, err;
+	int n;
 
 	*name = NULL;
 	snprintf(req, sizeof(req), "fsym %d %llx\n", id, (unsigned long long)off);
-	begin_call(a);
-	n = request(a, req);
+	n = call(a, req, -1);
 	if (n == -ERANGE)
 		return 0;	/* not loaded from the file: no symbol, not a failure */
-	if (n < 0)
+	if (n <= 0)
 		return n;
-	err = read_reply_lines(a, n);
-	if (err || !n)
-		return err;
 	if (n != 1 || split_tabs(a->reply, f, 3) != 3)
 		return a->err = -EPROTO;
 	errno = 0;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "elf_notes.h"
 #include "kernel_image.h"
 
 /* Where distros and kernel builds leave a vmlinux with DWARF; %1$s is the release. */
@@ -112,19 +113,13 @@ int kernel_image__build_id(const char *path, unsigned char *id, size_t id_sz)
 	Elf_Scn *scn = NULL;
 	int fd, err = -ENOENT;
 	GElf_Shdr sh;
+	Elf_Data *d;
 	Elf *elf;
 
 	elf = open_elf(path, &fd);
 	if (!elf)
 		return -errno;
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf)
-			continue;
+	while ((d = elf_notes__next(elf, &scn, &sh))) {
 		err = notes_build_id(d->d_buf, d->d_size, sh.sh_addralign == 8 ? 8 : 4, id, id_sz);
 		if (err > 0 || err == -E2BIG)
 			break;

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "kprobe_pmu.h"
 #include "opts.h"
 #include "mass_attacher_int.h"
 #include "records.h"
@@ -604,7 +605,7 @@ static int attach_kprobes(struct mass_attacher *att)
 	int type, ret_bit, err;
 	size_t i;
 
-	err = ma__kprobe_pmu(&type, &ret_bit);
+	err = kprobe_pmu__read(&type, &ret_bit);
 	if (err) {
 		pr(att, LOG_ERROR, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
 		   err);

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "kprobe_pmu.h"
 #include "mass_attacher_int.h"
 #include "probe_spec.h"
 
@@ -146,7 +147,7 @@ static int open_probe_event(const struct probe_spec *s)
 		attr.config = err;
 		return perf_event_open(&attr);
 	}
-	err = ma__kprobe_pmu(&type, &ret_bit);
+	err = kprobe_pmu__read(&type, &ret_bit);
 	if (err)
 		return err;
 	/* by name: the kernel refuses a name several functions share (EADDRNOTAVAIL) */
@@ -262,25 +263,4 @@ void ma_injects__detach(struct ma_injects *in)
 			close(pi->fd);
 		pi->fd = -1;
 	}
-}
-
-/* Shared with the -K attach of traced functions. */
-int ma__kprobe_pmu(int *type, int *ret_bit)
-{
-	FILE *f;
-	int ok;
-
-	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
-	if (!f)
-		return -errno;
-	ok = fscanf(f, "%d", type) == 1;
-	fclose(f);
-	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
-	if (!f)
-		return -errno;
-	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
-	fclose(f);
-	/* the bit becomes 1ULL << ret_bit: anything outside a __u64 is no valid format */
-	ok = ok && *ret_bit >= 0 && *ret_bit < 64;
-	return ok ? 0 : -EINVAL;
 }

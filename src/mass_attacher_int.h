@@ -75,7 +75,4 @@ void ma__run_steps(int n, const struct ma_steps *st);
 void ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
 		   int threads, progress_fn progress, void *ctx);
 
-/* The kprobe PMU's perf event type and the config bit that makes it a kretprobe. */
-int ma__kprobe_pmu(int *type, int *ret_bit);
-
 #endif

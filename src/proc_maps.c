@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hex.h"
 #include "opts.h"
 #include "proc_maps.h"
 
@@ -27,15 +28,9 @@ static int parse_hex(const char **p, const char *end, __u64 *out)
 	int n = 0;
 
 	for (; s < end; s++, n++) {
-		int d;
+		int d = hex_digit(*s);
 
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (*s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
+		if (d < 0)
 			break;
 		if (n == 16)
 			return -EINVAL;

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The kernel's kprobe PMU, for kprobes opened with perf_event_open() (-K, -J, and the floor
+ * benchmark, bench/floor.c, which compiles this file into its own binary).
+ */
+#ifndef RETSNOOP_KPROBE_PMU_H
+#define RETSNOOP_KPROBE_PMU_H
+
+/*
+ * The PMU's type and the config bit that makes a kretprobe (in [0, 64)), from sysfs.
+ * 0, -errno of an unreadable file, or -EINVAL for an unexpected format.
+ */
+int kprobe_pmu__read(int *type, int *ret_bit);
+
+#endif
