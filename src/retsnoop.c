@@ -182,6 +182,7 @@ static struct user_funcs *find_user_funcs(int *err)
 		.sz = sizeof(uo), .print = log_print,
 		/* one traced process: its maps say which libraries it uses */
 		.pid = env.allow_pid_cnt == 1 ? env.allow_pids[0] : 0,
+		.arg_types = env.capture_args,
 	};
 	struct user_funcs *uf;
 	size_t i, j;
