@@ -8,6 +8,7 @@
  *   uprog [PATH [COUNT]]   do the work COUNT times (default 1) on PATH
  *   uprog --bench N        call bench_leaf() N times (per-call cost of tracing it)
  *   uprog --wait           as the first form, but only after a line on stdin (-p tests)
+ *   uprog --args NAME      call check_args() once with NAME among arguments of many kinds
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -36,6 +37,27 @@ __attribute__((noipa)) int do_work(const char *path)
 /* a second name for do_work: globbing either traces it once */
 int do_work_alias(const char *path) __attribute__((alias("do_work")));
 
+struct uprog_pt {
+	int x, y;
+};
+
+struct uprog_cfg {
+	const char *name;
+	long limit;
+};
+
+/*
+ * -A: arguments of every kind the plan places (x86-64: n..name and u7 in registers, the
+ * double in xmm0, s8 on the stack; the struct by value in one register). Fails (-1).
+ */
+__attribute__((noipa)) long check_args(int n, long neg, struct uprog_pt pt,
+				       const struct uprog_cfg *cfg, const char *name,
+				       double ratio, unsigned short u7, int s8)
+{
+	return n + neg + pt.x + pt.y + cfg->limit + (long)strlen(name) + (long)ratio + u7 + s8 >
+	       0 ? -1 : 0;
+}
+
 __attribute__((noipa)) int bench_leaf(int x)
 {
 	return x & 1;
@@ -52,6 +74,12 @@ int main(int argc, char **argv)
 		for (i = 0; i < n; i++)
 			sum += bench_leaf(i);
 		return sum == n / 2 ? 0 : 1;
+	}
+	if (argc > 2 && strcmp(argv[1], "--args") == 0) {
+		struct uprog_cfg cfg = { .name = argv[2], .limit = 100 };
+
+		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
+				  -8) == -1 ? 0 : 1;
 	}
 	if (argc > 1 && strcmp(argv[1], "--wait") == 0) {
 		if (!fgets(line, sizeof(line), stdin))
