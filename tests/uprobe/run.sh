@@ -209,6 +209,18 @@ cmd_run --no-follow-forks
 check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len(s) == 0"
 check "-- CMD: nothing left attached" nothing_left
 
+# 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
+# through the RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
+PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1
+check "-- uprog (by PATH), --dry-run: 'libuprog.so' is $D/libuprog.so by uprog's RUNPATH" \
+	grep -q "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out"
+# (the command's own line goes to the same stdout: only the JSON lines are kept)
+PATH=$D:$PATH "$RS" --json -e "uprog_lib_probe [libuprog.so]" -- uprog /nonexistent/bypath 2>"$T/err" |
+	grep '^{' >"$T/out"
+check "-- uprog (by PATH): the library function's sample, image $D/libuprog.so" \
+	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
+check "-- uprog (by PATH): nothing left attached" nothing_left
+
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift
