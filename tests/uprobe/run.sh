@@ -221,6 +221,21 @@ check "-- uprog (by PATH): the library function's sample, image $D/libuprog.so" 
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
 check "-- uprog (by PATH): nothing left attached" nothing_left
 
+# 12. lifecycle: a process that forks, execs or is killed inside a traced function (-- CMD,
+# JSON lines only: the command's own output shares stdout)
+life() { "$RS" --json "$@" 2>"$T/err" | grep '^{' >"$T/out"; }
+cmd_pid='[r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "command"][0]["pid"]'
+life -e "fork_work [$P]" -e "open_config [$P]" -- "$P" --fork /nonexistent/forked
+check "fork inside fork_work: the parent's session fork_work -> open_config and the child's open_config, each with its pid" \
+	jq_samples "(c := $cmd_pid) and sorted((x['pid'] == c, [f['function'] for f in x['stack']]) for x in s) == [(False, ['open_config']), (True, ['fork_work', 'open_config'])] and len({x['pid'] for x in s}) == 2"
+life -e "exec_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- "$P" --exec /nonexistent/execd
+check "exec inside exec_work: the new image's do_work -> open_config is a session of its own (the old one ends unreported)" \
+	jq_samples "(c := $cmd_pid) and [(x['pid'], [f['function'] for f in x['stack']]) for x in s] == [(c, ['do_work', 'open_config'])]"
+life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' --kill /nonexistent/killed; '$P' /nonexistent/after 2 >/dev/null"
+check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
+	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
+check "lifecycle: nothing left attached" nothing_left
+
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift
