@@ -227,16 +227,26 @@ static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnar
 		/* fentry plans never have stack arguments: such functions use kprobes */
 		if (fentry)
 			return -FNARG_EOPNOTSUPP;
+		/* a uprobe's stack arguments are on the user stack: told by the address */
 		sp = PT_REGS_SP((struct pt_regs *)ctx);
 		if (kind == FNARG_VALUE) {
-			err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF),
-						    CLAMP(want, MAX_FNARG_SIZE), (void *)(sp + roff));
+			if ((__s64)sp < 0)
+				err = bpf_probe_read_kernel(data + CLAMP(o, MAX_DATA_OFF),
+							    CLAMP(want, MAX_FNARG_SIZE),
+							    (void *)(sp + roff));
+			else
+				err = bpf_probe_read_user(data + CLAMP(o, MAX_DATA_OFF),
+							  CLAMP(want, MAX_FNARG_SIZE),
+							  (void *)(sp + roff));
 			if (err)
 				return err;
 			DATA_LEN(r) = o + round8(want);
 			return want;
 		}
-		err = bpf_probe_read_kernel(&w, sizeof(w), (void *)(sp + roff));
+		if ((__s64)sp < 0)
+			err = bpf_probe_read_kernel(&w, sizeof(w), (void *)(sp + roff));
+		else
+			err = bpf_probe_read_user(&w, sizeof(w), (void *)(sp + roff));
 		if (err)
 			return err;
 	} else {

@@ -76,6 +76,11 @@ static int resolve(const char *cmd, const char *path_list, char *out, size_t sz)
 	return seen;
 }
 
+int cmd_launch__resolve(const char *cmd, char *out, size_t sz)
+{
+	return resolve(cmd, getenv("PATH") ?: "/bin:/usr/bin", out, sz);
+}
+
 struct cred {
 	bool set;
 	uid_t uid;

@@ -32,6 +32,11 @@ struct cmd_launch;
  */
 int cmd_launch__new(char *const *argv, const struct cmd_launch_opts *opts,
 		    struct cmd_launch **out);
+/*
+ * What execvp() would run for @cmd under $PATH, as cmd_launch__new() finds it, into @out:
+ * 0, -ENOENT, -EACCES or -ENAMETOOLONG (--dry-run, which launches nothing).
+ */
+int cmd_launch__resolve(const char *cmd, char *out, size_t sz);
 /* The held (later: running) process. */
 pid_t cmd_launch__pid(const struct cmd_launch *c);
 /* The file that will be (or was) executed, PATH resolved. */

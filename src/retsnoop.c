@@ -4,6 +4,7 @@
  * tracing run (trace_cmd).
  */
 #include <errno.h>
+#include <limits.h>
 #include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -173,15 +174,21 @@ static bool has_globs(bool user)
 	return false;
 }
 
-/* The user-space globs of -e/-a/-d, discovered. NULL: none given (or an error, *err). */
-static struct user_funcs *find_user_funcs(int *err)
+/*
+ * The user-space globs of -e/-a/-d, discovered. NULL: none given (or an error, *err).
+ * @cmd: the -- CMD launched (NULL: none, or --dry-run): its binary, PATH resolved, is
+ * the program whose loader library globs follow (RUNPATH, ELF class and machine).
+ */
+static struct user_funcs *find_user_funcs(const struct cmd_launch *cmd, int *err)
 {
+	static char cmd_path[PATH_MAX];	/* uf keeps the pointer */
 	const struct glob_list *lists[] = { &env.entry_globs, &env.allow_globs, &env.deny_globs };
 	const enum func_glob_role roles[] = { FUNC_GLOB_ENTRY, FUNC_GLOB_ALLOW, FUNC_GLOB_DENY };
 	struct user_funcs_opts uo = {
 		.sz = sizeof(uo), .print = log_print,
 		/* one traced process: its maps say which libraries it uses */
 		.pid = env.allow_pid_cnt == 1 ? env.allow_pids[0] : 0,
+		.arg_types = env.capture_args,
 	};
 	struct user_funcs *uf;
 	size_t i, j;
@@ -189,6 +196,10 @@ static struct user_funcs *find_user_funcs(int *err)
 	*err = 0;
 	if (!has_globs(true))
 		return NULL;
+	if (cmd)
+		uo.binary = cmd_launch__path(cmd);
+	else if (env.cmd_argv && !cmd_launch__resolve(env.cmd_argv[0], cmd_path, sizeof(cmd_path)))
+		uo.binary = cmd_path;
 	uf = user_funcs__new(&uo);
 	if (!uf) {
 		*err = -ENOMEM;
@@ -522,7 +533,7 @@ static int run(void)
 	trace_cmd__phase_done(log_print, "feature detection");
 
 	/* user-space functions: a missing binary or function stops the run before the kernel's */
-	uf = find_user_funcs(&err);
+	uf = find_user_funcs(tgt.cmd, &err);
 	if (err)
 		goto cleanup;
 	if (kernel) {

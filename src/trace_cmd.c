@@ -357,7 +357,8 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 	for (i = 0; env->verbose >= 2 && i < cnt; i++) {
 		arg_plan__describe(arg_plans__get(ps, i), arg_plans__arch(ps), buf, sizeof(buf));
 		fprintf(vout, "Function '%s' args spec: %s%s\n", funcs[i].name, buf,
-			funcs[i].btf ? "" : " (NO BTF INFO)");
+			funcs[i].btf ? "" : funcs[i].flags & FUNC_USER ? " (NO DWARF INFO)" :
+			" (NO BTF INFO)");
 	}
 	*out = ps;
 	return 0;

@@ -31,6 +31,7 @@ struct tracer {
 	struct mass_attacher *att;	/* NULL: no kernel function or probe */
 	struct uprobe_attacher *uatt;	/* NULL: no user-space function */
 	struct bpf_link *sys_exit_link;	/* with user functions: failed syscalls' errnos */
+	struct bpf_link *exec_link;	/* with user functions: sessions an exec() ends */
 	struct lbr *lbr;
 	struct session_store *store;
 	struct ring_buffer *rb;
@@ -91,7 +92,7 @@ static void no_kernel_progs(struct retsnoop *skel)
 
 	bpf_object__for_each_program(p, skel->obj) {
 		if (p != skel->progs.uentry && p != skel->progs.uexit &&
-		    p != skel->progs.usys_exit)
+		    p != skel->progs.usys_exit && p != skel->progs.uexec)
 			bpf_program__set_autoload(p, false);
 	}
 }
@@ -113,6 +114,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		bpf_program__set_autoload(skel->progs.uentry, false);
 		bpf_program__set_autoload(skel->progs.uexit, false);
 		bpf_program__set_autoload(skel->progs.usys_exit, false);
+		bpf_program__set_autoload(skel->progs.uexec, false);
 		return 0;
 	}
 	if (!feat->has_cookie) {
@@ -457,6 +459,14 @@ int tracer__attach(struct tracer *t)
 			   strerror(-err));
 		}
 	}
+	if (!err && t->uatt) {
+		t->exec_link = bpf_program__attach(t->skel->progs.uexec);
+		if (!t->exec_link) {
+			err = -errno;
+			pr(t, LOG_ERROR, "Failed to attach to the sched_process_exec raw tracepoint: %s.\n",
+			   strerror(-err));
+		}
+	}
 	return err;
 }
 
@@ -722,6 +732,8 @@ long tracer__detach(struct tracer *t)
 		ms += uprobe_attacher__detach(t->uatt);
 	bpf_link__destroy(t->sys_exit_link);
 	t->sys_exit_link = NULL;
+	bpf_link__destroy(t->exec_link);
+	t->exec_link = NULL;
 	if (t->att)
 		ms += mass_attacher__detach(t->att);
 	return ms;
@@ -739,6 +751,7 @@ void tracer__free(struct tracer *t)
 	session_store__free(t->store);
 	uprobe_attacher__free(t->uatt);
 	bpf_link__destroy(t->sys_exit_link);
+	bpf_link__destroy(t->exec_link);
 	mass_attacher__free(t->att);
 	retsnoop__destroy(t->skel);
 	lbr__close(t->lbr);

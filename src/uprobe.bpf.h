@@ -80,4 +80,31 @@ int usys_exit(__u64 *ctx)
 	return 0;
 }
 
+/*
+ * exec() replaces the program under a session that began in it: the old image's traced
+ * frames never return, and the new image's calls would nest under them in a session that
+ * never ends. Such a session ends here, unreported as at exit (its kernel frames of
+ * execve's own, if traced, find no session on return); the new image's calls start anew.
+ * A session that began in the kernel (a traced execve) goes on.
+ */
+SEC("raw_tp/sched_process_exec")
+int uexec(void *ctx)
+{
+	__s64 key = session_key(bpf_get_current_pid_tgid());
+	struct session *sess;
+	struct func_info *fi;
+	__u32 id;
+
+	if (!ready)
+		return 0;
+	sess = find_session(key);
+	if (!sess || !sess->stack.depth)
+		return 0;
+	id = sess->stack.func_ids[0];
+	fi = bpf_map_lookup_elem(&func_infos, &id);
+	if (fi && (fi->flags & FUNC_USER))
+		end_session(sess, key);
+	return 0;
+}
+
 #endif /* __RETSNOOP_UPROBE_BPF_H */

@@ -9,6 +9,7 @@
 #include <elfutils/libdw.h>
 #include "records.h"
 #include "user_dwarf.h"
+#include "user_dwarf_btf.h"
 
 #ifndef DW_LANG_Mips_Assembler
 #define DW_LANG_Mips_Assembler 0x8001
@@ -72,7 +73,22 @@ struct walk {
 	int (*cb)(const struct user_dwarf_func *f, void *ctx);
 	void *ctx;
 	int err;
+	Dwarf_Die *die;		/* the function being called back for */
+	struct dwarf_btf *db;	/* prototypes asked for during the walk */
 };
+
+int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const char *name)
+{
+	struct walk *w = f->priv;
+
+	if (w->db && dwarf_btf__btf(w->db) != btf) {
+		dwarf_btf__free(w->db);
+		w->db = NULL;
+	}
+	if (!w->db && !(w->db = dwarf_btf__new(btf)))
+		return -ENOMEM;
+	return dwarf_btf__add_func(w->db, w->die, name);
+}
 
 static int on_func(Dwarf_Die *die, void *arg)
 {
@@ -87,6 +103,8 @@ static int on_func(Dwarf_Die *die, void *arg)
 	f.addr = lo;
 	f.file = dwarf_decl_file(die);
 	f.ret_flags = type_flags(die);
+	f.priv = w;
+	w->die = die;
 	w->err = w->cb(&f, w->ctx);
 	return w->err ? DWARF_CB_ABORT : DWARF_CB_OK;
 }
@@ -170,6 +188,7 @@ int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
 			dwarf_getfuncs(&cu, on_func, &w, 0);
 		off = next;
 	}
+	dwarf_btf__free(w.db);
 	dwarf_end(dw);
 	close(fd);
 	return w.err;

@@ -19,7 +19,17 @@ struct user_dwarf_func {
 	__u64 addr;		/* DW_AT_low_pc: the ELF symbol's address */
 	const char *file;	/* DW_AT_decl_file, as the compiler recorded it */
 	__u32 ret_flags;	/* FUNC_RET_PTR, FUNC_NEEDS_SIGN_EXT, FUNC_CANT_FAIL, ... */
+	void *priv;		/* the walk's, for user_dwarf__func_btf() */
 };
+
+struct btf;
+
+/*
+ * During a user_dwarf__for_each_func() callback: add @f's prototype (its parameters'
+ * types, for -A) to @btf as a FUNC named @name (user_dwarf_btf.h); the FUNC's id or
+ * -errno. Types met again in the same walk and @btf are added once.
+ */
+int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const char *name);
 
 /*
  * Call @cb for every function with code that the DWARF of image @path (read before as

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/btf.h>
 #include "elf_funcs.h"
 #include "opts.h"
 #include "records.h"
@@ -18,6 +19,7 @@ struct user_glob {
 struct user_image {
 	char *path;
 	struct elf_funcs *elf;
+	struct btf *btf;	/* -A: its functions' prototypes from DWARF, NULL without */
 };
 
 struct user_funcs {
@@ -56,6 +58,7 @@ void user_funcs__free(struct user_funcs *uf)
 	for (i = 0; i < uf->image_cnt; i++) {
 		free(uf->images[i].path);
 		elf_funcs__free(uf->images[i].elf);
+		btf__free(uf->images[i].btf);
 	}
 	free(uf->globs);
 	free(uf->images);
@@ -117,6 +120,7 @@ static int get_image(struct user_funcs *uf, const char *path, struct user_image 
 		return -ENOMEM;
 	uf->images = im;
 	im = &uf->images[uf->image_cnt];
+	memset(im, 0, sizeof(*im));
 	im->path = strdup(path);
 	if (!im->path)
 		return -ENOMEM;
@@ -382,9 +386,42 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 
 struct types_ctx {
 	struct user_funcs *uf;
+	struct user_image *im;
 	const char *image;
-	size_t typed;
+	size_t typed, protos;
+	int err;
 };
+
+/*
+ * -A: @f's parameters from DWARF, as BTF of the image's own (what argument plans read).
+ * A compiler's clone (foo.isra.0, foo.constprop.0) may take other arguments than its
+ * source says: its registers are shown raw.
+ */
+static void add_proto(struct types_ctx *tc, const struct user_dwarf_func *df, struct func *f)
+{
+	int id;
+
+	if (f->btf || strchr(f->name, '.'))
+		return;
+	if (!tc->im->btf) {
+		tc->im->btf = btf__new_empty();
+		if (!tc->im->btf) {
+			tc->im->btf = NULL;
+			tc->err = -errno;
+			return;
+		}
+	}
+	id = user_dwarf__func_btf(df, tc->im->btf, f->name);
+	if (id < 0) {
+		pr(tc->uf, LOG_DEBUG, "No argument types for %s [%s]: %s.\n", f->name, tc->image,
+		   strerror(-id));
+		return;
+	}
+	f->btf = tc->im->btf;
+	f->btf_id = id;
+	f->arg_cnt = btf_vlen(btf__type_by_id(f->btf, btf__type_by_id(f->btf, id)->type));
+	tc->protos++;
+}
 
 static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
 {
@@ -397,6 +434,8 @@ static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
 
 		if (uf->addrs[i] != df->addr || strcmp(f->image, tc->image) != 0)
 			continue;
+		if (uf->o.arg_types)
+			add_proto(tc, df, f);
 		/* only the default rule follows the type; "=RULE" globs keep theirs */
 		if ((f->flags & FUNC_ERR_GUESS) && !(f->flags & FUNC_CANT_FAIL)) {
 			f->flags = (f->flags & ~FUNC_ERR_GUESS) | df->ret_flags;
@@ -414,7 +453,9 @@ static int apply_types(struct user_funcs *uf)
 	int err;
 
 	for (i = 0; i < uf->image_cnt; i++) {
-		struct types_ctx tc = { .uf = uf, .image = uf->images[i].path };
+		struct types_ctx tc = {
+			.uf = uf, .im = &uf->images[i], .image = uf->images[i].path,
+		};
 
 		err = user_dwarf__for_each_func(tc.image, uf->images[i].elf, on_typed_func, &tc,
 						dpath, sizeof(dpath));
@@ -423,10 +464,13 @@ static int apply_types(struct user_funcs *uf)
 			   tc.image);
 			continue;
 		}
-		if (err)
+		if (err || (err = tc.err))
 			return err;
 		pr(uf, LOG_DEBUG, "Return types of %zu functions of %s from %s.\n", tc.typed,
 		   tc.image, dpath);
+		if (uf->o.arg_types)
+			pr(uf, LOG_DEBUG, "Argument types of %zu functions of %s from %s.\n",
+			   tc.protos, tc.image, dpath);
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #ifndef RETSNOOP_USER_FUNCS_H
 #define RETSNOOP_USER_FUNCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "func.h"
 #include "func_discovery.h"
@@ -20,6 +21,7 @@ struct user_funcs_opts {
 	int pid;		/* the traced process: its maps find libraries (0: none) */
 	const char *binary;	/* the traced program's binary: its RUNPATH (NULL: none) */
 	log_print_fn print;
+	bool arg_types;		/* -A: functions' parameters from DWARF (struct func's btf) */
 };
 
 struct user_funcs;

@@ -150,7 +150,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf do_work main open_config"
+	test "$(names)" = "bench_leaf check_args do_work exec_work fork_work kill_work main open_config"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -185,6 +185,35 @@ for mode in "" -K; do
 	check "can't probe${mode:+ ($mode)}: nothing left attached" nothing_left
 done
 
+# 11. -A: arguments from DWARF through the kernel's plans and renderers (the path comes from
+# argv: a string in a page the program has not touched yet, its .rodata, reads as -EFAULT)
+args_of() { echo "[(a['name'], a['kind'], a['text']) for a in $1['args']]"; }
+PROG_ARGS=/nonexistent/argpath trace "$P" -A -e "do_work [$P]" -a "open_config [$P]" --json
+check "-A --json: do_work and open_config show path='/nonexistent/argpath' (a string read from user memory)" \
+	jq_samples "len(s) == 1 and [$(args_of f) for f in s[0]['stack']] == [[('path', 'string', \"'/nonexistent/argpath'\")]] * 2"
+PROG_ARGS=/nonexistent/argpath trace "$P" -A -T -e "do_work [$P]" -a "open_config [$P]" --json
+check "-A -T --json: the entry and leaf rows carry the same argument" \
+	jq_samples "[(r['kind'], $(args_of r) if 'args' in r else None) for r in s[0]['trace']] == [('entry', [('path', 'string', \"'/nonexistent/argpath'\")]), ('leaf', [('path', 'string', \"'/nonexistent/argpath'\")]), ('exit', None)]"
+PROG_ARGS=/nonexistent/argpath trace "$P" -A -e "do_work [$P]" -a "open_config [$P]"
+check "-A text: \"open_config  (uprog)  path='/nonexistent/argpath'\"" \
+	grep -qP "\[-1 ENOENT\]\s+open_config\s+\(uprog\)\s+path='/nonexistent/argpath'$" "$T/out"
+PROG_ARGS="--args myname" trace "$P" -A -e "check_args [$P]" --json
+check "-A: int, long, struct by value, pointer to struct, string, double (unsupp), u16 register, stack int" \
+	jq_samples "len(s) == 1 and (a := $(args_of "s[0]['stack'][0]")) and a[:3] == [('n', 'value', '7'), ('neg', 'value', '-42'), ('pt', 'value', '{.x=3,.y=4}')] and a[3][:2] == ('cfg', 'pointee') and a[3][2].startswith('&{.name=0x') and a[3][2].endswith(',.limit=100}') and a[4:] == [('name', 'string', \"'myname'\"), ('ratio', 'unsupported', '(unsupp)'), ('u7', 'value', '65535'), ('s8', 'value', '-8')]"
+PROG_ARGS="--args myname" trace "$P" -A -e "check_args [$P]"
+check "-A text: check_args' arguments in one line" \
+	grep -qP "check_args\s+\(uprog\)\s+n=7 neg=-42 pt=\{\.x=3,\.y=4\} cfg=&\{\.name=0x[0-9a-f]+,\.limit=100\} name='myname' ratio=\(unsupp\) u7=65535 s8=-8$" "$T/out"
+PROG_ARGS=/nonexistent/argpath trace "$D/uprog-dbglink" -A -e "open_config [$D/uprog-dbglink]" --json
+check "-A: types from the .gnu_debuglink file (uprog.debug)" \
+	jq_samples "len(s) == 1 and $(args_of "s[0]['stack'][0]") == [('path', 'string', \"'/nonexistent/argpath'\")]"
+PROG_ARGS=/nonexistent/argpath trace "$D/uprog-stripped" -A -e "open_config [$D/uprog-stripped]" --json
+check "-A without DWARF: the raw argument registers arg0.. (arg0 a user address)" \
+	jq_samples "len(s) == 1 and (a := s[0]['stack'][0]['args']) and [x['name'] for x in a] == ['arg%d' % i for i in range(6)] and {x['kind'] for x in a} == {'register'} and 0 < int(a[0]['text'], 16) < 1 << 47"
+PROG_ARGS="--args myname" trace "$P" -vv -A -e "check_args [$P]"
+check "-A -vv: the plan of check_args (the double unsupported, s8 on the stack)" \
+	grep -qE "^Function 'check_args' args spec: n=[a-z0-9]+:4 .* ratio=\(unsupp\) .* s8=sp\+[0-9]+:4$|^Function 'check_args' args spec: n=x0:4 .* ratio=\(unsupp\) .*" "$T/out"
+check "-A: nothing left attached" nothing_left
+
 # 10. `-- CMD` with user-space functions (tracepoints by raw_tp: no tracefs on this host):
 # the command's forked child is traced, another process running the same program at the
 # same time is not (it fails 20 times a run), and retsnoop exits with the command's status
@@ -206,6 +235,33 @@ check "-- CMD: the 3 failures of the command's forked child, none of the other p
 cmd_run --no-follow-forks
 check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len(s) == 0"
 check "-- CMD: nothing left attached" nothing_left
+
+# 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
+# through the RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
+PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1
+check "-- uprog (by PATH), --dry-run: 'libuprog.so' is $D/libuprog.so by uprog's RUNPATH" \
+	grep -q "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out"
+# (the command's own line goes to the same stdout: only the JSON lines are kept)
+PATH=$D:$PATH "$RS" --json -e "uprog_lib_probe [libuprog.so]" -- uprog /nonexistent/bypath 2>"$T/err" |
+	grep '^{' >"$T/out"
+check "-- uprog (by PATH): the library function's sample, image $D/libuprog.so" \
+	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
+check "-- uprog (by PATH): nothing left attached" nothing_left
+
+# 12. lifecycle: a process that forks, execs or is killed inside a traced function (-- CMD,
+# JSON lines only: the command's own output shares stdout)
+life() { "$RS" --json "$@" 2>"$T/err" | grep '^{' >"$T/out"; }
+cmd_pid='[r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "command"][0]["pid"]'
+life -e "fork_work [$P]" -e "open_config [$P]" -- "$P" --fork /nonexistent/forked
+check "fork inside fork_work: the parent's session fork_work -> open_config and the child's open_config, each with its pid" \
+	jq_samples "(c := $cmd_pid) and sorted((x['pid'] == c, [f['function'] for f in x['stack']]) for x in s) == [(False, ['open_config']), (True, ['fork_work', 'open_config'])] and len({x['pid'] for x in s}) == 2"
+life -e "exec_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- "$P" --exec /nonexistent/execd
+check "exec inside exec_work: the new image's do_work -> open_config is a session of its own (the old one ends unreported)" \
+	jq_samples "(c := $cmd_pid) and [(x['pid'], [f['function'] for f in x['stack']]) for x in s] == [(c, ['do_work', 'open_config'])]"
+life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' --kill /nonexistent/killed; '$P' /nonexistent/after 2 >/dev/null"
+check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
+	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
+check "lifecycle: nothing left attached" nothing_left
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {

@@ -8,11 +8,17 @@
  *   uprog [PATH [COUNT]]   do the work COUNT times (default 1) on PATH
  *   uprog --bench N        call bench_leaf() N times (per-call cost of tracing it)
  *   uprog --wait           as the first form, but only after a line on stdin (-p tests)
+ *   uprog --args NAME      call check_args() once with NAME among arguments of many kinds
+ *   uprog --fork PATH      fork_work(): fork inside a traced function, both sides fail on PATH
+ *   uprog --exec PATH      exec_work(): exec this program on PATH inside a traced function
+ *   uprog --kill PATH      kill_work(): fail on PATH, then SIGKILL itself inside it
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "uprog.h"
 
@@ -36,6 +42,54 @@ __attribute__((noipa)) int do_work(const char *path)
 /* a second name for do_work: globbing either traces it once */
 int do_work_alias(const char *path) __attribute__((alias("do_work")));
 
+struct uprog_pt {
+	int x, y;
+};
+
+struct uprog_cfg {
+	const char *name;
+	long limit;
+};
+
+/*
+ * -A: arguments of every kind the plan places (x86-64: n..name and u7 in registers, the
+ * double in xmm0, s8 on the stack; the struct by value in one register). Fails (-1).
+ */
+__attribute__((noipa)) long check_args(int n, long neg, struct uprog_pt pt,
+				       const struct uprog_cfg *cfg, const char *name,
+				       double ratio, unsigned short u7, int s8)
+{
+	return n + neg + pt.x + pt.y + cfg->limit + (long)strlen(name) + (long)ratio + u7 + s8 >
+	       0 ? -1 : 0;
+}
+
+/* Lifecycle: a process forking, exec'ing or killed inside a traced function. */
+__attribute__((noipa)) int fork_work(const char *path)
+{
+	pid_t pid = fork();
+	int r = open_config(path);
+
+	if (pid == 0)
+		_exit(r < 0 ? 0 : 1);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	return r;
+}
+
+__attribute__((noipa)) int exec_work(const char *path)
+{
+	open_config(path);
+	execl("/proc/self/exe", "uprog", path, (char *)NULL);
+	return -1;
+}
+
+__attribute__((noipa)) int kill_work(const char *path)
+{
+	open_config(path);
+	raise(SIGKILL);
+	return -1;
+}
+
 __attribute__((noipa)) int bench_leaf(int x)
 {
 	return x & 1;
@@ -53,6 +107,18 @@ int main(int argc, char **argv)
 			sum += bench_leaf(i);
 		return sum == n / 2 ? 0 : 1;
 	}
+	if (argc > 2 && strcmp(argv[1], "--args") == 0) {
+		struct uprog_cfg cfg = { .name = argv[2], .limit = 100 };
+
+		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
+				  -8) == -1 ? 0 : 1;
+	}
+	if (argc > 2 && strcmp(argv[1], "--fork") == 0)
+		return fork_work(argv[2]) < 0 ? 0 : 1;
+	if (argc > 2 && strcmp(argv[1], "--exec") == 0)
+		return exec_work(argv[2]) < 0 ? 0 : 1;
+	if (argc > 2 && strcmp(argv[1], "--kill") == 0)
+		return kill_work(argv[2]) < 0 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--wait") == 0) {
 		if (!fgets(line, sizeof(line), stdin))
 			return 2;

@@ -2,7 +2,8 @@
 # One session across the user/kernel boundary: the uprobe test program's do_work ->
 # open_config (uprobes) -> open() -> __x64_sys_openat ... path_openat (kernel probes),
 # one stack and one -T table, '[-1 ENOENT]' beside the user frames; uprobe.multi where the
-# kernel has it (6.6+), single uprobes with -K (and on 6.1); nothing left attached.
+# kernel has it (6.6+), single uprobes with -K (and on 6.1); -A shows the same path string
+# in the user frames (DWARF) and the kernel's (BTF); nothing left attached.
 # The guest has no shared libraries: the program is linked static-pie, its library in.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,16 +19,18 @@ cc -O2 -g -static-pie -I"$here/../../uprobe" "$here/../../uprobe/uprog.c" \
 	"$here/../../uprobe/libuprog.c" -o "$tmp/uprog-static" || { fail "building uprog-static"; finish; }
 
 out=$(RETSNOOP_VM_EXTRA="$tmp/uprog-static" vm_run '
-P=/usr/bin/uprog-static
+P=/usr/bin/uprog-static PARGS=
 run() {
 	name=$1; shift
 	retsnoop "$@" >/tmp/o 2>&1 &
 	i=0; while [ $i -lt 300 ] && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
-	$P >/dev/null; sleep 1; kill -INT %1; wait
+	$P $PARGS >/dev/null; sleep 1; kill -INT %1; wait
 	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
 }
 run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "__x64_sys_openat" -a do_sys_openat2 -a do_filp_open -a path_openat
 run single -K -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
+PARGS=/nonexistent/guest-arg
+run args -A -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
 
@@ -52,5 +55,10 @@ expect_count "$m" '^\^' 0 "stack: no kernel frame marked replaced ('^')"
 s=$(section "$out" single)
 expect "$s" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "-K: do_work [-1 ENOENT]"
 expect "$s" '\[-ENOENT\] +path_openat' "-K: path_openat [-ENOENT]"
+# -A: the user functions' argument from DWARF and the kernel's from BTF, one string
+a=$(section "$out" args)
+expect "$a" "open_config +\\(uprog-static\\) +path='/nonexistent/guest-arg'" "-A: open_config's path from DWARF"
+expect "$a" "do_work +\\(uprog-static\\) +path='/nonexistent/guest-arg'" "-A: do_work's path from DWARF"
+expect "$a" "do_sys_openat2.* filename='/nonexistent/guest-arg'" "-A: the kernel's do_sys_openat2 shows the same string"
 expect "$out" '^links=0 uprobe_events=0$' "nothing left attached"
 finish
