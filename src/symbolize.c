@@ -174,11 +174,17 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 {
 	struct symbolize *s = ctx;
 	const struct ksyms *ks;
+	bool inlines = s->opts.inlines;
 	const struct ksym *k;
 	int n;
 
 	if (as->kind == ADDR_SPACE_USER) {
+		if (s->opts.no_user_lines)
+			return 0;
 		n = s->usyms ? usyms__src(s->usyms, as->pid, addr, frames, max, note) : 0;
+		if (n == -EINTR)
+			return n;
+		inlines = s->opts.user_inlines;
 		goto found;
 	}
 	if (!s->opts.src.lookup || !(ks = ksyms_for(s, addr)))
@@ -211,7 +217,7 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 found:
 	if (n > max)
 		n = max;
-	if (!s->opts.inlines && n > 1) {
+	if (!inlines && n > 1) {
 		/* without inlines, the one line shown is where the code really is */
 		frames[0] = frames[n - 1];
 		n = 1;

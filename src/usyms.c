@@ -403,6 +403,8 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 			why = "no debug info";
 		}
 	}
+	if (n == -EINTR)
+		return n;	/* the caller says the lookup was cut short */
 	if (n <= 0 && note)
 		*note = why;
 	return n > 0 ? n : 0;
