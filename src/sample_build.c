@@ -22,13 +22,16 @@ static int copy_image(struct sample *s, struct code_image *dst, const struct cod
 	return 0;
 }
 
+static int put_src(struct sample *s, struct code_loc *loc, const struct src_frame *fr, int n,
+		   const char *note);
+
 int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 		    const struct addr_space *as, struct code_loc *loc, __u64 addr, enum src_at at)
 {
-	struct src_frame fr[MAX_SRC_FRAMES], *src;
+	struct src_frame fr[MAX_SRC_FRAMES];
 	const char *note = NULL;
 	struct sym_hit hit = {};
-	int n, i, err;
+	int n, err;
 
 	loc->as = *as;
 	loc->addr = addr;
@@ -49,6 +52,30 @@ int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 		return 0;
 	n = o->syms.src(o->syms.ctx, as, at == SRC_AT_CALL ? addr - 1 : addr, fr,
 			MAX_SRC_FRAMES, &note);
+	return put_src(s, loc, fr, n, note);
+}
+
+int sample__resolve_image(struct sample *s, const struct sample_build_opts *o,
+			  struct code_loc *loc)
+{
+	struct src_frame fr[MAX_SRC_FRAMES];
+	const char *note = NULL;
+	int n;
+
+	if (!o->syms.image_src || !loc->image.path)
+		return 0;
+	n = o->syms.image_src(o->syms.ctx, loc->image.path, loc->image.file_off, fr,
+			      MAX_SRC_FRAMES, &note);
+	return put_src(s, loc, fr, n, note);
+}
+
+/* A lookup's answer into @loc: @n frames (pool copies), or why there are none. */
+static int put_src(struct sample *s, struct code_loc *loc, const struct src_frame *fr, int n,
+		   const char *note)
+{
+	struct src_frame *src;
+	int i;
+
 	/* never a silently poorer frame: a lookup cut short is said where it shows */
 	if (n == -EINTR)
 		note = SRC_NOTE_CUT;

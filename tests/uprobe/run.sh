@@ -73,8 +73,8 @@ check "uprobe.multi: nothing left attached" nothing_left
 
 # 2. the text view of the same
 trace "$P" -e "do_work [$P]" -a "open_config [$P]"
-check "text: '[-1 ENOENT]  do_work  (uprog)' above open_config" \
-	grep -qzP '\[-1 ENOENT\]\s+do_work\s+\(uprog\)\n.*\[-1 ENOENT\]\s+open_config\s+\(uprog\)' "$T/out"
+check "text: '[-1 ENOENT]  do_work  (tests/uprobe/uprog.c:L:C)' above open_config" \
+	grep -qzP '\[-1 ENOENT\]\s+do_work\s+\(tests/uprobe/uprog\.c:\d+:\d+\)\n.*\[-1 ENOENT\]\s+open_config\s+\(tests/uprobe/uprog\.c:\d+:\d+\)' "$T/out"
 
 # 3. -T: the call rows of the session
 trace "$P" -e "do_work [$P]" -a "open_config [$P]" -T
@@ -176,6 +176,36 @@ check "-- CMD: the 3 failures of the command's forked child, none of the other p
 cmd_run --no-follow-forks
 check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len(s) == 0"
 check "-- CMD: nothing left attached" nothing_left
+
+# 8b. file:line on traced user frames (issue 24): each traced_user frame's source chain is
+# what addr2line -f -i says at the function's first instruction (its file offset mapped to
+# a link-time address through readelf's PT_LOADs), in the JSON and in the text
+ulines() { python3 -c '
+import json, subprocess, sys
+s = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "sample"]
+fr = [f for f in s[0]["stack"] if f["kind"] == "traced_user"] if s else []
+bad = not fr
+for f in fr:
+    path, off = f["image"]["path"], int(f["image"]["file_offset"], 16)
+    loads = [l.split() for l in subprocess.run(["readelf", "-lW", path], capture_output=True,
+             text=True).stdout.splitlines() if l.split()[:1] == ["LOAD"]]
+    va = [int(l[2], 16) + off - int(l[1], 16) for l in loads
+          if int(l[1], 16) <= off < int(l[1], 16) + int(l[4], 16)][0]
+    out = subprocess.run(["addr2line", "-f", "-i", "-e", path, hex(va)], capture_output=True,
+                         text=True).stdout.splitlines()
+    want = [(l.split(" (")[0].rsplit(":", 1)[0].rsplit("/", 1)[-1],
+             int(l.split(" (")[0].rsplit(":", 1)[1])) for l in out[1::2]][::-1]
+    got = [(x["file"].rsplit("/", 1)[-1], x["line"])
+           for x in ([f["source"]] if "source" in f else []) + f.get("inlined", [])]
+    name = f["function"]
+    print(f"  {name} {hex(va)}: retsnoop {got}, addr2line {want}")
+    bad |= not want or got != want
+sys.exit(bad)' "$T/out"; }
+trace "$P" -e "do_work [$P]" -a "open_config [$P]" --json
+check "file:line: traced user frames' lines are addr2line's at their first instruction" ulines
+trace "$P" -e "do_work [$P]" -a "open_config [$P]"
+check "file:line: the text view shows do_work's and open_config's uprog.c:LINE" \
+	grep -qE '^.*open_config +\(.*uprog\.c:[0-9]+' "$T/out"
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
