@@ -506,7 +506,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (vd)
 		vmlinux_dwarf__symbolize_opts(vd, &sopts);
 	if (!sopts.sidecar && (ustacks || tf->user_cnt)) {
-		struct addr2line_opts aopts = { .sz = sizeof(aopts), .cancel = stop__flag() };
+		/* only a second stop cuts lookups short: the first lets received samples keep lines */
+		struct addr2line_opts aopts = { .sz = sizeof(aopts), .cancel = stop__hurry_flag() };
 
 		usidecar = addr2line__new(NULL, &aopts);
 		if (usidecar) {
