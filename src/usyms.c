@@ -395,6 +395,21 @@ bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit)
 	return true;
 }
 
+/*
+ * A chain in which no frame knows its file and line (code in a CU without line info, such
+ * as the CRT's _start) says nothing: no lines, as addr2line's "??:0".
+ */
+static int known_lines(const struct src_frame *frames, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (frames[i].file && strcmp(frames[i].file, "??") && frames[i].line > 0)
+			return n;
+	}
+	return n > 0 ? 0 : n;
+}
+
 int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,
 	       const char **note)
 {
@@ -411,6 +426,7 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 	} else {
 		n = addr2line__image_lines(sidecar(u), m->img->id, addr - m->start + m->file_off,
 					   frames, max);
+		n = known_lines(frames, n);
 		if (n < 0 && n != -EINTR) {
 			sidecar_failed(u, n);
 			why = "symbolizer sidecar failed";
@@ -418,6 +434,8 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 			why = "debug file build ID mismatch";
 		} else if (n == 0 && m->img->dbg == DBG_NONE) {
 			why = "no debug info";
+		} else if (n == 0) {
+			why = "no line info for this address";
 		}
 	}
 	if (n == -EINTR)
@@ -469,6 +487,7 @@ int usyms__image_src(struct usyms *u, const char *path, __u64 file_off,
 		why = "symbolizer sidecar failed";
 	} else {
 		n = addr2line__image_lines(sidecar(u), img->id, file_off, frames, max);
+		n = known_lines(frames, n);
 		if (n == -EINTR)
 			return n;
 		if (n < 0) {
@@ -478,6 +497,8 @@ int usyms__image_src(struct usyms *u, const char *path, __u64 file_off,
 			why = "debug file build ID mismatch";
 		} else if (n == 0 && img->dbg == DBG_NONE) {
 			why = "no debug info";
+		} else if (n == 0) {
+			why = "no line info for this address";
 		}
 	}
 	if (n <= 0 && note)

@@ -203,7 +203,9 @@ static void test_debuglink(void **state)
 		print_message("  %s %s+0x%llx: retsnoop %s:%d, addr2line %s:%d\n", g.syms_[i],
 			      slash + 1, va, g.files[i], g.lines[i], file, line);
 		if (!line) {
-			assert_int_equal(g.lines[i], 0);	/* _start: none known, none made up */
+			/* _start: none known, none made up */
+			assert_int_equal(g.lines[i], 0);
+			assert_string_equal(g.files[i], "");
 			continue;
 		}
 		/* addr2line joins DWARF's directory to the name DWARF gives */
