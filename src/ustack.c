@@ -152,19 +152,6 @@ void ustack__note_process(struct ustack *u, __u32 tgid)
 		snap_get(u, tgid);
 }
 
-void ustack__note_maps_changed(struct ustack *u, __u32 tgid)
-{
-	struct proc_snap *s;
-
-	if (!u || !tgid)
-		return;
-	s = snap_find(u, tgid);
-	if (s)
-		snap_take(u, s);
-	else
-		snap_get(u, tgid);
-}
-
 void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 {
 	struct proc_snap *s;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * -U: from a captured user stack (struct rec_ustack) to user-space return addresses. Keeps
- * a maps snapshot of every traced process, taken when it is first seen and again whenever
- * its code mappings may have changed (so a process that has exited by the time its sample
- * is decoded is still resolved), hands each snapshot to the symbols object (symbolize.h,
+ * a maps snapshot of every traced process, taken when it is first seen and again when a
+ * capture's pc is outside it (so a process that has exited by the time its sample is
+ * decoded is still resolved), hands each snapshot to the symbols object (symbolize.h,
  * which opens the files behind it), and has the sidecar unwind the capture over those
  * images (the binaries are the traced process's: untrusted). Symbols and source lines are
  * not this module's: each frame's address goes through the symbols object like every
@@ -40,12 +40,6 @@ void ustack__free(struct ustack *u);
 
 /* Process @tgid was seen: snapshot its maps now, unless a snapshot is kept already. */
 void ustack__note_process(struct ustack *u, __u32 tgid);
-
-/*
- * Process @tgid's code mappings may have changed (it exec'd, mapped code): snapshot them
- * again now, while it surely runs, so that a capture decoded after it exits finds them.
- */
-void ustack__note_maps_changed(struct ustack *u, __u32 tgid);
 
 /*
  * A capture arrived: if its pc is outside the process's snapshot (mapped since: dlopen,
