@@ -158,10 +158,18 @@ void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 
 	if (!u || r->err || (r->flags & USTACK_F_NOT_USER))
 		return;
-	s = snap_get(u, r->tgid);
-	/* mapped since first seen (dlopen, exec): a fresh snapshot, if it still runs */
-	if (s && !proc_maps__find(s->maps, user_pc(r)))
+	s = snap_find(u, r->tgid);
+	/*
+	 * Read again now, while it most likely still runs: the first snapshot may predate
+	 * its libraries (a failure during ld.so's start-up), or have caught ld.so between
+	 * reserving a library's span and mapping its segments over it, so that the pc is
+	 * "covered" at a wrong file offset (seen: a stack ending in libc at random). A
+	 * failed re-read keeps the older snapshot.
+	 */
+	if (s)
 		snap_take(u, s);
+	else
+		snap_get(u, r->tgid);
 }
 
 

@@ -2,7 +2,7 @@
 /*
  * -U: from a captured user stack (struct rec_ustack) to user-space return addresses. Keeps
  * a maps snapshot of every traced process, taken when it is first seen and again when a
- * capture's pc is outside it (so a process that has exited by the time its sample is
+ * capture of it arrives (so a process that has exited by the time its sample is
  * decoded is still resolved), hands each snapshot to the symbols object (symbolize.h,
  * which opens the files behind it), and has the sidecar unwind the capture over those
  * images (the binaries are the traced process's: untrusted). Symbols and source lines are
@@ -42,9 +42,9 @@ void ustack__free(struct ustack *u);
 void ustack__note_process(struct ustack *u, __u32 tgid);
 
 /*
- * A capture arrived: if its pc is outside the process's snapshot (mapped since: dlopen,
- * exec), read the mappings again now, while the process is more likely to be alive than
- * when the sample is decoded.
+ * A capture arrived: read the process's mappings again now (libraries mapped since the
+ * first snapshot: ld.so's start-up, dlopen, exec), while it is more likely to be alive
+ * than when the sample is decoded; if it has exited, the older snapshot stays.
  */
 void ustack__note_capture(struct ustack *u, const struct rec_ustack *r);
 

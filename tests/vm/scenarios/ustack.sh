@@ -59,7 +59,9 @@ for b in nofp fp dl; do
 	expect_not "$st" 'user stack incomplete' "$b: complete user stack"
 	j=$(section "$out" json | grep "\"process_comm\":\"up_$b\"")
 	r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
-		fail "$b: user frames against addr2line: $r"
+		fail "$b: user frames against addr2line: $r; the json run's samples by comm:" \
+			"$(section "$out" json | grep -o '"process_comm":"[^"]*"' | sort | uniq -c | tr '\n' ' ')" \
+			"and its last lines: $(section "$out" json | grep -v '^{"type":"sample"' | tail -5)"
 	echo "$r" | sed "s/^/  [$b] /"
 done
 
