@@ -37,7 +37,11 @@ static int image_fd(void *ctx, const struct unwind_map *m)
 int do_unwind(struct server *srv, const char *arg, size_t len, struct reply_buf *b)
 {
 	struct unwind_opts opts = {
-		.sz = sizeof(opts), .symbolize = true, .open_image = image_fd, .ctx = srv,
+		/*
+		 * addresses and images only: the client resolves each frame's address the
+		 * way it resolves every other (fsym/fline), debug files included
+		 */
+		.sz = sizeof(opts), .open_image = image_fd, .ctx = srv,
 	};
 	struct unwind_result res;
 	struct unwind_req *req;

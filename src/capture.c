@@ -268,10 +268,25 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 	return n;
 }
 
+/*
+ * Traced user functions' lines, by image path: passed through for the live view, not
+ * recorded (the capture format has no record for them; a replay shows them without).
+ */
+static int cap_image_src(void *ctx, const char *path, __u64 file_off, struct src_frame *frames,
+			 int max, const char **note)
+{
+	struct capture *c = ctx;
+
+	return c->inner.image_src ? c->inner.image_src(c->inner.ctx, path, file_off, frames, max,
+						       note) : 0;
+}
+
 struct sym_resolver capture__resolver(struct capture *c, const struct sym_resolver *inner)
 {
 	c->inner = *inner;
-	c->outer = (struct sym_resolver){ .sym = cap_sym, .src = cap_src, .ctx = c };
+	c->outer = (struct sym_resolver){
+		.sym = cap_sym, .src = cap_src, .image_src = cap_image_src, .ctx = c,
+	};
 	return c->outer;
 }
 

@@ -22,13 +22,16 @@ static int copy_image(struct sample *s, struct code_image *dst, const struct cod
 	return 0;
 }
 
+static int put_src(struct sample *s, struct code_loc *loc, const struct src_frame *fr, int n,
+		   const char *note);
+
 int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 		    const struct addr_space *as, struct code_loc *loc, __u64 addr, enum src_at at)
 {
-	struct src_frame fr[MAX_SRC_FRAMES], *src;
+	struct src_frame fr[MAX_SRC_FRAMES];
 	const char *note = NULL;
 	struct sym_hit hit = {};
-	int n, i, err;
+	int n, err;
 
 	loc->as = *as;
 	loc->addr = addr;
@@ -49,6 +52,30 @@ int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 		return 0;
 	n = o->syms.src(o->syms.ctx, as, at == SRC_AT_CALL ? addr - 1 : addr, fr,
 			MAX_SRC_FRAMES, &note);
+	return put_src(s, loc, fr, n, note);
+}
+
+int sample__resolve_image(struct sample *s, const struct sample_build_opts *o,
+			  struct code_loc *loc)
+{
+	struct src_frame fr[MAX_SRC_FRAMES];
+	const char *note = NULL;
+	int n;
+
+	if (!o->syms.image_src || !loc->image.path)
+		return 0;
+	n = o->syms.image_src(o->syms.ctx, loc->image.path, loc->image.file_off, fr,
+			      MAX_SRC_FRAMES, &note);
+	return put_src(s, loc, fr, n, note);
+}
+
+/* A lookup's answer into @loc: @n frames (pool copies), or why there are none. */
+static int put_src(struct sample *s, struct code_loc *loc, const struct src_frame *fr, int n,
+		   const char *note)
+{
+	struct src_frame *src;
+	int i;
+
 	/* never a silently poorer frame: a lookup cut short is said where it shows */
 	if (n == -EINTR)
 		note = SRC_NOTE_CUT;
@@ -290,31 +317,20 @@ static int build_lbr(struct sample *s, const struct sess_recs *r,
 	return 0;
 }
 
-/* Collects the unwinder's frames, innermost first as they come. */
+/* Collects the unwinder's frames, innermost first as they come, resolved as they come. */
 struct ustack_collect {
 	struct sample *s;
+	const struct sample_build_opts *o;
 	struct code_loc *locs;
 	size_t cnt, cap;
 };
 
-static const char *pool_str(struct sample *s, const char *str, int *err)
-{
-	const char *copy;
-
-	if (!str)
-		return NULL;
-	copy = sample_pool__strdup(s->pool, str);
-	if (!copy)
-		*err = -ENOMEM;
-	return copy;
-}
-
-static int collect_uframe(void *ctx, const struct code_loc *in)
+static int collect_uframe(void *ctx, const struct ustack_frame *f)
 {
 	struct ustack_collect *c = ctx;
+	const struct addr_space as = { .kind = ADDR_SPACE_USER, .pid = f->tgid };
 	struct code_loc *loc;
-	struct src_frame *src = NULL;
-	int i, err = 0;
+	int err;
 
 	if (c->cnt == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 16;
@@ -326,29 +342,20 @@ static int collect_uframe(void *ctx, const struct code_loc *in)
 		c->cap = ncap;
 	}
 	loc = &c->locs[c->cnt++];
-	*loc = *in;
-	if (in->src_cnt > 0) {
-		src = sample_pool__alloc(c->s->pool, in->src_cnt * sizeof(*src));
-		if (!src)
-			return -ENOMEM;
-		for (i = 0; i < in->src_cnt; i++) {
-			src[i] = in->src[i];
-			src[i].func = pool_str(c->s, in->src[i].func, &err);
-			src[i].file = pool_str(c->s, in->src[i].file, &err);
-		}
-	}
-	loc->src = src;
-	loc->image.path = pool_str(c->s, in->image.path, &err);
-	loc->image.build_id = pool_str(c->s, in->image.build_id, &err);
-	loc->sym = pool_str(c->s, in->sym, &err);
-	loc->src_note = pool_str(c->s, in->src_note, &err);
-	return err;
+	memset(loc, 0, sizeof(*loc));
+	/* the unwinder's view of the file, unless the symbols object knows better */
+	err = copy_image(c->s, &loc->image, &f->image);
+	if (err)
+		return err;
+	/* the same symbols and lines as any address: a return address' line is its call's */
+	return sample__resolve(c->s, c->o, &as, loc, f->pc,
+			       f->activation ? SRC_AT_ADDR : SRC_AT_CALL);
 }
 
 static int build_ustack(struct sample *s, const struct sess_recs *r,
 			const struct sample_build_opts *o)
 {
-	struct ustack_collect c = { .s = s };
+	struct ustack_collect c = { .s = s, .o = o };
 	const char *note = NULL;
 	size_t i;
 	int err;

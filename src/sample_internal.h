@@ -18,6 +18,9 @@ enum src_at {
  */
 int sample__resolve(struct sample *s, const struct sample_build_opts *o,
 		    const struct addr_space *as, struct code_loc *loc, __u64 addr, enum src_at at);
+/* Source lines of @loc by its image path and file offset (traced user functions). */
+int sample__resolve_image(struct sample *s, const struct sample_build_opts *o,
+			  struct code_loc *loc);
 
 /*
  * A recorded function id as the model keeps it: ids past the table (a corrupt or foreign

@@ -301,7 +301,8 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 		f->loc.sym_size = fn->size;
 		if (f->failed && cs->sys_err && (__u32)i <= cs->sys_err_level)
 			f->sys_err = cs->sys_err;
-		return 0;
+		/* the function's own line, as a kernel function without a frame gets */
+		return sample__resolve_image(s, o, &f->loc);
 	}
 	if (k) {
 		f->has_kframe = true;

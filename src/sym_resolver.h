@@ -40,6 +40,13 @@ struct sym_resolver {
 	 */
 	int (*src)(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *frames,
 		   int max, const char **note);
+	/*
+	 * The same for file offset @file_off of the user-space ELF file at @path, for
+	 * locations known by image rather than address (traced user functions: uprobes
+	 * don't report where the image is mapped).
+	 */
+	int (*image_src)(void *ctx, const char *path, __u64 file_off, struct src_frame *frames,
+			 int max, const char **note);
 	void *ctx;
 };
 

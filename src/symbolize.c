@@ -128,23 +128,28 @@ void symbolize__free(struct symbolize *s)
 	free(s);
 }
 
+/* The user-space part, made on first use; NULL with errno set if it can't be. */
+static struct usyms *get_usyms(struct symbolize *s)
+{
+	struct usyms_opts uo = {
+		.sz = sizeof(uo),
+		.sidecar = s->opts.sidecar,
+		.sidecar_path = s->opts.sidecar_path,
+		.debug_root = s->opts.debug_root,
+		.proc_root = s->opts.proc_root,
+		.print = s->opts.print,
+	};
+
+	if (!s->usyms)
+		s->usyms = usyms__new(&uo);
+	return s->usyms;
+}
+
 int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_mapping *maps,
 			   size_t cnt)
 {
-	if (!s->usyms) {
-		struct usyms_opts uo = {
-			.sz = sizeof(uo),
-			.sidecar = s->opts.sidecar,
-			.sidecar_path = s->opts.sidecar_path,
-			.debug_root = s->opts.debug_root,
-			.proc_root = s->opts.proc_root,
-			.print = s->opts.print,
-		};
-
-		s->usyms = usyms__new(&uo);
-		if (!s->usyms)
-			return -errno;
-	}
+	if (!get_usyms(s))
+		return -errno;
 	return usyms__add_process(s->usyms, pid, maps, cnt);
 }
 
@@ -174,11 +179,17 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 {
 	struct symbolize *s = ctx;
 	const struct ksyms *ks;
+	bool inlines = s->opts.inlines;
 	const struct ksym *k;
 	int n;
 
 	if (as->kind == ADDR_SPACE_USER) {
+		if (s->opts.no_user_lines)
+			return 0;
 		n = s->usyms ? usyms__src(s->usyms, as->pid, addr, frames, max, note) : 0;
+		if (n == -EINTR)
+			return n;
+		inlines = s->opts.user_inlines;
 		goto found;
 	}
 	if (!s->opts.src.lookup || !(ks = ksyms_for(s, addr)))
@@ -211,7 +222,7 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 found:
 	if (n > max)
 		n = max;
-	if (!s->opts.inlines && n > 1) {
+	if (!inlines && n > 1) {
 		/* without inlines, the one line shown is where the code really is */
 		frames[0] = frames[n - 1];
 		n = 1;
@@ -223,6 +234,25 @@ degraded:
 	return 0;
 }
 
+/* A traced user function's start: its binary by path, not a process's mappings. */
+static int sym_image_src(void *ctx, const char *path, __u64 file_off,
+			 struct src_frame *frames, int max, const char **note)
+{
+	struct symbolize *s = ctx;
+	int n;
+
+	if (s->opts.no_user_lines || !get_usyms(s))
+		return 0;
+	n = usyms__image_src(s->usyms, path, file_off, frames, max, note);
+	if (n > max)
+		n = max;
+	if (!s->opts.user_inlines && n > 1) {
+		frames[0] = frames[n - 1];
+		n = 1;
+	}
+	return n;
+}
+
 struct usyms *symbolize__usyms(struct symbolize *s)
 {
 	return s->usyms;
@@ -230,7 +260,9 @@ struct usyms *symbolize__usyms(struct symbolize *s)
 
 struct sym_resolver symbolize__resolver(struct symbolize *s)
 {
-	return (struct sym_resolver){ .sym = sym_sym, .src = sym_src, .ctx = s };
+	return (struct sym_resolver){
+		.sym = sym_sym, .src = sym_src, .image_src = sym_image_src, .ctx = s,
+	};
 }
 
 bool symbolize__degraded(const struct symbolize *s)

@@ -46,7 +46,9 @@ struct symbolize_opts {
 	const struct ksyms *early_ksyms;
 	struct src_backend src;		/* .lookup NULL: kallsyms only */
 	__u64 kaslr_offset;		/* runtime - link-time address */
-	bool inlines;			/* keep inlined frames (-ss); else only the outermost */
+	bool inlines;			/* keep inlined frames (-ss); else only the innermost */
+	bool user_inlines;		/* the same for user-space addresses */
+	bool no_user_lines;		/* -sn: user-space addresses get symbols only */
 	log_print_fn print;		/* failures of kallsyms or the source backend */
 	/*
 	 * User space: the sidecar to open images in (borrowed; NULL: one is started when the

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "addr2line.h"
 #include "arg_plan.h"
 #include "capture.h"
 #include "cmd_trace.h"
@@ -463,6 +464,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct sink *sink = NULL, *inner = NULL;
 	struct capture *cap = NULL;
 	struct symbolize *sym = NULL;
+	struct addr2line *usidecar = NULL;
 	struct arg_plans *args = NULL, *probe_args = NULL;
 	struct btf *probe_btf = NULL;
 	struct tracer *t = NULL;
@@ -502,17 +504,40 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		log_msg(print, LOG_WARN, "User stacks (-U) are off: this run can't find where the kernel saves a thread's user registers.\n");
 		ustacks = false;
 	}
+	/*
+	 * User-space frames (-U, traced user functions) are symbolized in a sidecar: the
+	 * vmlinux one if there is one, else one started now, before tracing, so that its
+	 * own syscalls are kept out of it.
+	 */
+	if (vd)
+		vmlinux_dwarf__symbolize_opts(vd, &sopts);
+	if (!sopts.sidecar && (ustacks || tf->user_cnt)) {
+		/* only a second stop cuts lookups short: the first lets received samples keep lines */
+		struct addr2line_opts aopts = { .sz = sizeof(aopts), .cancel = stop__hurry_flag() };
+
+		usidecar = addr2line__new(NULL, &aopts);
+		if (usidecar) {
+			sopts.sidecar = usidecar;
+			excluded[o.excluded_cnt++] = addr2line__pid(usidecar);
+		} else {
+			log_msg(print, LOG_WARN, "User-space frames can't be unwound or symbolized: the sidecar did not start (%s).\n",
+				strerror(errno));
+		}
+	}
+	/* with the DWARF vmlinux's inline setting; user lines unless -sn */
+	sopts.user_inlines = env->symb_mode == SYMB_AUTO || env->symb_mode == SYMB_INLINES;
+	sopts.no_user_lines = env->symb_mode == SYMB_NONE;
+	sym = symbolize__new(&sopts);
+	if (!sym) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (ustacks) {
-		struct ustack_opts uopts = {
-			.sz = sizeof(uopts), .print = print, .cancel = stop__flag(),
-		};
+		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym };
 
 		err = ustack__new(&uopts, &ustack);
 		if (err)
 			goto out;
-		/* the unwinding sidecar's own syscalls are not the user's */
-		if (ustack__sidecar_pid(ustack))
-			excluded[o.excluded_cnt++] = ustack__sidecar_pid(ustack);
 		o.ustack = ustack;
 	}
 	if (detach_threads)
@@ -533,11 +558,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
 	o.user_stacks = ustacks;
 	o.ustack_size = env->cfg.ustack_size;
-	if (vd)
-		vmlinux_dwarf__symbolize_opts(vd, &sopts);
-	sym = symbolize__new(&sopts);
 	sink = make_sink(env, tgt->out, &inner);
-	if (!sym || !sink) {
+	if (!sink) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -688,6 +710,7 @@ out:
 	sink__free(sink);
 	sink__free(inner);
 	symbolize__free(sym);
+	addr2line__free(usidecar);
 	arg_plans__free(args);
 	arg_plans__free(probe_args);
 	btf__free(probe_btf);

@@ -1,28 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* -U: maps snapshots and unwinding through the sidecar (ustack.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <search.h>
-#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "addr2line.h"
 #include "opts.h"
 #include "proc_maps.h"
+#include "symbolize.h"
 #include "ustack.h"
 #include "ustack_req.h"
 
 #define DEFAULT_MAX_PROCS	4096
-#define MAX_IMAGES		4096	/* the sidecar's own limit */
-
-/* A file handed to the sidecar, by what the maps say of it. */
-struct image_ent {
-	char *path;
-	__u32 dev_major, dev_minor;
-	__u64 inode;
-	int id;			/* the sidecar's image, or -errno: it could not be opened */
-};
 
 struct proc_snap {
 	__u32 tgid;
@@ -32,12 +22,8 @@ struct proc_snap {
 
 struct ustack {
 	struct ustack_opts opts;
-	struct addr2line *a2l;
-	int a2l_err;		/* the sidecar could not start or died: said once */
 	void *procs;		/* tsearch() tree of struct proc_snap, by tgid */
 	size_t proc_cnt;
-	struct image_ent *images;
-	size_t image_cnt;
 	char note[192];
 };
 
@@ -58,29 +44,21 @@ static void snap_free(void *p)
 
 int ustack__new(const struct ustack_opts *opts, struct ustack **out)
 {
-	struct addr2line_opts aopts = { .sz = sizeof(aopts) };
 	struct ustack *u;
 
 	*out = NULL;
+	if (!opts || !opts->syms)
+		return -EINVAL;
 	u = calloc(1, sizeof(*u));
 	if (!u)
 		return -ENOMEM;
-	if (opts && OPTS_COPY(&u->opts, opts)) {
+	if (OPTS_COPY(&u->opts, opts)) {
 		free(u);
 		return -EINVAL;
 	}
 	u->opts.sz = sizeof(u->opts);
 	if (!u->opts.max_procs)
 		u->opts.max_procs = DEFAULT_MAX_PROCS;
-	aopts.sidecar_path = u->opts.sidecar_path;
-	aopts.cancel = u->opts.cancel;
-	/* started now, before tracing begins, so that it can be kept out of it; no file */
-	u->a2l = addr2line__new(NULL, &aopts);
-	u->a2l_err = u->a2l ? 0 : -errno;
-	if (u->a2l_err)
-		log_msg(u->opts.print, LOG_WARN,
-			"User stacks can't be unwound: the sidecar did not start (%s).\n",
-			strerror(-u->a2l_err));
 	*out = u;
 	return 0;
 }
@@ -90,16 +68,7 @@ void ustack__free(struct ustack *u)
 	if (!u)
 		return;
 	tdestroy(u->procs, snap_free);
-	addr2line__free(u->a2l);
-	while (u->image_cnt)
-		free(u->images[--u->image_cnt].path);
-	free(u->images);
 	free(u);
-}
-
-int ustack__sidecar_pid(const struct ustack *u)
-{
-	return u && u->a2l ? addr2line__pid(u->a2l) : 0;
 }
 
 static __u64 user_pc(const struct rec_ustack *r)
@@ -115,6 +84,27 @@ static struct proc_snap *snap_find(struct ustack *u, __u32 tgid)
 	return n ? *(struct proc_snap **)n : NULL;
 }
 
+/*
+ * The symbols object opens the files behind the file-backed mappings now, while the
+ * process lives (through /proc/PID/map_files), and answers for its addresses later.
+ */
+static void add_to_syms(struct ustack *u, struct proc_snap *s)
+{
+	size_t i, n = 0, cnt = proc_maps__cnt(s->maps);
+	struct user_mapping *um = calloc(cnt ?: 1, sizeof(*um));
+
+	if (!um)
+		return;
+	for (i = 0; i < cnt; i++) {
+		const struct proc_map *m = proc_maps__get(s->maps, i);
+
+		if (m->path && m->path[0] == '/')
+			um[n++] = (struct user_mapping){ m->start, m->end, m->pgoff, m->path };
+	}
+	symbolize__add_process(u->opts.syms, s->tgid, um, n);
+	free(um);
+}
+
 static void snap_take(struct ustack *u, struct proc_snap *s)
 {
 	struct proc_maps_opts o = { .sz = sizeof(o), .proc_root = u->opts.proc_root };
@@ -127,6 +117,8 @@ static void snap_take(struct ustack *u, struct proc_snap *s)
 	proc_maps__free(s->maps);
 	s->maps = m;
 	s->err = err;
+	if (!err)
+		add_to_syms(u, s);
 }
 
 static struct proc_snap *snap_get(struct ustack *u, __u32 tgid)
@@ -166,10 +158,18 @@ void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 
 	if (!u || r->err || (r->flags & USTACK_F_NOT_USER))
 		return;
-	s = snap_get(u, r->tgid);
-	/* mapped since first seen (dlopen, exec): a fresh snapshot, if it still runs */
-	if (s && !proc_maps__find(s->maps, user_pc(r)))
+	s = snap_find(u, r->tgid);
+	/*
+	 * Read again now, while it most likely still runs: the first snapshot may predate
+	 * its libraries (a failure during ld.so's start-up), or have caught ld.so between
+	 * reserving a library's span and mapping its segments over it, so that the pc is
+	 * "covered" at a wrong file offset (seen: a stack ending in libc at random). A
+	 * failed re-read keeps the older snapshot.
+	 */
+	if (s)
 		snap_take(u, s);
+	else
+		snap_get(u, r->tgid);
 }
 
 
@@ -182,48 +182,36 @@ static const char *snap_err_note(struct ustack *u, int err)
 	return u->note;
 }
 
-/*
- * The sidecar's image of mapping @m of process @tgid: opened here (the sidecar opens
- * nothing), through /proc/PID/map_files/ while the process lives (the very file mapped,
- * even if replaced or deleted since), else by its path; each file once per run.
- */
-static int image_of(struct ustack *u, __u32 tgid, const struct proc_map *m)
-{
-	struct addr2line_image img;
-	struct image_ent *e;
-	char mf[96];
-	size_t i;
-	int fd;
+/* The sidecar's image of each mapping of the snapshot, matched by start address. */
+struct ids_ctx {
+	const struct proc_maps *maps;
+	int *ids;
+	size_t next;
+};
 
-	if (!m->path || m->path[0] != '/')
-		return 0;
-	for (i = 0; i < u->image_cnt; i++) {
-		e = &u->images[i];
-		if (e->inode == m->inode && e->dev_major == m->dev_major &&
-		    e->dev_minor == m->dev_minor && !strcmp(e->path, m->path))
-			return e->id > 0 ? e->id : 0;
-	}
-	if (u->image_cnt == MAX_IMAGES)
-		return 0;
-	if (!u->images && !(u->images = calloc(MAX_IMAGES, sizeof(*u->images))))
-		return 0;
-	snprintf(mf, sizeof(mf), "%s/%u/map_files/%llx-%llx", u->opts.proc_root ?: "/proc", tgid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	fd = open(mf, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 && !m->deleted)
-		fd = open(m->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	e = &u->images[u->image_cnt];
-	e->id = fd < 0 ? -errno : addr2line__open_image(u->a2l, fd, m->path, &img) ?: img.id;
-	if (fd >= 0)
-		close(fd);
-	e->path = strdup(m->path);
-	if (!e->path)
-		return 0;
-	e->dev_major = m->dev_major;
-	e->dev_minor = m->dev_minor;
-	e->inode = m->inode;
-	u->image_cnt++;
-	return e->id > 0 ? e->id : 0;
+static int take_id(void *ctx, const struct user_mapping *m, int image_id)
+{
+	struct ids_ctx *c = ctx;
+	size_t n = proc_maps__cnt(c->maps);
+
+	/* both lists ascend: one pass */
+	while (c->next < n && proc_maps__get(c->maps, c->next)->start < m->start)
+		c->next++;
+	if (c->next < n && proc_maps__get(c->maps, c->next)->start == m->start)
+		c->ids[c->next] = image_id;
+	return 0;
+}
+
+static char *copy_lines(const char *lines, int n)
+{
+	size_t len = 0;
+	char *copy;
+	int i;
+
+	for (i = 0; i < n; i++)
+		len += strlen(lines + len) + 1;
+	copy = malloc(len ?: 1);
+	return copy ? memcpy(copy, lines, len) : NULL;
 }
 
 /* Frames from the sidecar's reply lines; the last line may say why it stopped. */
@@ -231,14 +219,11 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 		   ustack_frame_cb cb, void *ctx, const char **note)
 {
 	struct ustack_req_frame f;
-	struct src_frame src;
 	const char *stop;
 	int i, k, err;
 
 	for (i = 0; i < n; i++) {
-		struct code_loc loc = {
-			.as = { .kind = ADDR_SPACE_USER, .pid = r->tgid },
-		};
+		struct ustack_frame fr = { .tgid = r->tgid };
 		size_t len = strlen(lines);
 
 		k = ustack_req__parse_line(lines, &f, &stop);
@@ -255,23 +240,12 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 			*note = u->note;
 			continue;
 		}
-		loc.addr = f.pc;
-		loc.image.path = *f.module ? f.module : NULL;
-		loc.image.build_id = *f.build_id ? f.build_id : NULL;
-		loc.image.file_off = f.file_off;
-		if (*f.sym) {
-			loc.sym = f.sym;
-			loc.sym_start = f.pc - f.sym_off;
-		}
-		if (*f.file) {
-			src = (struct src_frame){ .func = *f.sym ? f.sym : "??", .file = f.file,
-						  .line = f.line, .col = f.col };
-			loc.src = &src;
-			loc.src_cnt = 1;
-		} else if (*f.no_lines) {
-			loc.src_note = f.no_lines;
-		}
-		err = cb(ctx, &loc);
+		fr.pc = f.pc;
+		fr.activation = f.activation;
+		fr.image.path = *f.module ? f.module : NULL;
+		fr.image.build_id = *f.build_id ? f.build_id : NULL;
+		fr.image.file_off = f.file_off;
+		err = cb(ctx, &fr);
 		if (err)
 			return err;
 	}
@@ -281,9 +255,12 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,
 		   void *ctx, const char **note)
 {
+	struct addr2line *a2l;
+	struct ids_ctx ic;
+	struct usyms *usyms;
 	struct proc_snap *s;
-	char *req, *lines;
-	size_t stack_len, i;
+	char *req, *lines, *copy;
+	size_t stack_len;
 	int n, err, *ids;
 
 	*note = NULL;
@@ -308,27 +285,35 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 	if (!proc_maps__find(s->maps, user_pc(r)))
 		return *note = "the process exited before its mappings were read again: the "
 			       "code it ran was mapped after they were first read", 0;
-	if (u->a2l_err || !u->a2l)
+	usyms = symbolize__usyms(u->opts.syms);
+	a2l = usyms ? usyms__sidecar(usyms) : NULL;
+	if (!a2l)
 		return *note = "the unwinding sidecar is not running", 0;
 	ids = calloc(proc_maps__cnt(s->maps) ?: 1, sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
-	for (i = 0; i < proc_maps__cnt(s->maps); i++)
-		ids[i] = image_of(u, r->tgid, proc_maps__get(s->maps, i));
+	ic = (struct ids_ctx){ .maps = s->maps, .ids = ids };
+	usyms__for_each_mapping(usyms, r->tgid, take_id, &ic);
 	err = ustack_req__format(r, stack_len, s->maps, ids, &req);
 	free(ids);
 	if (err == -ENOMEM)
 		return err;
 	if (err)
 		return *note = "unknown architecture or registers in the capture", 0;
-	n = addr2line__unwind(u->a2l, req, &lines);
+	n = addr2line__unwind(a2l, req, &lines);
 	free(req);
 	if (n < 0) {
 		snprintf(u->note, sizeof(u->note), "the sidecar could not unwind it (%s)",
 			 strerror(-n));
 		return *note = u->note, 0;
 	}
-	return deliver(u, r, lines, n, cb, ctx, note);
+	/* the reply lives until the sidecar's next call, and resolving the frames makes some */
+	copy = copy_lines(lines, n);
+	if (!copy)
+		return -ENOMEM;
+	err = deliver(u, r, copy, n, cb, ctx, note);
+	free(copy);
+	return err;
 }
 
 static int resolver_unwind(void *ctx, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * -U: from a captured user stack (struct rec_ustack) to user-space code locations. Keeps a
- * maps snapshot of every traced process, taken when it is first seen (so a process that
- * has exited by the time its sample is decoded is still resolved), and has the sidecar
- * unwind and symbolize the capture (the binaries are the traced process's: untrusted).
+ * -U: from a captured user stack (struct rec_ustack) to user-space return addresses. Keeps
+ * a maps snapshot of every traced process, taken when it is first seen and again when a
+ * capture of it arrives (so a process that has exited by the time its sample is
+ * decoded is still resolved), hands each snapshot to the symbols object (symbolize.h,
+ * which opens the files behind it), and has the sidecar unwind the capture over those
+ * images (the binaries are the traced process's: untrusted). Symbols and source lines are
+ * not this module's: each frame's address goes through the symbols object like every
+ * other address, so debug files (.gnu_debuglink, /usr/lib/debug/.build-id/) serve them.
  */
 #ifndef RETSNOOP_USTACK_H
 #define RETSNOOP_USTACK_H
@@ -16,11 +20,15 @@
 #include "log.h"
 #include "records.h"
 
+struct symbolize;
+
 struct ustack_opts {
 	size_t sz;			/* sizeof(struct ustack_opts) */
-	log_print_fn print;		/* the sidecar failing, at LOG_WARN once */
-	const char *sidecar_path;	/* run this sidecar binary instead of the embedded one */
-	const volatile sig_atomic_t *cancel;	/* see struct addr2line_opts */
+	/*
+	 * Borrowed, required: the symbols object every snapshot is added to; its sidecar
+	 * (symbolize__usyms()) unwinds. Start it early to keep that sidecar out of tracing.
+	 */
+	struct symbolize *syms;
 	const char *proc_root;		/* "/proc" if NULL (tests) */
 	size_t max_procs;		/* snapshots kept (0: 4096); past it they start over */
 };
@@ -30,24 +38,34 @@ struct ustack;
 int ustack__new(const struct ustack_opts *opts, struct ustack **out);
 void ustack__free(struct ustack *u);
 
-/* The sidecar's PID, to keep it out of tracing; 0 if none runs. */
-int ustack__sidecar_pid(const struct ustack *u);
-
 /* Process @tgid was seen: snapshot its maps now, unless a snapshot is kept already. */
 void ustack__note_process(struct ustack *u, __u32 tgid);
 
 /*
- * A capture arrived: if its pc is outside the process's snapshot (mapped since: dlopen,
- * exec), read the mappings again now, while the process is more likely to be alive than
- * when the sample is decoded.
+ * A capture arrived: read the process's mappings again now (libraries mapped since the
+ * first snapshot: ld.so's start-up, dlopen, exec), while it is more likely to be alive
+ * than when the sample is decoded; if it has exited, the older snapshot stays.
  */
 void ustack__note_capture(struct ustack *u, const struct rec_ustack *r);
 
+/* One unwound frame: an address of process @tgid, for the symbols object to resolve. */
+struct ustack_frame {
+	__u32 tgid;
+	__u64 pc;
+	/*
+	 * The instruction the thread was at (the innermost frame): look it up as is. Else
+	 * a return address, whose call is the instruction before it.
+	 */
+	bool activation;
+	/* the mapped file as the unwinder saw it (path NULL: none covers pc) */
+	struct code_image image;
+};
+
 /*
- * One frame, innermost first; @loc's strings are valid during the call only.
+ * One frame, innermost first; @f's strings are valid during the call only.
  * Return non-zero to stop (returned by ustack__unwind()).
  */
-typedef int (*ustack_frame_cb)(void *ctx, const struct code_loc *loc);
+typedef int (*ustack_frame_cb)(void *ctx, const struct ustack_frame *f);
 
 /*
  * Unwind @r (@size bytes of record) and call @cb for each frame. *note: why the stack

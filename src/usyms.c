@@ -39,8 +39,16 @@ struct uproc {
 	size_t cnt;
 };
 
+/* An image opened by the path it was named by (usyms__image_src()). */
+struct named {
+	char *path;
+	struct uimage *img;	/* NULL: it could not be opened */
+};
+
 struct usyms {
 	struct usyms_opts opts;
+	struct named *named;
+	size_t named_cnt;
 	struct addr2line *own;	/* started here when none was given */
 	int sidecar_err;	/* sticky: the sidecar could not be started or died */
 	struct uimage **imgs;
@@ -85,6 +93,9 @@ void usyms__free(struct usyms *u)
 	for (i = 0; i < u->proc_cnt; i++)
 		free_proc(&u->procs[i]);
 	free(u->procs);
+	for (i = 0; i < u->named_cnt; i++)
+		free(u->named[i].path);
+	free(u->named);
 	for (i = 0; i < u->img_cnt; i++)
 		free(u->imgs[i]);
 	free(u->imgs);
@@ -209,21 +220,16 @@ static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
-/* The image of the file behind @m, opened in the sidecar the first time; NULL if none. */
-static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_mapping *m)
+/* The image of @fd (named @path), opened in the sidecar the first time; NULL if none. */
+static struct uimage *image_of_fd(struct usyms *u, int fd, const char *path)
 {
 	struct addr2line_image ai;
 	struct uimage *img, **v;
 	struct addr2line *a;
 	struct stat st;
 	size_t i;
-	int fd, err;
+	int err;
 
-	if (!m->path || m->path[0] != '/')
-		return NULL;	/* [vdso] and the like: no file */
-	fd = open_mapped(u, pid, m);
-	if (fd < 0)
-		return NULL;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		goto fail;
 	for (i = 0; i < u->img_cnt; i++) {
@@ -235,11 +241,11 @@ static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_ma
 	a = sidecar(u);
 	if (!a)
 		goto fail;
-	err = addr2line__open_image(a, fd, m->path, &ai);
+	err = addr2line__open_image(a, fd, path, &ai);
 	if (err) {
 		if (err == -EPIPE || err == -ETIMEDOUT || err == -EPROTO)
 			sidecar_failed(u, err);
-		log_msg(u->opts.print, LOG_DEBUG, "%s: not symbolized: %s\n", m->path,
+		log_msg(u->opts.print, LOG_DEBUG, "%s: not symbolized: %s\n", path,
 			strerror(-err));
 		goto fail;
 	}
@@ -262,11 +268,22 @@ static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_ma
 	if (ai.dwarf)
 		img->dbg = DBG_OWN;
 	else
-		find_debug(u, img, m->path, ai.debuglink);
+		find_debug(u, img, path, ai.debuglink);
 	return img;
 fail:
 	close(fd);
 	return NULL;
+}
+
+/* The image of the file behind @m of @pid; NULL if none. */
+static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_mapping *m)
+{
+	int fd;
+
+	if (!m->path || m->path[0] != '/')
+		return NULL;	/* [vdso] and the like: no file */
+	fd = open_mapped(u, pid, m);
+	return fd < 0 ? NULL : image_of_fd(u, fd, m->path);
 }
 
 static struct uproc *find_proc(struct usyms *u, __u32 pid)
@@ -378,6 +395,21 @@ bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit)
 	return true;
 }
 
+/*
+ * A chain in which no frame knows its file and line (code in a CU without line info, such
+ * as the CRT's _start) says nothing: no lines, as addr2line's "??:0".
+ */
+static int known_lines(const struct src_frame *frames, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (frames[i].file && strcmp(frames[i].file, "??") && frames[i].line > 0)
+			return n;
+	}
+	return n > 0 ? 0 : n;
+}
+
 int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,
 	       const char **note)
 {
@@ -394,6 +426,7 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 	} else {
 		n = addr2line__image_lines(sidecar(u), m->img->id, addr - m->start + m->file_off,
 					   frames, max);
+		n = known_lines(frames, n);
 		if (n < 0 && n != -EINTR) {
 			sidecar_failed(u, n);
 			why = "symbolizer sidecar failed";
@@ -401,6 +434,71 @@ int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames,
 			why = "debug file build ID mismatch";
 		} else if (n == 0 && m->img->dbg == DBG_NONE) {
 			why = "no debug info";
+		} else if (n == 0) {
+			why = "no line info for this address";
+		}
+	}
+	if (n == -EINTR)
+		return n;	/* the caller says the lookup was cut short */
+	if (n <= 0 && note)
+		*note = why;
+	return n > 0 ? n : 0;
+}
+
+/*
+ * Traced user functions' binaries: named by the path the user gave (resolved when the
+ * probes were attached), not by a process's mappings; each opened once.
+ */
+static struct uimage *image_by_path(struct usyms *u, const char *path)
+{
+	struct named *v;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < u->named_cnt; i++) {
+		if (!strcmp(u->named[i].path, path))
+			return u->named[i].img;
+	}
+	v = realloc(u->named, (u->named_cnt + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	u->named = v;
+	v = &u->named[u->named_cnt];
+	v->path = strdup(path);
+	if (!v->path)
+		return NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* a failure is kept too: not tried again for every frame */
+	v->img = fd < 0 ? NULL : image_of_fd(u, fd, path);
+	u->named_cnt++;
+	return v->img;
+}
+
+int usyms__image_src(struct usyms *u, const char *path, __u64 file_off,
+		     struct src_frame *frames, int max, const char **note)
+{
+	struct uimage *img = path && path[0] == '/' ? image_by_path(u, path) : NULL;
+	const char *why = NULL;
+	int n = 0;
+
+	if (!img) {
+		why = path ? "binary not readable" : NULL;
+	} else if (!sidecar(u)) {
+		why = "symbolizer sidecar failed";
+	} else {
+		n = addr2line__image_lines(sidecar(u), img->id, file_off, frames, max);
+		n = known_lines(frames, n);
+		if (n == -EINTR)
+			return n;
+		if (n < 0) {
+			sidecar_failed(u, n);
+			why = "symbolizer sidecar failed";
+		} else if (n == 0 && img->dbg == DBG_MISMATCH) {
+			why = "debug file build ID mismatch";
+		} else if (n == 0 && img->dbg == DBG_NONE) {
+			why = "no debug info";
+		} else if (n == 0) {
+			why = "no line info for this address";
 		}
 	}
 	if (n <= 0 && note)

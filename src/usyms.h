@@ -65,4 +65,11 @@ bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit);
 int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,
 	       const char **note);
 
+/*
+ * Source frames of file offset @file_off of the ELF file at @path (a traced user
+ * function's binary, named by its path rather than a process's mappings), as usyms__src().
+ */
+int usyms__image_src(struct usyms *u, const char *path, __u64 file_off,
+		     struct src_frame *frames, int max, const char **note);
+
 #endif

@@ -114,7 +114,8 @@ static void finish(struct run *r)
 static struct symbolize *make(const char *debug_root, struct addr2line *sidecar)
 {
 	struct symbolize_opts o = {
-		.sz = sizeof(o), .inlines = true, .debug_root = debug_root, .sidecar = sidecar,
+		.sz = sizeof(o), .inlines = true, .user_inlines = true, .debug_root = debug_root,
+		.sidecar = sidecar,
 	};
 	struct symbolize *s = symbolize__new(&o);
 

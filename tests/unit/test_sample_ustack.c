@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * -U in the sample model and its views: the unwinder's frames (innermost first, strings
- * valid during the callback only) become the sample's user frames, outermost first, with
+ * -U in the sample model and its views: the unwinder's addresses and images (innermost
+ * first, strings valid during the callback only) become the sample's user frames, outermost
+ * first, resolved through the symbols object (a return address' line at its call), with
  * their images, symbols, lines and notes copied; the stack view prints them above a
  * kernel rule, the -T view alone as its header, JSON as user_stack. A lost record and an
  * unfinished stack are said.
@@ -36,6 +37,7 @@ static const struct fake_frame fake[] = {	/* innermost first */
 
 static const char *fake_note;
 
+/* The unwinder gives addresses and images only, innermost first. */
 static int fake_unwind(void *ctx, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,
 		       void *cb_ctx, const char **note)
 {
@@ -45,37 +47,72 @@ static int fake_unwind(void *ctx, const struct rec_ustack *r, size_t size, ustac
 	for (i = 0; i < sizeof(fake) / sizeof(fake[0]); i++) {
 		const struct fake_frame *f = &fake[i];
 		/* scratch the callee may not keep: overwritten after each call */
-		char path[64], sym[32], file[32], why[64];
-		struct src_frame src = { sym, file, f->line, f->col };
-		struct code_loc loc = {
-			.as = { ADDR_SPACE_USER, r->tgid }, .addr = f->pc,
+		char path[64];
+		struct ustack_frame fr = {
+			.tgid = r->tgid, .pc = f->pc, .activation = i == 0,
 			.image = { path, f->bid, f->pc & 0xffff },
 		};
 
 		snprintf(path, sizeof(path), "%s", f->path);
-		snprintf(sym, sizeof(sym), "%s", f->sym ?: "");
-		snprintf(file, sizeof(file), "%s", f->file ?: "");
-		snprintf(why, sizeof(why), "%s", f->no_lines ?: "");
-		if (f->sym) {
-			loc.sym = sym;
-			loc.sym_start = f->pc - 0x10;
-		}
-		if (f->file) {
-			loc.src = &src;
-			loc.src_cnt = 1;
-		} else {
-			loc.src_note = why;
-		}
-		err = cb(cb_ctx, &loc);
+		err = cb(cb_ctx, &fr);
 		memset(path, 'X', sizeof(path) - 1);
-		memset(sym, 'X', sizeof(sym) - 1);
-		memset(file, 'X', sizeof(file) - 1);
-		memset(why, 'X', sizeof(why) - 1);
 		if (err)
 			return err;
 	}
 	*note = fake_note;
 	return 0;
+}
+
+static const struct fake_frame *fake_at(__u64 addr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(fake) / sizeof(fake[0]); i++)
+		if (fake[i].pc == addr)
+			return &fake[i];
+	return NULL;
+}
+
+/* The symbols object: what it knows of each address, in scratch it overwrites later. */
+static char sym_scratch[32], file_scratch[32];
+static int lookups_at_call;
+
+static bool fake_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
+{
+	const struct fake_frame *f = fake_at(addr);
+
+	if (as->kind != ADDR_SPACE_USER)
+		return false;	/* the kernel frame: a bare address */
+	assert_int_equal(as->pid, 42);
+	if (!f)
+		return false;
+	memset(hit, 0, sizeof(*hit));
+	hit->image = (struct code_image){ f->path, f->bid, f->pc & 0xffff };
+	if (f->sym) {
+		snprintf(sym_scratch, sizeof(sym_scratch), "%s", f->sym);
+		hit->name = sym_scratch;
+		hit->start = f->pc - 0x10;
+	}
+	return true;
+}
+
+static int fake_src(void *ctx, const struct addr_space *as, __u64 addr, struct src_frame *fr,
+		    int max, const char **note)
+{
+	/* the innermost frame is looked up at its pc, a return address at the call before */
+	const struct fake_frame *f = fake_at(addr) ?: fake_at(addr + 1);
+
+	assert_int_equal(as->kind, ADDR_SPACE_USER);
+	assert_non_null(f);
+	if (f != &fake[0])
+		assert_int_equal(addr, f->pc - 1), lookups_at_call++;
+	if (!f->file) {
+		*note = f->no_lines;
+		return 0;
+	}
+	snprintf(file_scratch, sizeof(file_scratch), "%s", f->file);
+	fr[0] = (struct src_frame){ sym_scratch, file_scratch, f->line, f->col };
+	return 1;
 }
 
 struct fixture {
@@ -107,6 +144,7 @@ static void fixture_init(struct fixture *fx, bool with_record)
 	fx->b = (struct sample_build_opts){
 		.sz = sizeof(fx->b), .funcs = funcs, .func_cnt = 1, .ustack = true,
 		.ustacks = { .unwind = fake_unwind },
+		.syms = { .sym = fake_sym, .src = fake_src },
 	};
 }
 
@@ -116,8 +154,11 @@ static void test_model(void **state)
 	struct sample *s;
 
 	fake_note = NULL;
+	lookups_at_call = 0;
 	fixture_init(&fx, true);
 	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	/* every frame but the innermost: a return address, whose line is its call's */
+	assert_int_equal(lookups_at_call, 3);
 	assert_true(s->has_ustack);
 	assert_false(s->ustack_missing);
 	assert_null(s->ustack_note);

@@ -73,8 +73,8 @@ check "uprobe.multi: nothing left attached" nothing_left
 
 # 2. the text view of the same
 trace "$P" -e "do_work [$P]" -a "open_config [$P]"
-check "text: '[-1 ENOENT]  do_work  (uprog)' above open_config" \
-	grep -qzP '\[-1 ENOENT\]\s+do_work\s+\(uprog\)\n.*\[-1 ENOENT\]\s+open_config\s+\(uprog\)' "$T/out"
+check "text: '[-1 ENOENT]  do_work  (tests/uprobe/uprog.c:L:C)' above open_config" \
+	grep -qzP '\[-1 ENOENT\]\s+do_work\s+\(tests/uprobe/uprog\.c:\d+:\d+\)\n.*\[-1 ENOENT\]\s+open_config\s+\(tests/uprobe/uprog\.c:\d+:\d+\)' "$T/out"
 
 # 3. -T: the call rows of the session
 trace "$P" -e "do_work [$P]" -a "open_config [$P]" -T
@@ -196,13 +196,13 @@ check "-A -T --json: the entry and leaf rows carry the same argument" \
 	jq_samples "[(r['kind'], $(args_of r) if 'args' in r else None) for r in s[0]['trace']] == [('entry', [('path', 'string', \"'/nonexistent/argpath'\")]), ('leaf', [('path', 'string', \"'/nonexistent/argpath'\")]), ('exit', None)]"
 PROG_ARGS=/nonexistent/argpath trace "$P" -A -e "do_work [$P]" -a "open_config [$P]"
 check "-A text: \"open_config  (uprog)  path='/nonexistent/argpath'\"" \
-	grep -qP "\[-1 ENOENT\]\s+open_config\s+\(uprog\)\s+path='/nonexistent/argpath'$" "$T/out"
+	grep -qP "\[-1 ENOENT\]\s+open_config\s+\(tests/uprobe/uprog\.c:\d+:\d+\)\s+path='/nonexistent/argpath'$" "$T/out"
 PROG_ARGS="--args myname" trace "$P" -A -e "check_args [$P]" --json
 check "-A: int, long, struct by value, pointer to struct, string, double (unsupp), u16 register, stack int" \
 	jq_samples "len(s) == 1 and (a := $(args_of "s[0]['stack'][0]")) and a[:3] == [('n', 'value', '7'), ('neg', 'value', '-42'), ('pt', 'value', '{.x=3,.y=4}')] and a[3][:2] == ('cfg', 'pointee') and a[3][2].startswith('&{.name=0x') and a[3][2].endswith(',.limit=100}') and a[4:] == [('name', 'string', \"'myname'\"), ('ratio', 'unsupported', '(unsupp)'), ('u7', 'value', '65535'), ('s8', 'value', '-8')]"
 PROG_ARGS="--args myname" trace "$P" -A -e "check_args [$P]"
 check "-A text: check_args' arguments in one line" \
-	grep -qP "check_args\s+\(uprog\)\s+n=7 neg=-42 pt=\{\.x=3,\.y=4\} cfg=&\{\.name=0x[0-9a-f]+,\.limit=100\} name='myname' ratio=\(unsupp\) u7=65535 s8=-8$" "$T/out"
+	grep -qP "check_args\s+\(tests/uprobe/uprog\.c:\d+:\d+\)\s+n=7 neg=-42 pt=\{\.x=3,\.y=4\} cfg=&\{\.name=0x[0-9a-f]+,\.limit=100\} name='myname' ratio=\(unsupp\) u7=65535 s8=-8$" "$T/out"
 PROG_ARGS=/nonexistent/argpath trace "$D/uprog-dbglink" -A -e "open_config [$D/uprog-dbglink]" --json
 check "-A: types from the .gnu_debuglink file (uprog.debug)" \
 	jq_samples "len(s) == 1 and $(args_of "s[0]['stack'][0]") == [('path', 'string', \"'/nonexistent/argpath'\")]"
@@ -262,6 +262,36 @@ life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' 
 check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
 	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
 check "lifecycle: nothing left attached" nothing_left
+
+# 8b. file:line on traced user frames (issue 24): each traced_user frame's source chain is
+# what addr2line -f -i says at the function's first instruction (its file offset mapped to
+# a link-time address through readelf's PT_LOADs), in the JSON and in the text
+ulines() { python3 -c '
+import json, subprocess, sys
+s = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "sample"]
+fr = [f for f in s[0]["stack"] if f["kind"] == "traced_user"] if s else []
+bad = not fr
+for f in fr:
+    path, off = f["image"]["path"], int(f["image"]["file_offset"], 16)
+    loads = [l.split() for l in subprocess.run(["readelf", "-lW", path], capture_output=True,
+             text=True).stdout.splitlines() if l.split()[:1] == ["LOAD"]]
+    va = [int(l[2], 16) + off - int(l[1], 16) for l in loads
+          if int(l[1], 16) <= off < int(l[1], 16) + int(l[4], 16)][0]
+    out = subprocess.run(["addr2line", "-f", "-i", "-e", path, hex(va)], capture_output=True,
+                         text=True).stdout.splitlines()
+    want = [(l.split(" (")[0].rsplit(":", 1)[0].rsplit("/", 1)[-1],
+             int(l.split(" (")[0].rsplit(":", 1)[1])) for l in out[1::2]][::-1]
+    got = [(x["file"].rsplit("/", 1)[-1], x["line"])
+           for x in ([f["source"]] if "source" in f else []) + f.get("inlined", [])]
+    name = f["function"]
+    print(f"  {name} {hex(va)}: retsnoop {got}, addr2line {want}")
+    bad |= not want or got != want
+sys.exit(bad)' "$T/out"; }
+trace "$P" -e "do_work [$P]" -a "open_config [$P]" --json
+check "file:line: traced user frames' lines are addr2line's at their first instruction" ulines
+trace "$P" -e "do_work [$P]" -a "open_config [$P]"
+check "file:line: the text view shows do_work's and open_config's uprog.c:LINE" \
+	grep -qE '^.*open_config +\(.*uprog\.c:[0-9]+' "$T/out"
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {

@@ -1,7 +1,9 @@
 # The -U test program (tests/userprog/main.c), built at test time, -O2 -g, PIE, with its own
 # shared library, once with frame pointers (fp/) and once without (nofp/, like Debian's
-# stock binaries), plus a stripped copy of the latter (stripped/). Each directory holds
-# userprog and libucfg.so; userprog finds the library next to itself ($ORIGIN).
+# stock binaries), plus a stripped copy of the latter (stripped/) and one whose DWARF lives
+# only in a separate debug file next to it, named by .gnu_debuglink (dl/, like Debian's
+# binaries with their -dbgsym package). Each directory holds userprog and libucfg.so;
+# userprog finds the library next to itself ($ORIGIN).
 # Included before sidecar/sidecar.mk and tests/unit/unit.mk (their tests name these
 # binaries as prerequisites): plain paths only.
 
@@ -10,7 +12,7 @@ USERPROG_SRCS := tests/userprog/main.c tests/userprog/ucfg.c tests/userprog/ucfg
 USERPROG_CFLAGS := -O2 -g -Wall
 USERPROG_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 USERPROG_NOFP := -fomit-frame-pointer
-USERPROG_DIRS := fp nofp stripped
+USERPROG_DIRS := fp nofp stripped dl
 USERPROG_BINS := $(foreach d,$(USERPROG_DIRS),$(USERPROG_OUT)/$(d)/userprog $(USERPROG_OUT)/$(d)/libucfg.so)
 
 # relative source paths on purpose: DWARF names them as the tests expect
@@ -27,6 +29,12 @@ $(USERPROG_OUT)/fp/userprog $(USERPROG_OUT)/nofp/userprog: $(USERPROG_OUT)/%/use
 $(USERPROG_OUT)/stripped/%: $(USERPROG_OUT)/nofp/%
 	$(call msg,STRIP,$@)
 	$(Q)mkdir -p $(@D) && strip -o $@ $<
+
+# symbols kept, DWARF moved out: only the debug file can give lines (its CRC is in the link)
+$(USERPROG_OUT)/dl/%: $(USERPROG_OUT)/nofp/%
+	$(call msg,DEBUGLNK,$@)
+	$(Q)mkdir -p $(@D) && objcopy --only-keep-debug $< $@.debug && \
+		objcopy --strip-debug --add-gnu-debuglink=$@.debug $< $@
 
 userprog: $(USERPROG_BINS)
 .PHONY: userprog

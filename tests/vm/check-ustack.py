@@ -5,8 +5,11 @@ usage: check-ustack.py DIR FUNC... < JSON-LINES
 
 Takes the last sample whose user stack holds FUNC[-1]; its user frames must include the
 FUNCs in this order (outermost first), each with a source line, and for every frame in a
-binary under DIR the line must be what `addr2line -e BINARY ADDR` says (ADDR: the frame's
-ELF address, one less for a return address, as a caller's line is the call's). Prints one
+binary under DIR its source chain (source, then inlined) must be what
+`addr2line -f -i -e FILE ADDR` says, outermost first (FILE: the binary's debug file
+BINARY.debug where there is one, as the dl/ build's .gnu_debuglink names it, else the
+binary; ADDR: the frame's ELF address, one less for a return address, as a caller's line
+is the call's). Prints one
 line per checked frame; exit status 1 on any mismatch.
 """
 import json
@@ -35,13 +38,17 @@ def vaddr_of(path, off):
 
 
 def addr2line(path, addr):
-    out = subprocess.run(["addr2line", "-e", path, f"{addr:#x}"], capture_output=True,
-                         text=True, check=True).stdout.strip()
-    loc = out.split(" (discriminator")[0]
-    file, _, line = loc.rpartition(":")
-    if file == "??" or not line.isdigit() or int(line) == 0:
-        return None     # no line known: retsnoop must not claim one either
-    return os.path.basename(file), int(line)
+    """The chain outermost first as (file base name, line); [] if no line is known."""
+    out = subprocess.run(["addr2line", "-f", "-i", "-e", path, f"{addr:#x}"],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    chain = []
+    for loc in out[1::2]:
+        loc = loc.split(" (discriminator")[0]
+        file, _, line = loc.rpartition(":")
+        if file == "??" or not line.isdigit() or int(line) == 0:
+            return []   # no line known: retsnoop must not claim one either
+        chain.append((os.path.basename(file), int(line)))
+    return chain[::-1]
 
 
 def main():
@@ -75,9 +82,10 @@ def main():
             continue
         innermost = i == len(frames) - 1
         va = vaddr_of(path, int(img["file_offset"], 16))
-        want = addr2line(path, va if innermost else va - 1)
-        src = f.get("source")
-        got = (os.path.basename(src["file"]), src["line"]) if src else None
+        dbg = path + ".debug"
+        want = addr2line(dbg if os.path.exists(dbg) else path, va if innermost else va - 1)
+        srcs = ([f["source"]] if f.get("source") else []) + f.get("inlined", [])
+        got = [(os.path.basename(s["file"]), s["line"]) for s in srcs]
         ok = got == want
         bad |= not ok
         print(f"{'ok' if ok else 'MISMATCH'} {f.get('symbol')} {os.path.basename(path)}"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Issue 22 item 3: -U, the program's own stack above the syscall. tests/userprog's
 # main -> do_work -> open_config (libucfg.so) -> open() of a missing path, built -O2 -g PIE
-# with frame pointers, without (like Debian's binaries) and stripped, run in the guest
+# with frame pointers, without (like Debian's binaries), stripped, and with its DWARF only
+# in a .gnu_debuglink file (dl/: lines from the debug file, not the binary), run in the guest
 # with the host's libc (RETSNOOP_VM_DYN). The user frames must be complete and their lines
 # what addr2line says on the host about the same files (check-ustack.py).
 set -u
@@ -13,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 make -s -C "$top" userprog >&2 || fail "building tests/userprog failed"
 U=$top/src/.output/userprog
-export RETSNOOP_VM_DYN="$U/nofp $U/fp $U/stripped"
+export RETSNOOP_VM_DYN="$U/nofp $U/fp $U/stripped $U/dl"
 # four retsnoop start-ups in one boot: 5.10 under TCG needs more than the default 300 s
 export RETSNOOP_VM_TIMEOUT=${RETSNOOP_VM_TIMEOUT:-600}
 
@@ -21,11 +22,11 @@ OPENAT=$(sys openat)
 TRACE="-e $OPENAT -a do_sys_openat2 -a do_filp_open -a path_openat"
 MISSING=/nonexistent/retsnoop-userprog.conf
 # each build run under its own name (a symlink: comm differs, maps name the real files)
-RUN_ALL="/tmp/up_nofp $MISSING 2000; /tmp/up_fp $MISSING 2000; /tmp/up_stripped $MISSING 2000"
+RUN_ALL="/tmp/up_nofp $MISSING 2000; /tmp/up_fp $MISSING 2000; /tmp/up_stripped $MISSING 2000; /tmp/up_dl $MISSING 2000"
 guest="$(cat "$here/../guest-lib.sh")
-for b in nofp fp stripped; do ln -s $U/\$b/userprog /tmp/up_\$b; done
-hunt text '$RUN_ALL' -U -n up_nofp -n up_fp -n up_stripped $TRACE
-hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp $TRACE"
+for b in nofp fp stripped dl; do ln -s $U/\$b/userprog /tmp/up_\$b; done
+hunt text '$RUN_ALL' -U -n up_nofp -n up_fp -n up_stripped -n up_dl $TRACE
+hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp -n up_dl $TRACE"
 # make test (VM_QUICK): the stacks and their oracle; make test-kernels also -T and a short window
 [ -n "${VM_QUICK:-}" ] || guest="$guest
 hunt trace_only '/tmp/up_nofp $MISSING 2000' -U -T -n up_nofp $TRACE
@@ -44,7 +45,7 @@ last_stack() {
 
 s=$(section "$out" text)
 expect "$s" '^rc=0$' "exit status 0"
-for b in nofp fp; do
+for b in nofp fp dl; do
 	st=$(last_stack "$s" up_$b)
 	# outermost first: main, do_work, open_config, libc, the rule, the kernel
 	order=$(printf '%s\n' "$st" | grep -oE '^ +(main|do_work|open_config)\+0x[0-9a-f]+|-+ kernel -+|__x64_sys_openat' |
@@ -58,15 +59,17 @@ for b in nofp fp; do
 	expect_not "$st" 'user stack incomplete' "$b: complete user stack"
 	j=$(section "$out" json | grep "\"process_comm\":\"up_$b\"")
 	r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
-		fail "$b: user frames against addr2line: $r"
+		fail "$b: user frames against addr2line: $r; the json run's samples by comm:" \
+			"$(section "$out" json | grep -o '"process_comm":"[^"]*"' | sort | uniq -c | tr '\n' ' ')" \
+			"and its last lines: $(section "$out" json | grep -v '^{"type":"sample"' | tail -5)"
 	echo "$r" | sed "s/^/  [$b] /"
 done
 
 # stripped: func+off where the dynamic symbols say, [binary+0xOFF] elsewhere, and why
 st=$(last_stack "$s" up_stripped)
-expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(libucfg\.so: no lines: No DWARF information found\)' \
+expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(libucfg\.so: no lines: no debug info\)' \
 	"stripped: open_config from .dynsym, no lines and why"
-expect "$st" '^ +\[userprog\+0x[0-9a-f]+\] +\(userprog: no lines: No DWARF information found\)' \
+expect "$st" '^ +\[userprog\+0x[0-9a-f]+\] +\(userprog: no lines: no debug info\)' \
 	"stripped: [userprog+0xOFF] for the static functions"
 expect_count "$st" '^ +\[userprog\+0x[0-9a-f]+\]' 3 "stripped: main, do_work and _start by offset"
 
