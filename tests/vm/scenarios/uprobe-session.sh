@@ -48,17 +48,17 @@ expect "$m" '^    ← open_config +\[-1 ENOENT\]|^    ← open_config +\[-1\]' "
 # the stack: user frames first, with the errno; then the syscall's kernel frames
 printf '%s\n' "$m" | awk '/do_work  /{u=NR} /open_config  /{o=NR} /entry_SYSCALL_64/{e=NR} /path_openat/{p=NR}
 	END { exit !(u && u < o && o < e && e < p) }' || fail "stack order: do_work, open_config, entry_SYSCALL_64, path_openat"
-expect "$m" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "stack: do_work [-1 ENOENT] (uprog-static)"
-expect "$m" '\[-1 ENOENT\] +open_config +\(uprog-static\)' "stack: open_config [-1 ENOENT]"
+expect "$m" '\[-1 ENOENT\] +do_work +\(tests/uprobe/uprog\.c:[0-9]+:[0-9]+\)' "stack: do_work [-1 ENOENT] (its uprog.c line)"
+expect "$m" '\[-1 ENOENT\] +open_config +\(tests/uprobe/uprog\.c:[0-9]+:[0-9]+\)' "stack: open_config [-1 ENOENT]"
 expect "$m" '^! +[0-9]+us \[-ENOENT\] +path_openat' "stack: path_openat [-ENOENT] is the origin ('!': the user -1 follows into the kernel's -ENOENT)"
 expect_count "$m" '^\^' 0 "stack: no kernel frame marked replaced ('^')"
 s=$(section "$out" single)
-expect "$s" '\[-1 ENOENT\] +do_work +\(uprog-static\)' "-K: do_work [-1 ENOENT]"
+expect "$s" '\[-1 ENOENT\] +do_work +\(tests/uprobe/uprog\.c:[0-9]+:[0-9]+\)' "-K: do_work [-1 ENOENT]"
 expect "$s" '\[-ENOENT\] +path_openat' "-K: path_openat [-ENOENT]"
 # -A: the user functions' argument from DWARF and the kernel's from BTF, one string
 a=$(section "$out" args)
-expect "$a" "open_config +\\(uprog-static\\) +path='/nonexistent/guest-arg'" "-A: open_config's path from DWARF"
-expect "$a" "do_work +\\(uprog-static\\) +path='/nonexistent/guest-arg'" "-A: do_work's path from DWARF"
+expect "$a" "open_config +\\(tests/uprobe/uprog\\.c:[0-9]+:[0-9]+\\) +path='/nonexistent/guest-arg'" "-A: open_config's path from DWARF"
+expect "$a" "do_work +\\(tests/uprobe/uprog\\.c:[0-9]+:[0-9]+\\) +path='/nonexistent/guest-arg'" "-A: do_work's path from DWARF"
 expect "$a" "do_sys_openat2.* filename='/nonexistent/guest-arg'" "-A: the kernel's do_sys_openat2 shows the same string"
 expect "$out" '^links=0 uprobe_events=0$' "nothing left attached"
 finish
