@@ -163,8 +163,7 @@ void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 	 * Read again now, while it most likely still runs: the first snapshot may predate
 	 * its libraries (a failure during ld.so's start-up), or have caught ld.so between
 	 * reserving a library's span and mapping its segments over it, so that the pc is
-	 * "covered" at a wrong file offset (seen: a stack ending in libc at random). A
-	 * failed re-read keeps the older snapshot.
+	 * "covered" at a wrong file offset. A failed re-read keeps the older snapshot.
 	 */
 	if (s)
 		snap_take(u, s);
