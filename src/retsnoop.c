@@ -422,6 +422,19 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 	if (err)
 		return err;
 	trace_cmd__phase_done(log_print, "function discovery");
+	if (pre) {
+		static const char *const what[] = {
+			[PREFETCH_KSYMS] = "reading kallsyms",
+			[PREFETCH_VMLINUX_BTF] = "reading the vmlinux BTF",
+			[PREFETCH_FTRACE_FUNCS] = "reading available_filter_functions",
+		};
+		long from, to;
+		int i;
+
+		for (i = 0; i < (int)(sizeof(what) / sizeof(what[0])); i++)
+			if (!prefetch__span(pre, i, &from, &to))
+				trace_cmd__phase_span(log_print, what[i], from, to);
+	}
 	if (*vd && (err = vmlinux_dwarf__set_kaslr(*vd, func_discovery__ksyms(*d))))
 		return err;
 

@@ -35,6 +35,10 @@ int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn
  */
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
 
+/* -vv: when a step that ran beside the phases (a prefetch thread's read) began and ended,
+ * CLOCK_MONOTONIC milliseconds, on the phases' clock. */
+void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms);
+
 /* The run's one function table: kernel functions, then user_cnt user-space ones. */
 struct trace_funcs {
 	const struct func *funcs;
