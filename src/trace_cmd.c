@@ -96,9 +96,11 @@ static __s64 clock_offset_ns(void)
 	return off;
 }
 
-int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn print)
+int trace_cmd__detect(struct kernel_features *feat, bool user_only,
+		      const struct btf *vmlinux_btf, log_print_fn print)
 {
-	int err = user_only ? kernel_features__detect_user(feat) : kernel_features__detect(feat);
+	int err = user_only ? kernel_features__detect_user(feat, vmlinux_btf) :
+			      kernel_features__detect(feat, vmlinux_btf);
 
 	if (err)
 		return err;
