@@ -4,11 +4,13 @@
 #   @R table=T case=C tool=none|floor|ours|peer rep=N key=value...
 # Times are seconds since the tool was started (stamp), sizes in kB, -1 = did not happen.
 # Set by the host before this file: PEER (the peer binary's name in /usr/bin, or empty),
+# BASE (a second peer, an earlier build of ours, or empty),
 # REPS (repetitions per case), CALLS (getpid calls per timing loop).
 
 BIN_ours=retsnoop
 BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_peer=$PEER
+BIN_base=$BASE
 STATS=/proc/sys/kernel/bpf_stats_enabled
 
 # The tools a run compares, alternated: reversed on even repetitions so no tool always
@@ -19,6 +21,7 @@ tools_for() {	# tools_for REP TOOL...
 	_l=
 	for _t in "$@"; do
 		[ "$_t" = peer ] && [ -z "$PEER" ] && continue
+		[ "$_t" = base ] && [ -z "$BASE" ] && continue
 		if [ $((_r % 2)) = 1 ]; then _l="$_l $_t"; else _l="$_t $_l"; fi
 	done
 	echo $_l
@@ -124,6 +127,13 @@ table_overhead() {
 STARTUP_CASE=bpf-bad-map-val-size-percpu-array
 
 startup_run() {	# startup_run CASE TOOL REP
+	if [ "$2" = floor ]; then
+		# the floor's start -> ready for the same functions (kprobe.multi, the default mode)
+		stamp -r '^floor: ready' -- floor -M /tmp/funcs.startup >/tmp/run.log 2>&1
+		echo "@R table=startup case=$1 tool=floor rep=$3 $(stamp_summary /tmp/run.log)"
+		grep -q '^@stamp ready=[0-9]' /tmp/run.log || tail -12 /tmp/run.log | sed 's/^/@E /'
+		return 0
+	fi
 	eval "_b=\$BIN_$2"
 	stamp -r 'Receiving data' -t "simfail $STARTUP_CASE" -l '^!.*array_map_alloc_check' \
 		-- "$_b" -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/run.log 2>&1
@@ -133,9 +143,10 @@ startup_run() {	# startup_run CASE TOOL REP
 }
 
 table_startup() {	# table_startup CASE (7funcs or 7funcs-dwarf)
+	funcs_of /tmp/funcs.startup -e '*sys_bpf' -a 'array_map_alloc*'
 	_r=1
 	while [ $_r -le "$REPS" ]; do
-		for _t in $(tools_for $_r ours peer); do
+		for _t in $(tools_for $_r floor ours base peer); do
 			startup_run "$1" "$_t" $_r
 		done
 		_r=$((_r + 1))

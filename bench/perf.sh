@@ -6,7 +6,8 @@
 #   overhead    added cost per traced call of a getpid() loop, default mode (kprobe.multi),
 #               -K and -F, without and with -A, each program's run time from bpf_stats (one boot)
 #   startup     start -> 'Receiving data...' and start -> the first stack fully printed,
-#               7 functions; peak RSS (VmHWM) of the retsnoop process       (one boot)
+#               7 functions; peak RSS (VmHWM) of the retsnoop process; the floor's
+#               start -> ready for the same functions                        (one boot)
 #   attach      BPF load + attach phase: 7 functions (default mode and -F) and -F over
 #               ~100 functions, with the floor's own time for the same set (one boot)
 #   attach-big  the same for -F over ~1,000 functions: one boot per run, powered off
@@ -24,8 +25,9 @@
 # command, the date and the versions) and bench/results/raw/<table>.log (the guest's
 # records, which bench/report.py reads again: `bench/report.py TABLE LOG`).
 #
-# Environment: PEER_RETSNOOP (absent: no peer columns), BENCH_REPS, BENCH_CALLS (getpid
-# calls per timing loop, default 200000), BENCH_KERNEL (default 6.12).
+# Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup: an earlier
+# build of ours as a second peer, before/after in the same boot), BENCH_REPS, BENCH_CALLS
+# (getpid calls per timing loop, default 200000), BENCH_KERNEL (default 6.12).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -68,10 +70,22 @@ if [ -n "${PEER_RETSNOOP:-}" ]; then
 	extra="$extra $(cd "$(dirname "$PEER_RETSNOOP")" && pwd)/$peer"
 fi
 
+# BASE_RETSNOOP: a second peer, an earlier build of ours (before/after in the same boot)
+base=
+if [ -n "${BASE_RETSNOOP:-}" ]; then
+	[ -x "$BASE_RETSNOOP" ] || { echo "bench/perf.sh: BASE_RETSNOOP=$BASE_RETSNOOP is not an executable" >&2; exit 2; }
+	file -L "$BASE_RETSNOOP" | grep -q 'statically linked' ||
+		{ echo "bench/perf.sh: $BASE_RETSNOOP is not statically linked (the guest has no libraries)" >&2; exit 2; }
+	base=$(basename "$BASE_RETSNOOP")
+	case $base in retsnoop | "$peer") echo "bench/perf.sh: name the base binary something else than 'retsnoop' and the peer" >&2; exit 2 ;; esac
+	extra="$extra $(cd "$(dirname "$BASE_RETSNOOP")" && pwd)/$base"
+fi
+
 # What the result files say about how they were made.
 cmdline="bench/perf.sh $*"
 [ -n "${MAKELEVEL:-}" ] && cmdline="make bench-perf${*:+ BENCH_TABLES='$*'}"
 [ -n "${PEER_RETSNOOP:-}" ] && cmdline="PEER_RETSNOOP=$PEER_RETSNOOP $cmdline"
+[ -n "${BASE_RETSNOOP:-}" ] && cmdline="BASE_RETSNOOP=$BASE_RETSNOOP $cmdline"
 [ "$REPS" = 3 ] || cmdline="BENCH_REPS=$REPS $cmdline"
 [ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
 [ "$KERNEL" = 6.12 ] || cmdline="BENCH_KERNEL=$KERNEL $cmdline"
@@ -79,10 +93,12 @@ ours_ver="$(git describe --always --dirty 2>/dev/null || echo unknown) ($(git lo
 host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 peer_ver=
 [ -n "$peer" ] && peer_ver="$PEER_RETSNOOP (sha256 $(sha256sum "$PEER_RETSNOOP" | cut -c1-16))"
+base_ver=
+[ -n "$base" ] && base_ver="$BASE_RETSNOOP (sha256 $(sha256sum "$BASE_RETSNOOP" | cut -c1-16))"
 
 # The guest's part of one boot: the variables, bench/guest.sh, then CMDS.
 guest_cmds() {	# guest_cmds CMDS
-	printf 'PEER=%s REPS=%s CALLS=%s\n' "$peer" "$REPS" "$CALLS"
+	printf 'PEER=%s BASE=%s REPS=%s CALLS=%s\n' "$peer" "$base" "$REPS" "$CALLS"
 	cat bench/guest.sh
 	printf 'guest_setup\nguest_info\n%s\n' "$1"
 }
@@ -125,7 +141,7 @@ report() {	# report TABLE WHAT
 		echo "# $what"
 		echo "# command: $cmdline   (make bench runs bench/perf.sh; the guest part is bench/guest.sh, $fn or attach_once)"
 		echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); host: $host_cpu, $(nproc) CPUs; guest: Debian $KERNEL, qemu TCG (no KVM), 2 vCPUs"
-		echo "# ours: retsnoop $ours_ver; floor: bench/floor (empty entry+exit programs)${peer_ver:+; peer: $peer_ver}"
+		echo "# ours: retsnoop $ours_ver; floor: bench/floor (empty entry+exit programs)${peer_ver:+; peer: $peer_ver}${base_ver:+; base: $base_ver}"
 		echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
 		echo "# medians of $REPS alternated runs; raw records: $out/raw/$table.log"
 		bench/report.py "$table" "$out/raw/$table.log"

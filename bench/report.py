@@ -59,7 +59,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'ours', 'oursA', 'peer']
+    order = ['none', 'floor', 'ours', 'oursA', 'base', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
@@ -155,21 +155,36 @@ def startup(recs):
         out.append(f'## {case}: seconds from the start of the process')
         out.append(table(rows, ['tool', "-> 'Receiving data...'", '-> first stack printed',
                                 'event -> stack printed', "'Receiving' per run", 'stack per run']))
-        if 'peer' in m:
-            out.append(f'ratio ours/peer: Receiving data {ratio(m["ours"][0], m["peer"][0])}, '
-                       f'first stack {ratio(m["ours"][1], m["peer"][1])}')
-        else:
-            out.append('(no peer: PEER_RETSNOOP unset)')
+        for other, why in (('peer', 'PEER_RETSNOOP'), ('base', 'BASE_RETSNOOP')):
+            if other in m:
+                out.append(f'ratio ours/{other}: Receiving data '
+                           f'{ratio(m["ours"][0], m[other][0])}, '
+                           f'first stack {ratio(m["ours"][1], m[other][1])}')
+            elif other == 'peer':
+                out.append(f'(no {other}: {why} unset)')
+        if 'base' in m and 'peer' in m:
+            out.append(f'ratio base/peer: Receiving data {ratio(m["base"][0], m["peer"][0])}, '
+                       f'first stack {ratio(m["base"][1], m["peer"][1])}')
+        if 'floor' in m:
+            out.append('ratio to the floor (Receiving data / floor ready): '
+                       + ', '.join(f'{t} {ratio(m[t][0], m["floor"][0])}'
+                                   for t in ('ours', 'base', 'peer') if t in m))
         out.append('')
         out.append(f'## {case}: peak RSS (VmHWM) of the retsnoop process itself (sidecar excluded)')
-        rows = rss_rows(rs, tools)
+        rows = rss_rows(rs, [t for t in tools if t != 'floor'])
         out.append(table(rows, ['tool', 'VmHWM', 'per run']))
         if 'peer' in m:
             a = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='ours')])
             b = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='peer')])
             out.append(f'ratio ours/peer: {ratio(a, b)}')
+        if 'base' in m:
+            a = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='ours')])
+            b = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='base')])
+            out.append(f'ratio ours/base: {ratio(a, b)}')
         out.append('')
-    out.append('first stack printed = its last line (the deepest frame) read from the tool\'s terminal; '
+    out.append('floor: bench/floor attaching the same functions (kprobe.multi), its \'ready\' line; '
+               'it prints no stack\n'
+               'first stack printed = its last line (the deepest frame) read from the tool\'s terminal; '
                'event = when the simfail case was started, right after \'Receiving data...\'')
     return out
 

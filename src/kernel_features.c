@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kernel_features.h"
 #include "calib_feat.skel.h"
@@ -42,32 +43,54 @@ static long self_offset(const void *addr)
 	return off;
 }
 
-static struct calib_feat *open_calib(void)
+/* The calibration object, given what the BTF said (@f) as constants. */
+static struct calib_feat *open_calib(const struct kernel_features *f)
 {
 	struct calib_feat *skel = calib_feat__open();
 
 	if (!skel)
 		return NULL;
 	skel->rodata->detect_tid = syscall(SYS_gettid);
+	skel->rodata->task_stack_off = f->task_stack_off;
+	skel->rodata->tk_addr_off = f->trace_kprobe_addr_off;
 	/* 5.10 has no task storage maps: the object must not ask for one */
-	skel->rodata->try_task_storage =
+	skel->rodata->try_task_storage = f->has_task_storage &&
 		libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
 	if (!skel->rodata->try_task_storage)
 		bpf_map__set_autocreate(skel->maps.storage_probe, false);
 	return skel;
 }
 
+/* The BTF's answers into @f: from @btf, or from the vmlinux BTF read here when NULL. */
+static int btf_facts(struct kernel_features *f, const struct btf *btf)
+{
+	struct btf *own = NULL;
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	if (!btf) {
+		own = btf__load_vmlinux_btf();
+		if (!own)
+			return -errno;
+		btf = own;
+	}
+	err = kernel_features__from_btf(f, btf);
+	btf__free(own);
+	return err;
+}
+
 static void copy_out(const struct calib_feat *skel, struct kernel_features *f);
 static bool detect_uprobe_multi(void);
 
-int kernel_features__detect(struct kernel_features *f)
+int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux_btf)
 {
 	struct calib_feat *skel;
 	int err;
 
-	memset(f, 0, sizeof(*f));
-
-	skel = open_calib();
+	err = btf_facts(f, vmlinux_btf);
+	if (err)
+		return err;
+	skel = open_calib(f);
 	if (!skel)
 		return -errno;
 	bpf_program__set_autoload(skel->progs.calib_uentry, false);
@@ -132,15 +155,17 @@ static bool detect_uprobe_multi(void)
 	return true;
 }
 
-int kernel_features__detect_user(struct kernel_features *f)
+int kernel_features__detect_user(struct kernel_features *f, const struct btf *vmlinux_btf)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
 	struct calib_feat *skel;
 	long off;
 	int err;
 
-	memset(f, 0, sizeof(*f));
-	skel = open_calib();
+	err = btf_facts(f, vmlinux_btf);
+	if (err)
+		return err;
+	skel = open_calib(f);
 	if (!skel)
 		return -errno;
 	bpf_program__set_autoload(skel->progs.calib_entry, false);
@@ -173,28 +198,11 @@ cleanup:
 	return err;
 }
 
+/* What the calibration measured; the rest came from the BTF. */
 static void copy_out(const struct calib_feat *skel, struct kernel_features *f)
 {
-	f->has_ringbuf = skel->bss->has_ringbuf;
-	f->has_func_ip = skel->bss->has_func_ip;
-	f->has_branch_snapshot = skel->bss->has_branch_snapshot;
-	f->has_cookie = skel->bss->has_cookie;
-	f->has_rawtp_cookie = skel->bss->has_rawtp_cookie;
-	f->has_kprobe_multi = skel->bss->has_kprobe_multi;
+	f->has_task_storage = skel->rodata->try_task_storage && skel->bss->has_task_storage;
 	f->kret_ip_off = skel->bss->kret_ip_off;
-	f->has_fexit_sleep_fix = skel->bss->has_fexit_sleep_fix;
-	f->has_fentry_protection = skel->bss->has_fentry_protection;
-	f->has_fgraph_fprobe = skel->bss->has_fgraph_fprobe;
-	f->has_task_stack = skel->bss->has_task_stack;
-	f->has_task_storage = skel->bss->has_task_storage;
-	f->has_fentry = skel->bss->has_fentry;
-	f->has_func_ret = skel->bss->has_func_ret;
-	f->has_func_arg = skel->bss->has_func_arg;
-	f->task_group_leader_off = skel->bss->task_group_leader_off;
-	f->task_comm_off = skel->bss->task_comm_off;
-	f->task_pid_off = skel->bss->task_pid_off;
-	f->trace_kprobe_addr_off = skel->bss->tk_addr_off;
-	f->task_stack_off = skel->bss->task_stack_off;
 	f->user_regs_off = skel->bss->user_regs_off;
 }
 

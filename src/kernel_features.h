@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Kernel feature detection and calibration: what the running kernel's BPF can do, decided
- * once at startup by loading src/calib_feat.bpf.c and triggering it with one nanosleep().
- * Nothing stays loaded or attached afterwards.
+ * once at startup from its BTF (kernel_features_btf.c) and by loading src/calib_feat.bpf.c
+ * and triggering it with one nanosleep(). Nothing stays loaded or attached afterwards.
  */
 #ifndef RETSNOOP_KERNEL_FEATURES_H
 #define RETSNOOP_KERNEL_FEATURES_H
 
 #include <stdbool.h>
 #include <stdio.h>
+
+struct btf;
 
 struct kernel_features {
 	bool has_ringbuf;		/* BPF_MAP_TYPE_RINGBUF (5.8+); retsnoop needs it */
@@ -52,13 +54,15 @@ struct kernel_features {
 };
 
 /*
- * Detect the running kernel's features into @f. Needs root (loads and attaches a kprobe
- * and a kretprobe for the duration of the call, on the calling thread's nanosleep()).
+ * Detect the running kernel's features into @f, the BTF's answers from @vmlinux_btf
+ * (borrowed; NULL: the vmlinux BTF is read and parsed here). Needs root (loads and
+ * attaches a kprobe and a kretprobe for the duration of the call, on the calling thread's
+ * nanosleep()).
  * Returns 0, -ENODATA when the probes attached but never fired (report "Calibration
  * failure, BPF probes weren't triggered!"), or another negative errno from loading or
  * attaching. A kret_ip_off of 0 is only fatal for callers that lack bpf_get_func_ip().
  */
-int kernel_features__detect(struct kernel_features *f);
+int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux_btf);
 
 /*
  * The same detection from a uprobe on retsnoop's own code, for runs that trace only
@@ -66,7 +70,14 @@ int kernel_features__detect(struct kernel_features *f);
  * in it says whether kernel functions can be probed (has_kprobe_multi stays false, no
  * kret_ip_off). Same returns as kernel_features__detect().
  */
-int kernel_features__detect_user(struct kernel_features *f);
+int kernel_features__detect_user(struct kernel_features *f, const struct btf *vmlinux_btf);
+
+/*
+ * Only what the vmlinux BTF @btf says (no BPF is loaded): every has_* but has_uprobe_multi
+ * and the measured has_task_storage part, the field offsets. Fields not in @f's BTF stay 0
+ * or false. 0, -EINVAL for no @btf, -ENODATA when @btf is not a vmlinux BTF (no task_struct).
+ */
+int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf);
 
 /*
  * Is the kernel's BTF there and readable (/sys/kernel/btf/vmlinux, or @path)? 0, or a

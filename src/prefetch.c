@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ftrace_funcs.h"
@@ -16,6 +17,7 @@ struct read_job {
 	bool started, joined;
 	void *result;
 	int err;
+	long start_ms, end_ms;	/* when the thread began and ended the read */
 };
 
 struct prefetch {
@@ -23,22 +25,35 @@ struct prefetch {
 	struct read_job ksyms, btf, ff;
 };
 
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void *read_ksyms(void *arg)
 {
 	struct prefetch *p = arg;
 
+	p->ksyms.start_ms = now_ms();
 	p->ksyms.result = ksyms__load_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
+	p->ksyms.end_ms = now_ms();
 	return NULL;
 }
 
 static void *read_btf(void *arg)
 {
 	struct prefetch *p = arg;
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf;
 
+	p->btf.start_ms = now_ms();
+	btf = btf__load_vmlinux_btf();
 	p->btf.err = libbpf_get_error(btf) ? errno : 0;
 	p->btf.result = p->btf.err ? NULL : btf;
+	p->btf.end_ms = now_ms();
 	return NULL;
 }
 
@@ -49,6 +64,7 @@ static void *read_ftrace_funcs(void *arg)
 	char path[256];
 	int err;
 
+	p->ff.start_ms = now_ms();
 	/* a failure is said by function discovery, which then tries once more itself */
 	err = ftrace_funcs__find_path(path, sizeof(path), &mounted);
 	if (!err) {
@@ -58,6 +74,7 @@ static void *read_ftrace_funcs(void *arg)
 			ftrace_funcs__unmount();
 	}
 	p->ff.err = -err;
+	p->ff.end_ms = now_ms();
 	return NULL;
 }
 
@@ -126,6 +143,24 @@ struct btf *prefetch__take_vmlinux_btf(struct prefetch *p)
 struct ftrace_funcs *prefetch__take_ftrace_funcs(struct prefetch *p)
 {
 	return take(&p->ff);
+}
+
+int prefetch__span(const struct prefetch *p, enum prefetch_input in, long *start_ms,
+		   long *end_ms)
+{
+	const struct read_job *j;
+
+	switch (in) {
+	case PREFETCH_KSYMS: j = &p->ksyms; break;
+	case PREFETCH_VMLINUX_BTF: j = &p->btf; break;
+	case PREFETCH_FTRACE_FUNCS: j = &p->ff; break;
+	default: return -EINVAL;
+	}
+	if (!j->started || !j->joined)
+		return -ENOENT;
+	*start_ms = j->start_ms;
+	*end_ms = j->end_ms;
+	return 0;
 }
 
 void prefetch__free(struct prefetch *p)

@@ -40,6 +40,19 @@ struct ksyms *prefetch__take_ksyms(struct prefetch *p);
 struct btf *prefetch__take_vmlinux_btf(struct prefetch *p);
 struct ftrace_funcs *prefetch__take_ftrace_funcs(struct prefetch *p);
 
+enum prefetch_input {
+	PREFETCH_KSYMS,
+	PREFETCH_VMLINUX_BTF,
+	PREFETCH_FTRACE_FUNCS,
+};
+
+/*
+ * When a read that was taken ran, in CLOCK_MONOTONIC milliseconds (-vv's start-up
+ * timeline); -ENOENT if it was not started or not taken yet.
+ */
+int prefetch__span(const struct prefetch *p, enum prefetch_input in, long *start_ms,
+		   long *end_ms);
+
 /* Waits for reads still running and frees what was not taken. */
 void prefetch__free(struct prefetch *p);
 

@@ -109,7 +109,7 @@ static int print_version(void)
 		return 0;
 	if (lockdown_refuses())
 		return 1;
-	err = kernel_features__detect(&feat);
+	err = kernel_features__detect(&feat, NULL);
 	if (err == -ENODATA) {
 		log_msg(log_print, LOG_ERROR, "Calibration failure, BPF probes weren't triggered!\n");
 		return 1;
@@ -363,9 +363,27 @@ static int open_dwarf(struct vmlinux_dwarf **vd)
 	return err;
 }
 
-/* The kernel's side: the DWARF image (":PATH" globs need it first), BTF, discovery. */
+/*
+ * The vmlinux BTF, which feature detection and discovery both read: the prefetched one
+ * (@pre), else read here. NULL, said why, when there is none.
+ */
+static struct btf *take_vmlinux_btf(struct prefetch *pre)
+{
+	struct btf *btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
+	int err;
+
+	if (btf)
+		return btf;
+	err = -errno;
+	log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+		err, strerror(-err));
+	errno = -err;
+	return NULL;
+}
+
+/* The kernel's side: the DWARF image (":PATH" globs need it first), discovery. */
 static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch *pre,
-			     struct vmlinux_dwarf **vd, struct btf **vmlinux_btf,
+			     struct vmlinux_dwarf **vd, struct btf *vmlinux_btf,
 			     struct func_discovery **d)
 {
 	int err;
@@ -391,14 +409,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 		dopts->progress_ctx = progress;
 	}
 
-	*vmlinux_btf = pre ? prefetch__take_vmlinux_btf(pre) : btf__load_vmlinux_btf();
-	if (!*vmlinux_btf) {
-		err = -errno;
-		log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
-			err, strerror(-err));
-		return err;
-	}
-	dopts->vmlinux_btf = *vmlinux_btf;
+	dopts->vmlinux_btf = vmlinux_btf;
 	if (pre) {
 		/* NULL: discovery reads it (and says why that failed) */
 		dopts->ksyms = prefetch__take_ksyms(pre);
@@ -407,7 +418,7 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 	if (env.attach_mode == ATTACH_FENTRY) {
 		dopts->fentry = true;
 		/* kernels before the fexit sleep fix (5.11) hang detaching from sleepers */
-		dopts->deny_sleepable = btf__find_by_name_kind(*vmlinux_btf, "bpf_tramp_image",
+		dopts->deny_sleepable = btf__find_by_name_kind(vmlinux_btf, "bpf_tramp_image",
 							      BTF_KIND_STRUCT) < 0;
 	}
 	*d = func_discovery__new(dopts);
@@ -433,6 +444,19 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 	if (err)
 		return err;
 	trace_cmd__phase_done(log_print, "function discovery");
+	if (pre) {
+		static const char *const what[] = {
+			[PREFETCH_KSYMS] = "reading kallsyms",
+			[PREFETCH_VMLINUX_BTF] = "reading the vmlinux BTF",
+			[PREFETCH_FTRACE_FUNCS] = "reading available_filter_functions",
+		};
+		long from, to;
+		int i;
+
+		for (i = 0; i < (int)(sizeof(what) / sizeof(what[0])); i++)
+			if (!prefetch__span(pre, i, &from, &to))
+				trace_cmd__phase_span(log_print, what[i], from, to);
+	}
 	if (*vd && (err = vmlinux_dwarf__set_kaslr(*vd, func_discovery__ksyms(*d))))
 		return err;
 
@@ -513,8 +537,19 @@ static int run(void)
 	if (kernel)
 		pre = prefetch__start(&popts);
 
-	/* kernel features first: the attach mode depends on them */
-	feat_err = trace_cmd__detect(&feat, !kernel, log_print);
+	/*
+	 * kernel features first: the attach mode depends on them. What the BTF says comes
+	 * from the vmlinux BTF discovery reads too (kallsyms and the traceable functions are
+	 * still read meanwhile).
+	 */
+	if (kernel) {
+		vmlinux_btf = take_vmlinux_btf(pre);
+		if (!vmlinux_btf) {
+			err = -errno;
+			goto cleanup;
+		}
+	}
+	feat_err = trace_cmd__detect(&feat, !kernel, vmlinux_btf, log_print);
 	if (feat_err && !env.dry_run) {
 		if (feat_err != -EOPNOTSUPP)
 			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
@@ -537,7 +572,7 @@ static int run(void)
 	if (err)
 		goto cleanup;
 	if (kernel) {
-		err = find_kernel_funcs(&dopts, pre, &vd, &vmlinux_btf, &d);
+		err = find_kernel_funcs(&dopts, pre, &vd, vmlinux_btf, &d);
 		if (err)
 			goto cleanup;
 		if (hunt)

@@ -57,17 +57,24 @@ static void rss_kb(long *peak, long *now)
 	fclose(f);
 }
 
+static long phase_start;
+
 void trace_cmd__phase_done(log_print_fn print, const char *phase)
 {
-	static long start;
 	long peak, cur;
 
 	/* the first phase ends soon after exec: times count from there, near enough */
-	if (!start)
-		start = now_ms();
+	if (!phase_start)
+		phase_start = now_ms();
 	rss_kb(&peak, &cur);
 	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB.\n",
-		phase, now_ms() - start, peak, cur);
+		phase, now_ms() - phase_start, peak, cur);
+}
+
+void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms)
+{
+	log_msg(print, LOG_DEBUG, "Start-up: %s from %ld to %ld ms (%ld ms).\n", what,
+		start_ms - phase_start, end_ms - phase_start, end_ms - start_ms);
 }
 
 /* REALTIME - MONOTONIC, from the tightest of a few bracketed readings. */
@@ -91,9 +98,11 @@ static __s64 clock_offset_ns(void)
 	return off;
 }
 
-int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn print)
+int trace_cmd__detect(struct kernel_features *feat, bool user_only,
+		      const struct btf *vmlinux_btf, log_print_fn print)
 {
-	int err = user_only ? kernel_features__detect_user(feat) : kernel_features__detect(feat);
+	int err = user_only ? kernel_features__detect_user(feat, vmlinux_btf) :
+			      kernel_features__detect(feat, vmlinux_btf);
 
 	if (err)
 		return err;

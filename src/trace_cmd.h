@@ -8,6 +8,7 @@
 #include "func.h"
 #include "log.h"
 
+struct btf;
 struct func_discovery;
 struct kernel_features;
 struct mass_attacher;
@@ -26,15 +27,20 @@ struct trace_cmd_target {
 /*
  * Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno.
  * @user_only: the run traces no kernel function, detect through a uprobe (kprobes may be
- * missing).
+ * missing). @vmlinux_btf: the vmlinux BTF already read (borrowed), NULL to read it here.
  */
-int trace_cmd__detect(struct kernel_features *feat, bool user_only, log_print_fn print);
+int trace_cmd__detect(struct kernel_features *feat, bool user_only,
+		      const struct btf *vmlinux_btf, log_print_fn print);
 
 /*
  * -vv: how long start-up took up to the end of @phase, and the peak RSS so far (where
  * start-up time and memory go, for benchmarks and bug reports).
  */
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
+
+/* -vv: when a step that ran beside the phases (a prefetch thread's read) began and ended,
+ * CLOCK_MONOTONIC milliseconds, on the phases' clock. */
+void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms);
 
 /* The run's one function table: kernel functions, then user_cnt user-space ones. */
 struct trace_funcs {

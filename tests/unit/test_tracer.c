@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The tracer's BPF object as built into retsnoop: no CO-RE relocations. With none, libbpf
- * loads it without parsing the vmlinux BTF a second time (feature detection already read
- * the offsets it needs). A struct field read through vmlinux.h's relocatable types would
+ * The BPF objects as built into retsnoop, the tracer's and feature detection's: no CO-RE
+ * relocations. With none, libbpf loads them without reading and parsing the vmlinux BTF
+ * (function discovery's copy gives feature detection the answers, feature detection the
+ * tracer its offsets). A struct field read through vmlinux.h's relocatable types would
  * quietly bring that parse back; this test names the cost instead.
- * (What the object does is proven in the test VM.)
+ * (What the objects do is proven in the test VM.)
  */
 #include <string.h>
 #include <gelf.h>
 #include <libelf.h>
 #include "unit.h"
 #include "retsnoop.skel.h"
+#include "calib_feat.skel.h"
 
 /* .BTF.ext's header: libbpf's layout, CO-RE records since its first version (hdr_len 32) */
 struct btf_ext_hdr {
@@ -43,16 +45,12 @@ static Elf_Data *section_data(Elf *elf, const char *want)
 	return NULL;
 }
 
-static void test_no_core_relocations(void **state)
+static void check_no_core_relocations(const char *name, const void *bytes, size_t sz)
 {
 	struct btf_ext_hdr h;
-	const void *bytes;
 	Elf_Data *ext;
-	size_t sz;
 	Elf *elf;
 
-	(void)state;
-	bytes = retsnoop__elf_bytes(&sz);
 	assert_int_not_equal(elf_version(EV_CURRENT), EV_NONE);
 	elf = elf_memory((char *)bytes, sz);
 	assert_non_null(elf);
@@ -66,16 +64,37 @@ static void test_no_core_relocations(void **state)
 	assert_true(h.hdr_len >= sizeof(h));
 	assert_true(h.line_info_len > 0);
 	if (h.core_relo_len)
-		fprintf(stderr, "retsnoop.bpf.c has %u bytes of CO-RE relocation records: read "
-			"kernel fields through offsets from feature detection instead\n",
-			h.core_relo_len);
+		fprintf(stderr, "%s has %u bytes of CO-RE relocation records: read kernel fields "
+			"through offsets from the vmlinux BTF (kernel_features_btf.c) instead\n",
+			name, h.core_relo_len);
 	assert_int_equal(h.core_relo_len, 0);
+}
+
+static void test_tracer_no_core_relocations(void **state)
+{
+	const void *bytes;
+	size_t sz;
+
+	(void)state;
+	bytes = retsnoop__elf_bytes(&sz);
+	check_no_core_relocations("retsnoop.bpf.c", bytes, sz);
+}
+
+static void test_calib_no_core_relocations(void **state)
+{
+	const void *bytes;
+	size_t sz;
+
+	(void)state;
+	bytes = calib_feat__elf_bytes(&sz);
+	check_no_core_relocations("calib_feat.bpf.c", bytes, sz);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_no_core_relocations),
+		cmocka_unit_test(test_tracer_no_core_relocations),
+		cmocka_unit_test(test_calib_no_core_relocations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
