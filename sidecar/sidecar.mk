@@ -99,7 +99,7 @@ $(SIDECAR_UPROG)/stamp: $(SIDECAR_UPROG_SRCS) | $(SIDECAR_T)/sidecar-dir
 	$(Q)tests/sidecar/uprog/build.sh $(abspath $(SIDECAR_UPROG)) "$(CC)" \
 		$(abspath tests/sidecar/uprog) && touch $@
 
-$(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/unit/unit.h \
+$(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/sidecar/elf_vaddr.h tests/unit/unit.h \
 		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_BLOB) $(SIDECAR_UPROG)/stamp
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
@@ -154,7 +154,7 @@ $(SIDECAR_UNWIND_TEST): tests/sidecar/test_unwind.c tests/userprog/snap.h tests/
 SIDECAR_USTACK_TEST := $(SIDECAR_T)/test_ustack
 EXTRA_UNIT_BINS += $(SIDECAR_USTACK_TEST)
 
-$(SIDECAR_USTACK_TEST): tests/sidecar/test_ustack.c tests/userprog/snap.h tests/unit/unit.h \
+$(SIDECAR_USTACK_TEST): tests/sidecar/test_ustack.c tests/sidecar/elf_vaddr.h tests/userprog/snap.h tests/unit/unit.h \
 		$(OUTPUT)/unit/libretsnoop-san.a $(SIDECAR_SAN_BIN) $(USERPROG_BINS)
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \

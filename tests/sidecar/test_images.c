@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "unit.h"
+#include "elf_vaddr.h"
 #include "render.h"
 #include "symbolize.h"
 
@@ -121,27 +122,6 @@ static struct symbolize *make(const char *debug_root, struct addr2line *sidecar)
 
 	assert_non_null(s);
 	return s;
-}
-
-/* The link-time address of file offset @off of @elf (its PT_LOAD headers). */
-static unsigned long long file_vaddr(const char *elf, __u64 off)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd = open(elf, O_RDONLY), i;
-
-	assert_true(fd >= 0);
-	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
-	for (i = 0; i < eh.e_phnum; i++) {
-		assert_int_equal(pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)),
-				 sizeof(ph));
-		if (ph.p_type == PT_LOAD && off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-			close(fd);
-			return ph.p_vaddr + off - ph.p_offset;
-		}
-	}
-	fail_msg("offset 0x%llx not loaded from %s", (unsigned long long)off, elf);
-	return 0;
 }
 
 static const char *base(const char *p)

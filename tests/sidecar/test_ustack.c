@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "elf_vaddr.h"
 #include "symbolize.h"
 #include "ustack.h"
 #include "../userprog/snap.h"
@@ -131,27 +132,6 @@ static void test_exited_process(void **state)
 	assert_string_equal(g.files[3], "tests/userprog/main.c");
 	assert_true(g.lines[1] > 0 && g.lines[2] > 0 && g.lines[3] > 0);
 	free_ustack(&fx);
-}
-
-/* The link-time address of file offset @off of @elf (its PT_LOAD headers). */
-static unsigned long long file_vaddr(const char *elf, __u64 off)
-{
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd = open(elf, O_RDONLY), i;
-
-	assert_true(fd >= 0);
-	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
-	for (i = 0; i < eh.e_phnum; i++) {
-		assert_int_equal(pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)),
-				 sizeof(ph));
-		if (ph.p_type == PT_LOAD && off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-			close(fd);
-			return ph.p_vaddr + off - ph.p_offset;
-		}
-	}
-	fail_msg("offset 0x%llx not loaded from %s", (unsigned long long)off, elf);
-	return 0;
 }
 
 /* addr2line's first (innermost) file:line for @addr of @elf; 0 if it knows none. */
