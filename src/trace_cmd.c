@@ -496,6 +496,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	} else if (env->allow_pid_cnt) {
 		o.traced_tgids = env->allow_pids;
 		o.traced_tgid_cnt = env->allow_pid_cnt;
+		if (env->allow_pid_cnt == 1)
+			o.uprobe_pid = env->allow_pids[0];
 	}
 	/* never trace ourselves: our own output would feed back into the trace */
 	excluded[0] = getpid();

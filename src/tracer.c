@@ -107,6 +107,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 	struct uprobe_attacher_opts uo = {
 		.sz = sizeof(uo), .mode = opts->user_mode, .print = opts->print,
 		.progress = opts->progress, .progress_ctx = opts->progress_ctx,
+		.pid = opts->uprobe_pid,
 	};
 	struct retsnoop *skel = t->skel;
 

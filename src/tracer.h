@@ -82,6 +82,12 @@ struct tracer_opts {
 	 */
 	size_t user_func_cnt;
 	enum uprobe_mode user_mode;
+	/*
+	 * The one running process whose mappings alone take the uprobes' breakpoints (-p
+	 * with one PID); 0: every process mapping a traced image (`-- CMD`, whose children
+	 * and exec'd image must be caught too, or no process filter).
+	 */
+	int uprobe_pid;
 
 	/*
 	 * `-- CMD`, -p: the processes traced, checked by every probe before anything else

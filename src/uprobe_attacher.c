@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "opts.h"
@@ -36,6 +37,7 @@ struct uprobe_attacher {
 	size_t func_id_cnt;	/* ids are indexes of funcs[0, func_id_cnt) */
 	bool *skipped;		/* by function id: its first instruction can't be probed */
 	size_t skipped_cnt;
+	int multi_pid;		/* the pid a multi link filters on: o.pid where it is right */
 	enum uprobe_mode used;
 };
 
@@ -76,6 +78,17 @@ static struct image_group *group_of(struct uprobe_attacher *att, const char *pat
 	return g;
 }
 
+/* Linux 6.10+: uprobe.multi's pid filter takes the whole process, not one thread. */
+static bool multi_pid_filter_works(void)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (uname(&u) || sscanf(u.release, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major > 6 || (major == 6 && minor >= 10);
+}
+
 struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct bpf_program *exit,
 					     const struct func *funcs, size_t cnt,
 					     const struct uprobe_attacher_opts *opts)
@@ -93,6 +106,7 @@ struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct b
 	att->entry = entry;
 	att->exit = exit;
 	att->funcs = funcs;
+	att->multi_pid = att->o.pid > 0 && multi_pid_filter_works() ? att->o.pid : 0;
 	att->func_id_cnt = cnt;
 	att->skipped = calloc(cnt ?: 1, sizeof(*att->skipped));
 	if (!att->skipped) {
@@ -176,7 +190,8 @@ static int attach_multi(struct uprobe_attacher *att, const struct image_group *g
 		    .uprobe_multi.offsets = (unsigned long *)g->offsets + lo,
 		    .uprobe_multi.cookies = g->cookies + lo,
 		    .uprobe_multi.cnt = cnt,
-		    .uprobe_multi.flags = ret ? BPF_F_UPROBE_MULTI_RETURN : 0);
+		    .uprobe_multi.flags = ret ? BPF_F_UPROBE_MULTI_RETURN : 0,
+		    .uprobe_multi.pid = att->multi_pid);
 	int fd;
 
 	fd = bpf_link_create(bpf_program__fd(ret ? att->exit : att->entry), 0,
@@ -227,7 +242,8 @@ static int attach_single(struct uprobe_attacher *att, const struct image_group *
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = g->cookies[i], .retprobe = ret);
 	struct bpf_link *link;
 
-	link = bpf_program__attach_uprobe_opts(ret ? att->exit : att->entry, -1, g->path,
+	link = bpf_program__attach_uprobe_opts(ret ? att->exit : att->entry,
+					       att->o.pid > 0 ? att->o.pid : -1, g->path,
 					       g->offsets[i], &uo);
 	if (!link)
 		return -errno;

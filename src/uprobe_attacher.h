@@ -30,6 +30,13 @@ struct uprobe_attacher_opts {
 	log_print_fn print;
 	progress_fn progress;	/* NULL: none */
 	void *progress_ctx;
+	/*
+	 * The one running process traced (-p PID), 0: any. The kernel then puts breakpoints
+	 * into that process only, instead of into every process mapping the image; the BPF
+	 * programs filter by process all the same (uprobe.multi's own filter looked at one
+	 * thread, not the process, before Linux 6.10: there it is not asked for).
+	 */
+	int pid;
 };
 
 struct uprobe_attacher;

@@ -143,6 +143,35 @@ kill -INT $rpid; wait $rpid
 check "-p: one sample, from that process" \
 	jq_samples "len(s) == 1 and s[0]['pid'] == $wpid and s[0]['stack'][0]['function'] == 'uprog_lib_probe'"
 
+# 7c. -p with one process: the kernel puts the breakpoints into that process only, so
+# another process running the same function never enters our programs (uentry's run count,
+# kernel.bpf_stats_enabled, is the traced process's one call, not 1 + 50), in both modes
+pid_only() {
+	local stats wpid rpid i
+	stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
+	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	rm -f "$T/pfifo"; mkfifo "$T/pfifo"
+	"$P" --wait <"$T/pfifo" >/dev/null &
+	wpid=$!
+	exec 7>"$T/pfifo"
+	"$RS" "$@" -p $wpid -e "do_work [$P]" --json >"$T/out" 2>"$T/err" &
+	rpid=$!
+	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	"$P" /nonexistent/other 50 >/dev/null 2>&1	# not traced: 50 calls of do_work
+	echo go >&7
+	exec 7>&-
+	wait $wpid
+	sleep 0.3
+	bpftool prog show name uentry | grep -o 'run_cnt [0-9]*' >"$T/runs"
+	kill -INT $rpid; wait $rpid
+	echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+}
+for mode in "" -K; do
+	pid_only $mode
+	check "-p one process${mode:+ ($mode)}: breakpoints in it only (uentry ran $(cat "$T/runs"), not 51 times), its one sample" \
+		eval 'test "$(cat "$T/runs")" = "run_cnt 1" && jq_samples "len(s) == 1"'
+done
+
 # 8. DWARF: return types (int: SIGNEXT) from the binary or its debuglink; source globs
 "$RS" --dry-run -vv -e "do_work [$D/uprog-dbglink]" >"$T/out" 2>&1
 check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
