@@ -96,7 +96,7 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	fputc('\n', ts->o.out);
 	fflush(ts->o.out);
 	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
-	    d->args_lost) {
+	    d->args_lost || d->kernel_missed) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -106,6 +106,10 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		if (d->skipped_calls)
 			fprintf(ts->o.err, "%-20s%llu\n", "SKIPPED CALLS:",
 				(unsigned long long)d->skipped_calls);
+		/* the kernel runs one BPF program per CPU at a time and skips the rest */
+		if (d->kernel_missed)
+			fprintf(ts->o.err, "%-20s%llu (any process; while another BPF program ran on the CPU)\n",
+				"KERNEL-SKIPPED HITS:", (unsigned long long)d->kernel_missed);
 		if (d->trace_lost)
 			fprintf(ts->o.err, "%-20s%llu\n", "LOST TRACE RECORDS:",
 				(unsigned long long)d->trace_lost);

@@ -578,8 +578,10 @@ static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
 	put(o, "incomplete_samples", jint(d->incomplete_sessions));
 	put(o, "skipped_calls", jint(d->skipped_calls));
 	put(o, "lost_trace_records", jint(d->trace_lost));
-	if (final)
+	if (final) {
 		put(o, "running_sessions", jint(d->running_sessions));
+		put(o, "kernel_missed_hits", jint(d->kernel_missed));
+	}
 	put(o, "lost_args_records", jint(d->args_lost));
 	return o;
 }

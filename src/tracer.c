@@ -628,6 +628,19 @@ static __u64 running_sessions(struct tracer *t)
 	return n > 0 ? n : 0;
 }
 
+/* Probe hits the kernel skipped because a BPF program already ran on that CPU. */
+static __u64 prog_misses(const struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_program__fd(prog);
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len))
+		return 0;
+	return info.recursion_misses;
+}
+
 void tracer__drops(struct tracer *t, struct drop_report *d)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
@@ -652,6 +665,8 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 		}
 	}
 	free(st);
+	if (t->stopped)
+		d->kernel_missed = prog_misses(t->skel->progs.kentry) + prog_misses(t->skel->progs.kexit);
 }
 
 /*
