@@ -604,7 +604,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 
 		if (r < 0)
 			return 0;	/* its entry was skipped by the kernel: not in our stack */
-		d = r;
+		d = frame_idx(r);	/* bounded again: 6.12's verifier lost the bound */
 	}
 
 	fi = bpf_map_lookup_elem(&func_infos, &id);
