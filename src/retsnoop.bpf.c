@@ -551,7 +551,7 @@ static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 fl
 static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 id)
 {
 	struct drop_stats *st = drop_stats();
-	__u32 i, j;
+	__u32 i, j, k;
 
 	for (i = 1; i < MAX_FSTACK_DEPTH; i++) {
 		if (i > top)
@@ -561,13 +561,13 @@ static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 i
 			continue;
 		if (st)
 			__sync_fetch_and_add(&st->skipped_calls, i);
-		/* a chain kept aside for a popped frame's callees is stale */
-		if (sess->frag_cnt > 0 &&
-		    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start > j + 1)
+		/* the chains kept aside for a popped frame's callees are stale */
+		for (k = 0; k < MAX_FRAGS; k++) {
+			if (sess->frag_cnt == 0 ||
+			    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start <= j + 1)
+				break;
 			sess->frag_cnt--;
-		if (sess->frag_cnt > 0 &&
-		    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start > j + 1)
-			sess->frag_cnt--;
+		}
 		return j;
 	}
 	if (st)

@@ -304,6 +304,13 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 	return err;
 }
 
+/* Each attach (and its fallback to single uprobes) finds the skipped functions anew. */
+static void reset_skipped(struct uprobe_attacher *att)
+{
+	memset(att->skipped, 0, att->func_id_cnt * sizeof(*att->skipped));
+	att->skipped_cnt = 0;
+}
+
 int uprobe_attacher__attach(struct uprobe_attacher *att)
 {
 	int err;
@@ -312,8 +319,7 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 		return -EBUSY;
 	if (!att->func_cnt)
 		return 0;
-	memset(att->skipped, 0, att->func_id_cnt * sizeof(*att->skipped));
-	att->skipped_cnt = 0;
+	reset_skipped(att);
 	if (att->o.mode != UPROBE_SINGLE) {
 		att->used = UPROBE_MULTI;
 		err = attach_mode(att, UPROBE_MULTI);
@@ -323,8 +329,7 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 			goto out;
 		}
 		uprobe_attacher__detach(att);
-		memset(att->skipped, 0, att->func_id_cnt * sizeof(*att->skipped));
-		att->skipped_cnt = 0;
+		reset_skipped(att);
 		pr(att, LOG_INFO, "No uprobe.multi here: attaching single uprobes.\n");
 	}
 	att->used = UPROBE_SINGLE;
