@@ -30,8 +30,35 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 
-# BPF links now; nothing may be left after a run (single uprobes are perf_event links)
-links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:'; }
+# Leaked links: retsnoop's programs (the function after each SEC() in src/*.bpf.[ch], names
+# cut at 15 characters as BPF does) whose link no process holds open (fdinfo link_id) after
+# the run: pinned or kernel-held, i.e. left attached. Counting every link on the host made
+# this flake whenever another tracer (or another checkout's test run) was attaching.
+OUR_PROGS=$(awk '/^SEC\("/ && !/\.maps|license/ { getline
+	if (match($0, /[A-Za-z_0-9]+\(/)) print substr($0, RSTART, RLENGTH - 1) }' \
+	src/*.bpf.c src/*.bpf.h | cut -c1-15 | sort -u | tr '\n' ' ')
+links() { python3 - "$OUR_PROGS" <<'PY'
+import glob, json, subprocess, sys
+ours = set(sys.argv[1].split())
+def bpftool(*args):
+    out = subprocess.run(["bpftool", "-j", *args], capture_output=True, text=True).stdout
+    try:
+        return json.loads(out or "[]")
+    except ValueError:
+        return []
+held = set()
+for f in glob.glob("/proc/[0-9]*/fdinfo/*"):
+    try:
+        for line in open(f):
+            if line.startswith("link_id:"):
+                held.add(int(line.split()[1]))
+    except OSError:
+        pass
+names = {p["id"]: p.get("name", "") for p in bpftool("prog", "list")}
+print(sum(1 for l in bpftool("link", "list")
+          if names.get(l.get("prog_id")) in ours and l["id"] not in held))
+PY
+}
 # uprobe_events lists legacy (tracefs) uprobes where tracefs is mounted
 uevents() { cat /sys/kernel/tracing/uprobe_events 2>/dev/null | wc -l; }
 base_links=$(links) base_events=$(uevents)
