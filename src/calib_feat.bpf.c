@@ -58,10 +58,10 @@ static bool is_detector(void)
  * where every task's user registers are (THREAD_SIZE - sizeof(pt_regs) and any padding,
  * as this kernel has them), without bpf_task_pt_regs() (5.15+).
  */
-static __always_inline void measure_user_regs(struct pt_regs *ctx)
+static __always_inline void measure_user_regs(__u64 regs)
 {
 #if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
-	__u64 task = bpf_get_current_task(), regs = PT_REGS_PARM1(ctx), base = 0;
+	__u64 task = bpf_get_current_task(), base = 0;
 
 	if (!task_stack_off)
 		return;
@@ -88,10 +88,19 @@ int calib_entry(struct pt_regs *ctx)
 
 	entry_ip = PT_REGS_IP(ctx) - KPROBE_IP_ADJ;
 	detect();
-	/* -U: where the user registers are (a syscall wrapper's argument; not from a uprobe) */
-	measure_user_regs(ctx);
+	/* -U: where the user registers are (the syscall wrapper's argument) */
+	measure_user_regs(PT_REGS_PARM1(ctx));
 	entry_hit = true;
 	return 0;
+}
+
+/* The context's address as a number: the verifier allows no arithmetic on ctx itself */
+static __always_inline __u64 ctx_addr(struct pt_regs *ctx)
+{
+	__u64 addr = 0;
+
+	bpf_probe_read_kernel(&addr, sizeof(addr), &ctx);
+	return addr;
 }
 
 /*
@@ -105,6 +114,11 @@ int calib_uentry(struct pt_regs *ctx)
 	if (!is_detector())
 		return 0;
 	detect();
+	/*
+	 * -U: a uprobe's context is the register set the breakpoint trap saved on entry from
+	 * user space, in the same place at the top of the kernel stack as a system call's
+	 */
+	measure_user_regs(ctx_addr(ctx));
 	entry_hit = exit_hit = true;
 	return 0;
 }

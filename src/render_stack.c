@@ -12,8 +12,9 @@
  * With -A a traced frame's arguments follow its source column (compact) or come as
  * "› name = value" lines right under it, at the result column.
  *
- * With -U the user-space frames come first, in the same columns, with a rule line between
- * them and the kernel's. A user frame without source lines says why in its source column;
+ * With -U the user-space frames come first, in the same columns. A rule line marks where
+ * user space ends and the kernel begins: above the first kernel frame, below the user stack
+ * and any traced user-space functions (a session of user functions only has none). A user frame without source lines says why in its source column;
  * a user stack that could not be followed to its outermost frame starts with a line
  * saying why.
  */
@@ -285,6 +286,11 @@ static int print_lines(FILE *out, const struct lines *ls, const struct text_sink
 	return 0;
 }
 
+static bool is_user_frame(const struct sample *s, const struct sample_frame *f)
+{
+	return f->func_id >= 0 && (sample__func(s, f->func_id)->flags & FUNC_USER);
+}
+
 int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
 {
 	struct lines ls = {};
@@ -292,15 +298,23 @@ int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts 
 	size_t i;
 	int err = 0;
 
-	if (s->has_ustack) {
+	bool user_above = s->has_ustack;
+
+	if (s->has_ustack)
 		err = add_ustack(&ls, s, o);
-		if (!err && !(l = line_add(&ls)))
-			err = -ENOMEM;
-		if (!err)
+	for (i = 0; i < s->frame_cnt && !err; i++) {
+		if (is_user_frame(s, &s->frames[i])) {
+			user_above = true;
+		} else if (user_above) {
+			user_above = false;
+			if (!(l = line_add(&ls))) {
+				err = -ENOMEM;
+				break;
+			}
 			l->rule = "kernel";
-	}
-	for (i = 0; i < s->frame_cnt && !err; i++)
+		}
 		err = add_frame(&ls, s, &s->frames[i], o);
+	}
 	if (!err)
 		err = print_lines(out, &ls, o);
 	free_lines(&ls);
