@@ -277,3 +277,44 @@ table_detach() {	# table_detach RETSNOOP-ARGS...: -K and -F over the same globs
 		done
 	done
 }
+
+# --- -U: the user stack's cost per reported sample, and per session never reported ---
+# ustack_run CASE TOOL REP: fail = close(-1) $UCALLS times with __x64_sys_close traced, every
+# call a failing session, i.e. a reported sample; ok = getpid() $((CALLS / 4)) times,
+# sessions that end well (no sample, so -U must cost nothing there).
+UCALLS=${UCALLS:-2000}
+ustack_run() {
+	_c=$1 _t=$2 _r=$3
+	case $_c in
+	fail) _w="syscall_loop close $UCALLS" _g='*sys_close' ;;
+	*) _w="syscall_loop getpid $((CALLS / 4))" _g='*sys_getpid' ;;
+	esac
+	case $_t in
+	none) $_w >/tmp/run.log ;;
+	ours) stamp -r 'Receiving data' -t "$_w" -- retsnoop -e "$_g" >/tmp/run.log 2>&1 ;;
+	oursU) stamp -r 'Receiving data' -t "$_w" -- retsnoop -U -e "$_g" >/tmp/run.log 2>&1 ;;
+	peer) stamp -r 'Receiving data' -t "$_w" -- "$PEER" -e "$_g" >/tmp/run.log 2>&1 ;;
+	esac
+	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
+	_s=$(grep -c 'TID/PID [0-9]*/[0-9]* (' /tmp/run.log)
+	# user frames: the lines of main() in syscall_loop.c (symbolized) or raw image+offset ones
+	_u=$(grep -cE 'syscall_loop\.c:|\[syscall_loop\+0x' /tmp/run.log)
+	_d=$(num_after /tmp/run.log 'DROPPED SAMPLES:')
+	[ "$_d" = -1 ] && _d=0	# no such line: none dropped
+	echo "@R table=ustack case=$_c tool=$_t rep=$_r ns_per_call=${_ns:--1} samples=$_s user_frames=$_u dropped=${_d:-0} $(stamp_summary /tmp/run.log)"
+	[ -n "$_ns" ] || tail -8 /tmp/run.log | sed 's/^/@E /'
+	return 0
+}
+
+table_ustack() {
+	_r=1
+	while [ $_r -le "$REPS" ]; do
+		for _c in fail ok; do
+			for _t in $(tools_for $_r none ours oursU peer); do
+				[ $_c = ok ] && [ $_t = peer ] && continue
+				ustack_run $_c "$_t" $_r
+			done
+		done
+		_r=$((_r + 1))
+	done
+}

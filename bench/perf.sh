@@ -14,6 +14,9 @@
 #               while attached (TCG detaches a fentry link in ~70 ms: minutes per run)
 #   attach-src  the same for -F over a source glob, ':kernel/bpf/*.c' (~1,600 functions,
 #               the guest with the kernel's DWARF): one boot per run (not in the default)
+#   ustack      -U: added ns per call of a loop whose every call fails (one reported sample
+#               each, 2,000 calls), with and without -U, and of a getpid() loop whose
+#               sessions end well (nothing reported: -U must add nothing)  (one boot)
 #   hunt        the whole-kernel hunt (`retsnoop -- CMD`, no globs): start -> ready, detach,
 #               peak RSS, against the original's -e '__x64_sys_*' -a '*' and the floor over
 #               our set; and the getpid() cost of a process that is not the command
@@ -38,11 +41,11 @@ REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
 tables=("$@")
-[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach hunt)
+[ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach hunt ustack)
 for t in "${tables[@]}"; do
 	case $t in
-	overhead | startup | attach | attach-big | attach-src | detach | hunt) ;;
-	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src, detach, hunt)" >&2; exit 2 ;;
+	overhead | startup | attach | attach-big | attach-src | detach | hunt | ustack) ;;
+	*) echo "bench/perf.sh: unknown table '$t' (overhead, startup, attach, attach-big, attach-src, detach, hunt, ustack)" >&2; exit 2 ;;
 	esac
 done
 
@@ -188,6 +191,10 @@ attach_case set100-F 0 -F $SET100"
 			done
 		done
 		report attach-src "BPF load + attach phase over ':kernel/bpf/*.c' with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		;;
+	ustack)
+		boot ustack 2400 table_ustack
+		report ustack "-U: per-call cost when every call is a reported sample, and when none is" "all taken within one boot"
 		;;
 	hunt)
 		boot hunt 3600 table_hunt

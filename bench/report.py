@@ -59,7 +59,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'ours', 'oursA', 'base', 'peer']
+    order = ['none', 'floor', 'ours', 'oursA', 'oursU', 'base', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
@@ -311,9 +311,49 @@ def detach(recs):
     return out
 
 
+def ustack(recs):
+    """-U: added ns per call with and without the user stack, per reported sample (fail)
+    and per session that ends well (ok)."""
+    out = []
+    for case in cases_in(recs):
+        rs = by(recs, case=case)
+        base = {r['rep']: num(r.get('ns_per_call')) for r in by(rs, tool='none')}
+        rows, added = [], {}
+        for tool in tools_in(rs):
+            runs = by(rs, tool=tool)
+            per = [num(r.get('ns_per_call')) for r in runs]
+            add = [None if tool == 'none' or p is None or base.get(r['rep']) is None
+                   else p - base[r['rep']] for p, r in zip(per, runs)]
+            added[tool] = med(add) if tool != 'none' else None
+            rows.append([tool, fmt(med(per)), fmt(added[tool]), spread(add, prec=0),
+                         fmt(med([num(r.get('samples')) for r in runs]), prec=0),
+                         fmt(med([num(r.get('user_frames')) for r in runs]), prec=0),
+                         fmt(med([num(r.get('dropped')) for r in runs]), prec=0),
+                         fmt(med([None if num(r.get('exit')) is None or num(r.get('stop')) is None
+                                  else num(r['exit']) - num(r['stop']) for r in runs]), ' s', 2)])
+        what = ('close(-1): every call a failing session, one sample each' if case == 'fail'
+                else 'getpid(): sessions that end well, nothing reported')
+        out.append(f'## {case}: {what}; ns per call')
+        out.append(table(rows, ['tool', 'ns/call', 'added', 'added per run', 'samples printed',
+                                'user frame lines', 'dropped', 'SIGINT->exit']))
+        line = f'ratio added oursU/ours: {ratio(added.get("oursU"), added.get("ours"))}'
+        if 'peer' in added:
+            line += (f'   ours/peer: {ratio(added.get("ours"), added.get("peer"))}'
+                     f'   oursU/peer: {ratio(added.get("oursU"), added.get("peer"))}')
+        out.append(line)
+        out.append('')
+    out.append('oursU = ours with -U (the user stack of each reported session: registers and a '
+               'window of the stack copied in BPF, unwound and symbolized by the sidecar)')
+    out.append('added = traced ns/call - untraced ns/call of the same repetition; samples printed: '
+               'sample headers in the tool\'s output when it exited (SIGINT right after the loop); '
+               'dropped: its DROPPED SAMPLES count (ring buffer full); SIGINT->exit: the drain of what '
+               'was received, every sample printed with its user frames symbolized')
+    return out
+
+
 def main():
     if len(sys.argv) != 3:
-        sys.exit('usage: bench/report.py overhead|startup|attach|attach-big|detach-KERNEL RAW.LOG')
+        sys.exit('usage: bench/report.py overhead|startup|attach|attach-big|detach-KERNEL|hunt|ustack RAW.LOG')
     name, path = sys.argv[1], sys.argv[2]
     recs, progs, info, errors = parse(path)
     recs = [r for r in recs if r.get('table') == name.split('-')[0]]
@@ -329,6 +369,8 @@ def main():
         out += startup(recs)
     elif name == 'hunt':
         out += hunt(recs)
+    elif name == 'ustack':
+        out += ustack(recs)
     elif name.startswith('detach'):
         out += detach(recs)
     else:
