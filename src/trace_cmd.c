@@ -329,8 +329,8 @@ static void explain_open_error(const struct env *env, const struct kernel_featur
 			"event: %s); run without --lbr.\n", LBR_HW_NAME, strerror(-err));
 	else if (env->user_stacks && !env->user_stacks_implied && err == -EOPNOTSUPP &&
 		 !feat->user_regs_off)
-		fprintf(stderr, "-U: could not find where this kernel saves a thread's user registers "
-			"(x86-64 and arm64 only); run without -U.\n");
+		log_msg(print, LOG_ERROR, "-U: could not find where this kernel saves a thread's user "
+			"registers (x86-64 and arm64 only); run without -U.\n");
 	/* the attach modes a kernel lacks are refused before (resolve_mode in main) */
 }
 
