@@ -107,6 +107,9 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 		if (f->running) {
 			strcpy(l->dur, "...");
 			strcpy(l->res, "[...]");
+		} else if (f->no_return) {
+			strcpy(l->dur, "-");
+			strcpy(l->res, "[no return]");
 		} else {
 			snprintf(l->dur, sizeof(l->dur), "%lluus",
 				 (unsigned long long)(f->dur_ns / 1000));
@@ -299,8 +302,17 @@ int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts 
 		if (!err)
 			l->rule = "kernel";
 	}
-	for (i = 0; i < s->frame_cnt && !err; i++)
+	for (i = 0; i < s->frame_cnt && !err; i++) {
+		/* where the chain broke: a rule above the frames that never returned */
+		if (s->frames[i].no_return && (i == 0 || !s->frames[i - 1].no_return)) {
+			if (!(l = line_add(&ls))) {
+				err = -ENOMEM;
+				break;
+			}
+			l->rule = NO_RETURN_WHY;
+		}
 		err = add_frame(&ls, s, &s->frames[i], o);
+	}
 	if (!err)
 		err = print_lines(out, &ls, o);
 	free_lines(&ls);
