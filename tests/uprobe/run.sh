@@ -259,6 +259,8 @@ cmd_run() {
 }
 cmd_run
 check "-- CMD: retsnoop exits with the command's status (3)" test "$(cat "$T/rc")" = 3
+check "-- CMD of user functions only: no warning that the -U it implied is off" \
+	eval "! grep -q 'User stacks (-U) are off' '$T/out' '$T/err'"
 check "-- CMD: the 3 failures of the command's forked child, none of the other process's" \
 	jq_samples "(c := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'command'][0]) and len(s) == 3 and len({x['pid'] for x in s}) == 1 and s[0]['pid'] != c['pid'] and c['exit_status'] == 3"
 cmd_run --no-follow-forks
