@@ -27,6 +27,7 @@ struct elf_funcs {
 	bool addr_sorted;		/* funcs are in address order too (one-segment text) */
 	bool is_dyn;
 	bool is_go;
+	bool has_eh_table;
 	char build_id[41];
 	char *debuglink;
 	__u32 debuglink_crc;
@@ -314,6 +315,8 @@ static int read_elf(struct elf_funcs *e, Elf *elf)
 		if (strcmp(name, ".go.buildinfo") == 0 || strcmp(name, ".note.go.buildid") == 0 ||
 		    strcmp(name, ".gopclntab") == 0)
 			e->is_go = true;
+		else if (strcmp(name, ".gcc_except_table") == 0)
+			e->has_eh_table = true;
 		else if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0)
 			read_build_id(e, scn);
 		else if (strcmp(name, ".gnu_debuglink") == 0 && !e->debuglink)
@@ -473,6 +476,11 @@ bool elf_funcs__is_dyn(const struct elf_funcs *e)
 bool elf_funcs__is_go(const struct elf_funcs *e)
 {
 	return e->is_go;
+}
+
+bool elf_funcs__has_eh_table(const struct elf_funcs *e)
+{
+	return e->has_eh_table;
 }
 
 const char *elf_funcs__build_id(const struct elf_funcs *e)

@@ -64,6 +64,12 @@ bool elf_funcs__is_dyn(const struct elf_funcs *e);
  * since Go moves goroutine stacks and checks return addresses.
  */
 bool elf_funcs__is_go(const struct elf_funcs *e);
+/*
+ * Its code catches C++ exceptions or cleans up after them (.gcc_except_table): an
+ * exception unwinding through a function with a return probe aborts the program, since
+ * the unwinder finds the kernel's trampoline where the return address was.
+ */
+bool elf_funcs__has_eh_table(const struct elf_funcs *e);
 /* The build ID from .note.gnu.build-id as hex (NULL without one). */
 const char *elf_funcs__build_id(const struct elf_funcs *e);
 /* The .gnu_debuglink file name and its CRC (NULL without one). */

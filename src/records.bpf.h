@@ -116,7 +116,7 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	bool ignored;
 
 	ignored = forget || (!sess->tail_err && !emit_success_stacks) ||
-		  sess->stack.func_lat[0] < duration_ns;
+		  (sess->stack.func_lat[0] & ~LAT_NO_RETURN) < duration_ns;
 	if (ignored && !sess->start_emitted)
 		return;
 	if (!sess->start_emitted && !emit_session_start(sess))

@@ -108,6 +108,12 @@ struct rec_lbr_stack {
  * A call stack as recorded: traced frames outermost first (indexed by call level), kernel
  * stack innermost first.
  */
+/*
+ * In func_lat[]: the frame never returned, longjmp() or a C++ exception left it (user
+ * frames; see user_unwind()); the rest of the value is the time until that was seen.
+ */
+#define LAT_NO_RETURN	(1ULL << 63)
+
 struct call_stack {
 	__u32 func_ids[MAX_FSTACK_DEPTH];
 	__u32 seq_ids[MAX_FSTACK_DEPTH];

@@ -108,6 +108,9 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 		if (f->running) {
 			strcpy(l->dur, "...");
 			strcpy(l->res, "[...]");
+		} else if (f->no_return) {
+			strcpy(l->dur, "-");
+			strcpy(l->res, "[no return]");
 		} else {
 			snprintf(l->dur, sizeof(l->dur), "%lluus",
 				 (unsigned long long)(f->dur_ns / 1000));
@@ -291,29 +294,44 @@ static bool is_user_frame(const struct sample *s, const struct sample_frame *f)
 	return f->func_id >= 0 && (sample__func(s, f->func_id)->flags & FUNC_USER);
 }
 
+/* A rule line with @label across the columns; NULL when out of memory */
+static struct line *add_rule(struct lines *ls, const char *label)
+{
+	struct line *l = line_add(ls);
+
+	if (l)
+		l->rule = label;
+	return l;
+}
+
 int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
 {
+	bool user_above = s->has_ustack;
 	struct lines ls = {};
-	struct line *l;
 	size_t i;
 	int err = 0;
-
-	bool user_above = s->has_ustack;
 
 	if (s->has_ustack)
 		err = add_ustack(&ls, s, o);
 	for (i = 0; i < s->frame_cnt && !err; i++) {
-		if (is_user_frame(s, &s->frames[i])) {
+		const struct sample_frame *f = &s->frames[i];
+
+		/* where the chain broke: a rule above the frames that never returned */
+		if (f->no_return && (i == 0 || !s->frames[i - 1].no_return) &&
+		    !add_rule(&ls, NO_RETURN_WHY)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (is_user_frame(s, f)) {
 			user_above = true;
 		} else if (user_above) {
 			user_above = false;
-			if (!(l = line_add(&ls))) {
+			if (!add_rule(&ls, "kernel")) {
 				err = -ENOMEM;
 				break;
 			}
-			l->rule = "kernel";
 		}
-		err = add_frame(&ls, s, &s->frames[i], o);
+		err = add_frame(&ls, s, f, o);
 	}
 	if (!err)
 		err = print_lines(out, &ls, o);

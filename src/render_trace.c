@@ -54,7 +54,10 @@ static void fill_row(struct trow *r, const struct sample *s, const struct trace_
 	fn = sample__func(s, t->func_id);
 	fill_func(r, t->depth, t->kind == TRACE_LEAF ? "\u2194" :
 		  t->kind == TRACE_ENTRY ? "\u2192" : "\u2190", fn->name);
-	if (t->kind != TRACE_ENTRY) {
+	if (t->no_return) {
+		strcpy(r->res, "[no return]");
+		strcpy(r->dur, "-");
+	} else if (t->kind != TRACE_ENTRY) {
 		result__format_sys(r->res, sizeof(r->res), t->res, fn->flags, t->sys_err);
 		snprintf(r->dur, sizeof(r->dur), "%.3fus", t->dur_ns / 1000.0);
 	}

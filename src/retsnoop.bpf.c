@@ -112,6 +112,12 @@ struct session {
 	__u32 sys_err;
 	__u32 sys_err_seq;
 	__u64 entry_ts[MAX_FSTACK_DEPTH];
+	/*
+	 * A user frame's stack pointer at entry, its low 32 bits (| 1: 0 is a kernel frame),
+	 * compared as wrapping distances (one thread's stack is far smaller than 2 GiB): the
+	 * session fits in its task storage slot. See user_unwind().
+	 */
+	__u32 entry_sp[MAX_FSTACK_DEPTH];
 	struct call_stack stack;
 	__s32 lbrs_sz;
 	struct lbr_record lbrs[MAX_LBR_ENTRIES];
@@ -401,8 +407,20 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 #include "interim.bpf.h"
 #include "tgid_set.bpf.h"
 
-/* @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A). */
-static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
+static __always_inline bool user_unwind(struct session *sess, __u32 limit, __s64 key, __u64 now);
+/* struct session's entry_sp[] of a user stack pointer */
+#define USER_SP32(sp)	((__u32)(sp) | 1)
+#if defined(__TARGET_ARCH_x86)
+#define URET_SP_ADJ	8	/* the return address: pushed by call, popped by ret */
+#else
+#define URET_SP_ADJ	0	/* arm64: the return address is in the link register */
+#endif
+
+/*
+ * @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A).
+ * @usp: a user function's stack pointer at entry, 0 for a kernel function.
+ */
+static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 usp)
 {
 	struct func_info *fi;
 	struct session *sess;
@@ -413,6 +431,9 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
 	sess = find_session(key);
+	/* a user function called where longjmp() or an exception left traced frames */
+	if (sess && usp && user_unwind(sess, USER_SP32(usp) + 1, key, bpf_ktime_get_ns()))
+		sess = NULL;
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
 		if (!fi || !(fi->flags & FUNC_IS_ENTRY) || !session_allowed(pid_tgid))
@@ -444,6 +465,7 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry)
 	sess->stack.func_res[d] = 0;
 	sess->stack.func_lat[d] = 0;
 	sess->entry_ts[d] = now;
+	sess->entry_sp[d] = usp ? USER_SP32(usp) : 0;
 	sess->stack.depth = d + 1;
 	sess->stack.max_depth = d + 1;
 	sess->stack.stitched &= ~levels_from(d);
@@ -575,7 +597,8 @@ static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 i
 	return -1;
 }
 
-static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
+/* @usp: a user function's stack pointer after its return, 0 for a kernel function */
+static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp)
 {
 	struct func_info *fi;
 	struct session *sess;
@@ -589,6 +612,9 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res)
 	if (!sess)
 		return 0;
 	now = bpf_ktime_get_ns();
+	/* the frames above the returning one were left by longjmp() or an exception */
+	if (usp && user_unwind(sess, USER_SP32(usp - URET_SP_ADJ), key, now))
+		return 0;
 	if (sess->overflow) {
 		sess->overflow--;
 		return 0;
@@ -687,7 +713,7 @@ int kentry(struct pt_regs *ctx)
 
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
 		return 0;
-	return handle_entry(ctx, id, false);
+	return handle_entry(ctx, id, false, 0);
 }
 
 SEC("kretprobe")
@@ -698,7 +724,7 @@ int kexit(struct pt_regs *ctx)
 	snapshot_lbrs();
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
 		return 0;
-	return handle_exit(ctx, id, PT_REGS_RC(ctx));
+	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0);
 }
 
 /*
@@ -739,7 +765,7 @@ static __always_inline int fentry_common(void *ctx)
 	if (!ready || !task_traced() || !enter_guard())
 		return 0;
 	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
-		handle_entry(ctx, id, true);
+		handle_entry(ctx, id, true, 0);
 	leave_guard();
 	return 0;
 }
@@ -752,7 +778,7 @@ static __always_inline int fexit_common(void *ctx, __s64 res)
 	if (!ready || !task_traced() || !enter_guard())
 		return 0;
 	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
-		handle_exit(ctx, id, res);
+		handle_exit(ctx, id, res, 0);
 	leave_guard();
 	return 0;
 }

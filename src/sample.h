@@ -46,6 +46,11 @@ struct sample_frame {
 	 */
 	struct code_loc loc;
 	bool running;			/* not returned when the sample was taken */
+	/*
+	 * Never returned: longjmp() or a C++ exception left it (LAT_NO_RETURN); @dur_ns is
+	 * the time until that was seen, @res and @failed say nothing.
+	 */
+	bool no_return;
 	bool stitched;			/* from an error chain kept aside (the '*' marker) */
 	bool failed;			/* the result counts as an error (result__is_err) */
 	/*
@@ -67,6 +72,9 @@ struct sample_frame {
 	int sys_err;
 };
 
+/* Why a frame has no result (sample_frame.no_return): in the stack view, -T and JSON. */
+#define NO_RETURN_WHY	"skipped by longjmp/exception: no return seen"
+
 enum trace_row_kind {
 	TRACE_ENTRY,			/* "→" */
 	TRACE_EXIT,			/* "←" */
@@ -86,6 +94,8 @@ struct trace_row {
 	__u64 dur_ns;			/* TRACE_EXIT, TRACE_LEAF */
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
+	/* TRACE_EXIT: the call never returned (NO_RETURN_WHY), @ts when that was seen */
+	bool no_return;
 	/* TRACE_EXIT, TRACE_LEAF: the call's frame's sys_err (a failed traced user call) */
 	int sys_err;
 	__u32 missing;			/* TRACE_GAP: records lost */

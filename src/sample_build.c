@@ -126,7 +126,8 @@ static void mark_origin(struct sample *s)
 	for (i = 0; i < s->frame_cnt; i++) {
 		struct sample_frame *f = &s->frames[i];
 
-		if (f->func_id < 0 || f->running)
+		/* a frame left by longjmp() or an exception carried the error up unseen */
+		if (f->func_id < 0 || f->running || f->no_return)
 			continue;
 		if (!have_err) {
 			if (!f->failed)
@@ -182,16 +183,58 @@ static int call_sys_err(const struct sample *s, int func_id, __u32 entry_seq)
 	return 0;
 }
 
+/*
+ * Calls left by longjmp() or an exception have an entry row and no exit: a record at level
+ * @depth (an entry there, or an exit above it: @exit) means the calls still open at deeper
+ * levels never returned. Their exit rows say so, innermost first, as they were left.
+ * Nothing is concluded once records were lost: a lost exit looks the same.
+ */
+struct open_calls {
+	int func_id[MAX_FSTACK_DEPTH + 1];	/* by level; -1: none open */
+	__u32 seq[MAX_FSTACK_DEPTH + 1];
+	bool lost;
+};
+
+static size_t close_left_calls(struct sample *s, struct open_calls *oc, size_t n, __u32 depth,
+			       bool exit, __u64 ts)
+{
+	__u32 lvl;
+
+	for (lvl = MAX_FSTACK_DEPTH; lvl > depth || (!exit && lvl == depth); lvl--) {
+		struct trace_row *row;
+
+		if (lvl == 0)
+			break;
+		if (oc->func_id[lvl] < 0)
+			continue;
+		if (!oc->lost) {
+			row = &s->rows[n++];
+			row->kind = TRACE_EXIT;
+			row->func_id = oc->func_id[lvl];
+			row->depth = lvl;
+			row->seq_id = oc->seq[lvl];
+			row->ts = ts;
+			row->no_return = true;
+		}
+		oc->func_id[lvl] = -1;
+	}
+	return n;
+}
+
 static int build_trace(struct sample *s, const struct sess_recs *r)
 {
 	const struct rec_func_trace *t = r->trace;
 	__u32 next_seq = 0;	/* a session's records are numbered from 0 */
 	__u32 entry_seq[MAX_FSTACK_DEPTH + 1] = {}, d;	/* by depth: the running call's entry */
+	struct open_calls oc;
 	size_t k, n = 0;
 
 	s->has_trace = true;
-	/* at most one gap row per record */
-	s->rows = sample_pool__alloc(s->pool, (2 * r->trace_cnt + 1) * sizeof(*s->rows));
+	oc.lost = false;
+	for (d = 0; d <= MAX_FSTACK_DEPTH; d++)
+		oc.func_id[d] = -1;
+	/* at most one gap row and one exit of a call left without return per record */
+	s->rows = sample_pool__alloc(s->pool, (3 * r->trace_cnt + 1) * sizeof(*s->rows));
 	if (!s->rows)
 		return -ENOMEM;
 	for (k = 0; k < r->trace_cnt; k++) {
@@ -200,6 +243,7 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		bool leaf;
 
 		if (e->seq_id != next_seq) {
+			oc.lost = true;
 			row = &s->rows[n++];
 			row->kind = TRACE_GAP;
 			row->func_id = -1;
@@ -221,6 +265,7 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		leaf = e->type == REC_FUNC_TRACE_ENTRY && k + 1 < r->trace_cnt &&
 		       t[k + 1].type == REC_FUNC_TRACE_EXIT && t[k + 1].func_id == e->func_id &&
 		       t[k + 1].depth == e->depth && t[k + 1].seq_id == e->seq_id + 1;
+		n = close_left_calls(s, &oc, n, e->depth, e->type == REC_FUNC_TRACE_EXIT, e->ts);
 		row = &s->rows[n++];
 		row->kind = leaf ? TRACE_LEAF :
 			    e->type == REC_FUNC_TRACE_ENTRY ? TRACE_ENTRY : TRACE_EXIT;
@@ -229,8 +274,13 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 		row->seq_id = e->seq_id;
 		row->ts = e->ts;
 		d = e->depth <= MAX_FSTACK_DEPTH ? e->depth : 0;
-		if (row->kind == TRACE_ENTRY)
+		if (row->kind == TRACE_ENTRY) {
 			entry_seq[d] = e->seq_id;
+			oc.func_id[d] = row->func_id;
+			oc.seq[d] = e->seq_id;
+		} else if (row->kind == TRACE_EXIT) {
+			oc.func_id[d] = -1;
+		}
 		if (leaf) {
 			e = &t[++k];
 			next_seq = e->seq_id + 1;
@@ -244,6 +294,9 @@ static int build_trace(struct sample *s, const struct sess_recs *r)
 							    leaf ? row->seq_id : entry_seq[d]);
 		}
 	}
+	/* a session is over when its entry call is: calls still open were left */
+	if (s->kind == SAMPLE_FINAL && r->trace_cnt)
+		n = close_left_calls(s, &oc, n, 0, true, t[r->trace_cnt - 1].ts);
 	s->row_cnt = n;
 	return 0;
 }

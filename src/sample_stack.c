@@ -285,7 +285,10 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 	f->seq_id = cs->seq_ids[i];
 	f->running = (__u32)i < cs->depth;
 	f->stitched = i < MAX_FSTACK_DEPTH && (cs->stitched >> i & 1);
-	if (!f->running) {
+	if (!f->running && (cs->func_lat[i] & LAT_NO_RETURN)) {
+		f->no_return = true;
+		f->dur_ns = cs->func_lat[i] & ~LAT_NO_RETURN;
+	} else if (!f->running) {
 		f->dur_ns = cs->func_lat[i];
 		f->res = cs->func_res[i];
 		f->failed = result__is_err(f->res, fn->flags);

@@ -346,7 +346,10 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		put(o, "origin", json_boolean(f->origin));
 		put(o, "replaced", json_boolean(f->replaced));
 		put(o, "running", json_boolean(f->running));
-		if (!f->running) {
+		if (f->no_return) {
+			put(o, "no_return", json_string(NO_RETURN_WHY));
+			put(o, "no_return_seen_after_ns", jint(f->dur_ns));
+		} else if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));
 			put_result(o, f->res, fn->flags, f->failed);
 			put_sys_err(o, f->sys_err);
@@ -444,7 +447,9 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	put_func(o, s, r->func_id);
 	put(o, "time_ns", jint(r->ts + s->clock_off_ns));
 	put_args(o, r->args);
-	if (r->kind != TRACE_ENTRY) {
+	if (r->no_return) {
+		put(o, "no_return", json_string(NO_RETURN_WHY));
+	} else if (r->kind != TRACE_ENTRY) {
 		put(o, "duration_ns", jint(r->dur_ns));
 		put_result(o, r->res, sample__func(s, r->func_id)->flags, r->failed);
 		put_sys_err(o, r->sys_err);

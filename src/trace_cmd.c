@@ -509,10 +509,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/*
 	 * -U that only `-- CMD` implied gives way where the kernel's saved user registers
 	 * can't be found (a run of user-space functions only measures no syscall): the
-	 * command is still traced, its samples without the program's stack.
+	 * command is still traced, its samples without the program's stack. Said where
+	 * kernel functions are traced (their samples lack what -- CMD promised); a run of
+	 * user functions only has their traced frames as its stack, so only -v says it.
 	 */
 	if (ustacks && env->user_stacks_implied && !feat->user_regs_off) {
-		log_msg(print, LOG_WARN, "User stacks (-U) are off: this run can't find where the kernel saves a thread's user registers.\n");
+		log_msg(print, tf->cnt > tf->user_cnt ? LOG_WARN : LOG_INFO,
+			"User stacks (-U) are off: this run can't find where the kernel saves a thread's user registers.\n");
 		ustacks = false;
 	}
 	/*

@@ -38,13 +38,73 @@ static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 fl
 	sess->stack.sys_err_level = d;
 }
 
+/*
+ * longjmp() and C++ exceptions leave functions without returning: their uretprobes never
+ * fire (the kernel drops their return instances), and the frames would stay on our stack,
+ * the next call nesting under them. The user stack tells which are gone: it grows down,
+ * so a frame whose stack pointer at entry is below @limit (USER_SP32(): the next call's
+ * stack pointer + 1, or the returning frame's own at its entry) is not running any more. Pop
+ * those (and any kernel frame above them) as not returned: LAT_NO_RETURN in their
+ * latency, the time until we found out. The chain below them stays: an error that
+ * longjmp() carried up is still the error chain, through the frames it skipped.
+ * Returns true when the session's entry frame itself was left: the session is over
+ * (reported as if it returned, its error that of its chain) and freed.
+ */
+static __always_inline bool user_unwind(struct session *sess, __u32 limit, __s64 key, __u64 now)
+{
+	__u32 d = sess->stack.depth, nd = d, n, i, sp;
+
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return false;
+	/* the usual case first: the innermost frame is a user frame still running */
+	sp = sess->entry_sp[frame_idx(d - 1)];
+	if (sp && (__s32)(sp - limit) >= 0)
+		return false;
+	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+		if (n >= d)
+			break;
+		i = frame_idx(d - 1 - n);
+		sp = sess->entry_sp[i];
+		if (!sp)
+			continue;	/* a kernel frame: gone if a user frame below it is */
+		if ((__s32)(sp - limit) >= 0)
+			break;
+		nd = i;
+	}
+	if (nd == d)
+		return false;
+	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+		i = frame_idx(nd + n);
+		if (nd + n >= d)
+			break;
+		sess->stack.func_res[i] = 0;
+		sess->stack.func_lat[i] = ((now - sess->entry_ts[i]) & ~LAT_NO_RETURN) |
+					  LAT_NO_RETURN;
+	}
+	/* the chains kept aside for the left frames' callees are stale (see resync_stack()) */
+	for (n = 0; n < MAX_FRAGS; n++) {
+		if (sess->frag_cnt == 0 ||
+		    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start <= nd)
+			break;
+		sess->frag_cnt--;
+	}
+	/* calls beyond MAX_FSTACK_DEPTH ran above the left frames: gone too */
+	sess->overflow = 0;
+	sess->stack.depth = nd;
+	if (nd > 0)
+		return false;
+	emit_session_end(sess, now, false);
+	end_session(sess, key);
+	return true;
+}
+
 SEC("uprobe")
 int uentry(struct pt_regs *ctx)
 {
 	/* a library's uprobe fires in every process mapping it: the traced set first */
 	if (!ready || !task_traced())
 		return 0;
-	return handle_entry(ctx, bpf_get_attach_cookie(ctx), false);
+	return handle_entry(ctx, bpf_get_attach_cookie(ctx), false, PT_REGS_SP(ctx));
 }
 
 SEC("uretprobe")
@@ -52,7 +112,7 @@ int uexit(struct pt_regs *ctx)
 {
 	if (!ready || !task_traced())
 		return 0;
-	return handle_exit(ctx, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+	return handle_exit(ctx, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx), PT_REGS_SP(ctx));
 }
 
 /*

@@ -320,7 +320,10 @@ static int conv(struct dwarf_btf *db, Dwarf_Die *type, bool top, int depth)
 {
 	Dwarf_Off off = dwarf_dieoffset(type);
 	int tag = dwarf_tag(type), id;
-	bool keep = !top;
+	/* a struct, enum or array is the same type wherever met: by value at the top too */
+	bool keep = !top || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+		    tag == DW_TAG_union_type || tag == DW_TAG_enumeration_type ||
+		    tag == DW_TAG_array_type;
 
 	if (depth > MAX_TYPE_DEPTH)
 		return unsupp(db);

@@ -125,6 +125,9 @@ static int get_image(struct user_funcs *uf, const char *path, struct user_image 
 	if (!im->path)
 		return -ENOMEM;
 	im->elf = elf_funcs__open(path, &eo);
+	if (im->elf && elf_funcs__has_eh_table(im->elf))
+		pr(uf, LOG_WARN, "Note: '%s' handles C++ exceptions: one that leaves a traced function aborts the program (the unwinder can't pass a return probe); trace where exceptions are caught and below where they are thrown, not the frames between.\n",
+		   path);
 	if (!im->elf) {
 		int err = -errno;
 

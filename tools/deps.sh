@@ -12,7 +12,7 @@ set -eu
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
-elfutils binutils groff-base mandoc python3"
+elfutils binutils groff-base mandoc python3 g++"
 # make deb / make deb-check (not part of make test)
 DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 # make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)

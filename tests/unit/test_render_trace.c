@@ -119,6 +119,56 @@ static void test_wild_depth_indent_capped(void **state)
 }
 
 /*
+ * Calls longjmp() left (an entry, no exit): an exit at a shallower level or an entry at
+ * the same level closes them with a "[no return]" row, innermost first; so does the end
+ * of a final sample for calls still open. Not after lost records (a lost exit looks the
+ * same).
+ */
+static void test_left_calls(void **state)
+{
+	const struct rec_func_trace t[] = {
+		E(0, 0, 1),
+		E(1, 1, 2),
+		E(2, 2, 3), X(3, 2, 3, 5539, 0),
+		X(4, 0, 1, 374697, -22),
+	};
+	const struct rec_func_trace same_level[] = {
+		E(0, 0, 1),
+		E(1, 1, 2),
+		E(2, 3, 2), X(3, 3, 2, 2046, 0),
+	};
+	const struct rec_func_trace lost[] = {
+		E(0, 0, 1),
+		E(1, 1, 2),
+		X(3, 0, 1, 1000, -22),
+	};
+	char *out = render(t, sizeof(t) / sizeof(t[0]));
+
+	assert_string_equal(out,
+"FUNCTION CALL TRACE                 RESULT        DURATION\n"
+"---------------------------------   -----------  ---------\n"
+"→ bpf_prog_load\n"
+"    → bpf_prog_alloc\n"
+"        ↔ bpf_prog_alloc_no_stats   [NULL]         5.539us\n"
+"    ← bpf_prog_alloc                [no return]          -\n"
+"← bpf_prog_load                     [-EINVAL]    374.697us\n");
+	free(out);
+	out = render(same_level, sizeof(same_level) / sizeof(same_level[0]));
+	assert_string_equal(out,
+"FUNCTION CALL TRACE           RESULT       DURATION\n"
+"---------------------------   -----------  --------\n"
+"→ bpf_prog_load\n"
+"    → bpf_prog_alloc\n"
+"    ← bpf_prog_alloc          [no return]         -\n"
+"    ↔ bpf_prog_kallsyms_add   [void]        2.046us\n"
+"← bpf_prog_load               [no return]         -\n");
+	free(out);
+	out = render(lost, sizeof(lost) / sizeof(lost[0]));
+	assert_null(strstr(out, "no return"));
+	free(out);
+}
+
+/*
  * -J: a hit is a "◎" row one level below the call it fired in, with empty result and
  * duration cells; it keeps an entry and its exit apart (no "↔"), and a hit of a probe id
  * the run doesn't know still shows.
@@ -166,6 +216,7 @@ int main(void)
 		cmocka_unit_test(test_not_leaf_when_not_consecutive),
 		cmocka_unit_test(test_wild_depth_indent_capped),
 		cmocka_unit_test(test_probe_rows),
+		cmocka_unit_test(test_left_calls),
 	};
 
 	return cmocka_run_group_tests_name("render_trace", tests, NULL, NULL);

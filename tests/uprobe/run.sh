@@ -286,6 +286,8 @@ cmd_run() {
 }
 cmd_run
 check "-- CMD: retsnoop exits with the command's status (3)" test "$(cat "$T/rc")" = 3
+check "-- CMD of user functions only: no warning that the -U it implied is off" \
+	eval "! grep -q 'User stacks (-U) are off' '$T/out' '$T/err'"
 check "-- CMD: the 3 failures of the command's forked child, none of the other process's" \
 	jq_samples "(c := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'command'][0]) and len(s) == 3 and len({x['pid'] for x in s}) == 1 and s[0]['pid'] != c['pid'] and c['exit_status'] == 3"
 cmd_run --no-follow-forks
@@ -318,6 +320,47 @@ life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' 
 check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
 	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
 check "lifecycle: nothing left attached" nothing_left
+
+# 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
+# marked as such, where the chain broke, and the session goes on or ends by the stack
+# pointer; nothing counts as dropped or skipped. JSON lines only (the program prints too).
+J=$D/ujmp
+nr_why="skipped by longjmp/exception: no return seen"
+chain='[(f["function"], f.get("no_return"), f.get("result"), f.get("syscall_errno"), f["marker"]) for f in x["stack"]]'
+no_drops='(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "drops" and r["final"]]) and d[-1]["dropped_samples"] == 0 and d[-1]["skipped_calls"] == 0 and d[-1]["incomplete_samples"] == 0'
+life -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" in /nonexistent/jmpin 2
+check "longjmp to a traced caller: 2 samples jmp_work [-1] -> jmp_middle, jmp_inner (no return) -> open_config [-1 ENOENT] (origin)" \
+	jq_samples "len(s) == 2 and all($chain == [('jmp_work', None, -1, 'ENOENT', '  '), ('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, 'ENOENT', '! ')] for x in s)"
+check "longjmp: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
+life -T -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" in /nonexistent/jmpin 1
+check "longjmp -T: jmp_inner's and jmp_middle's exit rows say no return, innermost first, before jmp_work's exit" \
+	jq_samples "len(s) == 1 and [(r['kind'], r['function'], r['depth'], r.get('no_return'), r.get('result')) for r in s[0]['trace']] == [('entry', 'jmp_work', 1, None, None), ('entry', 'jmp_middle', 2, None, None), ('entry', 'jmp_inner', 3, None, None), ('leaf', 'open_config', 4, None, -1), ('exit', 'jmp_inner', 3, '$nr_why', None), ('exit', 'jmp_middle', 2, '$nr_why', None), ('exit', 'jmp_work', 1, None, -1)]"
+"$RS" -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" in /nonexistent/jmpin 1 >"$T/out" 2>"$T/err"
+check "longjmp text: a rule '$nr_why' above jmp_middle, '[no return]' rows, no DROPPED/SKIPPED warning" \
+	eval "grep -qzP 'jmp_work[^\n]*\n +-+ $nr_why -+\n +- \[no return\] +jmp_middle[^\n]*\n +- \[no return\] +jmp_inner[^\n]*\n! +\d+us \[-1 ENOENT\] +open_config' '$T/out' && ! grep -qE 'DROPPED|SKIPPED|WARNING' '$T/out' '$T/err'"
+# the entry function itself left (main holds the jmp_buf): the next call's stack pointer
+# ends the session; do_work's session after it is whole
+life -e "jmp_middle [$J]" -e "do_work [$J]" -a "jmp_inner [$J]" -a "open_config [$J]" -- "$J" out /nonexistent/jmpout 2
+check "longjmp out of the entry function: 2 samples jmp_middle, jmp_inner (no return) -> open_config [-1 ENOENT], then do_work's whole" \
+	jq_samples "len(s) == 3 and all($chain == [('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, 'ENOENT', '! ')] for x in s[:2]) and (x := s[2]) and $chain == [('do_work', None, -1, 'ENOENT', '  '), ('open_config', None, -1, 'ENOENT', '! ')]"
+check "longjmp out: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
+check "longjmp: nothing left attached" nothing_left
+# C++: the unwinder can't pass a return probe (the kernel's trampoline is where the return
+# address was), so an exception leaving a traced function aborts the program: retsnoop says
+# so for an image with exception tables, and tracing the catching function and those below
+# the throw works
+X=$D/uexc
+life -e "exc_work [$X]" -a "open_config [$X]" -- "$X" /nonexistent/exc 2
+check "C++: a note that exceptions leaving traced functions abort the program" \
+	grep -q "^Note: '$X' handles C++ exceptions: one that leaves a traced function aborts the program" "$T/err"
+check "C++: the catching exc_work and open_config below the throw: 2 samples exc_work [-1] -> open_config [-1 ENOENT]" \
+	jq_samples "len(s) == 2 and all([(f['function'], f.get('result'), f.get('syscall_errno')) for f in x['stack']] == [('exc_work', -1, 'ENOENT'), ('open_config', -1, 'ENOENT')] for x in s) and (c := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'command'][0]) and c['exit_status'] == 0"
+life -e "exc_work [$X]" -a "exc_* [$X]" -- "$X" /nonexistent/exc 1
+check "C++: an exception through traced exc_inner, exc_middle aborts the program (SIGABRT), as the note says" \
+	jq_samples "(c := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'command'][0]) and c['signal'] in (6, 'SIGABRT')"
+check "C++: nothing left attached" nothing_left
+"$RS" --dry-run -e "jmp_work [$J]" >"$T/out" 2>&1
+check "no C++ note for a C program" eval "! grep -q 'C++' '$T/out'"
 
 # 8b. file:line on traced user frames (issue 24): each traced_user frame's source chain is
 # what addr2line -f -i says at the function's first instruction (its file offset mapped to

@@ -8,10 +8,12 @@
 #   uprog-dbglink   stripped of DWARF, with a .gnu_debuglink to uprog.debug
 #   uprog-fakego    uprog with an empty .go.buildinfo section: what marks a Go binary
 #   uasm            a function written in assembly (-g: the assembler's typeless DWARF)
+#   ujmp            traced functions left by longjmp()
+#   uexc            the same by a C++ exception (g++, tools/deps.sh)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm)
+	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uexc)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -54,6 +56,14 @@ $(UPROG_OUT)/uprog-fakego: $(UPROG_OUT)/uprog
 $(UPROG_OUT)/uasm: tests/uprobe/uasm.S tests/uprobe/uasm_main.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)cc $(UPROG_CFLAGS) $^ -o $@
+
+$(UPROG_OUT)/ujmp: tests/uprobe/ujmp.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) $< -o $@
+
+$(UPROG_OUT)/uexc: tests/uprobe/uexc.cc | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)g++ $(UPROG_CFLAGS) $< -o $@
 
 uprog: $(UPROG_BINS)
 .PHONY: uprog

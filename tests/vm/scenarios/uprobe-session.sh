@@ -3,7 +3,9 @@
 # open_config (uprobes) -> open() -> __x64_sys_openat ... path_openat (kernel probes),
 # one stack and one -T table, '[-1 ENOENT]' beside the user frames; uprobe.multi where the
 # kernel has it (6.6+), single uprobes with -K (and on 6.1); -A shows the same path string
-# in the user frames (DWARF) and the kernel's (BTF); nothing left attached.
+# in the user frames (DWARF) and the kernel's (BTF); a user+kernel session whose user frames
+# longjmp() left (tests/uprobe/ujmp.c) keeps its chain down to the kernel's error, the left
+# frames marked, nothing dropped; nothing left attached.
 # The guest has no shared libraries: the program is linked static-pie, its library in.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,8 +19,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cc -O2 -g -static-pie -I"$here/../../uprobe" "$here/../../uprobe/uprog.c" \
 	"$here/../../uprobe/libuprog.c" -o "$tmp/uprog-static" || { fail "building uprog-static"; finish; }
+cc -O2 -g -static-pie "$here/../../uprobe/ujmp.c" -o "$tmp/ujmp-static" ||
+	{ fail "building ujmp-static"; finish; }
 
-out=$(RETSNOOP_VM_EXTRA="$tmp/uprog-static" vm_run '
+out=$(RETSNOOP_VM_EXTRA="$tmp/uprog-static $tmp/ujmp-static" vm_run '
 P=/usr/bin/uprog-static PARGS=
 run() {
 	name=$1; shift
@@ -31,6 +35,9 @@ run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "__x64_sys_openat" -a
 run single -K -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
 PARGS=/nonexistent/guest-arg
 run args -A -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
+J=/usr/bin/ujmp-static
+P=$J PARGS="in /nonexistent/guest-jmp 2"
+run jmp -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_openat2 -a path_openat
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
 
@@ -60,5 +67,15 @@ a=$(section "$out" args)
 expect "$a" "open_config +\\(tests/uprobe/uprog\\.c:[0-9]+:[0-9]+\\) +path='/nonexistent/guest-arg'" "-A: open_config's path from DWARF"
 expect "$a" "do_work +\\(tests/uprobe/uprog\\.c:[0-9]+:[0-9]+\\) +path='/nonexistent/guest-arg'" "-A: do_work's path from DWARF"
 expect "$a" "do_sys_openat2.* filename='/nonexistent/guest-arg'" "-A: the kernel's do_sys_openat2 shows the same string"
+# longjmp: jmp_inner jumps back to jmp_work after open_config failed; twice
+j=$(section "$out" jmp)
+expect_count "$j" '^ +--+ skipped by longjmp/exception: no return seen --+$' 2 "longjmp: a rule where each session's chain broke"
+expect_count "$j" '^ +- \[no return\] +jmp_middle ' 2 "longjmp: jmp_middle marked [no return]"
+expect_count "$j" '^ +- \[no return\] +jmp_inner ' 2 "longjmp: jmp_inner marked [no return]"
+expect_count "$j" '\[-1 ENOENT\] +jmp_work ' 2 "longjmp: jmp_work [-1 ENOENT]"
+expect_count "$j" '^! +[0-9]+us \[-ENOENT\] +path_openat' 2 "longjmp: the chain goes on to path_openat [-ENOENT], the origin"
+printf '%s\n' "$j" | awk '/jmp_work  /{w=NR} /jmp_inner  /{i=NR} /open_config  /{o=NR} /path_openat/{p=NR}
+	END { exit !(w && w < i && i < o && o < p) }' || fail "longjmp stack order: jmp_work, jmp_inner, open_config, path_openat"
+expect_count "$j" 'DROPPED|SKIPPED' 0 "longjmp: nothing counted as dropped or skipped"
 expect "$out" '^links=0 uprobe_events=0$' "nothing left attached"
 finish
