@@ -59,22 +59,17 @@ static void cap_probe_plan(struct capture *c, __u32 id, const struct func_arg_pl
 
 struct capture *capture__create(const char *path, const struct capture_opts *opts)
 {
-	const struct capture_views *v;
+	const struct view_opts *v;
 	struct capture_opts o;
 	struct capture *c;
-	__u32 views[2];
+	__u32 views[2], av[2];
 	size_t i;
 
 	if (OPTS_COPY(&o, opts))
 		return errno = EINVAL, NULL;
 	opts = &o;
-	v = &o.views;
-	views[0] = (v->stack_view ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
-		   (v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
-		   (v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
-		   (v->dec_offs ? VIEW_DEC_OFFS : 0) |
-		   (v->args && opts->probe_args ? VIEW_PROBE_CTX : 0);
-	views[1] = (__u32)v->lbr_max_count;
+	v = &o.view;
+	cap_views_encode(v, opts->probe_args, views, av);
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return NULL;
@@ -87,8 +82,6 @@ struct capture *capture__create(const char *path, const struct capture_opts *opt
 	cap_write(c, CAP_TS_OFFSET, &opts->clock_off_ns, sizeof(opts->clock_off_ns), NULL, 0);
 	cap_write(c, CAP_VIEWS, views, sizeof(views), NULL, 0);
 	if (v->args && opts->args) {
-		__u32 av[2] = { v->args_fmt, (__u32)v->args_max_width };
-
 		c->args = opts->args;
 		c->plan_written = calloc(arg_plans__cnt(opts->args) ?: 1, sizeof(bool));
 		if (!c->plan_written) {

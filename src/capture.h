@@ -17,22 +17,14 @@
 #include "session.h"
 #include "sink.h"
 #include "sym_resolver.h"
-
-/* How the captured run decoded and showed its samples. */
-struct capture_views {
-	bool stack_view, func_trace, lbr, full_lbr, unfiltered, emit_addrs, dec_offs;
-	int lbr_max_count;
-	bool args;			/* -A */
-	enum args_fmt_mode args_fmt;
-	int args_max_width;
-};
+#include "view.h"
 
 struct capture_opts {
 	size_t sz;			/* sizeof(struct capture_opts) */
 	const struct func *funcs;
 	size_t func_cnt;
 	__s64 clock_off_ns;
-	struct capture_views views;
+	struct view_opts view;		/* how the run decoded and showed its samples */
 	/* -A: the capture plans, each written before its function's first arguments */
 	const struct arg_plans *args;
 	/* -J: the injected probes, by id (their names in -T rows and probe samples) */
@@ -58,10 +50,11 @@ struct replay;
 struct replay *replay__open(const char *path);
 void replay__free(struct replay *r);
 
-/* The live run's decoding options (functions, probes, clock, views), answering from the capture. */
+/*
+ * The live run's decoding options (functions, probes, clock), answering from the capture;
+ * o->view is the live run's view, to decode and to render with.
+ */
 void replay__build_opts(struct replay *r, struct sample_build_opts *o);
-/* The live run's text views. */
-void replay__text_opts(struct replay *r, struct text_sink_opts *o);
 /* Number of ring-buffer records in the capture. */
 size_t replay__record_cnt(const struct replay *r);
 /* Feed every recorded record, in order; stops at the first error. */

@@ -6,7 +6,9 @@
 #ifndef RETSNOOP_CAPTURE_FORMAT_H
 #define RETSNOOP_CAPTURE_FORMAT_H
 
+#include <stdbool.h>
 #include <linux/types.h>
+#include "view.h"
 
 /*
  * Version 2 changed struct call_stack (a stitched-frames mask instead of a stitch
@@ -54,6 +56,44 @@ enum cap_view {
 	VIEW_DEC_OFFS = 0x40,
 	VIEW_PROBE_CTX = 0x80,	/* -J -T -A: probe rows show their context */
 };
+
+/*
+ * struct view_opts in CAP_VIEWS and CAP_ARGS_VIEW, the one place that knows their bits.
+ * The live run writes CAP_ARGS_VIEW only when it showed arguments and had plans for them.
+ */
+static inline void cap_views_encode(const struct view_opts *v, bool probe_ctx, __u32 views[2],
+				    __u32 args_view[2])
+{
+	views[0] = (v->stack ? VIEW_STACK : 0) | (v->func_trace ? VIEW_TRACE : 0) |
+		   (v->lbr ? VIEW_LBR : 0) | (v->full_lbr ? VIEW_FULL_LBR : 0) |
+		   (v->unfiltered ? VIEW_UNFILTERED : 0) | (v->emit_addrs ? VIEW_EMIT_ADDRS : 0) |
+		   (v->dec_offs ? VIEW_DEC_OFFS : 0) | (v->args && probe_ctx ? VIEW_PROBE_CTX : 0);
+	views[1] = (__u32)v->lbr_max_count;
+	args_view[0] = v->args_fmt;
+	args_view[1] = (__u32)v->args_max_width;
+}
+
+/* CAP_VIEWS' payload into @v; returns whether probe rows show their context. */
+static inline bool cap_views_decode(const __u32 views[2], struct view_opts *v)
+{
+	v->stack = views[0] & VIEW_STACK;
+	v->func_trace = views[0] & VIEW_TRACE;
+	v->lbr = views[0] & VIEW_LBR;
+	v->full_lbr = views[0] & VIEW_FULL_LBR;
+	v->unfiltered = views[0] & VIEW_UNFILTERED;
+	v->emit_addrs = views[0] & VIEW_EMIT_ADDRS;
+	v->dec_offs = views[0] & VIEW_DEC_OFFS;
+	v->lbr_max_count = (int)views[1];
+	return views[0] & VIEW_PROBE_CTX;
+}
+
+/* CAP_ARGS_VIEW's payload into @v: its presence says the run showed arguments. */
+static inline void cap_args_view_decode(const __u32 args_view[2], struct view_opts *v)
+{
+	v->args = true;
+	v->args_fmt = (enum args_fmt_mode)args_view[0];
+	v->args_max_width = (int)args_view[1];
+}
 
 /* An address in its address space: the key of every symbol answer. */
 struct cap_key {

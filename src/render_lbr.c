@@ -26,11 +26,11 @@ struct lrow {
 };
 
 static int fill_side(struct lside *sd, const struct code_loc *loc,
-		     const struct text_sink_opts *o)
+		     const struct view_opts *v)
 {
 	int i, n = loc->src_cnt;
 
-	render__fmt_sym(sd->sym, sizeof(sd->sym), loc, false, o);
+	render__fmt_sym(sd->sym, sizeof(sd->sym), loc, false, v);
 	if (n <= 0 && loc->src_note)
 		snprintf(sd->src, sizeof(sd->src), "(%s)", loc->src_note);
 	if (n <= 0)
@@ -44,7 +44,7 @@ static int fill_side(struct lside *sd, const struct code_loc *loc,
 		return -ENOMEM;
 	for (i = 1; i < n; i++) {
 		snprintf(sd->inl_sym[i - 1], sizeof(sd->inl_sym[0]), "%s. %s",
-			 render__inline_indent(o), loc->src[i].func);
+			 render__inline_indent(v), loc->src[i].func);
 		render__fmt_loc(sd->inl_src[i - 1], sizeof(sd->inl_src[0]), &loc->src[i], NULL);
 	}
 	sd->inl_cnt = n - 1;
@@ -74,7 +74,7 @@ static void emit(FILE *out, const char *prefix, const char *fsym, int w1, const 
 
 #define WIDEN(w, str) do { if ((int)strlen(str) > (w)) (w) = strlen(str); } while (0)
 
-int render_lbr(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+int render_lbr(FILE *out, const struct sample *s, const struct view_opts *v)
 {
 	struct lrow *rows = NULL;
 	int first, last, cnt = 0, i, j, w1 = 0, w2 = 0, w3 = 0, err = 0;
@@ -89,8 +89,8 @@ int render_lbr(FILE *out, const struct sample *s, const struct text_sink_opts *o
 	}
 	first = s->lbr_relevant ? (int)s->lbr_first : 0;
 	last = (int)s->lbr_cnt - 1;
-	if (o->lbr_max_count > 0 && last - first + 1 > o->lbr_max_count)
-		last = first + o->lbr_max_count - 1;	/* keep the most recent relevant ones */
+	if (v->lbr_max_count > 0 && last - first + 1 > v->lbr_max_count)
+		last = first + v->lbr_max_count - 1;	/* keep the most recent relevant ones */
 	if (last < first)
 		goto tail;
 
@@ -99,8 +99,8 @@ int render_lbr(FILE *out, const struct sample *s, const struct text_sink_opts *o
 		return -ENOMEM;
 	for (i = last; i >= first; i--, cnt++) {
 		rows[cnt].idx = i;
-		if ((err = fill_side(&rows[cnt].from, &s->lbrs[i].from, o)) ||
-		    (err = fill_side(&rows[cnt].to, &s->lbrs[i].to, o))) {
+		if ((err = fill_side(&rows[cnt].from, &s->lbrs[i].from, v)) ||
+		    (err = fill_side(&rows[cnt].to, &s->lbrs[i].to, v))) {
 			cnt++;
 			goto out;
 		}

@@ -62,7 +62,7 @@ static struct line *line_add(struct lines *ls)
 
 /* The location's source cell, plus one line per inlined callee. */
 static int add_src_lines(struct lines *ls, int line_idx, const struct code_loc *loc,
-			 const struct text_sink_opts *o)
+			 const struct view_opts *v)
 {
 	struct line *l = &ls->v[line_idx];
 	int i;
@@ -77,7 +77,7 @@ static int add_src_lines(struct lines *ls, int line_idx, const struct code_loc *
 		l = line_add(ls);
 		if (!l)
 			return -ENOMEM;
-		snprintf(l->sym, sizeof(l->sym), "%s. %s", render__inline_indent(o),
+		snprintf(l->sym, sizeof(l->sym), "%s. %s", render__inline_indent(v),
 			 loc->src[i].func);
 		render__fmt_loc(l->src, sizeof(l->src), &loc->src[i], NULL);
 	}
@@ -93,7 +93,7 @@ static void render_user_image(char *buf, size_t sz, const struct func *fn)
 }
 
 static int add_frame(struct lines *ls, const struct sample *s, const struct sample_frame *f,
-		     const struct text_sink_opts *o)
+		     const struct view_opts *v)
 {
 	struct line *l = line_add(ls);
 	int idx = ls->cnt - 1;
@@ -116,10 +116,10 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 				 (unsigned long long)(f->dur_ns / 1000));
 			result__format_sys(l->res, sizeof(l->res), f->res, fn->flags, f->sys_err);
 		}
-		if (o->args)
+		if (v->args)
 			l->args = f->args;
 		if (!f->has_kframe) {
-			snprintf(l->sym, sizeof(l->sym), "%s%s", render__inline_indent(o), fn->name);
+			snprintf(l->sym, sizeof(l->sym), "%s%s", render__inline_indent(v), fn->name);
 			/* where the function is, for a frame that had already returned */
 			if (f->loc.src_cnt > 0)
 				render__fmt_loc(l->src, sizeof(l->src), &f->loc.src[0], NULL);
@@ -130,8 +130,8 @@ static int add_frame(struct lines *ls, const struct sample *s, const struct samp
 			return 0;
 		}
 	}
-	render__fmt_sym(l->sym, sizeof(l->sym), &f->loc, f->filtered, o);
-	return add_src_lines(ls, idx, &f->loc, o);
+	render__fmt_sym(l->sym, sizeof(l->sym), &f->loc, f->filtered, v);
+	return add_src_lines(ls, idx, &f->loc, v);
 }
 
 static const char *basename_of(const char *path)
@@ -142,15 +142,15 @@ static const char *basename_of(const char *path)
 }
 
 static int add_uframe(struct lines *ls, const struct code_loc *loc,
-		      const struct text_sink_opts *o)
+		      const struct view_opts *v)
 {
 	struct line *l = line_add(ls);
 
 	if (!l)
 		return -ENOMEM;
-	render__fmt_sym(l->sym, sizeof(l->sym), loc, false, o);
+	render__fmt_sym(l->sym, sizeof(l->sym), loc, false, v);
 	if (loc->src_cnt > 0)
-		return add_src_lines(ls, ls->cnt - 1, loc, o);
+		return add_src_lines(ls, ls->cnt - 1, loc, v);
 	/* no lines: which binary, and why */
 	if (!loc->image.path)
 		snprintf(l->src, sizeof(l->src), "(no mapped file)");
@@ -173,7 +173,7 @@ static int add_note(struct lines *ls, const char *fmt, const char *arg)
 }
 
 /* -U: the user frames, outermost first, and what is known about what is missing. */
-static int add_ustack(struct lines *ls, const struct sample *s, const struct text_sink_opts *o)
+static int add_ustack(struct lines *ls, const struct sample *s, const struct view_opts *v)
 {
 	size_t i;
 	int err = 0;
@@ -184,16 +184,16 @@ static int add_ustack(struct lines *ls, const struct sample *s, const struct tex
 		err = add_note(ls, s->uframe_cnt ? "   [user stack incomplete: %s]" :
 						    "   [no user stack: %s]", s->ustack_note);
 	for (i = 0; i < s->uframe_cnt && !err; i++)
-		err = add_uframe(ls, &s->uframes[i], o);
+		err = add_uframe(ls, &s->uframes[i], v);
 	return err;
 }
 
 /* Multiline and verbose modes: one "› " line (or more, verbose) per argument. */
 static int print_arg_lines(FILE *out, const struct sample_args *a, int indent,
-			   const struct text_sink_opts *o)
+			   const struct view_opts *v)
 {
 	struct arg_render_opts ro = {
-		.sz = sizeof(ro), .mode = o->args_fmt, .max_width = o->args_max_width,
+		.sz = sizeof(ro), .mode = v->args_fmt, .max_width = v->args_max_width,
 		.indent = indent,
 	};
 	char **strs;
@@ -226,10 +226,10 @@ static void free_lines(struct lines *ls)
 	free(ls->v);
 }
 
-static int print_lines(FILE *out, const struct lines *ls, const struct text_sink_opts *o)
+static int print_lines(FILE *out, const struct lines *ls, const struct view_opts *v)
 {
 	int dw = 5, rw = 0, sw = 0, srcw = 0, i, len;
-	bool compact = o->args_fmt == ARGS_FMT_COMPACT;
+	bool compact = v->args_fmt == ARGS_FMT_COMPACT;
 	char buf[1024];
 
 	for (i = 0; i < ls->cnt; i++) {
@@ -247,7 +247,7 @@ static int print_lines(FILE *out, const struct lines *ls, const struct text_sink
 	for (i = 0; i < ls->cnt; i++) {
 		const struct line *l = &ls->v[i];
 		struct arg_render_opts ro = {
-			.sz = sizeof(ro), .mode = o->args_fmt, .max_width = o->args_max_width,
+			.sz = sizeof(ro), .mode = v->args_fmt, .max_width = v->args_max_width,
 		};
 		char *args;
 
@@ -283,7 +283,7 @@ static int print_lines(FILE *out, const struct lines *ls, const struct text_sink
 			len--;
 		fprintf(out, "%.*s\n", len, buf);
 		/* under the frame, at the result column */
-		if (l->args && print_arg_lines(out, l->args, 3 + dw + 1, o))
+		if (l->args && print_arg_lines(out, l->args, 3 + dw + 1, v))
 			return -ENOMEM;
 	}
 	return 0;
@@ -304,7 +304,7 @@ static struct line *add_rule(struct lines *ls, const char *label)
 	return l;
 }
 
-int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+int render_stack(FILE *out, const struct sample *s, const struct view_opts *v)
 {
 	bool user_above = s->has_ustack;
 	struct lines ls = {};
@@ -312,7 +312,7 @@ int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts 
 	int err = 0;
 
 	if (s->has_ustack)
-		err = add_ustack(&ls, s, o);
+		err = add_ustack(&ls, s, v);
 	for (i = 0; i < s->frame_cnt && !err; i++) {
 		const struct sample_frame *f = &s->frames[i];
 
@@ -331,24 +331,24 @@ int render_stack(FILE *out, const struct sample *s, const struct text_sink_opts 
 				break;
 			}
 		}
-		err = add_frame(&ls, s, f, o);
+		err = add_frame(&ls, s, f, v);
 	}
 	if (!err)
-		err = print_lines(out, &ls, o);
+		err = print_lines(out, &ls, v);
 	free_lines(&ls);
 	return err;
 }
 
-int render_ustack(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+int render_ustack(FILE *out, const struct sample *s, const struct view_opts *v)
 {
 	struct lines ls = {};
 	int err;
 
 	if (!s->has_ustack)
 		return 0;
-	err = add_ustack(&ls, s, o);
+	err = add_ustack(&ls, s, v);
 	if (!err)
-		err = print_lines(out, &ls, o);
+		err = print_lines(out, &ls, v);
 	free_lines(&ls);
 	return err;
 }

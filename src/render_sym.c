@@ -5,11 +5,11 @@
 #include "render.h"
 
 void render__fmt_sym(char *buf, size_t sz, const struct code_loc *loc, bool filtered,
-		     const struct text_sink_opts *o)
+		     const struct view_opts *v)
 {
 	size_t off = 0;
 
-	if (o->emit_addrs)
+	if (v->emit_addrs)
 		off = snprintf(buf, sz, "%c%016llx ", filtered ? '~' : ' ',
 			       (unsigned long long)loc->addr);
 	if (off >= sz)
@@ -22,7 +22,7 @@ void render__fmt_sym(char *buf, size_t sz, const struct code_loc *loc, bool filt
 			 (unsigned long long)loc->image.file_off);
 	} else if (!loc->sym) {
 		snprintf(buf + off, sz - off, "0x%llx", (unsigned long long)loc->addr);
-	} else if (o->dec_offs) {
+	} else if (v->dec_offs) {
 		snprintf(buf + off, sz - off, "%s+%llu", loc->sym,
 			 (unsigned long long)(loc->addr - loc->sym_start));
 	} else {
@@ -39,7 +39,7 @@ void render__fmt_loc(char *buf, size_t sz, const struct src_frame *f, const char
 		snprintf(buf, sz, "(%s:%d:%d)", f->file, f->line, f->col);
 }
 
-const char *render__inline_indent(const struct text_sink_opts *o)
+const char *render__inline_indent(const struct view_opts *v)
 {
-	return o->emit_addrs ? "                  " : "";
+	return v->emit_addrs ? "                  " : "";
 }

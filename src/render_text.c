@@ -6,6 +6,7 @@
 #include <time.h>
 #include "opts.h"
 #include "render.h"
+#include "sink.h"
 
 /* "HH:MM:SS.uuuuuu" in local time for a BPF (monotonic) timestamp. */
 static void fmt_ts(char *buf, size_t n, __u64 mono_ns, __s64 offset_ns)
@@ -21,7 +22,7 @@ static void fmt_ts(char *buf, size_t n, __u64 mono_ns, __s64 offset_ns)
 	snprintf(buf + len, n - len, ".%06lld", (long long)(ns % 1000000000) / 1000);
 }
 
-int render_text__sample(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+int render_text__sample(FILE *out, const struct sample *s, const struct view_opts *v)
 {
 	char t1[32], t2[32];
 	size_t lost = s->dropped_records + s->trace_lost + s->args_lost;
@@ -31,23 +32,23 @@ int render_text__sample(FILE *out, const struct sample *s, const struct text_sin
 	fmt_ts(t2, sizeof(t2), s->end_ns, s->clock_off_ns);
 	fprintf(out, "%s -> %s TID/PID %u/%u (%s/%s):\n", t1, t2, s->tid, s->pid,
 		s->task_comm, s->proc_comm);
-	if (o->func_trace && s->has_trace) {
+	if (v->func_trace && s->has_trace) {
 		/* -U: the stack view shows the user frames; without it, the trace does */
-		if (!o->stack_view && s->has_ustack) {
+		if (!v->stack && s->has_ustack) {
 			fputc('\n', out);
-			err = render_ustack(out, s, o);
+			err = render_ustack(out, s, v);
 		}
 		fputc('\n', out);
 		if (!err)
-			err = render_trace(out, s, o);
+			err = render_trace(out, s, v);
 	}
-	if (o->lbr && s->has_lbr && !err) {
+	if (v->lbr && s->has_lbr && !err) {
 		fputc('\n', out);
-		err = render_lbr(out, s, o);
+		err = render_lbr(out, s, v);
 	}
-	if (o->stack_view && !err) {
+	if (v->stack && !err) {
 		fputc('\n', out);
-		err = render_stack(out, s, o);
+		err = render_stack(out, s, v);
 	}
 	if (lost)
 		fprintf(out, "WARNING! Sample data incomplete! %zu record(s) dropped. "
@@ -64,7 +65,7 @@ struct text_sink {
 static int text_sample(struct sink *sk, const struct sample *s)
 {
 	struct text_sink *ts = (struct text_sink *)sk;
-	int err = render_text__sample(ts->o.out, s, &ts->o);
+	int err = render_text__sample(ts->o.out, s, &ts->o.view);
 
 	fflush(ts->o.out);
 	return err;

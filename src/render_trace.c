@@ -65,16 +65,16 @@ static void fill_row(struct trow *r, const struct sample *s, const struct trace_
 }
 
 /* Compact: the row's arguments in the CONTEXT column. Else a "› " line (or more) each. */
-static int print_args(FILE *out, const struct trow *r, int indent, const struct text_sink_opts *o)
+static int print_args(FILE *out, const struct trow *r, int indent, const struct view_opts *v)
 {
 	struct arg_render_opts ro = {
-		.sz = sizeof(ro), .mode = o->args_fmt, .max_width = o->args_max_width,
+		.sz = sizeof(ro), .mode = v->args_fmt, .max_width = v->args_max_width,
 		.indent = indent,
 	};
 	char **strs, *line;
 	int cnt, i;
 
-	if (o->args_fmt == ARGS_FMT_COMPACT) {
+	if (v->args_fmt == ARGS_FMT_COMPACT) {
 		line = arg_render__compact(r->args, &ro);
 		if (!line)
 			return -ENOMEM;
@@ -96,10 +96,10 @@ static void dashes(FILE *out, int n)
 		fputc('-', out);
 }
 
-int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts *o)
+int render_trace(FILE *out, const struct sample *s, const struct view_opts *v)
 {
 	int w = strlen("FUNCTION CALL TRACE"), rw = 6, dw = 8, err = 0;
-	bool args = o->args && s->has_args, compact = o->args_fmt == ARGS_FMT_COMPACT;
+	bool args = v->args && s->has_args, compact = v->args_fmt == ARGS_FMT_COMPACT;
 	struct trow *rows;
 	size_t i;
 
@@ -142,7 +142,7 @@ int render_trace(FILE *out, const struct sample *s, const struct text_sink_opts 
 				fputc('\n', out);
 		}
 		if (r->args)
-			err = print_args(out, r, w + 3, o);
+			err = print_args(out, r, w + 3, v);
 	}
 	free(rows);
 	return err;

@@ -71,8 +71,8 @@ struct replay {
 	size_t len;
 	int version;
 	__s64 ts_offset;
-	__u32 views;
-	int lbr_max_count;
+	struct view_opts view;		/* the live run's, from CAP_VIEWS and CAP_ARGS_VIEW */
+	bool probe_ctx;			/* VIEW_PROBE_CTX */
 	struct func *funcs;
 	size_t func_cnt;
 	struct rksym *ksyms;
@@ -83,9 +83,6 @@ struct replay {
 	size_t image_cnt;
 	struct rrec *recs;
 	size_t rec_cnt;
-	bool has_args;
-	__u32 args_fmt;
-	int args_max_width;
 	struct rplan *plans;
 	size_t plan_cnt;
 	struct arg_plans *args;
@@ -377,7 +374,7 @@ static int parse(struct replay *r)
 	else
 		return -EINVAL;
 	while (!err && off < r->len) {
-		__u32 hdr[2];
+		__u32 hdr[2], v[2];
 		const char *p;
 
 		if (r->len - off < sizeof(hdr))
@@ -413,15 +410,14 @@ static int parse(struct replay *r)
 		case CAP_VIEWS:
 			if (hdr[1] < 8)
 				return -EINVAL;
-			memcpy(&r->views, p, 4);
-			memcpy(&r->lbr_max_count, p + 4, 4);
+			memcpy(v, p, sizeof(v));
+			r->probe_ctx = cap_views_decode(v, &r->view);
 			break;
 		case CAP_ARGS_VIEW:
 			if (hdr[1] < 8)
 				return -EINVAL;
-			r->has_args = true;
-			memcpy(&r->args_fmt, p, 4);
-			memcpy(&r->args_max_width, p + 4, 4);
+			memcpy(v, p, sizeof(v));
+			cap_args_view_decode(v, &r->view);
 			break;
 		case CAP_ARGS_PLAN:
 			err = add_plan(&r->plans, &r->plan_cnt, p, hdr[1]);
@@ -470,13 +466,13 @@ static int load_plans(struct replay *r)
 	size_t i;
 	int err;
 
-	if (!r->has_args)
+	if (!r->view.args)
 		return 0;
 	r->args = arg_plans__new_empty(r->func_cnt);
 	if (!r->args)
 		return -ENOMEM;
 	err = set_plans(r->args, r->plans, r->plan_cnt);
-	if (err || !r->probe_cnt || !(r->views & VIEW_PROBE_CTX))
+	if (err || !r->probe_cnt || !r->probe_ctx)
 		return err;
 	r->probe_args = arg_plans__new_empty(r->probe_cnt);
 	if (!r->probe_args)
@@ -614,30 +610,11 @@ void replay__build_opts(struct replay *r, struct sample_build_opts *o)
 		.func_cnt = r->func_cnt,
 		.syms = { .sym = replay_sym, .src = replay_src, .ctx = r },
 		.clock_off_ns = r->ts_offset,
-		.trace = r->views & VIEW_TRACE,
-		.lbr = r->views & VIEW_LBR,
-		.unfiltered = r->views & VIEW_UNFILTERED,
-		.full_lbr = r->views & VIEW_FULL_LBR,
+		.view = r->view,
 		.args = r->args,
 		.probes = r->probes,
 		.probe_cnt = r->probe_cnt,
 		.probe_args = r->probe_args,
-	};
-}
-
-void replay__text_opts(struct replay *r, struct text_sink_opts *o)
-{
-	*o = (struct text_sink_opts){
-		.sz = sizeof(*o),
-		.stack_view = r->views & VIEW_STACK,
-		.func_trace = r->views & VIEW_TRACE,
-		.lbr = r->views & VIEW_LBR,
-		.emit_addrs = r->views & VIEW_EMIT_ADDRS,
-		.dec_offs = r->views & VIEW_DEC_OFFS,
-		.lbr_max_count = r->lbr_max_count,
-		.args = r->has_args,
-		.args_fmt = r->args_fmt,
-		.args_max_width = r->args_max_width,
 	};
 }
 

@@ -16,6 +16,7 @@
 #include "session.h"
 #include "sym_resolver.h"
 #include "ustack.h"
+#include "view.h"
 
 struct func_arg_plan;
 struct arg_plans;
@@ -189,10 +190,8 @@ struct sample_build_opts {
 	size_t func_cnt;
 	struct sym_resolver syms;
 	__s64 clock_off_ns;
-	bool trace;			/* -T: decode call-trace rows */
-	bool lbr;			/* --lbr */
-	bool unfiltered;		/* keep BPF machinery frames and every LBR record */
-	bool full_lbr;			/* keep every LBR record */
+	/* what to decode: func_trace (-T rows), lbr, and what unfiltered/full_lbr keep */
+	struct view_opts view;
 	const struct arg_plans *args;	/* -A: how each function's arguments were captured */
 	const struct probe_spec *probes;	/* -J: the injected probes, by id */
 	size_t probe_cnt;

@@ -315,7 +315,7 @@ static void lbr_relevance(struct sample *s, const struct sample_build_opts *o)
 
 	s->lbr_first = 0;
 	s->lbr_relevant = true;
-	if (o->full_lbr || o->unfiltered || s->deepest < 0)
+	if (o->view.full_lbr || o->view.unfiltered || s->deepest < 0)
 		return;
 	f = sample__func(s, s->frames[s->deepest].func_id);
 	if (!f->addr || !o->syms.sym || !o->syms.sym(o->syms.ctx, &kernel, f->addr, &hit) ||
@@ -496,9 +496,9 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	err = sample__build_stack(s, r->end, o);
 	if (!err)
 		mark_origin(s);
-	if (!err && o->trace)
+	if (!err && o->view.func_trace)
 		err = build_trace(s, r);
-	if (!err && o->lbr)
+	if (!err && o->view.lbr)
 		err = build_lbr(s, r, o);
 	if (!err && o->args)
 		err = sample__build_args(s, r, o);

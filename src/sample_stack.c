@@ -364,7 +364,7 @@ int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 						cs->func_ids[i]))->name, kf, j, upto);
 		}
 		for (; j < upto; j++) {
-			if (kf[j].filtered && !o->unfiltered)
+			if (kf[j].filtered && !o->view.unfiltered)
 				continue;
 			if ((err = add_kernel_frame(s, o, &kf[j])))
 				return err;

@@ -13,6 +13,7 @@
 #include <linux/types.h>
 #include "arg_fmt.h"
 #include "sample.h"
+#include "view.h"
 
 /* Data the run lost, as BPF counted it (sums over CPUs). */
 struct drop_report {
@@ -103,15 +104,7 @@ struct text_sink_opts {
 	size_t sz;			/* sizeof(struct text_sink_opts) */
 	FILE *out;			/* samples and lifecycle lines; NULL: stdout */
 	FILE *err;			/* warnings; NULL: stderr */
-	bool stack_view;		/* the default view */
-	bool func_trace;		/* -T: call trace table before the stack */
-	bool lbr;			/* --lbr: branch records before the stack */
-	int lbr_max_count;		/* show at most this many LBR records, 0 = all */
-	bool emit_addrs;		/* -C stacks.emit-addrs: raw address before each symbol */
-	bool dec_offs;			/* -C stacks.dec-offs: +123 instead of +0x7b */
-	bool args;			/* -A: show captured arguments */
-	enum args_fmt_mode args_fmt;	/* -C args.fmt-mode */
-	int args_max_width;		/* -C args.fmt-max-arg-width, 0: no limit */
+	struct view_opts view;		/* what each sample shows */
 	/*
 	 * @out is no terminal: "Detaching... DONE in N ms." is written at once when done, so
 	 * progress lines on a shared log (stderr 2>&1) never split it

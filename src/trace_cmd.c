@@ -265,7 +265,26 @@ static const struct sink_ops filter_ops = {
 	.free = filter_free,
 };
 
-static struct sink *make_sink(const struct env *env, FILE *out, struct sink **inner)
+/* The run's one view: what BPF records, the builder decodes, the sink shows, a capture keeps. */
+static struct view_opts env_view(const struct env *env)
+{
+	return (struct view_opts){
+		.stack = true,	/* as in the seeds, the stack follows a -T table */
+		.func_trace = env->emit_func_trace,
+		.lbr = env->use_lbr,
+		.full_lbr = (env->debug_feats & DEBUG_FULL_LBR) || env->cfg.stacks_unfiltered,
+		.unfiltered = env->cfg.stacks_unfiltered,
+		.lbr_max_count = env->cfg.lbr_max_count,
+		.emit_addrs = env->cfg.stacks_emit_addrs,
+		.dec_offs = env->cfg.stacks_dec_offs,
+		.args = env->capture_args,
+		.args_fmt = env->cfg.args_fmt_mode,
+		.args_max_width = env->cfg.args_fmt_max_arg_width,
+	};
+}
+
+static struct sink *make_sink(const struct env *env, const struct view_opts *view, FILE *out,
+			      struct sink **inner)
 {
 	struct filter_sink *fs;
 
@@ -277,15 +296,7 @@ static struct sink *make_sink(const struct env *env, FILE *out, struct sink **in
 		struct text_sink_opts to = {
 			.sz = sizeof(to),
 			.out = out,
-			.stack_view = true,	/* as in the seeds, the stack follows a -T table */
-			.func_trace = env->emit_func_trace,
-			.lbr = env->use_lbr,
-			.lbr_max_count = env->cfg.lbr_max_count,
-			.emit_addrs = env->cfg.stacks_emit_addrs,
-			.dec_offs = env->cfg.stacks_dec_offs,
-			.args = env->capture_args,
-			.args_fmt = env->cfg.args_fmt_mode,
-			.args_max_width = env->cfg.args_fmt_max_arg_width,
+			.view = *view,
 			.whole_lines = !isatty(STDOUT_FILENO),
 		};
 
@@ -441,9 +452,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.func_cnt = cnt,
 		.print = print,
 		.success_stacks = env->success_stacks,
-		.func_trace = env->emit_func_trace,
+		.view = env_view(env),
 		.interim = env->emit_interim_stacks,
-		.lbr = env->use_lbr,
 		.lbr_flags = env->lbr_flags,
 		.duration_ns = env->longer_ms * 1000000ULL,
 		.ringbuf_size = env->cfg.ringbuf_size,
@@ -454,8 +464,6 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.allow_comm_cnt = env->allow_comm_cnt,
 		.deny_comms = (const char *const *)env->deny_comms,
 		.deny_comm_cnt = env->deny_comm_cnt,
-		.unfiltered = env->cfg.stacks_unfiltered,
-		.full_lbr = (env->debug_feats & DEBUG_FULL_LBR) || env->cfg.stacks_unfiltered,
 		.clock_off_ns = clock_offset_ns(),
 		.probes = env->inject_probes,
 		.probe_cnt = env->inject_probe_cnt,
@@ -572,7 +580,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
 	o.user_stacks = ustacks;
 	o.ustack_size = env->cfg.ustack_size;
-	sink = make_sink(env, tgt->out, &inner);
+	sink = make_sink(env, &o.view, tgt->out, &inner);
 	if (!sink) {
 		err = -ENOMEM;
 		goto out;
@@ -583,16 +591,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		struct capture_opts copts = {
 			.sz = sizeof(copts), .funcs = funcs, .func_cnt = cnt,
 			.clock_off_ns = o.clock_off_ns,
-			.views = {
-				.stack_view = true, .func_trace = env->emit_func_trace,
-				.lbr = env->use_lbr, .full_lbr = o.full_lbr,
-				.unfiltered = o.unfiltered, .emit_addrs = env->cfg.stacks_emit_addrs,
-				.dec_offs = env->cfg.stacks_dec_offs,
-				.lbr_max_count = env->cfg.lbr_max_count,
-				.args = args != NULL,
-				.args_fmt = env->cfg.args_fmt_mode,
-				.args_max_width = env->cfg.args_fmt_max_arg_width,
-			},
+			.view = o.view,
 			.args = args,
 			.probes = env->inject_probes,
 			.probe_cnt = env->inject_probe_cnt,

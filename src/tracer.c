@@ -158,7 +158,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	opts = &t->o;
 	feat = opts->feat;
 
-	if (opts->lbr) {
+	if (opts->view.lbr) {
 		if (!feat->has_branch_snapshot) {
 			err = -EOPNOTSUPP;
 			goto err;
@@ -237,9 +237,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		goto err;
 
 	skel->rodata->emit_success_stacks = opts->success_stacks;
-	skel->rodata->emit_func_trace = opts->func_trace;
+	skel->rodata->emit_func_trace = opts->view.func_trace;
 	skel->rodata->emit_interim_stacks = opts->interim;
-	skel->rodata->capture_lbr = opts->lbr;
+	skel->rodata->capture_lbr = opts->view.lbr;
 	skel->rodata->use_cookies = t->att && mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;
 	skel->rodata->kret_ip_off = feat->kret_ip_off;
@@ -587,8 +587,7 @@ int tracer__start(struct tracer *t)
 
 	t->bopts = (struct sample_build_opts){
 		.sz = sizeof(t->bopts), .funcs = t->o.funcs, .func_cnt = t->o.func_cnt,
-		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .trace = t->o.func_trace,
-		.lbr = t->o.lbr, .unfiltered = t->o.unfiltered, .full_lbr = t->o.full_lbr,
+		.syms = t->o.syms, .clock_off_ns = t->o.clock_off_ns, .view = t->o.view,
 		.args = t->o.args, .probes = t->o.probes, .probe_cnt = t->o.probe_cnt,
 		.probe_args = t->o.probe_args,
 		.ustack = t->o.user_stacks,

@@ -22,6 +22,7 @@
 #include "capture.h"
 #include "sym_resolver.h"
 #include "ustack.h"
+#include "view.h"
 
 struct tracer_opts {
 	size_t sz;			/* sizeof(struct tracer_opts) */
@@ -35,9 +36,9 @@ struct tracer_opts {
 
 	/* what BPF records */
 	bool success_stacks;		/* successful sessions too */
-	bool func_trace;		/* every call (-T) */
+	/* -T (view.func_trace) and --lbr (view.lbr) are recorded; all of it is decoded */
+	struct view_opts view;
 	bool interim;			/* interim samples (-I) */
-	bool lbr;
 	__u64 lbr_flags;		/* PERF_SAMPLE_BRANCH_*, 0 = any_return */
 	__u64 duration_ns;		/* only sessions at least this long */
 	__u32 ringbuf_size;		/* 0: the BPF object's default */
@@ -65,8 +66,6 @@ struct tracer_opts {
 
 	/* decoding */
 	struct sym_resolver syms;
-	bool unfiltered;		/* keep BPF machinery frames and all LBR records */
-	bool full_lbr;
 
 	__s64 clock_off_ns;		/* CLOCK_REALTIME - CLOCK_MONOTONIC */
 

@@ -11,7 +11,6 @@
 
 struct ctx {
 	struct sample_build_opts b;
-	struct text_sink_opts t;
 };
 
 static int on_session(void *c, const struct sess_recs *r)
@@ -25,7 +24,7 @@ static int on_session(void *c, const struct sess_recs *r)
 	if (err)
 		return err;
 	fuzz_sink_reset();
-	err = render_text__sample(fuzz_sink(), s, &ctx->t);
+	err = render_text__sample(fuzz_sink(), s, &ctx->b.view);
 	fflush(fuzz_sink());
 	sample__free(s);
 	return err;
@@ -51,7 +50,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	replay__build_opts(r, &ctx.b);
-	replay__text_opts(r, &ctx.t);
 	st = session_store__new(&so);
 	if (!st)
 		abort();

@@ -51,7 +51,6 @@ static int fake_src(void *ctx, const struct addr_space *as, __u64 addr, struct s
 
 struct ctx {
 	struct sample_build_opts b;
-	struct text_sink_opts t;
 	struct sink *json;		/* set: JSON lines instead of text */
 	FILE *out;
 };
@@ -78,7 +77,7 @@ static int on_session(void *c, const struct sess_recs *r)
 	if (ctx->json)
 		err = sink__sample(ctx->json, s);
 	else
-		err = render_text__sample(ctx->out, s, &ctx->t);
+		err = render_text__sample(ctx->out, s, &ctx->b.view);
 	fflush(ctx->out);
 	sample__free(s);
 	return err;
@@ -111,19 +110,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.func_cnt = sizeof(funcs) / sizeof(funcs[0]),
 		.syms = { .sym = views & 0x80 ? NULL : fake_ksym, .src = fake_src },
 		.clock_off_ns = (__s64)1700000000 * 1000000000,
-		.trace = views & 0x2,
-		.lbr = views & 0x4,
-		.full_lbr = views & 0x8,
-		.unfiltered = views & 0x10,
-	};
-	ctx.t = (struct text_sink_opts){
-		.sz = sizeof(ctx.t),
-		.stack_view = views & 0x1,
-		.func_trace = views & 0x2,
-		.lbr = views & 0x4,
-		.emit_addrs = views & 0x20,
-		.dec_offs = views & 0x40,
-		.lbr_max_count = views & 0x3,
+		.view = {
+			.stack = views & 0x1,
+			.func_trace = views & 0x2,
+			.lbr = views & 0x4,
+			.full_lbr = views & 0x8,
+			.unfiltered = views & 0x10,
+			.emit_addrs = views & 0x20,
+			.dec_offs = views & 0x40,
+			.lbr_max_count = views & 0x3,
+		},
 	};
 	/* stack view off and emit-addrs on: a combination the text test doesn't need, JSON */
 	if (!(views & 0x1) && (views & 0x20)) {

@@ -332,7 +332,7 @@ static void test_stripped_bare(void **state)
 {
 	struct symbolize *s = make(UPROG_DIR "/nonexistent", NULL);
 	struct sym_resolver r = symbolize__resolver(s);
-	struct text_sink_opts to = { .sz = sizeof(to) };
+	struct view_opts view = {};
 	struct code_loc loc = {};
 	char cell[256], want[256];
 	struct answer a;
@@ -347,7 +347,7 @@ static void test_stripped_bare(void **state)
 	assert_string_equal(a.note, "no debug info");
 	loc = (struct code_loc){ .as = USER(run.pid), .addr = run.do_work,
 				 .image = a.hit.image };
-	render__fmt_sym(cell, sizeof(cell), &loc, false, &to);
+	render__fmt_sym(cell, sizeof(cell), &loc, false, &view);
 	snprintf(want, sizeof(want), "[uprog+0x%llx]", (unsigned long long)a.hit.image.file_off);
 	assert_string_equal(cell, want);
 	/* addresses outside any snapshotted mapping, and unknown processes: nothing */

@@ -11,11 +11,14 @@
 #include "render.h"
 #include "sample.h"
 
-typedef int (*view_fn)(FILE *out, const struct sample *s, const struct text_sink_opts *o);
+typedef int (*view_fn)(FILE *out, const struct sample *s, const struct view_opts *v);
 
-/* Build a sample from @r with @b and render it with @view (NULL: the whole sample). */
+/*
+ * Build a sample from @r with @b and render it with @view (NULL: the whole sample), both as
+ * @b->view says: a live run decodes and shows one view.
+ */
 static inline char *harness_render(const struct sess_recs *r, const struct sample_build_opts *b,
-				   const struct text_sink_opts *t, view_fn view)
+				   view_fn view)
 {
 	struct sample *s;
 	char *buf = NULL;
@@ -24,28 +27,12 @@ static inline char *harness_render(const struct sess_recs *r, const struct sampl
 
 	assert_int_equal(sample__build(r, b, &s), 0);
 	if (view)
-		assert_int_equal(view(f, s, t), 0);
+		assert_int_equal(view(f, s, &b->view), 0);
 	else
-		assert_int_equal(render_text__sample(f, s, t), 0);
+		assert_int_equal(render_text__sample(f, s, &b->view), 0);
 	sample__free(s);
 	fclose(f);
 	return buf;
-}
-
-/* A session with only an end record (and empty start). */
-static inline char *harness_render_end(const struct func *funcs, size_t func_cnt,
-				       struct sym_resolver syms,
-				       const struct rec_session_end *e,
-				       const struct text_sink_opts *t, view_fn view)
-{
-	struct rec_session_start st = {};
-	struct sess_recs r = { .start = &st, .end = e };
-	struct sample_build_opts b = {
-		.sz = sizeof(b), .funcs = funcs, .func_cnt = func_cnt, .syms = syms,
-		.trace = t->func_trace, .lbr = t->lbr,
-	};
-
-	return harness_render(&r, &b, t, view);
 }
 
 #endif

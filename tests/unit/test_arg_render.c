@@ -13,6 +13,7 @@
 #include "arg_plan.h"
 #include "arg_render.h"
 #include "sample_harness.h"
+#include "sink.h"
 
 static const struct arg_limits lim = { .max_sized = 256, .max_str = 64 };
 
@@ -314,10 +315,6 @@ static char *view_with(bool trace, enum args_fmt_mode mode, int width, bool lose
 {
 	struct func funcs[2] = { funcs_tmpl[0], funcs_tmpl[1] };
 	struct arg_plans_opts po = { .sz = sizeof(po), .arch = &arg_arch_x86_64, .limits = lim };
-	struct text_sink_opts t = {
-		.sz = sizeof(t), .stack_view = !trace, .func_trace = trace, .args = true,
-		.args_fmt = mode, .args_max_width = width,
-	};
 	const __u64 cmd = 0;
 	struct recbuf outer, inner;
 	const struct rec_fnargs *recs[2] = { &outer.r, &inner.r };
@@ -339,8 +336,11 @@ static char *view_with(bool trace, enum args_fmt_mode mode, int width, bool lose
 		.start = &st, .end = &e, .trace = tr, .trace_cnt = trace ? 4 : 0,
 		.args = lose_outer ? recs + 1 : recs, .args_cnt = lose_outer ? 1 : 2,
 	};
-	struct sample_build_opts bo = { .sz = sizeof(bo), .funcs = funcs, .func_cnt = 2,
-					.trace = trace };
+	struct sample_build_opts bo = {
+		.sz = sizeof(bo), .funcs = funcs, .func_cnt = 2,
+		.view = { .stack = !trace, .func_trace = trace, .args = true, .args_fmt = mode,
+			  .args_max_width = width },
+	};
 	struct arg_plans *ps;
 	char *out;
 
@@ -356,7 +356,7 @@ static char *view_with(bool trace, enum args_fmt_mode mode, int width, bool lose
 	inner.r.func_id = 1;
 	inner.r.seq_id = 1;
 	if (render) {
-		out = harness_render(&r, &bo, &t, render);
+		out = harness_render(&r, &bo, render);
 	} else {
 		struct json_sink_opts jo = { .sz = sizeof(jo) };
 		struct sample *smp;

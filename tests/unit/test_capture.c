@@ -48,8 +48,7 @@ static const struct func funcs[] = {
 };
 
 struct render_state {
-	struct sample_build_opts b;
-	struct text_sink_opts o;
+	struct sample_build_opts b;	/* its view is the one the sample shows */
 	FILE *out;
 };
 
@@ -61,7 +60,7 @@ static int on_session(void *ctx, const struct sess_recs *r)
 
 	if (err)
 		return err;
-	err = render_text__sample(rs->out, s, &rs->o);
+	err = render_text__sample(rs->out, s, &rs->b.view);
 	sample__free(s);
 	return err;
 }
@@ -101,11 +100,10 @@ static char *run_live(const char *path)
 {
 	struct sym_resolver live = { .sym = live_ksym, .src = live_src };
 	struct render_state rs = {
-		.b = { .sz = sizeof(rs.b), .funcs = funcs, .func_cnt = 2 },
-		.o = { .sz = sizeof(rs.o), .stack_view = true },
+		.b = { .sz = sizeof(rs.b), .funcs = funcs, .func_cnt = 2, .view.stack = true },
 	};
 	struct capture_opts co = {
-		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2, .views = { .stack_view = true },
+		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2, .view = rs.b.view,
 	};
 	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
 	struct session_store *st = session_store__new(&so);
@@ -136,8 +134,6 @@ static char *run_replay(const char *path)
 
 	assert_non_null(r);
 	replay__build_opts(r, &rs.b);
-	replay__text_opts(r, &rs.o);
-	assert_true(rs.o.stack_view);
 	assert_int_equal(rs.b.func_cnt, 2);
 	assert_int_equal(rs.b.funcs[0].addr, 0x1000);
 	rs.out = open_memstream(&buf, &len);
@@ -188,6 +184,75 @@ static void test_replay_keeps_cut_lookups(void **state)
 	assert_non_null(strstr(live, "outer_fn+0x10  (source lookup cut short)"));
 	assert_null(strstr(live, "kernel/outer.c"));
 	free(live);
+}
+
+/* Replay @view written with (or without) argument plans; @got is what replay decodes. */
+static void view_through_capture(const struct view_opts *view, bool plans, struct view_opts *got)
+{
+	char path[] = "/tmp/retsnoop-cap-XXXXXX";
+	struct arg_plans *ps = arg_plans__new_empty(2);
+	struct capture_opts co = {
+		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2, .view = *view,
+		.args = plans ? ps : NULL,
+	};
+	struct sample_build_opts b;
+	struct capture *c;
+	struct replay *r;
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	c = capture__create(path, &co);
+	assert_non_null(c);
+	assert_int_equal(capture__close(c), 0);
+	r = replay__open(path);
+	assert_non_null(r);
+	replay__build_opts(r, &b);
+	*got = b.view;
+	replay__free(r);
+	arg_plans__free(ps);
+	unlink(path);
+}
+
+static void assert_view_equal(const struct view_opts *a, const struct view_opts *b)
+{
+	assert_int_equal(a->stack, b->stack);
+	assert_int_equal(a->func_trace, b->func_trace);
+	assert_int_equal(a->lbr, b->lbr);
+	assert_int_equal(a->full_lbr, b->full_lbr);
+	assert_int_equal(a->unfiltered, b->unfiltered);
+	assert_int_equal(a->lbr_max_count, b->lbr_max_count);
+	assert_int_equal(a->emit_addrs, b->emit_addrs);
+	assert_int_equal(a->dec_offs, b->dec_offs);
+	assert_int_equal(a->args, b->args);
+	assert_int_equal(a->args_fmt, b->args_fmt);
+	assert_int_equal(a->args_max_width, b->args_max_width);
+}
+
+/*
+ * A replay shows what the live run showed: each field of its view, set alone, reads back
+ * as itself and nothing else; the arguments' part only when the run had plans to show.
+ */
+static void test_view_replays(void **state)
+{
+	static const struct view_opts one[] = {
+		{ .stack = true }, { .func_trace = true }, { .lbr = true }, { .full_lbr = true },
+		{ .unfiltered = true }, { .lbr_max_count = 7 }, { .emit_addrs = true },
+		{ .dec_offs = true },
+		{ .args = true, .args_fmt = ARGS_FMT_VERBOSE, .args_max_width = 33 },
+		{ .args = true, .args_fmt = ARGS_FMT_MULTILINE },
+	};
+	const struct view_opts none = {};
+	struct view_opts got;
+	size_t i;
+
+	for (i = 0; i < sizeof(one) / sizeof(one[0]); i++) {
+		view_through_capture(&one[i], true, &got);
+		assert_view_equal(&got, &one[i]);
+	}
+	/* -A asked for but nothing planned (no argument support): replay shows none */
+	view_through_capture(&one[8], false, &got);
+	assert_view_equal(&got, &none);
 }
 
 static void test_bad_files(void **state)
@@ -319,14 +384,11 @@ static char *args_live(const char *path, enum args_fmt_mode mode, struct args_fi
 	struct arg_plans_opts po = {
 		.sz = sizeof(po), .arch = &arg_arch_x86_64, .limits = { 256, 256 },
 	};
-	struct render_state rs = {
-		.o = { .sz = sizeof(rs.o), .stack_view = true, .args = true, .args_fmt = mode,
-		       .args_max_width = 40 },
+	const struct view_opts view = {
+		.stack = true, .args = true, .args_fmt = mode, .args_max_width = 40,
 	};
-	struct capture_opts co = {
-		.sz = sizeof(co), .funcs = fs, .func_cnt = 2,
-		.views = { .stack_view = true, .args = true, .args_fmt = mode, .args_max_width = 40 },
-	};
+	struct render_state rs = {};
+	struct capture_opts co = { .sz = sizeof(co), .funcs = fs, .func_cnt = 2, .view = view };
 	struct session_store_opts so = { .sz = sizeof(so), .on_session = on_session, .ctx = &rs };
 	struct session_store *st = session_store__new(&so);
 	struct arg_plans *ps;
@@ -340,7 +402,7 @@ static char *args_live(const char *path, enum args_fmt_mode mode, struct args_fi
 	assert_non_null(ps);
 	co.args = ps;
 	rs.b = (struct sample_build_opts){ .sz = sizeof(rs.b), .funcs = fs, .func_cnt = 2,
-					   .args = ps };
+					   .view = view, .args = ps };
 	c = capture__create(path, &co);
 	assert_non_null(c);
 	rs.out = open_memstream(&buf, &len);
@@ -496,12 +558,10 @@ static void test_probes_replay_matches_live(void **state)
 	char path[] = "/tmp/retsnoop-cap-XXXXXX";
 	struct sym_resolver syms = { .sym = live_ksym, .src = live_src };
 	struct probe_spec probes[2];
-	struct render_state rs = {
-		.o = { .sz = sizeof(rs.o), .stack_view = true, .func_trace = true, .args = true },
-	};
+	const struct view_opts view = { .stack = true, .func_trace = true, .args = true };
+	struct render_state rs = {};
 	struct capture_opts co = {
-		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2,
-		.views = { .stack_view = true, .func_trace = true, .args = true },
+		.sz = sizeof(co), .funcs = funcs, .func_cnt = 2, .view = view,
 		.probes = probes, .probe_cnt = 2,
 	};
 	const struct arg_limits lim = { .max_sized = 64, .max_str = 64 };
@@ -527,7 +587,7 @@ static void test_probes_replay_matches_live(void **state)
 	co.probe_args = pargs;
 	co.args = fargs;
 	rs.b = (struct sample_build_opts){ .sz = sizeof(rs.b), .funcs = funcs, .func_cnt = 2,
-					   .trace = true, .probes = probes, .probe_cnt = 2,
+					   .view = view, .probes = probes, .probe_cnt = 2,
 					   .args = fargs, .probe_args = pargs };
 	c = capture__create(path, &co);
 	assert_non_null(c);
@@ -601,7 +661,7 @@ static void test_answers_by_space(void **state)
 	const struct addr_space k = ADDR_SPACE_KERNEL_INIT;
 	const struct addr_space u = { ADDR_SPACE_USER, 41 }, other = { ADDR_SPACE_USER, 7 };
 	struct sym_resolver live = { .sym = space_sym, .src = space_src }, r;
-	struct capture_opts co = { .sz = sizeof(co), .views = { .stack_view = true } };
+	struct capture_opts co = { .sz = sizeof(co), .view.stack = true };
 	char path[] = "/tmp/test_capture.XXXXXX";
 	struct sample_build_opts b;
 	struct src_frame fr[4];
@@ -664,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_replay_matches_live),
 		cmocka_unit_test(test_replay_keeps_cut_lookups),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_view_replays),
 		cmocka_unit_test(test_args_replay_matches_live),
 		cmocka_unit_test(test_probes_replay_matches_live),
 		cmocka_unit_test(test_answers_by_space),

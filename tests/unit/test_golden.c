@@ -15,8 +15,7 @@
 #include "result_fmt.h"
 
 struct out_state {
-	struct sample_build_opts b;
-	struct text_sink_opts o;
+	struct sample_build_opts b;	/* the capture's view: what the run showed */
 	FILE *f;
 };
 
@@ -28,7 +27,7 @@ static int on_session(void *ctx, const struct sess_recs *r)
 
 	if (err)
 		return err;
-	err = render_text__sample(st->f, s, &st->o);
+	err = render_text__sample(st->f, s, &st->b.view);
 	sample__free(s);
 	return err;
 }
@@ -61,7 +60,6 @@ static char *replay(const char *cap)
 
 	assert_non_null(r);
 	replay__build_opts(r, &st.b);
-	replay__text_opts(r, &st.o);
 	store = session_store__new(&so);
 	st.f = open_memstream(&buf, &len);
 	assert_int_equal(replay__feed(r, store), 0);
@@ -114,8 +112,7 @@ static void test_goldens(void **state)
  * results and durations the text shows (checked against the text of the same sample).
  */
 struct json_state {
-	struct sample_build_opts b;
-	struct text_sink_opts o;
+	struct sample_build_opts b;	/* the capture's view: what the run showed */
 	struct sink *json;
 	char *jbuf;
 	size_t jlen;
@@ -165,7 +162,7 @@ static int on_session_json(void *ctx, const struct sess_recs *r)
 	const char *kind;
 
 	assert_int_equal(sample__build(r, &st->b, &s), 0);
-	assert_int_equal(render_text__sample(tf, s, &st->o), 0);
+	assert_int_equal(render_text__sample(tf, s, &st->b.view), 0);
 	fclose(tf);
 	/* the JSON of this one sample: the last line written */
 	fflush(st->jf);
@@ -232,7 +229,6 @@ static void test_goldens_json(void **state)
 		r = replay__open(cap);
 		assert_non_null(r);
 		replay__build_opts(r, &st.b);
-		replay__text_opts(r, &st.o);
 		st.jf = open_memstream(&st.jbuf, &st.jlen);
 		jo.out = st.jf;
 		st.json = json_sink__new(&jo);

@@ -58,17 +58,35 @@ static const struct func funcs[] = {
 static struct rec_lbr_stack lbr;
 static struct rec_session_end end;
 
-static char *render_lbr_of(const struct rec_lbr_stack *l, int max_count, bool full)
+static struct rec_session_start start;
+
+static struct sample_build_opts lbr_opts(int max_count, bool full)
 {
-	struct text_sink_opts o = { .sz = sizeof(o), .lbr = true, .lbr_max_count = max_count };
-	struct rec_session_start st = {};
-	struct sess_recs r = { .start = &st, .end = &end, .lbr = l };
-	struct sample_build_opts b = {
-		.sz = sizeof(b), .funcs = funcs, .func_cnt = 2, .lbr = true, .full_lbr = full,
+	return (struct sample_build_opts){
+		.sz = sizeof(struct sample_build_opts), .funcs = funcs, .func_cnt = 2,
+		.view = { .lbr = true, .full_lbr = full, .lbr_max_count = max_count },
 		.syms = { .sym = ksym, .src = src },
 	};
+}
 
-	return harness_render(&r, &b, &o, render_lbr);
+static char *render_lbr_of(const struct rec_lbr_stack *l, int max_count, bool full)
+{
+	struct sess_recs r = { .start = &start, .end = &end, .lbr = l };
+	struct sample_build_opts b = lbr_opts(max_count, full);
+
+	return harness_render(&r, &b, render_lbr);
+}
+
+/* The model the view is drawn from (sample__free() it). */
+static struct sample *model_of(const struct rec_lbr_stack *l, bool full)
+{
+	struct sess_recs r = { .start = &start, .end = &end, .lbr = l };
+	struct sample_build_opts b = lbr_opts(0, full);
+	struct sample *s;
+
+	assert_int_equal(sample__build(&r, &b, &s), 0);
+	assert_true(s->has_lbr);
+	return s;
 }
 
 static char *render(int max_count, bool full)
@@ -99,9 +117,25 @@ static void setup_seed(void)
 
 static void test_seed_layout(void **state)
 {
+	struct sample *s;
 	char *out;
 
 	setup_seed();
+	/* the model: every record, newest first; relevant from #18, the last touching AMAC */
+	s = model_of(&lbr, false);
+	assert_int_equal(s->lbr_cnt, 23);
+	assert_true(s->lbr_relevant);
+	assert_int_equal(s->lbr_first, 18);
+	assert_string_equal(s->lbrs[22].from.sym, "ftrace_trampoline");
+	assert_int_equal(s->lbrs[22].to.addr, AMAC + 0x5);
+	assert_int_equal(s->lbrs[22].to.src_cnt, 1);
+	assert_int_equal(s->lbrs[22].to.src[0].line, 53);
+	/* branch ends are looked up at the address itself, not the call before it */
+	assert_int_equal(s->lbrs[21].from.src_cnt, 2);
+	assert_string_equal(s->lbrs[21].from.src[1].func, "bpf_map_attr_numa_node");
+	assert_string_equal(s->lbrs[18].to.sym, "__kretprobe_trampoline");
+	assert_int_equal(s->lbrs[18].to.src_cnt, 0);
+	sample__free(s);
 	out = render(0, false);
 	assert_string_equal(out,
 "[#22] ftrace_trampoline+0x14c                                    ->  array_map_alloc_check+0x5   (kernel/bpf/arraymap.c:53:20)\n"
@@ -130,9 +164,15 @@ static void test_max_count_keeps_most_recent(void **state)
 
 static void test_full_and_irrelevant(void **state)
 {
+	struct sample *s;
 	char *out;
 
 	setup_seed();
+	s = model_of(&lbr, true);
+	assert_int_equal(s->lbr_cnt, 23);
+	assert_true(s->lbr_relevant);
+	assert_int_equal(s->lbr_first, 0);
+	sample__free(s);
 	out = render(0, true);
 	assert_non_null(strstr(out, "[#00] bpf_prog_123_kexit+0x8"));
 	assert_null(strstr(out, "No relevant LBR"));
@@ -141,6 +181,11 @@ static void test_full_and_irrelevant(void **state)
 	/* nothing touches the deepest function: show all, say so */
 	memset(&lbr.lbrs[18], 0, 5 * sizeof(lbr.lbrs[0]));
 	lbr.lbrs_sz = 18 * sizeof(struct lbr_record);
+	s = model_of(&lbr, false);
+	assert_int_equal(s->lbr_cnt, 18);
+	assert_false(s->lbr_relevant);
+	assert_int_equal(s->lbr_first, 0);
+	sample__free(s);
 	out = render(0, false);
 	assert_non_null(strstr(out, "[#17] bpf_prog_123_kexit+0x118"));
 	assert_non_null(strstr(out, "[#00] bpf_prog_123_kexit+0x8"));
@@ -150,11 +195,21 @@ static void test_full_and_irrelevant(void **state)
 
 static void test_errors(void **state)
 {
-	char *out = render_lbr_of(NULL, 0, false);
+	struct sample *s = model_of(NULL, false);
+	char *out;
+
+	assert_true(s->lbr_missing);
+	assert_int_equal(s->lbr_cnt, 0);
+	sample__free(s);
+	out = render_lbr_of(NULL, 0, false);
 
 	assert_string_equal(out, "LBR data was dropped and is missing in this sample!\n");
 	free(out);
 	lbr.lbrs_sz = -2;
+	s = model_of(&lbr, false);
+	assert_false(s->lbr_missing);
+	assert_int_equal(s->lbr_err, -2);
+	sample__free(s);
 	out = render(0, false);
 	assert_string_equal(out, "Failed to capture LBR entries: -2\n");
 	free(out);

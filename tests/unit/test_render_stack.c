@@ -516,8 +516,6 @@ static char *describe(const struct sample *s)
 
 static void run_case(const struct stack_case *c)
 {
-	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = true,
-				    .emit_addrs = c->emit_addrs, .dec_offs = c->dec_offs };
 	struct sym_resolver rs = {
 		.sym = fake_ksym,
 		.src = c->src_failed ? failed_src : c->with_src ? fake_src : NULL,
@@ -526,7 +524,9 @@ static void run_case(const struct stack_case *c)
 	struct rec_session_end e;
 	struct sess_recs r = { .start = &st, .end = &e };
 	struct sample_build_opts b = { .sz = sizeof(b), .funcs = funcs, .func_cnt = FUNC_CNT,
-				       .syms = rs, .unfiltered = c->unfiltered };
+				       .syms = rs,
+				       .view = { .stack = true, .unfiltered = c->unfiltered,
+						 .emit_addrs = c->emit_addrs, .dec_offs = c->dec_offs } };
 	struct sample *s;
 	char *model, *text;
 
@@ -540,7 +540,7 @@ static void run_case(const struct stack_case *c)
 	sample__free(s);
 	free(model);
 
-	text = harness_render(&r, &b, &o, render_stack);
+	text = harness_render(&r, &b, render_stack);
 	if (strcmp(text, c->text) != 0)
 		print_error("case '%s': text\n%s\nwant\n%s\n", c->name, text, c->text);
 	assert_string_equal(text, c->text);

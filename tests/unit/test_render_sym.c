@@ -7,9 +7,9 @@
 static const char *cell(const struct code_loc *loc, bool addrs)
 {
 	static char buf[128];
-	struct text_sink_opts o = { .sz = sizeof(o), .emit_addrs = addrs };
+	struct view_opts v = { .emit_addrs = addrs };
 
-	render__fmt_sym(buf, sizeof(buf), loc, false, &o);
+	render__fmt_sym(buf, sizeof(buf), loc, false, &v);
 	return buf;
 }
 

@@ -24,21 +24,58 @@ static const struct func funcs[] = {
 static char *render_probes(const struct rec_func_trace *t, size_t n,
 			   const struct probe_spec *probes, size_t probe_cnt)
 {
-	struct text_sink_opts o = { .sz = sizeof(o), .func_trace = true };
 	struct rec_session_start st = {};
 	struct rec_session_end e = {};
 	struct sess_recs r = { .start = &st, .end = &e, .trace = t, .trace_cnt = n };
 	struct sample_build_opts b = {
-		.sz = sizeof(b), .funcs = funcs, .func_cnt = 5, .trace = true,
+		.sz = sizeof(b), .funcs = funcs, .func_cnt = 5, .view.func_trace = true,
 		.probes = probes, .probe_cnt = probe_cnt,
 	};
 
-	return harness_render(&r, &b, &o, render_trace);
+	return harness_render(&r, &b, render_trace);
 }
 
 static char *render(const struct rec_func_trace *t, size_t n)
 {
 	return render_probes(t, n, NULL, 0);
+}
+
+/*
+ * The rows of the model the table is drawn from, one word each: the kind (E entry, X exit,
+ * L leaf), the depth, ":" and the function id, and for exits and leaves "=" and the result;
+ * a gap is "G:" and the number of records missing.
+ */
+static char *rows_of(const struct rec_func_trace *t, size_t n)
+{
+	static const char kinds[] = { [TRACE_ENTRY] = 'E', [TRACE_EXIT] = 'X',
+				      [TRACE_LEAF] = 'L', [TRACE_GAP] = 'G', [TRACE_PROBE] = 'P' };
+	struct rec_session_start st = {};
+	struct rec_session_end e = {};
+	struct sess_recs r = { .start = &st, .end = &e, .trace = t, .trace_cnt = n };
+	struct sample_build_opts b = {
+		.sz = sizeof(b), .funcs = funcs, .func_cnt = 5, .view.func_trace = true,
+	};
+	struct sample *s;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_int_equal(sample__build(&r, &b, &s), 0);
+	assert_true(s->has_trace);
+	for (i = 0; i < s->row_cnt; i++) {
+		const struct trace_row *row = &s->rows[i];
+
+		if (row->kind == TRACE_GAP)
+			fprintf(f, "%sG:%u", i ? " " : "", row->missing);
+		else
+			fprintf(f, "%s%c%u:%d", i ? " " : "", kinds[row->kind], row->depth,
+				row->func_id);
+		if (row->kind == TRACE_EXIT || row->kind == TRACE_LEAF)
+			fprintf(f, "=%lld", (long long)row->res);
+	}
+	fclose(f);
+	sample__free(s);
+	return buf;
 }
 
 static void test_seed_table(void **state)
@@ -54,8 +91,13 @@ static void test_seed_table(void **state)
 		X(8, 3, 2, 6104, 0),
 		X(9, 0, 1, 374697, 5),
 	};
-	char *out = render(t, sizeof(t) / sizeof(t[0]));
+	char *out = rows_of(t, sizeof(t) / sizeof(t[0]));
 
+	/* the model: each entry directly followed by its exit is one leaf row; ptr as signed */
+	assert_string_equal(out, "E1:0 E2:1 L3:2=-60473136259072 X2:1=-60473136259072 "
+				 "E2:3 L3:4=0 X2:3=0 X1:0=5");
+	free(out);
+	out = render(t, sizeof(t) / sizeof(t[0]));
 	assert_string_equal(out,
 "FUNCTION CALL TRACE                 RESULT                 DURATION\n"
 "---------------------------------   --------------------  ---------\n"
@@ -76,7 +118,11 @@ static void test_missing_records(void **state)
 		E(0, 0, 1),
 		X(4, 0, 1, 1000, -22),
 	};
-	char *out = render(t, 2);
+	char *out = rows_of(t, 2);
+
+	assert_string_equal(out, "E1:0 G:3 X1:0=-22");
+	free(out);
+	out = render(t, 2);
 
 	assert_non_null(strstr(out, "\u203c ... missing 3 record(s) ...   ...   "));
 	assert_non_null(strstr(out, "← bpf_prog_load"));
@@ -91,7 +137,11 @@ static void test_not_leaf_when_not_consecutive(void **state)
 		E(0, 0, 1),
 		X(2, 0, 1, 1000, 0),
 	};
-	char *out = render(t, 2);
+	char *out = rows_of(t, 2);
+
+	assert_string_equal(out, "E1:0 G:1 X1:0=0");
+	free(out);
+	out = render(t, 2);
 
 	assert_null(strstr(out, "↔"));
 	assert_non_null(strstr(out, "→ bpf_prog_load\n"));

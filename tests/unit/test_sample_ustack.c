@@ -181,15 +181,15 @@ static void test_model(void **state)
 
 static char *render(struct fixture *fx, bool stack_view, bool trace)
 {
-	struct text_sink_opts o = { .sz = sizeof(o), .stack_view = stack_view, .func_trace = trace };
 	struct sample *s;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	fx->b.trace = trace;
+	fx->b.view = (struct view_opts){ .stack = stack_view, .func_trace = trace };
 	assert_int_equal(sample__build(&fx->r, &fx->b, &s), 0);
-	assert_int_equal(stack_view ? render_stack(f, s, &o) : render_ustack(f, s, &o), 0);
+	assert_int_equal(stack_view ? render_stack(f, s, &fx->b.view) :
+				      render_ustack(f, s, &fx->b.view), 0);
 	sample__free(s);
 	fclose(f);
 	return buf;
