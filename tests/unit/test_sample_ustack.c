@@ -270,12 +270,70 @@ static void test_json(void **state)
 	free(buf);
 }
 
+/*
+ * The "kernel" rule marks where user space ends: above the first kernel frame, so below
+ * traced user-space functions too, and nowhere in a session of user functions only.
+ */
+static const struct func mixed_funcs[] = {
+	{ .name = "do_work", .flags = FUNC_IS_ENTRY | FUNC_USER },
+	{ .name = "__x64_sys_openat", .flags = FUNC_NEEDS_SIGN_EXT },
+};
+
+static void mixed_init(struct fixture *fx, int depth)
+{
+	fixture_init(fx, true);
+	fx->b.funcs = mixed_funcs;
+	fx->b.func_cnt = 2;
+	fx->end.stack.max_depth = depth;
+	fx->end.stack.func_ids[0] = 0;
+	fx->end.stack.func_ids[1] = 1;
+	fx->end.stack.func_res[0] = -1;
+	fx->end.stack.func_res[1] = -2;
+	if (depth == 1)
+		fx->end.stack.kstack_sz = 0;	/* a user function's session: no kernel stack */
+}
+
+static void test_rule_at_user_kernel_boundary(void **state)
+{
+	struct fixture fx;
+	struct sample *s;
+	const char *rule, *traced, *kernel;
+	char *out;
+
+	fake_note = NULL;
+	/* user function -> syscall: user stack, do_work, the rule, then the kernel's */
+	mixed_init(&fx, 2);
+	out = render(&fx, true, false);
+	rule = strstr(out, " kernel ");
+	traced = strstr(out, "do_work  ");
+	kernel = strstr(out, "0xffffffff81000100");
+	assert_non_null(rule);
+	assert_non_null(traced);
+	assert_non_null(kernel);
+	assert_true(traced < rule && rule < kernel);
+	assert_null(strstr(rule + 1, " kernel "));	/* one rule */
+	free(out);
+	/* the model behind it: do_work is a user function, the syscall frame is not */
+	mixed_init(&fx, 2);
+	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	assert_true(s->frame_cnt >= 2);
+	assert_true(sample__func(s, s->frames[0].func_id)->flags & FUNC_USER);
+	sample__free(s);
+	/* user functions only: the user stack flows into the traced frame, no rule */
+	mixed_init(&fx, 1);
+	out = render(&fx, true, false);
+	assert_non_null(strstr(out, "do_work  "));
+	assert_null(strstr(out, "kernel"));
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_stack_view),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_rule_at_user_kernel_boundary),
 	};
 
 	return cmocka_run_group_tests_name("sample_ustack", tests, NULL, NULL);
