@@ -5,11 +5,13 @@
  * how many bytes to read; here the plan is followed with no type work, into a per-CPU
  * buffer that goes out as one REC_FNARGS tied to the call by (session id, seq id).
  *
- * BPF-side only; included by retsnoop.bpf.c after the session helpers it uses
- * (struct session, and records.bpf.h: emit_session_start(), count_dropped_record()).
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_ARGS_BPF_H
 #define __RETSNOOP_ARGS_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "records.bpf.h"
 
 /* errno values (asm-generic, the same on every architecture retsnoop supports) */
 #define FNARG_E2BIG		7
@@ -17,8 +19,7 @@
 #define FNARG_ENODATA		61
 #define FNARG_EOPNOTSUPP	95
 
-/* Set by user space before load. */
-const volatile bool capture_args = false;
+/* Set by user space before load (-A itself: capture_args). */
 const volatile __u32 args_max_total = 3072;	/* args.max-total-args-size */
 const volatile bool args_raw_ptrs = false;	/* args.capture-raw-ptrs */
 

@@ -7,11 +7,14 @@
  * one function serves every program type. Sent as a REC_CTXARGS (struct rec_fnargs, the
  * probe id for the function id) tied to the hit's seq id.
  *
- * BPF-side only; included by retsnoop.bpf.c after args.bpf.h (the per-CPU buffer, CLAMP(),
- * the pointee capture and the record's sending).
+ * BPF-side only; a part of retsnoop.bpf.c. args.bpf.h has the per-CPU buffer, CLAMP(), the
+ * pointee capture and the record's sending.
  */
 #ifndef __RETSNOOP_PROBE_CTX_BPF_H
 #define __RETSNOOP_PROBE_CTX_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "args.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
