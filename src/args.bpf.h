@@ -207,6 +207,26 @@ static __always_inline void emit_args_rec(struct session *sess, struct rec_fnarg
 		count_dropped_record(sess);
 }
 
+/*
+ * The start of every struct rec_fnargs, a function's arguments or a probe's context: the
+ * plan @spec of function or probe @id in @specs, and this CPU's buffer with the record's
+ * progress reset. NULL (nothing to send) without either.
+ */
+static __always_inline struct fnargs_buf *fnargs_begin(void *specs, __u32 id,
+						       struct func_args_spec **spec)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct fnargs_buf *b;
+
+	*spec = bpf_map_lookup_elem(specs, &id);
+	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
+	if (!*spec || !b)
+		return NULL;
+	DATA_LEN(FNARGS_REC(b)) = 0;
+	PTR_MASK(FNARGS_REC(b)) = 0;
+	return b;
+}
+
 /* Capture argument @i as @s says into @r's data; returns its rec_fnargs.lens[] value. */
 static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnarg_spec *s,
 				       struct fnargs_buf *b, struct rec_fnargs *r, __u32 i)
@@ -295,18 +315,15 @@ static __always_inline void emit_fn_args(void *ctx, bool fentry, struct session 
 	struct func_args_spec *spec;
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
-	__u32 cpu = bpf_get_smp_processor_id(), i, n;
+	__u32 i, n;
 
-	spec = bpf_map_lookup_elem(&fnargs_specs, &id);
-	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
-	if (!spec || !b)
+	b = fnargs_begin(&fnargs_specs, id, &spec);
+	if (!b)
 		return;
 	r = FNARGS_REC(b);
 	if (!fentry)
 		save_arg_regs(ctx, b->regs);
 	n = spec->arg_cnt;
-	DATA_LEN(r) = 0;
-	PTR_MASK(r) = 0;
 	for (i = 0; i < MAX_FNARGS; i++) {
 		if (i >= n) {
 			r->lens[i] = 0;

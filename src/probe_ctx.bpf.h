@@ -87,16 +87,13 @@ static __always_inline void emit_probe_ctx(void *ctx, struct session *sess, __u3
 	struct func_args_spec *spec;
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
-	__u32 cpu = bpf_get_smp_processor_id(), i, n;
+	__u32 i, n;
 
-	spec = bpf_map_lookup_elem(&probe_ctx_specs, &probe_id);
-	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
-	if (!spec || !b)
+	b = fnargs_begin(&probe_ctx_specs, probe_id, &spec);
+	if (!b)
 		return;
 	r = FNARGS_REC(b);
 	n = spec->arg_cnt;
-	DATA_LEN(r) = 0;
-	PTR_MASK(r) = 0;
 	for (i = 0; i < MAX_FNARGS; i++) {
 		if (i >= n) {
 			r->lens[i] = 0;
