@@ -3,7 +3,7 @@
  * The floor of user-space tracing: uprobe entry and return programs that do nothing.
  * Whatever a call costs with these attached is the kernel's price for a uprobe hit (the
  * breakpoint trap, the return trampoline) and reaching a BPF program; retsnoop's own
- * handlers (src/uprobe.bpf.h) add to it.
+ * handlers (uentry/uexit in src/retsnoop.bpf.c) add to it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>

@@ -5,11 +5,13 @@
  * how many bytes to read; here the plan is followed with no type work, into a per-CPU
  * buffer that goes out as one REC_FNARGS tied to the call by (session id, seq id).
  *
- * BPF-side only; included by retsnoop.bpf.c after the session helpers it uses
- * (struct session, and records.bpf.h: emit_session_start(), count_dropped_record()).
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_ARGS_BPF_H
 #define __RETSNOOP_ARGS_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "records.bpf.h"
 
 /* errno values (asm-generic, the same on every architecture retsnoop supports) */
 #define FNARG_E2BIG		7
@@ -17,8 +19,7 @@
 #define FNARG_ENODATA		61
 #define FNARG_EOPNOTSUPP	95
 
-/* Set by user space before load. */
-const volatile bool capture_args = false;
+/* Set by user space before load (-A itself: capture_args). */
 const volatile __u32 args_max_total = 3072;	/* args.max-total-args-size */
 const volatile bool args_raw_ptrs = false;	/* args.capture-raw-ptrs */
 
@@ -206,6 +207,26 @@ static __always_inline void emit_args_rec(struct session *sess, struct rec_fnarg
 		count_dropped_record(sess);
 }
 
+/*
+ * The start of every struct rec_fnargs, a function's arguments or a probe's context: the
+ * plan @spec of function or probe @id in @specs, and this CPU's buffer with the record's
+ * progress reset. NULL (nothing to send) without either.
+ */
+static __always_inline struct fnargs_buf *fnargs_begin(void *specs, __u32 id,
+						       struct func_args_spec **spec)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct fnargs_buf *b;
+
+	*spec = bpf_map_lookup_elem(specs, &id);
+	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
+	if (!*spec || !b)
+		return NULL;
+	DATA_LEN(FNARGS_REC(b)) = 0;
+	PTR_MASK(FNARGS_REC(b)) = 0;
+	return b;
+}
+
 /* Capture argument @i as @s says into @r's data; returns its rec_fnargs.lens[] value. */
 static __always_inline int capture_arg(void *ctx, bool fentry, const struct fnarg_spec *s,
 				       struct fnargs_buf *b, struct rec_fnargs *r, __u32 i)
@@ -294,18 +315,15 @@ static __always_inline void emit_fn_args(void *ctx, bool fentry, struct session 
 	struct func_args_spec *spec;
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
-	__u32 cpu = bpf_get_smp_processor_id(), i, n;
+	__u32 i, n;
 
-	spec = bpf_map_lookup_elem(&fnargs_specs, &id);
-	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
-	if (!spec || !b)
+	b = fnargs_begin(&fnargs_specs, id, &spec);
+	if (!b)
 		return;
 	r = FNARGS_REC(b);
 	if (!fentry)
 		save_arg_regs(ctx, b->regs);
 	n = spec->arg_cnt;
-	DATA_LEN(r) = 0;
-	PTR_MASK(r) = 0;
 	for (i = 0; i < MAX_FNARGS; i++) {
 		if (i >= n) {
 			r->lens[i] = 0;

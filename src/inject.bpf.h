@@ -7,10 +7,19 @@
  * (interim.bpf.h), whose branch records are taken first thing, by every kind of probe:
  * the LBR of a tracepoint's hit is as telling as a kprobe's.
  *
- * BPF-side only; included by retsnoop.bpf.c after the session handlers.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_INJECT_BPF_H
 #define __RETSNOOP_INJECT_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "tgid_set.bpf.h"
+#include "reentry_guard.bpf.h"
+#include "session_slot.bpf.h"
+#include "records.bpf.h"
+#include "probe_ctx.bpf.h"
+#include "interim.bpf.h"
+#include "lbr_snap.bpf.h"
 
 static __always_inline int handle_probe(void *ctx)
 {

@@ -13,13 +13,15 @@
  * -L applies by the session's age at the time of the sample. Interim samples give way to
  * final ones when the ring buffer runs short, like -T records.
  *
- * BPF-side only; included by retsnoop.bpf.c after the error-chain helpers (struct frag,
- * copy_levels()) and records.bpf.h.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_INTERIM_BPF_H
 #define __RETSNOOP_INTERIM_BPF_H
 
-const volatile bool emit_interim_stacks = false;
+#include "retsnoop_state.bpf.h"
+#include "records.bpf.h"
+#include "err_chain.bpf.h"
+#include "lbr_snap.bpf.h"
 
 static __always_inline bool room_for_interim(void)
 {

@@ -2,10 +2,14 @@
 /*
  * The probed function of a kprobe/kretprobe without bpf_get_func_ip(), shared by the
  * calibration (calib_feat.bpf.c) and the tracer (retsnoop.bpf.c) so that both read it
- * exactly the same way. BPF-side only; include after vmlinux.h and the libbpf headers.
+ * exactly the same way. BPF-side only; both objects include it after saying "no CO-RE"
+ * (BPF_NO_PRESERVE_ACCESS_INDEX) and vmlinux.h.
  */
 #ifndef __RETSNOOP_KPROBE_IP_BPF_H
 #define __RETSNOOP_KPROBE_IP_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 
 /* x86 reports the address right after the int3 (ftrace-based kprobes emulate that). */
 #ifdef __TARGET_ARCH_x86

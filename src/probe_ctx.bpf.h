@@ -7,11 +7,14 @@
  * one function serves every program type. Sent as a REC_CTXARGS (struct rec_fnargs, the
  * probe id for the function id) tied to the hit's seq id.
  *
- * BPF-side only; included by retsnoop.bpf.c after args.bpf.h (the per-CPU buffer, CLAMP(),
- * the pointee capture and the record's sending).
+ * BPF-side only; a part of retsnoop.bpf.c. args.bpf.h has the per-CPU buffer, CLAMP(), the
+ * pointee capture and the record's sending.
  */
 #ifndef __RETSNOOP_PROBE_CTX_BPF_H
 #define __RETSNOOP_PROBE_CTX_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "args.bpf.h"
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -84,16 +87,13 @@ static __always_inline void emit_probe_ctx(void *ctx, struct session *sess, __u3
 	struct func_args_spec *spec;
 	struct rec_fnargs *r;
 	struct fnargs_buf *b;
-	__u32 cpu = bpf_get_smp_processor_id(), i, n;
+	__u32 i, n;
 
-	spec = bpf_map_lookup_elem(&probe_ctx_specs, &probe_id);
-	b = bpf_map_lookup_elem(&fnargs_bufs, &cpu);
-	if (!spec || !b)
+	b = fnargs_begin(&probe_ctx_specs, probe_id, &spec);
+	if (!b)
 		return;
 	r = FNARGS_REC(b);
 	n = spec->arg_cnt;
-	DATA_LEN(r) = 0;
-	PTR_MASK(r) = 0;
 	for (i = 0; i < MAX_FNARGS; i++) {
 		if (i >= n) {
 			r->lens[i] = 0;

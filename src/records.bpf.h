@@ -4,11 +4,13 @@
  * records, LBR snapshots and its end with the error chain and kernel stack, and the drop
  * counters when the buffer is full. Records leave in the order user space rebuilds them.
  *
- * BPF-side only; included by retsnoop.bpf.c after struct session, its maps and the
- * settings in .rodata that these read.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_RECORDS_BPF_H
 #define __RETSNOOP_RECORDS_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "ustack.bpf.h"
 
 static __always_inline bool emit_session_start(struct session *sess)
 {
@@ -29,16 +31,6 @@ static __always_inline bool emit_session_start(struct session *sess)
 	sess->start_emitted = true;
 	return true;
 }
-
-static __always_inline void count_dropped_record(struct session *sess)
-{
-	struct drop_stats *st;
-
-	if (sess->dropped_records++ == 0 && (st = drop_stats()))
-		__sync_fetch_and_add(&st->incomplete_sessions, 1);
-}
-
-#include "ustack.bpf.h"
 
 /*
  * -T records give way to the sample itself: when the ring buffer (user space not keeping

@@ -3,12 +3,123 @@
  * Where a thread's session lives, from its first traced entry function to its return:
  * task-local storage on 5.11+ (the slot stays with the thread, a new session resets its
  * header), else the sessions hash map (a zeroed template copied in, deleted at the end).
+ * Also who may start one (-p -P -n -N, never retsnoop itself), the
+ * session's key and its id.
  *
- * BPF-side only; included by retsnoop.bpf.c after struct session, its maps, the settings
- * in .rodata and records.bpf.h.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_SESSION_SLOT_BPF_H
 #define __RETSNOOP_SESSION_SLOT_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "records.bpf.h"
+
+/* Set by user space before load: who may start a session (session_allowed()). */
+const volatile __u32 tgid_allow_cnt = 0, tgid_deny_cnt = 0;
+const volatile __u32 comm_allow_cnt = 0, comm_deny_cnt = 0;
+/* retsnoop and its helpers: tracing them would trace our own output (a feedback loop) */
+const volatile __u32 excluded_tgids[MAX_EXCLUDED_TGIDS] = {};
+const volatile __u32 excluded_cnt = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);		/* bpf.sessions-size */
+	__type(key, __s64);
+	__type(value, struct session);
+} sessions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct session);
+} task_sessions SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, bool);			/* true: allow, false: deny */
+} tgids_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, char[TASK_COMM_LEN]);
+	__type(value, bool);
+} comms_filter SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct session);		/* zeroed template for new sessions */
+} empty_session SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sess_counts);
+} sess_seq SEC(".maps");
+
+/*
+ * A session id without a fetching atomic (5.10's verifier rejects any but a plain add):
+ * the low half is the session key, unique among live sessions; the high half a per-CPU
+ * sequence and the CPU, which tell successive sessions of one thread apart. The same
+ * per-CPU slot counts the session as live (end_session() takes it off), one lookup for both.
+ */
+static __always_inline __u64 new_sess_id(__s64 key)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id();
+	struct sess_counts *c = bpf_map_lookup_elem(&sess_seq, &zero);
+	__u64 n = 0;
+
+	if (c) {
+		n = c->seq++;
+		c->live++;
+	}
+	return n << 40 | (__u64)(cpu & 0xff) << 32 | (__u32)key;
+}
+
+/*
+ * May this thread start a session? Checked once per session, not per event: a thread that
+ * passes keeps its session until the entry function returns.
+ */
+static __always_inline bool session_allowed(__u64 pid_tgid)
+{
+	__u32 tgid = pid_tgid >> 32, i;
+	bool *allow;
+
+	for (i = 0; i < MAX_EXCLUDED_TGIDS; i++) {
+		if (i >= excluded_cnt)
+			break;
+		if (excluded_tgids[i] == tgid)
+			return false;
+	}
+	if (tgid_allow_cnt || tgid_deny_cnt) {
+		allow = bpf_map_lookup_elem(&tgids_filter, &tgid);
+		if (allow ? !*allow : tgid_allow_cnt > 0)
+			return false;
+	}
+	if (comm_allow_cnt || comm_deny_cnt) {
+		char comm[TASK_COMM_LEN] = {};
+
+		bpf_get_current_comm(comm, sizeof(comm));
+		allow = bpf_map_lookup_elem(&comms_filter, comm);
+		if (allow ? !*allow : comm_allow_cnt > 0)
+			return false;
+	}
+	return true;
+}
+
+/* Idle tasks all have pid 0: key them per CPU so they never share a session. */
+static __always_inline __s64 session_key(__u64 pid_tgid)
+{
+	__u32 pid = (__u32)pid_tgid;
+
+	return pid ? (__s64)pid : -(1 + (__s64)bpf_get_smp_processor_id());
+}
 
 /* The thread's running session, or NULL. */
 static __always_inline struct session *find_session(__s64 key)

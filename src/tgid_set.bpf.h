@@ -15,10 +15,13 @@
  * which fires in the parent before the child can run, so the child's first instruction
  * is already covered); every thread's exit clears its own byte.
  *
- * BPF-side only; included by retsnoop.bpf.c before the probe programs.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_TGID_SET_BPF_H
 #define __RETSNOOP_TGID_SET_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "session_slot.bpf.h"
 
 /* Set by user space before load: the map below decides who is traced. */
 const volatile bool tgid_set_on = false;

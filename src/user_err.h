@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
 /*
  * When a user-space function's result is an error: one definition for BPF
- * (src/uprobe.bpf.h) and user space (result__is_err()), so the stack view, -T and the
+ * (src/err_chain.bpf.h) and user space (result__is_err()), so the stack view, -T and the
  * session's error chain can never disagree. Kernel functions have their own rule.
  *
  * By type (FUNC_* flags from DWARF): any negative number (-1 is the usual error, not

@@ -9,12 +9,13 @@
  * task_struct.stack), which works the same on every kernel from 5.10 on, with or without
  * bpf_task_pt_regs().
  *
- * BPF-side only; included by retsnoop.bpf.c before records.bpf.h.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_USTACK_BPF_H
 #define __RETSNOOP_USTACK_BPF_H
 
-const volatile bool capture_ustack = false;
+#include "retsnoop_state.bpf.h"
+
 const volatile __u32 ustack_size = USTACK_DEFAULT_SIZE;	/* -C stacks.user-stack-size */
 const volatile __u32 task_stack_off = 0;	/* task_struct.stack */
 const volatile __u32 user_regs_off = 0;	/* user pt_regs, from the kernel stack's base */

@@ -24,10 +24,11 @@ $(UNIT_OUT)/test_%: tests/unit/test_%.c tests/unit/unit.h $(UNIT_LIB) | $(UNIT_O
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit $< $(UNIT_LIB) \
 		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lcmocka -lpthread -o $@
 
-# host-side checks of the VM tests' oracles, on recorded guest output
-UNIT_SCRIPTS := tests/vm/oracle/run.sh
+# host-side checks of the VM tests' oracles, on recorded guest output; every BPF part
+# (src/*.bpf.h) compiled alone with the BPF build's flags
+UNIT_SCRIPTS := tests/vm/oracle/run.sh tests/unit/bpf_headers.sh
 
 # UPROG_DIR: ELF images built at test time (tests/uprobe/uprobe.mk) for the ELF reader
 test-unit: $(UNIT_BINS) $(UPROG_BINS)
-	$(Q)UNIT_FIXTURES=tests/unit/fixtures UPROG_DIR=$(UPROG_OUT) tests/unit/run.sh $(UNIT_BINS) \
-		$(UNIT_SCRIPTS)
+	$(Q)UNIT_FIXTURES=tests/unit/fixtures UPROG_DIR=$(UPROG_OUT) \
+		BPF_HDR_CC="$(CLANG) $(BPF_CFLAGS)" tests/unit/run.sh $(UNIT_BINS) $(UNIT_SCRIPTS)

@@ -1,42 +1,28 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
 /*
- * User-space functions in the kernel's sessions: uprobe/uretprobe programs (single or
- * uprobe.multi, the function id always in the BPF cookie) that feed the same per-thread
- * session as the kernel probes, so one session runs from a traced function of a program
- * through its syscalls into the kernel functions below. Included at the end of
- * retsnoop.bpf.c, after handle_entry()/handle_exit().
+ * What sessions with user-space functions need beyond the entry and exit handlers (their
+ * uprobe/uretprobe programs are with the kernel probes' in retsnoop.bpf.c): the errno of a
+ * syscall that failed under a traced user-space frame (note_sys_err() in err_chain.bpf.h
+ * puts it in the chain), exec() ending a session that began in the old image, and the
+ * frames longjmp() or an exception left without returning (user_unwind()).
  *
- * Which process may start a session is decided as for kernel probes: the traced set of
- * `-- CMD` first (task_traced()), then session_allowed() for kernel entry
- * functions (a library's uprobe fires in every process that maps it); threads without a
- * session leave after one task storage lookup.
+ * BPF-side only; a part of retsnoop.bpf.c.
  */
-#ifndef __RETSNOOP_UPROBE_BPF_H
-#define __RETSNOOP_UPROBE_BPF_H
+#ifndef __RETSNOOP_USER_SESSION_BPF_H
+#define __RETSNOOP_USER_SESSION_BPF_H
 
-#include "user_err.h"
+#include "retsnoop_state.bpf.h"
+#include "session_slot.bpf.h"
+#include "tgid_set.bpf.h"
+#include "records.bpf.h"
 
-/* The rule is src/user_err.h's, shared with user space. */
-static __always_inline bool user_is_err_result(__u32 flags, __s64 res)
-{
-	return user_err__is_err(flags, res);
-}
-
-/*
- * A failed user-space frame at level @d (in the error chain, settle_result() made sure):
- * if a syscall failed while it was the innermost traced frame, its errno goes with the
- * chain ("[-1 ENOENT]"), whether the kernel functions below it were traced or not. Its
- * failed callers keep the level: the errno shows on each of them.
- */
-static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 flags, __s64 res)
-{
-	if (!sess->sys_err || !is_err_result(flags, res))
-		return;
-	if (sess->sys_err_seq != sess->stack.seq_ids[frame_idx(d)])
-		return;
-	sess->stack.sys_err = sess->sys_err;
-	sess->stack.sys_err_level = d;
-}
+/* struct session's entry_sp[] of a user stack pointer */
+#define USER_SP32(sp)	((__u32)(sp) | 1)
+#if defined(__TARGET_ARCH_x86)
+#define URET_SP_ADJ	8	/* the return address: pushed by call, popped by ret */
+#else
+#define URET_SP_ADJ	0	/* arm64: the return address is in the link register */
+#endif
 
 /*
  * longjmp() and C++ exceptions leave functions without returning: their uretprobes never
@@ -98,23 +84,6 @@ static __always_inline bool user_unwind(struct session *sess, __u32 limit, __s64
 	return true;
 }
 
-SEC("uprobe")
-int uentry(struct pt_regs *ctx)
-{
-	/* a library's uprobe fires in every process mapping it: the traced set first */
-	if (!ready || !task_traced())
-		return 0;
-	return handle_entry(ctx, bpf_get_attach_cookie(ctx), false, PT_REGS_SP(ctx));
-}
-
-SEC("uretprobe")
-int uexit(struct pt_regs *ctx)
-{
-	if (!ready || !task_traced())
-		return 0;
-	return handle_exit(ctx, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx), PT_REGS_SP(ctx));
-}
-
 /*
  * Every syscall's return, while user functions are traced (a raw tracepoint: no tracefs
  * needed). Only threads inside a session with a traced frame running pay more than a
@@ -167,4 +136,4 @@ int uexec(void *ctx)
 	return 0;
 }
 
-#endif /* __RETSNOOP_UPROBE_BPF_H */
+#endif /* __RETSNOOP_USER_SESSION_BPF_H */

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * A session's error chain: which returning frame failed, whether its error came from a
+ * failed callee (the chain goes on below it), from an earlier failed callee whose chain
+ * was kept aside while cleanup ran (struct frag), or from the frame itself (the kernel
+ * stack and LBR taken there). The entry handler keeps chains aside, the exit handler
+ * settles each result.
+ *
+ * BPF-side only; a part of retsnoop.bpf.c.
+ */
+#ifndef __RETSNOOP_ERR_CHAIN_BPF_H
+#define __RETSNOOP_ERR_CHAIN_BPF_H
+
+#include "retsnoop_state.bpf.h"
+#include "lbr_snap.bpf.h"
+#include "user_err.h"
+
+/* Must match result__is_err() in user space: one rule for the stack and the call trace. */
+static __always_inline bool is_err_result(__u32 flags, __s64 res)
+{
+	if (flags & FUNC_CANT_FAIL)
+		return false;
+	if (flags & FUNC_USER)
+		return user_err__is_err(flags, res);	/* src/user_err.h, shared with user space */
+	if (flags & FUNC_RET_PTR)
+		return res == 0 || (res >= -MAX_ERRNO && res < 0);
+	if (flags & FUNC_NEEDS_SIGN_EXT)
+		res = (__s32)res;
+	return res >= -MAX_ERRNO && res < 0;
+}
+
+/* Copy call levels [from, to) of the traced frames from @src to @dst. */
+static __always_inline void copy_levels(struct call_stack *dst, const struct call_stack *src,
+					__u32 from, __u32 to)
+{
+	__u32 n;
+
+	if (to > MAX_FSTACK_DEPTH || from >= to)
+		return;
+	/*
+	 * Four helper calls rather than a loop over the levels (see copy_words()). The mask
+	 * and the test only give the verifier bounds: from < to <= MAX_FSTACK_DEPTH holds.
+	 */
+	n = to - from;
+	from = frame_idx(from);
+	barrier_var(n);
+	if (n > MAX_FSTACK_DEPTH)
+		return;
+	/* older verifiers (6.1) need the sizes made from the very register just tested */
+	barrier_var(n);
+	n &= 2 * MAX_FSTACK_DEPTH - 1;
+	bpf_probe_read_kernel(&dst->func_ids[from], n * sizeof(__u32), &src->func_ids[from]);
+	bpf_probe_read_kernel(&dst->seq_ids[from], n * sizeof(__u32), &src->seq_ids[from]);
+	bpf_probe_read_kernel(&dst->func_res[from], n * sizeof(__s64), &src->func_res[from]);
+	bpf_probe_read_kernel(&dst->func_lat[from], n * sizeof(__u64), &src->func_lat[from]);
+}
+
+/* Bits for call levels >= @from (and < 64). */
+static __always_inline __u64 levels_from(__u32 from)
+{
+	return from >= MAX_FSTACK_DEPTH ? 0 : ~0ULL << from;
+}
+
+/*
+ * A call at level @d is about to overwrite the error chain [d, max_depth) that its caller's
+ * previous callee returned: keep it aside until the caller returns.
+ */
+static __always_inline void keep_chain(struct session *sess, __u32 d)
+{
+	__u32 n = sess->frag_cnt, slot;
+	struct frag *f;
+
+	if (n > 0 && sess->frags[(n - 1) & (MAX_FRAGS - 1)].start == d) {
+		/* an earlier failed callee of the same caller: the later error replaces it */
+		slot = n - 1;
+	} else if (n < MAX_FRAGS) {
+		slot = n;
+		sess->frag_cnt = n + 1;
+	} else {
+		sess->flags |= SESS_F_CHAIN_LOST;
+		return;
+	}
+	f = &sess->frags[slot & (MAX_FRAGS - 1)];
+	f->start = d;
+	f->handled = false;
+	/* the chain's last record: the call overwriting it already took next_seq_id - 1 */
+	f->last_seq_id = sess->next_seq_id - 2;
+	f->cs.max_depth = sess->stack.max_depth;
+	f->cs.stitched = sess->stack.stitched;
+	f->cs.kstack_sz = sess->stack.kstack_sz;
+	copy_words(f->cs.kstack, sess->stack.kstack, sizeof(f->cs.kstack));
+	if (capture_lbr) {
+		f->lbrs_sz = sess->lbrs_sz;
+		copy_words(f->lbrs, sess->lbrs, sizeof(f->lbrs));
+	}
+	copy_levels(&f->cs, &sess->stack, d, sess->stack.max_depth);
+}
+
+/* The frame at level @d failed after its failed callee's chain was kept aside: put it back. */
+static __always_inline void restore_chain(struct session *sess, struct frag *f, __u32 d)
+{
+	__u32 end = f->cs.max_depth;
+
+	copy_levels(&sess->stack, &f->cs, d + 1, end);
+	sess->stack.max_depth = end;
+	sess->stack.stitched = (sess->stack.stitched & ~levels_from(d)) | levels_from(d + 1);
+	sess->stack.kstack_sz = f->cs.kstack_sz;
+	copy_words(sess->stack.kstack, f->cs.kstack, sizeof(sess->stack.kstack));
+	if (capture_lbr) {
+		sess->lbrs_sz = f->lbrs_sz;
+		copy_words(sess->lbrs, f->lbrs, sizeof(sess->lbrs));
+	}
+}
+
+static __always_inline void capture_origin(void *ctx, struct session *sess, __u32 flags)
+{
+	struct lbr_snapshot *snap;
+	__u32 zero = 0;
+
+	/* a uprobe's kernel stack is the breakpoint trap's: nothing of the program's */
+	if (flags & FUNC_USER) {
+		sess->stack.kstack_sz = 0;
+		sess->lbrs_sz = 0;
+		return;
+	}
+
+	if (kstack_from_task)
+		sess->stack.kstack_sz = bpf_get_task_stack(bpf_get_current_task_btf(),
+							   sess->stack.kstack,
+							   sizeof(sess->stack.kstack), 0);
+	else
+		sess->stack.kstack_sz = bpf_get_stack(ctx, sess->stack.kstack,
+						      sizeof(sess->stack.kstack), 0);
+	if (!capture_lbr)
+		return;
+	snap = bpf_map_lookup_elem(&lbr_snaps, &zero);
+	if (!snap)
+		return;
+	sess->lbrs_sz = snap->sz;
+	copy_words(sess->lbrs, snap->lbrs, sizeof(sess->lbrs));
+}
+
+/* The same error: errnos agree in their low 32 bits, for int, long and ERR_PTR() alike. */
+static __always_inline bool same_error(__s64 a, __s64 b)
+{
+	return (__s32)a == (__s32)b;
+}
+
+/*
+ * The frame at level @d returned @res. Decide what the session's error chain is now:
+ * - failed after a failed last callee: the error came from there, the chain goes on below;
+ * - failed after a non-failing last callee, with an earlier failed callee's chain kept
+ *   aside: the error came from that chain (cleanup ran in between), put it back -- unless
+ *   a later callee that could fail succeeded and this frame's error is another one (then
+ *   the earlier error was dealt with, and this frame made its own);
+ * - failed otherwise: this frame is where the error originated (kernel stack taken here);
+ * - succeeded although it could fail: an earlier failed sibling's chain may have been
+ *   dealt with (marked, see struct frag);
+ * - can't fail (void, bool, ...): says nothing about errors.
+ */
+static __always_inline void settle_result(void *ctx, struct session *sess, __u32 d,
+					  __u32 flags, __s64 res)
+{
+	__u32 n = sess->frag_cnt;
+	struct frag *top = &sess->frags[(n - 1) & (MAX_FRAGS - 1)];
+	bool failed = is_err_result(flags, res);
+	bool own = n > 0 && top->start == d + 1;	/* kept aside for this frame's callees */
+
+	if (failed && !sess->tail_err) {
+		if (own && (!top->handled ||
+			    same_error(res, top->cs.func_res[frame_idx(top->start)]))) {
+			restore_chain(sess, top, d);
+		} else {
+			sess->stack.max_depth = d + 1;
+			sess->stack.stitched &= ~levels_from(d);
+			capture_origin(ctx, sess, flags);
+		}
+	} else if (!failed && emit_success_stacks && d + 1 == sess->stack.max_depth) {
+		/* success samples show the most recently completed deepest path */
+		capture_origin(ctx, sess, flags);
+	}
+	sess->tail_err = failed;
+
+	/* a chain kept aside for this frame's callees is used up or stale now */
+	if (own)
+		sess->frag_cnt = --n;
+	/* a sibling's failure that this successful call may have dealt with */
+	if (!failed && !(flags & FUNC_CANT_FAIL) && n > 0)
+		sess->frags[(n - 1) & (MAX_FRAGS - 1)].handled |=
+			sess->frags[(n - 1) & (MAX_FRAGS - 1)].start == d;
+}
+
+/*
+ * A failed user-space frame at level @d (in the error chain, settle_result() made sure):
+ * if a syscall failed while it was the innermost traced frame, its errno goes with the
+ * chain ("[-1 ENOENT]"), whether the kernel functions below it were traced or not. Its
+ * failed callers keep the level: the errno shows on each of them.
+ */
+static __always_inline void note_sys_err(struct session *sess, __u32 d, __u32 flags, __s64 res)
+{
+	if (!sess->sys_err || !is_err_result(flags, res))
+		return;
+	if (sess->sys_err_seq != sess->stack.seq_ids[frame_idx(d)])
+		return;
+	sess->stack.sys_err = sess->sys_err;
+	sess->stack.sys_err_level = d;
+}
+
+#endif /* __RETSNOOP_ERR_CHAIN_BPF_H */

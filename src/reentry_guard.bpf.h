@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * One of our handlers at a time per CPU, for the fentry/fexit templates and the injected
+ * probes: a per-CPU counter keeps a traced function called from our own handler from
+ * recursing into them.
+ *
+ * BPF-side only; a part of retsnoop.bpf.c.
+ */
+#ifndef __RETSNOOP_REENTRY_GUARD_BPF_H
+#define __RETSNOOP_REENTRY_GUARD_BPF_H
+
+#include "retsnoop_state.bpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} running SEC(".maps");
+
+static __always_inline bool enter_guard(void)
+{
+	__u32 zero = 0, *cnt = bpf_map_lookup_elem(&running, &zero);
+
+	if (!cnt)
+		return false;
+	if (*cnt) {
+		/* a traced function called from our own handler, or an interrupt within it */
+		struct drop_stats *st = drop_stats();
+
+		if (st)
+			__sync_fetch_and_add(&st->skipped_calls, 1);
+		return false;
+	}
+	*cnt = 1;
+	return true;
+}
+
+static __always_inline void leave_guard(void)
+{
+	__u32 zero = 0, *cnt = bpf_map_lookup_elem(&running, &zero);
+
+	if (cnt)
+		*cnt = 0;
+}
+
+#endif /* __RETSNOOP_REENTRY_GUARD_BPF_H */

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
+/*
+ * What every part of retsnoop's kernel half shares: the settings user space fills in
+ * before load, struct session and the maps more than one part uses, the drop counters,
+ * and the few helpers that keep the verifier's bounds and copies cheap. Settings and maps
+ * that only one part reads are in that part's file.
+ *
+ * BPF-side only, for retsnoop.bpf.c and its parts (every src/<part>.bpf.h but
+ * kprobe_ip.bpf.h); include it first, it says "no CO-RE" before vmlinux.h.
+ */
+#ifndef __RETSNOOP_STATE_BPF_H
+#define __RETSNOOP_STATE_BPF_H
+
+/*
+ * No CO-RE: the only kernel structures read directly are the probe's registers, laid out
+ * by the architecture's ptrace ABI; the few kernel fields read beyond that come as offsets
+ * from feature detection (below). An object without CO-RE relocations is loaded without
+ * libbpf parsing the vmlinux BTF again: a third of the default mode's load time.
+ * tests/unit/test_tracer.c keeps it that way.
+ */
+#ifndef BPF_NO_PRESERVE_ACCESS_INDEX
+#define BPF_NO_PRESERVE_ACCESS_INDEX
+#endif
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include "records.h"
+
+/* Set by user space before load. */
+const volatile bool emit_success_stacks = false;
+const volatile bool emit_func_trace = false;
+const volatile bool capture_lbr = false;
+const volatile bool capture_args = false;		/* -A */
+const volatile bool capture_ustack = false;		/* -U */
+const volatile bool emit_interim_stacks = false;	/* -I */
+const volatile bool use_cookies = false;	/* function id = BPF cookie */
+const volatile bool has_func_ip = false;	/* bpf_get_func_ip() usable */
+/* without both: stack slot above the BPF frame with the kretprobe's struct trace_kprobe */
+const volatile int kret_ip_off = 0;
+const volatile __u64 rb_size = 0;	/* ring buffer bytes; 0: never hold records back */
+const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
+/*
+ * Take kernel stacks by unwinding the current task rather than from the probe's registers:
+ * kretprobe.multi on the function-graph tracer (6.14+) unwinds from its return handler
+ * and stops at return_to_handler, the task's own unwinding follows the shadow stack.
+ */
+const volatile bool kstack_from_task = false;
+/*
+ * Sessions live in task-local storage (5.11+): each thread keeps its session slot for
+ * life and a new session only resets its header. The sessions hash map (5.10) needs the
+ * whole zeroed template copied in at every session start (~10 KB, most of the per-call
+ * cost of tracing a short syscall) and a delete at its end.
+ */
+const volatile bool use_task_storage = false;
+/* helpers that arrived in 5.17, and this kernel's field offsets (kernel_features.h) */
+const volatile bool has_func_ret = false;
+const volatile bool has_func_arg = false;
+const volatile __u32 task_group_leader_off = 0;
+const volatile __u32 task_comm_off = 0;
+const volatile __u32 task_pid_off = 0;
+const volatile __u32 tk_addr_off = 0;
+
+/* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
+bool ready = false;
+
+/*
+ * Error chains kept aside per session. A caller whose callee failed often goes on calling
+ * cleanup functions (void, or succeeding) before it returns the error; each of those calls
+ * would overwrite the failed callee's chain, so the chain is kept in a fragment until the
+ * caller returns. Cleanup functions can have failed callees of their own, hence a small
+ * stack of fragments ordered by call level; past its size the innermost chain is not kept
+ * (the outer ones decide what the session reports) and the sample says so.
+ */
+#define MAX_FRAGS	2
+
+struct frag {
+	__u32 start;		/* call level of the chain's first frame (its caller runs at start - 1) */
+	__u32 last_seq_id;
+	__s32 lbrs_sz;
+	/*
+	 * A later call of the same caller that could fail succeeded: the error may have been
+	 * dealt with. The chain is used only if the caller fails with this very error.
+	 */
+	bool handled;
+	struct call_stack cs;	/* frames [start, cs.max_depth), kernel stack of the failure */
+	struct lbr_record lbrs[MAX_LBR_ENTRIES];
+};
+
+struct session {
+	__u64 sess_id;
+	__u64 start_ts;
+	__u32 pid;
+	__u32 tgid;
+	char task_comm[TASK_COMM_LEN];
+	char proc_comm[TASK_COMM_LEN];
+	__u32 next_seq_id;
+	__u32 dropped_records;
+	bool start_emitted;	/* SESSION_START is out: later records have a session */
+	/*
+	 * The completed frames [stack.depth, stack.max_depth) -- the last callee of the
+	 * innermost running frame and its own chain -- are an error chain: each returned an
+	 * error that the one below it returned first.
+	 */
+	bool tail_err;
+	__u8 frag_cnt;
+	__u16 flags;		/* enum session_end_flags */
+	__u32 overflow;		/* calls running beyond MAX_FSTACK_DEPTH, not recorded */
+	/* the last failed syscall's errno, and the seq id of the traced frame it ran in */
+	__u32 sys_err;
+	__u32 sys_err_seq;
+	__u64 entry_ts[MAX_FSTACK_DEPTH];
+	/*
+	 * A user frame's stack pointer at entry, its low 32 bits (| 1: 0 is a kernel frame),
+	 * compared as wrapping distances (one thread's stack is far smaller than 2 GiB): the
+	 * session fits in its task storage slot. See user_unwind().
+	 */
+	__u32 entry_sp[MAX_FSTACK_DEPTH];
+	struct call_stack stack;
+	__s32 lbrs_sz;
+	struct lbr_record lbrs[MAX_LBR_ENTRIES];
+	struct frag frags[MAX_FRAGS];
+};
+
+_Static_assert(sizeof(struct session) <= SESSION_SLOT_PROBE_SIZE,
+	       "feature detection must try a task storage slot at least as large as a session");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);			/* resized to the function count */
+	__type(key, __u32);
+	__type(value, struct func_info);
+} func_infos SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 * 1024 * 1024);	/* bpf.ringbuf-size */
+} rb SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct drop_stats);
+} stats SEC(".maps");
+
+/*
+ * A frame index the verifier can bound on every kernel: older verifiers lose the range
+ * of an index that went through the fragment-saving loop, and clang would drop a plain
+ * mask it can prove redundant.
+ */
+static __always_inline __u32 frame_idx(__u32 d)
+{
+	barrier_var(d);
+	return d & (MAX_FSTACK_DEPTH - 1);
+}
+
+/*
+ * Bulk copies between our own maps and ring buffer records. clang can't inline a large
+ * memcpy() in BPF code, and a loop costs the verifier every iteration -- in each of the
+ * thousands of program clones that -F loads; one helper call costs it one instruction.
+ */
+static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
+{
+	bpf_probe_read_kernel(dst, sz, src);
+}
+
+static __always_inline struct drop_stats *drop_stats(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&stats, &zero);
+}
+
+static __always_inline void count_dropped_record(struct session *sess)
+{
+	struct drop_stats *st;
+
+	if (sess->dropped_records++ == 0 && (st = drop_stats()))
+		__sync_fetch_and_add(&st->incomplete_sessions, 1);
+}
+
+#endif /* __RETSNOOP_STATE_BPF_H */
