@@ -9,17 +9,19 @@ trace() {
 }
 
 # hunt NAME 'COMMAND' RETSNOOP-ARGS...: the same with any command provoking the error
-# (stdout+stderr of retsnoop in the section; the command's own output is dropped).
+# (stdout+stderr of retsnoop in the section; the command's own output is dropped). Ready is
+# "Receiving data..." or, with --json, the "ready" record (waiting for the text line under
+# --json ran out the 90 s every time: 1.5 minutes of ustack's 2).
 hunt() {
 	_n=$1 _c=$2
 	shift 2
 	retsnoop "$@" >/tmp/$_n.out 2>&1 &
 	_p=$!
 	_i=0
-	while ! grep -q 'Receiving data' /tmp/$_n.out; do
+	while ! grep -qE 'Receiving data|"type":"ready"' /tmp/$_n.out; do
 		kill -0 $_p 2>/dev/null || break
 		_i=$((_i + 1))
-		[ $_i -gt 900 ] && break
+		[ $_i -gt 900 ] && { echo "guest-lib: $_n: retsnoop not ready after 90 s"; break; }
 		sleep 0.1
 	done
 	[ -n "$_c" ] && sh -c "$_c" >/dev/null 2>&1
@@ -74,7 +76,7 @@ hunt_json() {
 	while ! grep -q '"type":"ready"' /tmp/$_n.json; do
 		kill -0 $_p 2>/dev/null || break
 		_i=$((_i + 1))
-		[ $_i -gt 900 ] && break
+		[ $_i -gt 900 ] && { echo "guest-lib: $_n: retsnoop not ready after 90 s"; break; }
 		sleep 0.1
 	done
 	[ -n "$_c" ] && sh -c "$_c" >/tmp/$_n.cmd 2>&1

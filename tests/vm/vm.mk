@@ -8,10 +8,10 @@
 # given. VM_QUICK=1 lets a scenario drop repeats that make test-kernels covers (inject: the
 # non-default modes).
 # (interim runs on 6.12 in make test, on 6.1 too in make test-kernels: 15 minutes)
-# What no kernel changes the answer of runs once, on 6.12: boot-basics (the harness's guest
-# set-up; any scenario of a kernel boots the same guest) and, through VM_ONCE (lib.sh
-# vm_once), the checks inside a scenario that are the same code on every kernel
-# (stack-trace's -x/-X/-S/-n/-N/-p/-L filters). make test-kernels runs them everywhere.
+# What no kernel changes the answer of runs once, on 6.12, through VM_ONCE (lib.sh vm_once):
+# the checks inside a scenario that are the same code on every kernel (stack-trace's
+# -x/-X/-S/-n/-N/-p/-L filters). make test-kernels runs them everywhere. The guest set-up
+# checks (tracefs, BTF, bpffs, job control) ride in features' boot on every kernel.
 # command: the life of `-- CMD` (small globs) on 6.1 too; its whole-kernel hunt needs
 # kprobe.multi and runs on 6.12 in make test-kernels only (VM_QUICK drops it: ~3 minutes)
 QUICK_6.1 := features simfail-errnos stack-trace args inject command
