@@ -9,7 +9,8 @@
 # - The command's life, with a small glob set (what is traced doesn't matter there): exit
 #   status 0, a code, a signal, 127 for a missing command; SIGTERM to retsnoop reaches the
 #   command; a second process failing the same way at the same time is not reported; a
-#   shell script's child is followed (and with --no-follow-forks it is not); -o FILE holds
+#   shell script's child is followed (and with --no-follow-forks it is not); a process whose
+#   main thread exits first is still followed in its other thread; -o FILE holds
 #   what stdout would; --json's command record; --dry-run -v lists the hunt's set.
 # - Without kprobe.multi (6.1, 5.10): the hunt is refused in one line (exit status 95), nothing
 #   attached, the command never run; a dry run says so as a warning.
@@ -55,6 +56,8 @@ run nofollow --json --no-follow-forks $SMALL -- sh -c 'errtrig open-enoent; cat 
 op=\$!
 run second --json $SMALL -- sh -c 'i=0; while [ \$i -lt 5 ]; do errtrig open-enoent; i=\$((i + 1)); done'
 wait \$op
+# a process whose main thread exits first (pthread_exit): its other thread is still traced
+run orphan --json $SMALL -- errtrig --orphan-thread open-enoent
 run ostdout --json $SMALL -- errtrig open-enoent open-enotdir open-eisdir
 run ofile --json -o /tmp/samples.json $SMALL -- errtrig open-enoent open-enotdir open-eisdir
 echo '=== BEGIN ofile.json'; cat /tmp/samples.json; echo '=== END ofile.json'
@@ -87,7 +90,7 @@ fi
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
-for sec in dry st0 st3 stsig st127 usage-sep usage-pid follow nofollow second ostdout ofile pidonly term; do
+for sec in dry st0 st3 stsig st127 usage-sep usage-pid follow nofollow second orphan ostdout ofile pidonly term; do
 	a=$(section "$out" "$sec.left")
 	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "$sec: still attached afterwards: $a"
 done
@@ -138,6 +141,12 @@ expect "$(section "$out" nofollow.err)" '^rc=1$' "--no-follow-forks: cat's failu
 s=$(section "$out" second)
 expect_count "$s" '"type":"sample".*"process_comm":"errtrig"' 5 "second process: the command's 5 failed opens"
 expect_count "$s" '"process_comm":"other"' 0 "second process: the other process's failures are not reported"
+
+# the main thread gone, the process lives on in its other thread: still followed
+s=$(section "$out" orphan)
+expect "$s" '^CASE open-enoent: FAILED \(-2\), main thread gone' "orphan: the thread's open failed after the main thread's exit"
+expect_count "$s" '"type":"sample".*"process_comm":"errtrig"' 1 "orphan: that failure is reported"
+expect "$(section "$out" orphan.err)" '^rc=0$' "orphan: exit status 0"
 
 # -o FILE: what stdout would have held (samples compared without times, ids and durations;
 # without user stacks too: a short-lived process may exit before its mappings are read,
