@@ -18,6 +18,7 @@ struct capture {
 	struct sym_resolver outer;
 	void *ksyms_seen;	/* tsearch() sets of addresses already written */
 	void *srcs_seen;
+	void *image_srcs_seen;	/* "offset:path" strings */
 	const struct arg_plans *args;
 	bool *plan_written;	/* per function id */
 };
@@ -216,28 +217,21 @@ static bool cap_sym(void *ctx, const struct addr_space *as, __u64 addr, struct s
 	return found;
 }
 
-static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
-		   struct src_frame *frames, int max, const char **note)
+/*
+ * A source answer's frames (and its note, if @with_note) as CAP_SRC(_IN) carries them
+ * after the header; NULL on no memory.
+ */
+static char *src_payload(const struct src_frame *frames, int n, const char *why,
+			 bool with_note, size_t *len)
 {
-	struct capture *c = ctx;
-	struct { __u64 addr; __u32 n; } __attribute__((packed)) h = { addr };
-	const char *why = NULL;
-	int n = c->inner.src ? c->inner.src(c->inner.ctx, as, addr, frames, max, &why) : 0;
-	__u32 kind = CAP_SRC;
 	char *buf = NULL;
-	size_t len = 0;
 	FILE *m;
 	int i;
 
-	if (note && n <= 0)
-		*note = why;
-	if (!first_time(&c->srcs_seen, as, addr))
-		return n;
-	m = open_memstream(&buf, &len);
-	if (!m) {
-		c->err = -ENOMEM;
-		return n;
-	}
+	*len = 0;
+	m = open_memstream(&buf, len);
+	if (!m)
+		return NULL;
 	for (i = 0; i < n; i++) {
 		__s32 lc[2] = { frames[i].line, frames[i].col };
 		const char *fn = frames[i].func ?: "", *file = frames[i].file ?: "";
@@ -246,32 +240,91 @@ static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
 		fwrite(fn, strlen(fn) + 1, 1, m);
 		fwrite(file, strlen(file) + 1, 1, m);
 	}
-	/* a kernel answer without a note keeps its version 2 record; others carry the note */
-	if (as->kind != ADDR_SPACE_KERNEL || (why && n <= 0)) {
+	if (with_note) {
 		const char *t = why && n <= 0 ? why : "";
 
 		fwrite(t, strlen(t) + 1, 1, m);
-		kind = 0;
 	}
-	fclose(m);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int cap_src(void *ctx, const struct addr_space *as, __u64 addr,
+		   struct src_frame *frames, int max, const char **note)
+{
+	struct capture *c = ctx;
+	struct { __u64 addr; __u32 n; } __attribute__((packed)) h = { addr };
+	const char *why = NULL;
+	int n = c->inner.src ? c->inner.src(c->inner.ctx, as, addr, frames, max, &why) : 0;
+	/* a kernel answer without a note keeps its version 2 record; others carry the note */
+	bool with_note = as->kind != ADDR_SPACE_KERNEL || (why && n <= 0);
+	char *buf;
+	size_t len;
+
+	if (note && n <= 0)
+		*note = why;
+	if (!first_time(&c->srcs_seen, as, addr))
+		return n;
+	buf = src_payload(frames, n, why, with_note, &len);
+	if (!buf) {
+		c->err = -ENOMEM;
+		return n;
+	}
 	/* a lookup cut short is no "no source": a replay shows the same mark */
 	h.n = n == -EINTR ? CAP_SRC_CUT : n > 0 ? n : 0;
-	cap_write_at(c, as, kind, CAP_SRC_IN, &h, sizeof(h), buf, len);
+	cap_write_at(c, as, with_note ? 0 : CAP_SRC, CAP_SRC_IN, &h, sizeof(h), buf, len);
 	free(buf);
 	return n;
 }
 
-/*
- * Traced user functions' lines, by image path: passed through for the live view, not
- * recorded (the capture format has no record for them; a replay shows them without).
- */
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Traced user functions' lines, by image path and file offset: CAP_IMAGE_SRC, once each. */
 static int cap_image_src(void *ctx, const char *path, __u64 file_off, struct src_frame *frames,
 			 int max, const char **note)
 {
 	struct capture *c = ctx;
+	struct { struct cap_space sp; __u64 off; __u32 n; } __attribute__((packed)) h = {
+		.off = file_off,
+	};
+	const char *why = NULL;
+	int n = c->inner.image_src ? c->inner.image_src(c->inner.ctx, path, file_off, frames, max,
+							&why) : 0;
+	char *key, *buf, *rec;
+	size_t len, plen = strlen(path) + 1;
+	void *t;
 
-	return c->inner.image_src ? c->inner.image_src(c->inner.ctx, path, file_off, frames, max,
-						       note) : 0;
+	if (note && n <= 0)
+		*note = why;
+	if (asprintf(&key, "%llx:%s", (unsigned long long)file_off, path) < 0) {
+		c->err = c->err ?: -ENOMEM;
+		return n;
+	}
+	t = tsearch(key, &c->image_srcs_seen, str_cmp);
+	if (!t || *(char **)t != key) {
+		free(key);
+		return n;
+	}
+	buf = src_payload(frames, n, why, true, &len);
+	rec = buf ? malloc(plen + sizeof(h)) : NULL;
+	if (!rec) {
+		free(buf);
+		c->err = c->err ?: -ENOMEM;
+		return n;
+	}
+	h.n = n == -EINTR ? CAP_SRC_CUT : n > 0 ? n : 0;
+	memcpy(rec, path, plen);
+	memcpy(rec + plen, &h, sizeof(h));
+	cap_write(c, CAP_IMAGE_SRC, rec, plen + sizeof(h), buf, len);
+	free(rec);
+	free(buf);
+	return n;
 }
 
 struct sym_resolver capture__resolver(struct capture *c, const struct sym_resolver *inner)
@@ -294,6 +347,7 @@ int capture__close(struct capture *c)
 	err = c->err;
 	tdestroy(c->ksyms_seen, free);
 	tdestroy(c->srcs_seen, free);
+	tdestroy(c->image_srcs_seen, free);
 	free(c->plan_written);
 	free(c);
 	return err;

@@ -35,6 +35,12 @@ enum cap_kind {
 	CAP_SYM_IN,		/* cap_space, CAP_KSYM's payload */
 	CAP_SRC_IN,		/* cap_space, CAP_SRC's payload, then the source note (or "") */
 	CAP_IMAGE,		/* cap_space, __u64 addr, file_off, path, build ID (or "") */
+	/*
+	 * A traced user function's lines, by image (sym_resolver.image_src): the image's
+	 * path, then CAP_SRC_IN's payload with the file offset for the address (its
+	 * cap_space zero).
+	 */
+	CAP_IMAGE_SRC,
 };
 
 /* The address space of a CAP_*_IN or CAP_IMAGE record (struct addr_space). */

@@ -275,6 +275,72 @@ int proc_maps__read(int pid, const struct proc_maps_opts *opts, struct proc_maps
 	return err;
 }
 
+static int map_start_cmp(const void *a, const void *b)
+{
+	const struct proc_map *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int proc_maps__overlay(const struct proc_maps *m, const struct proc_map *e,
+		       struct proc_maps **out)
+{
+	size_t cnt = proc_maps__cnt(m), i, n = 0, len = 0;
+	struct proc_maps *r;
+	struct proc_map *v;
+	char *p;
+
+	*out = NULL;
+	if (e && e->end <= e->start)
+		return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	/* a mapping @e lands in the middle of leaves two pieces */
+	v = calloc(2 * cnt + 1, sizeof(*v));
+	if (!r || !v)
+		goto nomem;
+	for (i = 0; i < cnt; i++) {
+		const struct proc_map *o = &m->maps[i];
+
+		if (!e || o->end <= e->start || o->start >= e->end) {
+			v[n++] = *o;
+			continue;
+		}
+		if (o->start < e->start) {
+			v[n] = *o;
+			v[n++].end = e->start;
+		}
+		if (o->end > e->end) {
+			v[n] = *o;
+			v[n].start = e->end;
+			v[n++].pgoff += e->end - o->start;
+		}
+	}
+	if (e)
+		v[n++] = *e;
+	qsort(v, n, sizeof(*v), map_start_cmp);
+	for (i = 0; i < n; i++)
+		len += v[i].path ? strlen(v[i].path) + 1 : 0;
+	r->strs = malloc(len ?: 1);
+	if (!r->strs)
+		goto nomem;
+	for (i = 0, p = r->strs; i < n; i++) {
+		if (!v[i].path)
+			continue;
+		len = strlen(v[i].path) + 1;
+		memcpy(p, v[i].path, len);
+		v[i].path = p;
+		p += len;
+	}
+	r->maps = v;
+	r->cnt = n;
+	*out = r;
+	return 0;
+nomem:
+	free(v);
+	free(r);
+	return -ENOMEM;
+}
+
 void proc_maps__free(struct proc_maps *m)
 {
 	if (!m)

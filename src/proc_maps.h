@@ -54,6 +54,14 @@ int proc_maps__parse(const char *text, size_t len, const struct proc_maps_opts *
 int proc_maps__read(int pid, const struct proc_maps_opts *opts, struct proc_maps **out);
 void proc_maps__free(struct proc_maps *m);
 
+/*
+ * @m (NULL: no mappings) with @e mapped over it as mmap() does: what @e covers of older
+ * mappings is cut away. @e NULL: a copy. A new snapshot in *@out, @m stays as it is.
+ * 0, -EINVAL (an empty @e), -ENOMEM.
+ */
+int proc_maps__overlay(const struct proc_maps *m, const struct proc_map *e,
+		       struct proc_maps **out);
+
 size_t proc_maps__cnt(const struct proc_maps *m);
 const struct proc_map *proc_maps__get(const struct proc_maps *m, size_t idx);
 /* The mapping containing @addr, NULL if none. */

@@ -29,6 +29,12 @@ struct rimage {
 	struct code_image image;
 };
 
+/* A traced user function's lines: by image path and file offset (key.addr). */
+struct rimage_src {
+	const char *path;
+	struct rsrc src;
+};
+
 struct rrec {
 	const void *data;
 	size_t size;
@@ -81,6 +87,8 @@ struct replay {
 	size_t src_cnt;
 	struct rimage *images;
 	size_t image_cnt;
+	struct rimage_src *image_srcs;
+	size_t image_src_cnt;
 	struct rrec *recs;
 	size_t rec_cnt;
 	struct rplan *plans;
@@ -189,7 +197,8 @@ static int parse_ksym(struct replay *r, const char *p, size_t len, bool in_space
 	return 0;
 }
 
-static int parse_src(struct replay *r, const char *p, size_t len, bool in_space)
+/* One source answer (CAP_SRC's or CAP_SRC_IN's payload) into @s. */
+static int read_src(const char *p, size_t len, bool in_space, struct rsrc *out)
 {
 	struct rsrc s = { .key.kind = ADDR_SPACE_KERNEL };
 	const char *end;
@@ -232,15 +241,46 @@ static int parse_src(struct replay *r, const char *p, size_t len, bool in_space)
 		if (!*s.note)
 			s.note = NULL;
 	}
+	*out = s;
+	return 0;
+bad:
+	free(s.frames);
+	return -EINVAL;
+}
+
+static int parse_src(struct replay *r, const char *p, size_t len, bool in_space)
+{
+	struct rsrc s;
+	int err = read_src(p, len, in_space, &s);
+
+	if (err)
+		return err;
 	if (grow((void **)&r->srcs, r->src_cnt, sizeof(s))) {
 		free(s.frames);
 		return -ENOMEM;
 	}
 	r->srcs[r->src_cnt++] = s;
 	return 0;
-bad:
-	free(s.frames);
-	return -EINVAL;
+}
+
+static int parse_image_src(struct replay *r, const char *p, size_t len)
+{
+	const char *end = p + len;
+	struct rimage_src m;
+	int err;
+
+	m.path = take_str(&p, end);
+	if (!m.path)
+		return -EINVAL;
+	err = read_src(p, end - p, true, &m.src);
+	if (err)
+		return err;
+	if (grow((void **)&r->image_srcs, r->image_src_cnt, sizeof(m))) {
+		free(m.src.frames);
+		return -ENOMEM;
+	}
+	r->image_srcs[r->image_src_cnt++] = m;
+	return 0;
 }
 
 static int parse_image(struct replay *r, const char *p, size_t len)
@@ -402,6 +442,9 @@ static int parse(struct replay *r)
 		case CAP_IMAGE:
 			err = parse_image(r, p, hdr[1]);
 			break;
+		case CAP_IMAGE_SRC:
+			err = parse_image_src(r, p, hdr[1]);
+			break;
 		case CAP_TS_OFFSET:
 			if (hdr[1] < 8)
 				return -EINVAL;
@@ -541,6 +584,9 @@ void replay__free(struct replay *r)
 	for (i = 0; i < r->src_cnt; i++)
 		free(r->srcs[i].frames);
 	free(r->srcs);
+	for (i = 0; i < r->image_src_cnt; i++)
+		free(r->image_srcs[i].src.frames);
+	free(r->image_srcs);
 	free(r->ksyms);
 	free(r->images);
 	for (i = 0; i < r->rec_cnt; i++)
@@ -602,13 +648,35 @@ static int replay_src(void *ctx, const struct addr_space *as, __u64 addr,
 	return s->n;	/* -EINTR for a lookup the live run cut short */
 }
 
+/* A few per run (one per traced user function): looked up in order. */
+static int replay_image_src(void *ctx, const char *path, __u64 file_off,
+			    struct src_frame *frames, int max, const char **note)
+{
+	struct replay *r = ctx;
+	const struct rsrc *s = NULL;
+	size_t i;
+	int k;
+
+	for (i = 0; i < r->image_src_cnt && !s; i++)
+		if (r->image_srcs[i].src.key.addr == file_off && !strcmp(r->image_srcs[i].path, path))
+			s = &r->image_srcs[i].src;
+	if (!s)
+		return 0;
+	if (note && !s->n)
+		*note = s->note;
+	for (k = 0; k < s->n && k < max; k++)
+		frames[k] = s->frames[k];
+	return s->n;
+}
+
 void replay__build_opts(struct replay *r, struct sample_build_opts *o)
 {
 	*o = (struct sample_build_opts){
 		.sz = sizeof(*o),
 		.funcs = r->funcs,
 		.func_cnt = r->func_cnt,
-		.syms = { .sym = replay_sym, .src = replay_src, .ctx = r },
+		.syms = { .sym = replay_sym, .src = replay_src, .image_src = replay_image_src,
+			  .ctx = r },
 		.clock_off_ns = r->ts_offset,
 		.view = r->view,
 		.args = r->args,

@@ -13,7 +13,8 @@
  *
  * `-- CMD` adds each process a traced one forks (from the sched_process_fork tracepoint,
  * which fires in the parent before the child can run, so the child's first instruction
- * is already covered); every thread's exit clears its own byte.
+ * is already covered); every task's free clears its own byte (not its exit: see
+ * tgid_set_free()).
  *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
@@ -89,8 +90,8 @@ int tgid_set_fork(__u64 *ctx)
 }
 
 /*
- * Every thread's exit: its byte is cleared. For a process's main thread that ends the
- * process's tracing, so a freed TGID reused by an unrelated process is never traced.
+ * Every thread's exit: exit() and exit_group() never return, so its session ends with the
+ * thread, not reported, instead of counting as "still running" when tracing stops.
  */
 SEC("raw_tp/sched_process_exit")
 int tgid_set_exit(void *ctx)
@@ -98,14 +99,29 @@ int tgid_set_exit(void *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__s64 key = session_key(pid_tgid);
 	struct session *sess = find_session(key);
-	__u8 *b = tgid_byte((__u32)pid_tgid);
 
-	/*
-	 * exit() and exit_group() never return: their session ends with the thread, not
-	 * reported, instead of counting as "still running" when tracing stops.
-	 */
 	if (sess)
 		end_session(sess, key);
+	return 0;
+}
+
+/*
+ * A task freed: its byte is cleared, as its PID is given back. Not at its exit: a main
+ * thread that exits before the others (pthread_exit()) stays a zombie while they run,
+ * and its process must stay traced; its PID is freed only once the whole process is
+ * gone and reaped, so a freed TGID reused by an unrelated process is never traced. The
+ * tracepoint (task) fires in an RCU callback: the PID is read from the task.
+ */
+SEC("raw_tp/sched_process_free")
+int tgid_set_free(__u64 *ctx)
+{
+	void *task = (void *)ctx[0];
+	__s32 pid = 0;
+	__u8 *b;
+
+	if (bpf_probe_read_kernel(&pid, sizeof(pid), task + task_pid_off) || pid <= 0)
+		return 0;
+	b = tgid_byte(pid);
 	if (b)
 		*b = 0;
 	return 0;

@@ -22,6 +22,7 @@
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "lbr.h"
+#include "mmap_watch.h"
 #include "probe_ctx.h"
 #include "sink.h"
 #include "symbolize.h"
@@ -33,6 +34,14 @@
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
+
+/* A test knob set to "0". */
+static bool env_is_zero(const char *name)
+{
+	const char *v = getenv(name);
+
+	return v && !strcmp(v, "0");
+}
 
 static long now_ms(void)
 {
@@ -486,6 +495,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	struct btf *probe_btf = NULL;
 	struct tracer *t = NULL;
 	struct ustack *ustack = NULL;
+	struct mmap_watch *watch = NULL;
 	struct drop_report drops;
 	__u32 excluded[MAX_EXCLUDED_TGIDS];
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
@@ -554,8 +564,22 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		err = -ENOMEM;
 		goto out;
 	}
+	/*
+	 * -U with a command: the kernel records its process tree's mappings from before its
+	 * exec on, for processes that exit before their maps are read (a short-lived one).
+	 * RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes).
+	 */
+	if (ustacks && cmd && !env_is_zero("RETSNOOP_MMAP_WATCH")) {
+		struct mmap_watch_opts wo = { .sz = sizeof(wo), .pid = cmd_pid };
+
+		err = mmap_watch__new(&wo, &watch);
+		if (err)
+			log_msg(print, LOG_INFO, "The command's mappings are read from /proc only (perf mmap records: %s): a process that exits before its samples are read may lose its user stack.\n",
+				strerror(-err));
+		err = 0;
+	}
 	if (ustacks) {
-		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym };
+		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym, .watch = watch };
 
 		err = ustack__new(&uopts, &ustack);
 		if (err)
@@ -717,6 +741,10 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 out:
 	tracer__free(t);
 	ustack__free(ustack);
+	if (watch && mmap_watch__lost(watch))
+		log_msg(print, LOG_INFO, "%llu perf mmap records of the command were lost: some user stacks may be incomplete.\n",
+			(unsigned long long)mmap_watch__lost(watch));
+	mmap_watch__free(watch);
 	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
 		log_msg(print, LOG_WARN, "Capture file '%s' is incomplete (write error).\n", cap_path);

@@ -48,7 +48,7 @@ struct tracer {
 	size_t pending_cnt;
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
-	struct bpf_link *fork_link, *exit_link;	/* the traced set's tracepoints */
+	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
 };
 
 /* The kernel's most PIDs ever (PID_MAX_LIMIT on 64-bit), when pid_max can't be read. */
@@ -271,6 +271,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 				 opts->traced_tgid_cnt ? tgid_slots() : 1);
 	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
 	bpf_program__set_autoload(skel->progs.tgid_set_exit, opts->traced_tgid_cnt > 0);
+	bpf_program__set_autoload(skel->progs.tgid_set_free, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
@@ -436,6 +437,10 @@ static int attach_tgid_set(struct tracer *t)
 		if (!l)
 			goto err;
 		t->exit_link = l;
+		l = bpf_program__attach(t->skel->progs.tgid_set_free);
+		if (!l)
+			goto err;
+		t->free_link = l;
 	}
 	return 0;
 err:
@@ -741,7 +746,8 @@ long tracer__detach(struct tracer *t)
 
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
-	t->fork_link = t->exit_link = NULL;
+	bpf_link__destroy(t->free_link);
+	t->fork_link = t->exit_link = t->free_link = NULL;
 	/* user functions first: their sessions then end before the kernel's probes go */
 	if (t->uatt)
 		ms += uprobe_attacher__detach(t->uatt);
@@ -760,6 +766,7 @@ void tracer__free(struct tracer *t)
 		return;
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
+	bpf_link__destroy(t->free_link);
 	ring_buffer__free(t->rb);
 	while (t->pending_cnt)
 		free(t->pending[--t->pending_cnt]);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "addr2line.h"
+#include "mmap_watch.h"
 #include "opts.h"
 #include "proc_maps.h"
 #include "symbolize.h"
@@ -18,6 +19,14 @@ struct proc_snap {
 	__u32 tgid;
 	int err;		/* the snapshot could not be taken: -ESRCH, -EACCES, ... */
 	struct proc_maps *maps;
+	/*
+	 * The mappings as the kernel's records tell them (exec empties them, fork copies
+	 * the parent's, mmap adds): NULL if none were recorded. They miss munmap(), so
+	 * they stand in only for a process /proc can't show any more.
+	 */
+	struct proc_maps *rec;
+	bool rec_new;		/* changed since s->maps was last taken from it */
+	bool read;		/* /proc/PID/maps was tried at least once */
 };
 
 struct ustack {
@@ -39,6 +48,7 @@ static void snap_free(void *p)
 	struct proc_snap *s = p;
 
 	proc_maps__free(s->maps);
+	proc_maps__free(s->rec);
 	free(s);
 }
 
@@ -99,7 +109,8 @@ static void add_to_syms(struct ustack *u, struct proc_snap *s)
 		const struct proc_map *m = proc_maps__get(s->maps, i);
 
 		if (m->path && m->path[0] == '/')
-			um[n++] = (struct user_mapping){ m->start, m->end, m->pgoff, m->path };
+			um[n++] = (struct user_mapping){ m->start, m->end, m->pgoff, m->path,
+							 m->inode, m->dev_major, m->dev_minor };
 	}
 	symbolize__add_process(u->opts.syms, s->tgid, um, n);
 	free(um);
@@ -111,9 +122,22 @@ static void snap_take(struct ustack *u, struct proc_snap *s)
 	struct proc_maps *m = NULL;
 	int err = proc_maps__read(s->tgid, &o, &m);
 
-	/* a failed re-read keeps the older snapshot: the process may have exited since */
-	if (err && s->maps)
+	s->read = true;
+	/*
+	 * The process is gone: what the kernel recorded up to its end is newer than any
+	 * snapshot (the first one may predate its libraries, or its exec). Without records a
+	 * failed re-read keeps the older snapshot.
+	 */
+	if (err && s->rec) {
+		if (!s->rec_new && s->maps)
+			return;
+		if (proc_maps__overlay(s->rec, NULL, &m))
+			return;
+		s->rec_new = false;
+		err = 0;
+	} else if (err && s->maps) {
 		return;
+	}
 	proc_maps__free(s->maps);
 	s->maps = m;
 	s->err = err;
@@ -121,7 +145,8 @@ static void snap_take(struct ustack *u, struct proc_snap *s)
 		add_to_syms(u, s);
 }
 
-static struct proc_snap *snap_get(struct ustack *u, __u32 tgid)
+/* The process's entry, made if new (its maps not read yet). */
+static struct proc_snap *snap_entry(struct ustack *u, __u32 tgid)
 {
 	struct proc_snap *s = snap_find(u, tgid);
 
@@ -142,14 +167,62 @@ static struct proc_snap *snap_get(struct ustack *u, __u32 tgid)
 		return NULL;
 	}
 	u->proc_cnt++;
-	snap_take(u, s);
 	return s;
+}
+
+/* The process's entry, its maps read the first time. */
+static struct proc_snap *snap_get(struct ustack *u, __u32 tgid)
+{
+	struct proc_snap *s = snap_entry(u, tgid);
+
+	if (s && !s->read)
+		snap_take(u, s);
+	return s;
+}
+
+/* One of the kernel's records: the process's recorded mappings follow it. */
+static void on_watch(void *ctx, const struct mmap_watch_event *e)
+{
+	struct ustack *u = ctx;
+	struct proc_snap *s = snap_entry(u, e->tgid), *p;
+	struct proc_maps *m = NULL;
+
+	if (!s)
+		return;
+	switch (e->kind) {
+	case MMAP_WATCH_MAP:
+		if (proc_maps__overlay(s->rec, &e->map, &m))
+			return;
+		break;
+	case MMAP_WATCH_EXEC:
+		/* nothing of the old image is left: an empty list, not "none recorded" */
+		if (proc_maps__overlay(NULL, NULL, &m))
+			return;
+		break;
+	case MMAP_WATCH_FORK:
+		p = snap_find(u, e->parent);
+		if (!p || !p->rec || proc_maps__overlay(p->rec, NULL, &m))
+			return;
+		break;
+	}
+	proc_maps__free(s->rec);
+	s->rec = m;
+	s->rec_new = true;
+}
+
+/* What the kernel recorded since the last look, before any maps are needed. */
+static void sync_watch(struct ustack *u)
+{
+	if (u->opts.watch)
+		mmap_watch__drain(u->opts.watch, on_watch, u);
 }
 
 void ustack__note_process(struct ustack *u, __u32 tgid)
 {
-	if (u && tgid)
-		snap_get(u, tgid);
+	if (!u || !tgid)
+		return;
+	sync_watch(u);
+	snap_get(u, tgid);
 }
 
 void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
@@ -158,6 +231,7 @@ void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 
 	if (!u || r->err || (r->flags & USTACK_F_NOT_USER))
 		return;
+	sync_watch(u);
 	s = snap_find(u, r->tgid);
 	/*
 	 * Read again now, while it most likely still runs: the first snapshot may predate
@@ -273,6 +347,7 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 		return *note = u->note, 0;
 	}
 	stack_len = size - sizeof(*r) < r->stack_len ? size - sizeof(*r) : r->stack_len;
+	sync_watch(u);
 	s = snap_get(u, r->tgid);
 	if (!s)
 		return -ENOMEM;

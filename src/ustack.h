@@ -3,7 +3,9 @@
  * -U: from a captured user stack (struct rec_ustack) to user-space return addresses. Keeps
  * a maps snapshot of every traced process, taken when it is first seen and again when a
  * capture of it arrives (so a process that has exited by the time its sample is
- * decoded is still resolved), hands each snapshot to the symbols object (symbolize.h,
+ * decoded is still resolved); where the process was gone by then, the mappings the kernel
+ * recorded in its exec, fork and mmap calls (mmap_watch.h) stand in. Each snapshot goes
+ * to the symbols object (symbolize.h,
  * which opens the files behind it), and has the sidecar unwind the capture over those
  * images (the binaries are the traced process's: untrusted). Symbols and source lines are
  * not this module's: each frame's address goes through the symbols object like every
@@ -21,6 +23,7 @@
 #include "records.h"
 
 struct symbolize;
+struct mmap_watch;
 
 struct ustack_opts {
 	size_t sz;			/* sizeof(struct ustack_opts) */
@@ -30,6 +33,12 @@ struct ustack_opts {
 	 */
 	struct symbolize *syms;
 	const char *proc_root;		/* "/proc" if NULL (tests) */
+	/*
+	 * Borrowed, optional: the kernel's mapping records of the traced process tree. Its
+	 * mappings stand in for a process that exited before its maps could be read again
+	 * (a short-lived command); read before each capture and unwinding.
+	 */
+	struct mmap_watch *watch;
 	size_t max_procs;		/* snapshots kept (0: 4096); past it they start over */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "opts.h"
 #include "usyms.h"
 
@@ -204,6 +205,14 @@ static void find_debug(struct usyms *u, struct uimage *img, const char *path,
 	try_debug(u, img, cand);
 }
 
+static bool same_file(int fd, const struct user_mapping *m)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && st.st_ino == m->inode && major(st.st_dev) == m->dev_major &&
+	       minor(st.st_dev) == m->dev_minor;
+}
+
 /* Open the file behind mapping @m of @pid: the mapped file itself if /proc allows. */
 static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 {
@@ -217,7 +226,19 @@ static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 		return fd;
 	/* the path as the process sees it (its mount namespace), never the host's twin */
 	snprintf(path, sizeof(path), "%s/%u/root%s", u->opts.proc_root, pid, m->path);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 || !m->inode)
+		return fd;
+	/*
+	 * The process is gone (its mappings as the kernel recorded them): the path in our
+	 * namespace, if it still names the very file that was mapped.
+	 */
+	fd = open(m->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && !same_file(fd, m)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
 }
 
 /* The image of @fd (named @path), opened in the sidecar the first time; NULL if none. */

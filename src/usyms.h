@@ -21,6 +21,12 @@ struct user_mapping {
 	__u64 start, end;		/* [start, end) */
 	__u64 file_off;			/* offset in the file of @start */
 	const char *path;		/* as the maps file names it */
+	/*
+	 * The mapped file's inode and device (0: unknown). Once the process is gone its
+	 * /proc entries can't open the file: @path is opened as is, if it is still this file.
+	 */
+	__u64 inode;
+	__u32 dev_major, dev_minor;
 };
 
 struct usyms_opts {

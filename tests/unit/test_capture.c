@@ -656,11 +656,25 @@ static int space_src(void *ctx, const struct addr_space *as, __u64 addr, struct 
 	return 0;
 }
 
+/* traced user functions' lines, by image and file offset */
+static int space_image_src(void *ctx, const char *path, __u64 off, struct src_frame *fr,
+			   int max, const char **note)
+{
+	if (!strcmp(path, "/usr/bin/app") && off == 0x1130) {
+		fr[0] = (struct src_frame){ "open_config", "cfg.c", 9, 1 };
+		fr[1] = (struct src_frame){ "do_work", "app.c", 27, 5 };
+		return 2;
+	}
+	*note = "no debug info";
+	return 0;
+}
+
 static void test_answers_by_space(void **state)
 {
 	const struct addr_space k = ADDR_SPACE_KERNEL_INIT;
 	const struct addr_space u = { ADDR_SPACE_USER, 41 }, other = { ADDR_SPACE_USER, 7 };
-	struct sym_resolver live = { .sym = space_sym, .src = space_src }, r;
+	struct sym_resolver live = { .sym = space_sym, .src = space_src,
+				     .image_src = space_image_src }, r;
 	struct capture_opts co = { .sz = sizeof(co), .view.stack = true };
 	char path[] = "/tmp/test_capture.XXXXXX";
 	struct sample_build_opts b;
@@ -713,7 +727,25 @@ static void test_answers_by_space(void **state)
 		note = NULL;
 		assert_int_equal(r.src(r.ctx, &k, 0x100f, fr, 4, &note), 0);
 		assert_null(note);
+
+		/* a traced user function's lines: the same from the capture */
+		assert_non_null(r.image_src);
+		assert_int_equal(r.image_src(r.ctx, "/usr/bin/app", 0x1130, fr, 4, NULL), 2);
+		assert_string_equal(fr[0].func, "open_config");
+		assert_string_equal(fr[0].file, "cfg.c");
+		assert_int_equal(fr[0].line, 9);
+		assert_int_equal(fr[0].col, 1);
+		assert_string_equal(fr[1].file, "app.c");
+		assert_int_equal(fr[1].line, 27);
+		note = NULL;
+		assert_int_equal(r.image_src(r.ctx, "/lib/libx.so", 0x1130, fr, 4, &note), 0);
+		assert_string_equal(note, "no debug info");
+		/* asked twice live, written once: the replay answers the same */
+		assert_int_equal(r.image_src(r.ctx, "/usr/bin/app", 0x1130, fr, 1, NULL), 2);
+		assert_string_equal(fr[0].file, "cfg.c");
 	}
+	/* what the live run never asked, a replay doesn't know */
+	assert_int_equal(r.image_src(r.ctx, "/usr/bin/app", 0x1131, fr, 4, NULL), 0);
 	replay__free(rp);
 	unlink(path);
 }

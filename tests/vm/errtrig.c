@@ -5,12 +5,14 @@
  *
  *   errtrig [-l] CASE...
  *   errtrig --spin SECONDS	(getppid() as fast as it can: load for a tracer to keep up with)
+ *   errtrig --orphan-thread CASE	(CASE in a thread that outlives the main thread)
  *
  * Each case prints "CASE <name>: FAILED with -<ERRNO> (<n>)" or "CASE <name>: SUCCEEDED"
  * and the exit status says whether every case failed as expected (0) or not (1).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +317,33 @@ static int spin(int seconds)
 	return 0;
 }
 
+/*
+ * --orphan-thread CASE: the main thread exits (pthread_exit) and a second thread runs CASE
+ * 300 ms later, then ends the process with the case's status: a process that lives on
+ * after its main thread, which a tracer of the process must keep following.
+ */
+static void *orphan_main(void *arg)
+{
+	const struct errcase *c = arg;
+	int err;
+
+	usleep(300000);
+	err = c->run();
+	printf("CASE %s: %s (%d), main thread gone\n", c->name, err ? "FAILED" : "SUCCEEDED", err);
+	fflush(stdout);
+	exit(err == -c->expect ? 0 : 1);
+}
+
+static int orphan_thread(const char *name)
+{
+	const struct errcase *c = find_case(name);
+	pthread_t t;
+
+	if (!c || pthread_create(&t, NULL, orphan_main, (void *)c))
+		return 2;
+	pthread_exit(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int i, err, status = 0;
@@ -322,8 +351,12 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--spin") == 0)
 		return spin(atoi(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "--orphan-thread") == 0) {
+		mkdir(SCRATCH, 0755);
+		return orphan_thread(argv[2]);
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: errtrig [-l] CASE...\n");
+		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "-l") == 0) {

@@ -4,7 +4,8 @@
 # with frame pointers, without (like Debian's binaries), stripped, and with its DWARF only
 # in a .gnu_debuglink file (dl/: lines from the debug file, not the binary), run in the guest
 # with the host's libc (RETSNOOP_VM_DYN). The user frames must be complete and their lines
-# what addr2line says on the host about the same files (check-ustack.py).
+# what addr2line says on the host about the same files (check-ustack.py). The same for
+# short-lived runs under `-- CMD`, which exit before retsnoop reads their samples.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -31,7 +32,20 @@ hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp -n up_dl $TRACE"
 [ -n "${VM_QUICK:-}" ] || guest="$guest
 hunt trace_only '/tmp/up_nofp $MISSING 2000' -U -T -n up_nofp $TRACE
 hunt small '/tmp/up_nofp $MISSING 2000' -U -C stacks.user-stack-size=256 -n up_nofp $TRACE"
+# -- CMD, short-lived: each build exits right after its failed open (no HOLD_MS), before
+# retsnoop reads the sample; its mappings come from the kernel's mmap records. The same
+# without them (RETSNOOP_MMAP_WATCH=0) shows what they change (said, not judged: a race).
+SHORT="/tmp/up_nofp $MISSING; /tmp/up_fp $MISSING; /tmp/up_dl $MISSING"
 guest="$guest
+short() {
+	_n=\$1
+	shift
+	\"\$@\" >/tmp/\$_n.out 2>&1
+	echo \"rc=\$?\" >>/tmp/\$_n.out
+	echo \"=== BEGIN \$_n\"; cat /tmp/\$_n.out; echo \"=== END \$_n\"
+}
+short short retsnoop --json $TRACE -- sh -c '$SHORT'
+short short_nowatch env RETSNOOP_MMAP_WATCH=0 retsnoop --json $TRACE -- sh -c '$SHORT'
 leftovers after"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; }
@@ -84,6 +98,22 @@ s=$(section "$out" small)
 expect "$s" '\[user stack incomplete: stack at sp\+0x[0-9a-f]+ is beyond the [0-9]+ bytes captured' \
 	"256-byte window: the stack ends early and says why"
 fi
+
+# short-lived: every build's frames symbolized, and equal to addr2line's
+s=$(section "$out" short)
+expect "$s" '^rc=1$' "short-lived: the command's status (the last build's failure)"
+for b in nofp fp dl; do
+	j=$(printf '%s\n' "$s" | grep "\"process_comm\":\"up_$b\"")
+	r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
+		fail "short-lived $b: user frames against addr2line: $r; its samples: $(printf '%s' "$j" | head -c 1500)"
+	echo "$r" | sed "s/^/  [short $b] /"
+done
+expect_count "$s" 'exited before' 0 "short-lived: no user stack lost to the process's exit"
+s=$(section "$out" short_nowatch)
+echo "info: short-lived without the kernel's mmap records: $(printf '%s\n' "$s" | grep -c 'exited before') of" \
+	"$(printf '%s\n' "$s" | grep -c '"type":"sample"') samples lost their user stack to the process's exit"
+echo "info: with them: $(section "$out" short | grep -c '"type":"sample"') samples, none lost"
+
 
 a=$(section "$out" after)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached: $a"

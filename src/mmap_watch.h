@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The kernel's own account of a process tree's mappings: perf's MMAP2, COMM (exec) and
+ * FORK records from a dummy software event on every CPU, inherited by every thread and
+ * process the watched one starts afterwards (perf record's way of knowing the maps of
+ * processes that are gone by the time their samples are read).
+ *
+ * Each record is written by the kernel in the process's own mmap(), exec() or fork(), so
+ * it is there even when the process has exited before /proc/PID/maps could be read: a
+ * short-lived `retsnoop -- CMD` whose user stack is unwound after its end.
+ */
+#ifndef RETSNOOP_MMAP_WATCH_H
+#define RETSNOOP_MMAP_WATCH_H
+
+#include <stddef.h>
+#include <linux/types.h>
+#include "proc_maps.h"
+
+struct mmap_watch_opts {
+	size_t sz;			/* sizeof(struct mmap_watch_opts) */
+	int pid;			/* required: the process to watch, and what it starts */
+	size_t pages;			/* data pages per CPU, a power of 2 (0: 16) */
+};
+
+enum mmap_watch_kind {
+	MMAP_WATCH_MAP,			/* @map was mapped into @tgid (over what was there) */
+	MMAP_WATCH_EXEC,		/* @tgid exec'd: its mappings are gone */
+	MMAP_WATCH_FORK,		/* @tgid was forked by @parent: a copy of its mappings */
+};
+
+struct mmap_watch_event {
+	enum mmap_watch_kind kind;
+	__u32 tgid;
+	__u32 parent;			/* MMAP_WATCH_FORK */
+	__u64 time_ns;			/* perf's clock: orders events across CPUs */
+	/* MMAP_WATCH_MAP; path NULL for anonymous memory, valid during the callback only */
+	struct proc_map map;
+};
+
+struct mmap_watch;
+
+/* Start watching @opts->pid: 0, -EPERM, -EACCES, -ENOENT (no such process), -ENOMEM... */
+int mmap_watch__new(const struct mmap_watch_opts *opts, struct mmap_watch **out);
+void mmap_watch__free(struct mmap_watch *w);
+
+typedef void (*mmap_watch_cb)(void *ctx, const struct mmap_watch_event *e);
+
+/*
+ * Hand every record the kernel wrote since the last call to @cb, oldest first across
+ * CPUs. Returns how many, or -ENOMEM (this call's records are lost).
+ */
+int mmap_watch__drain(struct mmap_watch *w, mmap_watch_cb cb, void *ctx);
+
+/* Records the kernel could not write (a full buffer): the model may miss mappings. */
+__u64 mmap_watch__lost(const struct mmap_watch *w);
+
+/*
+ * One perf record (@len bytes, struct perf_event_header first, PERF_SAMPLE_TID|TIME
+ * trailer) as an event: 1 if it is one, 0 for a record of no interest, -EINVAL if
+ * malformed. *@lost grows by a LOST record's count. @e's path points into @rec, whose
+ * " (deleted)" suffix is cut off in place (e->map.deleted says it).
+ */
+int mmap_watch__parse(void *rec, size_t len, struct mmap_watch_event *e, __u64 *lost);
+
+#endif
