@@ -45,6 +45,7 @@ void func_discovery__free(struct func_discovery *d)
 	for (i = 0; i < d->glob_cnt; i++)
 		glob_spec__free(&d->globs[i].spec);
 	free(d->globs);
+	func_discovery_globs__free_index(d);
 	for (i = 0; i < d->name_set_cnt; i++) {
 		struct disc_names *ns = &d->name_sets[i];
 		size_t j;
@@ -121,7 +122,11 @@ static int collect_cands(struct func_discovery *d)
 {
 	size_t i, n = ftrace_funcs__cnt(d->ff), out = 0;
 	struct cand *c;
+	int err;
 
+	err = func_discovery_globs__index(d);
+	if (err)
+		return err;
 	d->cands = calloc(n ? n : 1, sizeof(*d->cands));
 	if (!d->cands)
 		return -ENOMEM;

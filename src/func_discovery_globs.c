@@ -67,6 +67,7 @@ static int add_glob(struct func_discovery *d, enum func_glob_role role, const ch
 		    const char *mod, bool mandatory, bool internal)
 {
 	struct disc_glob *g;
+	const char *star;
 
 	g = realloc(d->globs, (d->glob_cnt + 1) * sizeof(*g));
 	if (!g)
@@ -84,6 +85,12 @@ static int add_glob(struct func_discovery *d, enum func_glob_role role, const ch
 	}
 	g->role = role;
 	g->internal = internal;
+	g->lead = name[0] == '*' || name[0] == '?' ? '\0' : name[0];
+	star = strrchr(g->spec.name, '*');
+	if (star && !strchr(star, '?')) {
+		g->tail = star + 1;
+		g->tail_len = strlen(g->tail);
+	}
 	d->glob_cnt++;
 	if (role != FUNC_GLOB_DENY)
 		d->has_allow = true;
@@ -156,33 +163,138 @@ nomem:
 	return -ENOMEM;
 }
 
+/* Build one class's index; @deny picks the class. */
+static int build_index(struct func_discovery *d, struct disc_glob_index *ix, bool deny)
+{
+	size_t i, n = 0, pos[256];
+	unsigned char c;
+
+	memset(ix->off, 0, sizeof(ix->off));
+	for (i = 0; i < d->glob_cnt; i++) {
+		if ((d->globs[i].role == FUNC_GLOB_DENY) != deny)
+			continue;
+		ix->off[(unsigned char)d->globs[i].lead + 1]++;
+		n++;
+	}
+	for (i = 1; i < 257; i++)
+		ix->off[i] += ix->off[i - 1];
+	free(ix->idx);
+	ix->idx = malloc((n ? n : 1) * sizeof(*ix->idx));
+	if (!ix->idx)
+		return -ENOMEM;
+	memcpy(pos, ix->off, sizeof(pos));
+	for (i = 0; i < d->glob_cnt; i++) {
+		if ((d->globs[i].role == FUNC_GLOB_DENY) != deny)
+			continue;
+		c = d->globs[i].lead;
+		ix->idx[pos[c]++] = i;
+	}
+	return 0;
+}
+
+int func_discovery_globs__index(struct func_discovery *d)
+{
+	int err;
+
+	err = build_index(d, &d->allow_idx, false);
+	if (!err)
+		err = build_index(d, &d->deny_idx, true);
+	d->indexed_cnt = err ? 0 : d->glob_cnt;
+	return err;
+}
+
+void func_discovery_globs__free_index(struct func_discovery *d)
+{
+	free(d->allow_idx.idx);
+	free(d->deny_idx.idx);
+	d->allow_idx.idx = d->deny_idx.idx = NULL;
+	d->indexed_cnt = 0;
+}
+
+/*
+ * Call @fn on each glob of @ix that may match @name (bucket 0 and the bucket of its first
+ * character) until it returns true; without an index (globs added since), on every glob
+ * of the class. True when @fn did.
+ */
+static bool each_glob(const struct func_discovery *d, const struct disc_glob_index *ix,
+		      bool deny, const char *name, const char *mod,
+		      bool (*fn)(const struct func_discovery *d, size_t i, const char *name,
+				 const char *mod, void *ctx), void *ctx)
+{
+	unsigned char c = name[0];
+	size_t i;
+
+	if (d->indexed_cnt != d->glob_cnt || !ix->idx) {
+		for (i = 0; i < d->glob_cnt; i++)
+			if ((d->globs[i].role == FUNC_GLOB_DENY) == deny &&
+			    disc_glob__may_match(&d->globs[i], name) && fn(d, i, name, mod, ctx))
+				return true;
+		return false;
+	}
+	for (i = ix->off[0]; i < ix->off[1]; i++)
+		if (fn(d, ix->idx[i], name, mod, ctx))
+			return true;
+	for (i = c ? ix->off[c] : 0; c && i < ix->off[c + 1]; i++)
+		if (fn(d, ix->idx[i], name, mod, ctx))
+			return true;
+	return false;
+}
+
+static bool disc_glob_match(const struct disc_glob *g, const char *name, const char *mod)
+{
+	size_t n;
+
+	if (g->tail_len) {
+		n = strlen(name);
+		if (n < g->tail_len || memcmp(name + n - g->tail_len, g->tail, g->tail_len) != 0)
+			return false;
+	}
+	return glob_spec__match(&g->spec, name, mod);
+}
+
+static bool glob_matches(const struct func_discovery *d, size_t i, const char *name,
+			 const char *mod, void *ctx)
+{
+	return disc_glob_match(&d->globs[i], name, mod);
+}
+
+/* @ctx: the discovery, writable, whose hit counts go up */
+static bool count_hit(const struct func_discovery *d, size_t i, const char *name,
+		      const char *mod, void *ctx)
+{
+	struct func_discovery *counted = ctx;
+
+	if (disc_glob_match(&d->globs[i], name, mod))
+		counted->globs[i].match_cnt++;
+	return false;	/* every glob that matches counts */
+}
+
 bool func_discovery__is_allowed(const struct func_discovery *d, const char *name,
 				const char *mod)
 {
 	bool allowed = !d->has_allow;
 	size_t i;
 
+	/*
+	 * Allowed by something, then denied by nothing: the allow globs first, since a name
+	 * that none allows (nearly all of them) then costs no deny glob at all.
+	 */
+	for (i = 0; i < d->name_set_cnt && !allowed; i++) {
+		const struct disc_names *ns = &d->name_sets[i];
+
+		if (ns->role != FUNC_GLOB_DENY && names_has(ns, name))
+			allowed = true;
+	}
+	if (!allowed && !each_glob(d, &d->allow_idx, false, name, mod, glob_matches, NULL))
+		return false;
+
 	for (i = 0; i < d->name_set_cnt; i++) {
 		const struct disc_names *ns = &d->name_sets[i];
 
 		if (ns->role == FUNC_GLOB_DENY && names_has(ns, name))
 			return false;
-		if (ns->role != FUNC_GLOB_DENY && !allowed && names_has(ns, name))
-			allowed = true;
 	}
-
-	for (i = 0; i < d->glob_cnt; i++) {
-		const struct disc_glob *g = &d->globs[i];
-
-		if (allowed && g->role != FUNC_GLOB_DENY)
-			continue;
-		if (!glob_spec__match(&g->spec, name, mod))
-			continue;
-		if (g->role == FUNC_GLOB_DENY)
-			return false;
-		allowed = true;
-	}
-	return allowed;
+	return !each_glob(d, &d->deny_idx, true, name, mod, glob_matches, NULL);
 }
 
 /* Count deny-glob hits of a rejected function, for -vv statistics. */
@@ -190,11 +302,7 @@ void func_discovery_globs__count_deny_hits(struct func_discovery *d, const char 
 {
 	size_t i;
 
-	for (i = 0; i < d->glob_cnt; i++) {
-		if (d->globs[i].role == FUNC_GLOB_DENY &&
-		    glob_spec__match(&d->globs[i].spec, name, mod))
-			d->globs[i].match_cnt++;
-	}
+	each_glob(d, &d->deny_idx, true, name, mod, count_hit, d);
 	for (i = 0; i < d->name_set_cnt; i++) {
 		if (d->name_sets[i].role == FUNC_GLOB_DENY && names_has(&d->name_sets[i], name))
 			d->name_sets[i].match_cnt++;
@@ -223,7 +331,8 @@ int func_discovery_globs__mark_entries(struct func_discovery *d)
 		for (j = 0; j < d->glob_cnt; j++) {
 			struct disc_glob *g = &d->globs[j];
 
-			if (g->role == FUNC_GLOB_DENY || !glob_spec__match(&g->spec, f->name, f->module))
+			if (g->role == FUNC_GLOB_DENY || !disc_glob__may_match(g, f->name) ||
+			    !glob_spec__match(&g->spec, f->name, f->module))
 				continue;
 			g->match_cnt++;
 			if (g->role == FUNC_GLOB_ENTRY)

@@ -85,11 +85,81 @@ static void test_entry_names_mark_entries(void **state)
 	btf__free(btf);
 }
 
+/*
+ * Discovery's glob index (built by run(), by lead character and literal tail) gives the
+ * answers of plain glob matching: each name against each glob, before the run (no index)
+ * and after it.
+ */
+static void test_glob_index_same_answers(void **state)
+{
+	static const char *const globs[] = {
+		"e:*sys_bpf", "a:array_map_alloc*", "a:?fs_rea?", "a:*_lock [mod*]", "a:x*y*z",
+		"d:*alloc_check", "d:vfs_read", "d:*y?z",
+	};
+	static const char *const names[] = {
+		"__x64_sys_bpf", "sys_bpf", "bpf", "sys_bpf2", "array_map_alloc",
+		"array_map_alloc_check", "array_map_allo", "vfs_read", "vfs_reaD", "xfs_read",
+		"fs_read", "spin_lock", "_lock", "lock", "xyz", "xaybzc", "xyyz", "xz", "x",
+		"a", "", "rcu_read_lock", "bpf_spin_lock",
+	};
+	static const char *const mods[] = { NULL, "mod1", "other" };
+	struct btf *btf = btf__new_empty();
+	struct func_discovery *d = make(btf);
+	bool before[sizeof(names) / sizeof(names[0])][3];
+	size_t i, j, k;
+
+	for (i = 0; i < sizeof(globs) / sizeof(globs[0]); i++) {
+		enum func_glob_role role = globs[i][0] == 'e' ? FUNC_GLOB_ENTRY :
+					   globs[i][0] == 'a' ? FUNC_GLOB_ALLOW : FUNC_GLOB_DENY;
+		struct glob_spec spec;
+
+		assert_int_equal(glob_spec__parse(globs[i] + 2, &spec), 0);
+		spec.mandatory = role == FUNC_GLOB_ENTRY;
+		assert_int_equal(func_discovery__add_glob(d, role, &spec), 0);
+		glob_spec__free(&spec);
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		for (j = 0; j < 3; j++) {
+			bool allow = false, deny = false;
+
+			/* the reference: every glob tried (the built-in denylist spares these) */
+			for (k = 0; k < sizeof(globs) / sizeof(globs[0]); k++) {
+				struct glob_spec spec;
+				bool m;
+
+				assert_int_equal(glob_spec__parse(globs[k] + 2, &spec), 0);
+				m = glob_spec__match(&spec, names[i], mods[j]);
+				glob_spec__free(&spec);
+				if (globs[k][0] == 'd')
+					deny |= m;
+				else
+					allow |= m;
+			}
+			if (strcmp(names[i], "rcu_read_lock") == 0 ||
+			    strcmp(names[i], "bpf_spin_lock") == 0)
+				deny = true;	/* built-in denies */
+			before[i][j] = func_discovery__is_allowed(d, names[i], mods[j]);
+			if (before[i][j] != (allow && !deny))
+				fail_msg("'%s' [%s]: is_allowed %d, globs say %d", names[i],
+					 mods[j] ?: "vmlinux", before[i][j], allow && !deny);
+		}
+	}
+	assert_int_equal(func_discovery__run(d), 0);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		for (j = 0; j < 3; j++)
+			if (func_discovery__is_allowed(d, names[i], mods[j]) != before[i][j])
+				fail_msg("'%s' [%s]: %d after the run, %d before", names[i],
+					 mods[j] ?: "vmlinux", !before[i][j], before[i][j]);
+	func_discovery__free(d);
+	btf__free(btf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_select_and_deny),
 		cmocka_unit_test(test_entry_names_mark_entries),
+		cmocka_unit_test(test_glob_index_same_answers),
 	};
 
 	return cmocka_run_group_tests_name("func_discovery_names", tests, NULL, NULL);

@@ -131,6 +131,37 @@ static void test_parse_odd_input(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* Addresses read as strtoull(ADDR, 16) reads them, with the fast parse and without it. */
+static void test_addr_parse_as_strtoull(void **state)
+{
+	static const char *const addrs[] = {
+		"ffffffff81000000", "FFFFffff81000abc", "0", "1", "0000000000000000",
+		"fffffffffffffffff", "00000000000000001", "0x10", "0X1f", "0xg", "+ff", "-1",
+		" ff", "\tff", "g1", "ffffffff8100000g",
+	};
+	char line[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++) {
+		unsigned long long want;
+		struct ksyms *ks;
+		char *end;
+		bool valid;
+
+		want = strtoull(addrs[i], &end, 16);
+		valid = end != addrs[i] && (*end == '\0');
+		snprintf(line, sizeof(line), "%s T f\n", addrs[i]);
+		ks = ksyms__parse(line, strlen(line));
+		assert_non_null(ks);
+		if (ksyms__cnt(ks) != (valid ? 1u : 0u))
+			fail_msg("'%s': %zu symbols, strtoull says %d", addrs[i], ksyms__cnt(ks), valid);
+		if (valid && ksyms__get(ks, 0)->addr != want)
+			fail_msg("'%s': %llx, strtoull says %llx", addrs[i],
+				 (unsigned long long)ksyms__get(ks, 0)->addr, want);
+		ksyms__free(ks);
+	}
+}
+
 /* Functions outside a range only, with their names still right after the file is gone. */
 static void test_load_funcs_except(void **state)
 {
@@ -256,6 +287,7 @@ int main(void)
 		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_sizes_and_addr_lookup),
 		cmocka_unit_test(test_parse_odd_input),
+		cmocka_unit_test(test_addr_parse_as_strtoull),
 		cmocka_unit_test(test_load_funcs_except),
 	};
 
