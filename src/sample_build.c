@@ -378,6 +378,31 @@ struct ustack_collect {
 	size_t cnt, cap;
 };
 
+/*
+ * A session of user-space functions ends in a probe on one of them, so its registers are
+ * a uprobe trap's: at a traced function's first instruction (a call that found the entry
+ * frame left by longjmp()), else at a uretprobe, whose pc is the return address in the
+ * caller: the innermost frame's line is then its call's too, as for any return address.
+ */
+static bool at_user_return(const struct sample *s, const struct ustack_frame *f)
+{
+	const struct func *fn;
+	size_t i;
+
+	if (!s->frame_cnt || s->frames[0].func_id < 0)
+		return false;
+	fn = sample__func(s, s->frames[0].func_id);
+	if (!(fn->flags & FUNC_USER) || !f->image.path)
+		return false;
+	for (i = 0; i < s->func_cnt; i++) {
+		fn = &s->funcs[i];
+		if ((fn->flags & FUNC_USER) && fn->image && fn->image_off == f->image.file_off &&
+		    strcmp(fn->image, f->image.path) == 0)
+			return false;
+	}
+	return true;
+}
+
 static int collect_uframe(void *ctx, const struct ustack_frame *f)
 {
 	struct ustack_collect *c = ctx;
@@ -402,7 +427,8 @@ static int collect_uframe(void *ctx, const struct ustack_frame *f)
 		return err;
 	/* the same symbols and lines as any address: a return address' line is its call's */
 	return sample__resolve(c->s, c->o, &as, loc, f->pc,
-			       f->activation ? SRC_AT_ADDR : SRC_AT_CALL);
+			       f->activation && !(c->cnt == 1 && at_user_return(c->s, f)) ?
+			       SRC_AT_ADDR : SRC_AT_CALL);
 }
 
 static int build_ustack(struct sample *s, const struct sess_recs *r,

@@ -392,6 +392,41 @@ trace "$P" -e "do_work [$P]" -a "open_config [$P]"
 check "file:line: the text view shows do_work's and open_config's uprog.c:LINE" \
 	grep -qE '^.*open_config +\(.*uprog\.c:[0-9]+' "$T/out"
 
+# 8c. -U in a run of user functions only (kernels that can't probe kernel functions, like
+# this host's): the stack above the traced entry function, of a process that has exited by
+# the time its sample is printed; every user-stack frame's line is llvm-symbolizer's at the
+# call (a return address - 1; a frame without a line must have none there either)
+ustack_lines() { python3 -c '
+import json, subprocess, sys
+s = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "sample"]
+us = s[0].get("user_stack", {}) if s else {}
+fr = us.get("frames", [])
+names = [f.get("symbol") for f in fr]
+bad = not fr or us.get("missing") or "main" not in names or fr[-1].get("symbol") != "main"
+for f in fr:
+    path, off = f["image"]["path"], int(f["image"]["file_offset"], 16) - 1
+    loads = [l.split() for l in subprocess.run(["readelf", "-lW", path], capture_output=True,
+             text=True).stdout.splitlines() if l.split()[:1] == ["LOAD"]]
+    va = [int(l[2], 16) + off - int(l[1], 16) for l in loads
+          if int(l[1], 16) <= off < int(l[1], 16) + int(l[4], 16)]
+    # llvm-symbolizer: its own DWARF reader (binutils 2.40 addr2line names the wrong file
+    # for inlined headers of glibc 2.36), inlined frames innermost first, "??:0" for none
+    out = subprocess.run(["llvm-symbolizer", "--obj=" + path, hex(va[0])], capture_output=True,
+                         text=True).stdout.split("\n\n")[0].splitlines() if va else []
+    want = [(l.rsplit(":", 2)[0].rsplit("/", 1)[-1], int(l.rsplit(":", 2)[1]))
+            for l in out[1::2] if not l.startswith("??") and l.count(":") >= 2
+            and int(l.rsplit(":", 2)[1])]
+    got = [(x["file"].rsplit("/", 1)[-1], x["line"])
+           for x in ([f["source"]] if "source" in f else []) + f.get("inlined", [])]
+    name, img = f.get("symbol"), path.rsplit("/", 1)[-1]
+    print(f"  {name} {img}+{hex(off + 1)}: retsnoop {got}, llvm-symbolizer {want}")
+    bad |= sorted(got) != sorted(want)
+sys.exit(bad)' "$T/out"; }
+life -U -e "do_work [$P]" -a "open_config [$P]" -- "$P" /nonexistent/ustack 1
+check "-U, user functions only: the stack above do_work ends in main, each frame's line is llvm-symbolizer's" ustack_lines
+check "-U, user functions only: one sample, do_work -> open_config" \
+	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config']"
+
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift
