@@ -76,17 +76,24 @@ def spread(vals, unit='', prec=1):
     return ' '.join(fmt(v, unit, prec) for v in vals) or '-'
 
 
+def added_ns(rs, tool):
+    """@tool's runs of one case, their ns per call, and what each added to the untraced
+    run ('none') of the same repetition."""
+    base = {r['rep']: num(r.get('ns_per_call')) for r in by(rs, tool='none')}
+    runs = by(rs, tool=tool)
+    per = [num(r.get('ns_per_call')) for r in runs]
+    add = [None if tool == 'none' or p is None or base.get(r['rep']) is None
+           else p - base[r['rep']] for p, r in zip(per, runs)]
+    return runs, per, add
+
+
 def overhead(recs, progs):
     out = []
     for case in cases_in(recs):
         rs = by(recs, case=case)
-        base = {r['rep']: num(r.get('ns_per_call')) for r in by(rs, tool='none')}
         rows, added, entry = [], {}, {}
         for tool in tools_in(rs):
-            runs = by(rs, tool=tool)
-            per = [num(r.get('ns_per_call')) for r in runs]
-            add = [None if tool == 'none' or p is None or base.get(r['rep']) is None
-                   else p - base[r['rep']] for p, r in zip(per, runs)]
+            runs, per, add = added_ns(rs, tool)
             added[tool] = med(add) if tool != 'none' else None
             # bpf_stats: run time per program run, entry and exit programs apart
             ent, ext = [], []
@@ -317,13 +324,9 @@ def ustack(recs):
     out = []
     for case in cases_in(recs):
         rs = by(recs, case=case)
-        base = {r['rep']: num(r.get('ns_per_call')) for r in by(rs, tool='none')}
         rows, added = [], {}
         for tool in tools_in(rs):
-            runs = by(rs, tool=tool)
-            per = [num(r.get('ns_per_call')) for r in runs]
-            add = [None if tool == 'none' or p is None or base.get(r['rep']) is None
-                   else p - base[r['rep']] for p, r in zip(per, runs)]
+            runs, per, add = added_ns(rs, tool)
             added[tool] = med(add) if tool != 'none' else None
             rows.append([tool, fmt(med(per)), fmt(added[tool]), spread(add, prec=0),
                          fmt(med([num(r.get('samples')) for r in runs]), prec=0),
