@@ -28,7 +28,10 @@
 # Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup and overhead:
 # an earlier build of ours as a second peer, before/after in the same boot), BENCH_REPS,
 # BENCH_CALLS (getpid calls per timing loop, default 200000), BENCH_KERNEL (default 6.12),
-# BENCH_TAG (a run condition, say 'loaded': the files are <table>-TAG.txt and .log).
+# BENCH_TAG (a run condition, say 'loaded': the files are <table>-TAG.txt and .log),
+# BENCH_ICOUNT=1 (the guest's clock counts its instructions, qemu -icount shift=0,sleep=off:
+# a guest "ns" is one instruction, whatever else the host runs; times then compare
+# instruction counts, not a real machine's time, but no longer vary with the host's load).
 #
 # bench/results/startup.txt is the quiet-host reference: a startup run without BENCH_TAG
 # on a busy host (1-minute load average at or above half the CPU count before the boot)
@@ -43,6 +46,14 @@ TAG=${BENCH_TAG:-}
 case $TAG in
 *[!A-Za-z0-9._-]*) echo "bench/perf.sh: BENCH_TAG='$TAG': use letters, digits, '.', '_' or '-'" >&2; exit 2 ;;
 esac
+if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+	icount_qemu=$(mktemp "${TMPDIR:-/tmp}/retsnoop-icount-qemu.XXXXXX")
+	trap 'rm -f "$icount_qemu"' EXIT
+	printf '#!/bin/sh\nexec %s -icount shift=0,sleep=off "$@"\n' \
+		"${RETSNOOP_QEMU:-qemu-system-x86_64}" >"$icount_qemu"
+	chmod +x "$icount_qemu"
+	export RETSNOOP_QEMU=$icount_qemu
+fi
 REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
@@ -99,6 +110,7 @@ cmdline="bench/perf.sh $*"
 [ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
 [ "$KERNEL" = 6.12 ] || cmdline="BENCH_KERNEL=$KERNEL $cmdline"
 [ -z "$TAG" ] || cmdline="BENCH_TAG=$TAG $cmdline"
+[ "${BENCH_ICOUNT:-0}" != 1 ] || cmdline="BENCH_ICOUNT=1 $cmdline"
 
 # The file name of TABLE's report and raw log: its run condition (BENCH_TAG) appended.
 load_before=
@@ -166,7 +178,11 @@ report() {	# report TABLE WHAT
 		echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); host: $host_cpu, $(nproc) CPUs; guest: Debian $KERNEL, qemu TCG (no KVM), 2 vCPUs"
 		echo "# host load average (1, 5, 15 min) before each boot: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "# ours: retsnoop $ours_ver; floor: bench/floor (empty entry+exit programs)${peer_ver:+; peer: $peer_ver}${base_ver:+; base: $base_ver}"
-		echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
+		if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+			echo "# guest clock = instruction count (qemu -icount shift=0,sleep=off): every 'ns' below is one guest instruction, independent of the host's load; compare the ratios, $3"
+		else
+			echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
+		fi
 		echo "# medians of $REPS alternated runs; raw records: $out/raw/$file.log"
 		bench/report.py "$table" "$out/raw/$file.log"
 	} >"$out/$file.txt"
