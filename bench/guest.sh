@@ -11,6 +11,7 @@ BIN_ours=retsnoop
 BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_peer=$PEER
 BIN_base=$BASE
+BIN_baseA="$BASE -A"
 STATS=/proc/sys/kernel/bpf_stats_enabled
 
 # The tools a run compares, alternated: reversed on even repetitions so no tool always
@@ -21,7 +22,7 @@ tools_for() {	# tools_for REP TOOL...
 	_l=
 	for _t in "$@"; do
 		[ "$_t" = peer ] && [ -z "$PEER" ] && continue
-		[ "$_t" = base ] && [ -z "$BASE" ] && continue
+		case $_t in base | baseA) [ -z "$BASE" ] && continue ;; esac
 		if [ $((_r % 2)) = 1 ]; then _l="$_l $_t"; else _l="$_t $_l"; fi
 	done
 	echo $_l
@@ -115,7 +116,7 @@ table_overhead() {
 	_r=1
 	while [ $_r -le "$REPS" ]; do
 		for _m in M K F; do
-			for _t in $(tools_for $_r none floor ours oursA peer); do
+			for _t in $(tools_for $_r none floor ours oursA base baseA peer); do
 				overhead_run getpid-$_m "$_t" $_r $_m /tmp/funcs.getpid.$_m
 			done
 		done

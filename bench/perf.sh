@@ -28,15 +28,35 @@
 # command, the date and the versions) and bench/results/raw/<table>.log (the guest's
 # records, which bench/report.py reads again: `bench/report.py TABLE LOG`).
 #
-# Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup: an earlier
-# build of ours as a second peer, before/after in the same boot), BENCH_REPS, BENCH_CALLS
-# (getpid calls per timing loop, default 200000), BENCH_KERNEL (default 6.12).
+# Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup and overhead:
+# an earlier build of ours as a second peer, before/after in the same boot), BENCH_REPS,
+# BENCH_CALLS (getpid calls per timing loop, default 200000), BENCH_KERNEL (default 6.12),
+# BENCH_TAG (a run condition, say 'loaded': the files are <table>-TAG.txt and .log),
+# BENCH_ICOUNT=1 (the guest's clock counts its instructions, qemu -icount shift=0,sleep=off:
+# a guest "ns" is one instruction, whatever else the host runs; times then compare
+# instruction counts, not a real machine's time, but no longer vary with the host's load).
+#
+# bench/results/startup.txt is the quiet-host reference: a startup run without BENCH_TAG
+# on a busy host (1-minute load average at or above half the CPU count before the boot)
+# writes startup-busy-host.txt instead. Every report's header gives the load averages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$(pwd)
 out=bench/results
 mkdir -p "$out/raw"
 
+TAG=${BENCH_TAG:-}
+case $TAG in
+*[!A-Za-z0-9._-]*) echo "bench/perf.sh: BENCH_TAG='$TAG': use letters, digits, '.', '_' or '-'" >&2; exit 2 ;;
+esac
+if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+	icount_qemu=$(mktemp "${TMPDIR:-/tmp}/retsnoop-icount-qemu.XXXXXX")
+	trap 'rm -f "$icount_qemu"' EXIT
+	printf '#!/bin/sh\nexec %s -icount shift=0,sleep=off "$@"\n' \
+		"${RETSNOOP_QEMU:-qemu-system-x86_64}" >"$icount_qemu"
+	chmod +x "$icount_qemu"
+	export RETSNOOP_QEMU=$icount_qemu
+fi
 REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
@@ -92,6 +112,20 @@ cmdline="bench/perf.sh $*"
 [ "$REPS" = 3 ] || cmdline="BENCH_REPS=$REPS $cmdline"
 [ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
 [ "$KERNEL" = 6.12 ] || cmdline="BENCH_KERNEL=$KERNEL $cmdline"
+[ -z "$TAG" ] || cmdline="BENCH_TAG=$TAG $cmdline"
+[ "${BENCH_ICOUNT:-0}" != 1 ] || cmdline="BENCH_ICOUNT=1 $cmdline"
+
+# The file name of TABLE's report and raw log: its run condition (BENCH_TAG) appended.
+load_before=
+file_of() {	# file_of TABLE
+	if [ -n "$TAG" ]; then
+		echo "$1-$TAG"
+	elif [ "$1" = startup ] && awk -v n="$(nproc)" '{ exit !($1 >= n / 2) }' /proc/loadavg; then
+		echo "startup-busy-host"	# startup.txt stays the quiet-host reference
+	else
+		echo "$1"
+	fi
+}
 ours_ver="$(git describe --always --dirty 2>/dev/null || echo unknown) ($(git log -1 --format=%cd --date=short 2>/dev/null || true))"
 host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 peer_ver=
@@ -109,7 +143,8 @@ guest_cmds() {	# guest_cmds CMDS
 # boot TABLE TIMEOUT CMDS [RUN-ARGS]: one guest boot; its output is appended to the
 # table's raw log. RUN-ARGS: more tests/vm/run arguments (--dwarf).
 boot() {
-	local table=$1 timeout=$2 cmds=$3 rargs=${4:-} rc=0
+	local table=${files[$1]} timeout=$2 cmds=$3 rargs=${4:-} rc=0
+	load_before="$load_before${load_before:+, }$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "bench/perf.sh: $table: booting the $KERNEL guest for: $cmds" >&2
 	{
 		echo "@B boot: RETSNOOP_VM_EXTRA='$extra' tests/vm/run --kernel $KERNEL $rargs -- \"\$(bench/guest.sh + '$cmds')\""
@@ -138,22 +173,33 @@ tools_for() {	# tools_for REP TOOL...
 }
 
 report() {	# report TABLE WHAT
-	local table=$1 what=$2 fn=table_${1//-/_} # $3: where the ratios come from
+	local table=$1 what=$2 fn=table_${1//-/_} file=${files[$1]} # $3: where the ratios come from
 	case $table in detach-*) fn=table_detach ;; esac
 	{
 		echo "# $what"
 		echo "# command: $cmdline   (make bench runs bench/perf.sh; the guest part is bench/guest.sh, $fn or attach_once)"
 		echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); host: $host_cpu, $(nproc) CPUs; guest: Debian $KERNEL, qemu TCG (no KVM), 2 vCPUs"
+		echo "# host load average (1, 5, 15 min) before each boot: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)"
 		echo "# ours: retsnoop $ours_ver; floor: bench/floor (empty entry+exit programs)${peer_ver:+; peer: $peer_ver}${base_ver:+; base: $base_ver}"
-		echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
-		echo "# medians of $REPS alternated runs; raw records: $out/raw/$table.log"
-		bench/report.py "$table" "$out/raw/$table.log"
-	} >"$out/$table.txt"
-	cat "$out/$table.txt"
+		if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
+			echo "# guest clock = instruction count (qemu -icount shift=0,sleep=off): every 'ns' below is one guest instruction, independent of the host's load; compare the ratios, $3"
+		else
+			echo "# TCG emulates every instruction: absolute times are many times a real machine's; compare the ratios, $3"
+		fi
+		echo "# medians of $REPS alternated runs; raw records: $out/raw/$file.log"
+		bench/report.py "$table" "$out/raw/$file.log"
+	} >"$out/$file.txt"
+	cat "$out/$file.txt"
+	load_before=
 }
 
+declare -A files
 for t in "${tables[@]}"; do
-	rm -f "$out/raw/$t.log"
+	files[$t]=$(file_of "$t")
+	files[detach-$KERNEL]=$(file_of "detach-$KERNEL")
+	[ "${files[$t]}" != startup-busy-host ] ||
+		echo "bench/perf.sh: startup: the host is busy ($(cut -d' ' -f1-3 /proc/loadavg)): writing $out/startup-busy-host.txt, not the quiet-host startup.txt (BENCH_TAG names the file)" >&2
+	rm -f "$out/raw/${files[$t]}.log"
 	case $t in
 	overhead)
 		boot overhead 2400 table_overhead
@@ -180,7 +226,7 @@ attach_case set100-F 0 -F $SET100"
 		;;
 	detach)
 		# per kernel: what parallel release does depends on the kernel's locks
-		rm -f "$out/raw/detach-$KERNEL.log"
+		rm -f "$out/raw/${files[detach-$KERNEL]}.log"
 		boot "detach-$KERNEL" 3000 "table_detach $SET100"
 		report "detach-$KERNEL" "SIGINT to exit and detach time, -K and -F, links released by 1 thread or several" "all taken within one boot"
 		;;

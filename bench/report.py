@@ -59,7 +59,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'ours', 'oursA', 'oursU', 'base', 'peer']
+    order = ['none', 'floor', 'ours', 'oursA', 'oursU', 'base', 'baseA', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
@@ -91,7 +91,7 @@ def overhead(recs, progs):
     out = []
     for case in cases_in(recs):
         rs = by(recs, case=case)
-        rows, added, entry = [], {}, {}
+        rows, added, entry, exit_ = [], {}, {}, {}
         for tool in tools_in(rs):
             runs, per, add = added_ns(rs, tool)
             added[tool] = med(add) if tool != 'none' else None
@@ -112,6 +112,7 @@ def overhead(recs, progs):
                 ent.append(e if seen else None)
                 ext.append(x if seen else None)
             entry[tool] = med(ent)
+            exit_[tool] = med(ext)
             rows.append([tool, fmt(med(per)), fmt(added[tool]), spread(add, prec=0),
                          fmt(med(ent)), fmt(med(ext))])
         mode = case.split('-')[-1]
@@ -127,7 +128,18 @@ def overhead(recs, progs):
                    + (f'   -A: oursA/ours: {ratio(added.get("oursA"), added.get("ours"))}'
                       f'   oursA/floor: {ratio(added.get("oursA"), added.get("floor"))}'
                       if 'oursA' in added else ''))
+        if 'base' in added:
+            # before/after in the same boot: BASE_RETSNOOP, an earlier build of ours
+            out.append(f'ratio ours/base: added {ratio(added.get("ours"), added.get("base"))}'
+                       f'   entry prog {ratio(entry.get("ours"), entry.get("base"))}'
+                       f'   exit prog {ratio(exit_.get("ours"), exit_.get("base"))}'
+                       + (f'   -A: oursA/baseA: added {ratio(added.get("oursA"), added.get("baseA"))}'
+                          f'   entry prog {ratio(entry.get("oursA"), entry.get("baseA"))}'
+                          f'   exit prog {ratio(exit_.get("oursA"), exit_.get("baseA"))}'
+                          if 'baseA' in added else ''))
         out.append('')
+    if any(r.get('tool') == 'base' for r in recs):
+        out.append('base = BASE_RETSNOOP, an earlier build of ours (before/after in the same boot); baseA = base with -A')
     out.append('oursA = ours with -A (the traced __x64_sys_getpid() takes one argument, the struct pt_regs * of the syscall, whose pointee -A reads)')
     out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
                'bpf_stats during a separate loop of 1/5 the calls (stats on), summed over the programs of '

@@ -63,6 +63,9 @@ struct mass_attacher {
 	/* fentry/fexit: which function each template was loaded for (-1: none) */
 	int fentry_tmpl_func;
 	int fexit_tmpl_func[MA_FEXIT_TMPLS + 1];	/* [MA_FEXIT_TMPLS] = void */
+	/* and where in each template its FENTRY_ID_MARK was (-1: none) */
+	int fentry_id_insn;
+	int fexit_id_insn[MA_FEXIT_TMPLS + 1];
 };
 
 #define pr(att, level, ...) log_msg((att)->opts.print, level, __VA_ARGS__)
@@ -121,9 +124,9 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 	att->mode = o.mode;
 	att->funcs = funcs;
 	att->func_cnt = cnt;
-	att->fentry_tmpl_func = -1;
+	att->fentry_tmpl_func = att->fentry_id_insn = -1;
 	for (i = 0; i <= MA_FEXIT_TMPLS; i++)
-		att->fexit_tmpl_func[i] = -1;
+		att->fexit_tmpl_func[i] = att->fexit_id_insn[i] = -1;
 	return att;
 }
 
@@ -178,28 +181,39 @@ int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id)
 	return f->flags & FUNC_RET_VOID ? MA_FEXIT_TMPLS : f->arg_cnt;
 }
 
+/*
+ * Point template @t at function @fi, the first it was planned for, with @fi's id in it;
+ * *@id_insn: where the id is (-1: the template has no FENTRY_ID_MARK).
+ */
+static int prepare_tmpl(struct mass_attacher *att, struct bpf_program *t, int fi, int *id_insn)
+{
+	int err;
+
+	set_autoload(t, fi >= 0);
+	if (fi < 0)
+		return 0;
+	err = bpf_program__set_attach_target(t, 0, att->funcs[fi].name);
+	if (err)
+		return err;
+	*id_insn = ma__mark_tmpl(t, fi);
+	if (*id_insn == -ENOENT)
+		*id_insn = -1;
+	return *id_insn < -1 ? *id_insn : 0;
+}
+
 /* fentry: point each template at the first function it was planned for. */
 static int prepare_fentry(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
 	int err, slot;
 
-	set_autoload(p->fentry, att->fentry_tmpl_func >= 0);
-	if (att->fentry_tmpl_func >= 0) {
-		err = bpf_program__set_attach_target(p->fentry, 0,
-						     att->funcs[att->fentry_tmpl_func].name);
-		if (err)
-			return err;
-	}
-	for (slot = 0; slot <= MA_FEXIT_TMPLS; slot++) {
+	err = prepare_tmpl(att, p->fentry, att->fentry_tmpl_func, &att->fentry_id_insn);
+	for (slot = 0; slot <= MA_FEXIT_TMPLS && !err; slot++) {
 		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
-		int fi = att->fexit_tmpl_func[slot];
 
-		set_autoload(t, fi >= 0);
-		if (fi >= 0 && (err = bpf_program__set_attach_target(t, 0, att->funcs[fi].name)))
-			return err;
+		err = prepare_tmpl(att, t, att->fexit_tmpl_func[slot], &att->fexit_id_insn[slot]);
 	}
-	return 0;
+	return err;
 }
 
 /* Which way each function is attached, and the kprobe ones' list. */
@@ -437,19 +451,21 @@ static void attach_progress(struct mass_attacher *att, size_t done)
 				   att->func_cnt);
 }
 
-/* The template for function @id's entry or exit, and the function it was loaded for. */
+/* The template for function @id's entry or exit, the function it was loaded for, its id's insn. */
 static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool is_exit,
-				     int *tmpl_func)
+				     int *tmpl_func, int *id_insn)
 {
 	struct mass_attacher_progs *p = &att->progs;
 	int slot;
 
 	if (!is_exit) {
 		*tmpl_func = att->fentry_tmpl_func;
+		*id_insn = att->fentry_id_insn;
 		return p->fentry;
 	}
 	slot = mass_attacher__fexit_slot(att, id);
 	*tmpl_func = att->fexit_tmpl_func[slot];
+	*id_insn = att->fexit_id_insn[slot];
 	return slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
 }
 
@@ -459,8 +475,8 @@ static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool i
  */
 static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt)
 {
+	int tmpl_func, btf_fd, k, id_insn;
 	struct bpf_program *tmpl;
-	int tmpl_func, btf_fd, k;
 	__u32 id;
 
 	*cnt = 0;
@@ -476,14 +492,20 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 			return btf_fd;
 		}
 		for (k = 0; k < 2; k++) {
-			tmpl = func_tmpl(att, id, k, &tmpl_func);
+			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
 			if ((int)id == tmpl_func)
 				continue;
+			/* libbpf kept the template's instructions in place: the id is where it was */
+			if (id_insn >= 0 && !ma__tmpl_id_at(tmpl, id_insn, tmpl_func)) {
+				pr(att, LOG_ERROR, "The %s template's function id moved at load\n",
+				   k ? "FEXIT" : "FENTRY");
+				return -EINVAL;
+			}
 			c[*cnt] = (struct ma_clone){
 				.insns = bpf_program__insns(tmpl),
 				.insn_cnt = bpf_program__insn_cnt(tmpl),
 				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
-				.func_id = id,
+				.func_id = id, .id_insn = id_insn,
 			};
 			++*cnt;
 		}
@@ -510,7 +532,7 @@ static int attach_fentry(struct mass_attacher *att)
 	struct ma_clone *clones, *c;
 	struct bpf_program *tmpl;
 	size_t cnt, i, done = 0;
-	int err, tmpl_func, k;
+	int err, tmpl_func, k, id_insn;
 	long t0 = now_ms();
 	__u32 id;
 
@@ -556,7 +578,7 @@ static int attach_fentry(struct mass_attacher *att)
 			goto out;
 		}
 		for (k = 0; k < 2; k++) {
-			tmpl = func_tmpl(att, id, k, &tmpl_func);
+			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
 			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
 			if (err) {
 				pr(att, LOG_ERROR, "Failed to attach %s prog for func #%u (%s): %d\n",

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 #include "mass_attacher_int.h"
+#include "records.h"
 
 #define MAX_LOADERS	8
 
@@ -26,6 +28,49 @@ struct clone_job {
 	const volatile sig_atomic_t *stop;	/* asked to stop: the same, no failure */
 };
 
+/* A "reg = imm" instruction (32 or 64-bit move of a constant) */
+static bool is_mov_imm(const struct bpf_insn *in)
+{
+	__u8 cls = BPF_CLASS(in->code);
+
+	return (cls == BPF_ALU || cls == BPF_ALU64) && BPF_OP(in->code) == BPF_MOV &&
+	       BPF_SRC(in->code) == BPF_K && in->off == 0;
+}
+
+int ma__mark_tmpl(struct bpf_program *prog, __u32 func_id)
+{
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+	size_t cnt = bpf_program__insn_cnt(prog), i;
+	struct bpf_insn *copy;
+	int idx = -ENOENT, err;
+
+	for (i = 0; i < cnt; i++) {
+		if (!is_mov_imm(&insns[i]) || insns[i].imm != FENTRY_ID_MARK)
+			continue;
+		if (idx >= 0)
+			return -EINVAL;		/* one mark, or no knowing which is the id */
+		idx = i;
+	}
+	if (idx < 0)
+		return idx;
+	copy = malloc(cnt * sizeof(*copy));
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, insns, cnt * sizeof(*copy));
+	copy[idx].imm = func_id;
+	err = bpf_program__set_insns(prog, copy, cnt);	/* libbpf copies them */
+	free(copy);
+	return err ?: idx;
+}
+
+bool ma__tmpl_id_at(const struct bpf_program *prog, int idx, __u32 func_id)
+{
+	const struct bpf_insn *insns = bpf_program__insns(prog);
+
+	return idx >= 0 && (size_t)idx < bpf_program__insn_cnt(prog) &&
+	       is_mov_imm(&insns[idx]) && insns[idx].imm == (__s32)func_id;
+}
+
 static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
@@ -34,10 +79,25 @@ static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
 		.attach_btf_obj_fd = c->btf_obj_fd,
 		.log_buf = log, .log_size = log_sz, .log_level = log ? 1 : 0,
 	);
-	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, c->is_exit ? "fexit" : "fentry",
-			       "Dual BSD/GPL", c->insns, c->insn_cnt, &lo);
+	const struct bpf_insn *insns = c->insns;
+	struct bpf_insn *own = NULL;
+	int fd;
 
-	return fd < 0 ? -errno : fd;
+	if (c->id_insn >= 0) {
+		/* the template's instructions with this clone's function id */
+		own = malloc(c->insn_cnt * sizeof(*own));
+		if (!own)
+			return -ENOMEM;
+		memcpy(own, c->insns, c->insn_cnt * sizeof(*own));
+		own[c->id_insn].imm = c->func_id;
+		insns = own;
+	}
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, c->is_exit ? "fexit" : "fentry",
+			   "Dual BSD/GPL", insns, c->insn_cnt, &lo);
+	if (fd < 0)
+		fd = -errno;
+	free(own);
+	return fd;
 }
 
 /* Take clones until none is left or one failed; true if one more was loaded. */

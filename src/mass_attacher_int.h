@@ -34,6 +34,7 @@ struct ma_clone {
 	int btf_obj_fd;			/* its module's BTF, 0 for vmlinux */
 	bool is_exit;
 	__u32 func_id;			/* the caller's: which function it is for */
+	int id_insn;			/* the FENTRY_ID_MARK instruction, -1: none */
 	int fd;				/* out: the program, or -errno (-ENOTCONN: not tried) */
 };
 
@@ -45,6 +46,13 @@ struct ma_clone {
  */
 int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
 		    const volatile sig_atomic_t *stop);
+/*
+ * Before load: write @func_id over @prog's FENTRY_ID_MARK immediate. The instruction's
+ * index (it stays there through libbpf's relocations), -ENOENT if @prog has no mark.
+ */
+int ma__mark_tmpl(struct bpf_program *prog, __u32 func_id);
+/* After load: is instruction @idx of @prog still the id @func_id? */
+bool ma__tmpl_id_at(const struct bpf_program *prog, int idx, __u32 func_id);
 /* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
 void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
 

@@ -319,4 +319,11 @@ struct rec_ustack {
 /* Processes never traced: retsnoop itself and every helper it starts. */
 #define MAX_EXCLUDED_TGIDS	8
 
+/*
+ * The immediate of the one "reg = imm" instruction in each fentry/fexit template that
+ * stands for the traced function's id: the mass attacher writes the id of the function
+ * each program is loaded for in its place, so the probes need no ip -> id lookup.
+ */
+#define FENTRY_ID_MARK		0x5eadf00d
+
 #endif

@@ -47,24 +47,30 @@ struct {
  */
 static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 usp)
 {
+	struct session *sess, *slot;
 	struct func_info *fi;
-	struct session *sess;
 	__u64 now, pid_tgid;
 	__s64 key;
 	__u32 d, seq;
 
-	pid_tgid = bpf_get_current_pid_tgid();
-	key = session_key(pid_tgid);
-	sess = find_session(key);
+	/* one storage lookup: a new session reuses the thread's slot found here */
+	key = probe_session_key();
+	slot = session_slot(key);
+	sess = slot_session(slot);
 	/* a user function called where longjmp() or an exception left traced frames */
-	if (sess && usp && user_unwind(sess, USER_SP32(usp) + 1, key, bpf_ktime_get_ns()))
+	if (sess && usp && user_unwind(sess, USER_SP32(usp) + 1, key, bpf_ktime_get_ns())) {
 		sess = NULL;
+		slot = use_task_storage ? slot : NULL;	/* the hash map's entry is gone */
+	}
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
-		if (!fi || !(fi->flags & FUNC_IS_ENTRY) || !session_allowed(pid_tgid))
+		if (!fi || !(fi->flags & FUNC_IS_ENTRY))
+			return 0;
+		pid_tgid = bpf_get_current_pid_tgid();
+		if (!session_allowed(pid_tgid))
 			return 0;
 		now = bpf_ktime_get_ns();
-		sess = start_session(key, pid_tgid, now);
+		sess = start_session(key, slot, pid_tgid, now);
 		if (!sess)
 			return 0;
 	} else {
@@ -147,12 +153,11 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 {
 	struct func_info *fi;
 	struct session *sess;
-	__u64 now, lat, pid_tgid;
+	__u64 now, lat;
 	__u32 d, seq, flags;
 	__s64 key;
 
-	pid_tgid = bpf_get_current_pid_tgid();
-	key = session_key(pid_tgid);
+	key = probe_session_key();
 	sess = find_session(key);
 	if (!sess)
 		return 0;
@@ -292,27 +297,34 @@ int uexit(struct pt_regs *ctx)
  * The guard (reentry_guard.bpf.h) keeps a traced function called from our own handler
  * from recursing.
  */
-static __always_inline int fentry_common(void *ctx)
+/*
+ * The traced function's id, written into each program at load (FENTRY_ID_MARK): a
+ * constant to the verifier, where an ip_to_id lookup cost every entry and exit a hash map
+ * call (measured in bench/results/overhead.txt, -F).
+ */
+static __always_inline __u32 clone_func_id(void)
 {
 	__u32 id;
 
+	asm volatile("%0 = %1" : "=r"(id) : "i"(FENTRY_ID_MARK));
+	return id;
+}
+
+static __always_inline int fentry_common(void *ctx)
+{
 	if (!ready || !task_traced() || !enter_guard())
 		return 0;
-	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
-		handle_entry(ctx, id, true, 0);
+	handle_entry(ctx, clone_func_id(), true, 0);
 	leave_guard();
 	return 0;
 }
 
 static __always_inline int fexit_common(void *ctx, __s64 res)
 {
-	__u32 id;
-
 	snapshot_lbrs();
 	if (!ready || !task_traced() || !enter_guard())
 		return 0;
-	if (func_id_by_ip(bpf_get_func_ip(ctx), &id))
-		handle_exit(ctx, id, res, 0);
+	handle_exit(ctx, clone_func_id(), res, 0);
 	leave_guard();
 	return 0;
 }

@@ -121,16 +121,39 @@ static __always_inline __s64 session_key(__u64 pid_tgid)
 	return pid ? (__s64)pid : -(1 + (__s64)bpf_get_smp_processor_id());
 }
 
+/*
+ * The probes' session key: the sessions hash map's (5.10); task storage needs none, and
+ * then the probe spends no helper call on the thread's pid.
+ */
+static __always_inline __s64 probe_session_key(void)
+{
+	return use_task_storage ? 0 : session_key(bpf_get_current_pid_tgid());
+}
+
+/*
+ * The thread's session slot, running a session or not (task storage: NULL until the
+ * thread's first session; the hash map: its running session).
+ */
+static __always_inline struct session *session_slot(__s64 key)
+{
+	if (!use_task_storage)
+		return bpf_map_lookup_elem(&sessions, &key);
+	return bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
+}
+
+/* @slot's running session, or NULL. */
+static __always_inline struct session *slot_session(struct session *slot)
+{
+	/* the slot outlives its sessions: between two of them it has no running frame */
+	if (use_task_storage && slot && !slot->stack.depth)
+		return NULL;
+	return slot;
+}
+
 /* The thread's running session, or NULL. */
 static __always_inline struct session *find_session(__s64 key)
 {
-	struct session *sess;
-
-	if (!use_task_storage)
-		return bpf_map_lookup_elem(&sessions, &key);
-	sess = bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
-	/* the slot outlives its sessions: between two of them it has no running frame */
-	return sess && sess->stack.depth ? sess : NULL;
+	return slot_session(session_slot(key));
 }
 
 /*
@@ -156,8 +179,11 @@ static __always_inline void reset_session(struct session *sess)
 	sess->lbrs_sz = 0;
 }
 
-/* A session slot for this thread, or NULL (counted) when there is none to have. */
-static __always_inline struct session *new_session_slot(__s64 key)
+/*
+ * A session slot for this thread, or NULL (counted) when there is none to have. @slot:
+ * what session_slot() found (task storage: the thread's slot, already allocated, or NULL).
+ */
+static __always_inline struct session *new_session_slot(__s64 key, struct session *slot)
 {
 	struct drop_stats *st;
 	struct session *sess;
@@ -165,8 +191,8 @@ static __always_inline struct session *new_session_slot(__s64 key)
 
 	if (use_task_storage) {
 		/* allocated once per thread; NULL when out of memory or storage busy on this CPU */
-		sess = bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL,
-					    BPF_LOCAL_STORAGE_GET_F_CREATE);
+		sess = slot ?: bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(),
+						     NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (sess)
 			reset_session(sess);
 	} else {
@@ -196,25 +222,36 @@ static __always_inline void end_session(struct session *sess, __s64 key)
 		bpf_map_delete_elem(&sessions, &key);
 }
 
-static __always_inline struct session *start_session(__s64 key, __u64 pid_tgid, __u64 now)
+/* @key: the probe's (probe_session_key()); @slot: see new_session_slot() */
+static __always_inline struct session *start_session(__s64 key, struct session *slot,
+						     __u64 pid_tgid, __u64 now)
 {
 	__u64 task, leader = 0;
 	struct session *sess;
 
-	sess = new_session_slot(key);
+	sess = new_session_slot(key, slot);
 	if (!sess)
 		return NULL;
 
-	sess->sess_id = new_sess_id(key);
+	/* the thread's own key, also where the probes use none (task storage) */
+	sess->sess_id = new_sess_id(session_key(pid_tgid));
 	sess->start_ts = now;
 	sess->pid = (__u32)pid_tgid;
 	sess->tgid = pid_tgid >> 32;
 	bpf_get_current_comm(sess->task_comm, sizeof(sess->task_comm));
-	/* the process's name: its thread-group leader's comm */
-	task = bpf_get_current_task();
-	bpf_probe_read_kernel(&leader, sizeof(leader), (void *)(task + task_group_leader_off));
-	bpf_probe_read_kernel_str(&sess->proc_comm, sizeof(sess->proc_comm),
-				  (void *)(leader + task_comm_off));
+	/*
+	 * The process's name: its thread-group leader's comm. A process's main thread is its
+	 * own leader (pid == tgid) and has just read it; three helper calls saved per session.
+	 */
+	if (sess->pid == sess->tgid) {
+		__builtin_memcpy(sess->proc_comm, sess->task_comm, sizeof(sess->proc_comm));
+	} else {
+		task = bpf_get_current_task();
+		bpf_probe_read_kernel(&leader, sizeof(leader),
+				      (void *)(task + task_group_leader_off));
+		bpf_probe_read_kernel_str(&sess->proc_comm, sizeof(sess->proc_comm),
+					  (void *)(leader + task_comm_off));
+	}
 
 	/*
 	 * -T and -A need the session known before its first trace or arguments record; if
