@@ -300,8 +300,8 @@ ustack_run() {
 	_s=$(grep -c 'TID/PID [0-9]*/[0-9]* (' /tmp/run.log)
 	# user frames: the lines of main() in syscall_loop.c (symbolized) or raw image+offset ones
 	_u=$(grep -cE 'syscall_loop\.c:|\[syscall_loop\+0x' /tmp/run.log)
-	_d=$(num_after /tmp/run.log 'DROPPED SAMPLES:')
-	[ "$_d" = -1 ] && _d=0	# no such line: none dropped
+	# "DROPPED SAMPLES:    510" (aligned); no such line: none dropped
+	_d=$(grep -oE 'DROPPED SAMPLES: +[0-9]+' /tmp/run.log | head -1 | sed 's/.* //')
 	echo "@R table=ustack case=$_c tool=$_t rep=$_r ns_per_call=${_ns:--1} samples=$_s user_frames=$_u dropped=${_d:-0} $(stamp_summary /tmp/run.log)"
 	[ -n "$_ns" ] || tail -8 /tmp/run.log | sed 's/^/@E /'
 	return 0
