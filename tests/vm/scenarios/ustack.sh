@@ -22,8 +22,11 @@ export RETSNOOP_VM_TIMEOUT=${RETSNOOP_VM_TIMEOUT:-600}
 OPENAT=$(sys openat)
 TRACE="-e $OPENAT -a do_sys_openat2 -a do_filp_open -a path_openat"
 MISSING=/nonexistent/retsnoop-userprog.conf
-# each build run under its own name (a symlink: comm differs, maps name the real files)
-RUN_ALL="/tmp/up_nofp $MISSING 2000; /tmp/up_fp $MISSING 2000; /tmp/up_stripped $MISSING 2000; /tmp/up_dl $MISSING 2000"
+# each build run under its own name (a symlink: comm differs, maps name the real files),
+# the four at once, each alive for 6 s after its failure: without a command retsnoop reads
+# a process's maps when it gets to its records, and on a loaded host (a second guest
+# running) it fell more than the old 2 s behind, so the last build's stacks said "exited"
+RUN_ALL="/tmp/up_nofp $MISSING 6000 & /tmp/up_fp $MISSING 6000 & /tmp/up_stripped $MISSING 6000 & /tmp/up_dl $MISSING 6000 & wait"
 guest="$(cat "$here/../guest-lib.sh")
 for b in nofp fp stripped dl; do ln -s $U/\$b/userprog /tmp/up_\$b; done
 hunt text '$RUN_ALL' -U -n up_nofp -n up_fp -n up_stripped -n up_dl $TRACE
