@@ -83,12 +83,18 @@ SETSRC="-e '*sys_bpf' -a ':kernel/bpf/*.c'"
 B=src/.output/bench
 make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
 extra="$top/$B/floor $top/$B/stamp $top/$B/syscall_loop"
+# guest_tool VAR: checks that the binary $VAR names is an executable, statically linked;
+# prints its file name (the guest runs it by that name)
+guest_tool() {
+	local path=${!1} name
+	[ -x "$path" ] || { echo "bench/perf.sh: $1=$path is not an executable" >&2; exit 2; }
+	file -L "$path" | grep -q 'statically linked' ||
+		{ echo "bench/perf.sh: $path is not statically linked (the guest has no libraries)" >&2; exit 2; }
+	basename "$path"
+}
 peer=
 if [ -n "${PEER_RETSNOOP:-}" ]; then
-	[ -x "$PEER_RETSNOOP" ] || { echo "bench/perf.sh: PEER_RETSNOOP=$PEER_RETSNOOP is not an executable" >&2; exit 2; }
-	file -L "$PEER_RETSNOOP" | grep -q 'statically linked' ||
-		{ echo "bench/perf.sh: $PEER_RETSNOOP is not statically linked (the guest has no libraries)" >&2; exit 2; }
-	peer=$(basename "$PEER_RETSNOOP")
+	peer=$(guest_tool PEER_RETSNOOP) || exit 2
 	[ "$peer" != retsnoop ] || { echo "bench/perf.sh: name the peer binary something else than 'retsnoop'" >&2; exit 2; }
 	extra="$extra $(cd "$(dirname "$PEER_RETSNOOP")" && pwd)/$peer"
 fi
@@ -96,10 +102,7 @@ fi
 # BASE_RETSNOOP: a second peer, an earlier build of ours (before/after in the same boot)
 base=
 if [ -n "${BASE_RETSNOOP:-}" ]; then
-	[ -x "$BASE_RETSNOOP" ] || { echo "bench/perf.sh: BASE_RETSNOOP=$BASE_RETSNOOP is not an executable" >&2; exit 2; }
-	file -L "$BASE_RETSNOOP" | grep -q 'statically linked' ||
-		{ echo "bench/perf.sh: $BASE_RETSNOOP is not statically linked (the guest has no libraries)" >&2; exit 2; }
-	base=$(basename "$BASE_RETSNOOP")
+	base=$(guest_tool BASE_RETSNOOP) || exit 2
 	case $base in retsnoop | "$peer") echo "bench/perf.sh: name the base binary something else than 'retsnoop' and the peer" >&2; exit 2 ;; esac
 	extra="$extra $(cd "$(dirname "$BASE_RETSNOOP")" && pwd)/$base"
 fi
