@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "unwind.h"
@@ -112,6 +113,8 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 	return tid == p->in->pid;
 }
 
+static const struct unwind_map *map_of(const struct unwind_input *in, uint64_t addr);
+
 /* Only the captured window exists: the thread's memory as it was when it entered the kernel. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
@@ -120,7 +123,16 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	uint64_t off = addr - in->sp;
 
 	if (addr < in->sp || off > in->stack_len || in->stack_len - off < sizeof(*result)) {
-		if (addr >= in->sp && !p->mem_err[0])
+		const struct unwind_map *st = map_of(in, in->sp);
+
+		if (addr < in->sp || p->mem_err[0])
+			return false;
+		/* beyond the thread's stack mapping: a frame pointer that is not one */
+		if (st && addr >= st->end)
+			snprintf(p->mem_err, sizeof(p->mem_err),
+				 "a frame pointer led to %#llx, outside the thread's stack",
+				 (unsigned long long)addr);
+		else
 			snprintf(p->mem_err, sizeof(p->mem_err),
 				 "stack at sp+%#llx is beyond the %zu bytes captured",
 				 (unsigned long long)off, in->stack_len);
@@ -251,6 +263,72 @@ static void describe(struct unwinder *p, struct unwind_frame *f)
 	f->file = dwfl_lineinfo(line, NULL, &f->line, &f->col, NULL, NULL);
 }
 
+/* Whether the module's .eh_frame or .debug_frame describes the code at @addr. */
+static bool has_cfi(Dwfl_Module *mod, Dwarf_Addr addr)
+{
+	Dwarf_Frame *frame;
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi;
+
+	cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame)) {
+		cfi = dwfl_module_dwarf_cfi(mod, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, addr - bias, &frame))
+			return false;
+	}
+	free(frame);
+	return true;
+}
+
+/* "busybox+0x122e8f", or the bare address of a frame no file covers */
+static void frame_name(const struct unwind_frame *f, char *buf, size_t sz)
+{
+	const char *base;
+
+	if (!f->module) {
+		snprintf(buf, sz, "%#llx", (unsigned long long)f->pc);
+		return;
+	}
+	base = strrchr(f->module, '/') ? strrchr(f->module, '/') + 1 : f->module;
+	snprintf(buf, sz, "%.96s+%#llx", base, (unsigned long long)f->file_off);
+}
+
+/* Whether a frame below @f was found without unwind information (a frame-pointer guess). */
+static bool guessed_below(struct unwinder *p, const struct unwind_frame *f)
+{
+	Dwarf_Addr addr = f->activation ? f->pc : f->pc - 1;
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
+
+	return !mod || !has_cfi(mod, addr);
+}
+
+/*
+ * A return address must point into the process's code. Without unwind information for
+ * the frame below, libdwfl follows the frame pointer, and in code built without one
+ * (Debian's busybox, most -O2 code) that reads whatever the register held: environment
+ * strings, zero, a pointer into data. Such a "caller" is no frame: the stack ends there.
+ */
+static bool is_code(const struct unwind_input *in, Dwarf_Addr ret_addr)
+{
+	const struct unwind_map *m = ret_addr ? map_of(in, ret_addr - 1) : NULL;
+
+	return m && m->exec;
+}
+
+static void say_not_code(struct unwinder *p, Dwarf_Addr pc)
+{
+	const struct unwind_frame *last = &p->frames[p->cnt - 1];
+	char name[128];
+
+	frame_name(last, name, sizeof(name));
+	if (guessed_below(p, last))
+		snprintf(p->stop, sizeof(p->stop), "no unwind information for %s, and its frame "
+			 "pointer leads to 0x%llx, which is not code", name, (unsigned long long)pc);
+	else
+		snprintf(p->stop, sizeof(p->stop), "the return address unwound for %s's caller, "
+			 "%#llx, is not code", name, (unsigned long long)pc);
+}
+
 static int on_frame(Dwfl_Frame *state, void *arg)
 {
 	struct unwinder *p = arg;
@@ -260,6 +338,10 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return -1;
+	if (!act && p->cnt > 0 && !is_code(p->in, pc)) {
+		say_not_code(p, pc);
+		return DWARF_CB_ABORT;
+	}
 	if (p->cnt == p->opts.max_frames) {
 		snprintf(p->stop, sizeof(p->stop), "more than %zu frames", p->opts.max_frames);
 		return DWARF_CB_ABORT;
@@ -440,20 +522,31 @@ void unwinder__free(struct unwinder *u)
 static void say_stop(struct unwinder *u, int err)
 {
 	const struct unwind_frame *last = u->cnt ? &u->frames[u->cnt - 1] : NULL;
+	char name[128];
 
 	if (u->stop[0])
 		return;
 	/* a read beyond the window ends libdwfl's unwinding, with or without an error */
-	if (u->mem_err[0])
+	if (u->mem_err[0]) {
 		snprintf(u->stop, sizeof(u->stop), "%s", u->mem_err);
-	else if (!err)
+	} else if (last && last->module && guessed_below(u, last)) {
+		/*
+		 * Also when libdwfl saw the end: without CFI it takes a zero frame pointer for
+		 * the outermost frame, which in code built without frame pointers is just a
+		 * register that held 0 (the test program's open_config, main's two frames on).
+		 */
+		frame_name(last, name, sizeof(name));
+		snprintf(u->stop, sizeof(u->stop), "no unwind information for %s (no .eh_frame "
+			 "or .debug_frame entry covers it) and no frame pointer to follow", name);
+	} else if (!err) {
 		return;
-	else if (last && last->module)
-		snprintf(u->stop, sizeof(u->stop), "no caller found for %s+%#llx: %s",
-			 strrchr(last->module, '/') ? strrchr(last->module, '/') + 1 : last->module,
-			 (unsigned long long)last->file_off, dwfl_errmsg(err));
-	else
+	} else if (last && last->module) {
+		frame_name(last, name, sizeof(name));
+		snprintf(u->stop, sizeof(u->stop), "no caller found for %s: %s", name,
+			 dwfl_errmsg(err));
+	} else {
 		snprintf(u->stop, sizeof(u->stop), "%s", dwfl_errmsg(err));
+	}
 }
 
 int unwinder__run(struct unwinder *u, const struct unwind_input *in, struct unwind_result *res)

@@ -194,6 +194,78 @@ static void test_pc_unmapped(void **state)
 	free(line);
 }
 
+/* Every caller reported is code: its return address is in an executable mapping. */
+static void assert_all_code(const struct unwind_input *in, const struct unwind_result *res)
+{
+	size_t i, j;
+
+	for (i = 1; i < res->cnt; i++) {
+		for (j = 0; j < in->map_cnt; j++) {
+			if (res->frames[i].pc - 1 >= in->maps[j].start &&
+			    res->frames[i].pc - 1 < in->maps[j].end)
+				break;
+		}
+		assert_true(j < in->map_cnt);
+		assert_true(in->maps[j].exec);
+	}
+}
+
+/*
+ * No CFI and no frame pointers (nocfi/, like Debian's static busybox): libdwfl follows
+ * the frame pointer register, which holds whatever the code put there. The unwinding
+ * stops where the guess is not code, and says so, rather than print the guess as a frame
+ * (busybox's sysctl in the 6.12 guest showed "0x3d454d4f4800333d (no mapped file)", an
+ * environment string, as its caller).
+ */
+static void test_nocfi(void **state)
+{
+	static const uint64_t env_words = 0x3d454d4f4800333dULL;	/* "=3\0HOME=" */
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	const struct unwind_map *code = NULL;
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	char *line = snap_of("nocfi");
+	uint64_t ret;
+	size_t i;
+
+	r = parse(line);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	/* the live capture: as far as the unwind information goes, then said why not further */
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_non_null(res.stop);
+	assert_non_null(strstr(res.stop, "no unwind information for "));
+	assert_all_code(&r->in, &res);
+
+	/* the program's own code, which has no CFI */
+	for (i = 0; i < r->in.map_cnt; i++) {
+		if (r->in.maps[i].exec && r->in.maps[i].path &&
+		    strstr(r->in.maps[i].path, "nocfi/userprog"))
+			code = &r->in.maps[i];
+	}
+	assert_non_null(code);
+	assert_true(r->in.stack_len >= 16);
+	/* stopped there with the frame pointer at the window: its "return address" is text */
+	r->regs[16] = code->start + 0x10;
+	r->regs[4] = r->in.sp;
+	memset(r->stack, 0, 8);
+	memcpy(r->stack + 8, &env_words, 8);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_int_equal(res.cnt, 1);
+	assert_non_null(res.stop);
+	assert_non_null(strstr(res.stop, "no unwind information for userprog+"));
+	assert_non_null(strstr(res.stop, "frame pointer leads to 0x3d454d4f4800333d, which is not code"));
+	/* the same guess landing in code is kept: frame pointers are followed where they exist */
+	ret = code->start + 0x21;
+	memcpy(r->stack + 8, &ret, 8);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_true(res.cnt >= 2);
+	assert_int_equal(res.frames[1].pc, ret);
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
 static void test_req_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -257,6 +329,7 @@ int main(void)
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_short_window),
 		cmocka_unit_test(test_pc_unmapped),
+		cmocka_unit_test(test_nocfi),
 		cmocka_unit_test(test_req_refused),
 		cmocka_unit_test(test_server),
 	};

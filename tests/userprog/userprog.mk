@@ -2,7 +2,8 @@
 # shared library, once with frame pointers (fp/) and once without (nofp/, like Debian's
 # stock binaries), plus a stripped copy of the latter (stripped/) and one whose DWARF lives
 # only in a separate debug file next to it, named by .gnu_debuglink (dl/, like Debian's
-# binaries with their -dbgsym package). Each directory holds userprog and libucfg.so;
+# binaries with their -dbgsym package), and one without any unwind information (nocfi/:
+# .eh_frame removed, like the applets of Debian's static busybox). Each directory holds userprog and libucfg.so;
 # userprog finds the library next to itself ($ORIGIN).
 # Included before sidecar/sidecar.mk and tests/unit/unit.mk (their tests name these
 # binaries as prerequisites): plain paths only.
@@ -12,7 +13,7 @@ USERPROG_SRCS := tests/userprog/main.c tests/userprog/ucfg.c tests/userprog/ucfg
 USERPROG_CFLAGS := -O2 -g -Wall
 USERPROG_FP := -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
 USERPROG_NOFP := -fomit-frame-pointer
-USERPROG_DIRS := fp nofp stripped dl
+USERPROG_DIRS := fp nofp stripped dl nocfi
 USERPROG_BINS := $(foreach d,$(USERPROG_DIRS),$(USERPROG_OUT)/$(d)/userprog $(USERPROG_OUT)/$(d)/libucfg.so)
 
 # relative source paths on purpose: DWARF names them as the tests expect
@@ -35,6 +36,11 @@ $(USERPROG_OUT)/dl/%: $(USERPROG_OUT)/nofp/%
 	$(call msg,DEBUGLNK,$@)
 	$(Q)mkdir -p $(@D) && objcopy --only-keep-debug $< $@.debug && \
 		objcopy --strip-debug --add-gnu-debuglink=$@.debug $< $@
+
+# neither CFI nor frame pointers: where the unwinder must stop instead of guessing
+$(USERPROG_OUT)/nocfi/%: $(USERPROG_OUT)/nofp/%
+	$(call msg,NOCFI,$@)
+	$(Q)mkdir -p $(@D) && objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $< $@
 
 userprog: $(USERPROG_BINS)
 .PHONY: userprog
