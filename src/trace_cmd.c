@@ -80,6 +80,21 @@ void trace_cmd__phase_done(log_print_fn print, const char *phase)
 		phase, now_ms() - phase_start, peak, cur);
 }
 
+/* -vv: what the kernel's mapping records cost (-U), for the benchmark's figures */
+static void report_watch(struct mmap_watch *w, struct ustack *u, long ms, log_print_fn print)
+{
+	struct ustack_stats st;
+
+	if (!w)
+		return;
+	ustack__stats(u, &st);
+	log_msg(print, LOG_DEBUG, "mmap records: %llu in %ld ms (%.0f/s), %llu lost; mappings kept of %zu processes (peak %zu), %llu exited ones let go.\n",
+		(unsigned long long)mmap_watch__count(w), ms,
+		ms > 0 ? mmap_watch__count(w) * 1000.0 / ms : 0.0,
+		(unsigned long long)mmap_watch__lost(w), st.procs, st.procs_peak,
+		(unsigned long long)st.exited_let_go);
+}
+
 void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms)
 {
 	log_msg(print, LOG_DEBUG, "Start-up: %s from %ld to %ld ms (%ld ms).\n", what,
@@ -501,7 +516,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
 	struct cmd_launch *cmd = tgt->cmd;
 	int cmd_pid = cmd ? cmd_launch__pid(cmd) : 0;
-	long t0 = now_ms(), ms;
+	long t0 = now_ms(), t_ready = 0, ms;
 	sigset_t held;
 	int err, exec_err = 0;
 	bool ustacks = env->user_stacks;
@@ -565,21 +580,31 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		goto out;
 	}
 	/*
-	 * -U with a command: the kernel records its process tree's mappings from before its
-	 * exec on, for processes that exit before their maps are read (a short-lived one).
-	 * RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes).
+	 * -U: the kernel records the traced processes' mappings, for those that exit before
+	 * their maps are read (a short-lived one): the command's tree from before its exec
+	 * on; with -p or system-wide, every process's (a CPU-wide event: the kernel can't
+	 * follow a running process's other threads), -p's kept for those and their children
+	 * only. RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes).
 	 */
-	if (ustacks && cmd && !env_is_zero("RETSNOOP_MMAP_WATCH")) {
-		struct mmap_watch_opts wo = { .sz = sizeof(wo), .pid = cmd_pid };
+	if (ustacks && !env_is_zero("RETSNOOP_MMAP_WATCH")) {
+		/* every process's records: 256 kB a CPU, drained at each poll (100 ms) */
+		struct mmap_watch_opts wo = {
+			.sz = sizeof(wo), .pid = cmd ? cmd_pid : -1, .pages = cmd ? 0 : 64,
+		};
 
 		err = mmap_watch__new(&wo, &watch);
 		if (err)
-			log_msg(print, LOG_INFO, "The command's mappings are read from /proc only (perf mmap records: %s): a process that exits before its samples are read may lose its user stack.\n",
+			log_msg(print, LOG_INFO, "Mappings are read from /proc only (perf mmap records: %s): a process that exits before its samples are read may lose its user stack.\n",
 				strerror(-err));
 		err = 0;
 	}
 	if (ustacks) {
 		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym, .watch = watch };
+
+		if (!cmd && env->allow_pid_cnt) {
+			uopts.watch_tgids = env->allow_pids;
+			uopts.watch_tgid_cnt = env->allow_pid_cnt;
+		}
 
 		err = ustack__new(&uopts, &ustack);
 		if (err)
@@ -692,6 +717,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	stop__hold(&held);
 	if (!stop__requested()) {
 		sink__ready(sink);
+		t_ready = now_ms();
 		/* a stop from now on lets the samples received be finished */
 		stop__set_phase(STOP_SAMPLING);
 	} else {
@@ -732,6 +758,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cmd_trace__report(cmd, env, exec_err, sink);
 		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
 	}
+	drops.mmap_lost = mmap_watch__lost(watch);
+	report_watch(watch, ustack, now_ms() - t_ready, print);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
@@ -741,9 +769,6 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 out:
 	tracer__free(t);
 	ustack__free(ustack);
-	if (watch && mmap_watch__lost(watch))
-		log_msg(print, LOG_INFO, "%llu perf mmap records of the command were lost: some user stacks may be incomplete.\n",
-			(unsigned long long)mmap_watch__lost(watch));
 	mmap_watch__free(watch);
 	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))
