@@ -584,12 +584,15 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * their maps are read (a short-lived one): the command's tree from before its exec
 	 * on; with -p or system-wide, every process's (a CPU-wide event: the kernel can't
 	 * follow a running process's other threads), -p's kept for those and their children
-	 * only. RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes).
+	 * only. RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes),
+	 * RETSNOOP_MMAP_PAGES=N sets the pages per CPU (tests: a buffer that fills up).
 	 */
 	if (ustacks && !env_is_zero("RETSNOOP_MMAP_WATCH")) {
+		const char *pages = getenv("RETSNOOP_MMAP_PAGES");
 		/* every process's records: 256 kB a CPU, drained at each poll (100 ms) */
 		struct mmap_watch_opts wo = {
-			.sz = sizeof(wo), .pid = cmd ? cmd_pid : -1, .pages = cmd ? 0 : 64,
+			.sz = sizeof(wo), .pid = cmd ? cmd_pid : -1,
+			.pages = pages ? strtoul(pages, NULL, 0) : cmd ? 0 : 64,
 		};
 
 		err = mmap_watch__new(&wo, &watch);
