@@ -23,6 +23,7 @@
 #include "kernel_features.h"
 #include "lbr.h"
 #include "mmap_watch.h"
+#include "ustack_watch.h"
 #include "probe_ctx.h"
 #include "sink.h"
 #include "symbolize.h"
@@ -34,14 +35,6 @@
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
-
-/* A test knob set to "0". */
-static bool env_is_zero(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && !strcmp(v, "0");
-}
 
 static long now_ms(void)
 {
@@ -78,21 +71,6 @@ void trace_cmd__phase_done(log_print_fn print, const char *phase)
 	rss_kb(&peak, &cur);
 	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB.\n",
 		phase, now_ms() - phase_start, peak, cur);
-}
-
-/* -vv: what the kernel's mapping records cost (-U), for the benchmark's figures */
-static void report_watch(struct mmap_watch *w, struct ustack *u, long ms, log_print_fn print)
-{
-	struct ustack_stats st;
-
-	if (!w)
-		return;
-	ustack__stats(u, &st);
-	log_msg(print, LOG_DEBUG, "mmap records: %llu in %ld ms (%.0f/s), %llu lost; mappings kept of %zu processes (peak %zu), %llu exited ones let go.\n",
-		(unsigned long long)mmap_watch__count(w), ms,
-		ms > 0 ? mmap_watch__count(w) * 1000.0 / ms : 0.0,
-		(unsigned long long)mmap_watch__lost(w), st.procs, st.procs_peak,
-		(unsigned long long)st.exited_let_go);
 }
 
 void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms)
@@ -579,28 +557,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		err = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * -U: the kernel records the traced processes' mappings, for those that exit before
-	 * their maps are read (a short-lived one): the command's tree from before its exec
-	 * on; with -p or system-wide, every process's (a CPU-wide event: the kernel can't
-	 * follow a running process's other threads), -p's kept for those and their children
-	 * only. RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes),
-	 * RETSNOOP_MMAP_PAGES=N sets the pages per CPU (tests: a buffer that fills up).
-	 */
-	if (ustacks && !env_is_zero("RETSNOOP_MMAP_WATCH")) {
-		const char *pages = getenv("RETSNOOP_MMAP_PAGES");
-		/* every process's records: 256 kB a CPU, drained at each poll (100 ms) */
-		struct mmap_watch_opts wo = {
-			.sz = sizeof(wo), .pid = cmd ? cmd_pid : -1,
-			.pages = pages ? strtoul(pages, NULL, 0) : cmd ? 0 : 64,
-		};
-
-		err = mmap_watch__new(&wo, &watch);
-		if (err)
-			log_msg(print, LOG_INFO, "Mappings are read from /proc only (perf mmap records: %s): a process that exits before its samples are read may lose its user stack.\n",
-				strerror(-err));
-		err = 0;
-	}
+	/* the command's tree from before its exec on */
+	if (ustacks && cmd)
+		watch = ustack_watch__open(cmd_pid, print);
 	if (ustacks) {
 		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym, .watch = watch };
 
@@ -709,6 +668,14 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				tracer__uprobes(t), vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
+	/*
+	 * every process's records from now on, not while attaching (seconds of them, for
+	 * no session yet); those already running are read from /proc when first named
+	 */
+	if (ustacks && !cmd) {
+		watch = ustack_watch__open(-1, print);
+		ustack__set_watch(ustack, watch);
+	}
 	err = tracer__start(t);
 	if (err)
 		goto out;
@@ -762,7 +729,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
 	}
 	drops.mmap_lost = mmap_watch__lost(watch);
-	report_watch(watch, ustack, now_ms() - t_ready, print);
+	ustack_watch__report(watch, ustack, now_ms() - t_ready, print);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);

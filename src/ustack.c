@@ -92,7 +92,7 @@ int ustack__new(const struct ustack_opts *opts, struct ustack **out)
 		return -ENOMEM;
 	}
 	u->self = getpid();
-	u->filtered = u->opts.watch && u->opts.watch_tgids;
+	u->filtered = u->opts.watch_tgid_cnt;
 	u->opts.watch_tgids = NULL;	/* borrowed: not kept past this call */
 	for (i = 0; i < opts->watch_tgid_cnt && u->filtered; i++) {
 		struct proc_snap *sn = snap_get(u, opts->watch_tgids[i]);
@@ -346,6 +346,12 @@ void ustack__sync(struct ustack *u)
 		sync_watch(u);
 }
 
+void ustack__set_watch(struct ustack *u, struct mmap_watch *w)
+{
+	if (u)
+		u->opts.watch = w;
+}
+
 void ustack__stats(const struct ustack *u, struct ustack_stats *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -387,6 +393,10 @@ void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 
 static const char *snap_err_note(struct ustack *u, int err)
 {
+	/* a full buffer of the kernel's records may be why: said where it matters */
+	if ((err == -ESRCH || err == -ENOENT) && mmap_watch__lost(u->opts.watch))
+		return "the process exited before its mappings could be read, and some of the "
+		       "kernel's mapping records were lost (a full buffer)";
 	if (err == -ESRCH || err == -ENOENT)
 		return "the process exited before its mappings could be read";
 	snprintf(u->note, sizeof(u->note), "the process's mappings could not be read (%s)",

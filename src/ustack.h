@@ -40,9 +40,9 @@ struct ustack_opts {
 	 */
 	struct mmap_watch *watch;
 	/*
-	 * With @watch: follow only these processes and those they fork from now on (-p);
-	 * NULL: every process the records name (a system-wide run, or the command's tree).
-	 * Each is snapshotted now.
+	 * The records (@watch, or ustack__set_watch()) of only these processes and of those
+	 * they fork from now on are followed (-p), each snapshotted now; NULL: of every
+	 * process the records name (a system-wide run, or the command's tree).
 	 */
 	const int *watch_tgids;
 	size_t watch_tgid_cnt;
@@ -64,6 +64,8 @@ void ustack__free(struct ustack *u);
  * it often enough for the kernel's buffers not to fill up between samples.
  */
 void ustack__sync(struct ustack *u);
+/* @w (borrowed) as opts->watch from now on (NULL: none): started after attaching. */
+void ustack__set_watch(struct ustack *u, struct mmap_watch *w);
 
 struct ustack_stats {
 	size_t procs;			/* processes whose mappings are kept now */
