@@ -179,7 +179,8 @@ static void snap_take(struct ustack *u, struct proc_snap *s)
 
 /*
  * Bounded memory: a run over more live processes than max_procs starts over. Before
- * making @n entries: no entry found before is freed by snap_make() then.
+ * making @n entries (no entry found before it is valid after it), so that snap_make()
+ * frees none.
  */
 static void make_room(struct ustack *u, size_t n)
 {
@@ -281,6 +282,7 @@ static void on_watch(void *ctx, const struct mmap_watch_event *e)
 	struct ustack *u = ctx;
 	struct proc_snap *s, *p;
 	struct proc_maps *m = NULL;
+	size_t need;
 
 	/* ours: never traced, and each of our allocations would be another record */
 	if (e->tgid == u->self)
@@ -288,7 +290,6 @@ static void on_watch(void *ctx, const struct mmap_watch_event *e)
 	/* anonymous data (heaps, thread stacks) holds no code: no unwinding needs it */
 	if (e->kind == MMAP_WATCH_MAP && !e->map.path && !(e->map.prot & PROC_MAP_X))
 		return;
-	make_room(u, 2);
 	s = snap_find(u, e->tgid);
 	p = e->kind == MMAP_WATCH_FORK ? snap_find(u, e->parent) : NULL;
 	if (u->filtered && !(e->kind == MMAP_WATCH_FORK ? p && p->followed : s && s->followed))
@@ -302,6 +303,11 @@ static void on_watch(void *ctx, const struct mmap_watch_event *e)
 	if (e->kind == MMAP_WATCH_FORK && s && s->exited) {
 		snap_drop(u, s);
 		s = NULL;
+	}
+	need = !s + (e->kind == MMAP_WATCH_FORK && !p);
+	if (u->proc_cnt + need > u->opts.max_procs) {
+		make_room(u, need);
+		s = p = NULL;
 	}
 	if (!s && !(s = snap_make(u, e->tgid)))
 		return;
