@@ -25,6 +25,7 @@ struct mmap_watch {
 	size_t ring_cnt;
 	size_t page_sz, data_sz;
 	__u64 lost;
+	__u64 count;
 	/* one drain's records, copied out of the rings (a record may wrap around) */
 	char *buf;
 	size_t buf_len, buf_cap;
@@ -42,7 +43,8 @@ static int open_event(int pid, int cpu)
 		.mmap = 1, .mmap2 = 1, .mmap_data = 1,
 		.comm = 1, .comm_exec = 1,
 		.task = 1,
-		.inherit = 1,
+		/* a process tree: what it starts too; a CPU-wide event sees every task anyway */
+		.inherit = pid > 0,
 	};
 
 	return syscall(__NR_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -56,7 +58,7 @@ int mmap_watch__new(const struct mmap_watch_opts *opts, struct mmap_watch **out)
 	size_t pages;
 
 	*out = NULL;
-	if (!opts || OPTS_COPY(&o, opts) || o.pid <= 0)
+	if (!opts || OPTS_COPY(&o, opts) || (o.pid <= 0 && o.pid != -1))
 		return -EINVAL;
 	pages = o.pages ?: DEFAULT_PAGES;
 	if (pages & (pages - 1))
@@ -73,7 +75,7 @@ int mmap_watch__new(const struct mmap_watch_opts *opts, struct mmap_watch **out)
 	w->data_sz = pages * w->page_sz;
 	/*
 	 * Per CPU: the kernel refuses to map an inherited event's buffer for any CPU (all
-	 * children would write into one), as perf record does.
+	 * children would write into one), as perf record does; every process: CPU-wide.
 	 */
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		struct cpu_ring *r = &w->rings[w->ring_cnt];
@@ -121,6 +123,11 @@ void mmap_watch__free(struct mmap_watch *w)
 __u64 mmap_watch__lost(const struct mmap_watch *w)
 {
 	return w ? w->lost : 0;
+}
+
+__u64 mmap_watch__count(const struct mmap_watch *w)
+{
+	return w ? w->count : 0;
 }
 
 static __u32 get32(const char *p)
@@ -210,6 +217,16 @@ int mmap_watch__parse(void *rec, size_t len, struct mmap_watch_event *e, __u64 *
 		if (get32(p + 8) != get32(p + 16) || get32(p + 8) == get32(p + 12))
 			return 0;
 		e->kind = MMAP_WATCH_FORK;
+		e->tgid = get32(p + 8);
+		e->parent = get32(p + 12);
+		return 1;
+	case PERF_RECORD_EXIT:
+		/* the same layout: only the main thread's end is the process's (mostly) */
+		if (len < 8 + 24 + TRAILER)
+			return -EINVAL;
+		if (get32(p + 8) != get32(p + 16))
+			return 0;
+		e->kind = MMAP_WATCH_EXIT;
 		e->tgid = get32(p + 8);
 		e->parent = get32(p + 12);
 		return 1;
@@ -320,6 +337,7 @@ int mmap_watch__drain(struct mmap_watch *w, mmap_watch_cb cb, void *ctx)
 		mmap_watch__parse(h, h->size, &e, &w->lost);
 		cb(ctx, &e);
 	}
+	w->count += cnt;
 	free(refs);
 	return cnt;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The kernel's own account of a process tree's mappings: perf's MMAP2, COMM (exec) and
- * FORK records from a dummy software event on every CPU, inherited by every thread and
- * process the watched one starts afterwards (perf record's way of knowing the maps of
- * processes that are gone by the time their samples are read).
+ * The kernel's own account of processes' mappings: perf's MMAP2, COMM (exec), FORK and
+ * EXIT records from a dummy software event on every CPU, either inherited by every thread
+ * and process the watched one starts afterwards, or of every process on the system (perf
+ * record's way of knowing the maps of processes that are gone by the time their samples
+ * are read).
  *
  * Each record is written by the kernel in the process's own mmap(), exec() or fork(), so
  * it is there even when the process has exited before /proc/PID/maps could be read: a
@@ -18,7 +19,12 @@
 
 struct mmap_watch_opts {
 	size_t sz;			/* sizeof(struct mmap_watch_opts) */
-	int pid;			/* required: the process to watch, and what it starts */
+	/*
+	 * Required: the process to watch, and what it starts after this call (its events
+	 * inherited); -1: every process on the system (a CPU-wide event per CPU; processes
+	 * that mapped before this call are known only by what they map from then on).
+	 */
+	int pid;
 	size_t pages;			/* data pages per CPU, a power of 2 (0: 16) */
 };
 
@@ -26,6 +32,7 @@ enum mmap_watch_kind {
 	MMAP_WATCH_MAP,			/* @map was mapped into @tgid (over what was there) */
 	MMAP_WATCH_EXEC,		/* @tgid exec'd: its mappings are gone */
 	MMAP_WATCH_FORK,		/* @tgid was forked by @parent: a copy of its mappings */
+	MMAP_WATCH_EXIT,		/* @tgid's main thread exited (its process, mostly) */
 };
 
 struct mmap_watch_event {
@@ -53,6 +60,8 @@ int mmap_watch__drain(struct mmap_watch *w, mmap_watch_cb cb, void *ctx);
 
 /* Records the kernel could not write (a full buffer): the model may miss mappings. */
 __u64 mmap_watch__lost(const struct mmap_watch *w);
+/* Records handed to a drain's callback so far (what watching costs). */
+__u64 mmap_watch__count(const struct mmap_watch *w);
 
 /*
  * One perf record (@len bytes, struct perf_event_header first, PERF_SAMPLE_TID|TIME

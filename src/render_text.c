@@ -97,7 +97,7 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	fputc('\n', ts->o.out);
 	fflush(ts->o.out);
 	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
-	    d->args_lost || d->kernel_missed) {
+	    d->args_lost || d->kernel_missed || d->mmap_lost) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -117,6 +117,10 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		if (d->args_lost)
 			fprintf(ts->o.err, "%-20s%llu\n", "LOST ARGS RECORDS:",
 				(unsigned long long)d->args_lost);
+		/* the kernel's buffer was full: a process that exited early may lack its stack */
+		if (d->mmap_lost)
+			fprintf(ts->o.err, "%-20s%llu (user stacks of processes that exited before being read may be incomplete)\n",
+				"LOST MMAP RECORDS:", (unsigned long long)d->mmap_lost);
 	}
 	if (d->running_sessions)
 		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "

@@ -23,6 +23,7 @@
 #include "kernel_features.h"
 #include "lbr.h"
 #include "mmap_watch.h"
+#include "ustack_watch.h"
 #include "probe_ctx.h"
 #include "sink.h"
 #include "symbolize.h"
@@ -34,14 +35,6 @@
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
-
-/* A test knob set to "0". */
-static bool env_is_zero(const char *name)
-{
-	const char *v = getenv(name);
-
-	return v && !strcmp(v, "0");
-}
 
 static long now_ms(void)
 {
@@ -501,7 +494,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	int pids[MAX_EXCLUDED_TGIDS - 1], i, n;
 	struct cmd_launch *cmd = tgt->cmd;
 	int cmd_pid = cmd ? cmd_launch__pid(cmd) : 0;
-	long t0 = now_ms(), ms;
+	long t0 = now_ms(), t_ready = 0, ms;
 	sigset_t held;
 	int err, exec_err = 0;
 	bool ustacks = env->user_stacks;
@@ -564,22 +557,16 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		err = -ENOMEM;
 		goto out;
 	}
-	/*
-	 * -U with a command: the kernel records its process tree's mappings from before its
-	 * exec on, for processes that exit before their maps are read (a short-lived one).
-	 * RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes).
-	 */
-	if (ustacks && cmd && !env_is_zero("RETSNOOP_MMAP_WATCH")) {
-		struct mmap_watch_opts wo = { .sz = sizeof(wo), .pid = cmd_pid };
-
-		err = mmap_watch__new(&wo, &watch);
-		if (err)
-			log_msg(print, LOG_INFO, "The command's mappings are read from /proc only (perf mmap records: %s): a process that exits before its samples are read may lose its user stack.\n",
-				strerror(-err));
-		err = 0;
-	}
+	/* the command's tree from before its exec on */
+	if (ustacks && cmd)
+		watch = ustack_watch__open(cmd_pid, print);
 	if (ustacks) {
 		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym, .watch = watch };
+
+		if (!cmd && env->allow_pid_cnt) {
+			uopts.watch_tgids = env->allow_pids;
+			uopts.watch_tgid_cnt = env->allow_pid_cnt;
+		}
 
 		err = ustack__new(&uopts, &ustack);
 		if (err)
@@ -681,6 +668,14 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				tracer__uprobes(t), vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
+	/*
+	 * every process's records from now on, not while attaching (seconds of them, for
+	 * no session yet); those already running are read from /proc when first named
+	 */
+	if (ustacks && !cmd) {
+		watch = ustack_watch__open(-1, print);
+		ustack__set_watch(ustack, watch);
+	}
 	err = tracer__start(t);
 	if (err)
 		goto out;
@@ -692,6 +687,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	stop__hold(&held);
 	if (!stop__requested()) {
 		sink__ready(sink);
+		t_ready = now_ms();
 		/* a stop from now on lets the samples received be finished */
 		stop__set_phase(STOP_SAMPLING);
 	} else {
@@ -732,6 +728,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cmd_trace__report(cmd, env, exec_err, sink);
 		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
 	}
+	drops.mmap_lost = mmap_watch__lost(watch);
+	ustack_watch__report(watch, ustack, now_ms() - t_ready, print);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
@@ -741,9 +739,6 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 out:
 	tracer__free(t);
 	ustack__free(ustack);
-	if (watch && mmap_watch__lost(watch))
-		log_msg(print, LOG_INFO, "%llu perf mmap records of the command were lost: some user stacks may be incomplete.\n",
-			(unsigned long long)mmap_watch__lost(watch));
 	mmap_watch__free(watch);
 	stop__set_phase(STOP_STARTING);
 	if (cap && capture__close(cap))

@@ -703,6 +703,8 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 	if (t->o.stop && *t->o.stop)
 		return -EINTR;
 	err = ring_buffer__poll(t->rb, timeout_ms);
+	/* -U: the kernel's mapping records read before its buffers fill, samples or not */
+	ustack__sync(t->o.ustack);
 	if (t->pending_cnt) {
 		int e = flush_pending(t);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "addr2line.h"
 #include "mmap_watch.h"
 #include "opts.h"
@@ -14,6 +15,7 @@
 #include "ustack_req.h"
 
 #define DEFAULT_MAX_PROCS	4096
+#define DEFAULT_MAX_EXITED	1024
 
 struct proc_snap {
 	__u32 tgid;
@@ -27,12 +29,22 @@ struct proc_snap {
 	struct proc_maps *rec;
 	bool rec_new;		/* changed since s->maps was last taken from it */
 	bool read;		/* /proc/PID/maps was tried at least once */
+	bool followed;		/* its records are taken (-p: one of the processes, or a child) */
+	bool seeded;		/* s->rec started from /proc (it mapped before the watch began) */
+	bool exited;		/* its exit was recorded */
 };
 
 struct ustack {
 	struct ustack_opts opts;
 	void *procs;		/* tsearch() tree of struct proc_snap, by tgid */
-	size_t proc_cnt;
+	size_t proc_cnt, proc_peak;
+	__u32 self;
+	/* -p: records of followed processes only */
+	bool filtered;
+	/* the processes whose exit was recorded, oldest first: a ring of max_exited */
+	__u32 *exited;
+	size_t ex_head, ex_cnt;
+	__u64 let_go;
 	char note[192];
 };
 
@@ -52,9 +64,12 @@ static void snap_free(void *p)
 	free(s);
 }
 
+static struct proc_snap *snap_get(struct ustack *u, __u32 tgid);
+
 int ustack__new(const struct ustack_opts *opts, struct ustack **out)
 {
 	struct ustack *u;
+	size_t i;
 
 	*out = NULL;
 	if (!opts || !opts->syms)
@@ -69,6 +84,22 @@ int ustack__new(const struct ustack_opts *opts, struct ustack **out)
 	u->opts.sz = sizeof(u->opts);
 	if (!u->opts.max_procs)
 		u->opts.max_procs = DEFAULT_MAX_PROCS;
+	if (!u->opts.max_exited)
+		u->opts.max_exited = DEFAULT_MAX_EXITED;
+	u->exited = calloc(u->opts.max_exited, sizeof(*u->exited));
+	if (!u->exited) {
+		free(u);
+		return -ENOMEM;
+	}
+	u->self = getpid();
+	u->filtered = u->opts.watch_tgid_cnt;
+	u->opts.watch_tgids = NULL;	/* borrowed: not kept past this call */
+	for (i = 0; i < opts->watch_tgid_cnt && u->filtered; i++) {
+		struct proc_snap *sn = snap_get(u, opts->watch_tgids[i]);
+
+		if (sn)
+			sn->followed = true;
+	}
 	*out = u;
 	return 0;
 }
@@ -78,6 +109,7 @@ void ustack__free(struct ustack *u)
 	if (!u)
 		return;
 	tdestroy(u->procs, snap_free);
+	free(u->exited);
 	free(u);
 }
 
@@ -145,19 +177,27 @@ static void snap_take(struct ustack *u, struct proc_snap *s)
 		add_to_syms(u, s);
 }
 
-/* The process's entry, made if new (its maps not read yet). */
-static struct proc_snap *snap_entry(struct ustack *u, __u32 tgid)
+/*
+ * Bounded memory: a run over more live processes than max_procs starts over. Before
+ * making @n entries (no entry found before it is valid after it), so that snap_make()
+ * frees none.
+ */
+static void make_room(struct ustack *u, size_t n)
+{
+	if (u->proc_cnt + n <= u->opts.max_procs)
+		return;
+	tdestroy(u->procs, snap_free);
+	u->procs = NULL;
+	u->proc_cnt = 0;
+}
+
+/* The process's entry, made if new (its maps not read yet); make_room() first. */
+static struct proc_snap *snap_make(struct ustack *u, __u32 tgid)
 {
 	struct proc_snap *s = snap_find(u, tgid);
 
 	if (s)
 		return s;
-	/* bounded memory: a run over more processes than this starts over */
-	if (u->proc_cnt >= u->opts.max_procs) {
-		tdestroy(u->procs, snap_free);
-		u->procs = NULL;
-		u->proc_cnt = 0;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
@@ -166,8 +206,23 @@ static struct proc_snap *snap_entry(struct ustack *u, __u32 tgid)
 		free(s);
 		return NULL;
 	}
-	u->proc_cnt++;
+	if (++u->proc_cnt > u->proc_peak)
+		u->proc_peak = u->proc_cnt;
 	return s;
+}
+
+static struct proc_snap *snap_entry(struct ustack *u, __u32 tgid)
+{
+	if (!snap_find(u, tgid))
+		make_room(u, 1);
+	return snap_make(u, tgid);
+}
+
+static void snap_drop(struct ustack *u, struct proc_snap *s)
+{
+	tdelete(s, &u->procs, snap_cmp);
+	snap_free(s);
+	u->proc_cnt--;
 }
 
 /* The process's entry, its maps read the first time. */
@@ -180,17 +235,86 @@ static struct proc_snap *snap_get(struct ustack *u, __u32 tgid)
 	return s;
 }
 
+/*
+ * A process that mapped before the watch began (-p's, or any process already running
+ * in a system-wide run): its recorded mappings start from its maps file, read the first
+ * time a record names it, while it is most likely alive.
+ */
+static void seed(struct ustack *u, struct proc_snap *s)
+{
+	struct proc_maps_opts o = { .sz = sizeof(o), .proc_root = u->opts.proc_root };
+
+	if (s->rec || s->seeded)
+		return;
+	s->seeded = true;
+	if (proc_maps__read(s->tgid, &o, &s->rec) && s->maps)
+		proc_maps__overlay(s->maps, NULL, &s->rec);
+}
+
+/*
+ * Its exit is recorded: its mappings stay for its samples still in the ring buffer; the
+ * oldest exited process beyond max_exited is let go (counted).
+ */
+static void note_exit(struct ustack *u, struct proc_snap *s)
+{
+	size_t cap = u->opts.max_exited;
+
+	if (s->exited)
+		return;
+	s->exited = true;
+	if (u->ex_cnt == cap) {
+		struct proc_snap *old = snap_find(u, u->exited[u->ex_head]);
+
+		/* (a reused pid's new process has not exited: it stays) */
+		if (old && old->exited) {
+			snap_drop(u, old);
+			u->let_go++;
+		}
+		u->ex_head = (u->ex_head + 1) % cap;
+		u->ex_cnt--;
+	}
+	u->exited[(u->ex_head + u->ex_cnt++) % cap] = s->tgid;
+}
+
 /* One of the kernel's records: the process's recorded mappings follow it. */
 static void on_watch(void *ctx, const struct mmap_watch_event *e)
 {
 	struct ustack *u = ctx;
-	struct proc_snap *s = snap_entry(u, e->tgid), *p;
+	struct proc_snap *s, *p;
 	struct proc_maps *m = NULL;
+	size_t need;
 
-	if (!s)
+	/* ours: never traced, and each of our allocations would be another record */
+	if (e->tgid == u->self)
 		return;
+	/* anonymous data (heaps, thread stacks) holds no code: no unwinding needs it */
+	if (e->kind == MMAP_WATCH_MAP && !e->map.path && !(e->map.prot & PROC_MAP_X))
+		return;
+	s = snap_find(u, e->tgid);
+	p = e->kind == MMAP_WATCH_FORK ? snap_find(u, e->parent) : NULL;
+	if (u->filtered && !(e->kind == MMAP_WATCH_FORK ? p && p->followed : s && s->followed))
+		return;
+	if (e->kind == MMAP_WATCH_EXIT) {
+		if (s)
+			note_exit(u, s);
+		return;
+	}
+	/* a new process under the pid of one whose exit was recorded */
+	if (e->kind == MMAP_WATCH_FORK && s && s->exited) {
+		snap_drop(u, s);
+		s = NULL;
+	}
+	need = !s + (e->kind == MMAP_WATCH_FORK && !p);
+	if (u->proc_cnt + need > u->opts.max_procs) {
+		make_room(u, need);
+		s = p = NULL;
+	}
+	if (!s && !(s = snap_make(u, e->tgid)))
+		return;
+	s->followed = true;
 	switch (e->kind) {
 	case MMAP_WATCH_MAP:
+		seed(u, s);
 		if (proc_maps__overlay(s->rec, &e->map, &m))
 			return;
 		break;
@@ -200,10 +324,15 @@ static void on_watch(void *ctx, const struct mmap_watch_event *e)
 			return;
 		break;
 	case MMAP_WATCH_FORK:
-		p = snap_find(u, e->parent);
-		if (!p || !p->rec || proc_maps__overlay(p->rec, NULL, &m))
+		if (!p && !(p = snap_make(u, e->parent)))
+			return;
+		p->followed = true;
+		seed(u, p);
+		if (!p->rec || proc_maps__overlay(p->rec, NULL, &m))
 			return;
 		break;
+	case MMAP_WATCH_EXIT:
+		return;
 	}
 	proc_maps__free(s->rec);
 	s->rec = m;
@@ -215,6 +344,28 @@ static void sync_watch(struct ustack *u)
 {
 	if (u->opts.watch)
 		mmap_watch__drain(u->opts.watch, on_watch, u);
+}
+
+void ustack__sync(struct ustack *u)
+{
+	if (u)
+		sync_watch(u);
+}
+
+void ustack__set_watch(struct ustack *u, struct mmap_watch *w)
+{
+	if (u)
+		u->opts.watch = w;
+}
+
+void ustack__stats(const struct ustack *u, struct ustack_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (!u)
+		return;
+	st->procs = u->proc_cnt;
+	st->procs_peak = u->proc_peak;
+	st->exited_let_go = u->let_go;
 }
 
 void ustack__note_process(struct ustack *u, __u32 tgid)
@@ -248,6 +399,10 @@ void ustack__note_capture(struct ustack *u, const struct rec_ustack *r)
 
 static const char *snap_err_note(struct ustack *u, int err)
 {
+	/* a full buffer of the kernel's records may be why: said where it matters */
+	if ((err == -ESRCH || err == -ENOENT) && mmap_watch__lost(u->opts.watch))
+		return "the process exited before its mappings could be read, and some of the "
+		       "kernel's mapping records were lost (a full buffer)";
 	if (err == -ESRCH || err == -ENOENT)
 		return "the process exited before its mappings could be read";
 	snprintf(u->note, sizeof(u->note), "the process's mappings could not be read (%s)",

@@ -39,13 +39,41 @@ struct ustack_opts {
 	 * (a short-lived command); read before each capture and unwinding.
 	 */
 	struct mmap_watch *watch;
+	/*
+	 * The records (@watch, or ustack__set_watch()) of only these processes and of those
+	 * they fork from now on are followed (-p), each snapshotted now; NULL: of every
+	 * process the records name (a system-wide run, or the command's tree).
+	 */
+	const int *watch_tgids;
+	size_t watch_tgid_cnt;
 	size_t max_procs;		/* snapshots kept (0: 4096); past it they start over */
+	/*
+	 * With @watch: processes whose exit was recorded keep their mappings for samples
+	 * not read yet, the most recent this many (0: 1024); older ones are let go.
+	 */
+	size_t max_exited;
 };
 
 struct ustack;
 
 int ustack__new(const struct ustack_opts *opts, struct ustack **out);
 void ustack__free(struct ustack *u);
+
+/*
+ * Read what @opts->watch recorded since the last look (every call below does too): call
+ * it often enough for the kernel's buffers not to fill up between samples.
+ */
+void ustack__sync(struct ustack *u);
+/* @w (borrowed) as opts->watch from now on (NULL: none): started after attaching. */
+void ustack__set_watch(struct ustack *u, struct mmap_watch *w);
+
+struct ustack_stats {
+	size_t procs;			/* processes whose mappings are kept now */
+	size_t procs_peak;
+	__u64 exited_let_go;		/* exited processes' mappings let go (max_exited) */
+};
+
+void ustack__stats(const struct ustack *u, struct ustack_stats *st);
 
 /* Process @tgid was seen: snapshot its maps now, unless a snapshot is kept already. */
 void ustack__note_process(struct ustack *u, __u32 tgid);

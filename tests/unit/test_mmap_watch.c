@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * mmap_watch and the model it feeds (proc_maps__overlay): a real child exec'd under the
- * watch, whose executable mappings as the kernel's records rebuild them must be the ones
- * its /proc/PID/maps shows; the overlay's cutting rules; malformed records refused.
+ * watch (of it, as under -- CMD, or of every process, as with -p and system-wide), whose
+ * executable mappings as the kernel's records rebuild them must be the ones its
+ * /proc/PID/maps shows, its fork and exit seen; the overlay's cutting rules; malformed
+ * records refused.
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,8 @@ struct model {
 	__u32 tgid;
 	struct proc_maps *m;
 	int execs, maps;
+	int forks, exits;		/* of md->tgid (FORK: its parent is the test) */
+	int others;			/* records of other processes */
 };
 
 static void apply(void *ctx, const struct mmap_watch_event *e)
@@ -27,8 +32,19 @@ static void apply(void *ctx, const struct mmap_watch_event *e)
 	struct model *md = ctx;
 	struct proc_maps *n = NULL;
 
-	if (e->tgid != md->tgid)
+	if (e->tgid != md->tgid) {
+		md->others++;
 		return;
+	}
+	if (e->kind == MMAP_WATCH_FORK) {
+		assert_int_equal(e->parent, getpid());
+		md->forks++;
+		return;
+	}
+	if (e->kind == MMAP_WATCH_EXIT) {
+		md->exits++;
+		return;
+	}
 	if (e->kind == MMAP_WATCH_EXEC) {
 		md->execs++;
 		assert_int_equal(proc_maps__overlay(NULL, NULL, &n), 0);
@@ -64,21 +80,31 @@ static pid_t spawn_held(const char *path, char *const argv[], int *go)
 	return pid;
 }
 
-static void test_exec_maps(void **state)
+/*
+ * @all: a watch of every process (-p, system-wide), started before the child's fork; else
+ * of the held child and what it starts (-- CMD).
+ */
+static void check_exec_maps(bool all)
 {
 	char *const argv[] = { "sleep", "5", NULL };
 	const char *sleep_bin = access("/bin/sleep", X_OK) ? "/usr/bin/sleep" : "/bin/sleep";
-	struct mmap_watch_opts o = { .sz = sizeof(o) };
+	struct mmap_watch_opts o = { .sz = sizeof(o), .pid = -1 };
 	struct model md = {};
 	struct mmap_watch *w = NULL;
 	struct proc_maps *live = NULL;
 	size_t i, checked = 0;
-	int go, err, tries;
+	int go, err = 0, tries;
 	pid_t pid;
 
+	if (all)
+		err = mmap_watch__new(&o, &w);
+	if (err == -EACCES || err == -EPERM)
+		skip();		/* CPU-wide perf events need privileges */
+	assert_int_equal(err, 0);
 	pid = spawn_held(sleep_bin, argv, &go);
 	o.pid = pid;
-	err = mmap_watch__new(&o, &w);
+	if (!all)
+		err = mmap_watch__new(&o, &w);
 	if (err == -EACCES || err == -EPERM) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
@@ -110,6 +136,12 @@ static void test_exec_maps(void **state)
 	waitpid(pid, NULL, 0);
 	assert_int_equal(md.execs, 1);
 	assert_true(md.maps >= 3);
+	/* every process: the child's birth from us is seen, then (below) its end */
+	assert_int_equal(md.forks, all ? 1 : 0);
+	assert_int_equal(md.exits, 0);
+	mmap_watch__drain(w, apply, &md);
+	assert_int_equal(md.exits, 1);
+	assert_true(mmap_watch__count(w) >= (__u64)(md.execs + md.maps + md.forks + md.exits));
 	/*
 	 * Every executable file mapping /proc shows is in the model as it is (data segments
 	 * are split by mprotect() after relocation, which no record tells), and each file's
@@ -153,6 +185,16 @@ static void test_exec_maps(void **state)
 	proc_maps__free(live);
 	proc_maps__free(md.m);
 	mmap_watch__free(w);
+}
+
+static void test_exec_maps(void **state)
+{
+	check_exec_maps(false);
+}
+
+static void test_exec_maps_all(void **state)
+{
+	check_exec_maps(true);
 }
 
 static struct proc_map pm(__u64 s, __u64 e, __u64 off, const char *path)
@@ -239,10 +281,50 @@ static void test_malformed(void **state)
 	assert_int_equal(lost, 0);
 }
 
+/* EXIT (pid ppid tid ptid time): a process's end is its main thread's, a thread's is none */
+static void test_exit_record(void **state)
+{
+	struct {
+		struct perf_event_header h;
+		__u32 pid, ppid, tid, ptid;
+		__u64 time;
+		__u32 tr_pid, tr_tid;
+		__u64 tr_time;
+	} r = {
+		.h = { .type = PERF_RECORD_EXIT, .size = sizeof(r) },
+		.pid = 40, .ppid = 1, .tid = 40, .ptid = 1, .time = 5, .tr_pid = 40, .tr_tid = 40,
+		.tr_time = 77,
+	};
+	struct mmap_watch_event e;
+	__u64 lost = 0;
+
+	assert_int_equal(mmap_watch__parse(&r, sizeof(r), &e, &lost), 1);
+	assert_int_equal(e.kind, MMAP_WATCH_EXIT);
+	assert_int_equal(e.tgid, 40);
+	assert_int_equal(e.time_ns, 77);
+	r.tid = 41;
+	assert_int_equal(mmap_watch__parse(&r, sizeof(r), &e, &lost), 0);
+	/* too short for its fields and the trailer */
+	r.h.size = 32;
+	assert_int_equal(mmap_watch__parse(&r, 32, &e, &lost), -EINVAL);
+	/* the watch's own checks: no pid, or a negative one other than -1 */
+	{
+		struct mmap_watch_opts o = { .sz = sizeof(o), .pid = -2 };
+		struct mmap_watch *w = (void *)1;
+
+		assert_int_equal(mmap_watch__new(&o, &w), -EINVAL);
+		assert_null(w);
+		o.pid = 0;
+		assert_int_equal(mmap_watch__new(&o, &w), -EINVAL);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exec_maps),
+		cmocka_unit_test(test_exec_maps_all),
+		cmocka_unit_test(test_exit_record),
 		cmocka_unit_test(test_overlay),
 		cmocka_unit_test(test_malformed),
 	};

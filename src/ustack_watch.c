@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* -U's mapping records of a run (ustack_watch.h). */
+#include <stdlib.h>
+#include <string.h>
+#include "mmap_watch.h"
+#include "ustack.h"
+#include "ustack_watch.h"
+
+/* -vv: what the records cost, for the benchmark's figures (bench/ustack-mmap.sh) */
+void ustack_watch__report(struct mmap_watch *w, struct ustack *u, long ms, log_print_fn print)
+{
+	struct ustack_stats st;
+
+	if (!w)
+		return;
+	ustack__stats(u, &st);
+	log_msg(print, LOG_DEBUG, "mmap records: %llu in %ld ms (%.0f/s), %llu lost; mappings kept of %zu processes (peak %zu), %llu exited ones let go.\n",
+		(unsigned long long)mmap_watch__count(w), ms,
+		ms > 0 ? mmap_watch__count(w) * 1000.0 / ms : 0.0,
+		(unsigned long long)mmap_watch__lost(w), st.procs, st.procs_peak,
+		(unsigned long long)st.exited_let_go);
+}
+
+/*
+ * -U: the kernel records the traced processes' mappings, for those that exit before
+ * their maps are read (a short-lived one): @pid's tree (-- CMD), or, -1, every process's
+ * (-p and system-wide: a CPU-wide event, as the kernel can't follow a running process's
+ * other threads; -p's are kept for those and their children only, ustack.h).
+ * RETSNOOP_MMAP_WATCH=0 turns that off (tests: the difference it makes),
+ * RETSNOOP_MMAP_PAGES=N sets the pages per CPU (tests: a buffer that fills up).
+ */
+struct mmap_watch *ustack_watch__open(int pid, log_print_fn print)
+{
+	const char *pages = getenv("RETSNOOP_MMAP_PAGES");
+	/* every process's records: 256 kB a CPU, drained at each poll (100 ms) */
+	struct mmap_watch_opts wo = {
+		.sz = sizeof(wo), .pid = pid,
+		.pages = pages ? strtoul(pages, NULL, 0) : pid > 0 ? 0 : 64,
+	};
+	struct mmap_watch *w = NULL;
+	const char *on = getenv("RETSNOOP_MMAP_WATCH");
+	int err;
+
+	if (on && !strcmp(on, "0"))
+		return NULL;
+	err = mmap_watch__new(&wo, &w);
+	if (err)
+		log_msg(print, LOG_INFO, "Mappings are read from /proc only (perf mmap records: %s): a process that exits before its samples are read may lose its user stack.\n",
+			strerror(-err));
+	return w;
+}
