@@ -16,6 +16,12 @@
 #include "tgid_set.bpf.h"
 #include "records.bpf.h"
 
+/*
+ * uprobe session links (Linux 6.13+): which of the two runs this is. Weak: a kernel
+ * without it (6.1) must still load the object, whose session program is then not loaded.
+ */
+extern bool bpf_session_is_return(void) __ksym __weak;
+
 /* struct session's entry_sp[] of a user stack pointer */
 #define USER_SP32(sp)	((__u32)(sp) | 1)
 #if defined(__TARGET_ARCH_x86)
