@@ -9,8 +9,8 @@
 #      counting; the floors, empty programs (bench/ufloor: a session link, a session link
 #      whose entry skips the return, the uprobe.multi pair, single uprobes);
 #   2. attach and detach of 1,000 user functions (bench's ufuncs program, uf0..uf999).
-# Each per-call figure is the median of $REPS runs (the machine is shared: the load
-# average is printed before and after).
+# Each per-call figure is the median CPU time (user + system) of $REPS runs of the traced
+# program (the machine is shared: the load average is printed before and after).
 set -u
 cd "$(dirname "$0")/.."
 # bpftrace sets no RLIMIT_MEMLOCK itself where it can't
@@ -26,13 +26,17 @@ trap 'rm -rf "$T"; kill $(jobs -p) 2>/dev/null' EXIT
 
 now_ns() { date +%s%N; }
 
-# median wall time in ns of `uprog --bench N`
+# median CPU time (user + system) in ns of `uprog --bench N`: the breakpoint traps and the
+# BPF programs run in the traced process and count as its system time, while time spent
+# waiting for a CPU does not (wall time on this shared 2-CPU host varied 2x between runs:
+# the floors of one run ranged 31-65 us a call with the load average at 10); %.0f, as
+# mawk's %d stops at 2^31
 run_bench() {
-	local i t0 t1
+	local i
 	for i in $(seq "$REPS"); do
-		t0=$(now_ns); "$P" --bench "$N"; t1=$(now_ns)
-		echo $((t1 - t0))
-	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+		( TIMEFORMAT='%3U %3S'; time "$P" --bench "$N" ) 2>&1 |
+			awk '{ printf "%.0f\n", ($1 + $2) * 1e9 }'
+	done | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f\n", v[int((NR + 1) / 2)] }'
 }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
@@ -60,7 +64,7 @@ stop_bg() {
 }
 
 base=$(run_bench)
-echo "# command: make bench-uprobe (bench/uprobe.sh), N=$N calls, median of $REPS"
+echo "# command: make bench-uprobe (bench/uprobe.sh), N=$N calls, median of $REPS (CPU time of the program)"
 echo "# host: $(uname -r), $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), shared with other jobs"
 echo "# load average at start: $(loadavg)"
 echo "# bpftrace: $(bpftrace --version 2>/dev/null || echo none)"

@@ -35,7 +35,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "bpf.session-links", CFG_BOOL, CFG_OFF(session_links), 0, 0,
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"
-	  "\t(defaults to true; false: the entry and return pair of uprobe.multi)" },
+	  "\t(defaults to true, false keeps the entry and return pair of uprobe.multi)" },
 	{ "stacks.symb-mode", CFG_SYMB, 0, 0, 0,
 	  "Stack symbolization mode: none (n), linenum (l) or inlines (i).\n"
 	  "\tSame as -sn, -s and -ss; by default inlines when a DWARF vmlinux is found" },

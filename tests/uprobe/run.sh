@@ -304,7 +304,7 @@ check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len
 check "-- CMD: nothing left attached" nothing_left
 
 # 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
-# through the RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
+# through the DT_NEEDED and RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
 PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1
 check "-- uprog (by PATH), --dry-run: 'libuprog.so' is $D/libuprog.so by uprog's RUNPATH" \
 	grep -q "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out"
@@ -314,6 +314,16 @@ PATH=$D:$PATH "$RS" --json -e "uprog_lib_probe [libuprog.so]" -- uprog /nonexist
 check "-- uprog (by PATH): the library function's sample, image $D/libuprog.so" \
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
 check "-- uprog (by PATH): nothing left attached" nothing_left
+# the command is held before exec (no maps of its own yet): a library glob is what its
+# loader will map, through DT_NEEDED, not every match in the RUNPATH directory
+"$RS" --dry-run -v -e "uprog_lib_* [libuprog*.so]" -- "$P" >"$T/out" 2>&1
+check "-- uprog, --dry-run: 'libuprog*.so' is the needed libuprog.so only, not libuprog-stripped.so beside it" \
+	eval "grep -q \"^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]\" '$T/out' && ! grep -q 'libuprog-stripped' '$T/out'"
+# a binary without RUNPATH: its loader (and so retsnoop) finds the library by LD_LIBRARY_PATH
+LD_LIBRARY_PATH=/nonexistent:$D "$RS" --json -e "uprog_lib_probe [libuprog*.so]" -- "$D/uprog-norunpath" /nonexistent/ldlp 2>"$T/err" |
+	grep '^{' >"$T/out"
+check "-- uprog-norunpath with LD_LIBRARY_PATH: the library function's sample, image $D/libuprog.so" \
+	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
 
 # 12. lifecycle: a process that forks, execs or is killed inside a traced function (-- CMD,
 # JSON lines only: the command's own output shares stdout)
