@@ -304,7 +304,7 @@ int usession(struct pt_regs *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
 
-	if (session_is_return(ctx)) {
+	if (usession_is_return(ctx)) {
 		if (ready && task_traced())
 			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx));
 		return 0;

@@ -112,8 +112,9 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		.pid = opts->uprobe_pid,
 	};
 	struct retsnoop *skel = t->skel;
+	int err;
 
-	/* loaded for session links only: it calls a kfunc older kernels don't have */
+	/* loaded for session links only: its marker call is only a kfunc once prepared */
 	bpf_program__set_autoload(skel->progs.usession, false);
 	if (!opts->user_func_cnt) {
 		bpf_program__set_autoload(skel->progs.uentry, false);
@@ -127,7 +128,8 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	/* the programs' attach type decides which links they take: choose before loading */
-	if (uo.mode == UPROBE_AUTO && feat->has_uprobe_session && !opts->no_session_links)
+	if (uo.mode == UPROBE_AUTO && feat->has_uprobe_session && feat->session_kfunc_id &&
+	    !opts->no_session_links)
 		uo.mode = UPROBE_SESSION;
 	else if (uo.mode == UPROBE_AUTO)
 		uo.mode = feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
@@ -140,8 +142,12 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		bpf_program__set_autoload(skel->progs.uentry, false);
 		bpf_program__set_autoload(skel->progs.uexit, false);
 		bpf_program__set_autoload(skel->progs.usession, true);
-		bpf_program__set_expected_attach_type(skel->progs.usession,
-						      UPROBE_SESSION_ATTACH_TYPE);
+		err = uprobe_link__prepare_session(skel->progs.usession, feat->session_kfunc_id);
+		if (err) {
+			pr(t, LOG_ERROR, "Failed to prepare the uprobe session program: %s.\n",
+			   strerror(-err));
+			return err;
+		}
 		uo.session = skel->progs.usession;
 	} else if (uo.mode == UPROBE_MULTI) {
 		bpf_program__set_expected_attach_type(skel->progs.uentry, BPF_TRACE_UPROBE_MULTI);

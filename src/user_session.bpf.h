@@ -17,22 +17,12 @@
 #include "records.bpf.h"
 
 /*
- * uprobe session links (Linux 6.13+): which of the two runs this is. Linux 7.0 gave the
- * kfunc the program's context as its argument (6.18: none): libbpf resolves the flavor
- * whose prototype matches the kernel's BTF (the ___ suffix is not part of the name), the
- * other stays unresolved, 0 to bpf_ksym_exists(), and its call dead code the verifier
- * never visits. Weak: a kernel without either (6.1) must still load the object, whose
- * session program is then not loaded.
+ * uprobe session links (Linux 6.13+): which of the two runs this is. A call of helper
+ * SESSION_RET_MARK that uprobe_link__prepare_session() turns into the kfunc
+ * bpf_session_is_return() before load (records.h says why not a __ksym extern).
  */
-extern bool bpf_session_is_return___noctx(void) __ksym __weak;
-extern bool bpf_session_is_return___ctx(void *ctx) __ksym __weak;
-
-static __always_inline bool session_is_return(void *ctx)
-{
-	if (bpf_ksym_exists(bpf_session_is_return___ctx))
-		return bpf_session_is_return___ctx(ctx);
-	return bpf_session_is_return___noctx();
-}
+/* unused where this header is compiled alone (tests/unit/bpf_headers.sh) */
+static bool (*usession_is_return)(void *ctx) __attribute__((unused)) = (void *)SESSION_RET_MARK;
 
 /* struct session's entry_sp[] of a user stack pointer */
 #define USER_SP32(sp)	((__u32)(sp) | 1)
