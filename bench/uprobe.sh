@@ -5,7 +5,7 @@
 #      bench_leaf() N times): retsnoop (bench_leaf inside a session of main, as the entry
 #      function itself, a session per call, and as an -a function called outside any
 #      session), with uprobe session links (the default where the kernel has them) and
-#      with the uprobe.multi pair (-C bpf.session-links=false); bpftrace uprobe+uretprobe
+#      with the uprobe.multi pair (-C bpf.uprobe-session=false); bpftrace uprobe+uretprobe
 #      counting; the floors, empty programs (bench/ufloor: a session link, a session link
 #      whose entry skips the return, the uprobe.multi pair, single uprobes);
 #   2. attach and detach of 1,000 user functions (bench's ufuncs program, uf0..uf999).
@@ -83,7 +83,7 @@ percall() {	# NAME READY-ERE CMD...: added ns per call while CMD runs
 	echo "$name $(((t - base) / N))"
 }
 
-PAIR="-C bpf.session-links=false"
+PAIR="-C bpf.uprobe-session=false"
 declare -A res
 while read -r name ns; do res[$name]=$ns; done < <(
 	percall floor-session 'ufloor: ready' "$B/ufloor" -S "$P" bench_leaf

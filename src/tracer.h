@@ -83,7 +83,7 @@ struct tracer_opts {
 	enum uprobe_mode user_mode;
 	/*
 	 * UPROBE_AUTO: not session links even where the kernel has them (-C
-	 * bpf.session-links=false): the entry and return pair, to compare.
+	 * bpf.uprobe-session=false): the entry and return pair, to compare.
 	 */
 	bool no_session_links;
 	/*

@@ -356,10 +356,10 @@ static void test_config(void **state)
 
 	/* session links by default; false asks for the entry and return pair */
 	assert_int_equal(PARSE(&env, "-e", "x"), 0);
-	assert_true(env.cfg.session_links);
+	assert_true(env.cfg.uprobe_session);
 	env__free(&env);
-	assert_int_equal(PARSE(&env, "-C", "bpf.session-links=false"), 0);
-	assert_false(env.cfg.session_links);
+	assert_int_equal(PARSE(&env, "-C", "bpf.uprobe-session=false"), 0);
+	assert_false(env.cfg.uprobe_session);
 	env__free(&env);
 
 	expect_error(PARSE(&env, "-C", "bpf.ringbuf-size"), -EINVAL,

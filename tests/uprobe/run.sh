@@ -204,7 +204,7 @@ while read -r prog runs mode; do
 		eval 'test "$(cat "$T/runs")" = "run_cnt $runs" && jq_samples "len(s) == 1"'
 done <<EOF2
 $sess_mode
-uentry 1 -C bpf.session-links=false
+uentry 1 -C bpf.uprobe-session=false
 uentry 1 -K
 EOF2
 
@@ -448,16 +448,16 @@ check "-U, user functions only: one sample, do_work -> open_config" \
 
 # 14. session links (Linux 6.13+: one link per image, one program run at entry and at
 # return, the return skipped for calls that need none) against the pair they replace
-# (-C bpf.session-links=false): -v says which; the same chains both ways, each judged by
+# (-C bpf.uprobe-session=false): -v says which; the same chains both ways, each judged by
 # the chain oracle (tests/vm/check-chain.py) but longjmp's; the return trap only where a
 # session needs it (bpf_stats run counts); nothing left attached either way
-PAIR="-C bpf.session-links=false"
+PAIR="-C bpf.uprobe-session=false"
 "$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
 if grep -q '(uprobe session links)' "$T/out"; then
 	check "sessions: -v says 'Total 1 user-space functions attached successfully (uprobe session links)'" \
 		grep -q '^Total 1 user-space functions attached successfully (uprobe session links)!$' "$T/out"
 	"$RS" -v $PAIR -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
-	check "sessions: -C bpf.session-links=false: -v says (uprobe.multi)" \
+	check "sessions: -C bpf.uprobe-session=false: -v says (uprobe.multi)" \
 		grep -q '^Total 1 user-space functions attached successfully (uprobe.multi)!$' "$T/out"
 	# the chain of every sample: functions, results, errnos, markers; and the -T rows
 	summary() { python3 -c '
