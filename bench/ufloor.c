@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * ufloor -M|-K IMAGE GLOB: attach an empty uprobe entry+return pair (ufloor.bpf.c) to every
- * function of IMAGE whose name matches GLOB, the way retsnoop would (-M one uprobe.multi
- * link per direction, -K one uprobe and one uretprobe per function, by file offset from
- * retsnoop's own ELF reader), say how long attaching took, wait for SIGINT/SIGTERM,
+ * ufloor -M|-K|-S|-E IMAGE GLOB: attach an empty uprobe entry+return pair (ufloor.bpf.c) to
+ * every function of IMAGE whose name matches GLOB, the way retsnoop would (-M one
+ * uprobe.multi link per direction, -K one uprobe and one uretprobe per function, -S one
+ * uprobe session link whose program runs at entry and return, -E the same whose entry
+ * skips the return; by file offset from retsnoop's own ELF reader), say how long
+ * attaching took, wait for SIGINT/SIGTERM,
  * detach and say how long that took. The floor of the uprobe benchmarks (bench/uprobe.sh).
  *
  * Output (stdout, one line each):
@@ -21,6 +23,7 @@
 #include <bpf/libbpf.h>
 #include "elf_funcs.h"
 #include "glob.h"
+#include "uprobe_link.h"
 #include "ufloor.skel.h"
 
 static volatile sig_atomic_t stop;
@@ -41,18 +44,21 @@ static long now_ms(void)
 int main(int argc, char **argv)
 {
 	struct bpf_link **links = NULL;
+	int sess_fd = -1;
 	struct ufloor_bpf *skel;
 	struct elf_funcs *e;
 	unsigned long *offs;
 	size_t i, n = 0, nl = 0;
-	bool multi;
+	bool multi, session;
 	long t0;
 
-	if (argc != 4 || (strcmp(argv[1], "-M") && strcmp(argv[1], "-K"))) {
-		fprintf(stderr, "usage: ufloor -M|-K IMAGE GLOB\n");
+	if (argc != 4 || (strcmp(argv[1], "-M") && strcmp(argv[1], "-K") &&
+			  strcmp(argv[1], "-S") && strcmp(argv[1], "-E"))) {
+		fprintf(stderr, "usage: ufloor -M|-K|-S|-E IMAGE GLOB\n");
 		return 2;
 	}
 	multi = strcmp(argv[1], "-M") == 0;
+	session = strcmp(argv[1], "-S") == 0 || strcmp(argv[1], "-E") == 0;
 	e = elf_funcs__open(argv[2], NULL);
 	if (!e) {
 		fprintf(stderr, "ufloor: %s: %s\n", argv[2], strerror(errno));
@@ -68,14 +74,27 @@ int main(int argc, char **argv)
 		return 1;
 	bpf_program__set_autoload(skel->progs.ufloor_mentry, multi);
 	bpf_program__set_autoload(skel->progs.ufloor_mexit, multi);
-	bpf_program__set_autoload(skel->progs.ufloor_entry, !multi);
-	bpf_program__set_autoload(skel->progs.ufloor_exit, !multi);
+	bpf_program__set_autoload(skel->progs.ufloor_entry, !multi && !session);
+	bpf_program__set_autoload(skel->progs.ufloor_exit, !multi && !session);
+	bpf_program__set_autoload(skel->progs.ufloor_session, session);
+	bpf_program__set_expected_attach_type(skel->progs.ufloor_session,
+					      UPROBE_SESSION_ATTACH_TYPE);
+	skel->rodata->skip_return = strcmp(argv[1], "-E") == 0;
 	if (ufloor_bpf__load(skel))
 		return 1;
 	signal(SIGINT, on_sig);
 	signal(SIGTERM, on_sig);
 	t0 = now_ms();
-	if (multi) {
+	if (session) {
+		struct uprobe_link_spec spec = { .path = argv[2], .offsets = offs, .cnt = n };
+
+		sess_fd = uprobe_link__create(bpf_program__fd(skel->progs.ufloor_session),
+					      UPROBE_SESSION_ATTACH_TYPE, &spec);
+		if (sess_fd < 0) {
+			fprintf(stderr, "ufloor: session link: %s\n", strerror(-sess_fd));
+			return 1;
+		}
+	} else if (multi) {
 		LIBBPF_OPTS(bpf_uprobe_multi_opts, mo, .offsets = offs, .cnt = n);
 
 		links[nl++] = bpf_program__attach_uprobe_multi(skel->progs.ufloor_mentry, -1,
@@ -100,7 +119,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("ufloor: mode=%s funcs=%zu attach_ms=%ld\nufloor: ready\n", multi ? "M" : "K", n,
+	printf("ufloor: mode=%s funcs=%zu attach_ms=%ld\nufloor: ready\n", argv[1] + 1, n,
 	       now_ms() - t0);
 	fflush(stdout);
 	while (!stop)
@@ -108,6 +127,8 @@ int main(int argc, char **argv)
 	t0 = now_ms();
 	for (i = nl; i > 0; i--)
 		bpf_link__destroy(links[i - 1]);
+	if (sess_fd >= 0)
+		close(sess_fd);
 	printf("ufloor: detach_ms=%ld\n", now_ms() - t0);
 	ufloor_bpf__destroy(skel);
 	elf_funcs__free(e);

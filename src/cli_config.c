@@ -32,6 +32,10 @@ static const struct cfg_key cfg_keys[] = {
 	{ "bpf.sessions-size", CFG_INT, CFG_OFF(sessions_size), 1, INT_MAX,
 	  "BPF sessions map capacity; setting it uses that map instead of task storage "
 	  "(default: task storage on 5.11+, else a map of 4096)" },
+	{ "bpf.uprobe-session", CFG_BOOL, CFG_OFF(uprobe_session), 0, 0,
+	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
+	  "\tone program at entry and return, the return skipped for calls outside sessions\n"
+	  "\t(defaults to true, false keeps the entry and return pair of uprobe.multi)" },
 	{ "stacks.symb-mode", CFG_SYMB, 0, 0, 0,
 	  "Stack symbolization mode: none (n), linenum (l) or inlines (i).\n"
 	  "\tSame as -sn, -s and -ss; by default inlines when a DWARF vmlinux is found" },

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "kernel_features.h"
 #include "calib_feat.skel.h"
+#include "uprobe_link.h"
 
 /* The uprobe's target: retsnoop's own code, called once with the probe attached. */
 __attribute__((noinline, used)) void kernel_features__uprobe_trigger(void)
@@ -80,7 +81,7 @@ static int btf_facts(struct kernel_features *f, const struct btf *btf)
 }
 
 static void copy_out(const struct calib_feat *skel, struct kernel_features *f);
-static bool detect_uprobe_multi(void);
+static bool detect_uprobe_link(int attach_type);
 
 int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux_btf)
 {
@@ -116,24 +117,26 @@ int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux
 		goto cleanup;
 	}
 	copy_out(skel, f);
-	f->has_uprobe_multi = detect_uprobe_multi();
+	f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
+	f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
 cleanup:
 	calib_feat__destroy(skel);
 	return err;
 }
 
 /*
- * uprobe.multi links (6.6+): an empty program of that attach type linked to our own
- * trigger. Its program type exists since long before: only the link says yes.
+ * uprobe.multi links (6.6+), uprobe session links (6.13+): an empty program of that attach
+ * type linked to our own trigger. Its program type exists since long before: only the
+ * link says yes (an older kernel refuses the attach type with EINVAL).
  */
-static bool detect_uprobe_multi(void)
+static bool detect_uprobe_link(int attach_type)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_TRACE_UPROBE_MULTI);
-	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = attach_type);
+	struct uprobe_link_spec spec = { .path = "/proc/self/exe", .cnt = 1 };
 	unsigned long off;
 	long o = self_offset((const void *)kernel_features__uprobe_trigger);
 	int prog, link;
@@ -144,10 +147,8 @@ static bool detect_uprobe_multi(void)
 	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &po);
 	if (prog < 0)
 		return false;
-	lo.uprobe_multi.path = "/proc/self/exe";
-	lo.uprobe_multi.offsets = &off;
-	lo.uprobe_multi.cnt = 1;
-	link = bpf_link_create(prog, 0, BPF_TRACE_UPROBE_MULTI, &lo);
+	spec.offsets = &off;
+	link = uprobe_link__create(prog, attach_type, &spec);
 	close(prog);
 	if (link < 0)
 		return false;
@@ -190,7 +191,8 @@ int kernel_features__detect_user(struct kernel_features *f, const struct btf *vm
 		goto cleanup;
 	}
 	copy_out(skel, f);
-	f->has_uprobe_multi = detect_uprobe_multi();
+	f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
+	f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
 	/* found from BTF, but this path never checked that kernel functions can be probed */
 	f->has_kprobe_multi = false;
 cleanup:

@@ -292,6 +292,34 @@ int uexit(struct pt_regs *ctx)
 }
 
 /*
+ * The same as a uprobe session (Linux 6.13+, one link per image, loaded for it by the
+ * tracer): run at entry and, unless the entry returned 1, at return. The return trap
+ * (a uretprobe's trampoline, its own trap on the way back) is what a pair costs every
+ * call: here only calls the exit has work for pay it, the ones that pushed a frame (or
+ * count the overflow) into a session. Calls in other processes, and calls outside any
+ * session that start none, return untouched.
+ */
+SEC("uprobe")
+int usession(struct pt_regs *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+
+	if (usession_is_return(ctx)) {
+		if (ready && task_traced())
+			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx));
+		return 0;
+	}
+	if (!ready || !task_traced())
+		return 1;
+	handle_entry(ctx, id, false, PT_REGS_SP(ctx));
+	/*
+	 * A session now means this call is in it (pushed, or counted above the depth
+	 * limit): its return is needed. None: the entry left nothing for it to pop.
+	 */
+	return find_session(probe_session_key()) ? 0 : 1;
+}
+
+/*
  * fentry/fexit templates, cloned per traced function by the mass attacher. fexit finds
  * the return value right after the arguments in ctx, so there is one template per count.
  * The guard (reentry_guard.bpf.h) keeps a traced function called from our own handler

@@ -475,6 +475,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.user_func_cnt = tf->user_cnt,
 		/* -K: single probes for user functions too (uprobe.multi otherwise, if there) */
 		.user_mode = env->attach_mode == ATTACH_KPROBE_SINGLE ? UPROBE_SINGLE : UPROBE_AUTO,
+		.no_session_links = !env->cfg.uprobe_session,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
 	/* benchmarks: detach as before (1) to compare; not a user setting */

@@ -14,6 +14,7 @@
 #include "sample.h"
 #include "session.h"
 #include "tracer.h"
+#include "uprobe_link.h"
 
 /* Drop warnings while running come at most this often; the counters are read this often. */
 #define DROP_REPORT_MS 2000
@@ -92,7 +93,8 @@ static void no_kernel_progs(struct retsnoop *skel)
 
 	bpf_object__for_each_program(p, skel->obj) {
 		if (p != skel->progs.uentry && p != skel->progs.uexit &&
-		    p != skel->progs.usys_exit && p != skel->progs.uexec)
+		    p != skel->progs.usession && p != skel->progs.usys_exit &&
+		    p != skel->progs.uexec)
 			bpf_program__set_autoload(p, false);
 	}
 }
@@ -110,7 +112,10 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		.pid = opts->uprobe_pid,
 	};
 	struct retsnoop *skel = t->skel;
+	int err;
 
+	/* loaded for session links only: its marker call is only a kfunc once prepared */
+	bpf_program__set_autoload(skel->progs.usession, false);
 	if (!opts->user_func_cnt) {
 		bpf_program__set_autoload(skel->progs.uentry, false);
 		bpf_program__set_autoload(skel->progs.uexit, false);
@@ -123,13 +128,28 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	/* the programs' attach type decides which links they take: choose before loading */
-	if (uo.mode == UPROBE_AUTO)
+	if (uo.mode == UPROBE_AUTO && feat->has_uprobe_session && feat->session_kfunc_id &&
+	    !opts->no_session_links)
+		uo.mode = UPROBE_SESSION;
+	else if (uo.mode == UPROBE_AUTO)
 		uo.mode = feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
 	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
 		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
 		return -EOPNOTSUPP;
 	}
-	if (uo.mode == UPROBE_MULTI) {
+	if (uo.mode == UPROBE_SESSION) {
+		/* one program for both runs: the pair stays unloaded */
+		bpf_program__set_autoload(skel->progs.uentry, false);
+		bpf_program__set_autoload(skel->progs.uexit, false);
+		bpf_program__set_autoload(skel->progs.usession, true);
+		err = uprobe_link__prepare_session(skel->progs.usession, feat->session_kfunc_id);
+		if (err) {
+			pr(t, LOG_ERROR, "Failed to prepare the uprobe session program: %s.\n",
+			   strerror(-err));
+			return err;
+		}
+		uo.session = skel->progs.usession;
+	} else if (uo.mode == UPROBE_MULTI) {
 		bpf_program__set_expected_attach_type(skel->progs.uentry, BPF_TRACE_UPROBE_MULTI);
 		bpf_program__set_expected_attach_type(skel->progs.uexit, BPF_TRACE_UPROBE_MULTI);
 	}

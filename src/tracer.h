@@ -82,6 +82,11 @@ struct tracer_opts {
 	size_t user_func_cnt;
 	enum uprobe_mode user_mode;
 	/*
+	 * UPROBE_AUTO: not session links even where the kernel has them (-C
+	 * bpf.uprobe-session=false): the entry and return pair, to compare.
+	 */
+	bool no_session_links;
+	/*
 	 * The one running process whose mappings alone take the uprobes' breakpoints (-p
 	 * with one PID); 0: every process mapping a traced image (`-- CMD`, whose children
 	 * and exec'd image must be caught too, or no process filter).

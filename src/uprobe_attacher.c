@@ -10,6 +10,7 @@
 #include "opts.h"
 #include "records.h"
 #include "uprobe_attacher.h"
+#include "uprobe_link.h"
 
 /* A single uprobe's libbpf link, or a uprobe.multi link's fd (created without libbpf). */
 struct held_link {
@@ -96,13 +97,17 @@ struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct b
 	struct uprobe_attacher *att;
 	size_t i;
 
-	if ((opts && !opts__valid(opts, sizeof(*opts))) || !entry || !exit)
+	if (opts && !opts__valid(opts, sizeof(*opts)))
 		return errno = EINVAL, NULL;
 	att = calloc(1, sizeof(*att));
 	if (!att)
 		return NULL;
 	if (opts)
 		OPTS_COPY(&att->o, opts);
+	if (att->o.mode == UPROBE_SESSION ? !att->o.session : !entry || !exit) {
+		free(att);
+		return errno = EINVAL, NULL;
+	}
 	att->entry = entry;
 	att->exit = exit;
 	att->funcs = funcs;
@@ -180,24 +185,30 @@ static void release_since(struct uprobe_attacher *att, size_t held)
 
 /*
  * The link made directly, not through libbpf's attach, whose warning for each refused try
- * would fill the screen while attach_multi_range() looks for the function to skip.
+ * would fill the screen while attach_multi_range() looks for the function to skip, and
+ * which has no session links (uprobe_link.h).
  */
 static int attach_multi(struct uprobe_attacher *att, const struct image_group *g, size_t lo,
 			size_t cnt, bool ret)
 {
-	LIBBPF_OPTS(bpf_link_create_opts, lo_opts,
-		    .uprobe_multi.path = g->path,
-		    .uprobe_multi.offsets = (unsigned long *)g->offsets + lo,
-		    .uprobe_multi.cookies = g->cookies + lo,
-		    .uprobe_multi.cnt = cnt,
-		    .uprobe_multi.flags = ret ? BPF_F_UPROBE_MULTI_RETURN : 0,
-		    .uprobe_multi.pid = att->multi_pid);
+	struct uprobe_link_spec spec = {
+		.path = g->path,
+		.offsets = (const unsigned long *)g->offsets + lo,
+		.cookies = g->cookies + lo,
+		.cnt = cnt,
+		.flags = ret ? BPF_F_UPROBE_MULTI_RETURN : 0,
+		.pid = att->multi_pid,
+	};
 	int fd;
 
-	fd = bpf_link_create(bpf_program__fd(ret ? att->exit : att->entry), 0,
-			     BPF_TRACE_UPROBE_MULTI, &lo_opts);
+	if (att->used == UPROBE_SESSION)
+		fd = uprobe_link__create(bpf_program__fd(att->o.session),
+					 UPROBE_SESSION_ATTACH_TYPE, &spec);
+	else
+		fd = uprobe_link__create(bpf_program__fd(ret ? att->exit : att->entry),
+					 BPF_TRACE_UPROBE_MULTI, &spec);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	return keep_link(att, NULL, fd);
 }
 
@@ -212,7 +223,8 @@ static void skip_func(struct uprobe_attacher *att, const struct image_group *g, 
 }
 
 /*
- * An entry and a return link over [lo, lo + cnt) of an image; where the kernel refuses a
+ * An entry and a return link (or one session link) over [lo, lo + cnt) of an image;
+ * where the kernel refuses a
  * function of it, halves until the functions it refuses stand alone and are skipped: a few
  * such functions among thousands cost a few dozen more links, not the run.
  */
@@ -223,7 +235,7 @@ static int attach_multi_range(struct uprobe_attacher *att, const struct image_gr
 	int err;
 
 	err = attach_multi(att, g, lo, cnt, false);
-	if (!err)
+	if (!err && att->used != UPROBE_SESSION)
 		err = attach_multi(att, g, lo, cnt, true);
 	if (err != -ERR_CANT_PROBE)
 		return err;
@@ -265,11 +277,12 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 	for (gi = 0; gi < att->group_cnt && !err; gi++) {
 		const struct image_group *g = &att->groups[gi];
 
-		if (mode == UPROBE_MULTI) {
+		if (mode != UPROBE_SINGLE) {
 			err = attach_multi_range(att, g, 0, g->cnt);
 			if (err) {
 				pr(att, gi == 0 && multi_unsupported(err) ? LOG_DEBUG : LOG_ERROR,
-				   "Failed to attach uprobe.multi to %zu functions of '%s': %s.\n",
+				   "Failed to attach %s to %zu functions of '%s': %s.\n",
+				   mode == UPROBE_SESSION ? "uprobe session links" : "uprobe.multi",
 				   g->cnt, g->path, strerror(-err));
 				/* the first image decides whether the kernel has them at all */
 				if (gi == 0 && multi_unsupported(err))
@@ -320,6 +333,14 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 	if (!att->func_cnt)
 		return 0;
 	reset_skipped(att);
+	/* the session program was loaded for session links: nothing to fall back to */
+	if (att->o.mode == UPROBE_SESSION) {
+		att->used = UPROBE_SESSION;
+		err = attach_mode(att, UPROBE_SESSION);
+		if (err == -EAGAIN)
+			pr(att, LOG_ERROR, "This kernel has no uprobe session links (Linux 6.13+).\n");
+		goto out;
+	}
 	if (att->o.mode != UPROBE_SINGLE) {
 		att->used = UPROBE_MULTI;
 		err = attach_mode(att, UPROBE_MULTI);
@@ -368,6 +389,7 @@ enum uprobe_mode uprobe_attacher__mode(const struct uprobe_attacher *att)
 const char *uprobe_attacher__mode_name(enum uprobe_mode mode)
 {
 	switch (mode) {
+	case UPROBE_SESSION: return "uprobe session links";
 	case UPROBE_MULTI: return "uprobe.multi";
 	case UPROBE_SINGLE: return "single uprobes/uretprobes";
 	default: return "uprobe.multi if the kernel has it, else single uprobes";

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Attaching the user-space functions of a run: an entry and a return probe on each, the
- * function's id in the BPF cookie. uprobe.multi (Linux 6.6+) where the kernel has it: one
- * entry and one return link per image; else a uprobe and a uretprobe per function. The
- * kernel functions are mass_attacher's; this one never touches them.
+ * function's id in the BPF cookie. A uprobe session link (Linux 6.13+) where the kernel has
+ * it: one program and one link per image, run at entry and at return, the return skipped
+ * for calls whose entry said so; else uprobe.multi (Linux 6.6+): one entry and one return
+ * link per image; else a uprobe and a uretprobe per function. The kernel functions are
+ * mass_attacher's; this one never touches them.
  *
  * Every error path detaches what was attached before returning: a failed attach leaves
  * nothing behind.
@@ -22,6 +24,7 @@ enum uprobe_mode {
 	UPROBE_AUTO,		/* uprobe.multi, else single uprobes */
 	UPROBE_MULTI,
 	UPROBE_SINGLE,
+	UPROBE_SESSION,		/* session links: opts.session, loaded for them */
 };
 
 struct uprobe_attacher_opts {
@@ -37,6 +40,11 @@ struct uprobe_attacher_opts {
 	 * thread, not the process, before Linux 6.10: there it is not asked for).
 	 */
 	int pid;
+	/*
+	 * UPROBE_SESSION: the program each image's session link runs, loaded with that
+	 * attach type (UPROBE_SESSION_ATTACH_TYPE); the entry and exit programs are unused.
+	 */
+	struct bpf_program *session;
 };
 
 struct uprobe_attacher;
@@ -62,7 +70,7 @@ int uprobe_attacher__attach(struct uprobe_attacher *att);
  */
 size_t uprobe_attacher__skipped_cnt(const struct uprobe_attacher *att);
 bool uprobe_attacher__func_skipped(const struct uprobe_attacher *att, size_t id);
-/* The mode used by the last attach (UPROBE_MULTI or UPROBE_SINGLE). */
+/* The mode used by the last attach (UPROBE_SESSION, UPROBE_MULTI or UPROBE_SINGLE). */
 enum uprobe_mode uprobe_attacher__mode(const struct uprobe_attacher *att);
 const char *uprobe_attacher__mode_name(enum uprobe_mode mode);
 /* Number of BPF links held now. */

@@ -356,6 +356,8 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	struct user_images_opts io = {
 		.sz = sizeof(io), .pid = uf->o.pid, .binary = program_binary(uf),
 		.print = uf->o.print,
+		/* the command inherits ours: its loader searches there first */
+		.ld_library_path = getenv("LD_LIBRARY_PATH"),
 	};
 	struct resolve_ctx rc = { .uf = uf, .g = g };
 	char buf[512];
@@ -368,7 +370,7 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 		if (g->spec.image_kind == GLOB_IMAGE_PATH)
 			pr(uf, LOG_ERROR, "'%s': no such file '%s'.\n", buf, g->spec.image);
 		else
-			pr(uf, LOG_ERROR, "'%s': no library matching '%s' in the traced process's maps, the program's RUNPATH or the loader's directories; name it by path ('[/path/to/lib.so]').\n",
+			pr(uf, LOG_ERROR, "'%s': no library matching '%s' in the traced process's maps, the libraries the program needs, its RUNPATH, LD_LIBRARY_PATH or the loader's directories; name it by path ('[/path/to/lib.so]').\n",
 			   buf, g->spec.image);
 		return err;
 	}

@@ -43,7 +43,17 @@ struct resolver {
 	unsigned char elf_class;
 	unsigned short elf_machine;
 	struct path_set found;
-	struct path_set dirs;	/* directories already searched */
+	struct path_set dirs;		/* directories already searched */
+	struct path_set ld_dirs;	/* /etc/ld.so.conf's directories, in order */
+	bool ld_dirs_read;
+	struct path_set needed;		/* DT_NEEDED names already looked up */
+};
+
+/* What the loader reads from an object's dynamic section. */
+struct dyn_info {
+	struct path_set needed;		/* DT_NEEDED, in order */
+	char *runpath, *rpath;		/* NULL: none */
+	char origin[PATH_MAX];		/* $ORIGIN: the object's real directory */
 };
 
 static int set_add(struct path_set *s, const char *path)
@@ -174,24 +184,25 @@ static int search_dir(struct resolver *r, const char *dir)
 	return err;
 }
 
-/* RUNPATH, else RPATH, of the traced binary: "dir:dir", with $ORIGIN its directory. */
-static int from_runpath(struct resolver *r)
+/* @path's dynamic section into @d (zeroed first); 0, or -ENOMEM. No dynamic section: empty. */
+static int read_dynamic(const char *path, struct dyn_info *d)
 {
-	char origin[PATH_MAX], *rp = NULL, *tok, *save, *slash;
 	Elf_Scn *scn = NULL;
-	Elf *elf;
+	char *slash;
+	Elf *elf = NULL;
 	int fd, err = 0;
 
-	if (!realpath(r->o.binary, origin))
+	memset(d, 0, sizeof(*d));
+	if (!realpath(path, d->origin))
 		return 0;
-	slash = strrchr(origin, '/');
+	slash = strrchr(d->origin, '/');
 	if (slash)
 		*slash = '\0';
-	fd = open(r->o.binary, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || elf_version(EV_CURRENT) == EV_NONE)
-		goto out_fd;
+		goto out;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && !rp && (scn = elf_nextscn(elf, scn))) {
+	while (elf && !err && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *data;
 		GElf_Shdr sh;
 		GElf_Dyn dyn;
@@ -200,41 +211,78 @@ static int from_runpath(struct resolver *r)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !sh.sh_entsize)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (i = 0; data && i < data->d_size / sh.sh_entsize; i++) {
-			const char *s;
+		for (i = 0; data && !err && i < data->d_size / sh.sh_entsize; i++) {
+			const char *v;
+			char **slot;
 
-			if (!gelf_getdyn(data, i, &dyn))
+			if (!gelf_getdyn(data, i, &dyn) || dyn.d_tag == DT_NULL)
 				break;
-			if (dyn.d_tag != DT_RUNPATH && (dyn.d_tag != DT_RPATH || rp))
+			if (dyn.d_tag != DT_NEEDED && dyn.d_tag != DT_RUNPATH && dyn.d_tag != DT_RPATH)
 				continue;
-			s = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
-			if (s) {
-				free(rp);
-				rp = strdup(s);
+			v = elf_strptr(elf, sh.sh_link, dyn.d_un.d_val);
+			if (!v)
+				continue;
+			if (dyn.d_tag == DT_NEEDED) {
+				err = set_add(&d->needed, v) < 0 ? -ENOMEM : 0;
+				continue;
 			}
-			if (dyn.d_tag == DT_RUNPATH)
-				break;
+			slot = dyn.d_tag == DT_RUNPATH ? &d->runpath : &d->rpath;
+			free(*slot);
+			*slot = strdup(v);
+			if (!*slot)
+				err = -ENOMEM;
 		}
 	}
+out:
 	if (elf)
 		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+static void dyn_free(struct dyn_info *d)
+{
+	set_free(&d->needed);
+	free(d->runpath);
+	free(d->rpath);
+}
+
+/* One entry of a search path, $ORIGIN (or ${ORIGIN}) at its start expanded. */
+static void expand_origin(const char *tok, const char *origin, char *out, size_t out_sz)
+{
+	if (strncmp(tok, "$ORIGIN", 7) == 0)
+		snprintf(out, out_sz, "%s%s", origin, tok + 7);
+	else if (strncmp(tok, "${ORIGIN}", 9) == 0)
+		snprintf(out, out_sz, "%s%s", origin, tok + 9);
+	else
+		snprintf(out, out_sz, "%s", tok);
+}
+
+/*
+ * The RUNPATH, else RPATH, directories of the traced binary, each file matching the glob:
+ * libraries it may dlopen() (what it needs was looked up by from_needed() before).
+ */
+static int from_runpath(struct resolver *r)
+{
+	struct dyn_info d;
+	char *rp, *tok, *save;
+	int err;
+
+	err = read_dynamic(r->o.binary, &d);
+	rp = d.runpath ?: d.rpath;
 	for (tok = rp ? strtok_r(rp, ":", &save) : NULL; tok && !err;
 	     tok = strtok_r(NULL, ":", &save)) {
 		char dir[PATH_MAX];
 
-		if (strncmp(tok, "$ORIGIN", 7) == 0)
-			snprintf(dir, sizeof(dir), "%s%s", origin, tok + 7);
-		else if (strncmp(tok, "${ORIGIN}", 9) == 0)
-			snprintf(dir, sizeof(dir), "%s%s", origin, tok + 9);
-		else
-			snprintf(dir, sizeof(dir), "%s", tok);
+		expand_origin(tok, d.origin, dir, sizeof(dir));
 		/* the binary's own directories are real paths: no root prefix */
 		err = set_add(&r->dirs, dir) < 0 ? -ENOMEM : 0;
 		if (!err) {
-			DIR *d = opendir(dir);
+			DIR *dd = opendir(dir);
 			struct dirent *de;
 
-			while (d && !err && (de = readdir(d))) {
+			while (dd && !err && (de = readdir(dd))) {
 				char file[PATH_MAX];
 
 				if (!glob__match(r->spec->image, de->d_name))
@@ -243,14 +291,11 @@ static int from_runpath(struct resolver *r)
 				    (int)sizeof(file))
 					err = consider(r, file, true);
 			}
-			if (d)
-				closedir(d);
+			if (dd)
+				closedir(dd);
 		}
 	}
-	free(rp);
-out_fd:
-	if (fd >= 0)
-		close(fd);
+	dyn_free(&d);
 	return err;
 }
 
@@ -284,7 +329,12 @@ static int ld_conf_include(struct resolver *r, const char *pat, int depth)
 	return err;
 }
 
-/* One ld.so.conf file: directories, and "include GLOB" lines (one level per call). */
+/*
+ * One ld.so.conf file: directories (into r->ld_dirs), and "include GLOB" lines (one level
+ * per call). The loader itself reads /etc/ld.so.cache, which ldconfig builds from these
+ * files: reading them instead gives the same directories unless the cache is stale, and
+ * needs neither glibc's binary cache format (changed in 2.32) nor running ldconfig -p.
+ */
 static int from_ld_conf(struct resolver *r, const char *conf, int depth)
 {
 	char path[PATH_MAX], *line = NULL;
@@ -308,11 +358,153 @@ static int from_ld_conf(struct resolver *r, const char *conf, int depth)
 			p += 8 + strspn(p + 8, " \t");
 			err = ld_conf_include(r, p, depth);
 		} else if (p[0] == '/') {
-			err = search_dir(r, p);
+			err = set_add(&r->ld_dirs, p) < 0 ? -ENOMEM : 0;
 		}
 	}
 	free(line);
 	fclose(f);
+	return err;
+}
+
+/* The loader's directories after the object's own paths: ld.so.conf's, then the defaults. */
+static int read_ld_dirs(struct resolver *r)
+{
+	size_t i;
+	int err;
+
+	if (r->ld_dirs_read)
+		return 0;
+	r->ld_dirs_read = true;
+	err = from_ld_conf(r, "/etc/ld.so.conf", 0);
+	for (i = 0; !err && i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
+		err = set_add(&r->ld_dirs, default_dirs[i]) < 0 ? -ENOMEM : 0;
+	return err;
+}
+
+/* @dir/@name if it is a library the loader would take for the traced program: @real. */
+static bool try_dir(struct resolver *r, const char *dir, const char *name, bool rooted,
+		    char *real)
+{
+	unsigned short machine;
+	char path[PATH_MAX];
+	unsigned char cls;
+	struct stat st;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s%s/%s", rooted ? r->o.root ?: "" : "", dir, name);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return false;
+	return !stat(path, &st) && S_ISREG(st.st_mode) && realpath(path, real) &&
+	       elf_class_machine(real, &cls, &machine) && cls == r->elf_class &&
+	       machine == r->elf_machine;
+}
+
+/* Each directory of a "dir:dir" search path, $ORIGIN being @origin. */
+static bool try_path(struct resolver *r, const char *list, const char *origin,
+		     const char *name, char *real)
+{
+	char *copy = list ? strdup(list) : NULL, *tok, *save;
+	bool hit = false;
+
+	for (tok = copy ? strtok_r(copy, ":", &save) : NULL; tok && !hit;
+	     tok = strtok_r(NULL, ":", &save)) {
+		char dir[PATH_MAX];
+
+		expand_origin(tok, origin, dir, sizeof(dir));
+		hit = try_dir(r, dir, name, false, real);
+	}
+	free(copy);
+	return hit;
+}
+
+/*
+ * Where ld.so(8) finds DT_NEEDED @name of the object @d, the program being @exe: a name
+ * with a '/' is a path; else the object's DT_RPATH (if it has no DT_RUNPATH), then the
+ * program's (likewise), LD_LIBRARY_PATH, the object's DT_RUNPATH, the loader's directories.
+ */
+static int find_needed(struct resolver *r, const struct dyn_info *d, const struct dyn_info *exe,
+		       const char *name, char *real)
+{
+	size_t i;
+	int err;
+
+	if (strchr(name, '/')) {
+		struct stat st;
+
+		return !stat(name, &st) && S_ISREG(st.st_mode) && realpath(name, real) ? 0 : -ENOENT;
+	}
+	if (!d->runpath && try_path(r, d->rpath, d->origin, name, real))
+		return 0;
+	if (d != exe && !exe->runpath && try_path(r, exe->rpath, exe->origin, name, real))
+		return 0;
+	if (try_path(r, r->o.ld_library_path, d->origin, name, real) ||
+	    try_path(r, d->runpath, d->origin, name, real))
+		return 0;
+	err = read_ld_dirs(r);
+	if (err)
+		return err;
+	for (i = 0; i < r->ld_dirs.cnt; i++)
+		if (try_dir(r, r->ld_dirs.v[i], name, true, real))
+			return 0;
+	return -ENOENT;
+}
+
+/*
+ * The libraries the loader would map for the program before it runs (`-- CMD` is held
+ * before exec: its maps are still ours): the DT_NEEDED of the binary and, depth first, of
+ * each library found; a library the glob matches by its DT_NEEDED name or its file's.
+ * One the loader would not find is left out, as the loader would fail on it.
+ */
+static int from_needed(struct resolver *r, const char *path, const struct dyn_info *exe,
+		       int depth)
+{
+	struct dyn_info d;
+	size_t i;
+	int err;
+
+	if (depth > 32)
+		return 0;	/* a chain that deep is a loop of names we did not catch */
+	err = read_dynamic(path, &d);
+	for (i = 0; !err && i < d.needed.cnt; i++) {
+		const char *name = d.needed.v[i];
+		char real[PATH_MAX];
+		int added;
+
+		added = set_add(&r->needed, name);
+		if (added <= 0) {
+			err = added;	/* 0: looked up already (the loader maps it once) */
+			continue;
+		}
+		err = find_needed(r, &d, exe ?: &d, name, real);
+		if (err == -ENOENT) {
+			err = 0;
+			continue;
+		}
+		if (!err && (glob_spec__match_image(r->spec, name) ||
+			     glob_spec__match_image(r->spec, real)))
+			err = set_add(&r->found, real) < 0 ? -ENOMEM : 0;
+		if (!err)
+			err = from_needed(r, real, exe ?: &d, depth + 1);
+	}
+	dyn_free(&d);
+	return err;
+}
+
+/* LD_LIBRARY_PATH's directories, each file matching the glob (dlopen() looks there too). */
+static int from_ld_library_path(struct resolver *r)
+{
+	char *copy, *tok, *save;
+	int err = 0;
+
+	if (!r->o.ld_library_path)
+		return 0;
+	copy = strdup(r->o.ld_library_path);
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ":", &save); tok && !err; tok = strtok_r(NULL, ":", &save))
+		if (tok[0] == '/')
+			err = search_dir(r, tok);
+	free(copy);
 	return err;
 }
 
@@ -348,11 +540,17 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 	if (r.o.pid > 0)
 		err = from_maps(&r);
 	if (!err && !r.found.cnt && r.o.binary)
+		err = from_needed(&r, r.o.binary, NULL, 0);
+	/* not needed by the binary: one it may dlopen(), from the loader's directories */
+	if (!err && !r.found.cnt && r.o.binary)
 		err = from_runpath(&r);
+	if (!err && !r.found.cnt)
+		err = from_ld_library_path(&r);
+	/* each of the loader's directories: a library may be in more than one */
 	if (!err && !r.found.cnt) {
-		err = from_ld_conf(&r, "/etc/ld.so.conf", 0);
-		for (i = 0; !err && i < sizeof(default_dirs) / sizeof(default_dirs[0]); i++)
-			err = search_dir(&r, default_dirs[i]);
+		err = read_ld_dirs(&r);
+		for (i = 0; !err && i < r.ld_dirs.cnt; i++)
+			err = search_dir(&r, r.ld_dirs.v[i]);
 	}
 	if (!err && r.found.cnt == 0)
 		err = -ENOENT;
@@ -360,5 +558,7 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 		err = cb(r.found.v[i], ctx);
 	set_free(&r.found);
 	set_free(&r.dirs);
+	set_free(&r.ld_dirs);
+	set_free(&r.needed);
 	return err;
 }

@@ -3,10 +3,14 @@
  * Which files a user-space glob's bracket names: "[./prog]" is that file, "[libssl.so*]"
  * every shared library whose file name matches, found where the traced program would
  * load it from:
- *   1. the mappings of the traced process (/proc/PID/maps; -p, or a running CMD);
- *   2. the RUNPATH/RPATH of the traced program's binary ($ORIGIN expanded);
- *   3. the dynamic loader's directories (/etc/ld.so.conf and its includes, the multiarch
- *      and plain /lib, /usr/lib directories).
+ *   1. the mappings of the traced process (/proc/PID/maps; -p);
+ *   2. the libraries the loader would map for the traced program's binary before it runs
+ *      (`-- CMD` is held before exec): its DT_NEEDED and theirs, each found as ld.so(8)
+ *      does (DT_RPATH, LD_LIBRARY_PATH, DT_RUNPATH, /etc/ld.so.conf's directories, the
+ *      default ones), matched by DT_NEEDED name or file name;
+ *   3. libraries it may dlopen(): files in its RUNPATH/RPATH ($ORIGIN expanded), in
+ *      LD_LIBRARY_PATH, in the dynamic loader's directories (/etc/ld.so.conf and its
+ *      includes, the multiarch and plain /lib, /usr/lib directories).
  * Each file is listed once by its real path, whatever symlinks led to it.
  */
 #ifndef RETSNOOP_USER_IMAGES_H
@@ -21,6 +25,7 @@ struct user_images_opts {
 	int pid;		/* a traced process whose maps come first (0: none) */
 	const char *binary;	/* the traced program's binary for RUNPATH (NULL: none) */
 	const char *root;	/* prefix of every loader directory (tests; NULL: "/") */
+	const char *ld_library_path;	/* what the program's loader gets (NULL: none) */
 	log_print_fn print;
 };
 

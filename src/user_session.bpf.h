@@ -16,6 +16,14 @@
 #include "tgid_set.bpf.h"
 #include "records.bpf.h"
 
+/*
+ * uprobe session links (Linux 6.13+): which of the two runs this is. A call of helper
+ * SESSION_RET_MARK that uprobe_link__prepare_session() turns into the kfunc
+ * bpf_session_is_return() before load (records.h says why not a __ksym extern).
+ */
+/* unused where this header is compiled alone (tests/unit/bpf_headers.sh) */
+static bool (*usession_is_return)(void *ctx) __attribute__((unused)) = (void *)SESSION_RET_MARK;
+
 /* struct session's entry_sp[] of a user stack pointer */
 #define USER_SP32(sp)	((__u32)(sp) | 1)
 #if defined(__TARGET_ARCH_x86)

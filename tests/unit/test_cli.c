@@ -354,6 +354,14 @@ static void test_config(void **state)
 	assert_int_equal(env.cfg.lbr_max_count, 3);
 	env__free(&env);
 
+	/* session links by default; false asks for the entry and return pair */
+	assert_int_equal(PARSE(&env, "-e", "x"), 0);
+	assert_true(env.cfg.uprobe_session);
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-C", "bpf.uprobe-session=false"), 0);
+	assert_false(env.cfg.uprobe_session);
+	env__free(&env);
+
 	expect_error(PARSE(&env, "-C", "bpf.ringbuf-size"), -EINVAL,
 		     "Invalid configuration value 'bpf.ringbuf-size', expected format is 'group.key=value'");
 	env__free(&env);

@@ -273,6 +273,86 @@ static void test_resolve_images(void **state)
 	glob_spec__free(&s);
 }
 
+/*
+ * `-- CMD` before exec: a library glob names what the program's loader would map, its
+ * DT_NEEDED found as ld.so(8) searches. Each expectation below is what ldd said of the same
+ * binaries (uprog: RUNPATH $ORIGIN, uprog-rpath: DT_RPATH $ORIGIN, uprog-norunpath: none).
+ */
+static void test_resolve_needed(void **state)
+{
+	char prog[PATH_MAX], rprog[PATH_MAX], nprog[PATH_MAX], lib[PATH_MAX], real[PATH_MAX];
+	char alt[] = "/tmp/retsnoop-alt-XXXXXX", altlib[PATH_MAX], ldlp[PATH_MAX * 2];
+	static char cmd[PATH_MAX * 4];
+	struct user_images_opts uo = { .sz = sizeof(uo) };
+	struct found f = {};
+	struct glob_spec s;
+
+	if (!uprog_path("uprog", prog, sizeof(prog)) ||
+	    !uprog_path("uprog-rpath", rprog, sizeof(rprog)) ||
+	    !uprog_path("uprog-norunpath", nprog, sizeof(nprog)) ||
+	    !uprog_path("libuprog.so", lib, sizeof(lib)))
+		skip();
+	assert_non_null(realpath(lib, real));
+
+	/* needed: libuprog.so, not libuprog-stripped.so beside it in the RUNPATH */
+	assert_int_equal(glob_spec__parse("uprog_* [libuprog*.so]", &s), 0);
+	uo.binary = prog;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(f.cnt, 1);
+	assert_string_equal(f.paths[0], real);
+
+	/* no RUNPATH: not found (a dir scan of the loader's paths neither) ... */
+	uo.binary = nprog;
+	f.cnt = 0;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), -ENOENT);
+	/* ... but through LD_LIBRARY_PATH, past a directory that doesn't exist */
+	snprintf(ldlp, sizeof(ldlp), "/nonexistent:%s", getenv("UPROG_DIR"));
+	uo.ld_library_path = ldlp;
+	f.cnt = 0;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(f.cnt, 1);
+	assert_string_equal(f.paths[0], real);
+
+	/* LD_LIBRARY_PATH comes before DT_RUNPATH, after DT_RPATH */
+	assert_non_null(mkdtemp(alt));
+	snprintf(cmd, sizeof(cmd), "cp %s %s/", lib, alt);
+	assert_int_equal(system(cmd), 0);
+	snprintf(altlib, sizeof(altlib), "%s/libuprog.so", alt);
+	uo.ld_library_path = alt;
+	uo.binary = prog;
+	f.cnt = 0;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(f.cnt, 1);
+	assert_string_equal(f.paths[0], altlib);
+	uo.binary = rprog;
+	f.cnt = 0;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(f.cnt, 1);
+	assert_string_equal(f.paths[0], real);
+	glob_spec__free(&s);
+
+	/* the needed library's own needs: libuprog.so's libc, by DT_NEEDED name */
+	assert_int_equal(glob_spec__parse("write [libc.so.6]", &s), 0);
+	uo.ld_library_path = NULL;
+	f.cnt = 0;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(f.cnt, 1);
+	assert_non_null(strstr(f.paths[0], "/libc.so.6"));
+	glob_spec__free(&s);
+
+	/* not needed, but in the RUNPATH: one the program may dlopen() */
+	assert_int_equal(glob_spec__parse("uprog_* [libuprog-stripped.so]", &s), 0);
+	uo.binary = prog;
+	f.cnt = 0;
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(f.cnt, 1);
+	assert_non_null(strstr(f.paths[0], "/libuprog-stripped.so"));
+	glob_spec__free(&s);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", alt);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The loader's paths under a root: ld.so.conf, its "include" glob, the lib dirs. */
 static void test_resolve_ld_conf(void **state)
 {
@@ -325,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_debuglink_and_go),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_resolve_images),
+		cmocka_unit_test(test_resolve_needed),
 		cmocka_unit_test(test_resolve_ld_conf),
 	};
 

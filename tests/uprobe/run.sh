@@ -96,7 +96,7 @@ trace "$P" -e "do_work [$P]" -a "open_config [$P]" --json
 check "stack: do_work -> open_config, both -1 with ENOENT from open(), image $P" \
 	jq_samples "len(s) == 1 and $frames == [('do_work', -1, True, 'ENOENT', '$P', 'traced_user'), ('open_config', -1, True, 'ENOENT', '$P', 'traced_user')]"
 check "the session is the program's thread" jq_samples "s[0]['process_comm'] == 'uprog'"
-check "uprobe.multi: nothing left attached" nothing_left
+check "default attach (session links where the kernel has them): nothing left attached" nothing_left
 
 # 2. the text view of the same
 trace "$P" -e "do_work [$P]" -a "open_config [$P]"
@@ -171,9 +171,11 @@ check "-p: one sample, from that process" \
 	jq_samples "len(s) == 1 and s[0]['pid'] == $wpid and s[0]['stack'][0]['function'] == 'uprog_lib_probe'"
 
 # 7c. -p with one process: the kernel puts the breakpoints into that process only, so
-# another process running the same function never enters our programs (uentry's run count,
-# kernel.bpf_stats_enabled, is the traced process's one call, not 1 + 50), in both modes
+# another process running the same function never enters our programs (the entry program's
+# run count, kernel.bpf_stats_enabled, is the traced process's one call, not 1 + 50; a
+# session link's program runs at entry and return: 2), in every mode
 pid_only() {
+	local prog=$1; shift
 	local stats wpid rpid i
 	stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
 	echo 1 >/proc/sys/kernel/bpf_stats_enabled
@@ -189,15 +191,22 @@ pid_only() {
 	exec 7>&-
 	wait $wpid
 	sleep 0.3
-	bpftool prog show name uentry | grep -o 'run_cnt [0-9]*' >"$T/runs"
+	bpftool prog show name "$prog" | grep -o 'run_cnt [0-9]*' >"$T/runs"
 	kill -INT $rpid; wait $rpid
 	echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
 }
-for mode in "" -K; do
-	pid_only $mode
-	check "-p one process${mode:+ ($mode)}: breakpoints in it only (uentry ran $(cat "$T/runs"), not 51 times), its one sample" \
-		eval 'test "$(cat "$T/runs")" = "run_cnt 1" && jq_samples "len(s) == 1"'
-done
+# (session links only where this kernel has them: the -v line says which)
+"$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
+if grep -q '(uprobe session links)' "$T/out"; then sess_mode="usession 2"; else sess_mode="uentry 1"; fi
+while read -r prog runs mode; do
+	pid_only $prog $mode
+	check "-p one process${mode:+ ($mode)}: breakpoints in it only ($prog ran $(cat "$T/runs"), not $((runs * 51)) times), its one sample" \
+		eval 'test "$(cat "$T/runs")" = "run_cnt $runs" && jq_samples "len(s) == 1"'
+done <<EOF2
+$sess_mode
+uentry 1 -C bpf.uprobe-session=false
+uentry 1 -K
+EOF2
 
 # 8. DWARF: return types (int: SIGNEXT) from the binary or its debuglink; source globs
 "$RS" --dry-run -vv -e "do_work [$D/uprog-dbglink]" >"$T/out" 2>&1
@@ -295,7 +304,7 @@ check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len
 check "-- CMD: nothing left attached" nothing_left
 
 # 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
-# through the RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
+# through the DT_NEEDED and RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
 PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1
 check "-- uprog (by PATH), --dry-run: 'libuprog.so' is $D/libuprog.so by uprog's RUNPATH" \
 	grep -q "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out"
@@ -305,6 +314,16 @@ PATH=$D:$PATH "$RS" --json -e "uprog_lib_probe [libuprog.so]" -- uprog /nonexist
 check "-- uprog (by PATH): the library function's sample, image $D/libuprog.so" \
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
 check "-- uprog (by PATH): nothing left attached" nothing_left
+# the command is held before exec (no maps of its own yet): a library glob is what its
+# loader will map, through DT_NEEDED, not every match in the RUNPATH directory
+"$RS" --dry-run -v -e "uprog_lib_* [libuprog*.so]" -- "$P" >"$T/out" 2>&1
+check "-- uprog, --dry-run: 'libuprog*.so' is the needed libuprog.so only, not libuprog-stripped.so beside it" \
+	eval "grep -q \"^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]\" '$T/out' && ! grep -q 'libuprog-stripped' '$T/out'"
+# a binary without RUNPATH: its loader (and so retsnoop) finds the library by LD_LIBRARY_PATH
+LD_LIBRARY_PATH=/nonexistent:$D "$RS" --json -e "uprog_lib_probe [libuprog*.so]" -- "$D/uprog-norunpath" /nonexistent/ldlp 2>"$T/err" |
+	grep '^{' >"$T/out"
+check "-- uprog-norunpath with LD_LIBRARY_PATH: the library function's sample, image $D/libuprog.so" \
+	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'uprog_lib_probe' and s[0]['stack'][0]['image']['path'] == '$D/libuprog.so'"
 
 # 12. lifecycle: a process that forks, execs or is killed inside a traced function (-- CMD,
 # JSON lines only: the command's own output shares stdout)
@@ -464,6 +483,74 @@ RETSNOOP_MMAP_PAGES=1 trace burst -U -e "do_work [$P]" -a "open_config [$P]"
 check "-U, mmap records beyond a 4 kB buffer: counted in the summary ($(grep -o 'LOST MMAP RECORDS: *[0-9]*' "$T/err"))" \
 	eval 'grep -qE "^LOST MMAP RECORDS: +[1-9][0-9]* \(user stacks of processes" "$T/err"'
 check "-U without a command: nothing left attached" nothing_left
+# 14. session links (Linux 6.13+: one link per image, one program run at entry and at
+# return, the return skipped for calls that need none) against the pair they replace
+# (-C bpf.uprobe-session=false): -v says which; the same chains both ways, each judged by
+# the chain oracle (tests/vm/check-chain.py) but longjmp's; the return trap only where a
+# session needs it (bpf_stats run counts); nothing left attached either way
+PAIR="-C bpf.uprobe-session=false"
+"$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
+if grep -q '(uprobe session links)' "$T/out"; then
+	check "sessions: -v says 'Total 1 user-space functions attached successfully (uprobe session links)'" \
+		grep -q '^Total 1 user-space functions attached successfully (uprobe session links)!$' "$T/out"
+	"$RS" -v $PAIR -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
+	check "sessions: -C bpf.uprobe-session=false: -v says (uprobe.multi)" \
+		grep -q '^Total 1 user-space functions attached successfully (uprobe.multi)!$' "$T/out"
+	# the chain of every sample: functions, results, errnos, markers; and the -T rows
+	summary() { python3 -c '
+import json, sys
+s = [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "sample"]
+# sorted: the two processes of the fork end in either order
+print(sorted([([(f["function"], f.get("result"), f.get("syscall_errno"), f.get("no_return"), f["marker"])
+         for f in x["stack"]], [(r["kind"], r["function"], r["depth"], r.get("result"),
+         r.get("syscall_errno"), r.get("no_return")) for r in x.get("trace", [])]) for x in s], key=repr))' "$T/out"; }
+	oracle() { python3 tests/vm/check-chain.py --min "$1" "$T/out" >"$T/oracle" 2>&1 && grep -q ' 0 disagree' "$T/oracle"; }
+	for m in sess pair; do
+		opt=; [ $m = pair ] && opt=$PAIR
+		trace "$P" $opt -T --json -e "do_work [$P]" -a "open_config [$P]"
+		oracle 1 && summary >"$T/uprog.$m" || echo "oracle ($m): $(cat "$T/oracle")" >"$T/uprog.$m"
+		life $opt -T -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" in /nonexistent/jmpin 2
+		# (not judged: the oracle knows no frames left by longjmp, it says the pair's
+		# chain disagrees too)
+		summary >"$T/ujmp.$m"
+		life $opt -T -e "fork_work [$P]" -e "open_config [$P]" -- "$P" --fork /nonexistent/forked
+		oracle 2 && summary >"$T/fork.$m" || echo "oracle ($m): $(cat "$T/oracle")" >"$T/fork.$m"
+	done
+	for c in uprog ujmp fork; do
+		note=", the oracle agrees with each"; [ $c = ujmp ] && note=
+		check "sessions: $c's chains and -T rows are the pair's$note ($(head -c 160 "$T/$c.sess"))" \
+			eval "grep -q '^\[(' '$T/$c.sess' && cmp -s '$T/$c.sess' '$T/$c.pair'"
+	done
+	# run counts of bench_leaf's 1,000 calls: in a session (main's), and outside any (do_work
+	# is never called by --bench): the session program runs twice a call in one, once out
+	counts() {
+		local stats rpid i
+		stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
+		echo 1 >/proc/sys/kernel/bpf_stats_enabled
+		"$RS" "$@" >"$T/out" 2>"$T/err" &
+		rpid=$!
+		for i in $(seq 100); do grep -q '^Receiving data' "$T/out" && break; sleep 0.1; done
+		"$P" --bench 1000
+		for p in usession uentry uexit; do
+			echo "$p $(bpftool prog show name $p 2>/dev/null | grep -o 'run_cnt [0-9]*' | cut -d' ' -f2)"
+		done | tr '\n' ' ' >"$T/runs"
+		kill -INT $rpid; wait $rpid
+		echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+	}
+	counts -e "do_work [$P]" -a "bench_leaf [$P]"
+	check "sessions: 1,000 calls outside any session run the program at entry only ($(cat "$T/runs"))" \
+		grep -q '^usession 1000 uentry  uexit  $' "$T/runs"
+	counts -e "main [$P]" -a "bench_leaf [$P]"
+	check "sessions: 1,000 calls in main's session run it at entry and return, main too ($(cat "$T/runs"))" \
+		grep -q '^usession 2002 uentry  uexit  $' "$T/runs"
+	counts $PAIR -e "do_work [$P]" -a "bench_leaf [$P]"
+	check "sessions: the pair runs both programs for calls outside sessions ($(cat "$T/runs"))" \
+		grep -q '^usession  uentry 1000 uexit 1000 $' "$T/runs"
+	check "sessions: nothing left attached" nothing_left
+else
+	echo "SKIP 9 session-link checks: this kernel has no uprobe session links"
+	skip=$((skip + 9))
+fi
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
@@ -483,5 +570,5 @@ bad "glob matching nothing in the image" -e "nosuchfunc_* [$P]"
 bad "Go binary" -e "main [$D/uprog-fakego]"
 bad "source glob on a binary without DWARF" -e ":*.c [$D/uprog-stripped]"
 
-echo "uprobe: $pass passed, $fail failed"
+echo "uprobe: $pass passed, $fail failed$([ $skip -gt 0 ] && echo ", $skip skipped")"
 [ $fail -eq 0 ]

@@ -2,6 +2,8 @@
 # into $(UPROG_OUT) in every shape the ELF reader and the host tests need:
 #   uprog           PIE, -O2 -g, libuprog.so found through RUNPATH $ORIGIN
 #   uprog-nopie     the same, not PIE (ET_EXEC at its link address)
+#   uprog-norunpath the same without RUNPATH: its loader needs LD_LIBRARY_PATH
+#   uprog-rpath     the same with DT_RPATH $ORIGIN (searched before LD_LIBRARY_PATH)
 #   uprog-stripped  PIE stripped of .symtab and DWARF (its own functions exported, -rdynamic,
 #                   so .dynsym still names them)
 #   libuprog.so, libuprog-stripped.so (only .dynsym)
@@ -12,7 +14,8 @@
 #   uexc            the same by a C++ exception (g++, tools/deps.sh)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
-UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-stripped libuprog.so \
+UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
+	uprog-stripped libuprog.so \
 	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uexc)
 
 $(UPROG_OUT):
@@ -30,6 +33,15 @@ $(UPROG_OUT)/uprog-nopie: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
 	$(call msg,UPROG,$@)
 	$(Q)cc $(UPROG_CFLAGS) -fno-pie -no-pie $< -L$(UPROG_OUT) -luprog \
 		-Wl,-rpath,'$$ORIGIN' -o $@
+
+$(UPROG_OUT)/uprog-norunpath: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -fPIE -pie $< -L$(UPROG_OUT) -luprog -o $@
+
+$(UPROG_OUT)/uprog-rpath: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -fPIE -pie $< -L$(UPROG_OUT) -luprog \
+		-Wl,--disable-new-dtags,-rpath,'$$ORIGIN' -o $@
 
 $(UPROG_OUT)/uprog-stripped: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
 	$(call msg,UPROG,$@)

@@ -1,8 +1,8 @@
 #!/bin/bash
 # One session across the user/kernel boundary: the uprobe test program's do_work ->
 # open_config (uprobes) -> open() -> __x64_sys_openat ... path_openat (kernel probes),
-# one stack and one -T table, '[-1 ENOENT]' beside the user frames; uprobe.multi where the
-# kernel has it (6.6+), single uprobes with -K (and on 6.1); -A shows the same path string
+# one stack and one -T table, '[-1 ENOENT]' beside the user frames; uprobe session links
+# where the kernel has them (6.13+), else uprobe.multi (6.6+), single uprobes with -K (and on 6.1); -A shows the same path string
 # in the user frames (DWARF) and the kernel's (BTF); a user+kernel session whose user frames
 # longjmp() left (tests/uprobe/ujmp.c) keeps its chain down to the kernel's error, the left
 # frames marked, nothing dropped; nothing left attached.
@@ -44,7 +44,9 @@ echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sy
 m=$(section "$out" multi)
 case $VM_KERNEL in
 6.1) expect "$m" 'user-space functions attached successfully \(single uprobes' "6.1: single uprobes" ;;
-*) expect "$m" 'Total 2 user-space functions attached successfully \(uprobe\.multi\)' "uprobe.multi" ;;
+5.*|6.*) expect "$m" 'Total 2 user-space functions attached successfully \(uprobe\.multi\)' "uprobe.multi" ;;
+# 6.13+: one session link per image, entry and return in one program
+*) expect "$m" 'Total 2 user-space functions attached successfully \(uprobe session links\)' "uprobe session links" ;;
 esac
 # the -T table: user rows and kernel rows in one
 expect "$m" '^→ do_work$' "-T: do_work row"
