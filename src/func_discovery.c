@@ -248,3 +248,20 @@ const struct ksyms *func_discovery__ksyms(const struct func_discovery *d)
 {
 	return d->ks;
 }
+
+void func_discovery__drop_btfs(struct func_discovery *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->func_cnt; i++)
+		d->funcs[i].btf = NULL;
+	for (i = 0; i < d->mod_btf_cnt; i++)
+		btf__free(d->mod_btfs[i]);
+	free(d->mod_btfs);
+	d->mod_btfs = NULL;
+	d->mod_btf_cnt = 0;
+	if (d->own_vmlinux_btf)
+		btf__free(d->vmlinux_btf);
+	d->vmlinux_btf = NULL;
+	d->own_vmlinux_btf = false;
+}

@@ -213,6 +213,18 @@ static long arena_add(char **names, size_t *used, size_t *room, const char *str)
 	return off;
 }
 
+/* Reallocate the table and the name arena (@used bytes) to their size. */
+static void shrink_to_fit(struct ksyms *ks, char **names, size_t used)
+{
+	struct ksym *syms;
+	char *n;
+
+	if (ks->cnt && (syms = realloc(ks->syms, ks->cnt * sizeof(*syms))))
+		ks->syms = syms;
+	if (used && (n = realloc(*names, used)))
+		*names = n;
+}
+
 /*
  * A filtered table keeps a small part of the file: read it a line at a time and keep only
  * the names of the symbols kept, never the whole file (15 MB at its peak on 6.12). Names
@@ -252,6 +264,9 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 	if (!err && ferror(f))
 		err = -EIO;
 	free(line);
+	/* kept for the whole run: give back what the doublings left unused (up to half) */
+	if (!err)
+		shrink_to_fit(ks, &names, used);
 	for (i = 0; i < ks->cnt; i++) {
 		ks->syms[i].name = names + (uintptr_t)ks->syms[i].name;
 		if (ks->syms[i].module)

@@ -239,6 +239,31 @@ static int join_funcs(const struct func_discovery *d, const struct user_funcs *u
 	return 0;
 }
 
+/* What trace_cmd__run() may free once nothing reads the kernel's BTF (no -A). */
+struct kernel_btf_owner {
+	struct btf **vmlinux_btf;
+	struct func_discovery *d;
+	struct func *funcs;		/* the joined table: kernel functions first */
+	size_t kernel_cnt;
+};
+
+static void drop_kernel_btf(void *ctx)
+{
+	struct kernel_btf_owner *o = ctx;
+	size_t i;
+
+	for (i = 0; i < o->kernel_cnt; i++)
+		o->funcs[i].btf = NULL;
+	if (o->d)
+		func_discovery__drop_btfs(o->d);
+	btf__free(*o->vmlinux_btf);
+	*o->vmlinux_btf = NULL;
+#ifdef __GLIBC__
+	/* 5 MB of freed pages back to the kernel now, not at the next trim */
+	malloc_trim(0);
+#endif
+}
+
 /* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
 static int resolve_mode(const struct kernel_features *feat, const char **desc)
 {
@@ -498,6 +523,7 @@ static int run(void)
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
 	struct trace_cmd_target tgt = {};
+	struct kernel_btf_owner owner;
 	long start_ms = now_ms();
 	unsigned int hunt = 0;
 	bool kernel;
@@ -614,6 +640,11 @@ static int run(void)
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
+	owner = (struct kernel_btf_owner){
+		.vmlinux_btf = &vmlinux_btf, .d = d, .funcs = all, .kernel_cnt = tf.cnt - tf.user_cnt,
+	};
+	tgt.drop_kernel_btf = drop_kernel_btf;
+	tgt.drop_ctx = &owner;
 	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress, &tgt);
 	if (!err && tgt.cmd)
 		cmd_status = tgt.exit_status;
