@@ -171,10 +171,12 @@ int func_discovery__run(struct func_discovery *d)
 		return -EBUSY;	/* one run per object */
 
 	progress(d, "reading available_filter_functions", 0, 0);
-	err = load_ftrace_funcs(d);
+	err = stopped(d) ? -EINTR : load_ftrace_funcs(d);
 	if (err)
 		return err;
 	progress(d, "reading kallsyms", 0, 0);
+	if (stopped(d))
+		return -EINTR;
 	d->ks = d->opts.ksyms ?: ksyms__load_funcs(d->opts.kallsyms_path);
 	d->opts.ksyms = NULL;
 	if (!d->ks) {
@@ -247,6 +249,12 @@ const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d)
 const struct ksyms *func_discovery__ksyms(const struct func_discovery *d)
 {
 	return d->ks;
+}
+
+void func_discovery__drop_name_index(struct func_discovery *d)
+{
+	if (d->ks)
+		ksyms__drop_name_index(d->ks);
 }
 
 void func_discovery__drop_btfs(struct func_discovery *d)

@@ -492,7 +492,7 @@ static int cmp_key(__u32 hash, const char *name, const char *mod, const struct k
 size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
 			 const struct ksym *const **syms)
 {
-	size_t lo = 0, hi = ks->func_cnt, end;
+	size_t n = ks->by_name ? ks->func_cnt : 0, lo = 0, hi = n, end;
 	__u32 hash = name_hash(name);
 
 	/* lower bound of (hash, name, mod), then extend over equal keys */
@@ -504,10 +504,18 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 		else
 			hi = mid;
 	}
-	for (end = lo; end < ks->func_cnt && cmp_key(hash, name, mod, ks, end) == 0; end++)
+	for (end = lo; end < n && cmp_key(hash, name, mod, ks, end) == 0; end++)
 		;
-	*syms = ks->by_name + lo;
+	*syms = ks->by_name ? ks->by_name + lo : NULL;
 	return end - lo;
+}
+
+void ksyms__drop_name_index(struct ksyms *ks)
+{
+	free(ks->by_name);
+	free(ks->name_hashes);
+	ks->by_name = NULL;
+	ks->name_hashes = NULL;
 }
 
 const struct ksym *ksyms__find(const struct ksyms *ks, const char *name)

@@ -15,6 +15,8 @@
 struct read_job {
 	pthread_t thread;
 	bool started, joined;
+	bool done;		/* the thread is about to return (atomic) */
+	bool abandoned;		/* a stop came first: never joined */
 	void *result;
 	int err;
 	long start_ms, end_ms;	/* when the thread began and ended the read */
@@ -41,6 +43,7 @@ static void *read_ksyms(void *arg)
 	p->ksyms.result = ksyms__load_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
 	p->ksyms.end_ms = now_ms();
+	__atomic_store_n(&p->ksyms.done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -54,6 +57,7 @@ static void *read_btf(void *arg)
 	p->btf.err = libbpf_get_error(btf) ? errno : 0;
 	p->btf.result = p->btf.err ? NULL : btf;
 	p->btf.end_ms = now_ms();
+	__atomic_store_n(&p->btf.done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -75,6 +79,7 @@ static void *read_ftrace_funcs(void *arg)
 	}
 	p->ff.err = -err;
 	p->ff.end_ms = now_ms();
+	__atomic_store_n(&p->ff.done, true, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -113,12 +118,32 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 	return p;
 }
 
-static void *take(struct read_job *j)
+/* Until @j's thread is done, or a stop: false then, and the thread is left to run. */
+static bool wait_done(struct prefetch *p, struct read_job *j)
+{
+	const struct timespec tick = { .tv_nsec = 2 * 1000 * 1000 };
+
+	if (!p->opts.stop)
+		return true;
+	/* a signal cuts the sleep short: a stop is seen at once */
+	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
+		if (*p->opts.stop) {
+			j->abandoned = true;
+			return false;
+		}
+		nanosleep(&tick, NULL);
+	}
+	return true;
+}
+
+static void *take(struct prefetch *p, struct read_job *j)
 {
 	void *r;
 
 	if (!j->started)
 		return errno = ENOENT, NULL;
+	if (j->abandoned || (!j->joined && !wait_done(p, j)))
+		return errno = EINTR, NULL;
 	if (!j->joined) {
 		pthread_join(j->thread, NULL);
 		j->joined = true;
@@ -132,17 +157,17 @@ static void *take(struct read_job *j)
 
 struct ksyms *prefetch__take_ksyms(struct prefetch *p)
 {
-	return take(&p->ksyms);
+	return take(p, &p->ksyms);
 }
 
 struct btf *prefetch__take_vmlinux_btf(struct prefetch *p)
 {
-	return take(&p->btf);
+	return take(p, &p->btf);
 }
 
 struct ftrace_funcs *prefetch__take_ftrace_funcs(struct prefetch *p)
 {
-	return take(&p->ff);
+	return take(p, &p->ff);
 }
 
 int prefetch__span(const struct prefetch *p, enum prefetch_input in, long *start_ms,
@@ -167,8 +192,11 @@ void prefetch__free(struct prefetch *p)
 {
 	if (!p)
 		return;
-	ksyms__free(take(&p->ksyms));
-	btf__free(take(&p->btf));
-	ftrace_funcs__free(take(&p->ff));
+	ksyms__free(take(p, &p->ksyms));
+	btf__free(take(p, &p->btf));
+	ftrace_funcs__free(take(p, &p->ff));
+	/* a thread left running still writes into @p: the exit reclaims both */
+	if (p->ksyms.abandoned || p->btf.abandoned || p->ff.abandoned)
+		return;
 	free(p);
 }

@@ -418,6 +418,9 @@ static struct btf *take_vmlinux_btf(struct prefetch *pre)
 
 	if (btf)
 		return btf;
+	/* a stop gave up the wait: nothing failed, nothing to say */
+	if (stop__requested())
+		return errno = EINTR, NULL;
 	err = -errno;
 	log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 		err, strerror(-err));
@@ -487,6 +490,8 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 	progress__clear(progress);
 	if (err)
 		return err;
+	/* names are looked up no more: symbolization needs only the address index */
+	func_discovery__drop_name_index(*d);
 	trace_cmd__phase_done(log_print, "function discovery");
 	if (pre) {
 		static const char *const what[] = {
@@ -518,6 +523,7 @@ static int run(void)
 	struct btf *vmlinux_btf = NULL;
 	struct prefetch_opts popts = {
 		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
+		.stop = stop__flag(),
 	};
 	struct prefetch *pre = NULL;
 	struct trace_funcs tf = {};
@@ -615,6 +621,11 @@ static int run(void)
 		mode = "none (user-space functions only)";
 	trace_cmd__phase_done(log_print, "feature detection");
 
+	/* kallsyms may take seconds more to read: a stop by now ends the run here */
+	if (stop__requested()) {
+		err = -EINTR;
+		goto cleanup;
+	}
 	/* user-space functions: a missing binary or function stops the run before the kernel's */
 	uf = find_user_funcs(tgt.cmd, &err);
 	if (err)
