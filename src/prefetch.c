@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ftrace_funcs.h"
@@ -25,6 +29,7 @@ struct read_job {
 struct prefetch {
 	struct prefetch_opts opts;
 	struct read_job ksyms, btf, ff;
+	int done_fd;		/* eventfd each read bumps when it ends (with opts.stop) */
 };
 
 static long now_ms(void)
@@ -35,6 +40,17 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* @j's read is over: say so to a take() waiting for it */
+static void finish(struct prefetch *p, struct read_job *j)
+{
+	uint64_t one = 1;
+
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	/* a failed write: the waiter still sees done within its poll timeout */
+	if (p->done_fd < 0 || write(p->done_fd, &one, sizeof(one)) == sizeof(one))
+		return;
+}
+
 static void *read_ksyms(void *arg)
 {
 	struct prefetch *p = arg;
@@ -43,7 +59,7 @@ static void *read_ksyms(void *arg)
 	p->ksyms.result = ksyms__load_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
 	p->ksyms.end_ms = now_ms();
-	__atomic_store_n(&p->ksyms.done, true, __ATOMIC_RELEASE);
+	finish(p, &p->ksyms);
 	return NULL;
 }
 
@@ -57,7 +73,7 @@ static void *read_btf(void *arg)
 	p->btf.err = libbpf_get_error(btf) ? errno : 0;
 	p->btf.result = p->btf.err ? NULL : btf;
 	p->btf.end_ms = now_ms();
-	__atomic_store_n(&p->btf.done, true, __ATOMIC_RELEASE);
+	finish(p, &p->btf);
 	return NULL;
 }
 
@@ -79,7 +95,7 @@ static void *read_ftrace_funcs(void *arg)
 	}
 	p->ff.err = -err;
 	p->ff.end_ms = now_ms();
-	__atomic_store_n(&p->ff.done, true, __ATOMIC_RELEASE);
+	finish(p, &p->ff);
 	return NULL;
 }
 
@@ -100,6 +116,8 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 		free(p);
 		return errno = EINVAL, NULL;
 	}
+	/* without it a stop is seen within the poll timeout, not at once */
+	p->done_fd = p->opts.stop ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
 	/* the threads inherit this mask: signals stay with the thread that handles them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -118,20 +136,26 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 	return p;
 }
 
-/* Until @j's thread is done, or a stop: false then, and the thread is left to run. */
+/*
+ * Until @j's thread is done, or a stop: false then, and the thread is left to run. The
+ * reads wake the poll when they end, and the signal that stops interrupts it; the
+ * timeout covers a signal that came between the check and the poll.
+ */
 static bool wait_done(struct prefetch *p, struct read_job *j)
 {
-	const struct timespec tick = { .tv_nsec = 2 * 1000 * 1000 };
+	struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
+	uint64_t cnt;
 
 	if (!p->opts.stop)
 		return true;
-	/* a signal cuts the sleep short: a stop is seen at once */
 	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
 		if (*p->opts.stop) {
 			j->abandoned = true;
 			return false;
 		}
-		nanosleep(&tick, NULL);
+		/* woken by any read's end: reset the count, then check this one's flag */
+		if (poll(&pfd, 1, 100) > 0 && read(p->done_fd, &cnt, sizeof(cnt)) != sizeof(cnt))
+			continue;
 	}
 	return true;
 }
@@ -198,5 +222,7 @@ void prefetch__free(struct prefetch *p)
 	/* a thread left running still writes into @p: the exit reclaims both */
 	if (p->ksyms.abandoned || p->btf.abandoned || p->ff.abandoned)
 		return;
+	if (p->done_fd >= 0)
+		close(p->done_fd);
 	free(p);
 }
