@@ -171,10 +171,12 @@ int func_discovery__run(struct func_discovery *d)
 		return -EBUSY;	/* one run per object */
 
 	progress(d, "reading available_filter_functions", 0, 0);
-	err = load_ftrace_funcs(d);
+	err = stopped(d) ? -EINTR : load_ftrace_funcs(d);
 	if (err)
 		return err;
 	progress(d, "reading kallsyms", 0, 0);
+	if (stopped(d))
+		return -EINTR;
 	d->ks = d->opts.ksyms ?: ksyms__load_funcs(d->opts.kallsyms_path);
 	d->opts.ksyms = NULL;
 	if (!d->ks) {
@@ -247,4 +249,27 @@ const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d)
 const struct ksyms *func_discovery__ksyms(const struct func_discovery *d)
 {
 	return d->ks;
+}
+
+void func_discovery__drop_name_index(struct func_discovery *d)
+{
+	if (d->ks)
+		ksyms__drop_name_index(d->ks);
+}
+
+void func_discovery__drop_btfs(struct func_discovery *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->func_cnt; i++)
+		d->funcs[i].btf = NULL;
+	for (i = 0; i < d->mod_btf_cnt; i++)
+		btf__free(d->mod_btfs[i]);
+	free(d->mod_btfs);
+	d->mod_btfs = NULL;
+	d->mod_btf_cnt = 0;
+	if (d->own_vmlinux_btf)
+		btf__free(d->vmlinux_btf);
+	d->vmlinux_btf = NULL;
+	d->own_vmlinux_btf = false;
 }

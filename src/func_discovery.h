@@ -89,6 +89,17 @@ const struct func_discovery_stats *func_discovery__stats(const struct func_disco
 /* Loaded by run(); the object keeps ownership. */
 const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d);
 const struct ksyms *func_discovery__ksyms(const struct func_discovery *d);
+/*
+ * After a run: free kallsyms' name index, which only discovery reads (the table stays
+ * for symbolization, which looks symbols up by address): 1 MB for 100k functions.
+ */
+void func_discovery__drop_name_index(struct func_discovery *d);
+/*
+ * Once nothing reads the functions' BTF any more (no -A): free the module BTFs and the
+ * vmlinux BTF if @d read it itself, and clear every function's btf (btf_id stays). The
+ * caller frees a vmlinux BTF it lent (opts.vmlinux_btf) itself.
+ */
+void func_discovery__drop_btfs(struct func_discovery *d);
 
 /* Is @name of module @mod selected by the globs (deny wins, then any allow or entry)? */
 /*

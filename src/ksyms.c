@@ -213,6 +213,18 @@ static long arena_add(char **names, size_t *used, size_t *room, const char *str)
 	return off;
 }
 
+/* Reallocate the table and the name arena (@used bytes) to their size. */
+static void shrink_to_fit(struct ksyms *ks, char **names, size_t used)
+{
+	struct ksym *syms;
+	char *n;
+
+	if (ks->cnt && (syms = realloc(ks->syms, ks->cnt * sizeof(*syms))))
+		ks->syms = syms;
+	if (used && (n = realloc(*names, used)))
+		*names = n;
+}
+
 /*
  * A filtered table keeps a small part of the file: read it a line at a time and keep only
  * the names of the symbols kept, never the whole file (15 MB at its peak on 6.12). Names
@@ -252,6 +264,9 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 	if (!err && ferror(f))
 		err = -EIO;
 	free(line);
+	/* kept for the whole run: give back what the doublings left unused (up to half) */
+	if (!err)
+		shrink_to_fit(ks, &names, used);
 	for (i = 0; i < ks->cnt; i++) {
 		ks->syms[i].name = names + (uintptr_t)ks->syms[i].name;
 		if (ks->syms[i].module)
@@ -477,7 +492,7 @@ static int cmp_key(__u32 hash, const char *name, const char *mod, const struct k
 size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
 			 const struct ksym *const **syms)
 {
-	size_t lo = 0, hi = ks->func_cnt, end;
+	size_t n = ks->by_name ? ks->func_cnt : 0, lo = 0, hi = n, end;
 	__u32 hash = name_hash(name);
 
 	/* lower bound of (hash, name, mod), then extend over equal keys */
@@ -489,10 +504,18 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 		else
 			hi = mid;
 	}
-	for (end = lo; end < ks->func_cnt && cmp_key(hash, name, mod, ks, end) == 0; end++)
+	for (end = lo; end < n && cmp_key(hash, name, mod, ks, end) == 0; end++)
 		;
-	*syms = ks->by_name + lo;
+	*syms = ks->by_name ? ks->by_name + lo : NULL;
 	return end - lo;
+}
+
+void ksyms__drop_name_index(struct ksyms *ks)
+{
+	free(ks->by_name);
+	free(ks->name_hashes);
+	ks->by_name = NULL;
+	ks->name_hashes = NULL;
 }
 
 const struct ksym *ksyms__find(const struct ksyms *ks, const char *name)

@@ -51,6 +51,13 @@ const struct ksym *ksyms__get(const struct ksyms *ks, size_t idx);
 size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
 			 const struct ksym *const **syms);
 
+/*
+ * Free the name index (a third of the table's size): ksyms__find_funcs() finds nothing
+ * from then on; lookups by address and ksyms__find() still work. For a table kept past
+ * discovery, where only symbolization reads it.
+ */
+void ksyms__drop_name_index(struct ksyms *ks);
+
 /* Any symbol (first one in file order) named @name in vmlinux, e.g. "_stext". */
 const struct ksym *ksyms__find(const struct ksyms *ks, const char *name);
 

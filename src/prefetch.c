@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "ftrace_funcs.h"
@@ -15,6 +19,8 @@
 struct read_job {
 	pthread_t thread;
 	bool started, joined;
+	bool done;		/* the thread is about to return (atomic) */
+	bool abandoned;		/* a stop came first: never joined */
 	void *result;
 	int err;
 	long start_ms, end_ms;	/* when the thread began and ended the read */
@@ -23,6 +29,7 @@ struct read_job {
 struct prefetch {
 	struct prefetch_opts opts;
 	struct read_job ksyms, btf, ff;
+	int done_fd;		/* eventfd each read bumps when it ends (with opts.stop) */
 };
 
 static long now_ms(void)
@@ -33,6 +40,17 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* @j's read is over: say so to a take() waiting for it */
+static void finish(struct prefetch *p, struct read_job *j)
+{
+	uint64_t one = 1;
+
+	__atomic_store_n(&j->done, true, __ATOMIC_RELEASE);
+	/* a failed write: the waiter still sees done within its poll timeout */
+	if (p->done_fd < 0 || write(p->done_fd, &one, sizeof(one)) == sizeof(one))
+		return;
+}
+
 static void *read_ksyms(void *arg)
 {
 	struct prefetch *p = arg;
@@ -41,6 +59,7 @@ static void *read_ksyms(void *arg)
 	p->ksyms.result = ksyms__load_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
 	p->ksyms.end_ms = now_ms();
+	finish(p, &p->ksyms);
 	return NULL;
 }
 
@@ -54,6 +73,7 @@ static void *read_btf(void *arg)
 	p->btf.err = libbpf_get_error(btf) ? errno : 0;
 	p->btf.result = p->btf.err ? NULL : btf;
 	p->btf.end_ms = now_ms();
+	finish(p, &p->btf);
 	return NULL;
 }
 
@@ -75,6 +95,7 @@ static void *read_ftrace_funcs(void *arg)
 	}
 	p->ff.err = -err;
 	p->ff.end_ms = now_ms();
+	finish(p, &p->ff);
 	return NULL;
 }
 
@@ -95,6 +116,8 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 		free(p);
 		return errno = EINVAL, NULL;
 	}
+	/* without it a stop is seen within the poll timeout, not at once */
+	p->done_fd = p->opts.stop ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
 	/* the threads inherit this mask: signals stay with the thread that handles them */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -113,12 +136,38 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 	return p;
 }
 
-static void *take(struct read_job *j)
+/*
+ * Until @j's thread is done, or a stop: false then, and the thread is left to run. The
+ * reads wake the poll when they end, and the signal that stops interrupts it; the
+ * timeout covers a signal that came between the check and the poll.
+ */
+static bool wait_done(struct prefetch *p, struct read_job *j)
+{
+	struct pollfd pfd = { .fd = p->done_fd, .events = POLLIN };
+	uint64_t cnt;
+
+	if (!p->opts.stop)
+		return true;
+	while (!__atomic_load_n(&j->done, __ATOMIC_ACQUIRE)) {
+		if (*p->opts.stop) {
+			j->abandoned = true;
+			return false;
+		}
+		/* woken by any read's end: reset the count, then check this one's flag */
+		if (poll(&pfd, 1, 100) > 0 && read(p->done_fd, &cnt, sizeof(cnt)) != sizeof(cnt))
+			continue;
+	}
+	return true;
+}
+
+static void *take(struct prefetch *p, struct read_job *j)
 {
 	void *r;
 
 	if (!j->started)
 		return errno = ENOENT, NULL;
+	if (j->abandoned || (!j->joined && !wait_done(p, j)))
+		return errno = EINTR, NULL;
 	if (!j->joined) {
 		pthread_join(j->thread, NULL);
 		j->joined = true;
@@ -132,17 +181,17 @@ static void *take(struct read_job *j)
 
 struct ksyms *prefetch__take_ksyms(struct prefetch *p)
 {
-	return take(&p->ksyms);
+	return take(p, &p->ksyms);
 }
 
 struct btf *prefetch__take_vmlinux_btf(struct prefetch *p)
 {
-	return take(&p->btf);
+	return take(p, &p->btf);
 }
 
 struct ftrace_funcs *prefetch__take_ftrace_funcs(struct prefetch *p)
 {
-	return take(&p->ff);
+	return take(p, &p->ff);
 }
 
 int prefetch__span(const struct prefetch *p, enum prefetch_input in, long *start_ms,
@@ -167,8 +216,13 @@ void prefetch__free(struct prefetch *p)
 {
 	if (!p)
 		return;
-	ksyms__free(take(&p->ksyms));
-	btf__free(take(&p->btf));
-	ftrace_funcs__free(take(&p->ff));
+	ksyms__free(take(p, &p->ksyms));
+	btf__free(take(p, &p->btf));
+	ftrace_funcs__free(take(p, &p->ff));
+	/* a thread left running still writes into @p: the exit reclaims both */
+	if (p->ksyms.abandoned || p->btf.abandoned || p->ff.abandoned)
+		return;
+	if (p->done_fd >= 0)
+		close(p->done_fd);
 	free(p);
 }

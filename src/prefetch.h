@@ -8,6 +8,7 @@
 #ifndef RETSNOOP_PREFETCH_H
 #define RETSNOOP_PREFETCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,6 +26,12 @@ struct prefetch_opts {
 	 * thread's own mount namespace, and unmounted after)
 	 */
 	bool ftrace_funcs;
+	/*
+	 * Non-zero: asked to stop. A wait for a read still running gives up within a few
+	 * milliseconds (NULL, errno EINTR) and the read is left to the process's exit
+	 * (kallsyms alone takes seconds in a slow guest). NULL: wait always.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 struct prefetch;
@@ -34,7 +41,8 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts);
 
 /*
  * Wait for a read and take what it produced (the caller frees it); NULL with errno set
- * when it failed or was not asked for. Each can be taken once.
+ * when it failed or was not asked for, EINTR when opts.stop was set before it ended.
+ * Each can be taken once.
  */
 struct ksyms *prefetch__take_ksyms(struct prefetch *p);
 struct btf *prefetch__take_vmlinux_btf(struct prefetch *p);
@@ -53,7 +61,10 @@ enum prefetch_input {
 int prefetch__span(const struct prefetch *p, enum prefetch_input in, long *start_ms,
 		   long *end_ms);
 
-/* Waits for reads still running and frees what was not taken. */
+/*
+ * Waits for reads still running and frees what was not taken; after a stop, a read still
+ * running is not waited for, and the object stays (for the exit to reclaim) with it.
+ */
 void prefetch__free(struct prefetch *p);
 
 #endif

@@ -239,6 +239,31 @@ static int join_funcs(const struct func_discovery *d, const struct user_funcs *u
 	return 0;
 }
 
+/* What trace_cmd__run() may free once nothing reads the kernel's BTF (no -A). */
+struct kernel_btf_owner {
+	struct btf **vmlinux_btf;
+	struct func_discovery *d;
+	struct func *funcs;		/* the joined table: kernel functions first */
+	size_t kernel_cnt;
+};
+
+static void drop_kernel_btf(void *ctx)
+{
+	struct kernel_btf_owner *o = ctx;
+	size_t i;
+
+	for (i = 0; i < o->kernel_cnt; i++)
+		o->funcs[i].btf = NULL;
+	if (o->d)
+		func_discovery__drop_btfs(o->d);
+	btf__free(*o->vmlinux_btf);
+	*o->vmlinux_btf = NULL;
+#ifdef __GLIBC__
+	/* 5 MB of freed pages back to the kernel now, not at the next trim */
+	malloc_trim(0);
+#endif
+}
+
 /* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
 static int resolve_mode(const struct kernel_features *feat, const char **desc)
 {
@@ -393,6 +418,9 @@ static struct btf *take_vmlinux_btf(struct prefetch *pre)
 
 	if (btf)
 		return btf;
+	/* a stop gave up the wait: nothing failed, nothing to say */
+	if (stop__requested())
+		return errno = EINTR, NULL;
 	err = -errno;
 	log_msg(log_print, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
 		err, strerror(-err));
@@ -462,6 +490,8 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 	progress__clear(progress);
 	if (err)
 		return err;
+	/* names are looked up no more: symbolization needs only the address index */
+	func_discovery__drop_name_index(*d);
 	trace_cmd__phase_done(log_print, "function discovery");
 	if (pre) {
 		static const char *const what[] = {
@@ -493,11 +523,13 @@ static int run(void)
 	struct btf *vmlinux_btf = NULL;
 	struct prefetch_opts popts = {
 		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
+		.stop = stop__flag(),
 	};
 	struct prefetch *pre = NULL;
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
 	struct trace_cmd_target tgt = {};
+	struct kernel_btf_owner owner;
 	long start_ms = now_ms();
 	unsigned int hunt = 0;
 	bool kernel;
@@ -589,6 +621,11 @@ static int run(void)
 		mode = "none (user-space functions only)";
 	trace_cmd__phase_done(log_print, "feature detection");
 
+	/* kallsyms may take seconds more to read: a stop by now ends the run here */
+	if (stop__requested()) {
+		err = -EINTR;
+		goto cleanup;
+	}
 	/* user-space functions: a missing binary or function stops the run before the kernel's */
 	uf = find_user_funcs(tgt.cmd, &err);
 	if (err)
@@ -614,6 +651,11 @@ static int run(void)
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;
 	}
+	owner = (struct kernel_btf_owner){
+		.vmlinux_btf = &vmlinux_btf, .d = d, .funcs = all, .kernel_cnt = tf.cnt - tf.user_cnt,
+	};
+	tgt.drop_kernel_btf = drop_kernel_btf;
+	tgt.drop_ctx = &owner;
 	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress, &tgt);
 	if (!err && tgt.cmd)
 		cmd_status = tgt.exit_status;

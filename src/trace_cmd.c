@@ -588,6 +588,12 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 			goto out;
 		o.probe_args = probe_args;
 	}
+	/*
+	 * Without argument plans no kernel BTF is read from here on (the attacher needs only
+	 * the ids): free it before the BPF load adds libbpf's own copy to the peak.
+	 */
+	if (!args && tgt->drop_kernel_btf)
+		tgt->drop_kernel_btf(tgt->drop_ctx);
 	o.args_max_total = env->cfg.args_max_total_args_size;
 	o.args_raw_ptrs = env->cfg.args_capture_raw_ptrs;
 	o.user_stacks = ustacks;

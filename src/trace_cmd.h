@@ -22,6 +22,13 @@ struct trace_cmd_target {
 	FILE *out;			/* -o FILE; NULL: stdout */
 	struct cmd_launch *cmd;		/* `-- CMD`, forked and held; NULL: none */
 	int exit_status;		/* set with @cmd: retsnoop's exit status (CMD's) */
+	/*
+	 * Called once before the BPF objects are made when nothing reads the kernel functions'
+	 * BTF from then on (no -A): frees it (5 MB of vmlinux BTF) and clears the table's
+	 * pointers into it. NULL: kept.
+	 */
+	void (*drop_kernel_btf)(void *ctx);
+	void *drop_ctx;
 };
 
 /*

@@ -11,6 +11,7 @@
 #include "capture.h"
 #include "lbr.h"
 #include "retsnoop.skel.h"
+#include "ringbuf_reader.h"
 #include "sample.h"
 #include "session.h"
 #include "tracer.h"
@@ -35,7 +36,7 @@ struct tracer {
 	struct bpf_link *exec_link;	/* with user functions: sessions an exec() ends */
 	struct lbr *lbr;
 	struct session_store *store;
-	struct ring_buffer *rb;
+	struct ringbuf_reader *rb;
 	struct sample_build_opts bopts;
 	bool draining;
 	bool stopped;
@@ -594,8 +595,8 @@ static int on_record(void *ctx, void *data, size_t size)
 	if (err && err != -EINVAL)
 		return err;
 	/*
-	 * A buffer that never drains must not keep ring_buffer__poll() from returning once
-	 * asked to stop. Only after this record is in: libbpf has consumed the record the
+	 * A buffer that never drains must not keep ringbuf_reader__poll() from returning once
+	 * asked to stop. Only after this record is in: the reader has consumed the record the
 	 * callback fails on, so failing before would lose it.
 	 */
 	if (t->o.stop && *t->o.stop && !t->draining)
@@ -622,7 +623,7 @@ int tracer__start(struct tracer *t)
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
 	t->store = session_store__new(&sopts);
-	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.rb), on_record, t, NULL);
+	t->rb = ringbuf_reader__new(bpf_map__fd(t->skel->maps.rb), on_record, t);
 	if (!t->store || !t->rb) {
 		err = -errno ?: -ENOMEM;
 		pr(t, LOG_ERROR, "Failed to set up the ring buffer: %d\n", err);
@@ -722,7 +723,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 
 	if (t->o.stop && *t->o.stop)
 		return -EINTR;
-	err = ring_buffer__poll(t->rb, timeout_ms);
+	err = ringbuf_reader__poll(t->rb, timeout_ms);
 	/* -U: the kernel's mapping records read before its buffers fill, samples or not */
 	ustack__sync(t->o.ustack);
 	if (t->pending_cnt) {
@@ -750,7 +751,7 @@ int tracer__stop(struct tracer *t)
 	/* stop recording first, then drain what is already in the buffer */
 	t->skel->bss->ready = false;
 	t->draining = true;
-	err = ring_buffer__consume(t->rb);
+	err = ringbuf_reader__consume(t->rb);
 	if (t->pending_cnt) {
 		int e = flush_pending(t);
 
@@ -789,7 +790,7 @@ void tracer__free(struct tracer *t)
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->free_link);
-	ring_buffer__free(t->rb);
+	ringbuf_reader__free(t->rb);
 	while (t->pending_cnt)
 		free(t->pending[--t->pending_cnt]);
 	session_store__free(t->store);

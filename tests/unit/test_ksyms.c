@@ -70,6 +70,12 @@ static void test_find_funcs(void **state)
 	assert_int_equal(ksyms__find_funcs(ks, "array_map_helper", NULL, &syms), 0);
 	assert_int_equal(ksyms__find_funcs(ks, "zzz", NULL, &syms), 0);
 	assert_int_equal(ksyms__find_funcs(ks, "", NULL, &syms), 0);
+
+	/* without the name index: no name lookups, address lookups as before */
+	ksyms__drop_name_index(ks);
+	assert_int_equal(ksyms__find_funcs(ks, "common_name", NULL, &syms), 0);
+	assert_non_null(ksyms__map_addr(ks, 0xffffffff81002100ULL));
+	assert_string_equal(ksyms__map_addr(ks, 0xffffffff81002100ULL)->name, "common_name");
 	ksyms__free(ks);
 }
 

@@ -4,7 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include "unit.h"
 #include <bpf/btf.h>
 #include "ftrace_funcs.h"
@@ -110,6 +114,67 @@ static void test_bad_opts(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+static long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A read that never ends (kallsyms from a FIFO nobody writes): with the stop flag set,
+ * taking it gives up at once and freeing leaves it running. In a child that _exit()s:
+ * the read's thread and the object it writes into stay until the process ends.
+ */
+static void abandon_child(const char *fifo)
+{
+	static volatile sig_atomic_t stop;
+	struct prefetch_opts o = {
+		.sz = sizeof(o), .kallsyms_path = fifo, .ksyms = true, .stop = &stop,
+	};
+	struct prefetch *p;
+	long t0;
+	int wfd;
+
+	alarm(5);	/* a wait that ignores the stop: killed, and the test fails */
+	wfd = open(fifo, O_RDWR);	/* a writer that never writes: the read blocks */
+	if (wfd < 0 || !(p = prefetch__start(&o)))
+		_exit(10);
+	usleep(50 * 1000);
+	stop = 1;
+	t0 = mono_ms();
+	errno = 0;
+	if (prefetch__take_ksyms(p) || errno != EINTR)
+		_exit(11);
+	if (prefetch__take_ksyms(p) || errno != EINTR)	/* still given up, not waited for */
+		_exit(12);
+	prefetch__free(p);
+	if (mono_ms() - t0 > 500)
+		_exit(13);
+	_exit(0);
+}
+
+static void test_stop_gives_up(void **state)
+{
+	char dir[] = "/tmp/test_prefetch.XXXXXX", fifo[64];
+	int status;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/kallsyms", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		abandon_child(fifo);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	unlink(fifo);
+	rmdir(dir);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +183,7 @@ int main(void)
 		cmocka_unit_test(test_vmlinux_btf),
 		cmocka_unit_test(test_ftrace_funcs),
 		cmocka_unit_test(test_bad_opts),
+		cmocka_unit_test(test_stop_gives_up),
 	};
 
 	return cmocka_run_group_tests_name("prefetch", tests, NULL, NULL);
