@@ -1,0 +1,72 @@
+# The init of a shared guest (tests/vm/share.sh), sourced by /init once the guest is set up:
+# serve commands from the tty @TTY@ one after the other, each as on a boot of its own, until
+# no command comes for 10 minutes (the host side is gone). busybox sh.
+tty=/dev/@TTY@
+
+# What a command could leave that a new boot would not have. Compared with the state at
+# boot after each command: different, and the host ends this guest after the command.
+guest_state() {
+	for f in /proc/sys/kernel/perf_event_paranoid /proc/sys/kernel/kptr_restrict \
+		/proc/sys/kernel/unprivileged_bpf_disabled /proc/sys/kernel/ftrace_enabled \
+		/proc/sys/kernel/bpf_stats_enabled /proc/sys/kernel/perf_event_max_sample_rate \
+		/proc/sys/kernel/perf_event_max_stack /proc/sys/kernel/tainted \
+		/proc/sys/net/core/bpf_jit_enable /proc/sys/vm/overcommit_memory \
+		/sys/kernel/debug/kprobes/enabled /sys/kernel/security/lockdown \
+		/sys/class/net/lo/operstate /proc/modules /proc/mounts; do
+		echo "$f: $(cat $f 2>&1)"
+	done
+	for f in kprobe_events uprobe_events dynamic_events current_tracer tracing_on \
+		set_ftrace_filter set_ftrace_notrace set_graph_function set_event \
+		enabled_functions; do
+		echo "tracing/$f: $(cat /sys/kernel/tracing/$f 2>&1)"
+	done
+	bpftool prog list 2>&1
+	bpftool link list 2>&1
+	find / -xdev -newer /serve-stamp ! -path / ! -path /cmds.sh ! -path '/tmp*' \
+		! -path '/root*' 2>&1
+	# processes but init and its subshells (kernel threads have no command line)
+	for p in /proc/[0-9]*; do
+		[ -s $p/cmdline ] && ! cmp -s $p/cmdline /proc/1/cmdline &&
+			echo "process ${p#/proc/}: $(tr '\0' ' ' <$p/cmdline)"
+	done
+}
+
+: >/cmds.sh
+touch /serve-stamp
+sleep 0.01
+base=$(guest_state)
+exec 3<>$tty
+stty -F $tty raw -echo
+echo "@@RETSNOOP-VM-READY@@" >&3
+while read -r -t 600 tag n len <&3; do
+	[ "$tag" = "@@CMD" ] || continue
+	head -c "$len" <&3 >/cmds.sh
+	rm -rf /tmp /root
+	mkdir /tmp /root
+	cd /root
+	# as /init runs a command on its own boot (see there)
+	setsid -c sh -c 'sh -c "set -m; . /cmds.sh"; rc=$?; stty raw -echo; exit $rc' \
+		<$tty >$tty 2>&1 3>&-
+	rc=$?
+	cd /
+	# what the command left running; its session's end hung the tty up under fd 3
+	kill -9 -1 2>/dev/null
+	sleep 0.1
+	exec 3<>$tty
+	stty -F $tty raw -echo
+	i=0
+	now=$(guest_state)
+	while [ "$now" != "$base" ] && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+		now=$(guest_state)
+	done
+	echo "@@RETSNOOP-VM-RC=$rc@@" >&3
+	if [ "$now" != "$base" ]; then
+		echo "@@RETSNOOP-VM-DIRTY@@" >&3
+		echo "$base" >/tmp/.base.state
+		echo "$now" | diff /tmp/.base.state - >&3
+	fi
+	echo "@@RETSNOOP-VM-DONE-$n@@" >&3
+done
+poweroff -f
