@@ -13,7 +13,9 @@
 # that only shows on the shared guest is still a failure (exit 124), said as such.
 #
 # DIR/KEY holds the guest's serial logs, its command tty (qemu pipe chardev tty.in/tty.out),
-# qemu.pid and the list of commands it ran (ran). share_stop DIR ends every guest under it.
+# qemu.pid and the list of commands it ran (ran); DIR/boots and DIR/cmds count the shared
+# boots and the commands sent, DIR/notes says why a guest was ended early.
+# share_stop DIR ends every guest under it.
 
 # share_key: the boot a command wants, as a directory name
 share_key() {
@@ -74,6 +76,7 @@ share_boot() {
 		</dev/null >"$sdir/qemu.log" 2>&1 8>&- &
 	echo $! >"$sdir/qemu.pid"
 	setsid cat "$sdir/tty.out" >>"$sdir/out.log" 2>/dev/null </dev/null 8>&- &
+	echo x >>"$share/boots"
 	if ! share_wait '@@RETSNOOP-VM-READY@@' "$TIMEOUT"; then
 		echo "tests/vm/run: the shared $release guest did not come up" >&2
 		tail -5 "$sdir/qemu.log" >&2
@@ -92,6 +95,7 @@ share_cmd() {
 	echo $n >"$sdir/seq"
 	earlier=$(cut -d' ' -f2- "$sdir/ran" 2>/dev/null | tr '\n' ' ')
 	echo "$n ${VM_SCENARIO:-?}" >>"$sdir/ran"
+	echo x >>"$share/cmds"
 	off=$(stat -c %s "$sdir/out.log")
 	soff=$(stat -c %s "$sdir/serial.log")
 	printf '%s\n' "$cmds" >"$sdir/cmd"
@@ -99,12 +103,14 @@ share_cmd() {
 	if ! timeout 60 sh -c 'printf "@@CMD %d %d\n" "$1" "$(wc -c <"$2")"; cat "$2"' _ \
 		$n "$sdir/cmd" >"$sdir/tty.in"; then
 		echo "tests/vm/run: the shared $release guest took no command; running it alone" >&2
+		echo "${VM_SCENARIO:-?}: the guest took no command: run alone" >>"$share/notes"
 		share_kill
 		return 255
 	fi
 	if ! share_wait "@@RETSNOOP-VM-DONE-$n@@" "$TIMEOUT"; then
 		echo "tests/vm/run: the shared $release guest hung or died on this command (after: ${earlier:-none}); running it alone on its own boot" >&2
 		tail -c +$((soff + 1)) "$sdir/serial.log" | tail -20 >&2
+		echo "${VM_SCENARIO:-?}: hung or ended the guest: run alone" >>"$share/notes"
 		share_kill
 		return 255
 	fi
@@ -114,6 +120,7 @@ share_cmd() {
 		echo "tests/vm/run: KERNEL PROBLEM in the shared $release guest (after: ${earlier:-none}); running the command alone on its own boot" >&2
 		printf '%s\n' "$lines" >&2
 		shared_problem=$lines
+		echo "${VM_SCENARIO:-?}: kernel problem on the shared guest: run alone" >>"$share/notes"
 		share_kill
 		return 255
 	fi
@@ -130,6 +137,9 @@ share_cmd() {
 		echo "tests/vm/run: the command left the shared $release guest changed; the next command gets a new boot:" >&2
 		printf '%s\n' "$out" | sed -n '/^@@RETSNOOP-VM-DIRTY@@/,/@@RETSNOOP-VM-DONE/p' |
 			sed '1d;$d' | head -20 >&2
+		echo "${VM_SCENARIO:-?}: changed the guest ($(printf '%s\n' "$out" |
+			sed -n '/^@@RETSNOOP-VM-DIRTY@@/,/@@RETSNOOP-VM-DONE/p' | grep -m1 '^[-+][^-+]' |
+			cut -c1-100)): new boot after it" >>"$share/notes"
 		share_kill
 	fi
 	[ -n "$rc" ] || rc=125
