@@ -31,6 +31,9 @@ guest_state() {
 }
 
 : >/cmds.sh
+# debugfs mounts tracefs on tracing/ at its first use: a command that uses it would change
+# /proc/mounts as seen below, and every guest would end after one such command
+ls /sys/kernel/debug/tracing/ >/dev/null 2>&1
 touch /serve-stamp
 sleep 0.01
 base=$(guest_state)
@@ -43,6 +46,10 @@ while read -r -t 600 tag n len <&3; do
 	rm -rf /tmp /root
 	mkdir /tmp /root
 	cd /root
+	# cold caches, as after a boot: the DWARF vmlinux a previous command read (--dwarf) is
+	# read from the disk again
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
 	# as /init runs a command on its own boot (see there)
 	setsid -c sh -c 'sh -c "set -m; . /cmds.sh"; rc=$?; stty raw -echo; exit $rc' \
 		<$tty >$tty 2>&1 3>&-
