@@ -21,8 +21,8 @@ guest_state() {
 		/sys/kernel/tracing/set_event /sys/kernel/tracing/enabled_functions 2>&1
 	# a link holds its program: no program, no link
 	bpftool prog list 2>&1
-	find / -xdev -newer /serve-stamp ! -path / ! -path /cmds.sh ! -path '/tmp*' \
-		! -path '/root*' 2>&1
+	find / -xdev -newer /serve-stamp ! -path / ! -path /cmds.sh ! -path '/tmp' \
+		! -path '/tmp/*' ! -path '/root' ! -path '/root/*' 2>&1
 	# processes but init and its subshells (kernel threads have no command line)
 	for p in /proc/[0-9]*; do
 		[ -s $p/cmdline ] && ! cmp -s $p/cmdline /proc/1/cmdline &&
@@ -31,6 +31,8 @@ guest_state() {
 }
 
 : >/cmds.sh
+cp -a /tmp /.boot-tmp
+cp -a /root /.boot-root
 # debugfs mounts tracefs on tracing/ at its first use: a command that uses it would change
 # /proc/mounts as seen below, and every guest would end after one such command
 ls /sys/kernel/debug/tracing/ >/dev/null 2>&1
@@ -43,8 +45,11 @@ echo "@@RETSNOOP-VM-READY@@" >&3
 while read -r -t 600 tag n len <&3; do
 	[ "$tag" = "@@CMD" ] || continue
 	head -c "$len" <&3 >/cmds.sh
+	# /tmp and /root as the initramfs had them (RETSNOOP_VM_DYN copies test programs to
+	# their host paths, which can be under /tmp)
 	rm -rf /tmp /root
-	mkdir /tmp /root
+	cp -a /.boot-tmp /tmp
+	cp -a /.boot-root /root
 	cd /root
 	# cold caches, as after a boot: the DWARF vmlinux a previous command read (--dwarf) is
 	# read from the disk again
