@@ -29,7 +29,9 @@ static void render_inband(FILE *out, const struct sample *s)
 {
 	const char *fn = sample__func(s, s->inband_func)->name;
 	const struct err_carrier *c = err_carriers__find(fn);
-	const char *name = errno__name(-s->inband_err);
+	/* a replayed capture may hold anything: only an errno is negated */
+	const char *name = s->inband_err < 0 && s->inband_err >= -MAX_ERRNO ?
+			   errno__name(-s->inband_err) : NULL;
 
 	fprintf(out, "In-band error ");
 	if (name)

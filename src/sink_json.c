@@ -525,7 +525,9 @@ static json_t *jinband(const struct sample *s)
 {
 	const char *fn = sample__func(s, s->inband_func)->name;
 	const struct err_carrier *c = err_carriers__find(fn);
-	const char *name = errno__name(-s->inband_err);
+	/* a replayed capture may hold anything: only an errno is negated */
+	const char *name = s->inband_err < 0 && s->inband_err >= -MAX_ERRNO ?
+			   errno__name(-s->inband_err) : NULL;
 	json_t *o = json_object();
 
 	if (!o)
