@@ -75,6 +75,13 @@ int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
 			     const struct glob_spec *spec);
 
 /*
+ * Add a name glob of retsnoop's own (an in-band error carrier, say): not reported when it
+ * matches nothing, not mandatory.
+ */
+int func_discovery__add_extra(struct func_discovery *d, enum func_glob_role role,
+			      const char *name);
+
+/*
  * Discover. Returns 0 or a negative errno after printing one line (level 0) that says why:
  * -ENOENT nothing matched or a mandatory entry glob matched nothing, -E2BIG over the limit,
  * or the errno of an unreadable kallsyms, available_filter_functions or BTF; -EINTR (and

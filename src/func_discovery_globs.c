@@ -122,6 +122,11 @@ int func_discovery__add_glob(struct func_discovery *d, enum func_glob_role role,
 			false);
 }
 
+int func_discovery__add_extra(struct func_discovery *d, enum func_glob_role role, const char *name)
+{
+	return add_glob(d, role, name, NULL, false, true);
+}
+
 int func_discovery__add_names(struct func_discovery *d, enum func_glob_role role,
 			      const char *const *names, size_t cnt, const char *origin)
 {

@@ -67,7 +67,7 @@ interim_begin(struct session *sess, __u32 type, __u64 now, __u32 last_seq, bool 
 	r->end.is_err = is_err;
 	r->end.flags = sess->flags;
 	r->probe_id = -1;
-	r->__pad = 0;
+	r->err = 0;
 	return r;
 }
 

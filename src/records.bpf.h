@@ -107,7 +107,9 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	struct drop_stats *st;
 	bool ignored;
 
-	ignored = forget || (!sess->tail_err && !emit_success_stacks) ||
+	/* an in-band error (SESS_F_INBAND) is the session's failure, though it ended well */
+	ignored = forget ||
+		  (!sess->tail_err && !(sess->flags & SESS_F_INBAND) && !emit_success_stacks) ||
 		  (sess->stack.func_lat[0] & ~LAT_NO_RETURN) < duration_ns;
 	if (ignored && !sess->start_emitted)
 		return;

@@ -32,6 +32,18 @@ enum rec_type {
 	REC_SESSION_STITCH,	/* -I: interim sample of a chain about to be overwritten (same) */
 	REC_CTXARGS,		/* -J -T -A: a probe hit's context (struct rec_fnargs, probe id) */
 	REC_USTACK,		/* -U: the thread's user registers and stack window (struct rec_ustack) */
+	/*
+	 * An error went back to user space in-band (a netlink ack, see struct
+	 * rec_session_interim): the chain that made it, sent when the error was handed to
+	 * its carrier, before later calls overwrite it. Not a sample of its own: the
+	 * session's REC_SESSION_END (flag SESS_F_INBAND) is, with this chain under it.
+	 */
+	REC_SESSION_INBAND,
+	/*
+	 * A caller of an in-band error's carrier returned (struct rec_func_trace; depth and
+	 * seq_id those of the frame's entry): its result and latency for that chain.
+	 */
+	REC_INBAND_EXIT,
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -143,6 +155,8 @@ enum session_end_flags {
 	SESS_F_CHAIN_LOST = 0x1,
 	/* the session was cut short: too deep (> MAX_FSTACK_DEPTH) or an exit was missed */
 	SESS_F_TRUNCATED = 0x2,
+	/* an error was handed to an in-band carrier (netlink_ack()): REC_SESSION_INBAND */
+	SESS_F_INBAND = 0x4,
 };
 
 struct rec_session_end {
@@ -165,9 +179,24 @@ struct rec_session_end {
  */
 struct rec_session_interim {
 	struct rec_session_end end;	/* end.type: REC_SESSION_PROBE or REC_SESSION_STITCH */
-	__s32 probe_id;			/* REC_SESSION_PROBE: the probe that fired, else -1 */
-	__u32 __pad;
+	/* REC_SESSION_PROBE: the probe that fired; REC_SESSION_INBAND: the carrier; else -1 */
+	__s32 probe_id;
+	__s32 err;			/* REC_SESSION_INBAND: the error handed over, else 0 */
 };
+
+/*
+ * In-band errors: calls that hand an error back to user space in a message rather than as
+ * a result (netlink_ack(skb, nlh, err, extack) answers a netlink request; the syscall that
+ * carried the request succeeds). User space names the carriers it traces and which
+ * argument holds the error; BPF sends, at the first carrier entry of a session with a
+ * negative error, a REC_SESSION_INBAND (struct rec_session_interim, end.type
+ * REC_SESSION_INBAND): frames [0, end.stack.depth) are the carrier's callers, still
+ * running; [end.stack.depth, end.stack.max_depth) the failed callee's chain that returned
+ * that error, with its kernel stack -- or, when no such chain is there, none (max_depth ==
+ * depth: the carrier's caller made the error itself, kernel stack taken at the carrier).
+ * probe_id is the carrier's function id, err the error.
+ */
+#define MAX_ERR_CARRIERS	4
 
 /*
  * Feature detection creates a task-local storage slot this large, the way the tracer

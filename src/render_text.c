@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "err_carriers.h"
+#include "errnos.h"
 #include "opts.h"
 #include "render.h"
 #include "sink.h"
@@ -22,6 +24,24 @@ static void fmt_ts(char *buf, size_t n, __u64 mono_ns, __s64 offset_ns)
 	snprintf(buf + len, n - len, ".%06lld", (long long)(ns % 1000000000) / 1000);
 }
 
+/* An in-band error: what the stack view's '!' is about, since the syscall succeeded. */
+static void render_inband(FILE *out, const struct sample *s)
+{
+	const char *fn = sample__func(s, s->inband_func)->name;
+	const struct err_carrier *c = err_carriers__find(fn);
+	/* a replayed capture may hold anything: only an errno is negated */
+	const char *name = s->inband_err < 0 && s->inband_err >= -MAX_ERRNO ?
+			   errno__name(-s->inband_err) : NULL;
+
+	fprintf(out, "In-band error ");
+	if (name)
+		fprintf(out, "-%s", name);
+	else
+		fprintf(out, "%d", s->inband_err);
+	fprintf(out, ": the syscall succeeded, the error went back in a %s (%s()).\n",
+		c ? c->what : "message", fn);
+}
+
 int render_text__sample(FILE *out, const struct sample *s, const struct view_opts *v)
 {
 	char t1[32], t2[32];
@@ -32,6 +52,8 @@ int render_text__sample(FILE *out, const struct sample *s, const struct view_opt
 	fmt_ts(t2, sizeof(t2), s->end_ns, s->clock_off_ns);
 	fprintf(out, "%s -> %s TID/PID %u/%u (%s/%s):\n", t1, t2, s->tid, s->pid,
 		s->task_comm, s->proc_comm);
+	if (s->inband)
+		render_inband(out, s);
 	if (v->func_trace && s->has_trace) {
 		/* -U: the stack view shows the user frames; without it, the trace does */
 		if (!v->stack && s->has_ustack) {
@@ -96,8 +118,13 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	/* after the ^C on its own line; the drop summary keeps "Detaching... DONE" one line */
 	fputc('\n', ts->o.out);
 	fflush(ts->o.out);
+	/*
+	 * What the samples lost. The kernel's skipped hits are any process's; those that
+	 * cost a traced session a call are in skipped_calls (an exit without its entry, a
+	 * frame left without its exit): alone they are only a note.
+	 */
 	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
-	    d->args_lost || d->kernel_missed || d->mmap_lost) {
+	    d->args_lost || d->mmap_lost) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -121,6 +148,9 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		if (d->mmap_lost)
 			fprintf(ts->o.err, "%-20s%llu (user stacks of processes that exited before being read may be incomplete)\n",
 				"LOST MMAP RECORDS:", (unsigned long long)d->mmap_lost);
+	} else if (d->kernel_missed) {
+		fprintf(ts->o.err, "Note: the kernel skipped %llu probe hits (any process; while another BPF program ran on the CPU); no traced session lost track of a call (SKIPPED CALLS: 0).\n",
+			(unsigned long long)d->kernel_missed);
 	}
 	if (d->running_sessions)
 		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "

@@ -15,7 +15,8 @@
  * This file has the handlers and the programs that call them; the rest is in parts that
  * each include what they use (tests/unit/bpf_headers.sh compiles each one alone):
  * retsnoop_state.bpf.h what they all share, session_slot.bpf.h where a session lives,
- * err_chain.bpf.h how a returning frame's result settles the error chain, records.bpf.h
+ * err_chain.bpf.h how a returning frame's result settles the error chain (inband.bpf.h: an
+ * error handed back in a netlink ack instead), records.bpf.h
  * what goes to user space (with args.bpf.h, probe_ctx.bpf.h, ustack.bpf.h, interim.bpf.h),
  * and the programs of tgid_set.bpf.h, inject.bpf.h and user_session.bpf.h.
  */
@@ -27,6 +28,7 @@
 #include "args.bpf.h"
 #include "err_chain.bpf.h"
 #include "interim.bpf.h"
+#include "inband.bpf.h"
 #include "lbr_snap.bpf.h"
 #include "reentry_guard.bpf.h"
 #include "inject.bpf.h"
@@ -87,6 +89,8 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	seq = sess->next_seq_id++;
 	if (emit_interim_stacks && d < sess->stack.max_depth)
 		emit_stitch_sample(sess, d, now, seq);
+	if (carrier_cnt)
+		note_inband_err(ctx, fentry, sess, d, id, now);
 	if (sess->tail_err && d < sess->stack.max_depth)
 		keep_chain(sess, d);
 	d = frame_idx(d);
@@ -192,6 +196,8 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 	settle_result(ctx, sess, d, flags, res);
 	if (flags & FUNC_USER)
 		note_sys_err(sess, d, flags, res);
+	if (sess->inband_depth)
+		note_inband_ret(sess, d, id, now, lat, res);
 
 	if (emit_func_trace)
 		emit_func_trace_rec(sess, REC_FUNC_TRACE_EXIT, id, now, seq, d + 1, lat, res);

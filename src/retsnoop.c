@@ -16,6 +16,7 @@
 #include <bpf/libbpf.h>
 #include "cli.h"
 #include "cmd_trace.h"
+#include "err_carriers.h"
 #include "hunt.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
@@ -362,6 +363,42 @@ static int add_globs(struct func_discovery *d, struct vmlinux_dwarf *vd,
 	return 0;
 }
 
+static bool entry_glob_matches(const char *name, void *ctx)
+{
+	const struct glob_list *l = ctx;
+	size_t i;
+
+	for (i = 0; i < l->cnt; i++) {
+		if (l->specs[i].kind == GLOB_NAME && !glob_spec__is_user(&l->specs[i]) &&
+		    glob_spec__match(&l->specs[i], name, NULL))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A netlink request's error goes back in its ack, and sendmsg() succeeds: where an entry
+ * function may send one, trace the in-band error carriers too (err_carriers.h), or such a
+ * failure is never reported. -d still wins.
+ */
+static int add_err_carriers(struct func_discovery *d)
+{
+	const struct err_carrier *c;
+	size_t i, cnt;
+	int err;
+
+	if (!err_carriers__sender(entry_glob_matches, &env.entry_globs))
+		return 0;
+	c = err_carriers__all(&cnt);
+	for (i = 0; i < cnt; i++) {
+		err = func_discovery__add_extra(d, FUNC_GLOB_ALLOW, c[i].name);
+		if (err)
+			return err;
+	}
+	log_msg(log_print, LOG_INFO, "In-band errors: an entry function may send netlink requests, so their error carriers are traced too.\n");
+	return 0;
+}
+
 /*
  * The DWARF image and its sidecar. Failures where DWARF is needed (-k, -s/-ss, :PATH globs)
  * are worded here, where the flags are known; otherwise the run goes on with kallsyms only.
@@ -481,6 +518,8 @@ static int find_kernel_funcs(struct func_discovery_opts *dopts, struct prefetch 
 		err = add_globs(*d, *vd, &env.allow_globs, FUNC_GLOB_ALLOW);
 	if (!err)
 		err = add_globs(*d, *vd, &env.deny_globs, FUNC_GLOB_DENY);
+	if (!err)
+		err = add_err_carriers(*d);
 	if (err) {
 		if (err != -EOPNOTSUPP)
 			log_msg(log_print, LOG_ERROR, "Failed to add globs: %s.\n", strerror(-err));

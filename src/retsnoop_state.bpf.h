@@ -103,6 +103,11 @@ struct session {
 	 */
 	bool tail_err;
 	__u8 frag_cnt;
+	/*
+	 * SESS_F_INBAND: frames [0, inband_depth) are callers of the in-band error's carrier
+	 * that have not returned yet (inband.bpf.h); it fits in what was padding.
+	 */
+	__u8 inband_depth;
 	__u16 flags;		/* enum session_end_flags */
 	__u32 overflow;		/* calls running beyond MAX_FSTACK_DEPTH, not recorded */
 	/* the last failed syscall's errno, and the seq id of the traced frame it ran in */

@@ -133,6 +133,17 @@ struct sample {
 	int probe_id;			/* SAMPLE_PROBE: index into @probes, else -1 */
 	/* the entry function returned an error (interim: the chain shown is an error chain) */
 	bool is_err;
+	/*
+	 * In-band error (is_err set too): the session ended well, but an error went back to
+	 * user space in a message (a netlink ack). @inband_func is the carrier it was handed
+	 * to (a function id), @inband_err that error (negative errno), @inband_level the
+	 * carrier's call level: traced frames below it are the chain that made the error;
+	 * none when the carrier's caller made it itself (that caller is the origin).
+	 */
+	bool inband;
+	int inband_func;
+	int inband_err;
+	int inband_level;
 
 	const struct func *funcs;	/* the table function ids refer to */
 	size_t func_cnt;

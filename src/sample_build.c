@@ -114,11 +114,17 @@ static bool same_error(__s64 a, __s64 b)
  * the chain's top in an interim one. A deeper chain whose error differs stays in view,
  * since it is often why the caller failed, but the '!' is not on it.
  */
+/*
+ * In-band errors: the error to follow is the one handed to the carrier, from the carrier's
+ * level down; the carrier's callers returned something else. Without a chain below that
+ * level, the carrier's caller made the error.
+ */
 static void mark_origin(struct sample *s)
 {
-	struct sample_frame *origin = NULL;
-	bool have_err = false, run_over = false;
-	__s64 err = 0;
+	struct sample_frame *origin = NULL, *caller = NULL;
+	bool have_err = s->inband, run_over = false;
+	__s64 err = s->inband ? s->inband_err : 0;
+	int level = 0;
 	size_t i;
 
 	if (!s->is_err)
@@ -126,6 +132,10 @@ static void mark_origin(struct sample *s)
 	for (i = 0; i < s->frame_cnt; i++) {
 		struct sample_frame *f = &s->frames[i];
 
+		if (f->func_id >= 0 && s->inband && level++ < s->inband_level) {
+			caller = f;
+			continue;
+		}
 		/* a frame left by longjmp() or an exception carried the error up unseen */
 		if (f->func_id < 0 || f->running || f->no_return)
 			continue;
@@ -153,6 +163,8 @@ static void mark_origin(struct sample *s)
 		run_over = true;
 		f->replaced = f->failed;
 	}
+	if (!origin && s->inband && level <= s->inband_level)
+		origin = caller;
 	if (origin)
 		origin->origin = true;
 }
@@ -516,6 +528,12 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	s->dropped_records = r->end->dropped_records;
 	s->trace_lost = r->trace_lost;
 	s->args_lost = r->args_lost;
+	if (r->inband) {
+		s->inband = true;
+		s->inband_func = sample__func_id(s, r->inband->probe_id);
+		s->inband_err = r->inband->err;
+		s->inband_level = r->inband->end.stack.depth;
+	}
 	s->chain_lost = r->end->flags & SESS_F_CHAIN_LOST;
 	s->truncated = r->end->flags & SESS_F_TRUNCATED;
 

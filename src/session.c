@@ -19,6 +19,9 @@ struct sess {
 	size_t trace_cnt, trace_cap, trace_lost;
 	struct rec_fnargs **args;	/* copies, in arrival (= seq id) order */
 	size_t args_cnt, args_cap, args_lost, args_bytes;
+	/* an in-band error's chain, its callers' results filled in as they return */
+	struct rec_session_interim *inband;
+	struct rec_lbr_stack *inband_lbr;
 };
 
 struct session_store {
@@ -66,6 +69,8 @@ static void sess_free(void *p)
 	free(s->lbr);
 	free(s->ustack);
 	free(s->trace);
+	free(s->inband);
+	free(s->inband_lbr);
 	free(s);
 }
 
@@ -227,7 +232,7 @@ static int add_fnargs(struct session_store *st, const void *rec, size_t size)
  * copy of one), @in the interim record or NULL.
  */
 static int deliver(struct session_store *st, struct sess *s, const struct rec_session_end *e,
-		   const struct rec_session_interim *in)
+		   const struct rec_session_interim *in, const struct rec_session_interim *inband)
 {
 	struct sess_recs recs = {};
 	size_t n;
@@ -239,7 +244,8 @@ static int deliver(struct session_store *st, struct sess *s, const struct rec_se
 	recs.start = &s->start;
 	recs.end = e;
 	recs.interim = in;
-	recs.lbr = s->lbr;
+	recs.inband = inband;
+	recs.lbr = inband ? s->inband_lbr : s->lbr;
 	recs.ustack = s->ustack;
 	recs.ustack_size = s->ustack_size;
 	recs.trace = s->trace;
@@ -262,6 +268,80 @@ static int deliver(struct session_store *st, struct sess *s, const struct rec_se
 	return err;
 }
 
+/*
+ * The chain an in-band error came from (REC_SESSION_INBAND), with the results of its
+ * callers as they returned: the session's final sample when it ends well.
+ */
+static int add_inband(struct session_store *st, const void *rec)
+{
+	const struct rec_session_interim *r = rec;
+	struct sess *s = rec_sess(st, r->end.sess_id);
+
+	if (!s)
+		return 0;
+	if (!s->inband && !(s->inband = malloc(sizeof(*s->inband))))
+		return -ENOMEM;
+	*s->inband = *r;
+	if (s->inband->end.stack.depth > MAX_FSTACK_DEPTH)
+		s->inband->end.stack.depth = MAX_FSTACK_DEPTH;
+	if (s->inband->end.stack.max_depth > MAX_FSTACK_DEPTH)
+		s->inband->end.stack.max_depth = MAX_FSTACK_DEPTH;
+	/* its LBR record came right before it; the session's own final one comes later */
+	free(s->inband_lbr);
+	s->inband_lbr = s->lbr;
+	s->lbr = NULL;
+	return 0;
+}
+
+/* REC_INBAND_EXIT: a caller of the in-band error's carrier returned. */
+static int add_inband_exit(struct session_store *st, const void *rec)
+{
+	const struct rec_func_trace *r = rec;
+	struct sess *s = rec_sess(st, r->sess_id);
+	struct call_stack *cs;
+	__u32 d;
+
+	if (!s || !s->inband)
+		return 0;
+	cs = &s->inband->end.stack;
+	d = r->depth - 1;
+	/* the same call: its level among the running callers, its entry's seq id */
+	if (r->depth == 0 || d >= cs->depth || cs->seq_ids[d] != r->seq_id ||
+	    cs->func_ids[d] != r->func_id)
+		return 0;
+	cs->func_res[d] = r->func_res;
+	cs->func_lat[d] = r->func_lat;
+	return 0;
+}
+
+/*
+ * The final sample of a session that ended well after an in-band error: the error's
+ * chain under its callers, now returned; the outermost one's result is @e's.
+ */
+static int deliver_inband(struct session_store *st, struct sess *s,
+			  const struct rec_session_end *e)
+{
+	const struct rec_session_interim *in = s->inband;
+	struct rec_session_end m = in->end;	/* in stays as sent: the carrier's level */
+
+	if (m.stack.depth > 0 && e->stack.seq_ids[0] == m.stack.seq_ids[0] &&
+	    e->stack.func_ids[0] == m.stack.func_ids[0]) {
+		m.stack.func_res[0] = e->stack.func_res[0];
+		m.stack.func_lat[0] = e->stack.func_lat[0];
+	}
+	m.stack.depth = 0;	/* the callers have returned */
+	m.type = REC_SESSION_END;
+	m.last_seq_id = e->last_seq_id;
+	m.emit_ts = e->emit_ts;
+	m.dropped_records = e->dropped_records;
+	/* a nested chain not kept matters if it was lost before this chain was sent */
+	m.flags = (e->flags & ~SESS_F_CHAIN_LOST) | (in->end.flags & SESS_F_CHAIN_LOST);
+	m.ignored = 0;
+	m.is_err = 1;
+	/* the sample's own user stack (-U) came with @e; its LBR is the chain's */
+	return deliver(st, s, &m, NULL, in);
+}
+
 static int add_end(struct session_store *st, const void *rec)
 {
 	const struct rec_session_end *r = rec;
@@ -272,8 +352,11 @@ static int add_end(struct session_store *st, const void *rec)
 		return 0;
 	if (r->ignored)
 		st->stats.ignored++;
+	/* a session that failed itself reports its own error */
+	else if (s->inband && (r->flags & SESS_F_INBAND) && !r->is_err)
+		err = deliver_inband(st, s, r);
 	else
-		err = deliver(st, s, r, NULL);
+		err = deliver(st, s, r, NULL, NULL);
 	sess_forget(st, s);
 	return err;
 }
@@ -287,7 +370,7 @@ static int add_interim(struct session_store *st, const void *rec)
 	if (!s)
 		return 0;
 	st->stats.interim++;
-	return deliver(st, s, &r->end, r);
+	return deliver(st, s, &r->end, r, NULL);
 }
 
 /*
@@ -313,6 +396,8 @@ static const struct rec_kind {
 	/* probe contexts go with the arguments: both are found by their seq id */
 	[REC_CTXARGS] = { sizeof(struct rec_fnargs), .add_sized = add_fnargs },
 	[REC_USTACK] = { sizeof(struct rec_ustack), .add_sized = add_ustack },
+	[REC_SESSION_INBAND] = { sizeof(struct rec_session_interim), add_inband },
+	[REC_INBAND_EXIT] = { sizeof(struct rec_func_trace), add_inband_exit },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)

@@ -19,6 +19,12 @@ struct sess_recs {
 	const struct rec_session_start *start;
 	const struct rec_session_end *end;	/* for interim samples: &interim->end */
 	const struct rec_session_interim *interim;	/* NULL for the final sample */
+	/*
+	 * A final sample of a session that ended well after an in-band error
+	 * (REC_SESSION_INBAND): end is that error's chain under its callers, this record
+	 * says which carrier took which error. NULL otherwise.
+	 */
+	const struct rec_session_interim *inband;
 	const struct rec_lbr_stack *lbr;	/* NULL when none arrived */
 	const struct rec_ustack *ustack;	/* -U: NULL when none arrived */
 	size_t ustack_size;			/* bytes of it, the stack window included */

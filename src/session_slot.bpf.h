@@ -168,6 +168,7 @@ static __always_inline void reset_session(struct session *sess)
 	sess->tail_err = false;
 	sess->frag_cnt = 0;
 	sess->flags = 0;
+	sess->inband_depth = 0;
 	sess->overflow = 0;
 	sess->stack.depth = 0;
 	sess->stack.max_depth = 0;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <jansson.h>
+#include "err_carriers.h"
 #include "opts.h"
 #include "arg_plan.h"
 #include "arg_render.h"
@@ -519,6 +520,25 @@ static int emit(struct json_sink *js, json_t *o)
 	return err;
 }
 
+/* The syscall succeeded, the error went back in a message: which, through what. */
+static json_t *jinband(const struct sample *s)
+{
+	const char *fn = sample__func(s, s->inband_func)->name;
+	const struct err_carrier *c = err_carriers__find(fn);
+	/* a replayed capture may hold anything: only an errno is negated */
+	const char *name = s->inband_err < 0 && s->inband_err >= -MAX_ERRNO ?
+			   errno__name(-s->inband_err) : NULL;
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "errno", jint(s->inband_err));
+	put(o, "errno_name", name ? jstr(name) : json_null());
+	put(o, "carrier", jstr(fn));
+	put(o, "via", jstr(c ? c->what : "message"));
+	return o;
+}
+
 static int json_sample(struct sink *sk, const struct sample *s)
 {
 	struct json_sink *js = (struct json_sink *)sk;
@@ -538,6 +558,8 @@ static int json_sample(struct sink *sk, const struct sample *s)
 	put(o, "sample_kind", json_string(sample_kind(s->kind)));
 	if (s->kind == SAMPLE_PROBE)
 		put_probe(o, s, s->probe_id);
+	if (s->inband)
+		put(o, "inband_error", jinband(s));
 
 	arr = json_array();
 	for (i = 0; arr && i < s->frame_cnt; i++)

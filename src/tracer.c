@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "arg_plan.h"
+#include "err_carriers.h"
 #include "opts.h"
 #include "capture.h"
 #include "lbr.h"
@@ -85,6 +86,32 @@ static long now_ms(void)
 static size_t at_least_one(size_t n)
 {
 	return n ? n : 1;
+}
+
+/*
+ * In-band error carriers in the traced set (err_carriers.h). -F reads the error through
+ * bpf_get_func_arg() (5.17+): each clone is verified against its own function, and a
+ * fixed ctx slot would be out of bounds in most; without the helper, none is used.
+ */
+static void set_err_carriers(struct tracer *t, struct retsnoop *skel,
+			     const struct tracer_opts *opts, const struct kernel_features *feat)
+{
+	__u32 ids[MAX_ERR_CARRIERS], args[MAX_ERR_CARRIERS];
+	size_t i, n;
+
+	n = err_carriers__traced(opts->funcs, opts->func_cnt - opts->user_func_cnt, ids, args,
+				 MAX_ERR_CARRIERS);
+	if (n && opts->mode == ATTACH_FENTRY && !feat->has_func_arg) {
+		pr(t, LOG_INFO, "In-band errors (netlink acks) are not followed with -F on this kernel (no bpf_get_func_arg()).\n");
+		n = 0;
+	}
+	for (i = 0; i < n; i++) {
+		skel->rodata->carrier_ids[i] = ids[i];
+		skel->rodata->carrier_args[i] = args[i];
+		pr(t, LOG_INFO, "In-band errors: followed into %s() (its argument %u).\n",
+		   opts->funcs[ids[i]].name, args[i] + 1);
+	}
+	skel->rodata->carrier_cnt = n;
 }
 
 /* A run without kernel functions or probes loads none of their programs. */
@@ -287,6 +314,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
 		feat->has_task_stack && t->att && mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
+	set_err_carriers(t, skel, opts, feat);
 	skel->rodata->tgid_set_on = opts->traced_tgid_cnt > 0;
 	bpf_map__set_max_entries(skel->maps.traced_tgids,
 				 opts->traced_tgid_cnt ? tgid_slots() : 1);
@@ -555,7 +583,8 @@ static int hold_sample(struct tracer *t, const void *data, size_t size, __u32 ty
 	if (size < 16)
 		return 0;
 	memcpy(&id, (const char *)data + 8, sizeof(id));	/* every record: type, ..., sess_id */
-	if (type == REC_USTACK || type == REC_LBR_STACK) {
+	/* the in-band chain takes the LBR record before it, like a sample */
+	if (type == REC_USTACK || type == REC_LBR_STACK || type == REC_SESSION_INBAND) {
 		for (i = 0; i < t->pending_cnt; i++) {
 			if (!memcmp((const char *)t->pending[i] + 8, &id, sizeof(id)))
 				return flush_pending(t);

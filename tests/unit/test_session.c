@@ -307,6 +307,130 @@ static void test_fnargs(void **state)
 	session_store__free(st);
 }
 
+struct inband_seen {
+	int cnt;
+	bool inband[2], has_lbr[2];
+	int level[2], err[2];
+	__u8 is_err[2];
+	__u32 depth[2], max_depth[2], last_seq[2];
+	__s64 res[2][4];
+	__u64 lat[2][4];
+};
+
+static int on_inband(void *ctx, const struct sess_recs *r)
+{
+	struct inband_seen *seen = ctx;
+	int i = seen->cnt++, d;
+
+	assert_true(i < 2);
+	seen->inband[i] = r->inband != NULL;
+	seen->has_lbr[i] = r->lbr != NULL;
+	seen->level[i] = r->inband ? (int)r->inband->end.stack.depth : -1;
+	seen->err[i] = r->inband ? r->inband->err : 0;
+	seen->is_err[i] = r->end->is_err;
+	seen->depth[i] = r->end->stack.depth;
+	seen->max_depth[i] = r->end->stack.max_depth;
+	seen->last_seq[i] = r->end->last_seq_id;
+	for (d = 0; d < 4; d++) {
+		seen->res[i][d] = r->end->stack.func_res[d];
+		seen->lat[i][d] = r->end->stack.func_lat[d];
+	}
+	return 0;
+}
+
+static void inband_exit(struct session_store *st, __u64 id, __u32 func, __u32 depth,
+			__u32 seq, __s64 res, __u64 lat)
+{
+	struct rec_func_trace r = {
+		.type = REC_INBAND_EXIT, .sess_id = id, .func_id = func, .depth = depth,
+		.seq_id = seq, .func_res = res, .func_lat = lat,
+	};
+
+	assert_int_equal(session_store__add(st, &r, sizeof(r)), 0);
+}
+
+/*
+ * An error handed back in a netlink ack: the chain sent at the carrier's entry, its
+ * callers' results as they return, the outermost one's from the session's end, which
+ * ended well. A session that failed itself reports its own chain.
+ */
+static void test_inband(void **state)
+{
+	struct inband_seen seen = {};
+	struct session_store_opts opts = { .sz = sizeof(opts), .on_session = on_inband, .ctx = &seen };
+	struct session_store *st = session_store__new(&opts);
+	struct rec_lbr_stack lbr = { .type = REC_LBR_STACK, .sess_id = 7 };
+	struct rec_session_interim *in = calloc(1, sizeof(*in));
+	struct rec_session_end *e = calloc(1, sizeof(*e));
+	__u32 d;
+
+	assert_non_null(st);
+	start(st, 7);
+	assert_int_equal(session_store__add(st, &lbr, sizeof(lbr)), 0);
+	in->end.type = REC_SESSION_INBAND;
+	in->end.sess_id = 7;
+	in->end.is_err = 1;
+	in->end.stack.depth = 3;	/* callers: levels 0-2; the chain: 3-4 */
+	in->end.stack.max_depth = 5;
+	for (d = 0; d < 5; d++) {
+		in->end.stack.func_ids[d] = 10 + d;
+		in->end.stack.seq_ids[d] = d;
+	}
+	in->end.stack.func_res[3] = in->end.stack.func_res[4] = -95;
+	in->probe_id = 20;
+	in->err = -95;
+	assert_int_equal(session_store__add(st, in, sizeof(*in)), 0);
+	/* not the same call (seq id, function), or not a caller: ignored */
+	inband_exit(st, 7, 12, 3, 9, -1, 1);
+	inband_exit(st, 7, 11, 3, 2, -1, 1);
+	inband_exit(st, 7, 13, 4, 3, -1, 1);
+	inband_exit(st, 7, 12, 3, 2, 0, 50);
+	inband_exit(st, 7, 11, 2, 1, 60, 70);
+	e->type = REC_SESSION_END;
+	e->sess_id = 7;
+	e->last_seq_id = 20;
+	e->flags = SESS_F_INBAND;
+	e->stack.func_ids[0] = 10;
+	e->stack.func_res[0] = 60;
+	e->stack.func_lat[0] = 99;
+	e->stack.max_depth = 2;
+	assert_int_equal(session_store__add(st, e, sizeof(*e)), 0);
+
+	assert_int_equal(seen.cnt, 1);
+	assert_true(seen.inband[0]);
+	assert_true(seen.has_lbr[0]);	/* the chain's, sent before it */
+	assert_int_equal(seen.level[0], 3);
+	assert_int_equal(seen.err[0], -95);
+	assert_int_equal(seen.is_err[0], 1);
+	assert_int_equal(seen.depth[0], 0);
+	assert_int_equal(seen.max_depth[0], 5);
+	assert_int_equal(seen.last_seq[0], 20);
+	assert_int_equal(seen.res[0][0], 60);
+	assert_int_equal(seen.lat[0][0], 99);
+	assert_int_equal(seen.res[0][1], 60);
+	assert_int_equal(seen.lat[0][1], 70);
+	assert_int_equal(seen.res[0][2], 0);
+	assert_int_equal(seen.lat[0][2], 50);
+	assert_int_equal(seen.res[0][3], -95);
+
+	/* the syscall failed too: its own chain */
+	start(st, 8);
+	in->end.sess_id = 8;
+	assert_int_equal(session_store__add(st, in, sizeof(*in)), 0);
+	e->sess_id = 8;
+	e->is_err = 1;
+	e->stack.func_res[0] = -22;
+	assert_int_equal(session_store__add(st, e, sizeof(*e)), 0);
+	assert_int_equal(seen.cnt, 2);
+	assert_false(seen.inband[1]);
+	assert_int_equal(seen.max_depth[1], 2);
+	assert_int_equal(seen.res[1][0], -22);
+	assert_int_equal(session_store__pending(st), 0);
+	free(in);
+	free(e);
+	session_store__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -318,6 +442,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_sessions_leak_free),
 		cmocka_unit_test(test_fnargs),
+		cmocka_unit_test(test_inband),
 	};
 
 	return cmocka_run_group_tests_name("session", tests, NULL, NULL);

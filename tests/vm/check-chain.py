@@ -26,6 +26,11 @@ And the frames must be in an order the kernel can have run them in: a syscall wr
 (__x64_sys_X, __arm64_sys_X, ...) above the __se_sys_X/__do_sys_X it wraps, even when it
 tail-called and left no frame of its own; the syscall entry frames above every traced one.
 
+An error that went back in-band (a netlink ack; the sample's inband_error) is judged from
+the first call of its carrier: the callers above it with their own results, then the chain
+its caller's last failed callee returned, by the same rules, '!' on its origin (on the
+caller when there is no such chain).
+
 Samples whose trace lost records, or whose BPF side said it could not keep a nested chain,
 can't be judged and are counted as skipped. Exit status 0 when every judged sample agrees
 and at least --min samples were judged.
@@ -160,6 +165,74 @@ def describe(name, result, dur):
     return "%s [%s] %sns" % (name, result, dur)
 
 
+def find_carrier(node, carrier, errno, path=()):
+    """In-band errors: the first call of @carrier, in call order, with the chain that made
+    @errno among the earlier callees of its caller (BPF takes the first carrier handed a
+    negative error; without -A the trace shows no arguments, so the first whose caller's
+    last failed callee returned @errno, else the first of all). (callers, chain): callers
+    from the entry function down to the carrier's caller, chain [(node, stitched)] below
+    them, empty when the caller made the error itself."""
+    first = None
+    for i, c in enumerate(node.children):
+        if c.name == carrier:
+            pending = None
+            for p in node.children[:i]:
+                if p.failed:
+                    pending = p
+            callers = list(path) + [node]
+            if pending is not None and same_error(pending.row.get("result"), errno):
+                return callers, expected_chain(pending, pending is not node.children[i - 1])
+            if first is None:
+                first = (callers, [])
+        found = find_carrier(c, carrier, errno, tuple(path) + (node,))
+        if found is not None and found[1]:
+            return found
+        if found is not None and first is None:
+            first = found
+    return first
+
+
+def check_inband(s, root):
+    """An error that went back in-band (a netlink ack): the syscall succeeded; the stack
+    view is the carrier's callers, then the chain that made the error."""
+    ib = s["inband_error"]
+    found = find_carrier(root, ib["carrier"], ib["errno"])
+    if found is None:
+        return "mismatch: in-band error sample without a call of %s in its trace" % ib["carrier"]
+    callers, chain = found
+    want = [describe(n.name, n.row.get("result_text"), n.row.get("duration_ns"))
+            for n in callers] + \
+        [describe(n.name, n.row.get("result_text"), n.row.get("duration_ns")) for n, _ in chain]
+    want_st = [False] * len(callers) + [st for _, st in chain]
+    frames = [f for f in s["stack"] if f["kind"] != "kernel"]
+    got = [describe(f["function"], f.get("result_text"), f.get("duration_ns")) for f in frames]
+    if want != got:
+        return "mismatch (in-band):\n  call trace says: %s\n  stack view says: %s" % (
+            " -> ".join(want), " -> ".join(got))
+    if want_st != [f.get("stitched", False) for f in frames]:
+        return "mismatch in '*' markers (in-band): %s" % " ".join(
+            "%s%s" % ("*" if f.get("stitched") else "", f["function"]) for f in frames)
+    marks, origin, run_over = [" "] * len(callers), None, False
+    for i, (n, _) in enumerate(chain):
+        if not run_over and n.failed and same_error(n.row.get("result"), ib["errno"]):
+            origin = len(callers) + i
+            marks.append(" ")
+            continue
+        run_over = True
+        marks.append("^" if n.failed else " ")
+    if not chain:
+        origin = len(callers) - 1
+    if origin is not None:
+        marks[origin] = "!"
+    got_marks = [(f.get("marker") or "  ")[0] for f in frames]
+    if marks != got_marks:
+        return "mismatch in '!'/'^' markers (in-band):\n  call trace says: %s\n" \
+            "  stack view says: %s" % ("".join(marks), "".join(got_marks))
+    return "ok: in-band %s via %s: %s (origin %s)" % (
+        ib.get("errno_name"), ib["carrier"], " -> ".join(w.split()[0] for w in want),
+        frames[origin]["function"] if origin is not None else "none")
+
+
 def check_sample(s, verbose):
     """'ok', 'skip: why' or 'mismatch: details'."""
     if not s.get("error"):
@@ -173,6 +246,10 @@ def check_sample(s, verbose):
     root = build_tree(s["trace"])
     if root is None:
         return "skip: the call trace is not one complete session"
+    if "inband_error" in s:
+        if root.failed:
+            return "mismatch: in-band error sample whose outermost call failed: %s" % root.name
+        return check_inband(s, root)
     if not root.failed:
         return "mismatch: error sample whose outermost call did not fail: %s" % root.name
     want = [(describe(n.name, n.row.get("result_text"), n.row.get("duration_ns")), st)

@@ -7,7 +7,8 @@ check-hunt.py --globs 'GLOB ARGS' TARGETED.json GLOBLESS.json
 
 Both files are retsnoop --json output (other lines are ignored). A sample's chain is the
 traced frames of its stack view, outermost first, that failed with the error the session
-returned (the entry function's errno): a deeper call that failed otherwise (a cleanup
+returned (the entry function's errno; for an error that went back in-band, the
+inband_error's): a deeper call that failed otherwise (a cleanup
 call's NULL, a callee's error its caller replaced) is not where that error came from. For
 every error sample of the targeted hunt, its chain must appear, in order, in the chain of
 some error sample of the glob-less hunt, and:
@@ -36,6 +37,10 @@ def samples(path):
         if o.get('type') == 'sample' and o.get('error') and o.get('sample_kind', 'final') == 'final':
             traced = [f for f in o.get('stack', []) if f.get('kind') != 'kernel']
             err = traced[0].get('errno') if traced else None
+            # an error that went back in-band: the syscall succeeded, the chain below
+            # the carrier's callers failed with that error
+            if 'inband_error' in o:
+                err = o['inband_error'].get('errno_name')
             chain = [f['function'] for f in traced if f.get('failed') and f.get('errno') == err]
             if err and chain:
                 out.append((o, chain))

@@ -30,6 +30,10 @@
 #include <termios.h>
 #include <time.h>
 #include <linux/bpf.h>
+#include <linux/genetlink.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <linux/perf_event.h>
 
 #define SCRATCH "/tmp/errtrig"
@@ -267,6 +271,96 @@ static int prctl_bad_option(void)
 	return sys_ret(prctl(0x7fff1234, 0, 0, 0, 0));
 }
 
+/*
+ * A netlink request whose handler fails: sendmsg() succeeds and the error comes back in
+ * the ack (netlink_ack()), what every ip/tc/iw/nft error is. Returns the ack's error.
+ */
+static int nl_request(int proto, struct nlmsghdr *req)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char buf[4096];
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	int fd, err;
+	ssize_t n;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
+	if (fd < 0)
+		return -errno;
+	req->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	req->nlmsg_seq = 1;
+	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* the ack: NLMSG_ERROR with error 0 for success */
+	if (!NLMSG_OK(nh, (size_t)n) || nh->nlmsg_type != NLMSG_ERROR) {
+		err = -EPROTO;
+		goto out;
+	}
+	err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+out:
+	close(fd);
+	return err;
+}
+
+/* Append attribute @type with @len bytes of @data to @nh (room checked by the caller). */
+static struct rtattr *nl_attr(struct nlmsghdr *nh, int type, const void *data, size_t len)
+{
+	struct rtattr *a = (struct rtattr *)((char *)nh + NLMSG_ALIGN(nh->nlmsg_len));
+
+	a->rta_type = type;
+	a->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(a), data, len);
+	nh->nlmsg_len = NLMSG_ALIGN(nh->nlmsg_len) + RTA_ALIGN(a->rta_len);
+	return a;
+}
+
+/* `ip link add dev x0 type nosuchtype`: rtnl_newlink() knows no such link kind */
+static int netlink_unknown_kind(void)
+{
+	union {
+		struct nlmsghdr nh;
+		char buf[256];
+	} req = {};
+	struct ifinfomsg *ifi;
+	struct rtattr *info;
+
+	req.nh.nlmsg_len = NLMSG_LENGTH(sizeof(*ifi));
+	req.nh.nlmsg_type = RTM_NEWLINK;
+	req.nh.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	ifi = NLMSG_DATA(&req.nh);
+	ifi->ifi_family = AF_UNSPEC;
+	nl_attr(&req.nh, IFLA_IFNAME, "x0", 3);
+	info = nl_attr(&req.nh, IFLA_LINKINFO, NULL, 0);
+	nl_attr(&req.nh, IFLA_INFO_KIND, "nosuchtype", 11);
+	info->rta_len = (char *)&req.nh + req.nh.nlmsg_len - (char *)info;
+	return nl_request(NETLINK_ROUTE, &req.nh);
+}
+
+/* a generic netlink family lookup by a name no family has: ctrl_getfamily() */
+static int genl_unknown_family(void)
+{
+	union {
+		struct nlmsghdr nh;
+		char buf[256];
+	} req = {};
+	struct genlmsghdr *g;
+
+	req.nh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
+	req.nh.nlmsg_type = GENL_ID_CTRL;
+	g = NLMSG_DATA(&req.nh);
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	nl_attr(&req.nh, CTRL_ATTR_FAMILY_NAME, "nosuchfamily", 13);
+	return nl_request(NETLINK_GENERIC, &req.nh);
+}
+
 static const struct errcase cases[] = {
 	{ "open-enoent", "open a path under a missing directory", ENOENT, open_enoent },
 	{ "open-enotdir", "open a path below a regular file", ENOTDIR, open_enotdir },
@@ -289,6 +383,11 @@ static const struct errcase cases[] = {
 	  bpf_verifier_reject },
 	{ "msgctl-einval", "msgctl on a negative queue id", EINVAL, msgctl_einval },
 	{ "prctl-bad-option", "prctl with an option no one handles", EINVAL, prctl_bad_option },
+	/* in-band: the syscall succeeds, the error comes back in the netlink ack */
+	{ "netlink-unknown-kind", "RTM_NEWLINK of a link kind that doesn't exist (netlink ack)",
+	  EOPNOTSUPP, netlink_unknown_kind },
+	{ "genl-unknown-family", "generic netlink lookup of a family that doesn't exist (netlink ack)",
+	  ENOENT, genl_unknown_family },
 };
 
 #define CASE_CNT (sizeof(cases) / sizeof(cases[0]))

@@ -17,6 +17,13 @@ EXEC="-e $(sys execve) -a 'do_execveat_common*' -a bprm_execve -a do_open_execat
 IOCTL="-e $(sys ioctl) -a do_vfs_ioctl -a vfs_ioctl -a 'ioctl_*' -a security_file_ioctl"
 BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 'bpf_lsm*'"
 PRCTL="-e $(sys prctl) -a security_task_prctl"
+# in-band errors (tests/vm/scenarios/inband.sh): netlink requests whose error goes back in
+# the ack; netlink_ack itself is not named, retsnoop adds it for a sendto entry
+NETLINK="-e $(sys sendto) -a __sys_sendto -a netlink_sendmsg -a netlink_unicast -a netlink_rcv_skb -a rtnetlink_rcv -a rtnetlink_rcv_msg -a rtnl_newlink -a __rtnl_newlink -a genl_rcv -a genl_rcv_msg -a 'genl_family_rcv_msg*' -a ctrl_getfamily"
+NETLINK_CASES="netlink-unknown-kind genl-unknown-family"
+# name|errtrig case|chain (ERE over check-chain.py's verdict)
+NETLINK_HUNTS="rtnl|netlink-unknown-kind|in-band EOPNOTSUPP via netlink_ack: .*netlink_rcv_skb -> rtnetlink_rcv_msg -> rtnl_newlink
+genl|genl-unknown-family|in-band ENOENT via netlink_ack: .*netlink_rcv_skb -> genl_rcv_msg -> .*ctrl_getfamily"
 
 # name|errtrig cases|chain the hunt must find (ERE over "f1 -> f2 -> ...")
 HUNTS="open-enoent|open-enoent|do_sys_openat2 -> do_fil._open -> path_openat -> link_path_walk
