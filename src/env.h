@@ -37,6 +37,7 @@ struct env_config {
 	long args_fmt_max_arg_width;
 	long lbr_max_count;		/* fmt.lbr-max-count, --lbr-max-count; 0 = all */
 	long ustack_size;		/* stacks.user-stack-size; 0 = USTACK_DEFAULT_SIZE */
+	bool kprobe_session;		/* bpf.kprobe-session: session links where the kernel has them */
 };
 
 struct env {

@@ -24,6 +24,7 @@ enum wanted {
 	W_FPROBE,
 	W_FTRACE_OPS,
 	W_TRACE_KPROBE,
+	W_SESSION_KFUNC,
 	W_CNT,
 };
 
@@ -41,6 +42,7 @@ static const struct {
 	[W_FPROBE] = { "fprobe", BTF_KIND_STRUCT },
 	[W_FTRACE_OPS] = { "ftrace_ops", BTF_KIND_STRUCT },
 	[W_TRACE_KPROBE] = { "trace_kprobe", BTF_KIND_STRUCT },
+	[W_SESSION_KFUNC] = { "bpf_session_is_return", BTF_KIND_FUNC },
 };
 
 static void find_types(const struct btf *btf, int ids[W_CNT])
@@ -53,9 +55,21 @@ static void find_types(const struct btf *btf, int ids[W_CNT])
 		int kind = btf_kind(t);
 		const char *name;
 
+		if (!t->name_off)
+			continue;
+		/* one function is asked about: one strcmp per function until it is found */
+		if (kind == BTF_KIND_FUNC) {
+			if (!ids[W_SESSION_KFUNC] &&
+			    !strcmp(btf__name_by_offset(btf, t->name_off),
+				    wanted_types[W_SESSION_KFUNC].name)) {
+				ids[W_SESSION_KFUNC] = i;
+				left--;
+			}
+			continue;
+		}
 		/* most types are anonymous, pointers, functions: skip them before any strcmp */
-		if (!t->name_off || (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION &&
-				     kind != BTF_KIND_ENUM && kind != BTF_KIND_ENUM64))
+		if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION &&
+		    kind != BTF_KIND_ENUM && kind != BTF_KIND_ENUM64)
 			continue;
 		name = btf__name_by_offset(btf, t->name_off);
 		for (w = 0; w < W_CNT; w++) {
@@ -191,6 +205,8 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->has_rawtp_cookie = path_off(btf, ids[W_BPF_ATTR], "raw_tracepoint.cookie") >= 0;
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	f->has_kprobe_multi = ids[W_KPROBE_MULTI_LINK];
+	/* kprobe sessions came with it (6.10); whether they run is the calibration's to say */
+	f->session_kfunc_id = ids[W_SESSION_KFUNC];
 	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */
 	f->has_fexit_sleep_fix = ids[W_TRAMP_IMAGE];
 	/* per-program recursion counter guarding fentry/fexit against re-entry */

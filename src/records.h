@@ -326,4 +326,12 @@ struct rec_ustack {
  */
 #define FENTRY_ID_MARK		0x5eadf00d
 
+/*
+ * The helper number the kprobe session program calls for "is this the return run?": the
+ * mass attacher turns that call into one of the kfunc bpf_session_is_return(), by its id in
+ * this kernel's BTF (6.12 declares it without arguments, 7.2 with ctx: passing ctx suits
+ * both). A kfunc extern would make libbpf parse the vmlinux BTF again at every load.
+ */
+#define SESSION_RET_MARK	0x5e55104e
+
 #endif

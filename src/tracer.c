@@ -184,6 +184,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	}
 	progs = (struct mass_attacher_progs){
 		.kentry = skel->progs.kentry, .kexit = skel->progs.kexit,
+		.ksession = skel->progs.ksession,
 		.fentry = skel->progs.fentry_tmpl,
 		.fexit = { skel->progs.fexit_tmpl0, skel->progs.fexit_tmpl1, skel->progs.fexit_tmpl2,
 			   skel->progs.fexit_tmpl3, skel->progs.fexit_tmpl4, skel->progs.fexit_tmpl5,
@@ -206,6 +207,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		mopts.mode = opts->mode;
 		mopts.print = opts->print;
 		mopts.has_kprobe_multi = feat->has_kprobe_multi;
+		if (feat->has_kprobe_session && !opts->no_kprobe_session)
+			mopts.session_kfunc_id = feat->session_kfunc_id;
 		mopts.has_cookies = feat->has_cookie;
 		mopts.has_rawtp_cookies = feat->has_rawtp_cookie;
 		mopts.has_func_ip = feat->has_func_ip;
@@ -670,7 +673,9 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	}
 	free(st);
 	if (t->stopped)
-		d->kernel_missed = prog_misses(t->skel->progs.kentry) + prog_misses(t->skel->progs.kexit);
+		d->kernel_missed = prog_misses(t->skel->progs.kentry) +
+				   prog_misses(t->skel->progs.kexit) +
+				   prog_misses(t->skel->progs.ksession);
 }
 
 /*
