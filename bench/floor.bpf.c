@@ -22,6 +22,17 @@ int floor_mexit(void *ctx)
 	return 0;
 }
 
+/*
+ * kprobe.multi session (6.10+, -S): one program at entry and at return; returning 0 from
+ * the entry run keeps the return run, so it costs what the pair's two runs do. Loaded with
+ * the session attach type by floor.c (libbpf 1.4 has no section name for it).
+ */
+SEC("kprobe.multi")
+int floor_session(void *ctx)
+{
+	return 0;
+}
+
 /* single kprobes, attached by address through perf events */
 SEC("kprobe")
 int floor_kentry(void *ctx)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * floor -M|-K|-F FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
- * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -K single
+ * floor -M|-S|-K|-F FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
+ * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -S one empty
+ * kprobe.multi session program (6.10+) whose entry run keeps the return run, -K single
  * kprobes, -F fentry/fexit with kprobe.multi for the functions marked "kprobe"), say how
  * long loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that
  * took. THREADS (default 1): links released by that many threads at once, to measure what
@@ -34,6 +35,7 @@
 #include <bpf/libbpf.h>
 #include "floor.skel.h"
 #include "kprobe_pmu.h"
+#include "kprobe_session.h"
 
 struct fn {
 	char *name;
@@ -133,6 +135,26 @@ static int attach_multi(struct floor *fl, bool only_kprobe_marked)
 	}
 	free(addrs);
 	return err;
+}
+
+/* -S: one session link over every function (libbpf 1.4 can't make it: kprobe_session.h) */
+static int attach_session(struct floor *fl)
+{
+	unsigned long *addrs = calloc(fl->fn_cnt, sizeof(*addrs));
+	size_t i;
+	int fd;
+
+	if (!addrs)
+		return -ENOMEM;
+	for (i = 0; i < fl->fn_cnt; i++)
+		addrs[i] = fl->fns[i].addr;
+	fd = kprobe_session__link(bpf_program__fd(fl->skel->progs.floor_session), addrs, NULL,
+				  NULL, fl->fn_cnt);
+	free(addrs);
+	if (fd < 0)
+		return fd;
+	fl->fds[fl->fd_cnt++] = fd;
+	return 0;
 }
 
 static int attach_kprobe(struct floor *fl, struct bpf_program *prog, unsigned long addr,
@@ -301,7 +323,7 @@ static void detach_threads(struct floor *fl, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: floor -M|-K|-F FUNCS [THREADS]\n");
+	fprintf(stderr, "usage: floor -M|-S|-K|-F FUNCS [THREADS]\n");
 	exit(2);
 }
 
@@ -316,7 +338,7 @@ int main(int argc, char **argv)
 	int err, sig, threads = 1;
 	char mode;
 
-	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MKF", argv[1][1]) ||
+	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MSKF", argv[1][1]) ||
 	    argv[1][2])
 		usage();
 	if (argc == 4 && (threads = atoi(argv[3])) < 1)
@@ -353,10 +375,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* -F: single kprobes where kprobe.multi is missing */
-	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode != 'M');
-	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode != 'M');
-	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode != 'K');
-	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode != 'K');
+	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K' || mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K' || mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode == 'M' || mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode == 'M' || mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_session, mode == 'S');
+	bpf_program__set_expected_attach_type(fl.skel->progs.floor_session,
+			(enum bpf_attach_type)KPROBE_SESSION_ATTACH_TYPE);
 	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn);
 	bpf_program__set_autoload(fl.skel->progs.floor_fexit, tmpl_fn);
 	if (tmpl_fn) {
@@ -371,6 +396,8 @@ int main(int argc, char **argv)
 	t1 = now_ms();
 	if (mode == 'M')
 		err = attach_multi(&fl, false);
+	else if (mode == 'S')
+		err = attach_session(&fl);
 	else if (mode == 'K')
 		err = attach_single(&fl);
 	else

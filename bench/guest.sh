@@ -1,7 +1,7 @@
 # Guest half of bench/perf.sh (busybox sh), prepended to each boot's commands.
 #
 # Every measured run prints one record line for the host's bench/report.py:
-#   @R table=T case=C tool=none|floor|ours|peer rep=N key=value...
+#   @R table=T case=C tool=none|floor|floorS|ours|peer rep=N key=value...
 # Times are seconds since the tool was started (stamp), sizes in kB, -1 = did not happen.
 # Set by the host before this file: PEER (the peer binary's name in /usr/bin, or empty),
 # BASE (a second peer, an earlier build of ours, or empty),
@@ -13,6 +13,15 @@ BIN_peer=$PEER
 BIN_base=$BASE
 BIN_baseA="$BASE -A"
 STATS=/proc/sys/kernel/bpf_stats_enabled
+
+# SESSION=1 where retsnoop's default mode uses kprobe.multi session links (6.10+): the
+# empty session floor (floorS, floor -S) then runs next to the empty pair's.
+session_kernel() {
+	SESSION=
+	retsnoop --dry-run -v -e '*sys_getpid' 2>&1 | grep -q '^Attach mode: kprobe.multi session' &&
+		SESSION=1
+	return 0
+}
 
 # The tools a run compares, alternated: reversed on even repetitions so no tool always
 # runs first (after the previous one's detach) or last.
@@ -87,6 +96,8 @@ overhead_run() {
 	case $_t in
 	none) syscall_loop getpid "$CALLS" >/tmp/run.log ;;
 	floor) stamp -r '^floor: ready' -t "$_loop" -- floor -$_m "$_fl" >/tmp/run.log 2>&1 ;;
+	# the empty session program (6.10+), next to the empty pair in the default mode
+	floorS) stamp -r '^floor: ready' -t "$_loop" -- floor -S "$_fl" >/tmp/run.log 2>&1 ;;
 	*) eval "_b=\$BIN_$_t"; stamp -r 'Receiving data' -t "$_loop" -- $_b $_flag -e '*sys_getpid' >/tmp/run.log 2>&1 ;;
 	esac
 	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
@@ -108,6 +119,7 @@ overhead_run() {
 }
 
 table_overhead() {
+	session_kernel
 	for _m in M K F; do
 		_flag=
 		[ $_m != M ] && _flag=-$_m
@@ -116,7 +128,9 @@ table_overhead() {
 	_r=1
 	while [ $_r -le "$REPS" ]; do
 		for _m in M K F; do
-			for _t in $(tools_for $_r none floor ours oursA base baseA peer); do
+			_fs=
+			[ $_m = M ] && [ -n "$SESSION" ] && _fs=floorS
+			for _t in $(tools_for $_r none floor $_fs ours oursA base baseA peer); do
 				overhead_run getpid-$_m "$_t" $_r $_m /tmp/funcs.getpid.$_m
 			done
 		done
@@ -217,6 +231,7 @@ hunt_run() {	# hunt_run TOOL REP FUNCS
 	case $_t in
 	none) syscall_loop getpid "$CALLS" >/tmp/run.log 2>&1 ;;
 	floor) stamp -T 3000 -r '^floor: ready' -t "$_loop" -- floor -M "$_fl" >/tmp/run.log 2>&1 ;;
+	floorS) stamp -T 3000 -r '^floor: ready' -t "$_loop" -- floor -S "$_fl" >/tmp/run.log 2>&1 ;;
 	# the command sleeps: only the loop's process runs, and it is not the command's
 	ours) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- retsnoop -- sleep 100000 >/tmp/run.log 2>&1 ;;
 	peer) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- $PEER -e '__x64_sys_*' -a '*' >/tmp/run.log 2>&1 ;;
@@ -233,10 +248,11 @@ hunt_run() {	# hunt_run TOOL REP FUNCS
 }
 
 table_hunt() {
+	session_kernel
 	funcs_of /tmp/funcs.hunt -- true
 	_r=1
 	while [ $_r -le "$REPS" ]; do
-		for _t in $(tools_for $_r none floor ours peer); do
+		for _t in $(tools_for $_r none floor ${SESSION:+floorS} ours peer); do
 			hunt_run "$_t" $_r /tmp/funcs.hunt
 		done
 		_r=$((_r + 1))

@@ -59,7 +59,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'ours', 'oursA', 'oursU', 'base', 'baseA', 'peer']
+    order = ['none', 'floor', 'floorS', 'ours', 'oursA', 'oursU', 'base', 'baseA', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
@@ -122,6 +122,8 @@ def overhead(recs, progs):
         out.append(table(rows, ['tool', 'ns/call', 'added', 'added per run', 'entry prog ns/run',
                                 'exit prog ns/run']))
         out.append(f'ratio added ours/floor: {ratio(added.get("ours"), added.get("floor"))}'
+                   + (f'   ours/floorS: {ratio(added.get("ours"), added.get("floorS"))}'
+                      if 'floorS' in added else '')
                    + (f'   ours/peer: {ratio(added.get("ours"), added.get("peer"))}'
                       + f'   entry prog ours/peer: {ratio(entry.get("ours"), entry.get("peer"))}'
                       if 'peer' in added else '   (no peer: PEER_RETSNOOP unset)')
@@ -143,7 +145,12 @@ def overhead(recs, progs):
     out.append('oursA = ours with -A (the traced __x64_sys_getpid() takes one argument, the struct pt_regs * of the syscall, whose pointee -A reads)')
     out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
                'bpf_stats during a separate loop of 1/5 the calls (stats on), summed over the programs of '
-               'each kind')
+               'each kind; a session program (ours\' ksession where the kernel has them, floorS) runs at '
+               'entry and at return and is one program: its runs of both are in the entry column')
+    if any(r.get('tool') == 'floorS' for r in recs):
+        out.append('floorS = bench/floor -S: one empty kprobe.multi session program whose entry run keeps '
+                   'the return run (the default mode\'s floor where ours uses session links; floor = the '
+                   'empty entry+exit pair)')
     return out
 
 
@@ -259,12 +266,13 @@ def hunt(recs):
     for tool in tools_in(recs):
         runs = by(recs, tool=tool)
         ready = med([num(r.get('ready')) for r in runs])
-        det = med([num(r.get('floor_detach_ms' if tool == 'floor' else 'done_ms')) for r in runs])
+        det = med([num(r.get('floor_detach_ms' if tool.startswith('floor') else 'done_ms'))
+                   for r in runs])
         ns = med([num(r.get('ns_per_call')) for r in runs])
         added = None if ns is None or base is None or tool == 'none' else ns - base
         rss = med([x / 1024 if x else None for x in (num(r.get('vmhwm_kb')) for r in runs)])
         # load + attach: ours from the end of discovery, the floor's own load_ms + attach_ms
-        if tool == 'floor':
+        if tool.startswith('floor'):
             phase = med([None if num(r.get('total_ms')) is None else num(r.get('total_ms')) / 1000
                          for r in runs])
         else:
@@ -277,22 +285,27 @@ def hunt(recs):
     out = ['## the whole-kernel hunt: start -> ready, detach, getpid() of a process outside it']
     out.append(table(rows, ['tool', 'functions', 'start->ready', 'load+attach', 'detach', 'ns/call',
                             'added', 'VmHWM']))
-    o, f, p = m.get('ours'), m.get('floor'), m.get('peer')
-    line = 'ratio start->ready ours/floor: ' + ratio(o and o[0], f and f[0])
+    o, f, p, s = m.get('ours'), m.get('floor'), m.get('peer'), m.get('floorS')
+
+    def vs_session(i):
+        return f'   ours/floorS: {ratio(o and o[i], s[i])}' if s else ''
+    line = 'ratio start->ready ours/floor: ' + ratio(o and o[0], f and f[0]) + vs_session(0)
     line += '   ours/peer: ' + (ratio(o and o[0], p and p[0]) if p else '- (no peer)')
     out.append(line)
-    out.append('ratio load+attach ours/floor: ' + ratio(o and o[4], f and f[4]))
-    out.append('ratio detach ours/floor: ' + ratio(o and o[1], f and f[1])
+    out.append('ratio load+attach ours/floor: ' + ratio(o and o[4], f and f[4]) + vs_session(4))
+    out.append('ratio detach ours/floor: ' + ratio(o and o[1], f and f[1]) + vs_session(1)
                + '   ours/peer: ' + (ratio(o and o[1], p and p[1]) if p else '-'))
     out.append('ratio added per getpid() of a process outside the hunt, ours/floor: '
-               + ratio(o and o[2], f and f[2])
+               + ratio(o and o[2], f and f[2]) + vs_session(2)
                + '   ours/peer: ' + (ratio(o and o[2], p and p[2]) if p else '-'))
     out.append('ratio VmHWM ours/peer: ' + (ratio(o and o[3], p and p[3]) if p else '-'))
     out.append('')
     out.append("ours: `retsnoop -- sleep 100000` (its defaults: syscall entries, every traceable "
                "function); peer: `-e '__x64_sys_*' -a '*'` (every "
                "traceable function); floor: bench/floor -M, empty kprobe.multi entry+exit programs "
-               "over ours' set. start->ready: to 'Receiving data...' (floor: 'floor: ready'), "
+               "over ours' set; floorS (kernels with kprobe.multi sessions, 6.10+, where ours uses "
+               "one session link): bench/floor -S, one empty session program whose entry run keeps "
+               "the return run, over the same set. start->ready: to 'Receiving data...' (floor: 'floor: ready'), "
                "feature detection and discovery included (the floor is handed its list). load+attach: "
                "ours from the hunt's line that ends discovery to 'Receiving data...', the floor's own "
                "load_ms + attach_ms. The getpid() loop runs once ready, in a "

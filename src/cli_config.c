@@ -32,6 +32,9 @@ static const struct cfg_key cfg_keys[] = {
 	{ "bpf.sessions-size", CFG_INT, CFG_OFF(sessions_size), 1, INT_MAX,
 	  "BPF sessions map capacity; setting it uses that map instead of task storage "
 	  "(default: task storage on 5.11+, else a map of 4096)" },
+	{ "bpf.kprobe-session", CFG_BOOL, CFG_OFF(kprobe_session), 0, 0,
+	  "kprobe.multi: one session link per set, run at entry and return (Linux 6.10+), instead\n"
+	  "\tof an entry and a return link (defaults to true where the kernel has them)" },
 	{ "bpf.uprobe-session", CFG_BOOL, CFG_OFF(uprobe_session), 0, 0,
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"

@@ -38,6 +38,7 @@ struct env_config {
 	long lbr_max_count;		/* fmt.lbr-max-count, --lbr-max-count; 0 = all */
 	long ustack_size;		/* stacks.user-stack-size; 0 = USTACK_DEFAULT_SIZE */
 	bool uprobe_session;		/* bpf.uprobe-session, true by default */
+	bool kprobe_session;		/* bpf.kprobe-session: session links where the kernel has them */
 };
 
 struct env {

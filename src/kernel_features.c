@@ -9,6 +9,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kernel_features.h"
+#include "kprobe_session.h"
 #include "calib_feat.skel.h"
 #include "uprobe_link.h"
 
@@ -119,6 +120,8 @@ int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux
 	copy_out(skel, f);
 	f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
 	f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
+	f->has_kprobe_session = f->has_kprobe_multi &&
+				kprobe_session__probe(f->session_kfunc_id);
 cleanup:
 	calib_feat__destroy(skel);
 	return err;

@@ -20,10 +20,16 @@ struct kernel_features {
 	bool has_cookie;		/* bpf_get_attach_cookie(), kprobe BPF cookies (5.15+) */
 	bool has_rawtp_cookie;		/* cookie for raw tracepoint links (6.10+) */
 	bool has_kprobe_multi;		/* kprobe.multi links (5.18+, needs CONFIG_FPROBE) */
+	/*
+	 * kprobe.multi session links (6.10+): one program at entry and return, the return
+	 * run skipped when the entry says so (kprobe_session.h); a program load says (not
+	 * in -Vv, the original's report)
+	 */
+	bool has_kprobe_session;
+	unsigned int session_kfunc_id;	/* BTF id of the kfunc bpf_session_is_return; 0: none */
 	bool has_uprobe_multi;		/* uprobe.multi links (6.6+; not in -Vv, the
 					 * original's report) */
 	bool has_uprobe_session;	/* uprobe session links (6.13+; not in -Vv) */
-	unsigned int session_kfunc_id;	/* BTF id of the kfunc bpf_session_is_return; 0: none */
 	int kret_ip_off;		/* slot above the BPF frame holding the kretprobe's
 					 * struct trace_kprobe *; 0 if not found */
 	bool has_fexit_sleep_fix;	/* fexit on functions that sleep is safe (5.12+) */

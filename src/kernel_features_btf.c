@@ -205,7 +205,7 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->has_rawtp_cookie = path_off(btf, ids[W_BPF_ATTR], "raw_tracepoint.cookie") >= 0;
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	f->has_kprobe_multi = ids[W_KPROBE_MULTI_LINK];
-	/* session programs call it to know whether it is the return run (6.10+) */
+	/* session programs (kprobe 6.10+, uprobe 6.13+) call it to know whether it is the return run */
 	f->session_kfunc_id = ids[W_SESSION_KFUNC];
 	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */
 	f->has_fexit_sleep_fix = ids[W_TRAMP_IMAGE];

@@ -6,72 +6,20 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "kprobe_pmu.h"
+#include "kprobe_session.h"
+#include "session_prog.h"
 #include "opts.h"
 #include "mass_attacher_int.h"
 #include "records.h"
 
-/*
- * What bpf_get_func_ip() reports in fentry/fexit: the function's start, or on x86 start + 4
- * where an endbr64 precedes the fentry call (measured: arm64 reports the start).
- */
-#ifdef __x86_64__
-#define FENTRY_IP_ALIAS 1
-#else
-#define FENTRY_IP_ALIAS 0
-#endif
-
 /* Beyond this the kernel's per-link limits and our fd budget make no sense anyway. */
 #define MAX_FUNC_CNT		(1 << 20)
 #define NOFILE_LIMIT		300000
-#define MULTI_BATCH_INIT	(1 << 20)
 
-struct ma_mod_btf {
-	char *name;
-	int fd;
-};
-
-struct mass_attacher {
-	struct mass_attacher_progs progs;
-	struct mass_attacher_opts opts;
-	enum attach_mode mode;
-	bool use_cookies;
-	bool planned, prepared, loaded;
-
-	const struct func *funcs;	/* borrowed */
-	size_t func_cnt;
-	enum func_attach *how;		/* per function */
-	__u32 *kprobe_ids;		/* functions attached with kprobes, in id order */
-	size_t kprobe_cnt;
-	size_t fentry_cnt;
-
-	struct bpf_link **links;	/* libbpf-managed attachments */
-	size_t link_cnt, link_cap;
-	int *fds;			/* fentry/fexit clone programs and raw links */
-	size_t fd_cnt, fd_cap;
-
-	struct ma_mod_btf *mod_btfs;
-	size_t mod_btf_cnt;
-
-	struct ma_injects *injects;
-
-	/* fentry/fexit: which function each template was loaded for (-1: none) */
-	int fentry_tmpl_func;
-	int fexit_tmpl_func[MA_FEXIT_TMPLS + 1];	/* [MA_FEXIT_TMPLS] = void */
-	/* and where in each template its FENTRY_ID_MARK was (-1: none) */
-	int fentry_id_insn;
-	int fexit_id_insn[MA_FEXIT_TMPLS + 1];
-};
-
-#define pr(att, level, ...) log_msg((att)->opts.print, level, __VA_ARGS__)
-
-/* Asked to stop: attaching gives up before the next function. */
-static bool stopped(const struct mass_attacher *att)
+bool ma__stopped(const struct mass_attacher *att)
 {
 	return att->opts.stop && *att->opts.stop;
 }
@@ -282,6 +230,9 @@ int mass_attacher__plan(struct mass_attacher *att)
 		return -EOPNOTSUPP;
 	}
 	att->use_cookies = att->kprobe_cnt && att->opts.has_cookies;
+	/* one session link for entry and return where the kernel has them and no -C says no */
+	att->use_session = mass_attacher__kprobe_multi_used(att) && att->opts.session_kfunc_id &&
+			   att->progs.ksession;
 	/* fentry: load each template once, for the first function it fits; clones do the rest */
 	for (i = 0; i < att->func_cnt; i++) {
 		if (att->how[i] != FUNC_ATTACH_FENTRY)
@@ -308,9 +259,17 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	raise_nofile(att);
 
 	ma_injects__prepare(att->injects, p);
-	set_autoload(p->kentry, att->kprobe_cnt);
-	set_autoload(p->kexit, att->kprobe_cnt);
-	if (att->kprobe_cnt && att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI) {
+	set_autoload(p->kentry, att->kprobe_cnt && !att->use_session);
+	set_autoload(p->kexit, att->kprobe_cnt && !att->use_session);
+	set_autoload(p->ksession, att->use_session);
+	if (att->use_session) {
+		err = session_prog__prepare(p->ksession, att->opts.session_kfunc_id,
+					    KPROBE_SESSION_ATTACH_TYPE);
+		if (err) {
+			pr(att, LOG_ERROR, "Failed to prepare the kprobe session program: %d\n", err);
+			return err;
+		}
+	} else if (mass_attacher__kprobe_multi_used(att)) {
 		/* the kernel only links programs loaded for kprobe.multi into such links */
 		bpf_program__set_expected_attach_type(p->kentry, BPF_TRACE_KPROBE_MULTI);
 		bpf_program__set_expected_attach_type(p->kexit, BPF_TRACE_KPROBE_MULTI);
@@ -325,8 +284,7 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
 			set_autoload(p->fexit[slot], false);
 	}
-	ip_slots = att->fentry_cnt * (1 + FENTRY_IP_ALIAS) +
-		   (att->use_cookies ? 0 : att->kprobe_cnt);
+	ip_slots = mass_attacher__ip_slots(att);
 	return bpf_map__set_max_entries(p->ip_to_id, ip_slots ?: 1);
 }
 
@@ -335,9 +293,10 @@ int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot)
 	return slot >= 0 && slot <= MA_FEXIT_TMPLS ? att->fexit_tmpl_func[slot] : -1;
 }
 
+/* fentry/fexit programs carry their function's id (FENTRY_ID_MARK): kprobes only */
 size_t mass_attacher__ip_slots(const struct mass_attacher *att)
 {
-	return att->fentry_cnt * 2 + (att->use_cookies ? 0 : att->kprobe_cnt);
+	return att->use_cookies ? 0 : att->kprobe_cnt;
 }
 
 enum attach_mode mass_attacher__mode(const struct mass_attacher *att)
@@ -353,6 +312,11 @@ enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u
 bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att)
 {
 	return att->kprobe_cnt && att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI;
+}
+
+bool mass_attacher__kprobe_session_used(const struct mass_attacher *att)
+{
+	return att->use_session;
 }
 
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
@@ -401,7 +365,7 @@ static int module_btf_fd(struct mass_attacher *att, const char *mod)
 	return -ENOENT;
 }
 
-static int keep_fd(struct mass_attacher *att, int fd)
+int ma__keep_fd(struct mass_attacher *att, int fd)
 {
 	if (push((void **)&att->fds, &att->fd_cnt, &att->fd_cap, sizeof(int))) {
 		close(fd);
@@ -411,7 +375,7 @@ static int keep_fd(struct mass_attacher *att, int fd)
 	return 0;
 }
 
-static int keep_link(struct mass_attacher *att, struct bpf_link *link)
+int ma__keep_link(struct mass_attacher *att, struct bpf_link *link)
 {
 	if (push((void **)&att->links, &att->link_cnt, &att->link_cap, sizeof(link))) {
 		bpf_link__destroy(link);
@@ -427,24 +391,19 @@ int mass_attacher__load(struct mass_attacher *att)
 	__u32 id;
 
 	att->loaded = true;
-	for (id = 0; id < att->func_cnt; id++) {
+	/* kprobes without cookies find their function by ip; fentry/fexit carry their id */
+	for (id = 0; id < att->func_cnt && !att->use_cookies; id++) {
 		__u64 ip = att->funcs[id].addr;
 
-		if (att->how[id] != FUNC_ATTACH_FENTRY && att->use_cookies)
+		if (att->how[id] == FUNC_ATTACH_FENTRY)
 			continue;
 		if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
 			return -errno;
-		if (FENTRY_IP_ALIAS && att->how[id] == FUNC_ATTACH_FENTRY) {
-			ip += 4;
-			if (bpf_map_update_elem(map_fd, &ip, &id, BPF_ANY))
-				return -errno;
-		}
 	}
 	return 0;
 }
 
-/* Functions attached so far (kprobes, then fentry) of all, for the progress line. */
-static void attach_progress(struct mass_attacher *att, size_t done)
+void ma__attach_progress(struct mass_attacher *att, size_t done)
 {
 	if (att->opts.progress)
 		att->opts.progress(att->opts.progress_ctx, "attaching functions", done,
@@ -521,10 +480,10 @@ static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struc
 
 	if (!c) {
 		link = bpf_program__attach_trace(tmpl);
-		return link ? keep_link(att, link) : -errno;
+		return link ? ma__keep_link(att, link) : -errno;
 	}
 	fd = bpf_raw_tracepoint_open(NULL, c->fd);
-	return fd < 0 ? -errno : keep_fd(att, fd);
+	return fd < 0 ? -errno : ma__keep_fd(att, fd);
 }
 
 static int attach_fentry(struct mass_attacher *att)
@@ -545,10 +504,10 @@ static int attach_fentry(struct mass_attacher *att)
 				      att->opts.stop);
 	/* every program loaded is ours to close, whatever happened to the others */
 	for (i = 0; i < cnt; i++)
-		if (clones[i].fd >= 0 && keep_fd(att, clones[i].fd) && !err)
+		if (clones[i].fd >= 0 && ma__keep_fd(att, clones[i].fd) && !err)
 			err = -ENOMEM;
 	/* a verification cut short by the stop is no failure to explain */
-	if (err && stopped(att))
+	if (err && ma__stopped(att))
 		err = -EINTR;
 	if (err && err != -EINTR) {
 		for (i = 0; i < cnt; i++) {
@@ -573,7 +532,7 @@ static int attach_fentry(struct mass_attacher *att)
 
 		if (att->how[id] != FUNC_ATTACH_FENTRY)
 			continue;
-		if (stopped(att)) {
+		if (ma__stopped(att)) {
 			err = -EINTR;
 			goto out;
 		}
@@ -586,157 +545,10 @@ static int attach_fentry(struct mass_attacher *att)
 				goto out;
 			}
 		}
-		attach_progress(att, att->kprobe_cnt + ++done);
+		ma__attach_progress(att, att->kprobe_cnt + ++done);
 	}
 out:
 	free(clones);
-	return err;
-}
-
-/* By address, not name: same-named static functions stay apart. */
-static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *prog, __u32 id,
-			      bool retprobe, int type, int ret_bit)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = type,
-		.config = retprobe ? 1ULL << ret_bit : 0,
-		.config1 = 0,			/* no symbol name: config2 is an address */
-		.config2 = att->funcs[id].addr,
-	};
-	/* kernels without cookies refuse a non-zero one; the programs then look up the ip */
-	LIBBPF_OPTS(bpf_perf_event_opts, pe, .bpf_cookie = att->use_cookies ? id : 0);
-	struct bpf_link *link;
-	int pfd;
-
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (pfd < 0)
-		return -errno;
-	link = bpf_program__attach_perf_event_opts(prog, pfd, &pe);
-	if (!link) {
-		int err = -errno;
-
-		close(pfd);
-		return err;
-	}
-	return keep_link(att, link);
-}
-
-static int attach_kprobes(struct mass_attacher *att)
-{
-	int type, ret_bit, err;
-	size_t i;
-
-	err = kprobe_pmu__read(&type, &ret_bit);
-	if (err) {
-		pr(att, LOG_ERROR, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
-		   err);
-		return err;
-	}
-
-	for (i = 0; i < att->kprobe_cnt; i++) {
-		__u32 id = att->kprobe_ids[i];
-		const struct func *f = &att->funcs[id];
-
-		if (stopped(att))
-			return -EINTR;
-		err = attach_kprobe_addr(att, att->progs.kexit, id, true, type, ret_bit);
-		if (err) {
-			pr(att, LOG_ERROR, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
-			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
-			return err;
-		}
-		err = attach_kprobe_addr(att, att->progs.kentry, id, false, type, ret_bit);
-		if (err) {
-			pr(att, LOG_ERROR, "Failed to attach KPROBE prog for func #%u (%s) at addr "
-			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
-			return err;
-		}
-		attach_progress(att, i + 1);
-	}
-	return 0;
-}
-
-static struct bpf_link *multi_attach(struct mass_attacher *att, struct bpf_program *prog,
-				     bool retprobe, __u32 start, __u32 cnt, bool by_name,
-				     unsigned long *addrs, const char **syms, __u64 *cookies)
-{
-	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo,
-		.cnt = cnt,
-		.cookies = cookies + start,
-		.retprobe = retprobe,
-	);
-
-	if (by_name)
-		mo.syms = syms + start;
-	else
-		mo.addrs = addrs + start;
-	return bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
-}
-
-static int attach_multi(struct mass_attacher *att)
-{
-	size_t n = att->kprobe_cnt, start = 0, batch = MULTI_BATCH_INIT;
-	unsigned long *addrs = calloc(n ?: 1, sizeof(*addrs));
-	const char **syms = calloc(n ?: 1, sizeof(*syms));
-	__u64 *cookies = calloc(n ?: 1, sizeof(*cookies));
-	int err = -ENOMEM, pass;
-	size_t i;
-
-	if (!addrs || !syms || !cookies)
-		goto out;
-	for (i = 0; i < n; i++) {
-		__u32 id = att->kprobe_ids[i];
-
-		addrs[i] = att->funcs[id].addr;
-		syms[i] = att->funcs[id].name;
-		cookies[i] = id;
-	}
-	while (start < n) {
-		size_t cnt = n - start < batch ? n - start : batch;
-		struct bpf_link *link = NULL;
-		bool by_name = false;
-
-		if (stopped(att)) {
-			err = -EINTR;
-			goto out;
-		}
-		/* exit probes first, so no session can see an entry without its exit */
-		for (pass = 0; pass < 2; pass++) {
-			struct bpf_program *prog = pass ? att->progs.kentry : att->progs.kexit;
-
-			link = multi_attach(att, prog, !pass, start, cnt, by_name, addrs, syms, cookies);
-			if (!link && errno == ENOMEM && cnt > 1 && pass == 0) {
-				/* kernels 6.7-6.11 run out of objpool slots on big batches */
-				batch = cnt = (cnt + 1) / 2;
-				pass = -1;
-				continue;
-			}
-			if (!link && !by_name && pass == 0) {
-				by_name = true;	/* the kernel can be stricter about addresses */
-				pass = -1;
-				continue;
-			}
-			if (!link) {
-				err = -errno;
-				pr(att, LOG_ERROR, "Failed to multi-attach %s prog to %zu functions: %d\n",
-				   pass ? "KPROBE.MULTI" : "KRETPROBE.MULTI", cnt, err);
-				goto out;
-			}
-			if ((err = keep_link(att, link)))
-				goto out;
-		}
-		if (cnt < n)
-			pr(att, LOG_INFO, "Batch of %zu (total %zu) kernel functions attached successfully!\n",
-			   cnt, start + cnt);
-		start += cnt;
-		attach_progress(att, start);
-	}
-	err = 0;
-out:
-	free(addrs);
-	free(syms);
-	free(cookies);
 	return err;
 }
 
@@ -751,14 +563,14 @@ int mass_attacher__attach(struct mass_attacher *att)
 	/* kprobes first: fentry attaching is the slow part and the kprobes are cheap */
 	if (!err && att->kprobe_cnt) {
 		if (att->how[att->kprobe_ids[0]] == FUNC_ATTACH_KPROBE_MULTI)
-			err = attach_multi(att);
+			err = ma__attach_multi(att);
 		else
-			err = attach_kprobes(att);
+			err = ma__attach_kprobes(att);
 	}
 	if (!err && att->fentry_cnt)
 		err = attach_fentry(att);
 	/* asked to stop right after the last one: no run to start, the same as during */
-	if (!err && stopped(att))
+	if (!err && ma__stopped(att))
 		err = -EINTR;
 	if (err)
 		mass_attacher__detach(att);

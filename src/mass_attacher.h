@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mass_attacher: attach one pair of entry/exit BPF programs to many kernel functions at
- * once, by kprobe.multi, single kprobes or fentry/fexit clones, and detach them all.
+ * once, by kprobe.multi (the pair, or one session program where the kernel has them),
+ * single kprobes or fentry/fexit clones, and detach them all.
  *
  * Lifecycle: new(funcs) -> [add_inject...] -> prepare (plan: mode per function, templates,
  * map sizes) -> [caller loads its BPF object] -> load (fill ip_to_id) -> attach ->
@@ -42,6 +43,8 @@ enum func_attach {
 /* The caller's BPF programs and maps the attacher drives. */
 struct mass_attacher_progs {
 	struct bpf_program *kentry, *kexit;
+	/* kprobe.multi session program (kprobe_session.h) standing for both; NULL: none */
+	struct bpf_program *ksession;
 	struct bpf_program *fentry;
 	struct bpf_program *fexit[MA_FEXIT_TMPLS];
 	struct bpf_program *fexit_void;
@@ -55,6 +58,12 @@ struct mass_attacher_opts {
 	enum attach_mode mode;
 	log_print_fn print;		/* NULL: silent */
 	bool has_kprobe_multi;		/* kernel features, from feature detection */
+	/*
+	 * Non-zero: kprobe.multi attaches with one session link (progs.ksession) instead of
+	 * the pair, its return-run test calling the kfunc of this BTF id (kernel_features'
+	 * session_kfunc_id when has_kprobe_session). 0: the pair.
+	 */
+	__u32 session_kfunc_id;
 	bool has_cookies;
 	bool has_rawtp_cookies;		/* raw tracepoint links take a cookie (6.10+) */
 	bool has_func_ip;
@@ -116,6 +125,8 @@ const char *mass_attacher__mode_name(enum attach_mode mode);
 enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u32 id);
 /* Some functions are attached with kprobe.multi links. */
 bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att);
+/* The kprobe.multi functions are attached with session links (progs.ksession). */
+bool mass_attacher__kprobe_session_used(const struct mass_attacher *att);
 /* Functions attached with kprobes although the mode is fentry/fexit. */
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 /* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */

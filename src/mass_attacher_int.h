@@ -13,6 +13,64 @@ struct bpf_link;
 
 struct ma_injects;
 
+struct ma_mod_btf {
+	char *name;
+	int fd;
+};
+
+struct mass_attacher {
+	struct mass_attacher_progs progs;
+	struct mass_attacher_opts opts;
+	enum attach_mode mode;
+	bool use_cookies;
+	bool use_session;		/* kprobe.multi: one session link, progs.ksession */
+	bool planned, prepared, loaded;
+
+	const struct func *funcs;	/* borrowed */
+	size_t func_cnt;
+	enum func_attach *how;		/* per function */
+	__u32 *kprobe_ids;		/* functions attached with kprobes, in id order */
+	size_t kprobe_cnt;
+	size_t fentry_cnt;
+
+	struct bpf_link **links;	/* libbpf-managed attachments */
+	size_t link_cnt, link_cap;
+	int *fds;			/* fentry/fexit clone programs and raw links */
+	size_t fd_cnt, fd_cap;
+
+	struct ma_mod_btf *mod_btfs;
+	size_t mod_btf_cnt;
+
+	struct ma_injects *injects;
+
+	/* fentry/fexit: which function each template was loaded for (-1: none) */
+	int fentry_tmpl_func;
+	int fexit_tmpl_func[MA_FEXIT_TMPLS + 1];	/* [MA_FEXIT_TMPLS] = void */
+	/* and where in each template its FENTRY_ID_MARK was (-1: none) */
+	int fentry_id_insn;
+	int fexit_id_insn[MA_FEXIT_TMPLS + 1];
+};
+
+
+#define pr(att, level, ...) log_msg((att)->opts.print, level, __VA_ARGS__)
+
+/* Asked to stop: attaching gives up before the next function. */
+bool ma__stopped(const struct mass_attacher *att);
+/* Keep @link or @fd for detach; on failure (-ENOMEM) it is released at once. */
+int ma__keep_link(struct mass_attacher *att, struct bpf_link *link);
+int ma__keep_fd(struct mass_attacher *att, int fd);
+/* Functions attached so far (kprobes, then fentry) of all, for the progress line. */
+void ma__attach_progress(struct mass_attacher *att, size_t done);
+
+/*
+ * The kprobe-attached functions (mass_attacher_kprobes.c): single kprobe pairs through
+ * perf events, or kprobe.multi links (a pair, or one session link each batch). 0, or a
+ * negative errno after a LOG_WARN line (-EINTR, silent, when asked to stop); the caller
+ * detaches what was kept.
+ */
+int ma__attach_kprobes(struct mass_attacher *att);
+int ma__attach_multi(struct mass_attacher *att);
+
 struct ma_injects *ma_injects__new(void);
 void ma_injects__free(struct ma_injects *in);
 int ma_injects__add(struct ma_injects *in, const struct probe_spec *spec, __u64 cookie);

@@ -46,6 +46,8 @@ struct {
 /*
  * @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A).
  * @usp: a user function's stack pointer at entry, 0 for a kernel function.
+ * Returns 1 when this call's exit has nothing to do (no session on the thread after it),
+ * 0 when it has: a kprobe session skips its return run on 1.
  */
 static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 usp)
 {
@@ -67,14 +69,14 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
 		if (!fi || !(fi->flags & FUNC_IS_ENTRY))
-			return 0;
+			return 1;
 		pid_tgid = bpf_get_current_pid_tgid();
 		if (!session_allowed(pid_tgid))
-			return 0;
+			return 1;
 		now = bpf_ktime_get_ns();
 		sess = start_session(key, slot, pid_tgid, now);
 		if (!sess)
-			return 0;
+			return 1;
 	} else {
 		now = bpf_ktime_get_ns();
 	}
@@ -256,7 +258,8 @@ int kentry(struct pt_regs *ctx)
 
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
 		return 0;
-	return handle_entry(ctx, id, false, 0);
+	handle_entry(ctx, id, false, 0);
+	return 0;
 }
 
 SEC("kretprobe")
@@ -268,6 +271,33 @@ int kexit(struct pt_regs *ctx)
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
 		return 0;
 	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0);
+}
+
+/* Rewritten at load into the kfunc bpf_session_is_return(ctx) (records.h). */
+static bool (*session_is_return)(void *ctx) = (void *)SESSION_RET_MARK;
+
+/*
+ * kprobe.multi session (6.10+): one program and one link where the pair needs two links
+ * (two fprobe registrations, most of a whole-kernel hunt's attach and detach time). It runs
+ * at entry, and at return unless the entry run returned 1: a process not traced, a thread
+ * with no session and a function that can't start one, pay for no return probe at all.
+ * Loaded as kprobe.multi with the session attach type set by the mass attacher.
+ */
+SEC("kprobe")
+int ksession(struct pt_regs *ctx)
+{
+	__u32 id;
+
+	if (session_is_return(ctx)) {
+		snapshot_lbrs();
+		if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
+			return 0;
+		handle_exit(ctx, id, PT_REGS_RC(ctx), 0);
+		return 0;
+	}
+	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
+		return 1;
+	return handle_entry(ctx, id, false, 0);
 }
 
 /*
@@ -286,7 +316,8 @@ int uentry(struct pt_regs *ctx)
 	/* a library's uprobe fires in every process mapping it: the traced set first */
 	if (!ready || !task_traced())
 		return 0;
-	return handle_entry(ctx, bpf_get_attach_cookie(ctx), false, PT_REGS_SP(ctx));
+	handle_entry(ctx, bpf_get_attach_cookie(ctx), false, PT_REGS_SP(ctx));
+	return 0;
 }
 
 SEC("uretprobe")

@@ -265,6 +265,12 @@ static void drop_kernel_btf(void *ctx)
 #endif
 }
 
+/* kprobe.multi with one session link (6.10+) rather than the entry+exit pair. */
+static bool multi_session(const struct kernel_features *feat)
+{
+	return feat->has_kprobe_session && env.cfg.kprobe_session;
+}
+
 /* The attach mode a run would use; -M on a kernel without kprobe.multi is an error. */
 static int resolve_mode(const struct kernel_features *feat, const char **desc)
 {
@@ -288,13 +294,19 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 			log_msg(log_print, LOG_ERROR, "This kernel doesn't support kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which -M asks for; use -K (single kprobes) or drop -M.\n");
 			return -EOPNOTSUPP;
 		}
-		*desc = feat ? "kprobe.multi (-M)" : "kprobe.multi (-M; kernel support not verified)";
+		if (!feat)
+			*desc = "kprobe.multi (-M; kernel support not verified)";
+		else
+			*desc = multi_session(feat) ? "kprobe.multi session links (-M)" :
+						      "kprobe.multi (-M)";
 		return 0;
 	default:
 		if (!feat)
 			*desc = "kprobe.multi if the kernel has it, else single kprobes (auto; feature detection failed)";
 		else
-			*desc = feat->has_kprobe_multi ? "kprobe.multi (auto)" : "single kprobes/kretprobes (auto: no kprobe.multi)";
+			*desc = !feat->has_kprobe_multi ? "single kprobes/kretprobes (auto: no kprobe.multi)" :
+				multi_session(feat) ? "kprobe.multi session links (auto)" :
+				"kprobe.multi (auto)";
 		return 0;
 	}
 }

@@ -220,6 +220,15 @@ struct filter_sink {
 	struct err_filter f;
 };
 
+/* How the kernel functions ended up attached, for -v's "Total ... attached" line. */
+static const char *attached_mode_name(const struct mass_attacher *att)
+{
+	if (mass_attacher__kprobe_session_used(att))
+		return mass_attacher__mode(att) == ATTACH_FENTRY ?
+		       "fentry/fexit, kprobe.multi session links" : "kprobe.multi session links";
+	return mass_attacher__mode_name(mass_attacher__mode(att));
+}
+
 static int filter_sample(struct sink *sk, const struct sample *s)
 {
 	struct filter_sink *fs = (struct filter_sink *)sk;
@@ -454,6 +463,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.func_cnt = cnt,
 		.print = print,
 		.success_stacks = env->success_stacks,
+		.no_kprobe_session = !env->cfg.kprobe_session,
 		.view = env_view(env),
 		.interim = env->emit_interim_stacks,
 		.lbr_flags = env->lbr_flags,
@@ -669,9 +679,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* (no-op if started above) */
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
-				tracer__attacher(t) ?
-				mass_attacher__mode_name(mass_attacher__mode(tracer__attacher(t))) :
-				"none",
+				tracer__attacher(t) ? attached_mode_name(tracer__attacher(t)) : "none",
 				tracer__uprobes(t), vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 

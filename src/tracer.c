@@ -17,6 +17,7 @@
 #include "session.h"
 #include "tracer.h"
 #include "uprobe_link.h"
+#include "session_prog.h"
 
 /* Drop warnings while running come at most this often; the counters are read this often. */
 #define DROP_REPORT_MS 2000
@@ -170,7 +171,8 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		bpf_program__set_autoload(skel->progs.uentry, false);
 		bpf_program__set_autoload(skel->progs.uexit, false);
 		bpf_program__set_autoload(skel->progs.usession, true);
-		err = uprobe_link__prepare_session(skel->progs.usession, feat->session_kfunc_id);
+		err = session_prog__prepare(skel->progs.usession, feat->session_kfunc_id,
+					    UPROBE_SESSION_ATTACH_TYPE);
 		if (err) {
 			pr(t, LOG_ERROR, "Failed to prepare the uprobe session program: %s.\n",
 			   strerror(-err));
@@ -232,6 +234,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	}
 	progs = (struct mass_attacher_progs){
 		.kentry = skel->progs.kentry, .kexit = skel->progs.kexit,
+		.ksession = skel->progs.ksession,
 		.fentry = skel->progs.fentry_tmpl,
 		.fexit = { skel->progs.fexit_tmpl0, skel->progs.fexit_tmpl1, skel->progs.fexit_tmpl2,
 			   skel->progs.fexit_tmpl3, skel->progs.fexit_tmpl4, skel->progs.fexit_tmpl5,
@@ -254,6 +257,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		mopts.mode = opts->mode;
 		mopts.print = opts->print;
 		mopts.has_kprobe_multi = feat->has_kprobe_multi;
+		if (feat->has_kprobe_session && !opts->no_kprobe_session)
+			mopts.session_kfunc_id = feat->session_kfunc_id;
 		mopts.has_cookies = feat->has_cookie;
 		mopts.has_rawtp_cookies = feat->has_rawtp_cookie;
 		mopts.has_func_ip = feat->has_func_ip;
@@ -720,7 +725,9 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	}
 	free(st);
 	if (t->stopped)
-		d->kernel_missed = prog_misses(t->skel->progs.kentry) + prog_misses(t->skel->progs.kexit);
+		d->kernel_missed = prog_misses(t->skel->progs.kentry) +
+				   prog_misses(t->skel->progs.kexit) +
+				   prog_misses(t->skel->progs.ksession);
 }
 
 /*

@@ -36,6 +36,8 @@ struct tracer_opts {
 
 	/* what BPF records */
 	bool success_stacks;		/* successful sessions too */
+	bool no_kprobe_session;		/* kprobe.multi: the entry+exit pair even where the
+					 * kernel has session links (-C bpf.kprobe-session=n) */
 	/* -T (view.func_trace) and --lbr (view.lbr) are recorded; all of it is decoded */
 	struct view_opts view;
 	bool interim;			/* interim samples (-I) */

@@ -35,12 +35,4 @@ struct uprobe_link_spec {
  */
 int uprobe_link__create(int prog_fd, int attach_type, const struct uprobe_link_spec *spec);
 
-/*
- * Before load: make @prog a uprobe session program and turn its one call of helper
- * SESSION_RET_MARK (records.h) into a call of the kfunc with BTF id @kfunc_id (the vmlinux
- * BTF's bpf_session_is_return). 0, -ENOENT (no such call, or no @kfunc_id), -EINVAL
- * (more than one), or libbpf's error.
- */
-int uprobe_link__prepare_session(struct bpf_program *prog, __u32 kfunc_id);
-
 #endif

@@ -18,7 +18,7 @@
 
 /*
  * uprobe session links (Linux 6.13+): which of the two runs this is. A call of helper
- * SESSION_RET_MARK that uprobe_link__prepare_session() turns into the kfunc
+ * SESSION_RET_MARK that session_prog__prepare() turns into the kfunc
  * bpf_session_is_return() before load (records.h says why not a __ksym extern).
  */
 /* unused where this header is compiled alone (tests/unit/bpf_headers.sh) */

@@ -10,11 +10,14 @@
 #include "unit.h"
 #include "kernel_features.h"
 
-/* A BTF shaped like the parts of a kernel's that detection reads; @task: with task_struct. */
-static struct btf *fake_vmlinux(bool task)
+/*
+ * A BTF shaped like the parts of a kernel's that detection reads; @task: with task_struct;
+ * *@kfunc_id (may be NULL): the BTF id of its bpf_session_is_return kfunc.
+ */
+static struct btf *fake_vmlinux(bool task, int *kfunc_id)
 {
 	struct btf *b = btf__new_empty();
-	int i32, ptr, chr, comm, anon, ts, kp, rp, tk, ids;
+	int i32, ptr, chr, comm, anon, ts, kp, rp, tk, ids, proto, kfunc;
 
 	assert_non_null(b);
 	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
@@ -56,16 +59,28 @@ static struct btf *fake_vmlinux(bool task)
 	/* the right name of the wrong kind is not the type */
 	assert_true(btf__add_union(b, "bpf_tramp_image", 8) > 0);
 	assert_true(btf__add_struct(b, "bpf_kprobe_multi_link", 0) > 0);
+	/* kfuncs are functions: a struct of the kfunc's name is not it, the FUNC after it is */
+	assert_true(btf__add_struct(b, "bpf_session_is_return", 0) > 0);
+	proto = btf__add_func_proto(b, i32);
+	assert_true(proto > 0);
+	assert_true(btf__add_func(b, "bpf_session_cookie", BTF_FUNC_STATIC, proto) > 0);
+	kfunc = btf__add_func(b, "bpf_session_is_return", BTF_FUNC_STATIC, proto);
+	assert_true(kfunc > 0);
+	if (kfunc_id)
+		*kfunc_id = kfunc;
 	return b;
 }
 
 static void test_facts(void **state)
 {
 	struct kernel_features f = {};
-	struct btf *b = fake_vmlinux(true);
+	int kfunc_id = 0;
+	struct btf *b = fake_vmlinux(true, &kfunc_id);
 
 	(void)state;
 	assert_int_equal(kernel_features__from_btf(&f, b), 0);
+	assert_int_equal(f.session_kfunc_id, kfunc_id);
+	assert_false(f.has_kprobe_session);	/* a program load says, not the BTF */
 	assert_true(f.has_ringbuf);
 	assert_true(f.has_func_ip);
 	assert_true(f.has_kprobe_multi);
@@ -90,7 +105,7 @@ static void test_facts(void **state)
 static void test_not_vmlinux(void **state)
 {
 	struct kernel_features f = {};
-	struct btf *b = fake_vmlinux(false);
+	struct btf *b = fake_vmlinux(false, NULL);
 
 	(void)state;
 	assert_int_equal(kernel_features__from_btf(&f, b), -ENODATA);

@@ -113,13 +113,62 @@ static void test_fentry_mixed(void **state)
 	assert_int_equal(mass_attacher__fexit_tmpl_func(att, MA_FEXIT_TMPLS), 3);
 	assert_int_equal(mass_attacher__fexit_tmpl_func(att, 4), 5);
 	assert_int_equal(mass_attacher__fexit_tmpl_func(att, 3), -1);	/* __sys_bpf: kprobes */
-	/* fentry ips twice (endbr64), the kprobe ones come by cookie */
-	assert_int_equal(mass_attacher__ip_slots(att), 2 * 4);
+	/* fentry/fexit programs carry their id, the kprobe ones come by cookie */
+	assert_int_equal(mass_attacher__ip_slots(att), 0);
 	mass_attacher__free(att);
 
 	/* 6.1: no kprobe.multi, single kprobes for the rest */
 	att = plan(ATTACH_FENTRY, false, true, true, 5, 0);
 	assert_int_equal(mass_attacher__func_attach(att, 1), FUNC_ATTACH_KPROBE);
+	mass_attacher__free(att);
+}
+
+/* kprobe.multi with one session link where the kernel has them (a kfunc id) and progs do. */
+static struct mass_attacher *plan_session(enum attach_mode mode, bool multi, __u32 kfunc_id,
+					  bool has_prog)
+{
+	static int prog_stub;
+	struct mass_attacher_progs progs = {
+		.ksession = has_prog ? (struct bpf_program *)&prog_stub : NULL,
+	};
+	struct mass_attacher_opts o = {
+		.sz = sizeof(o), .mode = mode, .print = log_to_buf, .has_kprobe_multi = multi,
+		.has_cookies = true, .has_func_ip = true, .has_fentry = true,
+		.session_kfunc_id = kfunc_id,
+	};
+	struct mass_attacher *att = mass_attacher__new(&progs, funcs, FUNC_CNT, &o);
+
+	assert_non_null(att);
+	assert_int_equal(mass_attacher__plan(att), 0);
+	return att;
+}
+
+static void test_kprobe_session(void **state)
+{
+	struct mass_attacher *att = plan_session(ATTACH_AUTO, true, 30057, true);
+
+	assert_true(mass_attacher__kprobe_multi_used(att));
+	assert_true(mass_attacher__kprobe_session_used(att));
+	mass_attacher__free(att);
+	/* -F: the kprobe fallbacks go to one session link too */
+	att = plan_session(ATTACH_FENTRY, true, 30057, true);
+	assert_true(mass_attacher__kprobe_session_used(att));
+	mass_attacher__free(att);
+	/* no session kfunc (older kernel, or -C bpf.kprobe-session=n): the pair */
+	att = plan_session(ATTACH_KPROBE_MULTI, true, 0, true);
+	assert_true(mass_attacher__kprobe_multi_used(att));
+	assert_false(mass_attacher__kprobe_session_used(att));
+	mass_attacher__free(att);
+	/* the caller has no session program */
+	att = plan_session(ATTACH_AUTO, true, 30057, false);
+	assert_false(mass_attacher__kprobe_session_used(att));
+	mass_attacher__free(att);
+	/* -K and 6.1's single kprobes never use them */
+	att = plan_session(ATTACH_KPROBE_SINGLE, true, 30057, true);
+	assert_false(mass_attacher__kprobe_session_used(att));
+	mass_attacher__free(att);
+	att = plan_session(ATTACH_AUTO, false, 30057, true);
+	assert_false(mass_attacher__kprobe_session_used(att));
 	mass_attacher__free(att);
 }
 
@@ -145,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_auto_mode),
 		cmocka_unit_test(test_forced_modes),
 		cmocka_unit_test(test_fentry_mixed),
+		cmocka_unit_test(test_kprobe_session),
 		cmocka_unit_test(test_no_functions),
 	};
 

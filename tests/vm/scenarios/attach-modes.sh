@@ -2,6 +2,8 @@
 # Issue "tracer core part 1": --dry-run lists what the kernel says is traceable; every attach
 # mode the kernel has attaches and detaches with nothing left behind (bpftool, tracefs);
 # the fd limit raised past the guest's 1024; -M where kprobe.multi is missing.
+# kprobe.multi (every kernel here that has it is 6.10+) attaches one session link (one
+# kprobe_multi link in bpftool), -v says so; -C bpf.kprobe-session=n makes the pair (two).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -31,6 +33,8 @@ attach() {
 	done
 	echo \"=== BEGIN \$n\"
 	echo \"progs \$(bpftool prog list | grep -c 'name k\\|name fe')\"
+	echo \"kmulti_links \$(bpftool link list | grep -c '^[0-9]*: kprobe_multi ')\"
+	echo \"session_progs \$(bpftool prog list | grep -c 'name ksession ')\"
 	grep 'Max open files' /proc/\$p/limits
 	kill -INT \$p 2>/dev/null
 	wait \$p
@@ -59,7 +63,9 @@ echo '=== BEGIN forced_multi'; cat /tmp/M.out; echo '=== END forced_multi'
 leftovers after_forced_multi"
 else
 	guest="$guest
-attach multi -M -e '*sys_bpf' $BIG"
+attach multi -M -e '*sys_bpf' $BIG
+attach multi_pair -C bpf.kprobe-session=n -e '*sys_bpf' $SMALL
+attach multi_v -v -e '*sys_bpf' $SMALL"
 fi
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
@@ -67,7 +73,8 @@ out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; fin
 expect "$out" '^dry rc=0$' "--dry-run succeeds"
 expect "$out" '^dry list matches$' "--dry-run lists kallsyms ∩ available_filter_functions"
 expect "$out" '^want [1-9][0-9]* got [1-9]' "dry run found functions"
-for n in after_dry after_fentry after_kprobe after_multi after_forced_multi after_forced_fentry; do
+for n in after_dry after_fentry after_kprobe after_multi after_multi_pair after_multi_v \
+	 after_forced_multi after_forced_fentry; do
 	s=$(section "$out" "$n")
 	[ -n "$(printf '%s' "$s" | tr -d '[:space:]')" ] && fail "$n: left attached: $(printf '%s' "$s" | head -5)"
 done
@@ -81,6 +88,25 @@ for n in $modes; do
 	# the guest's default is 1024; fentry needs two programs and two links per function
 	expect "$s" '^Max open files +300000 +300000' "$n: fd limit raised"
 done
+case " $(vm_modes) " in
+*" -M "*)
+	s=$(section "$out" multi)
+	expect "$s" '^kmulti_links 1$' "-M: one kprobe_multi link (a session link, not the pair)"
+	expect "$s" '^session_progs 1$' "-M: the session program is loaded"
+	s=$(section "$out" multi_pair)
+	expect "$s" '^Receiving data\.\.\.$' "-C bpf.kprobe-session=n: attached"
+	expect "$s" '^kmulti_links 2$' "-C bpf.kprobe-session=n: the entry+exit pair, two links"
+	expect "$s" '^session_progs 0$' "-C bpf.kprobe-session=n: no session program"
+	expect "$s" '^rc=0$' "-C bpf.kprobe-session=n: exit status 0"
+	s=$(section "$out" multi_v)
+	expect "$s" '^Total [0-9]+ kernel functions attached successfully \(kprobe\.multi session links\)!$' "-v names the session links"
+	expect "$s" '^kmulti_links 1$' "default mode: one session link"
+	expect "$s" '^rc=0$' "-v: exit status 0" ;;
+*)	# no kprobe.multi: the default is single kprobe pairs, never a session link
+	s=$(section "$out" kprobe)
+	expect "$s" '^kmulti_links 0$' "-K on $VM_KERNEL: no kprobe_multi link"
+	expect "$s" '^session_progs 0$' "-K on $VM_KERNEL: no session program" ;;
+esac
 # -F loses no function: what fentry can't attach is traced with kprobes in the same run
 case " $(vm_modes) " in
 *" -F "*)

@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The mass attacher's kprobes: a kprobe and a kretprobe per function through perf events
+ * (-K), or kprobe.multi links over all of them at once, either an entry and a return link
+ * or, where the kernel has them, one session link (kprobe_session.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/perf_event.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "kprobe_pmu.h"
+#include "kprobe_session.h"
+#include "mass_attacher_int.h"
+
+/* Functions per kprobe.multi link to start with (halved where the kernel runs short). */
+#define MULTI_BATCH_INIT	(1 << 20)
+
+/* By address, not name: same-named static functions stay apart. */
+static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *prog, __u32 id,
+			      bool retprobe, int type, int ret_bit)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = type,
+		.config = retprobe ? 1ULL << ret_bit : 0,
+		.config1 = 0,			/* no symbol name: config2 is an address */
+		.config2 = att->funcs[id].addr,
+	};
+	/* kernels without cookies refuse a non-zero one; the programs then look up the ip */
+	LIBBPF_OPTS(bpf_perf_event_opts, pe, .bpf_cookie = att->use_cookies ? id : 0);
+	struct bpf_link *link;
+	int pfd;
+
+	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	link = bpf_program__attach_perf_event_opts(prog, pfd, &pe);
+	if (!link) {
+		int err = -errno;
+
+		close(pfd);
+		return err;
+	}
+	return ma__keep_link(att, link);
+}
+
+int ma__attach_kprobes(struct mass_attacher *att)
+{
+	int type, ret_bit, err;
+	size_t i;
+
+	err = kprobe_pmu__read(&type, &ret_bit);
+	if (err) {
+		pr(att, LOG_ERROR, "Kprobes are not available in this kernel (no kprobe PMU): %d\n",
+		   err);
+		return err;
+	}
+
+	for (i = 0; i < att->kprobe_cnt; i++) {
+		__u32 id = att->kprobe_ids[i];
+		const struct func *f = &att->funcs[id];
+
+		if (ma__stopped(att))
+			return -EINTR;
+		err = attach_kprobe_addr(att, att->progs.kexit, id, true, type, ret_bit);
+		if (err) {
+			pr(att, LOG_ERROR, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
+			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
+			return err;
+		}
+		err = attach_kprobe_addr(att, att->progs.kentry, id, false, type, ret_bit);
+		if (err) {
+			pr(att, LOG_ERROR, "Failed to attach KPROBE prog for func #%u (%s) at addr "
+			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
+			return err;
+		}
+		ma__attach_progress(att, i + 1);
+	}
+	return 0;
+}
+
+/* The kprobe-attached functions' addresses, names and ids (cookies), in kprobe_ids order. */
+struct multi_set {
+	unsigned long *addrs;
+	const char **syms;
+	__u64 *cookies;
+};
+
+static const char *const multi_prog_names[] = { "KRETPROBE.MULTI", "KPROBE.MULTI" };
+
+/*
+ * One link over the functions [start, start + cnt) of @m: the session program's, else
+ * the return program's (pass 0) or the entry program's (pass 1). Kept for detach (a
+ * session link as a bare fd: libbpf 1.4 can't make it, kprobe_session.h). 0 or -errno.
+ */
+static int link_batch(struct mass_attacher *att, const struct multi_set *m, int pass,
+		      size_t start, size_t cnt, bool by_name)
+{
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, mo,
+		.cnt = cnt,
+		.cookies = m->cookies + start,
+		.retprobe = pass == 0,
+	);
+	struct bpf_program *prog = pass ? att->progs.kentry : att->progs.kexit;
+	struct bpf_link *link;
+	int fd;
+
+	if (att->use_session) {
+		fd = kprobe_session__link(bpf_program__fd(att->progs.ksession),
+					  by_name ? NULL : m->addrs + start, m->syms + start,
+					  m->cookies + start, cnt);
+		return fd < 0 ? fd : ma__keep_fd(att, fd);
+	}
+	if (by_name)
+		mo.syms = m->syms + start;
+	else
+		mo.addrs = m->addrs + start;
+	link = bpf_program__attach_kprobe_multi_opts(prog, NULL, &mo);
+	return link ? ma__keep_link(att, link) : -errno;
+}
+
+int ma__attach_multi(struct mass_attacher *att)
+{
+	size_t n = att->kprobe_cnt, start = 0, batch = MULTI_BATCH_INIT;
+	struct multi_set m = {
+		.addrs = calloc(n ?: 1, sizeof(*m.addrs)),
+		.syms = calloc(n ?: 1, sizeof(*m.syms)),
+		.cookies = calloc(n ?: 1, sizeof(*m.cookies)),
+	};
+	int err = -ENOMEM, pass, passes = att->use_session ? 1 : 2;
+	size_t i;
+
+	if (!m.addrs || !m.syms || !m.cookies)
+		goto out;
+	for (i = 0; i < n; i++) {
+		__u32 id = att->kprobe_ids[i];
+
+		m.addrs[i] = att->funcs[id].addr;
+		m.syms[i] = att->funcs[id].name;
+		m.cookies[i] = id;
+	}
+	while (start < n) {
+		size_t cnt = n - start < batch ? n - start : batch;
+		bool by_name = false;
+
+		if (ma__stopped(att)) {
+			err = -EINTR;
+			goto out;
+		}
+		/* pair: exit probes first, so no session can see an entry without its exit */
+		for (pass = 0; pass < passes; pass++) {
+			err = link_batch(att, &m, pass, start, cnt, by_name);
+			if (err == -ENOMEM && cnt > 1 && pass == 0) {
+				/* kernels 6.7-6.11 run out of objpool slots on big batches */
+				batch = cnt = (cnt + 1) / 2;
+				pass = -1;
+				continue;
+			}
+			if (err && !by_name && pass == 0) {
+				by_name = true;	/* the kernel can be stricter about addresses */
+				pass = -1;
+				continue;
+			}
+			if (err) {
+				pr(att, LOG_ERROR, "Failed to multi-attach %s prog to %zu functions: %d\n",
+				   att->use_session ? "KPROBE.SESSION" : multi_prog_names[pass], cnt,
+				   err);
+				goto out;
+			}
+		}
+		if (cnt < n)
+			pr(att, LOG_INFO, "Batch of %zu (total %zu) kernel functions attached successfully!\n",
+			   cnt, start + cnt);
+		start += cnt;
+		ma__attach_progress(att, start);
+	}
+	err = 0;
+out:
+	free(m.addrs);
+	free(m.syms);
+	free(m.cookies);
+	return err;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Session programs (kprobe.multi 6.10+, uprobe.multi 6.13+): one program run at entry and
+ * at return, which asks the kfunc bpf_session_is_return() which run it is. The BPF side
+ * calls a marker helper number instead (SESSION_RET_MARK, records.h): a kfunc extern would
+ * make libbpf parse the vmlinux BTF again at every load, and its signature differs between
+ * kernels (6.12: no argument, 7.x: ctx; passing ctx suits both).
+ */
+#ifndef __RETSNOOP_SESSION_PROG_H
+#define __RETSNOOP_SESSION_PROG_H
+
+#include <linux/types.h>
+
+struct bpf_program;
+
+/*
+ * Before load: make @prog a session program of @attach_type (the kernel links only
+ * programs loaded with it into session links) and turn its one call of helper
+ * SESSION_RET_MARK into a call of the kfunc with BTF id @kfunc_id. 0, -ENOENT (no such
+ * call, or no @kfunc_id), -EINVAL (more than one), or libbpf's error.
+ */
+int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, int attach_type);
+
+#endif /* __RETSNOOP_SESSION_PROG_H */
