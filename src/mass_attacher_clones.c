@@ -15,6 +15,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "mass_attacher_int.h"
+#include "prog_patch.h"
 #include "records.h"
 
 #define MAX_LOADERS	8
@@ -37,29 +38,23 @@ static bool is_mov_imm(const struct bpf_insn *in)
 	       BPF_SRC(in->code) == BPF_K && in->off == 0;
 }
 
+static bool is_id_mark(const struct bpf_insn *in)
+{
+	return is_mov_imm(in) && in->imm == FENTRY_ID_MARK;
+}
+
 int ma__mark_tmpl(struct bpf_program *prog, __u32 func_id)
 {
-	const struct bpf_insn *insns = bpf_program__insns(prog);
-	size_t cnt = bpf_program__insn_cnt(prog), i;
-	struct bpf_insn *copy;
-	int idx = -ENOENT, err;
+	struct bpf_insn mov;
+	int idx, err;
 
-	for (i = 0; i < cnt; i++) {
-		if (!is_mov_imm(&insns[i]) || insns[i].imm != FENTRY_ID_MARK)
-			continue;
-		if (idx >= 0)
-			return -EINVAL;		/* one mark, or no knowing which is the id */
-		idx = i;
-	}
+	/* one mark, or no knowing which is the id */
+	idx = prog_patch__find_one(prog, is_id_mark);
 	if (idx < 0)
 		return idx;
-	copy = malloc(cnt * sizeof(*copy));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, insns, cnt * sizeof(*copy));
-	copy[idx].imm = func_id;
-	err = bpf_program__set_insns(prog, copy, cnt);	/* libbpf copies them */
-	free(copy);
+	mov = bpf_program__insns(prog)[idx];
+	mov.imm = func_id;
+	err = prog_patch__set(prog, idx, &mov);
 	return err ?: idx;
 }
 

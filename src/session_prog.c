@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Session programs' kfunc call, set before load; see session_prog.h. */
 #include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 #include <linux/bpf.h>
 #include <bpf/libbpf.h>
+#include "prog_patch.h"
 #include "records.h"
 #include "session_prog.h"
 
@@ -16,33 +15,20 @@ static bool is_mark_call(const struct bpf_insn *in)
 
 int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, int attach_type)
 {
-	const struct bpf_insn *insns = bpf_program__insns(prog);
-	size_t cnt = bpf_program__insn_cnt(prog), i;
-	struct bpf_insn *copy;
-	long idx = -ENOENT;
-	int err;
+	struct bpf_insn call;
+	int idx, err;
 
 	if (!kfunc_id)
 		return -ENOENT;
-	for (i = 0; i < cnt; i++) {
-		if (!is_mark_call(&insns[i]))
-			continue;
-		if (idx >= 0)
-			return -EINVAL;
-		idx = i;
-	}
+	idx = prog_patch__find_one(prog, is_mark_call);
 	if (idx < 0)
 		return idx;
-	copy = malloc(cnt * sizeof(*copy));
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, insns, cnt * sizeof(*copy));
+	call = bpf_program__insns(prog)[idx];
 	/* a kfunc of vmlinux: its BTF id, no module BTF (off 0) */
-	copy[idx].src_reg = BPF_PSEUDO_KFUNC_CALL;
-	copy[idx].off = 0;
-	copy[idx].imm = kfunc_id;
-	err = bpf_program__set_insns(prog, copy, cnt);	/* libbpf copies them */
-	free(copy);
+	call.src_reg = BPF_PSEUDO_KFUNC_CALL;
+	call.off = 0;
+	call.imm = kfunc_id;
+	err = prog_patch__set(prog, idx, &call);
 	if (err)
 		return err;
 	return bpf_program__set_expected_attach_type(prog, (enum bpf_attach_type)attach_type);

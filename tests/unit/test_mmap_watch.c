@@ -16,6 +16,7 @@
 #include <linux/perf_event.h>
 #include <sys/wait.h>
 #include "unit.h"
+#include "held_child.h"
 #include "mmap_watch.h"
 #include "proc_maps.h"
 
@@ -56,28 +57,6 @@ static void apply(void *ctx, const struct mmap_watch_event *e)
 	}
 	proc_maps__free(md->m);
 	md->m = n;
-}
-
-/* A child held before exec, as `retsnoop -- CMD` holds it; released by a write to *@go. */
-static pid_t spawn_held(const char *path, char *const argv[], int *go)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(100);
-		execv(path, argv);
-		_exit(101);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
 }
 
 /*

@@ -12,31 +12,10 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "unit.h"
+#include "held_child.h"
 #include "mmap_watch.h"
 #include "symbolize.h"
 #include "ustack.h"
-
-/* A child held before exec: released by a write to *@go. */
-static pid_t spawn_held(char *const argv[], int *go)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	assert_int_equal(pipe(p), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		close(p[1]);
-		if (read(p[0], &c, 1) != 1)
-			_exit(100);
-		execv(argv[0], argv);
-		_exit(101);
-	}
-	close(p[0]);
-	*go = p[1];
-	return pid;
-}
 
 /* Run the shell (and an unrelated one) under a watch of @uo's limits; its stats. */
 static void run_followed(struct ustack_opts *uo, struct ustack_stats *st)
@@ -58,8 +37,8 @@ static void run_followed(struct ustack_opts *uo, struct ustack_stats *st)
 	assert_int_equal(err, 0);
 	syms = symbolize__new(&so);
 	assert_non_null(syms);
-	a = spawn_held((char *const *)sh, &go);
-	b = spawn_held((char *const *)other, &go2);
+	a = spawn_held(sh[0], (char *const *)sh, &go);
+	b = spawn_held(other[0], (char *const *)other, &go2);
 	pid = a;
 	uo->syms = syms;
 	uo->watch = w;

@@ -19,7 +19,7 @@ $(UNIT_OUT)/mod/%.o: src/%.c $(wildcard src/*.h) $(SKELS) $(LIBBPF_TARGET) | $(U
 $(UNIT_LIB): $(UNIT_MOD_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(UNIT_OUT)/test_%: tests/unit/test_%.c tests/unit/unit.h $(UNIT_LIB) | $(UNIT_OUT)/mod
+$(UNIT_OUT)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_LIB) | $(UNIT_OUT)/mod
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit $< $(UNIT_LIB) \
 		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lcmocka -lpthread -o $@
