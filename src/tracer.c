@@ -16,12 +16,10 @@
 #include "sample.h"
 #include "session.h"
 #include "tracer.h"
+#include "tracer_int.h"
 #include "uprobe_link.h"
 #include "session_prog.h"
 
-/* Drop warnings while running come at most this often; the counters are read this often. */
-#define DROP_REPORT_MS 2000
-#define DROP_CHECK_MS 100
 /* whether the current task's unwinding completes a kretprobe.multi stack (tracer__open) */
 #if defined(__aarch64__)
 #define KSTACK_FROM_TASK_OK false
@@ -29,31 +27,6 @@
 #define KSTACK_FROM_TASK_OK true
 #endif
 
-struct tracer {
-	struct tracer_opts o;
-	struct retsnoop *skel;
-	struct mass_attacher *att;	/* NULL: no kernel function or probe */
-	struct uprobe_attacher *uatt;	/* NULL: no user-space function */
-	struct bpf_link *sys_exit_link;	/* with user functions: failed syscalls' errnos */
-	struct bpf_link *exec_link;	/* with user functions: sessions an exec() ends */
-	struct lbr *lbr;
-	struct session_store *store;
-	struct ringbuf_reader *rb;
-	struct sample_build_opts bopts;
-	bool draining;
-	bool stopped;
-	/*
-	 * -U: samples (END and interim records, copies) held until the ring buffer has been
-	 * read dry, so that each process's mappings are read (ustack__note_*) before the slow
-	 * unwinding of earlier samples, while the processes are more likely still alive
-	 */
-	void *pending[256];
-	size_t pending_sz[256];
-	size_t pending_cnt;
-	long last_drop_check, last_drop_report;
-	struct drop_report reported;	/* what the sink was told while running */
-	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
-};
 
 /* The kernel's most PIDs ever (PID_MAX_LIMIT on 64-bit), when pid_max can't be read. */
 #define PID_MAX_LIMIT (4 * 1024 * 1024)
@@ -72,16 +45,6 @@ static __u32 tgid_slots(void)
 	if (max <= 0 || max > PID_MAX_LIMIT)
 		max = PID_MAX_LIMIT;
 	return (max + TGID_SLOT_PIDS - 1) / TGID_SLOT_PIDS;
-}
-
-#define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
-
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static size_t at_least_one(size_t n)
@@ -667,92 +630,6 @@ int tracer__start(struct tracer *t)
 	return 0;
 }
 
-/*
- * Sessions BPF still holds: threads inside an entry function when recording stopped.
- * Counted per CPU by BPF (a session may start on one CPU and end on another).
- */
-static __u64 running_sessions(struct tracer *t)
-{
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct sess_counts *c;
-	__u32 zero = 0;
-	__s64 n = 0;
-
-	if (ncpu <= 0 || !(c = calloc(ncpu, sizeof(*c))))
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.sess_seq), &zero, c))
-		for (i = 0; i < ncpu; i++)
-			n += c[i].live;
-	free(c);
-	return n > 0 ? n : 0;
-}
-
-/* Probe hits the kernel skipped because a BPF program already ran on that CPU. */
-static __u64 prog_misses(const struct bpf_program *prog)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-	int fd = bpf_program__fd(prog);
-
-	memset(&info, 0, sizeof(info));
-	if (fd < 0 || bpf_prog_get_info_by_fd(fd, &info, &len))
-		return 0;
-	return info.recursion_misses;
-}
-
-void tracer__drops(struct tracer *t, struct drop_report *d)
-{
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct drop_stats *st;
-	__u32 zero = 0;
-
-	memset(d, 0, sizeof(*d));
-	if (t->store) {
-		d->trace_lost = session_store__stats(t->store)->trace_lost;
-		d->args_lost = session_store__stats(t->store)->args_lost;
-	}
-	if (t->stopped)
-		d->running_sessions = running_sessions(t);
-	if (ncpu <= 0 || !(st = calloc(ncpu, sizeof(*st))))
-		return;
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &zero, st)) {
-		for (i = 0; i < ncpu; i++) {
-			d->dropped_sessions += st[i].dropped_sessions;
-			d->incomplete_sessions += st[i].incomplete_sessions;
-			d->skipped_calls += st[i].skipped_calls;
-			d->unfollowed_forks += st[i].unfollowed_forks;
-		}
-	}
-	free(st);
-	if (t->stopped)
-		d->kernel_missed = prog_misses(t->skel->progs.kentry) +
-				   prog_misses(t->skel->progs.kexit) +
-				   prog_misses(t->skel->progs.ksession);
-}
-
-/*
- * Tell the sink when samples were lost since it last heard: at once the first time, then
- * at most every DROP_REPORT_MS. The counters are read at most every DROP_CHECK_MS.
- */
-static void check_drops(struct tracer *t)
-{
-	struct drop_report d;
-	long now = now_ms();
-
-	if (now - t->last_drop_check < DROP_CHECK_MS)
-		return;
-	t->last_drop_check = now;
-	if (t->last_drop_report && now - t->last_drop_report < DROP_REPORT_MS)
-		return;
-	tracer__drops(t, &d);
-	if (d.dropped_sessions == t->reported.dropped_sessions &&
-	    d.incomplete_sessions == t->reported.incomplete_sessions)
-		return;
-	t->reported = d;
-	t->last_drop_report = now;
-	sink__drops(t->o.sink, &d);
-}
-
 int tracer__poll(struct tracer *t, int timeout_ms)
 {
 	int err;
@@ -768,7 +645,7 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 		if (e && err >= 0)
 			err = e;
 	}
-	check_drops(t);
+	tracer_drops__check(t);
 	if (err == -EINTR || (t->o.stop && *t->o.stop))
 		return -EINTR;
 	if (err < 0) {

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The tracer's state, shared by its parts: tracer.c (set-up, records), tracer_drops.c. */
+#ifndef __RETSNOOP_TRACER_INT_H
+#define __RETSNOOP_TRACER_INT_H
+
+#include "retsnoop.skel.h"
+#include "sample.h"
+#include "tracer.h"
+
+struct lbr;
+struct session_store;
+struct ringbuf_reader;
+
+struct tracer {
+	struct tracer_opts o;
+	struct retsnoop *skel;
+	struct mass_attacher *att;	/* NULL: no kernel function or probe */
+	struct uprobe_attacher *uatt;	/* NULL: no user-space function */
+	struct bpf_link *sys_exit_link;	/* with user functions: failed syscalls' errnos */
+	struct bpf_link *exec_link;	/* with user functions: sessions an exec() ends */
+	struct lbr *lbr;
+	struct session_store *store;
+	struct ringbuf_reader *rb;
+	struct sample_build_opts bopts;
+	bool draining;
+	bool stopped;
+	/*
+	 * -U: samples (END and interim records, copies) held until the ring buffer has been
+	 * read dry, so that each process's mappings are read (ustack__note_*) before the slow
+	 * unwinding of earlier samples, while the processes are more likely still alive
+	 */
+	void *pending[256];
+	size_t pending_sz[256];
+	size_t pending_cnt;
+	long last_drop_check, last_drop_report;
+	struct drop_report reported;	/* what the sink was told while running */
+	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
+};
+
+#define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
+
+/* Tell the sink when samples were lost since it last heard (rate-limited). */
+void tracer_drops__check(struct tracer *t);
+
+#endif /* __RETSNOOP_TRACER_INT_H */
