@@ -27,14 +27,23 @@ struct ringbuf_reader {
 	size_t page_sz, prod_map_sz;
 };
 
-static struct ringbuf_reader *alloc_reader(ringbuf_sample_fn fn, void *ctx)
+/* A reader of a @size-byte data area (a power of 2, as the kernel makes them); errno set. */
+static struct ringbuf_reader *alloc_reader(ringbuf_sample_fn fn, void *ctx, size_t size)
 {
-	struct ringbuf_reader *r = calloc(1, sizeof(*r));
+	struct ringbuf_reader *r;
 
-	if (!r)
+	if (!size || (size & (size - 1))) {
+		errno = EINVAL;
 		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	r->fn = fn;
 	r->ctx = ctx;
+	r->mask = size - 1;
 	r->epoll_fd = -1;
 	return r;
 }
@@ -44,21 +53,13 @@ struct ringbuf_reader *ringbuf_reader__new_mem(unsigned long *consumer_pos,
 					       const void *data, size_t size,
 					       ringbuf_sample_fn fn, void *ctx)
 {
-	struct ringbuf_reader *r;
+	struct ringbuf_reader *r = alloc_reader(fn, ctx, size);
 
-	if (!size || (size & (size - 1))) {
-		errno = EINVAL;
+	if (!r)
 		return NULL;
-	}
-	r = alloc_reader(fn, ctx);
-	if (!r) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	r->consumer_pos = consumer_pos;
 	r->producer_pos = producer_pos;
 	r->data = data;
-	r->mask = size - 1;
 	return r;
 }
 
@@ -74,18 +75,14 @@ struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, voi
 	memset(&info, 0, sizeof(info));
 	if (bpf_map_get_info_by_fd(map_fd, &info, &len))
 		return NULL;
-	if (info.type != BPF_MAP_TYPE_RINGBUF || !info.max_entries ||
-	    (info.max_entries & (info.max_entries - 1))) {
+	if (info.type != BPF_MAP_TYPE_RINGBUF) {
 		errno = EINVAL;
 		return NULL;
 	}
-	r = alloc_reader(fn, ctx);
-	if (!r) {
-		errno = ENOMEM;
+	r = alloc_reader(fn, ctx, info.max_entries);
+	if (!r)
 		return NULL;
-	}
 	r->page_sz = sysconf(_SC_PAGESIZE);
-	r->mask = info.max_entries - 1;
 	/* the consumer position: the only page the kernel lets us write */
 	p = mmap(NULL, r->page_sz, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
 	if (p == MAP_FAILED)
