@@ -92,7 +92,7 @@ else
 fi
 
 # the example outputs are real runs: each appears in the golden files or the README
-for ex in "!   20us [-E2BIG]  array_map_alloc_check" \
+for ex in "!   13us [-E2BIG]  array_map_alloc_check                (kernel/bpf/arraymap.c:53:1)" \
 	  "!    17us [-EINVAL]  array_map_alloc_check" \
 	  "        ↔ bpf_prog_alloc_jited_linfo   [0]                     2.243us"; do
 	if [ "$ex" != "${ex#*↔}" ]; then
