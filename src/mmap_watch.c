@@ -211,22 +211,18 @@ int mmap_watch__parse(void *rec, size_t len, struct mmap_watch_event *e, __u64 *
 		e->tgid = get32(p + 8);
 		return 1;
 	case PERF_RECORD_FORK:
-		/* pid ppid tid ptid time: a new thread (pid != tid) shares its process's maps */
-		if (len < 8 + 24 + TRAILER)
-			return -EINVAL;
-		if (get32(p + 8) != get32(p + 16) || get32(p + 8) == get32(p + 12))
-			return 0;
-		e->kind = MMAP_WATCH_FORK;
-		e->tgid = get32(p + 8);
-		e->parent = get32(p + 12);
-		return 1;
 	case PERF_RECORD_EXIT:
-		/* the same layout: only the main thread's end is the process's (mostly) */
+		/*
+		 * pid ppid tid ptid time, for both: a new or ended thread (pid != tid) is not
+		 * the process's; only the main thread's end is the process's (mostly)
+		 */
 		if (len < 8 + 24 + TRAILER)
 			return -EINVAL;
 		if (get32(p + 8) != get32(p + 16))
 			return 0;
-		e->kind = MMAP_WATCH_EXIT;
+		if (h->type == PERF_RECORD_FORK && get32(p + 8) == get32(p + 12))
+			return 0;	/* a new thread of the same process */
+		e->kind = h->type == PERF_RECORD_FORK ? MMAP_WATCH_FORK : MMAP_WATCH_EXIT;
 		e->tgid = get32(p + 8);
 		e->parent = get32(p + 12);
 		return 1;
