@@ -306,7 +306,7 @@ static struct line *add_rule(struct lines *ls, const char *label)
 
 int render_stack(FILE *out, const struct sample *s, const struct view_opts *v)
 {
-	bool user_above = s->has_ustack;
+	bool user_above = s->has_ustack, knote = s->kstack_note;
 	struct lines ls = {};
 	size_t i;
 	int err = 0;
@@ -315,6 +315,14 @@ int render_stack(FILE *out, const struct sample *s, const struct view_opts *v)
 		err = add_ustack(&ls, s, v);
 	for (i = 0; i < s->frame_cnt && !err; i++) {
 		const struct sample_frame *f = &s->frames[i];
+
+		/* above the first kernel frame: the traced ones are all there is */
+		if (knote && !is_user_frame(s, f) && !user_above) {
+			knote = false;
+			err = add_note(&ls, "   [no kernel stack: %s]", s->kstack_note);
+			if (err)
+				break;
+		}
 
 		/* where the chain broke: a rule above the frames that never returned */
 		if (f->no_return && (i == 0 || !s->frames[i - 1].no_return) &&
@@ -329,6 +337,12 @@ int render_stack(FILE *out, const struct sample *s, const struct view_opts *v)
 			if (!add_rule(&ls, "kernel")) {
 				err = -ENOMEM;
 				break;
+			}
+			if (knote) {
+				knote = false;
+				err = add_note(&ls, "   [no kernel stack: %s]", s->kstack_note);
+				if (err)
+					break;
 			}
 		}
 		err = add_frame(&ls, s, f, v);

@@ -185,6 +185,13 @@ struct sample {
 	/* why the user stack ends before its outermost frame (or has none); NULL: complete */
 	const char *ustack_note;
 
+	/*
+	 * Why a sample with traced kernel functions has no kernel frames at all (the kernel
+	 * could not take the stack, or its unwinder stopped inside retsnoop's own probe);
+	 * NULL: taken, or nothing to take (a user-space-only session).
+	 */
+	const char *kstack_note;
+
 	/* what was lost */
 	__u32 dropped_records;		/* records of this session the ring buffer couldn't take */
 	size_t trace_lost;		/* -T records over the consumer's memory budget */

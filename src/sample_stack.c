@@ -14,9 +14,11 @@
  * do_syscall_64's and the traced callee's: the wrapper goes above it).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "result_fmt.h"
+#include "errnos.h"
 #include "sample_internal.h"
 
 struct kframe {
@@ -322,6 +324,37 @@ static bool is_user(const struct sample *s, const struct call_stack *cs, int i)
 	return sample__func(s, sample__func_id(s, cs->func_ids[i]))->flags & FUNC_USER;
 }
 
+/*
+ * Say why a stack with traced kernel functions came without a single kernel frame: the
+ * frames' places are then only the traced functions' starts, and the user must not take
+ * the short stack for the whole chain.
+ */
+static int note_missing_kstack(struct sample *s, const struct call_stack *cs, int n,
+			       const struct kframe *kf, int m)
+{
+	char buf[96];
+	int i;
+
+	for (i = 0; i < n && is_user(s, cs, i); i++)
+		;
+	if (i == n)
+		return 0;		/* user functions only: no kernel stack is taken */
+	for (i = 0; i < m && kf[i].filtered; i++)
+		;
+	if (i < m)
+		return 0;
+	/* 0 bytes: never taken (no traced call returned yet), not a failure */
+	if (cs->kstack_sz == 0)
+		return 0;
+	if (cs->kstack_sz < 0)
+		snprintf(buf, sizeof(buf), "the kernel could not take it (-%s)",
+			 errno__name(-cs->kstack_sz) ?: "?");
+	else
+		snprintf(buf, sizeof(buf), "the kernel's unwinder stopped inside the probe");
+	s->kstack_note = sample_pool__strdup(s->pool, buf);
+	return s->kstack_note ? 0 : -ENOMEM;
+}
+
 int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 			const struct sample_build_opts *o)
 {
@@ -333,7 +366,9 @@ int sample__build_stack(struct sample *s, const struct rec_session_end *e,
 
 	s->deepest = -1;
 	m = collect_kframes(cs, o, kf);
-	err = pair_frames(s, cs, n, kf, m, kpair);
+	err = note_missing_kstack(s, cs, n, kf, m);
+	if (!err)
+		err = pair_frames(s, cs, n, kf, m, kpair);
 	if (err)
 		return err;
 	s->frames = sample_pool__alloc(s->pool, (n + m + 1) * sizeof(*s->frames));

@@ -565,6 +565,8 @@ static int json_sample(struct sink *sk, const struct sample *s)
 	for (i = 0; arr && i < s->frame_cnt; i++)
 		json_array_append_new(arr, jframe(s, &s->frames[i]));
 	put(o, "stack", arr);
+	if (s->kstack_note)
+		put(o, "kernel_stack_note", jstr(s->kstack_note));
 	if (s->has_ustack)
 		put(o, "user_stack", justack(s));
 	if (s->has_trace) {

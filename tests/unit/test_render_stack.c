@@ -112,6 +112,7 @@ struct stack_case {
 	const char *name;
 	__u64 kstack[MAX_CASE_FRAMES];	/* innermost first, as bpf_get_stack() returns it */
 	int kcnt;
+	int kerr;			/* bpf_get_stack()'s negative errno instead of kstack */
 	int nfuncs;			/* traced frames; 0: the seed's 4 */
 	int func_ids[MAX_CASE_FRAMES];
 	__s64 res[MAX_CASE_FRAMES];
@@ -444,6 +445,30 @@ SEED_ENTRY_MODEL
 "    70us [-ENOMEM]  __sys_bpf+0x38b                      (source lookup cut short)\n"
 "!   50us [-ENOMEM]  array_map_alloc\n"
 "^    2us [NULL]     bpf_map_alloc_percpu\n",
+}, {
+	.name = "the kernel could not take the stack: said above the traced frames",
+	.kerr = -EFAULT,
+	.nfuncs = 2, .func_ids = { 4, 5 }, .res = { -22, -38 }, .lat = { 9000, 10 },
+	.model =
+"# the kernel could not take it (-EFAULT)\n"
+"N ! __x64_sys_prctl -22\n"
+"N ^ security_task_prctl -38\n",
+	.text =
+"   [no kernel stack: the kernel could not take it (-EFAULT)]\n"
+"!    9us [-EINVAL]  __x64_sys_prctl\n"
+"^    0us [-ENOSYS]  security_task_prctl\n",
+}, {
+	.name = "the unwinder stopped in the probe: only its machinery, all hidden",
+	.kstack = { 0xa010, 0x9010 }, .kcnt = 2,
+	.nfuncs = 2, .func_ids = { 4, 5 }, .res = { -22, -38 }, .lat = { 9000, 10 },
+	.model =
+"# the kernel's unwinder stopped inside the probe\n"
+"N ! __x64_sys_prctl -22\n"
+"N ^ security_task_prctl -38\n",
+	.text =
+"   [no kernel stack: the kernel's unwinder stopped inside the probe]\n"
+"!    9us [-EINVAL]  __x64_sys_prctl\n"
+"^    0us [-ENOSYS]  security_task_prctl\n",
 },
 };
 
@@ -465,14 +490,15 @@ static void fill_end(const struct stack_case *c, struct rec_session_end *e)
 	cs->depth = c->depth;
 	cs->stitched = c->stitched;
 	memcpy(cs->kstack, c->kstack, c->kcnt * sizeof(c->kstack[0]));
-	cs->kstack_sz = c->kcnt * sizeof(c->kstack[0]);
+	cs->kstack_sz = c->kerr ?: (int)(c->kcnt * sizeof(c->kstack[0]));
 }
 
 /*
  * One line per frame of the model: K (kernel frame only), T (traced, with its kernel
  * frame) or N (traced, none); then the markers (!, ^, *, r: running, ~: filtered); the
  * symbol+offset or the function; the raw result; the source frame count or, in
- * parentheses, why there is none (code_loc.src_note).
+ * parentheses, why there is none (code_loc.src_note). First, "# why" when the sample has
+ * no kernel frame at all (sample.kstack_note).
  */
 static char *describe(const struct sample *s)
 {
@@ -480,6 +506,8 @@ static char *describe(const struct sample *s)
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
 
+	if (s->kstack_note)
+		fprintf(f, "# %s\n", s->kstack_note);
 	for (i = 0; i < s->frame_cnt; i++) {
 		const struct sample_frame *fr = &s->frames[i];
 		char marks[8] = "";
