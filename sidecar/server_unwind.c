@@ -63,7 +63,7 @@ int do_unwind(struct server *srv, const char *arg, size_t len, struct reply_buf 
 		const struct unwind_frame *f = &res.frames[i];
 
 		err = buf_printf(b, "frame\t%llx\t%c\t%llx\t%llx", (unsigned long long)f->pc,
-				 f->activation ? 'a' : 'r', (unsigned long long)f->vaddr,
+				 f->activation ? 'a' : f->guessed ? 'g' : 'r', (unsigned long long)f->vaddr,
 				 (unsigned long long)f->file_off) ?:
 		      buf_opt_field(b, f->build_id) ?: buf_opt_field(b, f->module) ?:
 		      buf_opt_field(b, f->sym) ?:

@@ -334,7 +334,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	struct unwinder *p = arg;
 	struct unwind_frame *f;
 	Dwarf_Addr pc;
-	bool act;
+	bool act, guessed;
 
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return -1;
@@ -342,6 +342,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 		say_not_code(p, pc);
 		return DWARF_CB_ABORT;
 	}
+	guessed = !act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]);
 	if (p->cnt == p->opts.max_frames) {
 		snprintf(p->stop, sizeof(p->stop), "more than %zu frames", p->opts.max_frames);
 		return DWARF_CB_ABORT;
@@ -361,6 +362,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	memset(f, 0, sizeof(*f));
 	f->pc = pc;
 	f->activation = act;
+	f->guessed = guessed;
 	describe(p, f);
 	/* reading the error clears it: a symbolization failure is not the unwinder's */
 	dwfl_errno();

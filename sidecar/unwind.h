@@ -63,6 +63,11 @@ struct unwind_frame {
 	 * look it up as is. Otherwise the call is at pc - 1.
 	 */
 	bool activation;
+	/*
+	 * A return address found by following the frame pointer, because the frame below
+	 * has no unwind information: code, but maybe no real caller.
+	 */
+	bool guessed;
 	const char *module;		/* binary's path; NULL: no mapped file covers pc */
 	char build_id[41];		/* hex, "" if none */
 	uint64_t vaddr;			/* pc in the binary's own ELF addresses */

@@ -67,6 +67,11 @@ struct code_loc {
 	 * file whose build ID does not match, the symbolizer gone): NULL if none is known.
 	 */
 	const char *src_note;
+	/*
+	 * User stack entries: the return address was found by following the frame pointer,
+	 * the frame below having no unwind information: it is code, but maybe no caller.
+	 */
+	bool fp_guess;
 };
 
 #endif

@@ -148,6 +148,9 @@ static int add_uframe(struct lines *ls, const struct code_loc *loc,
 
 	if (!l)
 		return -ENOMEM;
+	/* a caller only the frame pointer vouches for */
+	if (loc->fp_guess)
+		l->mark[0] = '?';
 	render__fmt_sym(l->sym, sizeof(l->sym), loc, false, v);
 	if (loc->src_cnt > 0)
 		return add_src_lines(ls, ls->cnt - 1, loc, v);

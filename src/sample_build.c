@@ -437,6 +437,7 @@ static int collect_uframe(void *ctx, const struct ustack_frame *f)
 	err = copy_image(c->s, &loc->image, &f->image);
 	if (err)
 		return err;
+	loc->fp_guess = f->guessed;
 	/* the same symbols and lines as any address: a return address' line is its call's */
 	return sample__resolve(c->s, c->o, &as, loc, f->pc,
 			       f->activation && !(c->cnt == 1 && at_user_return(c->s, f)) ?

@@ -382,6 +382,8 @@ static json_t *justack(const struct sample *s)
 			continue;
 		put(f, "kind", json_string("user"));
 		put_loc(f, &s->uframes[i]);
+		if (s->uframes[i].fp_guess)
+			put(f, "frame_pointer_guess", json_true());
 		json_array_append_new(arr, f);
 	}
 	put(o, "frames", arr);

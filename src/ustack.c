@@ -470,6 +470,7 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 		}
 		fr.pc = f.pc;
 		fr.activation = f.activation;
+		fr.guessed = f.guessed;
 		fr.image.path = *f.module ? f.module : NULL;
 		fr.image.build_id = *f.build_id ? f.build_id : NULL;
 		fr.image.file_off = f.file_off;

@@ -94,6 +94,8 @@ struct ustack_frame {
 	 * a return address, whose call is the instruction before it.
 	 */
 	bool activation;
+	/* found by following the frame pointer, without unwind information: maybe no caller */
+	bool guessed;
 	/* the mapped file as the unwinder saw it (path NULL: none covers pc) */
 	struct code_image image;
 };

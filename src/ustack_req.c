@@ -122,11 +122,12 @@ int ustack_req__parse_line(char *line, struct ustack_req_frame *f, const char **
 	/* pc act vaddr off bid module sym symoff file line col nolines */
 	if (n != 12 || num(fl[0], 16, &v[0]) || num(fl[2], 16, &v[1]) || num(fl[3], 16, &v[2]) ||
 	    num(fl[7], 16, &v[3]) || num(fl[9], 10, &v[4]) || num(fl[10], 10, &v[5]) ||
-	    (strcmp(fl[1], "a") && strcmp(fl[1], "r")) || v[4] > 0x7fffffff || v[5] > 0x7fffffff)
+	    (strcmp(fl[1], "a") && strcmp(fl[1], "r") && strcmp(fl[1], "g")) || v[4] > 0x7fffffff || v[5] > 0x7fffffff)
 		return -EINVAL;
 	memset(f, 0, sizeof(*f));
 	f->pc = v[0];
 	f->activation = fl[1][0] == 'a';
+	f->guessed = fl[1][0] == 'g';
 	f->vaddr = v[1];
 	f->file_off = v[2];
 	f->build_id = fl[4];

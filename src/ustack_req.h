@@ -27,6 +27,7 @@ int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struc
 struct ustack_req_frame {
 	__u64 pc;
 	bool activation;	/* the interrupted instruction, not a return address */
+	bool guessed;		/* a return address found by a frame-pointer guess */
 	__u64 vaddr;		/* pc in the binary's ELF addresses */
 	__u64 file_off;		/* pc's offset in the mapped file */
 	const char *build_id;	/* hex, "" if none */

@@ -90,6 +90,9 @@ static void check_build(const char *build)
 	dw = find_sym(&res, "do_work");
 	mn = find_sym(&res, "main");
 	assert_true(oc == 1 && dw == 2 && mn == 3);
+	/* every frame unwound from CFI: none is a frame-pointer guess */
+	for (i = 0; i < (int)res.cnt; i++)
+		assert_false(res.frames[i].guessed);
 	for (i = 1; i <= 3; i++) {
 		const struct unwind_frame *f = &res.frames[i];
 
@@ -261,6 +264,9 @@ static void test_nocfi(void **state)
 	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
 	assert_true(res.cnt >= 2);
 	assert_int_equal(res.frames[1].pc, ret);
+	/* ... and marked as what it is: a caller only the frame pointer vouches for */
+	assert_false(res.frames[0].guessed);
+	assert_true(res.frames[1].guessed);
 	unwinder__free(u);
 	unwind_req__free(r);
 	free(line);

@@ -25,6 +25,7 @@ struct fake_frame {
 	__u64 pc;
 	const char *path, *bid, *sym, *file, *no_lines;
 	int line, col;
+	bool guessed;		/* found by following the frame pointer */
 };
 
 static const struct fake_frame fake[] = {	/* innermost first */
@@ -32,7 +33,8 @@ static const struct fake_frame fake[] = {	/* innermost first */
 	  "No DWARF information found" },
 	{ 0x7f0000101132, "/opt/u/libucfg.so", "a52e", "open_config", "ucfg.c", NULL, 9, 11 },
 	{ 0x5500000011ed, "/opt/u/userprog", "b5ee", "do_work", "main.c", NULL, 17, 11 },
-	{ 0x550000001097, "/opt/u/userprog", "b5ee", NULL, NULL, "No DWARF information found" },
+	{ 0x550000001097, "/opt/u/userprog", "b5ee", NULL, NULL, "No DWARF information found",
+	  .guessed = true },
 };
 
 static const char *fake_note;
@@ -49,7 +51,7 @@ static int fake_unwind(void *ctx, const struct rec_ustack *r, size_t size, ustac
 		/* scratch the callee may not keep: overwritten after each call */
 		char path[64];
 		struct ustack_frame fr = {
-			.tgid = r->tgid, .pc = f->pc, .activation = i == 0,
+			.tgid = r->tgid, .pc = f->pc, .activation = i == 0, .guessed = f->guessed,
 			.image = { path, f->bid, f->pc & 0xffff },
 		};
 
@@ -167,6 +169,9 @@ static void test_model(void **state)
 	assert_int_equal(s->uframes[0].addr, fake[3].pc);
 	assert_null(s->uframes[0].sym);
 	assert_string_equal(s->uframes[0].src_note, "No DWARF information found");
+	/* the one caller the unwinder only guessed, and no other */
+	assert_true(s->uframes[0].fp_guess);
+	assert_false(s->uframes[1].fp_guess || s->uframes[2].fp_guess || s->uframes[3].fp_guess);
 	assert_string_equal(s->uframes[1].sym, "do_work");
 	assert_string_equal(s->uframes[1].src[0].file, "main.c");
 	assert_int_equal(s->uframes[1].src[0].line, 17);
@@ -205,7 +210,7 @@ static void test_stack_view(void **state)
 	out = render(&fx, true, false);
 	assert_string_equal(out,
 "   [user stack incomplete: no caller found for userprog+0x1111: No DWARF information found]\n"
-"                    [userprog+0x1097]   (userprog: no lines: No DWARF information found)\n"
+"?                   [userprog+0x1097]   (userprog: no lines: No DWARF information found)\n"
 "                    do_work+0x10        (main.c:17:11)\n"
 "                    open_config+0x10    (ucfg.c:9:11)\n"
 "                    __open64+0x10       (libc.so.6: no lines: No DWARF information found)\n"
@@ -263,9 +268,11 @@ static void test_json(void **state)
 							      "build_id")), "a52e");
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(fr, "source"), "line")),
 			 9);
+	assert_null(json_object_get(fr, "frame_pointer_guess"));
 	fr = json_array_get(json_object_get(us, "frames"), 0);
 	assert_string_equal(json_string_value(json_object_get(fr, "source_missing")),
 			    "No DWARF information found");
+	assert_true(json_is_true(json_object_get(fr, "frame_pointer_guess")));
 	json_decref(o);
 	free(buf);
 }
