@@ -308,11 +308,26 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
+	if (opts->user_stacks || opts->user_func_cnt) {
+		/* -U, and user_resync() (user_session.bpf.h): the user registers */
+		skel->rodata->task_stack_off = feat->task_stack_off;
+		skel->rodata->user_regs_off = feat->user_regs_off;
+	}
+	if (opts->user_func_cnt) {
+		skel->rodata->user_resync_on = true;
+		skel->rodata->task_mm_off = feat->task_mm_off;
+		skel->rodata->mm_xol_area_off = feat->mm_xol_area_off;
+		skel->rodata->xol_vaddr_off = feat->xol_vaddr_off;
+		if (!feat->user_regs_off)
+			pr(t, LOG_DEBUG, "Frames left by longjmp() are not looked for at kernel entry: where the kernel saves user registers is not known.\n");
+		else
+			pr(t, LOG_DEBUG, "Frames left by longjmp() are looked for at kernel entry by the user stack pointer%s.\n",
+			   feat->xol_vaddr_off ? " and the return-address slots" :
+			   " only (no uprobe trampoline address in the kernel's BTF)");
+	}
 	if (opts->user_stacks) {
 		skel->rodata->capture_ustack = true;
 		skel->rodata->ustack_size = opts->ustack_size ?: USTACK_DEFAULT_SIZE;
-		skel->rodata->task_stack_off = feat->task_stack_off;
-		skel->rodata->user_regs_off = feat->user_regs_off;
 	} else {
 		/* a page-sized buffer per CPU that nothing would use */
 		bpf_map__set_autocreate(skel->maps.ustack_bufs, false);

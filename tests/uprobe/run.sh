@@ -357,6 +357,14 @@ check "longjmp -T: jmp_inner's and jmp_middle's exit rows say no return, innermo
 "$RS" -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" in /nonexistent/jmpin 1 >"$T/out" 2>"$T/err"
 check "longjmp text: a rule '$nr_why' above jmp_middle, '[no return]' rows, no DROPPED/SKIPPED warning" \
 	eval "grep -qzP 'jmp_work[^\n]*\n +-+ $nr_why -+\n +- \[no return\] +jmp_middle[^\n]*\n +- \[no return\] +jmp_inner[^\n]*\n! +\d+us \[-1 ENOENT\] +open_config' '$T/out' && ! grep -qE 'DROPPED|SKIPPED|WARNING' '$T/out' '$T/err'"
+# a syscall after the jump, made by jmp_work before it returns: its failure is jmp_work's
+# (ENOTDIR), not the left jmp_inner's. The stack pointer at the syscall can't tell (libc's
+# open() reuses the left frames' stack); the return-address slots the calls after the
+# jump overwrote do (user_resync()). Without it jmp_work showed open_config's ENOENT.
+life -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" insys /nonexistent/jmpsys 2
+check "syscall after longjmp: 2 samples jmp_work [-1 ENOTDIR] (its own open()'s errno), the left frames as before" \
+	jq_samples "len(s) == 2 and all($chain == [('jmp_work', None, -1, 'ENOTDIR', '  '), ('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, None, '! ')] for x in s)"
+check "syscall after longjmp: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
 # the entry function itself left (main holds the jmp_buf): the next call's stack pointer
 # ends the session; do_work's session after it is whole
 life -e "jmp_middle [$J]" -e "do_work [$J]" -a "jmp_inner [$J]" -a "open_config [$J]" -- "$J" out /nonexistent/jmpout 2
@@ -364,6 +372,25 @@ check "longjmp out of the entry function: 2 samples jmp_middle, jmp_inner (no re
 	jq_samples "len(s) == 3 and all($chain == [('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, 'ENOENT', '! ')] for x in s[:2]) and (x := s[2]) and $chain == [('do_work', None, -1, 'ENOENT', '  '), ('open_config', None, -1, 'ENOENT', '! ')]"
 check "longjmp out: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
 check "longjmp: nothing left attached" nothing_left
+# traced functions on another stack (tests/uprobe/uctx.c): a coroutine's (mmap()ed, far
+# below the thread's stack), run to its end or suspended and resumed, and a signal
+# handler's on an alternate stack. Each makes a failing syscall outside any traced
+# function: the frame on the thread's stack is still running (its EBADF), nothing is
+# taken for left. 8 runs each: before the stack pointers were compared in full (low 32
+# bits only, user_sp_code()), about half the sessions ended early, their caller marked
+# [no return].
+X=$D/uctx
+for m in co yield sig; do
+	case $m in
+	sig) top=sig_work mid=on_signal ;;
+	*) top=run_co mid=co_step ;;
+	esac
+	life -e "$top [$X]" -a "$mid [$X]" -a "open_config [$X]" -- "$X" $m /nonexistent/uctx 8
+	check "another stack ($m): 8 samples $top [-1 EBADF] -> $mid [-1] -> open_config [-1] (origin), none left" \
+		jq_samples "len(s) == 8 and all($chain == [('$top', None, -1, 'EBADF', '  '), ('$mid', None, -1, None, '  '), ('open_config', None, -1, None, '! ')] for x in s)"
+	check "another stack ($m): no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
+done
+check "another stack: nothing left attached" nothing_left
 # C++: the unwinder can't pass a return probe (the kernel's trampoline is where the return
 # address was), so an exception leaving a traced function aborts the program: retsnoop says
 # so for an image with exception tables, and tracing the catching function and those below
