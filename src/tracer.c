@@ -91,6 +91,16 @@ static void no_kernel_progs(struct retsnoop *skel)
 	}
 }
 
+enum uprobe_mode tracer__user_mode(const struct kernel_features *feat, enum uprobe_mode asked,
+				   bool no_session_links)
+{
+	if (asked != UPROBE_AUTO || !feat)
+		return asked;
+	if (feat->has_uprobe_session && feat->session_kfunc_id && !no_session_links)
+		return UPROBE_SESSION;
+	return feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
+}
+
 /*
  * User-space functions: their own attacher, BPF cookies for their ids (uprobes take
  * cookies from 5.15, like kprobes), and the syscall exit that ties their errors to errnos.
@@ -120,11 +130,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	/* the programs' attach type decides which links they take: choose before loading */
-	if (uo.mode == UPROBE_AUTO && feat->has_uprobe_session && feat->session_kfunc_id &&
-	    !opts->no_session_links)
-		uo.mode = UPROBE_SESSION;
-	else if (uo.mode == UPROBE_AUTO)
-		uo.mode = feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
+	uo.mode = tracer__user_mode(feat, uo.mode, opts->no_session_links);
 	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
 		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
 		return -EOPNOTSUPP;

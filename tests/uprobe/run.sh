@@ -517,6 +517,14 @@ check "-U without a command: nothing left attached" nothing_left
 # session needs it (bpf_stats run counts); nothing left attached either way
 PAIR="-C bpf.uprobe-session=false"
 "$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
+# --dry-run -v names the mode a real run uses (it said "(uprobes)"), with each option
+umode() { sed -n 's/^Total 1 user-space functions attached.* successfully (\(.*\))!$/\1/p' "$1"; }
+for opt in "" "$PAIR" -K; do
+	"$RS" -v $opt -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/real" 2>&1
+	"$RS" -v --dry-run $opt -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/dry" 2>&1
+	check "--dry-run -v ${opt:-(default)}: the real run's mode '$(umode "$T/real")' (the dry run's: '$(umode "$T/dry")')" \
+		eval '[ -n "$(umode "$T/real")" ] && [ "$(umode "$T/real")" = "$(umode "$T/dry")" ]'
+done
 if grep -q '(uprobe session links)' "$T/out"; then
 	check "sessions: -v says 'Total 1 user-space functions attached successfully (uprobe session links)'" \
 		grep -q '^Total 1 user-space functions attached successfully (uprobe session links)!$' "$T/out"
