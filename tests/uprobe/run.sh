@@ -339,6 +339,36 @@ life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' 
 check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
 	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
 check "lifecycle: nothing left attached" nothing_left
+# the same outside -- CMD, with -p: one process execs inside exec_work, one is killed
+# inside kill_work, a third fails twice beside them. The exec'd image's session and the
+# third's two are whole, nothing of the killed one; nothing left attached (uprobe_events,
+# bpftool's links)
+pid_life() {
+	local k rpid i
+	for k in a b c; do rm -f "$T/l$k"; mkfifo "$T/l$k"; done
+	sh -c "read x; exec '$P' --exec /nonexistent/pexec" <"$T/la" >/dev/null 2>&1 &
+	pa=$!
+	sh -c "read x; exec '$P' --kill /nonexistent/pkill" <"$T/lb" >/dev/null 2>&1 &
+	pb=$!
+	sh -c "read x; exec '$P' /nonexistent/pother 2" <"$T/lc" >/dev/null 2>&1 &
+	pc=$!
+	exec 7>"$T/la" 8>"$T/lb" 9>"$T/lc"
+	"$RS" -p $pa -p $pb -p $pc -e "exec_work [$P]" -e "kill_work [$P]" -e "do_work [$P]" \
+		-a "open_config [$P]" --json >"$T/out" 2>"$T/err" &
+	rpid=$!
+	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	echo go >&7; echo go >&8; echo go >&9
+	exec 7>&- 8>&- 9>&-
+	{ wait $pa $pb $pc; } 2>/dev/null	# (the shell's "Killed" for pb)
+	sleep 0.3
+	kill -INT $rpid; wait $rpid
+}
+pid_life
+check "-p, exec inside exec_work: the new image's do_work -> open_config, the other process's 2, nothing of the killed one" \
+	jq_samples "sorted((x['pid'], [f['function'] for f in x['stack']]) for x in s) == sorted([($pa, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config'])])"
+check "-p lifecycle: no dropped or incomplete sample" \
+	jq_samples "(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'drops' and r['final']]) and d[-1]['dropped_samples'] == 0 and d[-1]['incomplete_samples'] == 0"
+check "-p lifecycle: nothing left attached" nothing_left
 
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack
