@@ -59,6 +59,14 @@ struct kernel_features {
 	 * stack's base (task_struct.stack); 0: not found, -U is not available */
 	unsigned int task_stack_off;
 	unsigned int user_regs_off;
+	/*
+	 * task_struct.mm, mm_struct.uprobes_state.xol_area, xol_area.vaddr: where the uprobe
+	 * trampoline of the current process is (user_resync() in user_session.bpf.h); all 0:
+	 * not found
+	 */
+	unsigned int task_mm_off;
+	unsigned int mm_xol_area_off;
+	unsigned int xol_vaddr_off;
 };
 
 /*

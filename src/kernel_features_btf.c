@@ -25,6 +25,8 @@ enum wanted {
 	W_FTRACE_OPS,
 	W_TRACE_KPROBE,
 	W_SESSION_KFUNC,
+	W_MM_STRUCT,
+	W_XOL_AREA,
 	W_CNT,
 };
 
@@ -43,6 +45,8 @@ static const struct {
 	[W_FTRACE_OPS] = { "ftrace_ops", BTF_KIND_STRUCT },
 	[W_TRACE_KPROBE] = { "trace_kprobe", BTF_KIND_STRUCT },
 	[W_SESSION_KFUNC] = { "bpf_session_is_return", BTF_KIND_FUNC },
+	[W_MM_STRUCT] = { "mm_struct", BTF_KIND_STRUCT },
+	[W_XOL_AREA] = { "xol_area", BTF_KIND_STRUCT },
 };
 
 static void find_types(const struct btf *btf, int ids[W_CNT])
@@ -202,6 +206,15 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->task_comm_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "comm"));
 	f->task_pid_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "pid"));
 	f->task_stack_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "stack"));
+	/*
+	 * The uprobe trampoline's address, current->mm->uprobes_state.xol_area->vaddr: what
+	 * a return probe writes over a traced call's return address (all three or none)
+	 */
+	f->task_mm_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "mm"));
+	f->mm_xol_area_off = off_or_0(path_off(btf, ids[W_MM_STRUCT], "uprobes_state.xol_area"));
+	f->xol_vaddr_off = off_or_0(path_off(btf, ids[W_XOL_AREA], "vaddr"));
+	if (!f->task_mm_off || !f->mm_xol_area_off || !f->xol_vaddr_off)
+		f->task_mm_off = f->mm_xol_area_off = f->xol_vaddr_off = 0;
 	f->has_rawtp_cookie = path_off(btf, ids[W_BPF_ATTR], "raw_tracepoint.cookie") >= 0;
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	f->has_kprobe_multi = ids[W_KPROBE_MULTI_LINK];

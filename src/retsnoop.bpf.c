@@ -62,9 +62,14 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	slot = session_slot(key);
 	sess = slot_session(slot);
 	/* a user function called where longjmp() or an exception left traced frames */
-	if (sess && usp && user_unwind(sess, USER_SP32(usp) + 1, key, bpf_ktime_get_ns())) {
+	if (sess && usp && user_unwind(sess, usp + 1, key, bpf_ktime_get_ns())) {
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;	/* the hash map's entry is gone */
+	}
+	/* ...or a kernel function entered from there (a syscall made after the jump) */
+	if (sess && !usp && user_resync(sess, key, bpf_ktime_get_ns())) {
+		sess = NULL;
+		slot = use_task_storage ? slot : NULL;
 	}
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
@@ -102,7 +107,7 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	sess->stack.func_res[d] = 0;
 	sess->stack.func_lat[d] = 0;
 	sess->entry_ts[d] = now;
-	sess->entry_sp[d] = usp ? USER_SP32(usp) : 0;
+	sess->entry_sp[d] = usp ? user_sp_code(sess, usp) : 0;
 	sess->stack.depth = d + 1;
 	sess->stack.max_depth = d + 1;
 	sess->stack.stitched &= ~levels_from(d);
@@ -169,7 +174,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 		return 0;
 	now = bpf_ktime_get_ns();
 	/* the frames above the returning one were left by longjmp() or an exception */
-	if (usp && user_unwind(sess, USER_SP32(usp - URET_SP_ADJ), key, now))
+	if (usp && user_unwind(sess, usp - URET_SP_ADJ, key, now))
 		return 0;
 	if (sess->overflow) {
 		sess->overflow--;

@@ -25,6 +25,7 @@
 #include "records.h"
 #include "sink.h"
 #include "stop.h"
+#include "tracer.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
 #include "prefetch.h"
@@ -311,15 +312,21 @@ static int resolve_mode(const struct kernel_features *feat, const char **desc)
 	}
 }
 
-/* What would be attached: the --dry-run report (reference §5.8). */
+/*
+ * What would be attached: the --dry-run report (reference §5.8). @feat NULL: feature
+ * detection failed, the user functions' mode is a guess too.
+ */
 static void report_dry_run(const struct func_discovery *d, const struct trace_funcs *tf,
-			   const char *mode)
+			   const char *mode, const struct kernel_features *feat)
 {
 	FILE *vout = env.json ? stderr : stdout;
+	enum uprobe_mode umode;
 
+	umode = tracer__user_mode(feat, trace_cmd__user_mode_asked(&env), !env.cfg.uprobe_session);
 	trace_cmd__report_fallbacks(&env, d, log_print);
 	log_msg(log_print, LOG_INFO, "Attach mode: %s.\n", mode);
-	trace_cmd__report_funcs(&env, tf->funcs, tf->cnt, NULL, mode, NULL, vout, log_print);
+	trace_cmd__report_funcs(&env, tf->funcs, tf->cnt, NULL, mode, NULL,
+				uprobe_attacher__mode_name(umode), vout, log_print);
 	log_msg(log_print, LOG_INFO, "Successfully attached in 0 ms.\n");
 }
 
@@ -697,7 +704,7 @@ static int run(void)
 		goto cleanup;
 	}
 	if (env.dry_run) {
-		report_dry_run(d, &tf, mode);
+		report_dry_run(d, &tf, mode, feat_err ? NULL : &feat);
 		printf("Dry run successful, exiting...\n");
 		printf("DONE in %ld ms.\n", now_ms() - start_ms);
 		goto cleanup;

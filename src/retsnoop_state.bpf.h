@@ -115,11 +115,12 @@ struct session {
 	__u32 sys_err_seq;
 	__u64 entry_ts[MAX_FSTACK_DEPTH];
 	/*
-	 * A user frame's stack pointer at entry, its low 32 bits (| 1: 0 is a kernel frame),
-	 * compared as wrapping distances (one thread's stack is far smaller than 2 GiB): the
-	 * session fits in its task storage slot. See user_unwind().
+	 * A user frame's stack pointer at entry, its low 32 bits and flags (USP_*; 0 is a
+	 * kernel frame), placed against usp_base, the session's first user frame's: the
+	 * session fits in its task storage slot. See user_sp_code() (user_session.bpf.h).
 	 */
 	__u32 entry_sp[MAX_FSTACK_DEPTH];
+	__u64 usp_base;
 	struct call_stack stack;
 	__s32 lbrs_sz;
 	struct lbr_record lbrs[MAX_LBR_ENTRIES];

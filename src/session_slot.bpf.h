@@ -177,6 +177,7 @@ static __always_inline void reset_session(struct session *sess)
 	sess->stack.sys_err = 0;
 	sess->stack.sys_err_level = 0;
 	sess->sys_err = 0;
+	sess->usp_base = 0;
 	sess->lbrs_sz = 0;
 }
 

@@ -141,7 +141,8 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
 			     const struct mass_attacher *att, const char *mode,
-			     const struct uprobe_attacher *uatt, FILE *out, log_print_fn print)
+			     const struct uprobe_attacher *uatt, const char *umode, FILE *out,
+			     log_print_fn print)
 {
 	const char *dry = att || uatt ? "" : " (dry run)";
 	size_t i, ucnt = 0, kcnt;
@@ -198,7 +199,13 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 	if (ucnt)
 		fprintf(out, "Total %zu user-space functions attached%s successfully (%s)!\n", ucnt,
 			dry, uatt ? uprobe_attacher__mode_name(uprobe_attacher__mode(uatt)) :
-			"uprobes");
+			umode ?: "uprobes");
+}
+
+enum uprobe_mode trace_cmd__user_mode_asked(const struct env *env)
+{
+	/* -K: single probes for user functions too (the best the kernel has otherwise) */
+	return env->attach_mode == ATTACH_KPROBE_SINGLE ? UPROBE_SINGLE : UPROBE_AUTO;
 }
 
 /* -F: the functions fentry/fexit can't attach, said once whatever the verbosity. */
@@ -484,7 +491,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.progress_ctx = progress,
 		.user_func_cnt = tf->user_cnt,
 		/* -K: single probes for user functions too (uprobe.multi otherwise, if there) */
-		.user_mode = env->attach_mode == ATTACH_KPROBE_SINGLE ? UPROBE_SINGLE : UPROBE_AUTO,
+		.user_mode = trace_cmd__user_mode_asked(env),
 		.no_session_links = !env->cfg.uprobe_session,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
@@ -680,7 +687,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				tracer__attacher(t) ? attached_mode_name(tracer__attacher(t)) : "none",
-				tracer__uprobes(t), vout, print);
+				tracer__uprobes(t), NULL, vout, print);
 	log_msg(print, LOG_INFO, "Successfully attached in %ld ms.\n", now_ms() - t0);
 
 	/*

@@ -7,6 +7,7 @@
 #include "env.h"
 #include "func.h"
 #include "log.h"
+#include "uprobe_attacher.h"
 
 struct btf;
 struct func_discovery;
@@ -72,11 +73,15 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 /*
  * The -v/-vv lines about entry points and attached functions; @att and @uatt NULL for a
  * dry run. @mode names the kernel functions' attach mode; @uatt's user functions that it
- * skipped are not listed as attached.
+ * skipped are not listed as attached. @umode names the user functions' mode where @uatt
+ * is NULL (a dry run: the mode a real run would use).
  */
 void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, size_t cnt,
 			     const struct mass_attacher *att, const char *mode,
-			     const struct uprobe_attacher *uatt, FILE *out, log_print_fn print);
+			     const struct uprobe_attacher *uatt, const char *umode, FILE *out,
+			     log_print_fn print);
+/* The uprobe attach mode @env asks for (-K: single uprobes; else UPROBE_AUTO). */
+enum uprobe_mode trace_cmd__user_mode_asked(const struct env *env);
 /* -F: how many functions use kprobes instead (always said when there are any). */
 void trace_cmd__report_fallbacks(const struct env *env, const struct func_discovery *d,
 				 log_print_fn print);

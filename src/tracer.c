@@ -91,6 +91,16 @@ static void no_kernel_progs(struct retsnoop *skel)
 	}
 }
 
+enum uprobe_mode tracer__user_mode(const struct kernel_features *feat, enum uprobe_mode asked,
+				   bool no_session_links)
+{
+	if (asked != UPROBE_AUTO || !feat)
+		return asked;
+	if (feat->has_uprobe_session && feat->session_kfunc_id && !no_session_links)
+		return UPROBE_SESSION;
+	return feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
+}
+
 /*
  * User-space functions: their own attacher, BPF cookies for their ids (uprobes take
  * cookies from 5.15, like kprobes), and the syscall exit that ties their errors to errnos.
@@ -120,11 +130,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		return -EOPNOTSUPP;
 	}
 	/* the programs' attach type decides which links they take: choose before loading */
-	if (uo.mode == UPROBE_AUTO && feat->has_uprobe_session && feat->session_kfunc_id &&
-	    !opts->no_session_links)
-		uo.mode = UPROBE_SESSION;
-	else if (uo.mode == UPROBE_AUTO)
-		uo.mode = feat->has_uprobe_multi ? UPROBE_MULTI : UPROBE_SINGLE;
+	uo.mode = tracer__user_mode(feat, uo.mode, opts->no_session_links);
 	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
 		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
 		return -EOPNOTSUPP;
@@ -308,11 +314,26 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
+	if (opts->user_stacks || opts->user_func_cnt) {
+		/* -U, and user_resync() (user_session.bpf.h): the user registers */
+		skel->rodata->task_stack_off = feat->task_stack_off;
+		skel->rodata->user_regs_off = feat->user_regs_off;
+	}
+	if (opts->user_func_cnt) {
+		skel->rodata->user_resync_on = true;
+		skel->rodata->task_mm_off = feat->task_mm_off;
+		skel->rodata->mm_xol_area_off = feat->mm_xol_area_off;
+		skel->rodata->xol_vaddr_off = feat->xol_vaddr_off;
+		if (!feat->user_regs_off)
+			pr(t, LOG_DEBUG, "Frames left by longjmp() are not looked for at kernel entry: where the kernel saves user registers is not known.\n");
+		else
+			pr(t, LOG_DEBUG, "Frames left by longjmp() are looked for at kernel entry by the user stack pointer%s.\n",
+			   feat->xol_vaddr_off ? " and the return-address slots" :
+			   " only (no uprobe trampoline address in the kernel's BTF)");
+	}
 	if (opts->user_stacks) {
 		skel->rodata->capture_ustack = true;
 		skel->rodata->ustack_size = opts->ustack_size ?: USTACK_DEFAULT_SIZE;
-		skel->rodata->task_stack_off = feat->task_stack_off;
-		skel->rodata->user_regs_off = feat->user_regs_off;
 	} else {
 		/* a page-sized buffer per CPU that nothing would use */
 		bpf_map__set_autocreate(skel->maps.ustack_bufs, false);

@@ -122,6 +122,14 @@ int tracer__trace_tgid(struct tracer *t, int tgid);
  * run has no kernel function or probe.
  */
 const struct mass_attacher *tracer__attacher(const struct tracer *t);
+/*
+ * The uprobe attach mode a run on a kernel with @feat uses for user functions when asked
+ * for @asked: UPROBE_AUTO is session links where the kernel has them (unless
+ * @no_session_links), else uprobe.multi, else single uprobes (which a uprobe.multi that
+ * fails to attach also falls back to). @feat NULL: @asked. --dry-run -v names it too.
+ */
+enum uprobe_mode tracer__user_mode(const struct kernel_features *feat, enum uprobe_mode asked,
+				   bool no_session_links);
 /* The user-space functions' attacher; NULL without user functions. */
 const struct uprobe_attacher *tracer__uprobes(const struct tracer *t);
 /* Start recording and decoding. */

@@ -4,7 +4,8 @@
  * uprobe/uretprobe programs are with the kernel probes' in retsnoop.bpf.c): the errno of a
  * syscall that failed under a traced user-space frame (note_sys_err() in err_chain.bpf.h
  * puts it in the chain), exec() ending a session that began in the old image, and the
- * frames longjmp() or an exception left without returning (user_unwind()).
+ * frames longjmp() or an exception left without returning (user_unwind(), and
+ * user_resync() where the thread enters the kernel).
  *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
@@ -15,6 +16,7 @@
 #include "session_slot.bpf.h"
 #include "tgid_set.bpf.h"
 #include "records.bpf.h"
+#include "ustack.bpf.h"
 
 /*
  * uprobe session links (Linux 6.13+): which of the two runs this is. A call of helper
@@ -24,8 +26,6 @@
 /* unused where this header is compiled alone (tests/unit/bpf_headers.sh) */
 static bool (*usession_is_return)(void *ctx) __attribute__((unused)) = (void *)SESSION_RET_MARK;
 
-/* struct session's entry_sp[] of a user stack pointer */
-#define USER_SP32(sp)	((__u32)(sp) | 1)
 #if defined(__TARGET_ARCH_x86)
 #define URET_SP_ADJ	8	/* the return address: pushed by call, popped by ret */
 #else
@@ -33,39 +33,74 @@ static bool (*usession_is_return)(void *ctx) __attribute__((unused)) = (void *)S
 #endif
 
 /*
- * longjmp() and C++ exceptions leave functions without returning: their uretprobes never
- * fire (the kernel drops their return instances), and the frames would stay on our stack,
- * the next call nesting under them. The user stack tells which are gone: it grows down,
- * so a frame whose stack pointer at entry is below @limit (USER_SP32(): the next call's
- * stack pointer + 1, or the returning frame's own at its entry) is not running any more. Pop
- * those (and any kernel frame above them) as not returned: LAT_NO_RETURN in their
- * latency, the time until we found out. The chain below them stays: an error that
- * longjmp() carried up is still the error chain, through the frames it skipped.
+ * struct session's entry_sp[]: a user frame's stack pointer at entry in 32 bits. The low
+ * 32 bits of the address with its 3 low bits (0 at a function's entry: the stack is
+ * 8-byte aligned or better) for flags: USP_USER always (0 is a kernel frame), USP_FAR for
+ * a stack pointer 2 GiB or more from the session's usp_base (the first user frame's), and
+ * USP_ABOVE when that far one is above it. A frame near usp_base has its full address
+ * back; a far one runs on another stack (a coroutine's, an alternate signal stack), and
+ * which side of usp_base it is on says how it compares with a stack pointer near
+ * usp_base. Two far ones on the same side are compared by their low 32 bits, as on one
+ * stack. The comparisons are then those of the full stack pointers, the kernel's own for
+ * its return probes (arch_uretprobe_is_alive()): where it takes a traced frame for gone,
+ * it dropped that frame's return probe too.
+ */
+#define USP_USER	1U
+#define USP_FAR		2U
+#define USP_ABOVE	4U
+#define USP_FLAGS	7U
+#define USP_NEAR_SPAN	(1ULL << 31)
+
+static __always_inline bool usp_near(__u64 base, __u64 sp)
+{
+	return sp - base + USP_NEAR_SPAN < 2 * USP_NEAR_SPAN;
+}
+
+static __always_inline __u32 user_sp_code(struct session *sess, __u64 sp)
+{
+	__u64 base = sess->usp_base;
+
+	if (!base)
+		base = sess->usp_base = sp;
+	if (usp_near(base, sp))
+		return ((__u32)sp & ~USP_FLAGS) | USP_USER;
+	return ((__u32)sp & ~USP_FLAGS) | USP_USER | USP_FAR | (sp > base ? USP_ABOVE : 0);
+}
+
+/* A near frame's full stack pointer at entry (see user_sp_code()). */
+static __always_inline __u64 user_sp_near(const struct session *sess, __u32 code)
+{
+	__u64 base = sess->usp_base;
+
+	return base + (__s64)(__s32)((code & ~USP_FLAGS) - (__u32)base);
+}
+
+/* Was the frame of entry_sp[] @code entered below stack address @limit? */
+static __always_inline bool user_sp_below(const struct session *sess, __u32 code, __u64 limit)
+{
+	__u64 base = sess->usp_base;
+	bool limit_near = usp_near(base, limit);
+
+	if (!(code & USP_FAR))
+		return limit_near ? user_sp_near(sess, code) < limit : limit > base;
+	if (limit_near || (limit > base) != !!(code & USP_ABOVE))
+		return !(code & USP_ABOVE);
+	return (__s32)((code & ~USP_FLAGS) - (__u32)limit) < 0;
+}
+
+/*
+ * Pop the frames [@nd, depth) that longjmp() or an exception left (and any kernel frame
+ * above them) as not returned: LAT_NO_RETURN in their latency, the time until we found
+ * out. The chain below them stays: an error that longjmp() carried up is still the error
+ * chain, through the frames it skipped.
  * Returns true when the session's entry frame itself was left: the session is over
  * (reported as if it returned, its error that of its chain) and freed.
  */
-static __always_inline bool user_unwind(struct session *sess, __u32 limit, __s64 key, __u64 now)
+static __always_inline bool user_pop_left(struct session *sess, __u32 nd, __s64 key, __u64 now)
 {
-	__u32 d = sess->stack.depth, nd = d, n, i, sp;
+	__u32 d = sess->stack.depth, n, i;
 
-	if (d == 0 || d > MAX_FSTACK_DEPTH)
-		return false;
-	/* the usual case first: the innermost frame is a user frame still running */
-	sp = sess->entry_sp[frame_idx(d - 1)];
-	if (sp && (__s32)(sp - limit) >= 0)
-		return false;
-	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
-		if (n >= d)
-			break;
-		i = frame_idx(d - 1 - n);
-		sp = sess->entry_sp[i];
-		if (!sp)
-			continue;	/* a kernel frame: gone if a user frame below it is */
-		if ((__s32)(sp - limit) >= 0)
-			break;
-		nd = i;
-	}
-	if (nd == d)
+	if (nd >= d || d > MAX_FSTACK_DEPTH)
 		return false;
 	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
 		i = frame_idx(nd + n);
@@ -93,6 +128,126 @@ static __always_inline bool user_unwind(struct session *sess, __u32 limit, __s64
 }
 
 /*
+ * longjmp() and C++ exceptions leave functions without returning: their uretprobes never
+ * fire (the kernel drops their return instances), and the frames would stay on our stack,
+ * the next call nesting under them. The user stack tells which are gone: it grows down,
+ * so a frame whose stack pointer at entry is below @limit (the next call's stack pointer
+ * + 1, or the returning frame's own at its entry) is not running any more.
+ * Pops those (user_pop_left()); true when that ended the session.
+ */
+static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
+{
+	__u32 d = sess->stack.depth, nd = d, n, i, sp;
+
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return false;
+	/* the usual case first: the innermost frame is a user frame still running */
+	sp = sess->entry_sp[frame_idx(d - 1)];
+	if (sp && !user_sp_below(sess, sp, limit))
+		return false;
+	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+		if (n >= d)
+			break;
+		i = frame_idx(d - 1 - n);
+		sp = sess->entry_sp[i];
+		if (!sp)
+			continue;	/* a kernel frame: gone if a user frame below it is */
+		if (!user_sp_below(sess, sp, limit))
+			break;
+		nd = i;
+	}
+	return user_pop_left(sess, nd, key, now);
+}
+
+/* Set by user space when user functions are traced (kernel_features.h has the offsets). */
+const volatile bool user_resync_on = false;
+const volatile __u32 task_mm_off = 0;
+const volatile __u32 mm_xol_area_off = 0;
+const volatile __u32 xol_vaddr_off = 0;
+
+#define UPROBE_XOL_SIZE	4096	/* the trampoline's page: the process's [uprobes] mapping */
+
+/* The current process's uprobe trampoline (mm->uprobes_state.xol_area->vaddr); 0: none */
+static __always_inline __u64 uprobe_trampoline(void)
+{
+	__u64 task = bpf_get_current_task(), mm = 0, area = 0, vaddr = 0;
+
+	if (!xol_vaddr_off ||
+	    bpf_probe_read_kernel(&mm, sizeof(mm), (void *)(task + task_mm_off)) || !mm ||
+	    bpf_probe_read_kernel(&area, sizeof(area), (void *)(mm + mm_xol_area_off)) || !area)
+		return 0;
+	bpf_probe_read_kernel(&vaddr, sizeof(vaddr), (void *)(area + xol_vaddr_off));
+	return vaddr;
+}
+
+/*
+ * A kernel function entered, or a syscall failing, while the innermost frame of the
+ * session is a user frame: the thread crossed into the kernel from user space, and user
+ * code that ran since the last traced call or return may have left traced frames by
+ * longjmp() (the function holding the jmp_buf made a syscall after the jump). The user
+ * registers the kernel saved at that entry tell which frames are still running:
+ * - a frame whose stack pointer at entry is below the user stack pointer now is gone, as
+ *   at a call (user_unwind());
+ * - on x86-64 a traced call's return address is in memory, at its stack pointer at entry,
+ *   and its return probe wrote the process's uprobe trampoline over it. The stack pointer
+ *   alone can't tell: a syscall is made in libc's wrapper, a call below the function that
+ *   holds the jmp_buf, whose frames reuse the left frames' stack. A call made after the
+ *   jump overwrites that slot with its own return address, so a frame whose slot no
+ *   longer holds the trampoline has returned or was left: it and the frames above it
+ *   are gone. Innermost first: a running frame's slot ends the walk (one read).
+ * Not while the thread is in the trampoline's own page (the return probe's syscall or
+ * trap): a returning frame's slot is overwritten there before its exit is seen.
+ * Returns true when the session ended (its entry frame was left).
+ */
+static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 now)
+{
+	__u32 d = sess->stack.depth, nd, n, i, esp;
+	__u64 sp, pc, tramp, slot, addr;
+
+	if (!user_resync_on || d == 0 || d > MAX_FSTACK_DEPTH ||
+	    !sess->entry_sp[frame_idx(d - 1)] || !read_user_sp_pc(&sp, &pc))
+		return false;
+	tramp = uprobe_trampoline();
+	if (tramp && pc - tramp < UPROBE_XOL_SIZE)
+		return false;
+	if (user_unwind(sess, sp, key, now))
+		return true;
+#if defined(__TARGET_ARCH_x86)
+	d = sess->stack.depth;
+	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH)
+		return false;
+	nd = d;
+	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+		if (n >= d)
+			break;
+		i = frame_idx(d - 1 - n);
+		esp = sess->entry_sp[i];
+		if (!esp)
+			continue;
+		/*
+		 * Its slot's address: a far frame's (user_sp_code()) only where sp is as far
+		 * on the same side (on its stack, presumably), else it is not judged here
+		 */
+		if (!(esp & USP_FAR))
+			addr = user_sp_near(sess, esp);
+		else if (usp_near(sess->usp_base, sp) ||
+			 (sp > sess->usp_base) != !!(esp & USP_ABOVE))
+			break;
+		else
+			addr = sp + (__s64)(__s32)((esp & ~USP_FLAGS) - (__u32)sp);
+		slot = 0;
+		if (bpf_probe_read_user(&slot, sizeof(slot), (void *)addr) || slot == tramp)
+			break;
+		nd = i;
+	}
+	return user_pop_left(sess, nd, key, now);
+#else
+	/* arm64: the return address is in the link register, saved where the callee likes */
+	return false;
+#endif
+}
+
+/*
  * Every syscall's return, while user functions are traced (a raw tracepoint: no tracefs
  * needed). Only threads inside a session with a traced frame running pay more than a
  * lookup; a failure is remembered with the innermost traced frame's call.
@@ -102,12 +257,15 @@ int usys_exit(__u64 *ctx)
 {
 	struct session *sess;
 	long ret = (long)ctx[1];
+	__s64 key;
 	__u32 d;
 
 	if (!ready || ret >= 0 || ret < -MAX_ERRNO || !task_traced())
 		return 0;
-	sess = find_session(session_key(bpf_get_current_pid_tgid()));
-	if (!sess)
+	key = session_key(bpf_get_current_pid_tgid());
+	sess = find_session(key);
+	/* the failure belongs to the frame that made the syscall, not to one longjmp() left */
+	if (!sess || user_resync(sess, key, bpf_ktime_get_ns()))
 		return 0;
 	d = sess->stack.depth;
 	if (d == 0 || d > MAX_FSTACK_DEPTH)

@@ -28,11 +28,21 @@ const volatile __u32 user_regs_off = 0;	/* user pt_regs, from the kernel stack's
 #define USTACK_REG_CNT		21
 #define USTACK_SP(r)		((r)[19])
 #define USTACK_IS_USER(r)	(((r)[17] & 3) == 3)	/* cs: privilege level 3 */
+/* read_user_sp_pc(): the 4 registers from ip on (ip, cs, flags, sp) */
+#define USTACK_WIN_START	16
+#define USTACK_WIN_PC(w)	((w)[0])
+#define USTACK_WIN_SP(w)	((w)[3])
+#define USTACK_WIN_IS_USER(w)	(((w)[1] & 3) == 3)
 #elif defined(__TARGET_ARCH_arm64)
 #define USTACK_ARCH		USTACK_ARCH_ARM64
 #define USTACK_REG_CNT		34
 #define USTACK_SP(r)		((r)[31])
 #define USTACK_IS_USER(r)	(((r)[33] & 0xf) == 0)	/* pstate: EL0t */
+/* read_user_sp_pc(): sp, pc, pstate (and orig_x0, in struct pt_regs after them) */
+#define USTACK_WIN_START	31
+#define USTACK_WIN_PC(w)	((w)[1])
+#define USTACK_WIN_SP(w)	((w)[0])
+#define USTACK_WIN_IS_USER(w)	(((w)[2] & 0xf) == 0)
 #endif
 
 /*
@@ -73,6 +83,31 @@ static __always_inline void read_ustack_regs(struct rec_ustack *r)
 		r->flags |= USTACK_F_NOT_USER;
 #else
 	r->err = -USTACK_EOPNOTSUPP;
+#endif
+}
+
+/*
+ * The current thread's user stack pointer and pc as saved at its kernel entry (a syscall,
+ * an interrupt or fault taken in user mode): false where they can't be read or are not
+ * user-mode registers (a kernel thread).
+ */
+static __always_inline bool read_user_sp_pc(__u64 *sp, __u64 *pc)
+{
+#ifdef USTACK_ARCH
+	void *task = (void *)bpf_get_current_task();
+	void *kstack = NULL;
+	__u64 w[4];
+
+	if (!user_regs_off ||
+	    bpf_probe_read_kernel(&kstack, sizeof(kstack), task + task_stack_off) ||
+	    bpf_probe_read_kernel(w, sizeof(w), kstack + user_regs_off + USTACK_WIN_START * 8) ||
+	    !USTACK_WIN_IS_USER(w))
+		return false;
+	*sp = USTACK_WIN_SP(w);
+	*pc = USTACK_WIN_PC(w);
+	return true;
+#else
+	return false;
 #endif
 }
 

@@ -339,6 +339,36 @@ life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' 
 check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
 	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
 check "lifecycle: nothing left attached" nothing_left
+# the same outside -- CMD, with -p: one process execs inside exec_work, one is killed
+# inside kill_work, a third fails twice beside them. The exec'd image's session and the
+# third's two are whole, nothing of the killed one; nothing left attached (uprobe_events,
+# bpftool's links)
+pid_life() {
+	local k rpid i
+	for k in a b c; do rm -f "$T/l$k"; mkfifo "$T/l$k"; done
+	sh -c "read x; exec '$P' --exec /nonexistent/pexec" <"$T/la" >/dev/null 2>&1 &
+	pa=$!
+	sh -c "read x; exec '$P' --kill /nonexistent/pkill" <"$T/lb" >/dev/null 2>&1 &
+	pb=$!
+	sh -c "read x; exec '$P' /nonexistent/pother 2" <"$T/lc" >/dev/null 2>&1 &
+	pc=$!
+	exec 7>"$T/la" 8>"$T/lb" 9>"$T/lc"
+	"$RS" -p $pa -p $pb -p $pc -e "exec_work [$P]" -e "kill_work [$P]" -e "do_work [$P]" \
+		-a "open_config [$P]" --json >"$T/out" 2>"$T/err" &
+	rpid=$!
+	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	echo go >&7; echo go >&8; echo go >&9
+	exec 7>&- 8>&- 9>&-
+	{ wait $pa $pb $pc; } 2>/dev/null	# (the shell's "Killed" for pb)
+	sleep 0.3
+	kill -INT $rpid; wait $rpid
+}
+pid_life
+check "-p, exec inside exec_work: the new image's do_work -> open_config, the other process's 2, nothing of the killed one" \
+	jq_samples "sorted((x['pid'], [f['function'] for f in x['stack']]) for x in s) == sorted([($pa, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config'])])"
+check "-p lifecycle: no dropped or incomplete sample" \
+	jq_samples "(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'drops' and r['final']]) and d[-1]['dropped_samples'] == 0 and d[-1]['incomplete_samples'] == 0"
+check "-p lifecycle: nothing left attached" nothing_left
 
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack
@@ -357,6 +387,14 @@ check "longjmp -T: jmp_inner's and jmp_middle's exit rows say no return, innermo
 "$RS" -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" in /nonexistent/jmpin 1 >"$T/out" 2>"$T/err"
 check "longjmp text: a rule '$nr_why' above jmp_middle, '[no return]' rows, no DROPPED/SKIPPED warning" \
 	eval "grep -qzP 'jmp_work[^\n]*\n +-+ $nr_why -+\n +- \[no return\] +jmp_middle[^\n]*\n +- \[no return\] +jmp_inner[^\n]*\n! +\d+us \[-1 ENOENT\] +open_config' '$T/out' && ! grep -qE 'DROPPED|SKIPPED|WARNING' '$T/out' '$T/err'"
+# a syscall after the jump, made by jmp_work before it returns: its failure is jmp_work's
+# (ENOTDIR), not the left jmp_inner's. The stack pointer at the syscall can't tell (libc's
+# open() reuses the left frames' stack); the return-address slots the calls after the
+# jump overwrote do (user_resync()). Without it jmp_work showed open_config's ENOENT.
+life -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" insys /nonexistent/jmpsys 2
+check "syscall after longjmp: 2 samples jmp_work [-1 ENOTDIR] (its own open()'s errno), the left frames as before" \
+	jq_samples "len(s) == 2 and all($chain == [('jmp_work', None, -1, 'ENOTDIR', '  '), ('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, None, '! ')] for x in s)"
+check "syscall after longjmp: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
 # the entry function itself left (main holds the jmp_buf): the next call's stack pointer
 # ends the session; do_work's session after it is whole
 life -e "jmp_middle [$J]" -e "do_work [$J]" -a "jmp_inner [$J]" -a "open_config [$J]" -- "$J" out /nonexistent/jmpout 2
@@ -364,6 +402,25 @@ check "longjmp out of the entry function: 2 samples jmp_middle, jmp_inner (no re
 	jq_samples "len(s) == 3 and all($chain == [('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, 'ENOENT', '! ')] for x in s[:2]) and (x := s[2]) and $chain == [('do_work', None, -1, 'ENOENT', '  '), ('open_config', None, -1, 'ENOENT', '! ')]"
 check "longjmp out: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
 check "longjmp: nothing left attached" nothing_left
+# traced functions on another stack (tests/uprobe/uctx.c): a coroutine's (mmap()ed, far
+# below the thread's stack), run to its end or suspended and resumed, and a signal
+# handler's on an alternate stack. Each makes a failing syscall outside any traced
+# function: the frame on the thread's stack is still running (its EBADF), nothing is
+# taken for left. 8 runs each: before the stack pointers were compared in full (low 32
+# bits only, user_sp_code()), about half the sessions ended early, their caller marked
+# [no return].
+X=$D/uctx
+for m in co yield sig; do
+	case $m in
+	sig) top=sig_work mid=on_signal ;;
+	*) top=run_co mid=co_step ;;
+	esac
+	life -e "$top [$X]" -a "$mid [$X]" -a "open_config [$X]" -- "$X" $m /nonexistent/uctx 8
+	check "another stack ($m): 8 samples $top [-1 EBADF] -> $mid [-1] -> open_config [-1] (origin), none left" \
+		jq_samples "len(s) == 8 and all($chain == [('$top', None, -1, 'EBADF', '  '), ('$mid', None, -1, None, '  '), ('open_config', None, -1, None, '! ')] for x in s)"
+	check "another stack ($m): no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
+done
+check "another stack: nothing left attached" nothing_left
 # C++: the unwinder can't pass a return probe (the kernel's trampoline is where the return
 # address was), so an exception leaving a traced function aborts the program: retsnoop says
 # so for an image with exception tables, and tracing the catching function and those below
@@ -490,6 +547,14 @@ check "-U without a command: nothing left attached" nothing_left
 # session needs it (bpf_stats run counts); nothing left attached either way
 PAIR="-C bpf.uprobe-session=false"
 "$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
+# --dry-run -v names the mode a real run uses (it said "(uprobes)"), with each option
+umode() { sed -n 's/^Total 1 user-space functions attached.* successfully (\(.*\))!$/\1/p' "$1"; }
+for opt in "" "$PAIR" -K; do
+	"$RS" -v $opt -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/real" 2>&1
+	"$RS" -v --dry-run $opt -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/dry" 2>&1
+	check "--dry-run -v ${opt:-(default)}: the real run's mode '$(umode "$T/real")' (the dry run's: '$(umode "$T/dry")')" \
+		eval '[ -n "$(umode "$T/real")" ] && [ "$(umode "$T/real")" = "$(umode "$T/dry")" ]'
+done
 if grep -q '(uprobe session links)' "$T/out"; then
 	check "sessions: -v says 'Total 1 user-space functions attached successfully (uprobe session links)'" \
 		grep -q '^Total 1 user-space functions attached successfully (uprobe session links)!$' "$T/out"

@@ -8,6 +8,9 @@
  *                       return, jmp_work returns -1 after the jump (N times, default 2)
  *   ujmp out PATH [N]   main() holds it: jmp_middle's session never returns at all; after
  *                       the N jumps, do_work() fails the open() once more and returns
+ *   ujmp insys PATH [N] as in, and after the jump jmp_work() makes a syscall of its own
+ *                       before it returns: an open() of /dev/null/x, failing with ENOTDIR
+ *                       (the syscall's frames belong under jmp_work, not the left ones)
  *
  * -O2 -g, noipa: every traced function a real call with a symbol of its own.
  */
@@ -40,13 +43,16 @@ __attribute__((noipa)) int jmp_middle(const char *path)
 	return jmp_inner(path) + 1;
 }
 
-__attribute__((noipa)) int jmp_work(const char *path)
+__attribute__((noipa)) int jmp_work(const char *path, int sys_after)
 {
 	jmp_buf env;
 
 	jmp_to = &env;
-	if (setjmp(env))
+	if (setjmp(env)) {
+		if (sys_after && open("/dev/null/x", O_RDONLY | O_CLOEXEC) >= 0)
+			return 0;
 		return -1;
+	}
 	return jmp_middle(path);
 }
 
@@ -66,12 +72,12 @@ int main(int argc, char **argv)
 	jmp_buf env;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: ujmp in|out PATH [N]\n");
+		fprintf(stderr, "usage: ujmp in|out|insys PATH [N]\n");
 		return 2;
 	}
 	for (i = 0; i < n; i++) {
-		if (strcmp(argv[1], "in") == 0) {
-			fails += jmp_work(argv[2]) < 0;
+		if (strncmp(argv[1], "in", 2) == 0) {
+			fails += jmp_work(argv[2], argv[1][2] != '\0') < 0;
 			continue;
 		}
 		jmp_to = &env;

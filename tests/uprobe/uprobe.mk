@@ -11,12 +11,13 @@
 #   uprog-fakego    uprog with an empty .go.buildinfo section: what marks a Go binary
 #   uasm            a function written in assembly (-g: the assembler's typeless DWARF)
 #   ujmp            traced functions left by longjmp()
+#   uctx            traced functions on another stack (ucontext coroutines, sigaltstack())
 #   uexc            the same by a C++ exception (g++, tools/deps.sh)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
 	uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uexc)
+	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uctx uexc)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -70,6 +71,10 @@ $(UPROG_OUT)/uasm: tests/uprobe/uasm.S tests/uprobe/uasm_main.c | $(UPROG_OUT)
 	$(Q)cc $(UPROG_CFLAGS) $^ -o $@
 
 $(UPROG_OUT)/ujmp: tests/uprobe/ujmp.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) $< -o $@
+
+$(UPROG_OUT)/uctx: tests/uprobe/uctx.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)cc $(UPROG_CFLAGS) $< -o $@
 

@@ -5,7 +5,8 @@
 # where the kernel has them (6.13+), else uprobe.multi (6.6+), single uprobes with -K (and on 6.1); -A shows the same path string
 # in the user frames (DWARF) and the kernel's (BTF); a user+kernel session whose user frames
 # longjmp() left (tests/uprobe/ujmp.c) keeps its chain down to the kernel's error, the left
-# frames marked, nothing dropped; nothing left attached.
+# frames marked, nothing dropped, and a syscall made after the jump nests under the frame
+# that holds the jmp_buf; nothing left attached.
 # The guest has no shared libraries: the program is linked static-pie, its library in.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,6 +39,9 @@ run args -A -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_op
 J=/usr/bin/ujmp-static
 P=$J PARGS="in /nonexistent/guest-jmp 2"
 run jmp -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_openat2 -a path_openat
+PARGS="insys /nonexistent/guest-jmpsys 1"
+run jmpsys -T -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_openat2 -a path_openat
+run jmpsysF -F -T -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_openat2 -a path_openat
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
 
@@ -79,5 +83,24 @@ expect_count "$j" '^! +[0-9]+us \[-ENOENT\] +path_openat' 2 "longjmp: the chain 
 printf '%s\n' "$j" | awk '/jmp_work  /{w=NR} /jmp_inner  /{i=NR} /open_config  /{o=NR} /path_openat/{p=NR}
 	END { exit !(w && w < i && i < o && o < p) }' || fail "longjmp stack order: jmp_work, jmp_inner, open_config, path_openat"
 expect_count "$j" 'DROPPED|SKIPPED' 0 "longjmp: nothing counted as dropped or skipped"
+# a syscall jmp_work makes after the jump (open() of /dev/null/x): its kernel frames under
+# jmp_work (depth 2), not under the left jmp_inner (depth 4); the return-address slots that
+# the calls after the jump overwrote tell (user_resync())
+jmpsys_checks() {
+	local k m=$1
+	k=$(section "$out" "$m")
+	printf '%s\n' "$k" | grep -E '(→|↔|←) (jmp_|open_config|do_sys_openat2|path_openat)' | sed "s/^/info: $m -T| /"
+	expect_count "$k" '^        ← jmp_inner +\[no return\]' 1 "$m: syscall after longjmp: -T: jmp_inner's exit row says no return"
+	expect_count "$k" '↔ path_openat +\[-ENOTDIR\]' 1 "$m: syscall after longjmp: one path_openat [-ENOTDIR] row"
+	expect_count "$k" '^        ↔ path_openat +\[-ENOTDIR\]' 1 "$m: syscall after longjmp: path_openat [-ENOTDIR] at depth 3, under jmp_work -> do_sys_openat2"
+	expect_count "$k" '^    → do_sys_openat2$' 1 "$m: syscall after longjmp: do_sys_openat2 entered right under jmp_work"
+	expect "$k" '\[-1 ENOTDIR\] +jmp_work ' "$m: syscall after longjmp: jmp_work [-1 ENOTDIR]"
+	expect "$k" '^! +[0-9]+us \[-ENOTDIR\] +path_openat' "$m: syscall after longjmp: the chain jmp_work -> path_openat [-ENOTDIR], the origin"
+	expect_count "$k" '^ +- \[no return\] +jmp_(inner|middle) ' 0 "$m: syscall after longjmp: the stack shows no left frame"
+	expect_count "$k" 'DROPPED|SKIPPED' 0 "$m: syscall after longjmp: nothing counted as dropped or skipped"
+}
+jmpsys_checks jmpsys
+# the same with fentry/fexit on the kernel functions (the check is in each clone)
+jmpsys_checks jmpsysF
 expect "$out" '^links=0 uprobe_events=0$' "nothing left attached"
 finish
