@@ -641,9 +641,8 @@ static int run(void)
 		pre = prefetch__start(&popts);
 
 	/*
-	 * kernel features first: the attach mode depends on them. The calibration probes are
-	 * loaded and attached while the prefetch threads read; what the BTF says comes from
-	 * the vmlinux BTF discovery reads too.
+	 * kernel features first: the attach mode depends on them. Their probes are attached
+	 * while the prefetch threads read; their BTF answers come from discovery's BTF.
 	 */
 	if (kernel) {
 		calib = kernel_features__begin(stop__flag());
@@ -662,12 +661,8 @@ static int run(void)
 	/* released on a thread of its own: the run goes on meanwhile */
 	kernel_features__release(calib);
 	calib = NULL;
-	if (feat_err == -EINTR) {
-		err = feat_err;
-		goto cleanup;
-	}
-	if (feat_err && !env.dry_run) {
-		if (feat_err != -EOPNOTSUPP)
+	if (feat_err && (!env.dry_run || feat_err == -EINTR)) {
+		if (feat_err != -EOPNOTSUPP && feat_err != -EINTR)
 			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
 				strerror(-feat_err), kernel ? "" : " and uprobes");
 		err = feat_err;
