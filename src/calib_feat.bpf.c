@@ -23,9 +23,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 detect_tid = 0;
 /* the kernel has task storage maps and helpers (user space asked it): try creating a slot */
 const volatile bool try_task_storage = false;
-/* from the kernel's BTF: task_struct.stack; trace_kprobe.rp.kp.addr (0: no such type) */
-const volatile __u32 task_stack_off = 0;
-const volatile __u32 tk_addr_off = 0;
+/*
+ * From the kernel's BTF: task_struct.stack; trace_kprobe.rp.kp.addr (0: no such type).
+ * Set in .bss just before the trigger: the object is loaded and attached while user space
+ * is still reading the BTF.
+ */
+__u32 task_stack_off = 0;
+__u32 tk_addr_off = 0;
 
 struct storage_probe_val {
 	char data[SESSION_SLOT_PROBE_SIZE];

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Kernel feature detection and calibration; see kernel_features.h. */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,22 +48,51 @@ static long self_offset(const void *addr)
 	return off;
 }
 
-/* The calibration object, given what the BTF said (@f) as constants. */
-static struct calib_feat *open_calib(const struct kernel_features *f)
+/*
+ * The calibration object. Only its task storage probe is decided at load (5.10 has no task
+ * storage maps: the object must not ask for one); the BTF's offsets go to .bss just before
+ * the trigger, so that loading and attaching need no BTF and can overlap its reading.
+ */
+static struct calib_feat *open_calib(bool try_task_storage)
 {
 	struct calib_feat *skel = calib_feat__open();
 
 	if (!skel)
 		return NULL;
 	skel->rodata->detect_tid = syscall(SYS_gettid);
-	skel->rodata->task_stack_off = f->task_stack_off;
-	skel->rodata->tk_addr_off = f->trace_kprobe_addr_off;
-	/* 5.10 has no task storage maps: the object must not ask for one */
-	skel->rodata->try_task_storage = f->has_task_storage &&
-		libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
-	if (!skel->rodata->try_task_storage)
+	skel->rodata->try_task_storage = try_task_storage;
+	if (!try_task_storage)
 		bpf_map__set_autocreate(skel->maps.storage_probe, false);
 	return skel;
+}
+
+/*
+ * Open and load, with or without the task storage probe: the map type says whether the
+ * kernel has task storage (5.11+); should the verifier still refuse the helper in a
+ * probe, the object is loaded again without it (the BTF then says no as well).
+ */
+static struct calib_feat *load_calib(bool user, int *err)
+{
+	bool try_ts = libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) > 0;
+	struct calib_feat *skel;
+
+	for (;;) {
+		skel = open_calib(try_ts);
+		if (!skel) {
+			*err = -errno;
+			return NULL;
+		}
+		bpf_program__set_autoload(skel->progs.calib_uentry, user);
+		bpf_program__set_autoload(skel->progs.calib_entry, !user);
+		bpf_program__set_autoload(skel->progs.calib_exit, !user);
+		*err = calib_feat__load(skel);
+		if (!*err)
+			return skel;
+		calib_feat__destroy(skel);
+		if (!try_ts)
+			return NULL;
+		try_ts = false;
+	}
 }
 
 /* The BTF's answers into @f: from @btf, or from the vmlinux BTF read here when NULL. */
@@ -81,49 +113,128 @@ static int btf_facts(struct kernel_features *f, const struct btf *btf)
 	return err;
 }
 
+/* The offsets the probes read with, from the BTF's answers, before they fire. */
+static void set_offsets(struct calib_feat *skel, const struct kernel_features *f)
+{
+	skel->bss->task_stack_off = f->task_stack_off;
+	skel->bss->tk_addr_off = f->trace_kprobe_addr_off;
+}
+
 static void copy_out(const struct calib_feat *skel, struct kernel_features *f);
 static bool detect_uprobe_link(int attach_type);
 
-int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux_btf)
+struct kernel_calib {
+	struct calib_feat *skel;
+	int err;		/* of the load or attach; 0: the probes are attached */
+};
+
+static bool stopped(const volatile sig_atomic_t *stop)
+{
+	return stop && *stop;
+}
+
+struct kernel_calib *kernel_features__begin(const volatile sig_atomic_t *stop)
+{
+	struct kernel_calib *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->skel = load_calib(false, &c->err);
+	if (c->err)
+		return c;
+	if (stopped(stop)) {
+		c->err = -EINTR;
+		return c;
+	}
+	c->skel->links.calib_entry = bpf_program__attach(c->skel->progs.calib_entry);
+	if (!c->skel->links.calib_entry) {
+		c->err = -errno;
+		return c;
+	}
+	if (stopped(stop)) {
+		c->err = -EINTR;
+		return c;
+	}
+	c->skel->links.calib_exit = bpf_program__attach(c->skel->progs.calib_exit);
+	if (!c->skel->links.calib_exit)
+		c->err = -errno;
+	return c;
+}
+
+int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
+			 const struct btf *vmlinux_btf, bool uprobe_links)
 {
 	struct calib_feat *skel;
 	int err;
 
+	if (!c)
+		return -ENOMEM;
+	if (c->err)
+		return c->err;
 	err = btf_facts(f, vmlinux_btf);
 	if (err)
 		return err;
-	skel = open_calib(f);
-	if (!skel)
-		return -errno;
-	bpf_program__set_autoload(skel->progs.calib_uentry, false);
-	err = calib_feat__load(skel);
-	if (err)
-		goto cleanup;
-	skel->links.calib_entry = bpf_program__attach(skel->progs.calib_entry);
-	skel->links.calib_exit = skel->links.calib_entry ?
-				 bpf_program__attach(skel->progs.calib_exit) : NULL;
-	if (!skel->links.calib_exit) {
-		err = -errno;
-		goto cleanup;
-	}
-
+	skel = c->skel;
+	set_offsets(skel, f);
 	/*
 	 * Straight to the syscall: libc may route nanosleep() through clock_nanosleep().
 	 * NULL arguments make it fail with EFAULT at once, after both probes fired.
 	 */
 	syscall(SYS_nanosleep, NULL, NULL);
 
-	if (!skel->bss->entry_hit || !skel->bss->exit_hit) {
-		err = -ENODATA;
-		goto cleanup;
-	}
+	if (!skel->bss->entry_hit || !skel->bss->exit_hit)
+		return -ENODATA;
 	copy_out(skel, f);
-	f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
-	f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
+	/* a link each, whose release waits for RCU: only for runs that attach uprobes */
+	if (uprobe_links) {
+		f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
+		f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
+	}
 	f->has_kprobe_session = f->has_kprobe_multi &&
 				kprobe_session__probe(f->session_kfunc_id);
-cleanup:
-	calib_feat__destroy(skel);
+	return 0;
+}
+
+static void *release_calib(void *arg)
+{
+	struct kernel_calib *c = arg;
+
+	calib_feat__destroy(c->skel);
+	free(c);
+	return NULL;
+}
+
+void kernel_features__release(struct kernel_calib *c)
+{
+	sigset_t all, old;
+	pthread_t thread;
+	int err;
+
+	if (!c)
+		return;
+	/*
+	 * Detaching a kprobe waits for RCU grace periods: let a thread of its own wait, the
+	 * run need not. At the process's exit the kernel lets go of whatever is left.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&thread, NULL, release_calib, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		release_calib(c);
+	else
+		pthread_detach(thread);
+}
+
+int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux_btf)
+{
+	struct kernel_calib *c = kernel_features__begin(NULL);
+	int err = kernel_features__end(c, f, vmlinux_btf, true);
+
+	if (c) {
+		calib_feat__destroy(c->skel);
+		free(c);
+	}
 	return err;
 }
 
@@ -169,14 +280,10 @@ int kernel_features__detect_user(struct kernel_features *f, const struct btf *vm
 	err = btf_facts(f, vmlinux_btf);
 	if (err)
 		return err;
-	skel = open_calib(f);
+	skel = load_calib(true, &err);
 	if (!skel)
-		return -errno;
-	bpf_program__set_autoload(skel->progs.calib_entry, false);
-	bpf_program__set_autoload(skel->progs.calib_exit, false);
-	err = calib_feat__load(skel);
-	if (err)
-		goto cleanup;
+		return err;
+	set_offsets(skel, f);
 	off = self_offset((const void *)kernel_features__uprobe_trigger);
 	if (off < 0) {
 		err = off;
@@ -206,7 +313,8 @@ cleanup:
 /* What the calibration measured; the rest came from the BTF. */
 static void copy_out(const struct calib_feat *skel, struct kernel_features *f)
 {
-	f->has_task_storage = skel->rodata->try_task_storage && skel->bss->has_task_storage;
+	f->has_task_storage = f->has_task_storage && skel->rodata->try_task_storage &&
+			      skel->bss->has_task_storage;
 	f->kret_ip_off = skel->bss->kret_ip_off;
 	f->user_regs_off = skel->bss->user_regs_off;
 }

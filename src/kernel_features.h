@@ -7,6 +7,7 @@
 #ifndef RETSNOOP_KERNEL_FEATURES_H
 #define RETSNOOP_KERNEL_FEATURES_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -79,6 +80,25 @@ struct kernel_features {
  * attaching. A kret_ip_off of 0 is only fatal for callers that lack bpf_get_func_ip().
  */
 int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux_btf);
+
+/*
+ * The same detection in two halves, so that loading and attaching the calibration probes
+ * (the kernel's work, a few hundred ms in a slow guest) overlaps the caller's reading of
+ * the vmlinux BTF, and releasing them (RCU grace periods) overlaps what comes after.
+ * kernel_features__begin() loads and attaches (no BTF needed; it gives up between steps
+ * once *@stop is set, NULL: never); NULL only without memory.
+ * kernel_features__end() takes the BTF's answers from @vmlinux_btf (borrowed; NULL: read
+ * here), fires the probes and fills @f: the returns of kernel_features__detect(), the
+ * load's or attach's error, -EINTR after a stop. @uprobe_links: detect uprobe.multi and
+ * uprobe session links too (each costs a link's release; only uprobes need them).
+ * kernel_features__release() lets go of the probes on a thread of its own (inline if none
+ * can be started), after end() or without it; NULL is a no-op.
+ */
+struct kernel_calib;
+struct kernel_calib *kernel_features__begin(const volatile sig_atomic_t *stop);
+int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
+			 const struct btf *vmlinux_btf, bool uprobe_links);
+void kernel_features__release(struct kernel_calib *c);
 
 /*
  * The same detection from a uprobe on retsnoop's own code, for runs that trace only

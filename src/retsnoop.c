@@ -584,6 +584,7 @@ static int run(void)
 		.stop = stop__flag(),
 	};
 	struct prefetch *pre = NULL;
+	struct kernel_calib *calib = NULL;
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
 	struct trace_cmd_target tgt = {};
@@ -647,20 +648,28 @@ static int run(void)
 		pre = prefetch__start(&popts);
 
 	/*
-	 * kernel features first: the attach mode depends on them. What the BTF says comes
-	 * from the vmlinux BTF discovery reads too (kallsyms and the traceable functions are
-	 * still read meanwhile).
+	 * kernel features first: the attach mode depends on them. Their probes are attached
+	 * while the prefetch threads read; their BTF answers come from discovery's BTF.
 	 */
 	if (kernel) {
+		calib = kernel_features__begin(stop__flag());
+		if (!calib) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
 		vmlinux_btf = take_vmlinux_btf(pre);
 		if (!vmlinux_btf) {
 			err = -errno;
 			goto cleanup;
 		}
 	}
-	feat_err = trace_cmd__detect(&feat, !kernel, vmlinux_btf, log_print);
-	if (feat_err && !env.dry_run) {
-		if (feat_err != -EOPNOTSUPP)
+	feat_err = stop__requested() ? -EINTR :
+		   trace_cmd__detect(&feat, calib, has_globs(true), vmlinux_btf, log_print);
+	/* released on a thread of its own: the run goes on meanwhile */
+	kernel_features__release(calib);
+	calib = NULL;
+	if (feat_err && (!env.dry_run || feat_err == -EINTR)) {
+		if (feat_err != -EOPNOTSUPP && feat_err != -EINTR)
 			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
 				strerror(-feat_err), kernel ? "" : " and uprobes");
 		err = feat_err;
@@ -729,6 +738,7 @@ cleanup:
 	func_discovery__free(d);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);
+	kernel_features__release(calib);
 	prefetch__free(pre);
 	return err;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "addr2line.h"
@@ -61,6 +62,17 @@ static void rss_kb(long *peak, long *now)
 
 static long phase_start;
 
+/* CPU time of the whole process, every thread, user and system, in ms (-1: unknown) */
+static long cpu_ms(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1000;
+}
+
 void trace_cmd__phase_done(log_print_fn print, const char *phase)
 {
 	long peak, cur;
@@ -69,8 +81,9 @@ void trace_cmd__phase_done(log_print_fn print, const char *phase)
 	if (!phase_start)
 		phase_start = now_ms();
 	rss_kb(&peak, &cur);
-	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB.\n",
-		phase, now_ms() - phase_start, peak, cur);
+	/* CPU time says what was ours, less disturbed than wall time by a loaded host */
+	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB, CPU %ld ms.\n",
+		phase, now_ms() - phase_start, peak, cur, cpu_ms());
 }
 
 void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms)
@@ -100,11 +113,11 @@ static __s64 clock_offset_ns(void)
 	return off;
 }
 
-int trace_cmd__detect(struct kernel_features *feat, bool user_only,
+int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib *calib, bool uprobes,
 		      const struct btf *vmlinux_btf, log_print_fn print)
 {
-	int err = user_only ? kernel_features__detect_user(feat, vmlinux_btf) :
-			      kernel_features__detect(feat, vmlinux_btf);
+	int err = !calib ? kernel_features__detect_user(feat, vmlinux_btf) :
+			   kernel_features__end(calib, feat, vmlinux_btf, uprobes);
 
 	if (err)
 		return err;

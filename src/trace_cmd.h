@@ -11,6 +11,7 @@
 
 struct btf;
 struct func_discovery;
+struct kernel_calib;
 struct kernel_features;
 struct mass_attacher;
 struct uprobe_attacher;
@@ -34,10 +35,12 @@ struct trace_cmd_target {
 
 /*
  * Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno.
- * @user_only: the run traces no kernel function, detect through a uprobe (kprobes may be
- * missing). @vmlinux_btf: the vmlinux BTF already read (borrowed), NULL to read it here.
+ * @calib: the kernel's calibration begun (kernel_features__begin(); the caller releases
+ * it); NULL: the run traces no kernel function, detect through a uprobe (kprobes may be
+ * missing). @uprobes: the run attaches uprobes (their link types are detected too).
+ * @vmlinux_btf: the vmlinux BTF already read (borrowed), NULL to read it here.
  */
-int trace_cmd__detect(struct kernel_features *feat, bool user_only,
+int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib *calib, bool uprobes,
 		      const struct btf *vmlinux_btf, log_print_fn print);
 
 /*
