@@ -61,8 +61,13 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	key = probe_session_key();
 	slot = session_slot(key);
 	sess = slot_session(slot);
-	/* a user function called where longjmp() or an exception left traced frames */
-	if (sess && usp && user_unwind(sess, usp + 1, key, bpf_ktime_get_ns())) {
+	/*
+	 * A user function called where longjmp() or an exception left traced frames: the
+	 * frames entered at or below its stack pointer are gone, unless it was tail-called
+	 * from the innermost one (entered at the same stack pointer): that one is running
+	 */
+	if (sess && usp &&
+	    user_unwind(sess, usp + !user_tail_call(sess, ctx, usp), key, bpf_ktime_get_ns())) {
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;	/* the hash map's entry is gone */
 	}

@@ -5,7 +5,8 @@
  * syscall that failed under a traced user-space frame (note_sys_err() in err_chain.bpf.h
  * puts it in the chain), exec() ending a session that began in the old image, and the
  * frames longjmp() or an exception left without returning (user_unwind(), and
- * user_resync() where the thread enters the kernel).
+ * user_resync() where the thread enters the kernel), told from the callers of a tail
+ * call (user_tail_call()).
  *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
@@ -132,7 +133,8 @@ static __always_inline bool user_pop_left(struct session *sess, __u32 nd, __s64 
  * fire (the kernel drops their return instances), and the frames would stay on our stack,
  * the next call nesting under them. The user stack tells which are gone: it grows down,
  * so a frame whose stack pointer at entry is below @limit (the next call's stack pointer
- * + 1, or the returning frame's own at its entry) is not running any more.
+ * + 1, its stack pointer itself when it was tail-called, see user_tail_call(), or the
+ * returning frame's own at its entry) is not running any more.
  * Pops those (user_pop_left()); true when that ended the session.
  */
 static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
@@ -178,6 +180,42 @@ static __always_inline __u64 uprobe_trampoline(void)
 		return 0;
 	bpf_probe_read_kernel(&vaddr, sizeof(vaddr), (void *)(area + xol_vaddr_off));
 	return vaddr;
+}
+
+/*
+ * A user function entered at the stack pointer the innermost traced frame had at its
+ * entry: a tail call (`return g(...)` compiled to a jump once the caller's frame is torn
+ * down) from that frame, or a call made where longjmp() left it. The return address tells:
+ * a tail call's is the caller's, which its return probe replaced by the process's uprobe
+ * trampoline (x86-64: the slot at the stack pointer; arm64: the link register, which the
+ * caller restored before its branch); a call writes its own. The kernel decides the same
+ * way (its return probe code chains the callee's return instance to the caller's when the
+ * return address is the trampoline, and drops the caller's otherwise), and then runs both
+ * return probes, callee first, when the callee returns.
+ * Only when the stack pointers are equal: then one read of the trampoline's address, and
+ * of the slot on x86-64. Unknown trampoline (no offsets in the kernel's BTF): false, the
+ * caller is taken for left.
+ */
+static __always_inline bool user_tail_call(struct session *sess, struct pt_regs *ctx, __u64 usp)
+{
+	__u32 d = sess->stack.depth, esp;
+	__u64 tramp, ret = 0;
+
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return false;
+	esp = sess->entry_sp[frame_idx(d - 1)];
+	if (!esp || esp != user_sp_code(sess, usp))
+		return false;
+	tramp = uprobe_trampoline();
+	if (!tramp)
+		return false;
+#if defined(__TARGET_ARCH_x86)
+	if (bpf_probe_read_user(&ret, sizeof(ret), (void *)usp))
+		return false;
+#elif defined(__TARGET_ARCH_arm64)
+	ret = PT_REGS_RET(ctx);
+#endif
+	return ret == tramp;
 }
 
 /*

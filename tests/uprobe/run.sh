@@ -402,6 +402,47 @@ check "longjmp out of the entry function: 2 samples jmp_middle, jmp_inner (no re
 	jq_samples "len(s) == 3 and all($chain == [('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, 'ENOENT', '! ')] for x in s[:2]) and (x := s[2]) and $chain == [('do_work', None, -1, 'ENOENT', '  '), ('open_config', None, -1, 'ENOENT', '! ')]"
 check "longjmp out: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
 check "longjmp: nothing left attached" nothing_left
+# tail calls (tests/uprobe/utail.c): tail_outer jumps to tail_mid, which jumps to
+# tail_inner, each entering at its caller's stack pointer at entry, the slot there holding
+# the uprobe trampoline. The kernel keeps every return probe and runs them callee first
+# when tail_inner returns; the session keeps the callers (user_tail_call()) where it took
+# them for left by longjmp(): the chain lost tail_outer and tail_mid and counted their
+# returns as skipped calls (2 a session). Without the jumps in the build there is nothing
+# to test: SKIP.
+L=$D/utail
+tail_jmps() {
+	objdump -d --no-show-raw-insn "$L" | awk '/^[0-9a-f]+ <tail_(outer|mid)>:$/ { f = $2 }
+		/^$/ { f = "" } f && /\tjmp +[0-9a-f]+ <tail_(mid|inner)>$/ { print f, $NF }' | sort -u |
+		tr '\n' ' '
+}
+if [ "$(tail_jmps)" = "<tail_mid>: <tail_inner> <tail_outer>: <tail_mid> " ]; then
+	tchain='[(f["function"], f.get("result"), f.get("syscall_errno"), f.get("no_return"), f["marker"]) for f in x["stack"]]'
+	twant="[('tail_outer', -1, 'ENOENT', None, '  '), ('tail_mid', -1, 'ENOENT', None, '  '), ('tail_inner', -1, 'ENOENT', None, '  '), ('open_config', -1, 'ENOENT', None, '! ')]"
+	for m in default pair single; do
+		case $m in
+		pair) opt="-C bpf.uprobe-session=false" ;;
+		single) opt=-K ;;
+		*) opt= ;;
+		esac
+		life $opt -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -- "$L" /nonexistent/utail 2
+		check "tail calls ($m): 2 samples tail_work -> tail_outer => tail_mid => tail_inner -> open_config, all [-1 ENOENT], no frame left, none skipped" \
+			jq_samples "len(s) == 2 and all($tchain == [('tail_work', -1, 'ENOENT', None, '  ')] + $twant for x in s) and $no_drops"
+	done
+	life -T -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -- "$L" /nonexistent/utail 1
+	check "tail calls -T: the exits tail_inner, tail_mid, tail_outer (one return trap, callee first), then tail_work's, each -1 and no longer than its caller" \
+		jq_samples "len(s) == 1 and (e := [r for r in s[0]['trace'] if r['kind'] == 'exit']) and [(r['function'], r['depth'], r['result']) for r in e] == [('tail_inner', 4, -1), ('tail_mid', 3, -1), ('tail_outer', 2, -1), ('tail_work', 1, -1)] and all(e[i]['duration_ns'] <= e[i + 1]['duration_ns'] for i in range(3))"
+	"$RS" -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -- "$L" /nonexistent/utail 1 >"$T/out" 2>"$T/err"
+	check "tail calls text: the callers above the function they jumped to, each with its result, no DROPPED/SKIPPED warning" \
+		eval "grep -qzP '\[-1 ENOENT\] +tail_work[^\n]*\n +\d+us \[-1 ENOENT\] +tail_outer[^\n]*\n +\d+us \[-1 ENOENT\] +tail_mid[^\n]*\n +\d+us \[-1 ENOENT\] +tail_inner[^\n]*\n! +\d+us \[-1 ENOENT\] +open_config' '$T/out' && ! grep -qE 'DROPPED|SKIPPED|WARNING' '$T/out' '$T/err'"
+	# the entry function tail-calls: its session went on past the jump (it ended there)
+	life -e "tail_outer [$L]" -a "tail_* [$L]" -a "open_config [$L]" -- "$L" /nonexistent/utail 2
+	check "tail calls from the entry function: 2 samples tail_outer => tail_mid => tail_inner -> open_config, none skipped" \
+		jq_samples "len(s) == 2 and all($tchain == $twant for x in s) and $no_drops"
+	check "tail calls: nothing left attached" nothing_left
+else
+	echo "SKIP 7 tail-call checks: the compiler made no tail calls in $L (objdump -d: '$(tail_jmps)')"
+	skip=$((skip + 7))
+fi
 # traced functions on another stack (tests/uprobe/uctx.c): a coroutine's (mmap()ed, far
 # below the thread's stack), run to its end or suspended and resumed, and a signal
 # handler's on an alternate stack. Each makes a failing syscall outside any traced

@@ -13,11 +13,12 @@
 #   ujmp            traced functions left by longjmp()
 #   uctx            traced functions on another stack (ucontext coroutines, sigaltstack())
 #   uexc            the same by a C++ exception (g++, tools/deps.sh)
+#   utail           traced functions that tail-call traced functions (a jmp, at -O2)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
 	uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uctx uexc)
+	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uctx uexc utail)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -75,6 +76,10 @@ $(UPROG_OUT)/ujmp: tests/uprobe/ujmp.c | $(UPROG_OUT)
 	$(Q)cc $(UPROG_CFLAGS) $< -o $@
 
 $(UPROG_OUT)/uctx: tests/uprobe/uctx.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) $< -o $@
+
+$(UPROG_OUT)/utail: tests/uprobe/utail.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)cc $(UPROG_CFLAGS) $< -o $@
 
