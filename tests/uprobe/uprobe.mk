@@ -90,6 +90,21 @@ $(UPROG_OUT)/uexc: tests/uprobe/uexc.cc | $(UPROG_OUT)
 uprog: $(UPROG_BINS)
 .PHONY: uprog
 
+# The VM scenario uprobe-session's programs: the guest has no shared libraries, so uprog
+# (its library linked in) and ujmp are static-pie there. Built once here, not per run.
+UPROG_STATIC := $(addprefix $(UPROG_OUT)/,uprog-static ujmp-static)
+
+$(UPROG_OUT)/uprog-static: tests/uprobe/uprog.c tests/uprobe/libuprog.c tests/uprobe/uprog.h | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -static-pie tests/uprobe/uprog.c tests/uprobe/libuprog.c -o $@
+
+$(UPROG_OUT)/ujmp-static: tests/uprobe/ujmp.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -static-pie $< -o $@
+
+uprog-static: $(UPROG_STATIC)
+.PHONY: uprog-static
+
 # user-space tracing on the host, natively (SKIP where the kernel has no uprobes)
 test-uprobe: all $(UPROG_BINS)
 	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT)

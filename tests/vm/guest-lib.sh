@@ -8,6 +8,18 @@ trace() {
 	hunt "$_n" "${_c:+simfail $_c}" "$@"
 }
 
+# _now: seconds since boot (the guest's clock; stamps of one retsnoop run)
+_now() {
+	cut -d' ' -f1 /proc/uptime
+}
+
+# _took NAME T0 T1: one line after a run's section, for the scenario's log (VM_LOG_DIR):
+# how long retsnoop took to be ready and in all (start-ups are most of a scenario's time)
+_took() {
+	awk -v n="$1" -v a="$2" -v b="$3" -v c="$(_now)" \
+		'BEGIN { printf "time %s: ready %.2f s, all %.2f s\n", n, b - a, c - a }'
+}
+
 # hunt NAME 'COMMAND' RETSNOOP-ARGS...: the same with any command provoking the error
 # (stdout+stderr of retsnoop in the section; the command's own output is dropped). Ready is
 # "Receiving data..." or, with --json, the "ready" record (waiting for the text line under
@@ -15,6 +27,7 @@ trace() {
 hunt() {
 	_n=$1 _c=$2
 	shift 2
+	_t0=$(_now)
 	retsnoop "$@" >/tmp/$_n.out 2>&1 &
 	_p=$!
 	_i=0
@@ -24,6 +37,7 @@ hunt() {
 		[ $_i -gt 900 ] && { echo "guest-lib: $_n: retsnoop not ready after 90 s"; break; }
 		sleep 0.1
 	done
+	_t1=$(_now)
 	[ -n "$_c" ] && sh -c "$_c" >/dev/null 2>&1
 	sleep 0.3
 	kill -INT $_p 2>/dev/null
@@ -32,6 +46,7 @@ hunt() {
 	echo "=== BEGIN $_n"
 	cat /tmp/$_n.out
 	echo "=== END $_n"
+	_took $_n $_t0 $_t1
 }
 
 # What ftrace still has hooked (kprobes on ftrace sites, fprobes, BPF trampolines).
@@ -70,6 +85,7 @@ leftovers() {
 hunt_json() {
 	_n=$1 _c=$2
 	shift 2
+	_t0=$(_now)
 	retsnoop --json "$@" >/tmp/$_n.json 2>/tmp/$_n.err &
 	_p=$!
 	_i=0
@@ -79,6 +95,7 @@ hunt_json() {
 		[ $_i -gt 900 ] && { echo "guest-lib: $_n: retsnoop not ready after 90 s"; break; }
 		sleep 0.1
 	done
+	_t1=$(_now)
 	[ -n "$_c" ] && sh -c "$_c" >/tmp/$_n.cmd 2>&1
 	sleep 0.3
 	kill -INT $_p 2>/dev/null
@@ -91,4 +108,5 @@ hunt_json() {
 	echo "=== BEGIN $_n.err"
 	cat /tmp/$_n.err
 	echo "=== END $_n.err"
+	_took $_n $_t0 $_t1
 }

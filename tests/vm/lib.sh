@@ -3,8 +3,23 @@
 # VM_ARCH: the guest's arch, x86_64 (default) or arm64; VM_KERNEL: the kernel series.
 VM_ARCH=${VM_ARCH:-x86_64}
 _failed=0
+# VM_LOG_DIR=DIR: each guest run's whole output also goes to DIR/SCENARIO-KERNEL-N.log
+# (with guest-lib's "time NAME: ready ..., all ..." line after each retsnoop run).
 vm_run() {
-	"$(dirname "${BASH_SOURCE[0]}")/run" --arch "$VM_ARCH" --kernel "$VM_KERNEL" ${VM_RUN_ARGS:-} -- "$1"
+	local rc log n
+	if [ -z "${VM_LOG_DIR:-}" ]; then
+		"$(dirname "${BASH_SOURCE[0]}")/run" --arch "$VM_ARCH" --kernel "$VM_KERNEL" ${VM_RUN_ARGS:-} -- "$1"
+		return
+	fi
+	# (called in $(...): the runs so far are counted by their files)
+	mkdir -p "$VM_LOG_DIR"
+	log=$VM_LOG_DIR/${VM_SCENARIO:-scenario}-$(vm_label | tr : -)
+	n=$(ls "$log"-*.log 2>/dev/null | wc -l)
+	log=$log-$((n + 1)).log
+	"$(dirname "${BASH_SOURCE[0]}")/run" --arch "$VM_ARCH" --kernel "$VM_KERNEL" ${VM_RUN_ARGS:-} -- "$1" >"$log"
+	rc=$?
+	cat "$log"
+	return $rc
 }
 
 # The guest kernel as the runner names it: 6.12, arm64:6.12.

@@ -10,7 +10,8 @@
 # (interim runs on 6.12 in make test, on 6.1 too in make test-kernels: 15 minutes)
 # What no kernel changes the answer of runs once, on 6.12, through VM_ONCE (lib.sh vm_once):
 # the checks inside a scenario that are the same code on every kernel (stack-trace's
-# -x/-X/-S/-n/-N/-p/-L filters). make test-kernels runs them everywhere. The guest set-up
+# -x/-X/-S/-n/-N/-p/-L filters, args' layouts, --json and --config-help, command's exit
+# statuses, bad input and -o FILE). make test-kernels runs them everywhere. The guest set-up
 # checks (tracefs, BTF, bpffs, job control) ride in features' boot on every kernel.
 # command: the life of `-- CMD` (small globs) on 6.1 too; its whole-kernel hunt needs
 # kprobe.multi and runs on 6.12 in make test-kernels only (VM_QUICK drops it: ~3 minutes)

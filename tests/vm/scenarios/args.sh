@@ -38,11 +38,14 @@ hunt mmap$m 'errtrig mmap-eacces' $m -e '*sys_mmap' -a do_mmap -A -C args.captur
 leftovers after_mmap$m"
 done
 guest="$guest
+hunt raw 'errtrig msgctl-einval' -e '*sys_msgctl' -a 'ksys_msgctl*' -A
+hunt printf 'errtrig bpf-verifier-reject' -e '*sys_bpf' -a verbose -A -T"
+# the layouts, --json's rendering and --config-help are the same user-space code whatever
+# the kernel: make test runs them on one (VM_ONCE), make test-kernels everywhere
+vm_once && guest="$guest
 trace ml bpf-bad-map-val-size-percpu-array $MAP -C args.fmt-mode=multiline
 trace verbose bpf-bad-map-val-size-percpu-array $MAP -T -C args.fmt-mode=v
 trace width bpf-bad-map-val-size-percpu-array $MAP -T -C args.fmt-max-arg-width=40
-hunt raw 'errtrig msgctl-einval' -e '*sys_msgctl' -a 'ksys_msgctl*' -A
-hunt printf 'errtrig bpf-verifier-reject' -e '*sys_bpf' -a verbose -A -T
 hunt_json json 'simfail bpf-bad-map-val-size-percpu-array' $MAP
 retsnoop --config-help >/tmp/ch.out 2>&1
 echo '=== BEGIN confighelp'; cat /tmp/ch.out; echo '=== END confighelp'"
@@ -93,6 +96,20 @@ for m in $modes; do
 	clean "after_mmap$m" "mmap $m"
 done
 
+s=$(section "$out" raw)
+more=
+for i in $(seq 3 $((ARG_REGS - 1))); do
+	more="$more arg$i=[0-9a-fx]+"
+done
+expect "$s" "\\[-EINVAL\\] +ksys_msgctl\\.constprop\\.0(\\+0x[0-9a-f]+)? +arg0=[0-9a-fx]+ arg1=2 arg2=0$more\$" \
+	"no BTF: the $ARG_REGS argument registers"
+
+# the verifier's verbose(private_data, fmt, ...): as many varargs as the format asks for
+s=$(section "$out" printf)
+expect "$s" "^ +↔ verbose +\\[void\\] +[0-9.]+us  private_data=0x[0-9a-f]+ fmt='R%d !read_ok ' vararg0=0\$" \
+	"printf-like: the format and its one vararg"
+
+if vm_once; then
 s=$(section "$out" ml)
 expect "$s" "^[! ] +[0-9]+us \[-E2BIG\] +$MAPFN(\+0x[0-9a-f]+)?$" "multiline: no arguments on the frame's row"
 expect "$s" "^ {9,12}› ${ATTR/=/ = }" "multiline: '› name = value', a struct on one line"
@@ -122,19 +139,6 @@ printf '%s\n' "$s" | grep -E "↔ $MAPFN " | head -1 | sed -E 's/.*us  //' | tr 
 	while IFS= read -r v; do printf '%s' "$v" | LC_ALL=C.UTF-8 wc -m; done | awk '$1 > 40 { bad = 1 } END { exit bad }' ||
 	fail "args.fmt-max-arg-width=40: a value on the $MAPFN row is wider than 40 columns"
 
-s=$(section "$out" raw)
-more=
-for i in $(seq 3 $((ARG_REGS - 1))); do
-	more="$more arg$i=[0-9a-fx]+"
-done
-expect "$s" "\\[-EINVAL\\] +ksys_msgctl\\.constprop\\.0(\\+0x[0-9a-f]+)? +arg0=[0-9a-fx]+ arg1=2 arg2=0$more\$" \
-	"no BTF: the $ARG_REGS argument registers"
-
-# the verifier's verbose(private_data, fmt, ...): as many varargs as the format asks for
-s=$(section "$out" printf)
-expect "$s" "^ +↔ verbose +\\[void\\] +[0-9.]+us  private_data=0x[0-9a-f]+ fmt='R%d !read_ok ' vararg0=0\$" \
-	"printf-like: the format and its one vararg"
-
 s=$(section "$out" json)
 expect "$s" '"name":"attr","kind":"pointee","text":"&\{\{\.map_type=6,\.key_size=4,\.value_size=1048576' \
 	"--json: the rendered pointee"
@@ -145,6 +149,9 @@ s=$(section "$out" confighelp)
 for k in max-total-args-size max-sized-arg-size max-str-arg-size capture-raw-ptrs fmt-mode fmt-max-arg-width; do
 	expect "$s" "^  args\.$k - " "--config-help lists args.$k"
 done
+else
+	echo "layouts, --json and --config-help: checked on $VM_ONCE"
+fi
 
 [ $ring = 1 ] || { echo "ring-buffer part: needs kprobe.multi, not on $VM_KERNEL"; finish; }
 s=$(section "$out" ring)

@@ -24,8 +24,11 @@ hunt_json headline_jsonT 'simfail bpf-bad-map-val-size-percpu-array' -T -e '*sys
 trace lines bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_check -s
 trace nosrc bpf-bad-map-val-size-percpu-array -e '*sys_bpf' -a array_map_alloc_check -sn
 echo '=== BEGIN dry'
-retsnoop --dry-run -v -e '*sys_bpf' -a ':kernel/bpf/*.c' -d 'bpf_lsm*' 2>&1 | grep -c '^Attached (dry run)'
-retsnoop --dry-run -v -e '*sys_bpf' -a ':kernel/bpf/*.c' 2>&1 | grep -oE \"'(bpf_prog_load|map_create|array_map_alloc_check|vfs_read|btf_enum_log|bpf_perf_link_dealloc|bpf_jit_supports_kfunc_call)'\" | sort -u
+# one dry run (one read of the DWARF) for the count and the names (-d 'bpf_lsm*' drops
+# none of the names looked for)
+retsnoop --dry-run -v -e '*sys_bpf' -a ':kernel/bpf/*.c' -d 'bpf_lsm*' >/tmp/dry.out 2>&1
+grep -c '^Attached (dry run)' /tmp/dry.out
+grep -oE \"'(bpf_prog_load|map_create|array_map_alloc_check|vfs_read|btf_enum_log|bpf_perf_link_dealloc|bpf_jit_supports_kfunc_call)'\" /tmp/dry.out | sort -u
 echo \"alone: \$(retsnoop --dry-run -v -e '*sys_bpf' -a bpf_jit_supports_kfunc_call 2>&1 | grep -c \"'bpf_jit_supports_kfunc_call'\")\"
 echo '=== END dry'
 # alive PID: running (not gone, not a zombie)

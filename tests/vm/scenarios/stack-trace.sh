@@ -10,10 +10,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 modes=$(vm_modes)
 
 ALLOC='-a array_map_alloc_check -a array_map_alloc -a bpf_map_alloc_percpu'
+# Each mode's run has two sessions, told apart by their syscall: simfail's E2BIG from
+# bpf(), and (below) a wrapper that tail-calls an untraced function (issue 23):
+# __x64_sys_prctl jumps to __do_sys_prctl, which makes -EINVAL itself after
+# security_task_prctl's -ENOSYS. The wrapper has no frame of its own except under -F (its
+# trampoline's return address). One start-up per mode for both.
+PRCTL="-e '*sys_prctl' -a security_task_prctl"
+TWO="simfail bpf-bad-map-val-size-percpu-array; errtrig prctl-bad-option"
 guest=$(cat "$here/../guest-lib.sh")
 for m in $modes; do
 	guest="$guest
-trace mode$m bpf-bad-map-val-size-percpu-array $m -e '*sys_bpf' $ALLOC
+hunt mode$m '$TWO' $m -e '*sys_bpf' $ALLOC $PRCTL
 enabled_functions after$m"
 done
 # Stacks compared across modes (below): the E2BIG sample above, and a successful load whose
@@ -25,23 +32,14 @@ for m in $modes; do
 trace load$m bpf-simple-obj $m -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
 enabled_functions after_load$m"
 done
-# A wrapper that tail-calls an untraced function (issue 23): __x64_sys_prctl jumps to
-# __do_sys_prctl, which makes -EINVAL itself after security_task_prctl's -ENOSYS. The
-# wrapper has no frame of its own except under -F (its trampoline's return address).
-for m in $modes; do
-	guest="$guest
-hunt prctl$m 'errtrig prctl-bad-option' $m -n errtrig -e '*sys_prctl' -a security_task_prctl"
-done
 guest="$guest
-hunt prctlT 'errtrig prctl-bad-option' -T -n errtrig -e '*sys_prctl' -a security_task_prctl"
-guest="$guest
-trace modeT bpf-bad-map-val-size-percpu-array -T -e '*sys_bpf' $ALLOC
+hunt modeT '$TWO' -T -e '*sys_bpf' $ALLOC $PRCTL
 trace loadT bpf-simple-obj -T -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
 enabled_functions afterT"
+# the errno filters with both errors in one run: each run keeps one and drops the other
 vm_once && guest="$guest
-trace x_einval bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -x EINVAL
-trace X_e2big bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -X E2BIG
-trace x_e2big bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -x E2BIG
+hunt X_e2big '$TWO' -e '*sys_bpf' $ALLOC $PRCTL -X E2BIG
+hunt x_e2big '$TWO' -e '*sys_bpf' $ALLOC $PRCTL -x E2BIG
 trace success bpf-simple-obj -S -e bpf_prog_load -a 'bpf_prog_alloc*' -a 'bpf_check'
 trace comm_keep bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -n simfail
 trace comm_drop bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -N simfail
@@ -51,23 +49,6 @@ trace long_drop syscall-long-sleep -e '*sys_clock_nanosleep' -e '*sys_nanosleep'
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; }
 
-# simfail's sample: the E2BIG returned by the syscall (on 5.10 libbpf's feature probes in
-# simfail add EINVAL samples of their own)
-SYS_BPF=$(sys bpf)
-E2BIG_SAMPLE="\\[-E2BIG\\] +$SYS_BPF(\\+0x[0-9a-f]+)?( |\$)"
-for m in $modes; do
-	s=$(section "$out" "mode$m")
-	expect_count "$s" "$E2BIG_SAMPLE" 1 "mode $m: one E2BIG sample"
-	expect "$s" "$SYS_BPF.*\\[-E2BIG\\]|\\[-E2BIG\\].*$SYS_BPF" "mode $m: syscall frame with -E2BIG"
-	# the deepest traced frame is the check that rejects the 1 MiB per-CPU value
-	last=$(printf '%s\n' "$s" | grep -E '^[! ].*us \[' | tail -1)
-	echo "$last" | grep -qE '\[-E2BIG\] +array_map_alloc_check' ||
-		fail "mode $m: deepest frame is not array_map_alloc_check [-E2BIG]: '$last'"
-	expect "$s" '^Detaching\.\.\. DONE in [0-9]+ ms\.$' "mode $m: detach line"
-	expect "$s" '^rc=0$' "mode $m: exit status 0 after SIGINT"
-	a=$(section "$out" "after$m")
-	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "mode $m: still attached: $a"
-done
 # stack_of TEXT ERE: the stack view of the last sample with a frame matching ERE, one
 # frame a line: the '!'/'^' marker, the result and the symbol of a traced frame (durations
 # differ between runs), "  - symbol+off" for a kernel-only frame.
@@ -87,6 +68,23 @@ stack_of() {
 	END { done_sample(); printf "%s", out }'
 }
 
+# simfail's sample: the E2BIG returned by the syscall (on 5.10 libbpf's feature probes in
+# simfail add EINVAL samples of their own)
+SYS_BPF=$(sys bpf)
+E2BIG_SAMPLE="\\[-E2BIG\\] +$SYS_BPF(\\+0x[0-9a-f]+)?( |\$)"
+for m in $modes; do
+	s=$(section "$out" "mode$m")
+	expect_count "$s" "$E2BIG_SAMPLE" 1 "mode $m: one E2BIG sample"
+	expect "$s" "$SYS_BPF.*\\[-E2BIG\\]|\\[-E2BIG\\].*$SYS_BPF" "mode $m: syscall frame with -E2BIG"
+	# the deepest traced frame is the check that rejects the 1 MiB per-CPU value
+	last=$(stack_of "$s" "$E2BIG_SAMPLE" | grep -E '^[! ] \[' | tail -1)
+	echo "$last" | grep -qE '\[-E2BIG\] +array_map_alloc_check' ||
+		fail "mode $m: deepest frame is not array_map_alloc_check [-E2BIG]: '$last'"
+	expect "$s" '^Detaching\.\.\. DONE in [0-9]+ ms\.$' "mode $m: detach line"
+	expect "$s" '^rc=0$' "mode $m: exit status 0 after SIGINT"
+	a=$(section "$out" "after$m")
+	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "mode $m: still attached: $a"
+done
 # The headline of kprobe.multi on the function-graph tracer (6.14+): a traced callee's
 # return probe takes the stack under a traced caller, and it is the stack every other mode
 # (and -T) prints for the same event: the oracle is the modes' agreement, plus frames that
@@ -142,9 +140,9 @@ same_stack load '\[[0-9]+\] +bpf_obj_name_cpy' "nested load"
 # the wrapper where it ran, above the function it jumped to; the '!' on it (the syscall's
 # -EINVAL is __do_sys_prctl's own), the '^' on the hook whose -ENOSYS it replaced
 SYS_PRCTL=$(sys prctl)
-same_stack prctl "\\[-EINVAL\\] $SYS_PRCTL" "prctl wrapper" "$SYS_PRCTL"
+same_stack mode "\\[-EINVAL\\] $SYS_PRCTL" "prctl wrapper" "$SYS_PRCTL"
 for m in $modes T; do
-	st=$(stack_of "$(section "$out" "prctl$m")" "\\[-EINVAL\\] $SYS_PRCTL")
+	st=$(stack_of "$(section "$out" "mode$m")" "\\[-EINVAL\\] $SYS_PRCTL")
 	expect "$st" "^! \\[-EINVAL\\] $SYS_PRCTL(\\+0x[0-9a-f]+)?\$" "prctl $m: the '!' on the wrapper"
 	expect "$st" '^\^ \[-ENOSYS\] security_task_prctl(\+0x[0-9a-f]+)?$' \
 		"prctl $m: the '^' on the hook whose error was replaced"
@@ -164,10 +162,11 @@ for m in $modes T; do
 done
 
 vm_once || { echo "filters (-x/-X, -S, -n/-N, -p, -L): checked on $VM_ONCE"; finish; }
-expect_count "$(section "$out" x_einval)" "$E2BIG_SAMPLE" 0 "-x EINVAL drops the E2BIG sample"
-expect_count "$(section "$out" X_e2big)" "$E2BIG_SAMPLE" 0 "-X E2BIG drops it"
+PRCTL_SAMPLE="\\[-EINVAL\\] +$SYS_PRCTL(\\+0x[0-9a-f]+)?( |\$)"
+expect_count "$(section "$out" X_e2big)" "$E2BIG_SAMPLE" 0 "-X E2BIG drops the E2BIG sample"
+expect_count "$(section "$out" X_e2big)" "$PRCTL_SAMPLE" 1 "-X E2BIG keeps the prctl EINVAL"
 expect_count "$(section "$out" x_e2big)" 'TID/PID' 1 "-x E2BIG keeps it (and only it)"
-expect_count "$(section "$out" x_e2big)" "$E2BIG_SAMPLE" 1 "-x E2BIG: the sample is the E2BIG one"
+expect_count "$(section "$out" x_e2big)" "$E2BIG_SAMPLE" 1 "-x E2BIG: the sample is the E2BIG one (the prctl EINVAL dropped)"
 s=$(section "$out" success)
 expect "$s" '\[[0-9]+\] +bpf_prog_load' "-S: successful bpf_prog_load stack with an fd result"
 expect_count "$(section "$out" comm_keep)" "$E2BIG_SAMPLE" 1 "-n simfail keeps"

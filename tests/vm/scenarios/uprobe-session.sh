@@ -16,14 +16,12 @@ case $VM_ARCH:$VM_KERNEL in
 *:5.10) echo "uprobes with BPF cookies need Linux 5.15+"; exit 77 ;;
 arm64:*) echo "x86-64 only (the syscall wrapper name)"; exit 77 ;;
 esac
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cc -O2 -g -static-pie -I"$here/../../uprobe" "$here/../../uprobe/uprog.c" \
-	"$here/../../uprobe/libuprog.c" -o "$tmp/uprog-static" || { fail "building uprog-static"; finish; }
-cc -O2 -g -static-pie "$here/../../uprobe/ujmp.c" -o "$tmp/ujmp-static" ||
-	{ fail "building ujmp-static"; finish; }
+# built once by make (tests/uprobe/uprobe.mk), not at every run
+top=$(cd "$here/../../.." && pwd)
+make -s -C "$top" uprog-static >&2 || { fail "building uprog-static and ujmp-static"; finish; }
+U=$top/src/.output/uprobe
 
-out=$(RETSNOOP_VM_EXTRA="$tmp/uprog-static $tmp/ujmp-static" vm_run '
+out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static" vm_run '
 P=/usr/bin/uprog-static PARGS=
 run() {
 	name=$1; shift
