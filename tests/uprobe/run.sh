@@ -64,6 +64,19 @@ uevents() { cat /sys/kernel/tracing/uprobe_events 2>/dev/null | wc -l; }
 base_links=$(links) base_events=$(uevents)
 nothing_left() { [ "$(links)" = "$base_links" ] && [ "$(uevents)" = "$base_events" ]; }
 
+# Wait until the retsnoop of pid $1 (output in $T/out) is ready or gone: up to 60 s, as a
+# loaded host (other guests, parallel builds) can make its start-up take more than 10.
+wait_ready() {
+	local i
+	for i in $(seq 600); do
+		grep -qE '"type":"ready"|^Receiving data' "$T/out" 2>/dev/null && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	echo "retsnoop (pid $1) not ready after 60 s" >&2
+	return 1
+}
+
 # run retsnoop with "$@" in the background until it is ready, run the program (uprog
 # args in $PROG_ARGS), stop retsnoop; output in $T/out, status in $T/rc
 trace() {
@@ -71,11 +84,7 @@ trace() {
 	rm -f "$T/out" "$T/err"
 	"$RS" "$@" >"$T/out" 2>"$T/err" &
 	local pid=$!
-	for i in $(seq 100); do
-		grep -qE '"type":"ready"|^Receiving data' "$T/out" 2>/dev/null && break
-		kill -0 $pid 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_ready $pid
 	"$prog" ${PROG_ARGS:-} >/dev/null
 	sleep 0.3
 	kill -INT $pid 2>/dev/null
@@ -160,7 +169,7 @@ check "-p: 'libuprog.so*' is the mapped libuprog.so only" \
 	test "$(grep -c "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out") $(grep -c 'user function #2' "$T/out")" = "1 0"
 "$RS" -p $wpid -e "uprog_lib_probe [libuprog.so*]" --json >"$T/out" 2>&1 &
 rpid=$!
-for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+wait_ready $rpid
 "$P" >/dev/null		# another process: not traced
 echo go >&7
 exec 7>&-
@@ -185,7 +194,7 @@ pid_only() {
 	exec 7>"$T/pfifo"
 	"$RS" "$@" -p $wpid -e "do_work [$P]" --json >"$T/out" 2>"$T/err" &
 	rpid=$!
-	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	wait_ready $rpid
 	"$P" /nonexistent/other 50 >/dev/null 2>&1	# not traced: 50 calls of do_work
 	echo go >&7
 	exec 7>&-
@@ -234,7 +243,7 @@ cant_probe() {
 	exec 8>"$T/ufifo"
 	"$RS" -v "$@" -p $upid -e "asm_* [$D/uasm]" --json >"$T/out" 2>"$T/err" &
 	rpid=$!
-	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	wait_ready $rpid
 	echo go >&8
 	exec 8>&-
 	wait $upid
@@ -356,7 +365,7 @@ pid_life() {
 	"$RS" -p $pa -p $pb -p $pc -e "exec_work [$P]" -e "kill_work [$P]" -e "do_work [$P]" \
 		-a "open_config [$P]" --json >"$T/out" 2>"$T/err" &
 	rpid=$!
-	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	wait_ready $rpid
 	echo go >&7; echo go >&8; echo go >&9
 	exec 7>&- 8>&- 9>&-
 	{ wait $pa $pb $pc; } 2>/dev/null	# (the shell's "Killed" for pb)
@@ -564,7 +573,7 @@ pid_exec() {
 	exec 7>"$T/xfifo"
 	"$RS" -U -p $wpid -e "do_work [$P]" -a "open_config [$P]" --json >"$T/out" 2>"$T/err" &
 	rpid=$!
-	for i in $(seq 100); do grep -q '"type":"ready"' "$T/out" && break; sleep 0.1; done
+	wait_ready $rpid
 	echo go >&7
 	exec 7>&-
 	wait $wpid
@@ -635,7 +644,7 @@ print(sorted([([(f["function"], f.get("result"), f.get("syscall_errno"), f.get("
 		echo 1 >/proc/sys/kernel/bpf_stats_enabled
 		"$RS" "$@" >"$T/out" 2>"$T/err" &
 		rpid=$!
-		for i in $(seq 100); do grep -q '^Receiving data' "$T/out" && break; sleep 0.1; done
+		wait_ready $rpid
 		"$P" --bench 1000
 		for p in usession uentry uexit; do
 			echo "$p $(bpftool prog show name $p 2>/dev/null | grep -o 'run_cnt [0-9]*' | cut -d' ' -f2)"
