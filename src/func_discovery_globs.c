@@ -8,6 +8,7 @@
 #include <string.h>
 #include "func_discovery.h"
 #include "func_discovery_int.h"
+#include "hunt.h"
 #include "records.h"
 
 
@@ -333,6 +334,8 @@ int func_discovery_globs__mark_entries(struct func_discovery *d)
 	for (i = 0; i < d->func_cnt; i++) {
 		struct func *f = &d->funcs[i];
 
+		if (!f->module && hunt__is_syscall_entry(f->name))
+			f->flags |= FUNC_SYSCALL;
 		for (j = 0; j < d->glob_cnt; j++) {
 			struct disc_glob *g = &d->globs[j];
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <string.h>
 #include "glob.h"
 #include "hunt.h"
 
@@ -17,6 +18,23 @@
 const char *hunt__entry_glob(void)
 {
 	return SYSCALL_ENTRY_GLOB;
+}
+
+bool hunt__is_syscall_entry(const char *name)
+{
+	static const char *const prefixes[] = {
+#if defined(__aarch64__)
+		"__arm64_sys_", "__arm64_compat_sys_",
+#else
+		"__x64_sys_", "__ia32_sys_", "__ia32_compat_sys_", "__x64_compat_sys_",
+#endif
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
 }
 
 static int push(struct glob_list *l, const char *glob, bool mandatory)

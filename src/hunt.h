@@ -14,6 +14,13 @@
 /* The syscall entry glob of the architecture retsnoop was built for ("__x64_sys_*"). */
 const char *hunt__entry_glob(void);
 
+/*
+ * Is @name one of vmlinux's syscall entry wrappers, native or compat, of the architecture
+ * retsnoop was built for? Only the syscall dispatch calls them (one per syscall, never
+ * nested): FUNC_SYSCALL.
+ */
+bool hunt__is_syscall_entry(const char *name);
+
 /* What hunt__apply_defaults() added. */
 enum hunt_defaults {
 	HUNT_ENTRIES	= 0x1,		/* the syscall entry glob */

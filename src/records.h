@@ -68,6 +68,11 @@ enum func_flags {
 	 * -1 in a zero-extended register); a pointer's low half never counts.
 	 */
 	FUNC_ERR_GUESS	= 0x400,
+	/*
+	 * A syscall entry wrapper (__x64_sys_*, __ia32_sys_*, ...): called only from the
+	 * syscall dispatch, never inside another one (missed_exit.bpf.h relies on it).
+	 */
+	FUNC_SYSCALL	= 0x800,
 };
 
 struct func_info {
@@ -229,6 +234,7 @@ struct drop_stats {
 	__u64 incomplete_sessions;	/* some record of the session was lost */
 	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
 	__u64 unfollowed_forks;		/* -- CMD: children not followed (PID over pid_max) */
+	__u64 lost_ends;		/* sessions whose entry function's return never came */
 };
 
 /*

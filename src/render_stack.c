@@ -329,7 +329,7 @@ int render_stack(FILE *out, const struct sample *s, const struct view_opts *v)
 
 		/* where the chain broke: a rule above the frames that never returned */
 		if (f->no_return && (i == 0 || !s->frames[i - 1].no_return) &&
-		    !add_rule(&ls, NO_RETURN_WHY)) {
+		    !add_rule(&ls, no_return_why(sample__func(s, f->func_id)->flags))) {
 			err = -ENOMEM;
 			break;
 		}

@@ -124,7 +124,7 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	 * frame left without its exit): alone they are only a note.
 	 */
 	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
-	    d->args_lost || d->mmap_lost) {
+	    d->args_lost || d->mmap_lost || d->lost_ends) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -134,6 +134,10 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		if (d->skipped_calls)
 			fprintf(ts->o.err, "%-20s%llu\n", "SKIPPED CALLS:",
 				(unsigned long long)d->skipped_calls);
+		/* the kernel ran no exit probe for an entry function: its session ended late */
+		if (d->lost_ends)
+			fprintf(ts->o.err, "%-20s%llu (the kernel skipped an entry function's return; each session ended at its thread's next traced call, reported only if it had failed)\n",
+				"LOST SESSION ENDS:", (unsigned long long)d->lost_ends);
 		/* the kernel runs one BPF program per CPU at a time and skips the rest */
 		if (d->kernel_missed)
 			fprintf(ts->o.err, "%-20s%llu (any process; while another BPF program ran on the CPU)\n",

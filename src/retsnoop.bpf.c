@@ -18,7 +18,8 @@
  * err_chain.bpf.h how a returning frame's result settles the error chain (inband.bpf.h: an
  * error handed back in a netlink ack instead), records.bpf.h
  * what goes to user space (with args.bpf.h, probe_ctx.bpf.h, ustack.bpf.h, interim.bpf.h),
- * and the programs of tgid_set.bpf.h, inject.bpf.h and user_session.bpf.h.
+ * and the programs of tgid_set.bpf.h, inject.bpf.h and user_session.bpf.h; missed_exit.bpf.h
+ * ends a session whose outermost return the kernel skipped.
  */
 #include "retsnoop_state.bpf.h"	/* first: no CO-RE, see there */
 #include "kprobe_ip.bpf.h"
@@ -33,6 +34,7 @@
 #include "reentry_guard.bpf.h"
 #include "inject.bpf.h"
 #include "user_session.bpf.h"
+#include "missed_exit.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -76,6 +78,12 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;
 	}
+	/* a kernel call where frame 0 ran: the kernel skipped its return (missed_exit.bpf.h) */
+	if (sess && !usp && frame0_gone(sess, entry_kpos(ctx, fentry), id, fentry)) {
+		end_stale_session(sess, key, bpf_ktime_get_ns());
+		sess = NULL;
+		slot = use_task_storage ? slot : NULL;
+	}
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
 		if (!fi || !(fi->flags & FUNC_IS_ENTRY))
@@ -87,6 +95,8 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 		sess = start_session(key, slot, pid_tgid, now);
 		if (!sess)
 			return 1;
+		sess->kpos0 = usp ? 0 : entry_kpos(ctx, fentry);
+		sess->frame0_syscall = fi->flags & FUNC_SYSCALL;
 	} else {
 		now = bpf_ktime_get_ns();
 	}

@@ -113,6 +113,9 @@ struct session {
 	/* the last failed syscall's errno, and the seq id of the traced frame it ran in */
 	__u32 sys_err;
 	__u32 sys_err_seq;
+	/* where frame 0 entered on the kernel stack (0: a user frame), see frame0_gone() */
+	__u64 kpos0;
+	bool frame0_syscall;	/* frame 0 is a syscall entry wrapper (FUNC_SYSCALL) */
 	__u64 entry_ts[MAX_FSTACK_DEPTH];
 	/*
 	 * A user frame's stack pointer at entry, its low 32 bits and flags (USP_*; 0 is a

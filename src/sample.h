@@ -73,8 +73,16 @@ struct sample_frame {
 	int sys_err;
 };
 
-/* Why a frame has no result (sample_frame.no_return): in the stack view, -T and JSON. */
-#define NO_RETURN_WHY	"skipped by longjmp/exception: no return seen"
+/*
+ * Why a frame has no result (sample_frame.no_return), in the stack view and JSON: a user
+ * function longjmp() or an exception left, or a kernel entry function whose return the
+ * kernel ran no exit probe for (LOST SESSION ENDS).
+ */
+static inline const char *no_return_why(__u32 func_flags)
+{
+	return func_flags & FUNC_USER ? "skipped by longjmp/exception: no return seen" :
+	       "the kernel skipped its exit probe: no return seen";
+}
 
 enum trace_row_kind {
 	TRACE_ENTRY,			/* "→" */

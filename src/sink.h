@@ -24,6 +24,8 @@ struct drop_report {
 	__u64 running_sessions;		/* at the end: sessions still open, never reported */
 	__u64 args_lost;		/* -A records over the consumer's memory budget */
 	__u64 unfollowed_forks;		/* -- CMD: children not followed (the set was full) */
+	/* sessions ended at their thread's next call: the kernel skipped their outermost return */
+	__u64 lost_ends;
 	/* at the end, -U: perf mapping records lost (user stacks of exited processes) */
 	__u64 mmap_lost;
 	/* at the end: probe hits the kernel skipped (kprobe programs' recursion misses, any process) */

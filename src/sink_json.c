@@ -348,7 +348,7 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		put(o, "replaced", json_boolean(f->replaced));
 		put(o, "running", json_boolean(f->running));
 		if (f->no_return) {
-			put(o, "no_return", json_string(NO_RETURN_WHY));
+			put(o, "no_return", json_string(no_return_why(fn->flags)));
 			put(o, "no_return_seen_after_ns", jint(f->dur_ns));
 		} else if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));
@@ -451,7 +451,7 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	put(o, "time_ns", jint(r->ts + s->clock_off_ns));
 	put_args(o, r->args);
 	if (r->no_return) {
-		put(o, "no_return", json_string(NO_RETURN_WHY));
+		put(o, "no_return", json_string(no_return_why(sample__func(s, r->func_id)->flags)));
 	} else if (r->kind != TRACE_ENTRY) {
 		put(o, "duration_ns", jint(r->dur_ns));
 		put_result(o, r->res, sample__func(s, r->func_id)->flags, r->failed);
@@ -608,6 +608,7 @@ static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
 	put(o, "dropped_samples", jint(d->dropped_sessions));
 	put(o, "incomplete_samples", jint(d->incomplete_sessions));
 	put(o, "skipped_calls", jint(d->skipped_calls));
+	put(o, "lost_session_ends", jint(d->lost_ends));
 	put(o, "lost_trace_records", jint(d->trace_lost));
 	if (final) {
 		put(o, "running_sessions", jint(d->running_sessions));

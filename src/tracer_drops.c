@@ -79,6 +79,7 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 			d->incomplete_sessions += st[i].incomplete_sessions;
 			d->skipped_calls += st[i].skipped_calls;
 			d->unfollowed_forks += st[i].unfollowed_forks;
+			d->lost_ends += st[i].lost_ends;
 		}
 	}
 	free(st);

@@ -364,6 +364,30 @@ static void test_entry_beats_allow(void **state)
 	func_discovery__free(d);
 }
 
+/* FUNC_SYSCALL marks the syscall entry wrapper only, not __sys_bpf (an entry here too) */
+static void test_syscall_flag(void **state)
+{
+	struct func_discovery *d;
+	size_t i, syscalls = 0;
+
+	assert_int_equal(discover(false, 0, bpf_globs, &d), 0);
+	for (i = 0; i < func_discovery__func_cnt(d); i++) {
+		const struct func *f = (&func_discovery__funcs(d)[i]);
+
+		if (f->flags & FUNC_SYSCALL) {
+			syscalls++;
+			assert_string_equal(f->name, "__x64_sys_bpf");
+			assert_true(f->flags & FUNC_IS_ENTRY);
+		}
+	}
+#if defined(__aarch64__)
+	assert_int_equal(syscalls, 0);	/* the fixture is x86-64's */
+#else
+	assert_int_equal(syscalls, 1);
+#endif
+	func_discovery__free(d);
+}
+
 static void test_module_globs(void **state)
 {
 	static const char *const kvm[] = { "e:* [kvm]", NULL };
@@ -552,6 +576,7 @@ int main(void)
 		cmocka_unit_test(test_fentry_pipeline),
 		cmocka_unit_test(test_deny_wins),
 		cmocka_unit_test(test_entry_beats_allow),
+		cmocka_unit_test(test_syscall_flag),
 		cmocka_unit_test(test_module_globs),
 		cmocka_unit_test(test_builtin_deny),
 		cmocka_unit_test(test_sleepable_deny),

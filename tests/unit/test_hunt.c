@@ -42,6 +42,30 @@ static void test_entry_glob_per_arch(void **state)
 #endif
 }
 
+/*
+ * FUNC_SYSCALL: the wrappers the syscall dispatch calls, native and compat; not the
+ * inner functions they call (__se_sys_, __do_sys_, ksys_), which other kernel code may.
+ */
+static void test_syscall_entries(void **state)
+{
+#if defined(__aarch64__)
+	assert_true(hunt__is_syscall_entry("__arm64_sys_read"));
+	assert_true(hunt__is_syscall_entry("__arm64_compat_sys_ioctl"));
+	assert_false(hunt__is_syscall_entry("__x64_sys_read"));
+#else
+	assert_true(hunt__is_syscall_entry("__x64_sys_read"));
+	assert_true(hunt__is_syscall_entry("__ia32_sys_read"));
+	assert_true(hunt__is_syscall_entry("__ia32_compat_sys_ioctl"));
+	assert_true(hunt__is_syscall_entry("__x64_compat_sys_recvmsg"));
+	assert_false(hunt__is_syscall_entry("__arm64_sys_read"));
+#endif
+	assert_false(hunt__is_syscall_entry("__se_sys_read"));
+	assert_false(hunt__is_syscall_entry("__do_sys_read"));
+	assert_false(hunt__is_syscall_entry("ksys_read"));
+	assert_false(hunt__is_syscall_entry("x64_sys_call"));
+	assert_false(hunt__is_syscall_entry(""));
+}
+
 /* -p alone hunts too; -a given keeps the user's allow set, -d stays */
 static void test_pid_and_partial_globs(void **state)
 {
@@ -89,6 +113,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_without_globs),
 		cmocka_unit_test(test_entry_glob_per_arch),
+		cmocka_unit_test(test_syscall_entries),
 		cmocka_unit_test(test_pid_and_partial_globs),
 		cmocka_unit_test(test_no_defaults),
 	};

@@ -6,6 +6,7 @@
  *   errtrig [-l] CASE...
  *   errtrig --spin SECONDS	(getppid() as fast as it can: load for a tracer to keep up with)
  *   errtrig --orphan-thread CASE	(CASE in a thread that outlives the main thread)
+ *   errtrig --pileup THREADS	(THREADS threads blocked in read() at once, then -EBADF each)
  *
  * Each case prints "CASE <name>: FAILED with -<ERRNO> (<n>)" or "CASE <name>: SUCCEEDED"
  * and the exit status says whether every case failed as expected (0) or not (1).
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -443,6 +445,119 @@ static int orphan_thread(const char *name)
 	pthread_exit(NULL);
 }
 
+/*
+ * --pileup THREADS: THREADS threads block in read() on one pipe at the same time; once all
+ * sleep there, the pipe gets a byte for each, and each thread then fails a read() on a bad
+ * descriptor (-EBADF). More threads inside one function than its kretprobe has return
+ * instances (max(10, 2 * CPUs) by default): the kernel skips the returns it had no
+ * instance for (the probe's nmissed), and a tracer never sees those threads' first
+ * read() return. Prints "PILEUP: N threads, M failed with -EBADF"; exit status 0 when
+ * every thread did.
+ */
+struct pileup {
+	int fd;
+	/*
+	 * The failing reads one at a time: each is then the only call of the function in
+	 * flight, and gets a return instance (or, with a pool shared by entry and return, an
+	 * entry) whatever the pile-up before it took.
+	 */
+	pthread_mutex_t lock;
+	/*
+	 * And only once every blocked read() returned: a failing read() entered while some
+	 * still held their instances could itself get none.
+	 */
+	pthread_barrier_t all_read;
+	int waiting;		/* threads about to block in read() */
+	int ebadf;		/* threads whose read(-1) failed with EBADF */
+	pid_t tids[];
+};
+
+struct pileup_arg {
+	struct pileup *p;
+	int idx;
+};
+
+static void *pileup_main(void *arg)
+{
+	struct pileup_arg *a = arg;
+	struct pileup *p = a->p;
+	char c;
+
+	p->tids[a->idx] = syscall(__NR_gettid);
+	__atomic_add_fetch(&p->waiting, 1, __ATOMIC_SEQ_CST);
+	if (read(p->fd, &c, 1) != 1)
+		c = 0;	/* still at the barrier, else the others wait forever */
+	pthread_barrier_wait(&p->all_read);
+	pthread_mutex_lock(&p->lock);
+	if (read(-1, &c, 1) < 0 && errno == EBADF)
+		p->ebadf++;
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Is thread @tid of this process asleep ('S' in its stat)? */
+static bool task_sleeping(pid_t tid)
+{
+	char path[64], buf[256], *s;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	s = strrchr(buf, ')');	/* the comm may hold spaces and parentheses */
+	return s && s[1] == ' ' && s[2] == 'S';
+}
+
+static int pileup(int cnt)
+{
+	struct pileup_arg *args;
+	struct pileup *p;
+	pthread_t *th;
+	int fds[2], i, asleep = 0, tries;
+
+	if (cnt <= 0 || cnt > 1000 || pipe(fds))
+		return 2;
+	p = calloc(1, sizeof(*p) + cnt * sizeof(p->tids[0]));
+	th = calloc(cnt, sizeof(*th));
+	args = calloc(cnt, sizeof(*args));
+	if (!p || !th || !args)
+		return 2;
+	p->fd = fds[0];
+	pthread_mutex_init(&p->lock, NULL);
+	if (pthread_barrier_init(&p->all_read, NULL, cnt))
+		return 2;
+	for (i = 0; i < cnt; i++) {
+		args[i] = (struct pileup_arg){ .p = p, .idx = i };
+		if (pthread_create(&th[i], NULL, pileup_main, &args[i]))
+			return 2;
+	}
+	/* every thread counted itself in and sleeps: each is inside read() (30 s at most) */
+	for (tries = 0; tries < 3000; tries++) {
+		if (__atomic_load_n(&p->waiting, __ATOMIC_SEQ_CST) == cnt) {
+			for (asleep = 0, i = 0; i < cnt; i++)
+				asleep += task_sleeping(p->tids[i]);
+			if (asleep == cnt)
+				break;
+		}
+		usleep(10000);
+	}
+	for (i = 0; i < cnt; i++)
+		if (write(fds[1], "x", 1) != 1)
+			return 2;
+	for (i = 0; i < cnt; i++)
+		pthread_join(th[i], NULL);
+	printf("PILEUP: %d threads (%d seen asleep in read), %d failed with -EBADF\n",
+	       cnt, asleep, p->ebadf);
+	return p->ebadf == cnt && asleep == cnt ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	int i, err, status = 0;
@@ -450,12 +565,14 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--spin") == 0)
 		return spin(atoi(argv[2]));
+	if (argc == 3 && strcmp(argv[1], "--pileup") == 0)
+		return pileup(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "--orphan-thread") == 0) {
 		mkdir(SCRATCH, 0755);
 		return orphan_thread(argv[2]);
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE\n");
+		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE | --pileup THREADS\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "-l") == 0) {
