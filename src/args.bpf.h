@@ -203,7 +203,7 @@ static __always_inline void emit_args_rec(struct session *sess, struct rec_fnarg
 		count_dropped_record(sess);
 		return;
 	}
-	if (bpf_ringbuf_output(&rb, r, CLAMP(sz, sizeof(*r) + MAX_DATA_OFF), 0))
+	if (bpf_ringbuf_output(&rb, r, CLAMP(sz, sizeof(*r) + MAX_DATA_OFF), quiet_rec_flags()))
 		count_dropped_record(sess);
 }
 

@@ -28,6 +28,7 @@ struct kernel_features {
 	 */
 	bool has_kprobe_session;
 	unsigned int session_kfunc_id;	/* BTF id of the kfunc bpf_session_is_return; 0: none */
+	unsigned int session_cookie_kfunc_id;	/* the same of bpf_session_cookie */
 	bool has_uprobe_multi;		/* uprobe.multi links (6.6+; not in -Vv, the
 					 * original's report) */
 	bool has_uprobe_session;	/* uprobe session links (6.13+; not in -Vv) */

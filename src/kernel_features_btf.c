@@ -24,7 +24,8 @@ enum wanted {
 	W_FPROBE,
 	W_FTRACE_OPS,
 	W_TRACE_KPROBE,
-	W_SESSION_KFUNC,
+	W_SESSION_KFUNC,	/* the two bpf_session_* functions: adjacent (find_types()) */
+	W_SESSION_COOKIE,
 	W_MM_STRUCT,
 	W_XOL_AREA,
 	W_CNT,
@@ -45,6 +46,7 @@ static const struct {
 	[W_FTRACE_OPS] = { "ftrace_ops", BTF_KIND_STRUCT },
 	[W_TRACE_KPROBE] = { "trace_kprobe", BTF_KIND_STRUCT },
 	[W_SESSION_KFUNC] = { "bpf_session_is_return", BTF_KIND_FUNC },
+	[W_SESSION_COOKIE] = { "bpf_session_cookie", BTF_KIND_FUNC },
 	[W_MM_STRUCT] = { "mm_struct", BTF_KIND_STRUCT },
 	[W_XOL_AREA] = { "xol_area", BTF_KIND_STRUCT },
 };
@@ -61,13 +63,16 @@ static void find_types(const struct btf *btf, int ids[W_CNT])
 
 		if (!t->name_off)
 			continue;
-		/* one function is asked about: one strcmp per function until it is found */
+		/* two functions are asked about, both named bpf_session_*: one compare per function */
 		if (kind == BTF_KIND_FUNC) {
-			if (!ids[W_SESSION_KFUNC] &&
-			    !strcmp(btf__name_by_offset(btf, t->name_off),
-				    wanted_types[W_SESSION_KFUNC].name)) {
-				ids[W_SESSION_KFUNC] = i;
-				left--;
+			name = btf__name_by_offset(btf, t->name_off);
+			if (strncmp(name, "bpf_session_", 12))
+				continue;
+			for (w = W_SESSION_KFUNC; w <= W_SESSION_COOKIE; w++) {
+				if (!ids[w] && !strcmp(name, wanted_types[w].name)) {
+					ids[w] = i;
+					left--;
+				}
 			}
 			continue;
 		}
@@ -220,6 +225,7 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->has_kprobe_multi = ids[W_KPROBE_MULTI_LINK];
 	/* session programs (kprobe 6.10+, uprobe 6.13+) call it to know whether it is the return run */
 	f->session_kfunc_id = ids[W_SESSION_KFUNC];
+	f->session_cookie_kfunc_id = ids[W_SESSION_COOKIE];
 	/* trampoline images arrived with the fix that lets fexit survive sleeping functions */
 	f->has_fexit_sleep_fix = ids[W_TRAMP_IMAGE];
 	/* per-program recursion counter guarding fentry/fexit against re-entry */

@@ -264,6 +264,7 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	set_autoload(p->ksession, att->use_session);
 	if (att->use_session) {
 		err = session_prog__prepare(p->ksession, att->opts.session_kfunc_id,
+					    att->opts.session_cookie_kfunc_id,
 					    KPROBE_SESSION_ATTACH_TYPE);
 		if (err) {
 			pr(att, LOG_ERROR, "Failed to prepare the kprobe session program: %d\n", err);

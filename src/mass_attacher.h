@@ -64,6 +64,7 @@ struct mass_attacher_opts {
 	 * session_kfunc_id when has_kprobe_session). 0: the pair.
 	 */
 	__u32 session_kfunc_id;
+	__u32 session_cookie_kfunc_id;	/* bpf_session_cookie's, with session_kfunc_id */
 	bool has_cookies;
 	bool has_rawtp_cookies;		/* raw tracepoint links take a cookie (6.10+) */
 	bool has_func_ip;

@@ -12,9 +12,15 @@
 #include "retsnoop_state.bpf.h"
 #include "ustack.bpf.h"
 
+/*
+ * The session's start, before its first other record. Always sent from the session's own
+ * thread: the thread's and its process's names are read here, not when every session starts
+ * (most sessions end well and are never sent; a helper call and a string copy saved each).
+ */
 static __always_inline bool emit_session_start(struct session *sess)
 {
 	struct rec_session_start *r;
+	__u64 task, leader = 0;
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
 	if (!r)
@@ -25,9 +31,21 @@ static __always_inline bool emit_session_start(struct session *sess)
 	r->tgid = sess->tgid;
 	r->__pad = 0;
 	r->start_ts = sess->start_ts;
-	__builtin_memcpy(r->task_comm, sess->task_comm, sizeof(r->task_comm));
-	__builtin_memcpy(r->proc_comm, sess->proc_comm, sizeof(r->proc_comm));
-	bpf_ringbuf_submit(r, 0);
+	bpf_get_current_comm(r->task_comm, sizeof(r->task_comm));
+	/*
+	 * The process's name: its thread-group leader's comm. A process's main thread is its
+	 * own leader (pid == tgid) and has just read it; three helper calls saved.
+	 */
+	if (sess->pid == sess->tgid) {
+		__builtin_memcpy(r->proc_comm, r->task_comm, sizeof(r->proc_comm));
+	} else {
+		task = bpf_get_current_task();
+		bpf_probe_read_kernel(&leader, sizeof(leader),
+				      (void *)(task + task_group_leader_off));
+		bpf_probe_read_kernel_str(r->proc_comm, sizeof(r->proc_comm),
+					  (void *)(leader + task_comm_off));
+	}
+	bpf_ringbuf_submit(r, quiet_rec_flags());
 	sess->start_emitted = true;
 	return true;
 }
@@ -76,7 +94,7 @@ static __always_inline void emit_func_trace_rec(struct session *sess, __u32 type
 	r->depth = depth;
 	r->func_lat = lat;
 	r->func_res = res;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, quiet_rec_flags());
 }
 
 /* @sess's LBR record: @sz and @lbrs, the session's own or an interim sample's copy */
@@ -94,7 +112,7 @@ static __always_inline void emit_lbrs(struct session *sess, __s32 sz,
 	r->sess_id = sess->sess_id;
 	r->lbrs_sz = sz;
 	copy_words(r->lbrs, lbrs, sizeof(r->lbrs));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, quiet_rec_flags());
 }
 
 /*
@@ -132,7 +150,7 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	r->flags = sess->flags;
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, ignored ? quiet_rec_flags() : 0);
 	return;
 drop:
 	st = drop_stats();

@@ -369,4 +369,13 @@ struct rec_ustack {
  */
 #define SESSION_RET_MARK	0x5e55104e
 
+/*
+ * The same for the kfunc bpf_session_cookie() (6.10+ with the above): eight bytes of the
+ * call's own that its entry run writes and its return run reads. The kprobe session keeps
+ * the function id there, so the return run needs no BPF cookie lookup (a binary search
+ * over the link's addresses in the kernel, calling its compare function through a
+ * retpoline at each step).
+ */
+#define SESSION_COOKIE_MARK	0x5e55c00c
+
 #endif

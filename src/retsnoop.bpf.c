@@ -293,30 +293,37 @@ int kexit(struct pt_regs *ctx)
 	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0);
 }
 
-/* Rewritten at load into the kfunc bpf_session_is_return(ctx) (records.h). */
+/* Rewritten at load into the kfuncs bpf_session_is_return(ctx), bpf_session_cookie(ctx) */
 static bool (*session_is_return)(void *ctx) = (void *)SESSION_RET_MARK;
+static __u64 *(*session_cookie)(void *ctx) = (void *)SESSION_COOKIE_MARK;
 
 /*
  * kprobe.multi session (6.10+): one program and one link where the pair needs two links
  * (two fprobe registrations, most of a whole-kernel hunt's attach and detach time). It runs
  * at entry, and at return unless the entry run returned 1: a process not traced, a thread
  * with no session and a function that can't start one, pay for no return probe at all.
- * Loaded as kprobe.multi with the session attach type set by the mass attacher.
+ * The entry run leaves the function id in the call's session cookie for the return run,
+ * which so looks up no BPF cookie (records.h). Loaded as kprobe.multi with the session
+ * attach type set by the mass attacher.
  */
 SEC("kprobe")
 int ksession(struct pt_regs *ctx)
 {
+	bool is_ret = session_is_return(ctx);
+	__u64 *cookie = session_cookie(ctx);
 	__u32 id;
 
-	if (session_is_return(ctx)) {
+	if (is_ret) {
 		snapshot_lbrs();
-		if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
+		/* the entry run found it set; a teardown may have begun since */
+		if (!ready)
 			return 0;
-		handle_exit(ctx, id, PT_REGS_RC(ctx), 0);
+		handle_exit(ctx, (__u32)*cookie, PT_REGS_RC(ctx), 0);
 		return 0;
 	}
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
 		return 1;
+	*cookie = id;
 	return handle_entry(ctx, id, false, 0);
 }
 

@@ -91,8 +91,6 @@ struct session {
 	__u64 start_ts;
 	__u32 pid;
 	__u32 tgid;
-	char task_comm[TASK_COMM_LEN];
-	char proc_comm[TASK_COMM_LEN];
 	__u32 next_seq_id;
 	__u32 dropped_records;
 	bool start_emitted;	/* SESSION_START is out: later records have a session */
@@ -171,6 +169,21 @@ static __always_inline __u32 frame_idx(__u32 d)
 static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
 {
 	bpf_probe_read_kernel(dst, sz, src);
+}
+
+/*
+ * How a record that user space needs only once its session's sample or end arrives (a
+ * start, -T and -A records, an LBR or user stack record before a sample, the end of a
+ * session not reported) is submitted: without waking the reader, which reads it at its
+ * next wakeup or poll timeout. A wakeup is an irq_work, an interrupt and a task wakeup
+ * each time the reader has caught up: with -A on a getpid() loop, every call. A buffer
+ * a quarter full wakes the reader as usual, so that it never fills meanwhile.
+ */
+static __always_inline __u64 quiet_rec_flags(void)
+{
+	if (rb_size && bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < rb_size / 4)
+		return BPF_RB_NO_WAKEUP;
+	return 0;
 }
 
 static __always_inline struct drop_stats *drop_stats(void)

@@ -16,9 +16,12 @@ struct bpf_program;
 /*
  * Before load: make @prog a session program of @attach_type (the kernel links only
  * programs loaded with it into session links) and turn its one call of helper
- * SESSION_RET_MARK into a call of the kfunc with BTF id @kfunc_id. 0, -ENOENT (no such
- * call, or no @kfunc_id), -EINVAL (more than one), or libbpf's error.
+ * SESSION_RET_MARK into a call of the kfunc with BTF id @kfunc_id, and its call of
+ * SESSION_COOKIE_MARK, if it has one, into one of @cookie_kfunc_id (bpf_session_cookie).
+ * 0, -ENOENT (no SESSION_RET_MARK call, or a needed id 0), -EINVAL (a mark called more
+ * than once), or libbpf's error.
  */
-int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, int attach_type);
+int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie_kfunc_id,
+			  int attach_type);
 
 #endif /* __RETSNOOP_SESSION_PROG_H */

@@ -228,7 +228,6 @@ static __always_inline void end_session(struct session *sess, __s64 key)
 static __always_inline struct session *start_session(__s64 key, struct session *slot,
 						     __u64 pid_tgid, __u64 now)
 {
-	__u64 task, leader = 0;
 	struct session *sess;
 
 	sess = new_session_slot(key, slot);
@@ -240,20 +239,7 @@ static __always_inline struct session *start_session(__s64 key, struct session *
 	sess->start_ts = now;
 	sess->pid = (__u32)pid_tgid;
 	sess->tgid = pid_tgid >> 32;
-	bpf_get_current_comm(sess->task_comm, sizeof(sess->task_comm));
-	/*
-	 * The process's name: its thread-group leader's comm. A process's main thread is its
-	 * own leader (pid == tgid) and has just read it; three helper calls saved per session.
-	 */
-	if (sess->pid == sess->tgid) {
-		__builtin_memcpy(sess->proc_comm, sess->task_comm, sizeof(sess->proc_comm));
-	} else {
-		task = bpf_get_current_task();
-		bpf_probe_read_kernel(&leader, sizeof(leader),
-				      (void *)(task + task_group_leader_off));
-		bpf_probe_read_kernel_str(&sess->proc_comm, sizeof(sess->proc_comm),
-					  (void *)(leader + task_comm_off));
-	}
+	/* the names are read when the session is first sent (emit_session_start()), if ever */
 
 	/*
 	 * -T and -A need the session known before its first trace or arguments record; if

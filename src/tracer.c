@@ -141,6 +141,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		bpf_program__set_autoload(skel->progs.uexit, false);
 		bpf_program__set_autoload(skel->progs.usession, true);
 		err = session_prog__prepare(skel->progs.usession, feat->session_kfunc_id,
+					    feat->session_cookie_kfunc_id,
 					    UPROBE_SESSION_ATTACH_TYPE);
 		if (err) {
 			pr(t, LOG_ERROR, "Failed to prepare the uprobe session program: %s.\n",
@@ -228,6 +229,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		mopts.has_kprobe_multi = feat->has_kprobe_multi;
 		if (feat->has_kprobe_session && !opts->no_kprobe_session)
 			mopts.session_kfunc_id = feat->session_kfunc_id;
+		mopts.session_cookie_kfunc_id = feat->session_cookie_kfunc_id;
 		mopts.has_cookies = feat->has_cookie;
 		mopts.has_rawtp_cookies = feat->has_rawtp_cookie;
 		mopts.has_func_ip = feat->has_func_ip;

@@ -171,7 +171,7 @@ static __always_inline void emit_ustack(struct session *sess)
 	len = r->stack_len;
 	if (len > USTACK_MAX_SIZE)
 		len = USTACK_MAX_SIZE;
-	if (bpf_ringbuf_output(&rb, b, sizeof(*r) + len, 0))
+	if (bpf_ringbuf_output(&rb, b, sizeof(*r) + len, quiet_rec_flags()))
 		count_dropped_record(sess);
 }
 

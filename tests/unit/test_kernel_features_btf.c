@@ -12,12 +12,13 @@
 
 /*
  * A BTF shaped like the parts of a kernel's that detection reads; @task: with task_struct;
- * *@kfunc_id (may be NULL): the BTF id of its bpf_session_is_return kfunc.
+ * @kfunc_id (may be NULL): where the BTF ids of its kfuncs bpf_session_is_return and
+ * bpf_session_cookie go.
  */
 static struct btf *fake_vmlinux(bool task, int *kfunc_id)
 {
 	struct btf *b = btf__new_empty();
-	int i32, ptr, chr, comm, anon, ts, kp, rp, tk, ids, proto, kfunc;
+	int i32, ptr, chr, comm, anon, ts, kp, rp, tk, ids, proto, kfunc, cookie;
 
 	assert_non_null(b);
 	i32 = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
@@ -63,23 +64,29 @@ static struct btf *fake_vmlinux(bool task, int *kfunc_id)
 	assert_true(btf__add_struct(b, "bpf_session_is_return", 0) > 0);
 	proto = btf__add_func_proto(b, i32);
 	assert_true(proto > 0);
-	assert_true(btf__add_func(b, "bpf_session_cookie", BTF_FUNC_STATIC, proto) > 0);
+	/* a function of a name that only starts like theirs is neither */
+	assert_true(btf__add_func(b, "bpf_session_cookies", BTF_FUNC_STATIC, proto) > 0);
+	cookie = btf__add_func(b, "bpf_session_cookie", BTF_FUNC_STATIC, proto);
+	assert_true(cookie > 0);
 	kfunc = btf__add_func(b, "bpf_session_is_return", BTF_FUNC_STATIC, proto);
 	assert_true(kfunc > 0);
-	if (kfunc_id)
-		*kfunc_id = kfunc;
+	if (kfunc_id) {
+		kfunc_id[0] = kfunc;
+		kfunc_id[1] = cookie;
+	}
 	return b;
 }
 
 static void test_facts(void **state)
 {
 	struct kernel_features f = {};
-	int kfunc_id = 0;
-	struct btf *b = fake_vmlinux(true, &kfunc_id);
+	int kfunc_id[2] = {};
+	struct btf *b = fake_vmlinux(true, kfunc_id);
 
 	(void)state;
 	assert_int_equal(kernel_features__from_btf(&f, b), 0);
-	assert_int_equal(f.session_kfunc_id, kfunc_id);
+	assert_int_equal(f.session_kfunc_id, kfunc_id[0]);
+	assert_int_equal(f.session_cookie_kfunc_id, kfunc_id[1]);
 	assert_false(f.has_kprobe_session);	/* a program load says, not the BTF */
 	assert_true(f.has_ringbuf);
 	assert_true(f.has_func_ip);
