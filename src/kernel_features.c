@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "quiet_thread.h"
 #include "kernel_features.h"
 #include "kprobe_session.h"
 #include "calib_feat.skel.h"
@@ -206,9 +207,7 @@ static void *release_calib(void *arg)
 
 void kernel_features__release(struct kernel_calib *c)
 {
-	sigset_t all, old;
 	pthread_t thread;
-	int err;
 
 	if (!c)
 		return;
@@ -216,11 +215,7 @@ void kernel_features__release(struct kernel_calib *c)
 	 * Detaching a kprobe waits for RCU grace periods: let a thread of its own wait, the
 	 * run need not. At the process's exit the kernel lets go of whatever is left.
 	 */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&thread, NULL, release_calib, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err)
+	if (quiet_thread__start(&thread, release_calib, c))
 		release_calib(c);
 	else
 		pthread_detach(thread);

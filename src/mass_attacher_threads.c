@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+#include "quiet_thread.h"
 #include "mass_attacher_int.h"
 
 /* The waits are sleeps, not work: more threads than CPUs still help. */
@@ -34,17 +35,13 @@ void ma__run_steps(int n, const struct ma_steps *st)
 {
 	pthread_t tids[MAX_THREADS];
 	int started = 0, i;
-	sigset_t all, old;
 
 	if (n > MAX_THREADS)
 		n = MAX_THREADS;
-	/* the helpers inherit this mask: signals stay with the calling thread */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
+	/* signals stay with the calling thread */
 	for (i = 1; i < n; i++)
-		if (pthread_create(&tids[started], NULL, run_steps, (void *)st) == 0)
+		if (quiet_thread__start(&tids[started], run_steps, (void *)st) == 0)
 			started++;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* the calling thread works too, and says how far all of them are */
 	while (st->step(st->arg))
 		if (st->progress)

@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "quiet_thread.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
 #include "opts.h"
@@ -137,12 +138,11 @@ static void *read_ftrace_funcs(void *arg)
 
 static void start(struct prefetch *p, struct read_job *j, void *(*fn)(void *))
 {
-	j->started = pthread_create(&j->thread, NULL, fn, p) == 0;
+	j->started = quiet_thread__start(&j->thread, fn, p) == 0;
 }
 
 struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 {
-	sigset_t all, old;
 	struct prefetch *p;
 
 	p = calloc(1, sizeof(*p));
@@ -154,16 +154,12 @@ struct prefetch *prefetch__start(const struct prefetch_opts *opts)
 	}
 	/* without it a stop is seen within the poll timeout, not at once */
 	p->done_fd = p->opts.stop ? eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) : -1;
-	/* the threads inherit this mask: signals stay with the thread that handles them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (p->opts.ksyms)
 		start(p, &p->ksyms, read_ksyms);
 	if (p->opts.vmlinux_btf)
 		start(p, &p->btf, read_btf);
 	if (p->opts.ftrace_funcs)
 		start(p, &p->ff, read_ftrace_funcs);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if ((p->opts.ksyms && !p->ksyms.started) || (p->opts.vmlinux_btf && !p->btf.started) ||
 	    (p->opts.ftrace_funcs && !p->ff.started)) {
 		prefetch__free(p);

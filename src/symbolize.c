@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "quiet_thread.h"
 #include "opts.h"
 #include "ksyms.h"
 #include "symbolize.h"
@@ -101,16 +102,12 @@ static const struct ksyms *ksyms_for(struct symbolize *s, __u64 addr)
  */
 int symbolize__prefetch(struct symbolize *s)
 {
-	sigset_t all, old;
 	int err;
 
 	if (s->opts.ksyms || s->load_failed || s->prefetching || s->own_ksyms)
 		return 0;
-	/* the thread inherits this mask: Ctrl-C stays with the thread that polls */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&s->loader, NULL, load_ksyms, s);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* Ctrl-C stays with the thread that polls */
+	err = quiet_thread__start(&s->loader, load_ksyms, s);
 	if (err)
 		return -err;	/* the first lookup loads it then */
 	s->prefetching = true;
