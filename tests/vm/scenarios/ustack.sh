@@ -126,15 +126,22 @@ expect "$s" '\[user stack incomplete: stack at sp\+0x[0-9a-f]+ is beyond the [0-
 	"256-byte window: the stack ends early and says why"
 fi
 
+# every build's (up_nofp, up_fp, up_dl) user frames in run $2's samples ($1): symbolized,
+# and equal to addr2line's
+builds_match_addr2line() {
+	local b j r
+	for b in nofp fp dl; do
+		j=$(printf '%s\n' "$1" | grep "\"process_comm\":\"up_$b\"")
+		r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
+			fail "$2 $b: user frames against addr2line: $r; its samples: $(printf '%s' "$j" | head -c 1500)"
+		echo "$r" | sed "s/^/  [$2 $b] /"
+	done
+}
+
 # short-lived: every build's frames symbolized, and equal to addr2line's
 s=$(section "$out" short)
 expect "$s" '^rc=1$' "short-lived: the command's status (the last build's failure)"
-for b in nofp fp dl; do
-	j=$(printf '%s\n' "$s" | grep "\"process_comm\":\"up_$b\"")
-	r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
-		fail "short-lived $b: user frames against addr2line: $r; its samples: $(printf '%s' "$j" | head -c 1500)"
-	echo "$r" | sed "s/^/  [short $b] /"
-done
+builds_match_addr2line "$s" short-lived
 expect_count "$s" 'exited before' 0 "short-lived: no user stack lost to the process's exit"
 if [ -z "${VM_QUICK:-}" ]; then
 	s=$(section "$out" short_nowatch)
@@ -147,12 +154,7 @@ fi
 for run in sw_short p_short; do
 	s=$(section "$out" $run)
 	expect "$s" '^rc=0$' "$run: exit status 0"
-	for b in nofp fp dl; do
-		j=$(printf '%s\n' "$s" | grep "\"process_comm\":\"up_$b\"")
-		r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
-			fail "$run $b: user frames against addr2line: $r; its samples: $(printf '%s' "$j" | head -c 1500)"
-		echo "$r" | sed "s/^/  [$run $b] /"
-	done
+	builds_match_addr2line "$s" $run
 	expect_count "$s" 'exited before' 0 "$run: no user stack lost to the process's exit"
 	expect "$s" '"lost_mmap_records":0' "$run: no mmap record lost, and said so"
 	[ -n "${VM_QUICK:-}" ] && continue
