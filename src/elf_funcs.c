@@ -28,6 +28,7 @@ struct elf_funcs {
 	bool is_dyn;
 	bool is_go;
 	bool has_eh_table;
+	__u64 entry;			/* e_entry */
 	char build_id[41];
 	char *debuglink;
 	__u32 debuglink_crc;
@@ -298,6 +299,7 @@ static int read_elf(struct elf_funcs *e, Elf *elf)
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		return -EBADF;
 	e->is_dyn = eh.e_type == ET_DYN;
+	e->entry = eh.e_entry;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -471,6 +473,11 @@ bool elf_funcs__from_dynsym(const struct elf_funcs *e)
 bool elf_funcs__is_dyn(const struct elf_funcs *e)
 {
 	return e->is_dyn;
+}
+
+__u64 elf_funcs__entry_addr(const struct elf_funcs *e)
+{
+	return e->entry;
 }
 
 bool elf_funcs__is_go(const struct elf_funcs *e)

@@ -65,6 +65,12 @@ bool elf_funcs__is_dyn(const struct elf_funcs *e);
  */
 bool elf_funcs__is_go(const struct elf_funcs *e);
 /*
+ * The ELF header's entry point (e_entry) in the image's own addresses, 0 if none: where
+ * exec() jumps (_start), with argc on the stack where a called function's return address
+ * would be.
+ */
+__u64 elf_funcs__entry_addr(const struct elf_funcs *e);
+/*
  * Its code catches C++ exceptions or cleans up after them (.gcc_except_table): an
  * exception unwinding through a function with a return probe aborts the program, since
  * the unwinder finds the kernel's trampoline where the return address was.

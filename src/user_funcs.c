@@ -170,8 +170,20 @@ static struct func *find_func(struct user_funcs *uf, const char *image, __u64 of
 static int add_func(struct user_funcs *uf, const struct user_image *im, const struct elf_func *ef,
 		    const struct user_glob *g)
 {
-	struct func *f = find_func(uf, im->path, ef->offset);
+	struct func *f;
 
+	/*
+	 * exec() jumps to the entry point with argc where a return address would be: a
+	 * return probe there overwrites it (make then saw other arguments). Never probed.
+	 */
+	if (ef->addr && ef->addr == elf_funcs__entry_addr(im->elf)) {
+		/* loud only when asked for by name: a '*' glob loses nothing it wanted */
+		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
+		   "Skipping user function '%s' of %s: the program's entry point is jumped to, not called, and a return probe would overwrite its argc.\n",
+		   ef->name, im->path);
+		return 0;
+	}
+	f = find_func(uf, im->path, ef->offset);
 	if (!f) {
 		if (uf->func_cnt == uf->func_cap) {
 			size_t cap = uf->func_cap ? uf->func_cap * 2 : 64;

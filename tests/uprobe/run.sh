@@ -259,6 +259,21 @@ for mode in "" -K; do
 	check "can't probe${mode:+ ($mode)}: nothing left attached" nothing_left
 done
 
+# 8c. the entry point (_start): exec() jumps to it with argc where a return address would
+# be, and a return probe there overwrites argc (Debian's make, traced with '*', read other
+# arguments); never probed
+"$RS" --dry-run -v -e "main [$P]" -a "* [$P]" >"$T/out" 2>&1
+check "entry point: '*' skips _start (said with -v only), main and do_work attached" \
+	eval 'grep -q "^Skipping user function ._start. of .*entry point is jumped to" "$T/out" &&
+	      ! grep -q "user function #[0-9]* ._start." "$T/out" &&
+	      grep -q "user function #[0-9]* .do_work." "$T/out"'
+"$RS" --dry-run -e "main [$P]" -a "* [$P]" >"$T/out" 2>&1
+check "entry point: without -v, '*' does not warn about it" \
+	eval '! grep -q "_start" "$T/out"'
+"$RS" --dry-run -e "_start [$P]" -a "main [$P]" >"$T/out" 2>&1
+check "entry point: named by itself, the skip is a warning" \
+	grep -q "^Skipping user function ._start. of .*would overwrite its argc" "$T/out"
+
 # 11. -A: arguments from DWARF through the kernel's plans and renderers (the path comes from
 # argv: a string in a page the program has not touched yet, its .rodata, reads as -EFAULT)
 args_of() { echo "[(a['name'], a['kind'], a['text']) for a in $1['args']]"; }
