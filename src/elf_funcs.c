@@ -14,6 +14,8 @@
 #define MAX_NAME_LEN 1024
 /* Upper bound on symbols read from one table (libxul has ~300k; a hostile file more). */
 #define MAX_SYMS (8u << 20)
+/* Executable segments remembered; linkers make one or two, a hostile file could make more. */
+#define MAX_SEGS 16
 
 struct elf_funcs {
 	struct elf_funcs_opts o;
@@ -23,7 +25,11 @@ struct elf_funcs {
 	size_t name_cnt;
 	char *strs;			/* every name, NUL-separated */
 	size_t strs_sz, strs_cap;
-	bool from_dynsym;
+	enum elf_funcs_source source;
+	bool has_symtab;		/* the image itself has a .symtab (it is not stripped) */
+	/* the image's executable PT_LOAD segments: where a function's file offset comes from */
+	struct { __u64 vaddr, filesz, offset; } segs[MAX_SEGS];
+	size_t seg_cnt;
 	bool addr_sorted;		/* funcs are in address order too (one-segment text) */
 	bool is_dyn;
 	bool is_go;
@@ -86,21 +92,34 @@ static int push_sym(struct raw_syms *rs, const struct raw_sym *s)
 	return 0;
 }
 
-/*
- * File offset of address @addr: through the executable PT_LOAD segment that holds it
- * (what the loader maps, and what the kernel's uprobe takes). 0: in no such segment.
- */
-static __u64 addr_to_offset(Elf *elf, size_t phnum, __u64 addr)
+/* The image's executable PT_LOAD segments: what the loader maps as code. */
+static void read_segs(struct elf_funcs *e, Elf *elf, size_t phnum)
 {
 	GElf_Phdr ph;
 	size_t i;
 
-	for (i = 0; i < phnum; i++) {
+	for (i = 0; i < phnum && e->seg_cnt < MAX_SEGS; i++) {
 		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
-		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz)
-			return addr - ph.p_vaddr + ph.p_offset;
+		e->segs[e->seg_cnt].vaddr = ph.p_vaddr;
+		e->segs[e->seg_cnt].filesz = ph.p_filesz;
+		e->segs[e->seg_cnt].offset = ph.p_offset;
+		e->seg_cnt++;
 	}
+}
+
+/*
+ * File offset of address @addr: through the image's executable segment that holds it (what
+ * the kernel's uprobe takes). 0: in no such segment. Always the image's own segments: a
+ * separate debug file keeps the program headers but empties them.
+ */
+static __u64 addr_to_offset(const struct elf_funcs *e, __u64 addr)
+{
+	size_t i;
+
+	for (i = 0; i < e->seg_cnt; i++)
+		if (addr >= e->segs[i].vaddr && addr - e->segs[i].vaddr < e->segs[i].filesz)
+			return addr - e->segs[i].vaddr + e->segs[i].offset;
 	return 0;
 }
 
@@ -114,8 +133,7 @@ static int alias_rank(int bind)
 }
 
 /* Functions of one symbol table section into @rs; returns how many were taken. */
-static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, size_t phnum,
-			struct raw_syms *rs)
+static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, struct raw_syms *rs)
 {
 	GElf_Shdr sh;
 	Elf_Data *data;
@@ -146,7 +164,7 @@ static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, size_t phnu
 		if (!name || !name[0])
 			continue;
 		s.addr = sym.st_value;
-		s.offset = addr_to_offset(elf, phnum, sym.st_value);
+		s.offset = addr_to_offset(e, sym.st_value);
 		if (!s.offset)
 			continue;	/* not in loaded code: nothing a uprobe could hit */
 		s.size = sym.st_size;
@@ -325,17 +343,21 @@ static int read_elf(struct elf_funcs *e, Elf *elf)
 			read_debuglink(e, scn);
 	}
 
-	if (symtab)
-		n = read_symtab(e, elf, symtab, phnum, &rs);
-	if (n == 0 && dynsym) {
-		n = read_symtab(e, elf, dynsym, phnum, &rs);
-		e->from_dynsym = n > 0;
+	read_segs(e, elf, phnum);
+	if (symtab) {
+		n = read_symtab(e, elf, symtab, &rs);
+		e->source = n > 0 ? ELF_FUNCS_SYMTAB : ELF_FUNCS_NONE;
 	}
+	if (n == 0 && dynsym) {
+		n = read_symtab(e, elf, dynsym, &rs);
+		e->source = n > 0 ? ELF_FUNCS_DYNSYM : ELF_FUNCS_NONE;
+	}
+	e->has_symtab = symtab;
 	err = n < 0 ? (int)n : build_tables(e, &rs);
 	free(rs.v);
 	if (!err)
 		pr(e, LOG_DEBUG, "%zu functions (%zu names) from %s\n", e->func_cnt, e->name_cnt,
-		   e->from_dynsym ? ".dynsym" : ".symtab");
+		   e->source == ELF_FUNCS_DYNSYM ? ".dynsym" : ".symtab");
 	return err;
 }
 
@@ -465,9 +487,59 @@ const struct elf_func *elf_funcs__find_addr(const struct elf_funcs *e, __u64 add
 	return NULL;
 }
 
-bool elf_funcs__from_dynsym(const struct elf_funcs *e)
+enum elf_funcs_source elf_funcs__source(const struct elf_funcs *e)
 {
-	return e->from_dynsym;
+	return e->source;
+}
+
+bool elf_funcs__has_symtab(const struct elf_funcs *e)
+{
+	return e->has_symtab;
+}
+
+int elf_funcs__use_debug_symtab(struct elf_funcs *e, const char *debug_path)
+{
+	struct raw_syms rs = {};
+	Elf_Scn *scn = NULL;
+	Elf *elf;
+	long n = 0;
+	int fd, err;
+
+	if (e->has_symtab)
+		return -EEXIST;
+	fd = open(debug_path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB) {
+			n = read_symtab(e, elf, scn, &rs);
+			break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	if (n <= 0) {
+		free(rs.v);
+		return n < 0 ? (int)n : -ENODATA;
+	}
+	/* the debug file's table has every function .dynsym had and the rest */
+	free(e->funcs);
+	free(e->names);
+	e->funcs = NULL;
+	e->names = NULL;
+	e->func_cnt = e->name_cnt = 0;
+	err = build_tables(e, &rs);
+	free(rs.v);
+	if (err)
+		return err;
+	e->source = ELF_FUNCS_DEBUG_SYMTAB;
+	pr(e, LOG_DEBUG, "%zu functions (%zu names) from %s's .symtab\n", e->func_cnt,
+	   e->name_cnt, debug_path);
+	return 0;
 }
 
 bool elf_funcs__is_dyn(const struct elf_funcs *e)

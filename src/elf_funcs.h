@@ -55,8 +55,25 @@ const struct elf_func *elf_funcs__find_addr(const struct elf_funcs *e, __u64 add
 /* The function with this exact name, or NULL. */
 const struct elf_func *elf_funcs__find(const struct elf_funcs *e, const char *name);
 
-/* The functions came from .dynsym: the image is stripped of its .symtab. */
-bool elf_funcs__from_dynsym(const struct elf_funcs *e);
+/* Where the functions came from. */
+enum elf_funcs_source {
+	ELF_FUNCS_NONE,		/* no table with a function in it */
+	ELF_FUNCS_SYMTAB,	/* the image's .symtab */
+	ELF_FUNCS_DYNSYM,	/* stripped: .dynsym, only what it exports */
+	ELF_FUNCS_DEBUG_SYMTAB,	/* stripped: its separate debug file's .symtab */
+};
+
+enum elf_funcs_source elf_funcs__source(const struct elf_funcs *e);
+/* The image has a .symtab of its own (even one without functions): it is not stripped. */
+bool elf_funcs__has_symtab(const struct elf_funcs *e);
+/*
+ * A stripped image: take its functions from the .symtab of @debug_path, its separate debug
+ * file (debug_file.h finds it and checks that it belongs to the image), which a distribution's
+ * debug package or `objcopy --only-keep-debug` keeps the whole table in. File offsets still
+ * come from the image's own segments. 0; -EEXIST if the image has its own .symtab;
+ * -ENODATA if the file has no function symbols (the image's table is kept then); -errno.
+ */
+int elf_funcs__use_debug_symtab(struct elf_funcs *e, const char *debug_path);
 /* ET_DYN: a PIE executable or a shared library (loaded at a random base). */
 bool elf_funcs__is_dyn(const struct elf_funcs *e);
 /*

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <elfutils/libdw.h>
 #include "records.h"
+#include "debug_file.h"
 #include "user_dwarf.h"
 #include "user_dwarf_btf.h"
 
@@ -133,37 +134,22 @@ static int try_open(const char *file, Dwarf **dw, int *fd)
 	return -ENODATA;
 }
 
-/* Where gdb looks for a debuglink or build-id file, first found wins. */
+/* The image's own DWARF, else its separate debug file's (debug_file.h) */
 static int open_dwarf(const char *path, const struct elf_funcs *e, Dwarf **dw, int *fd,
 		      char *out, size_t out_sz)
 {
-	const char *link = elf_funcs__debuglink(e, NULL), *bid = elf_funcs__build_id(e);
-	char dir[PATH_MAX], cand[PATH_MAX * 2];
-	const char *slash;
-	int i;
+	__u32 crc = 0;
+	const char *link = elf_funcs__debuglink(e, &crc), *bid = elf_funcs__build_id(e);
+	char cand[PATH_MAX];
 
 	snprintf(out, out_sz, "%s", path);
 	if (try_open(path, dw, fd) == 0)
 		return 0;
-	slash = strrchr(path, '/');
-	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
-	for (i = 0; link && i < 3; i++) {
-		static const char *const fmt[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
-
-		snprintf(cand, sizeof(cand), fmt[i], dir, link);
-		if (strcmp(cand, path) != 0 && try_open(cand, dw, fd) == 0) {
-			snprintf(out, out_sz, "%s", cand);
-			return 0;
-		}
-	}
-	if (bid && strlen(bid) > 2) {
-		snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
-		if (try_open(cand, dw, fd) == 0) {
-			snprintf(out, out_sz, "%s", cand);
-			return 0;
-		}
-	}
-	return -ENODATA;
+	if (debug_file__find(path, bid, link, crc, cand, sizeof(cand), NULL) ||
+	    try_open(cand, dw, fd))
+		return -ENODATA;
+	snprintf(out, out_sz, "%s", cand);
+	return 0;
 }
 
 int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,

@@ -2,9 +2,9 @@
 /*
  * What DWARF says about a user-space image's functions: each function's return type (as
  * FUNC_* result flags, the same rule the kernel's BTF gives) and the source file it is
- * defined in (for ":SRC [IMAGE]" globs). The DWARF comes from the image itself, else its
- * .gnu_debuglink file (next to it, in .debug/, or under /usr/lib/debug), else
- * /usr/lib/debug/.build-id/XX/REST.debug.
+ * defined in (for ":SRC [IMAGE]" globs). The DWARF comes from the image itself, else from
+ * its separate debug file (debug_file.h: by build ID or .gnu_debuglink, checked to belong
+ * to the image).
  */
 #ifndef RETSNOOP_USER_DWARF_H
 #define RETSNOOP_USER_DWARF_H

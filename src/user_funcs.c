@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "debug_file.h"
 #include "elf_funcs.h"
 #include "opts.h"
 #include "records.h"
@@ -20,6 +21,7 @@ struct user_image {
 	char *path;
 	struct elf_funcs *elf;
 	struct btf *btf;	/* -A: its functions' prototypes from DWARF, NULL without */
+	char *dbg_path;		/* stripped: the debug file its functions came from */
 };
 
 struct user_funcs {
@@ -57,6 +59,7 @@ void user_funcs__free(struct user_funcs *uf)
 		glob_spec__free(&uf->globs[i].spec);
 	for (i = 0; i < uf->image_cnt; i++) {
 		free(uf->images[i].path);
+		free(uf->images[i].dbg_path);
 		elf_funcs__free(uf->images[i].elf);
 		btf__free(uf->images[i].btf);
 	}
@@ -103,6 +106,33 @@ size_t user_funcs__glob_cnt(const struct user_funcs *uf)
 }
 
 /* The image at real path @path, read once however many globs name it. */
+/*
+ * A stripped image (Debian's binaries are): its whole symbol table may be in a separate
+ * debug file a debug package installed; without one only what .dynsym exports is known.
+ */
+static void use_debug_symtab(struct user_funcs *uf, struct user_image *im)
+{
+	__u32 crc = 0;
+	const char *link = elf_funcs__debuglink(im->elf, &crc);
+	char dbg[4096];
+	int err;
+
+	err = debug_file__find(im->path, elf_funcs__build_id(im->elf), link, crc, dbg,
+			       sizeof(dbg), NULL);
+	if (err == -ESTALE)
+		pr(uf, LOG_WARN, "Note: the debug file of '%s' belongs to another build of it (build ID or CRC differ): not used.\n",
+		   im->path);
+	if (err)
+		return;
+	err = elf_funcs__use_debug_symtab(im->elf, dbg);
+	if (err) {
+		pr(uf, LOG_DEBUG, "debug file %s: no function symbols (%d)\n", dbg, err);
+		return;
+	}
+	im->dbg_path = strdup(dbg);
+	pr(uf, LOG_DEBUG, "'%s' is stripped: its functions come from %s\n", im->path, dbg);
+}
+
 static int get_image(struct user_funcs *uf, const char *path, struct user_image **out)
 {
 	struct elf_funcs_opts eo = { .sz = sizeof(eo), .print = uf->o.print };
@@ -139,6 +169,8 @@ static int get_image(struct user_funcs *uf, const char *path, struct user_image 
 			pr(uf, LOG_ERROR, "Can't read '%s': %s.\n", path, strerror(-err));
 		return err;
 	}
+	if (!elf_funcs__has_symtab(im->elf))
+		use_debug_symtab(uf, im);
 	uf->image_cnt++;
 	*out = im;
 	return 0;
@@ -273,12 +305,25 @@ static int on_image(const char *path, void *ctx)
 	if (!rc->matched && g->spec.image_kind == GLOB_IMAGE_PATH) {
 		char buf[512];
 
-		pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its %s%s).\n",
-		   glob_spec__str(&g->spec, buf, sizeof(buf)), path,
-		   elf_funcs__func_cnt(im->elf),
-		   elf_funcs__from_dynsym(im->elf) ? ".dynsym" : ".symtab",
-		   elf_funcs__from_dynsym(im->elf) ?
-		   "; it is stripped: only exported functions are known" : "");
+		glob_spec__str(&g->spec, buf, sizeof(buf));
+		switch (elf_funcs__source(im->elf)) {
+		case ELF_FUNCS_SYMTAB:
+			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its .symtab).\n",
+			   buf, path, elf_funcs__func_cnt(im->elf));
+			break;
+		case ELF_FUNCS_DEBUG_SYMTAB:
+			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in the .symtab of its debug file %s).\n",
+			   buf, path, elf_funcs__func_cnt(im->elf), im->dbg_path);
+			break;
+		case ELF_FUNCS_DYNSYM:
+			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its .dynsym; it is stripped: only exported functions are known; its debug symbols, e.g. Debian's -dbgsym package, would give all).\n",
+			   buf, path, elf_funcs__func_cnt(im->elf));
+			break;
+		default:
+			pr(uf, LOG_ERROR, "'%s' matches no function of %s: it is stripped and exports no functions; install its debug symbols (e.g. Debian's -dbgsym package, found by build ID under /usr/lib/debug/.build-id/) or trace a build with symbols.\n",
+			   buf, path);
+			break;
+		}
 		return -ENOENT;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "opts.h"
+#include "debug_file.h"
 #include "usyms.h"
 
 /* Where an image's DWARF comes from. */
@@ -137,72 +138,52 @@ static void sidecar_failed(struct usyms *u, int err)
 		"frames keep their binary and offset only.\n", err);
 }
 
-/* Try one candidate debug file; true once one is attached. */
-static bool try_debug(struct usyms *u, struct uimage *img, const char *path)
+struct debug_try {
+	struct usyms *u;
+	struct uimage *img;
+};
+
+/* One candidate debug file (debug_file.h checked its owner): 1 once it is attached. */
+static int try_debug(int fd, const char *path, void *ctx)
 {
+	struct debug_try *t = ctx;
+	struct usyms *u = t->u;
 	struct addr2line *a = sidecar(u);
-	struct stat st;
-	int fd, err;
+	int err;
 
 	if (!a)
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	/*
-	 * Opened as root on a name next to a binary some user controls (a symlink there could
-	 * point anywhere): hand over only what that user could read anyway.
-	 */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    (!(st.st_mode & S_IROTH) && st.st_uid != img->owner)) {
-		log_msg(u->opts.print, LOG_DEBUG, "debug file %s: not readable by the binary's "
-			"owner, not used\n", path);
-		close(fd);
-		return false;
-	}
-	err = addr2line__attach_debug(a, img->id, fd);
-	close(fd);
+		return -ENOTCONN;
+	err = addr2line__attach_debug(a, t->img->id, fd);
 	if (!err) {
-		img->dbg = DBG_ATTACHED;
+		t->img->dbg = DBG_ATTACHED;
 		log_msg(u->opts.print, LOG_DEBUG, "debug file %s attached\n", path);
-		return true;
+		return 1;
 	}
 	if (err == -ESTALE) {
-		img->dbg = DBG_MISMATCH;
+		t->img->dbg = DBG_MISMATCH;
 		log_msg(u->opts.print, LOG_DEBUG, "debug file %s: build ID mismatch, not used\n",
 			path);
 	} else if (err == -EPIPE || err == -ETIMEDOUT || err == -EPROTO) {
 		sidecar_failed(u, err);
+		return err;
 	}
-	return false;
+	return 0;
 }
 
 /* The separate debug file of @img (mapped from @path), where gdb and eu-* look for it. */
 static void find_debug(struct usyms *u, struct uimage *img, const char *path,
 		       const char *debuglink)
 {
-	const char *root = u->opts.debug_root, *slash = strrchr(path, '/');
-	int dir_len = slash ? (int)(slash - path) : 0;
-	char cand[4096];
+	struct debug_file_opts o = {
+		.sz = sizeof(o),
+		.root = u->opts.debug_root,
+		.owner = img->owner,
+		.owner_set = true,
+	};
+	struct debug_try t = { .u = u, .img = img };
 
 	img->dbg = DBG_NONE;
-	if (strlen(img->build_id) > 2) {
-		snprintf(cand, sizeof(cand), "%s/.build-id/%.2s/%s.debug", root, img->build_id,
-			 img->build_id + 2);
-		if (try_debug(u, img, cand))
-			return;
-	}
-	if (!debuglink)
-		return;
-	snprintf(cand, sizeof(cand), "%.*s/%s", dir_len, path, debuglink);
-	/* a debuglink naming the binary itself would only find the binary again */
-	if (strcmp(cand, path) != 0 && try_debug(u, img, cand))
-		return;
-	snprintf(cand, sizeof(cand), "%.*s/.debug/%s", dir_len, path, debuglink);
-	if (try_debug(u, img, cand))
-		return;
-	snprintf(cand, sizeof(cand), "%s%.*s/%s", root, dir_len, path, debuglink);
-	try_debug(u, img, cand);
+	debug_file__for_each(path, img->build_id, debuglink, try_debug, &t, &o);
 }
 
 static bool same_file(int fd, const struct user_mapping *m)

@@ -49,7 +49,7 @@ $(OUTPUT)/unit/fuzz-replay-%: tests/fuzz/%.c tests/fuzz/replay_main.c tests/fuzz
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit -DFUZZ_NAME='"$*"' \
 		$< tests/fuzz/replay_main.c $(OUTPUT)/unit/libretsnoop-san.a \
-		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lcmocka -lpthread -o $@
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lz -lcmocka -lpthread -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -77,7 +77,7 @@ static void test_pie(void **state)
 
 	check_prog_funcs(e);
 	assert_true(elf_funcs__is_dyn(e));
-	assert_false(elf_funcs__from_dynsym(e));
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_SYMTAB);
 	dw = elf_funcs__find(e, "do_work");
 	/* a PIE is linked at 0: vaddr and file offset agree in their page offset */
 	assert_int_equal(dw->addr & 0xfff, dw->offset & 0xfff);
@@ -108,7 +108,7 @@ static void test_stripped_dynsym(void **state)
 
 	/* exported with -rdynamic, so .dynsym still names them */
 	check_prog_funcs(e);
-	assert_true(elf_funcs__from_dynsym(e));
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_DYNSYM);
 	/* fewer names than .symtab had (no static or crt functions) */
 	assert_true(elf_funcs__name_cnt(e) < elf_funcs__name_cnt(full));
 	elf_funcs__free(e);
@@ -159,7 +159,7 @@ static void test_shared_lib_stripped(void **state)
 {
 	struct elf_funcs *e = open_uprog("libuprog-stripped.so");
 
-	assert_true(elf_funcs__from_dynsym(e));
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_DYNSYM);
 	elf_funcs__free(e);
 	check_lib_offsets("libuprog-stripped.so");
 }
@@ -170,7 +170,7 @@ static void test_debuglink_and_go(void **state)
 	__u32 crc = 0;
 
 	/* --strip-debug keeps .symtab */
-	assert_false(elf_funcs__from_dynsym(e));
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_SYMTAB);
 	assert_string_equal(elf_funcs__debuglink(e, &crc), "uprog.debug");
 	assert_true(crc != 0);
 	elf_funcs__free(e);
@@ -178,6 +178,40 @@ static void test_debuglink_and_go(void **state)
 	e = open_uprog("uprog-fakego");
 	assert_true(elf_funcs__is_go(e));
 	elf_funcs__free(e);
+}
+
+/*
+ * Stripped as distributions ship it: nothing of its own in .dynsym; the debug file's
+ * .symtab gives every function, at the offsets the image's own segments say.
+ */
+static void test_debug_symtab(void **state)
+{
+	struct elf_funcs *full = open_uprog("uprog");
+	struct elf_funcs *e = open_uprog("uprog-dbgsym");
+	char dbg[PATH_MAX];
+	size_t i;
+
+	assert_false(elf_funcs__has_symtab(e));
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_NONE);
+	assert_null(elf_funcs__find(e, "do_work"));
+	assert_non_null(uprog_path("uprog.debug", dbg, sizeof(dbg)));
+	assert_int_equal(elf_funcs__use_debug_symtab(e, dbg), 0);
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_DEBUG_SYMTAB);
+	check_prog_funcs(e);
+	assert_int_equal(elf_funcs__func_cnt(e), elf_funcs__func_cnt(full));
+	for (i = 0; i < elf_funcs__func_cnt(e); i++) {
+		assert_string_equal(elf_funcs__func(e, i)->name, elf_funcs__func(full, i)->name);
+		assert_int_equal(elf_funcs__func(e, i)->offset, elf_funcs__func(full, i)->offset);
+	}
+	/* an image with its own table keeps it */
+	assert_int_equal(elf_funcs__use_debug_symtab(full, dbg), -EEXIST);
+	/* a file without function symbols leaves the image as it was */
+	elf_funcs__free(e);
+	e = open_uprog("uprog-dbgsym");
+	assert_int_equal(elf_funcs__use_debug_symtab(e, "/dev/null"), -ENODATA);
+	assert_int_equal(elf_funcs__source(e), ELF_FUNCS_NONE);
+	elf_funcs__free(e);
+	elf_funcs__free(full);
 }
 
 static void test_bad_files(void **state)
@@ -403,6 +437,7 @@ int main(void)
 		cmocka_unit_test(test_shared_lib),
 		cmocka_unit_test(test_shared_lib_stripped),
 		cmocka_unit_test(test_debuglink_and_go),
+		cmocka_unit_test(test_debug_symtab),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_resolve_images),
 		cmocka_unit_test(test_resolve_needed),

@@ -150,6 +150,12 @@ trace "$D/uprog-stripped" -e "do_work [$D/uprog-stripped]" -a "open_config [$D/u
 check "stripped: do_work -> open_config by .dynsym names, without source lines" \
 	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config'] and not any('source' in f or 'inlined' in f for f in s[0]['stack'])"
 
+# 6b. stripped as distributions ship binaries (no .symtab, and .dynsym exports none of its
+# own functions): the functions and their lines come from the debug file its debuglink names
+trace "$D/uprog-dbgsym" -e "do_work [$D/uprog-dbgsym]" -a "open_config [$D/uprog-dbgsym]" --json
+check "stripped with a debug file: do_work -> open_config from uprog.debug's .symtab, with source lines" \
+	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config'] and all('source' in f for f in s[0]['stack'])"
+
 # 7. an alias and its function: traced once; =never: -1 is no error (with -S, not failed)
 "$RS" --dry-run -v -e "do_work_alias [$P]" -a "do_work [$P]" >"$T/out" 2>&1
 check "alias: do_work_alias and do_work are one function" \
@@ -699,6 +705,10 @@ bad "stripped library without the function" -e "do_work [$D/libuprog-stripped.so
 bad "glob matching nothing in the image" -e "nosuchfunc_* [$P]"
 bad "Go binary" -e "main [$D/uprog-fakego]"
 bad "source glob on a binary without DWARF" -e ":*.c [$D/uprog-stripped]"
+mkdir -p "$T/alone" && cp "$D/uprog-dbgsym" "$T/alone/"
+bad "stripped binary whose debug file is missing" -e "do_work [$T/alone/uprog-dbgsym]"
+check "stripped binary whose debug file is missing: says it exports no functions and what to install" \
+	grep -q "it is stripped and exports no functions; install its debug symbols" "$T/err"
 
 echo "uprobe: $pass passed, $fail failed$([ $skip -gt 0 ] && echo ", $skip skipped")"
 [ $fail -eq 0 ]

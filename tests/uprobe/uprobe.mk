@@ -8,6 +8,8 @@
 #                   so .dynsym still names them)
 #   libuprog.so, libuprog-stripped.so (only .dynsym)
 #   uprog-dbglink   stripped of DWARF, with a .gnu_debuglink to uprog.debug
+#   uprog-dbgsym    stripped as distributions ship binaries (no .symtab, no DWARF, .dynsym
+#                   exports none of its functions), with a .gnu_debuglink to uprog.debug
 #   uprog-fakego    uprog with an empty .go.buildinfo section: what marks a Go binary
 #   uasm            a function written in assembly (-g: the assembler's typeless DWARF)
 #   ujmp            traced functions left by longjmp()
@@ -18,7 +20,7 @@ UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
 	uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog.debug uprog-fakego uasm ujmp uctx uexc utail)
+	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc utail)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -61,6 +63,11 @@ $(UPROG_OUT)/uprog-dbglink: $(UPROG_OUT)/uprog $(UPROG_OUT)/uprog.debug
 	$(call msg,UPROG,$@)
 	$(Q)cd $(UPROG_OUT) && objcopy --strip-debug --add-gnu-debuglink=uprog.debug uprog \
 		uprog-dbglink
+
+$(UPROG_OUT)/uprog-dbgsym: $(UPROG_OUT)/uprog $(UPROG_OUT)/uprog.debug
+	$(call msg,UPROG,$@)
+	$(Q)cd $(UPROG_OUT) && objcopy --strip-all --add-gnu-debuglink=uprog.debug uprog \
+		uprog-dbgsym
 
 $(UPROG_OUT)/uprog-fakego: $(UPROG_OUT)/uprog
 	$(call msg,UPROG,$@)
