@@ -5,30 +5,27 @@
 #include "hunt.h"
 
 /*
- * The syscall wrappers that take the registers: what every syscall of a native process
- * enters first. Compat entries (__ia32_sys_*, __arm64_compat_sys_*) serve 32-bit
- * processes only, which a glob-less hunt leaves to -e.
+ * The syscall wrappers that take the registers: what every syscall enters first, native
+ * ones and compat ones (32-bit processes). They never nest (missed_exit.bpf.h's
+ * FUNC_SYSCALL rule); a glob-less hunt starts sessions at the native ones only, and leaves
+ * the compat ones to -e.
  */
 #if defined(__aarch64__)
-#define SYSCALL_ENTRY_GLOB "__arm64_sys_*"
+#define NATIVE_SYSCALL_PREFIX "__arm64_sys_"
+#define COMPAT_SYSCALL_PREFIXES "__arm64_compat_sys_"
 #else
-#define SYSCALL_ENTRY_GLOB "__x64_sys_*"
+#define NATIVE_SYSCALL_PREFIX "__x64_sys_"
+#define COMPAT_SYSCALL_PREFIXES "__ia32_sys_", "__ia32_compat_sys_", "__x64_compat_sys_"
 #endif
 
 const char *hunt__entry_glob(void)
 {
-	return SYSCALL_ENTRY_GLOB;
+	return NATIVE_SYSCALL_PREFIX "*";
 }
 
 bool hunt__is_syscall_entry(const char *name)
 {
-	static const char *const prefixes[] = {
-#if defined(__aarch64__)
-		"__arm64_sys_", "__arm64_compat_sys_",
-#else
-		"__x64_sys_", "__ia32_sys_", "__ia32_compat_sys_", "__x64_compat_sys_",
-#endif
-	};
+	static const char *const prefixes[] = { NATIVE_SYSCALL_PREFIX, COMPAT_SYSCALL_PREFIXES };
 	size_t i;
 
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
@@ -59,7 +56,7 @@ int hunt__apply_defaults(struct env *env, unsigned int *added)
 	*added = 0;
 	if (env->entry_globs.cnt || (!env->cmd_argv && !env->allow_pid_cnt))
 		return 0;
-	err = push(&env->entry_globs, SYSCALL_ENTRY_GLOB, true);
+	err = push(&env->entry_globs, hunt__entry_glob(), true);
 	if (err)
 		return err;
 	*added |= HUNT_ENTRIES;
