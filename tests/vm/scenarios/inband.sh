@@ -10,6 +10,9 @@
 #   chain must be found; netlink_ack is not among the globs, retsnoop adds it (-v says so);
 # - with kprobe.multi, the glob-less hunt (retsnoop -T --json -- errtrig ...) agrees with
 #   the oracle too, and names the targeted hunts' chains (tests/vm/check-hunt.py);
+# - nf_tables (nft-missing-table, a raw batch: the guest has no nft): the batch's error
+#   is handed to nfnl_err_add() first, the stack names nft_table_lookup as its origin in
+#   every mode and in the glob-less hunt;
 # - the README's example, `retsnoop -- ip link add dev x0 type nosuchtype` (busybox ip):
 #   a sample with the header line, the exit status ip's, and a drop summary that warns only
 #   about what traced sessions lost.
@@ -22,6 +25,7 @@ multi=0
 case " $(vm_modes) " in *" -M "*) multi=1 ;; esac
 
 guest="$(cat "$here/../guest-lib.sh")
+mods_load nf_tables
 errtrig $NETLINK_CASES; echo \"errtrig rc=\$?\""
 for m in $(vm_modes); do
 	guest="$guest
@@ -41,6 +45,8 @@ echo '=== BEGIN ip'; cat /tmp/ip.out; echo '=== END ip'
 echo '=== BEGIN ip.err'; cat /tmp/ip.err; echo '=== END ip.err'"
 fi
 guest="$guest
+mods_unload nf_tables
+echo '=== BEGIN mods'; grep -E '^(nf_tables|nfnetlink) ' /proc/modules; echo '=== END mods'
 leftovers after"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
@@ -65,6 +71,7 @@ check() {
 	expect "$s" '"inband_error":\{[^}]*"errno":-95[,}]' "$sec: the unknown link kind's error, in-band"
 	expect "$s" '"inband_error":\{[^}]*"errno":-2[,}]' "$sec: the unknown family's error, in-band"
 	expect "$s" '"inband_error":\{[^}]*"carrier":"netlink_ack"' "$sec: the carrier is named"
+	expect "$s" '"inband_error":\{[^}]*"carrier":"nfnl_err_add"' "$sec: the nfnetlink batch's carrier is named"
 	expect "$(section "$out" "$sec.err")" '^rc=0$' "$sec: exit status 0 after SIGINT"
 }
 for m in $(vm_modes); do
@@ -78,6 +85,10 @@ expect "$s" '^In-band error -ENOENT: the syscall succeeded' "text: the header sa
 expect "$s" '^In-band errors: an entry function may send netlink requests, so their error carriers are traced too\.$' \
 	"-v: says the carriers were added"
 expect "$s" '^In-band errors: followed into netlink_ack\(\) \(its argument 3\)\.$' "-v: says which carrier BPF follows"
+expect "$s" '^In-band error -ENOENT: the syscall succeeded, the error went back in a nfnetlink batch ack \(nfnl_err_add\(\)\)\.$' \
+	"text: the header names nfnetlink's carrier"
+expect "$s" '^In-band errors: followed into nfnl_err_add\(\) \(its argument 3\)\.$' "-v: says BPF follows nfnl_err_add too"
+expect "$s" '^!\*? +[0-9]+us \[-ENOENT\] +nft_table_lookup[.a-z0-9]*( |$)' "text: '!' on the missing table's origin"
 expect "$s" '^!\*? +[0-9]+us \[-EOPNOTSUPP\] +(__)?rtnl_newlink' "text: '!' on the link kind's origin"
 
 if [ $multi = 1 ]; then
@@ -107,6 +118,9 @@ if [ $multi = 1 ]; then
 			fail "ip: warns of dropped or incomplete data with nothing of that counted"
 	fi
 fi
+
+# a shared boot's later scenarios must not find nf_tables' functions
+expect_not "$(section "$out" mods)" '.' "nf_tables and nfnetlink unloaded again"
 
 a=$(section "$out" after)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached afterwards: $a"
