@@ -23,7 +23,8 @@
 # be reported, both frames "[no return]" above the -EFAULT chain, and no sample may show a
 # frame whose return was not seen with a result (-K: every thread's -EFAULT, and at least
 # one sample with both frames unreturned; -F: every thread's; -M: as many as the kernel
-# gave us, info only, its pools take the failing callee's returns too).
+# gave us, info only, its pools take the failing callee's returns too; -F where the kernel
+# skipped none of our programs' runs).
 # Same retsnoop runs as the read() pile-up: no extra start-up.
 # Nothing stays attached.
 set -u
@@ -110,11 +111,6 @@ for r in $runs; do
 	expect_not "$s" "^ +[0-9]+us \\[0\\] +($recv_fn|__sys_recvfrom)(\\+| |\$)" \
 		"$args: no recvfrom frame shown returning 0 (an unseen return has no result)"
 	echo "info: $(vm_label) $args: recvfrom pile-up: $efault -EFAULT samples, $both with both outer frames unreturned"
-	case $n in
-	K|F) [ "$efault" -eq $THREADS ] || fail "$args: every thread's -EFAULT is reported ($efault of $THREADS)" ;;
-	esac
-	[ $n = K ] && { [ "$both" -ge 1 ] ||
-		fail "$args: a session with its two outer frames unreturned is reported (none of $efault)"; }
 	cnt=$(printf '%s\n' "$s" | grep -cE "\\[-EBADF\\] +$read_fn")
 	[ "$cnt" -eq $THREADS ] || fail "$args: every thread's -EBADF is reported ($cnt of $THREADS;" \
 		"$(printf '%s\n' "$s" | grep -E '^(Note|[A-Z -]+:) ' | tr '\n' ' '))"
@@ -126,6 +122,15 @@ for r in $runs; do
 	echo "info: $(vm_label) $args: bpftool missed $miss, recursion_misses $rec," \
 		"witness kretprobe '$(echo $w)', missed session ends ${ends:-0}," \
 		"samples $cnt"
+	# -F loses no return to a pool, but 7.x skips a program that runs again on a CPU where
+	# a preempted run of it holds its slot (7.2: recursion_misses 29, 27 on one fexit program;
+	# 2 of 30 -EFAULT seen): no tracer can report those
+	case $n:$rec in
+	K:* | F:0) [ "$efault" -eq $THREADS ] ||
+		fail "$args: every thread's -EFAULT is reported ($efault of $THREADS)" ;;
+	esac
+	[ $n = K ] && { [ "$both" -ge 1 ] ||
+		fail "$args: a session with its two outer frames unreturned is reported (none of $efault)"; }
 	if [ $n = K ]; then
 		# the kernel skipped returns: the witness (same function, same default maxactive)
 		expect "$w" '^ *rsw_read +[0-9]+ +[1-9][0-9]*$' \
