@@ -78,11 +78,13 @@ static __always_inline bool frame0_gone(struct session *sess, __u64 kpos, __u32 
 }
 
 /*
- * End @sess, whose frame 0 returned without its exit probe. With nothing else running,
- * it is reported as user_unwind() reports a frame longjmp() left: frame 0 "no return",
- * the session's error that of its last callee's chain (a failed read() of a bad
- * descriptor shows its -EBADF chain). With more frames left running, which of them
- * failed can't be told: it is forgotten. Counted either way (LOST SESSION ENDS).
+ * End @sess, whose frame 0 returned without its exit probe. Every frame still open ran
+ * inside frame 0 and is gone with it: each had its exit skipped too (a pile-up takes the
+ * pools of the functions it sleeps in alike). All are popped as not returned, as
+ * user_unwind() pops what longjmp() left, and the session is reported by the rule of a
+ * session that returned: as failing when the innermost open frame's last callee's chain
+ * failed (its error can't have been dealt with by frames that never went on to run
+ * anything we saw), the "no return" frames above that chain. Counted (LOST SESSION ENDS).
  */
 static __always_inline void end_stale_session(struct session *sess, __s64 key, __u64 now)
 {
@@ -90,18 +92,7 @@ static __always_inline void end_stale_session(struct session *sess, __s64 key, _
 
 	if (st)
 		__sync_fetch_and_add(&st->lost_ends, 1);
-	if (sess->stack.depth == 1) {
-		sess->stack.func_res[0] = 0;
-		sess->stack.func_lat[0] = ((now - sess->entry_ts[0]) & ~LAT_NO_RETURN) |
-					  LAT_NO_RETURN;
-		/* the chains kept aside for frame 0's callees went with it (see user_unwind()) */
-		sess->frag_cnt = 0;
-		sess->stack.depth = 0;
-		emit_session_end(sess, now, false);
-	} else {
-		emit_session_end(sess, now, true);
-	}
-	end_session(sess, key);
+	pop_unreturned(sess, 0, key, now);
 }
 
 #endif /* __RETSNOOP_MISSED_EXIT_BPF_H */

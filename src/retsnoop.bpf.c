@@ -142,36 +142,35 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
  * interrupt's functions, or a call made while a preempted handler holds the CPU's BPF
  * slot. Measured on 7.2: a glob-less hunt of errtrig's 19 cases saw 278,791 entry and
  * 350,618 exit misses, and every mismatch dropped its whole session (2-17 of 20 samples).
- * A lost exit only leaves frames above the returning one: pop them (they never returned to
- * us, so they hold no result). A lost entry leaves an exit we never pushed: skip it.
+ * A lost exit only leaves frames above the returning one: pop them, as not returned (the
+ * stack view says "[no return]" for them, not a result they never had). A lost entry
+ * leaves an exit we never pushed: skip it.
  * Either way the session keeps the frames it did see; count the calls not recorded.
  * Returns the returning frame's index, or -1 to skip this exit.
  */
-static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 id)
+static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 id, __s64 key,
+					__u64 now)
 {
 	struct drop_stats *st = drop_stats();
-	__u32 i, j, k;
+	__u32 i, j = 0;
 
 	for (i = 1; i < MAX_FSTACK_DEPTH; i++) {
 		if (i > top)
 			break;
 		j = frame_idx(top - i);
-		if (sess->stack.func_ids[j] != id)
-			continue;
+		if (sess->stack.func_ids[j] == id)
+			break;
+	}
+	if (i >= MAX_FSTACK_DEPTH || i > top) {
 		if (st)
-			__sync_fetch_and_add(&st->skipped_calls, i);
-		/* the chains kept aside for a popped frame's callees are stale */
-		for (k = 0; k < MAX_FRAGS; k++) {
-			if (sess->frag_cnt == 0 ||
-			    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start <= j + 1)
-				break;
-			sess->frag_cnt--;
-		}
-		return j;
+			__sync_fetch_and_add(&st->skipped_calls, 1);
+		return -1;
 	}
 	if (st)
-		__sync_fetch_and_add(&st->skipped_calls, 1);
-	return -1;
+		__sync_fetch_and_add(&st->skipped_calls, i);
+	/* frames j + 1 .. top: never the entry frame, so the session goes on */
+	pop_unreturned(sess, j + 1, key, now);
+	return j;
 }
 
 /* @usp: a user function's stack pointer after its return, 0 for a kernel function */
@@ -202,7 +201,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 		goto lost;
 	d = frame_idx(d - 1);
 	if (sess->stack.func_ids[d] != id) {
-		int r = resync_stack(sess, d, id);
+		int r = resync_stack(sess, d, id, key, now);
 
 		if (r < 0)
 			return 0;	/* its entry was skipped by the kernel: not in our stack */

@@ -224,6 +224,45 @@ static __always_inline void end_session(struct session *sess, __s64 key)
 		bpf_map_delete_elem(&sessions, &key);
 }
 
+/*
+ * Pop the frames [@nd, depth) whose returns we never saw (longjmp() or an exception left
+ * them, or the kernel skipped their exit probes) and any frame above them, as not
+ * returned: LAT_NO_RETURN in their latency, the time until we found out. The error chain
+ * below them stays: it is what their innermost callee returned, whatever became of them.
+ * Returns true when that popped the session's entry frame too: the session is over
+ * (reported as if it returned, its error that of its chain) and freed.
+ */
+static __always_inline bool pop_unreturned(struct session *sess, __u32 nd, __s64 key, __u64 now)
+{
+	__u32 d = sess->stack.depth, n, i;
+
+	if (nd >= d || d > MAX_FSTACK_DEPTH)
+		return false;
+	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+		i = frame_idx(nd + n);
+		if (nd + n >= d)
+			break;
+		sess->stack.func_res[i] = 0;
+		sess->stack.func_lat[i] = ((now - sess->entry_ts[i]) & ~LAT_NO_RETURN) |
+					  LAT_NO_RETURN;
+	}
+	/* the chains kept aside for the popped frames' callees are stale */
+	for (n = 0; n < MAX_FRAGS; n++) {
+		if (sess->frag_cnt == 0 ||
+		    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start <= nd)
+			break;
+		sess->frag_cnt--;
+	}
+	/* calls beyond MAX_FSTACK_DEPTH ran above the popped frames: gone too */
+	sess->overflow = 0;
+	sess->stack.depth = nd;
+	if (nd > 0)
+		return false;
+	emit_session_end(sess, now, false);
+	end_session(sess, key);
+	return true;
+}
+
 /* @key: the probe's (probe_session_key()); @slot: see new_session_slot() */
 static __always_inline struct session *start_session(__s64 key, struct session *slot,
 						     __u64 pid_tgid, __u64 now)

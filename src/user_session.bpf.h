@@ -90,52 +90,13 @@ static __always_inline bool user_sp_below(const struct session *sess, __u32 code
 }
 
 /*
- * Pop the frames [@nd, depth) that longjmp() or an exception left (and any kernel frame
- * above them) as not returned: LAT_NO_RETURN in their latency, the time until we found
- * out. The chain below them stays: an error that longjmp() carried up is still the error
- * chain, through the frames it skipped.
- * Returns true when the session's entry frame itself was left: the session is over
- * (reported as if it returned, its error that of its chain) and freed.
- */
-static __always_inline bool user_pop_left(struct session *sess, __u32 nd, __s64 key, __u64 now)
-{
-	__u32 d = sess->stack.depth, n, i;
-
-	if (nd >= d || d > MAX_FSTACK_DEPTH)
-		return false;
-	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
-		i = frame_idx(nd + n);
-		if (nd + n >= d)
-			break;
-		sess->stack.func_res[i] = 0;
-		sess->stack.func_lat[i] = ((now - sess->entry_ts[i]) & ~LAT_NO_RETURN) |
-					  LAT_NO_RETURN;
-	}
-	/* the chains kept aside for the left frames' callees are stale (see resync_stack()) */
-	for (n = 0; n < MAX_FRAGS; n++) {
-		if (sess->frag_cnt == 0 ||
-		    sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)].start <= nd)
-			break;
-		sess->frag_cnt--;
-	}
-	/* calls beyond MAX_FSTACK_DEPTH ran above the left frames: gone too */
-	sess->overflow = 0;
-	sess->stack.depth = nd;
-	if (nd > 0)
-		return false;
-	emit_session_end(sess, now, false);
-	end_session(sess, key);
-	return true;
-}
-
-/*
  * longjmp() and C++ exceptions leave functions without returning: their uretprobes never
  * fire (the kernel drops their return instances), and the frames would stay on our stack,
  * the next call nesting under them. The user stack tells which are gone: it grows down,
  * so a frame whose stack pointer at entry is below @limit (the next call's stack pointer
  * + 1, its stack pointer itself when it was tail-called, see user_tail_call(), or the
  * returning frame's own at its entry) is not running any more.
- * Pops those (user_pop_left()); true when that ended the session.
+ * Pops those (pop_unreturned()); true when that ended the session.
  */
 static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
 {
@@ -158,7 +119,7 @@ static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64
 			break;
 		nd = i;
 	}
-	return user_pop_left(sess, nd, key, now);
+	return pop_unreturned(sess, nd, key, now);
 }
 
 /* Set by user space when user functions are traced (kernel_features.h has the offsets). */
@@ -278,7 +239,7 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 			break;
 		nd = i;
 	}
-	return user_pop_left(sess, nd, key, now);
+	return pop_unreturned(sess, nd, key, now);
 #else
 	/* arm64: the return address is in the link register, saved where the callee likes */
 	return false;

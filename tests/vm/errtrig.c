@@ -7,6 +7,7 @@
  *   errtrig --spin SECONDS	(getppid() as fast as it can: load for a tracer to keep up with)
  *   errtrig --orphan-thread CASE	(CASE in a thread that outlives the main thread)
  *   errtrig --pileup THREADS	(THREADS threads blocked in read() at once, then -EBADF each)
+ *   errtrig --pileup-recvfrom THREADS	(the same in recvfrom(), failing -EFAULT after the wake-up)
  *
  * Each case prints "CASE <name>: FAILED with -<ERRNO> (<n>)" or "CASE <name>: SUCCEEDED"
  * and the exit status says whether every case failed as expected (0) or not (1).
@@ -35,6 +36,9 @@
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netfilter/nfnetlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/perf_event.h>
 
@@ -363,6 +367,70 @@ static int genl_unknown_family(void)
 	return nl_request(NETLINK_GENERIC, &req.nh);
 }
 
+/* Append an nfnetlink message (nlmsghdr + nfgenmsg) of @type at @off in @buf; its end. */
+static size_t nfnl_msg(char *buf, size_t off, __u16 type, __u16 flags, __u8 family,
+		       __u16 res_id)
+{
+	struct nlmsghdr *nh = (struct nlmsghdr *)(buf + off);
+	struct nfgenmsg *g;
+
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(*g));
+	nh->nlmsg_type = type;
+	nh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nh->nlmsg_seq = 1;
+	g = NLMSG_DATA(nh);
+	g->nfgen_family = family;
+	g->version = NFNETLINK_V0;
+	g->res_id = htons(res_id);
+	return off + NLMSG_ALIGN(nh->nlmsg_len);
+}
+
+/*
+ * `nft delete table ip nosuchtable`: an nf_tables batch (begin, DELTABLE, end) whose one
+ * request fails. nfnetlink_rcv_batch() keeps the error with nfnl_err_add() and sends it
+ * in the ack once the batch is aborted; sendto() succeeds. Needs nf_tables (the VM
+ * scenario loads the modules). The family is IPv4: an unspecified one would flush every
+ * table instead of looking one up.
+ */
+static int nft_missing_table(void)
+{
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	char req[512] = {}, buf[4096];
+	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	size_t off, del;
+	int fd, err;
+	ssize_t n;
+
+	off = nfnl_msg(req, 0, NFNL_MSG_BATCH_BEGIN, 0, AF_UNSPEC, NFNL_SUBSYS_NFTABLES);
+	del = off;
+	off = nfnl_msg(req, off, NFNL_SUBSYS_NFTABLES << 8 | NFT_MSG_DELTABLE, NLM_F_ACK,
+		       NFPROTO_IPV4, 0);
+	nl_attr((struct nlmsghdr *)(req + del), NFTA_TABLE_NAME, "nosuchtable", 12);
+	off = del + NLMSG_ALIGN(((struct nlmsghdr *)(req + del))->nlmsg_len);
+	off = nfnl_msg(req, off, NFNL_MSG_BATCH_END, 0, AF_UNSPEC, NFNL_SUBSYS_NFTABLES);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (fd < 0)
+		return -errno;
+	if (sendto(fd, req, off, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	n = recv(fd, buf, sizeof(buf), 0);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (!NLMSG_OK(nh, (size_t)n) || nh->nlmsg_type != NLMSG_ERROR) {
+		err = -EPROTO;
+		goto out;
+	}
+	err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
+out:
+	close(fd);
+	return err;
+}
+
 static const struct errcase cases[] = {
 	{ "open-enoent", "open a path under a missing directory", ENOENT, open_enoent },
 	{ "open-enotdir", "open a path below a regular file", ENOTDIR, open_enotdir },
@@ -390,6 +458,8 @@ static const struct errcase cases[] = {
 	  EOPNOTSUPP, netlink_unknown_kind },
 	{ "genl-unknown-family", "generic netlink lookup of a family that doesn't exist (netlink ack)",
 	  ENOENT, genl_unknown_family },
+	{ "nft-missing-table", "nf_tables batch deleting a table that doesn't exist (nfnetlink ack)",
+	  ENOENT, nft_missing_table },
 };
 
 #define CASE_CNT (sizeof(cases) / sizeof(cases[0]))
@@ -453,6 +523,14 @@ static int orphan_thread(const char *name)
  * instance for (the probe's nmissed), and a tracer never sees those threads' first
  * read() return. Prints "PILEUP: N threads, M failed with -EBADF"; exit status 0 when
  * every thread did.
+ *
+ * --pileup-recvfrom THREADS: the same with recvfrom() on a datagram socket, and a bad
+ * address length pointer: each blocked call fails after its wake-up, in
+ * move_addr_to_user() (-EFAULT), with every frame of the syscall between it and the
+ * sleep still open -- a thread the pile-up left without return instances leaves all of
+ * them unreturned, not only the syscall's. Then each fails recvfrom(-1) (-EBADF), its
+ * next syscall, one at a time. Prints "PILEUP: N threads ..., M failed with -EFAULT,
+ * K with -EBADF".
  */
 struct pileup {
 	int fd;
@@ -467,7 +545,9 @@ struct pileup {
 	 * still held their instances could itself get none.
 	 */
 	pthread_barrier_t all_read;
+	bool recv;		/* recvfrom() on a datagram socket, not read() on a pipe */
 	int waiting;		/* threads about to block in read() */
+	int efault;		/* threads whose blocked recvfrom() failed with EFAULT */
 	int ebadf;		/* threads whose read(-1) failed with EBADF */
 	pid_t tids[];
 };
@@ -483,14 +563,23 @@ static void *pileup_main(void *arg)
 	struct pileup *p = a->p;
 	char c;
 
+	/* an address wanted, its length at an unmapped address: -EFAULT once data came */
+	socklen_t *bad_len = (socklen_t *)16;
+	struct sockaddr_storage from;
+
 	p->tids[a->idx] = syscall(__NR_gettid);
 	__atomic_add_fetch(&p->waiting, 1, __ATOMIC_SEQ_CST);
-	if (read(p->fd, &c, 1) != 1)
+	if (p->recv) {
+		if (recvfrom(p->fd, &c, 1, 0, (struct sockaddr *)&from, bad_len) < 0 &&
+		    errno == EFAULT)
+			__atomic_add_fetch(&p->efault, 1, __ATOMIC_SEQ_CST);
+	} else if (read(p->fd, &c, 1) != 1) {
 		c = 0;	/* still at the barrier, else the others wait forever */
+	}
 	pthread_barrier_wait(&p->all_read);
 	pthread_mutex_lock(&p->lock);
-	if (read(-1, &c, 1) < 0 && errno == EBADF)
-		p->ebadf++;
+	if (p->recv ? recvfrom(-1, &c, 1, 0, NULL, NULL) < 0 : read(-1, &c, 1) < 0)
+		p->ebadf += errno == EBADF;
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
@@ -515,14 +604,15 @@ static bool task_sleeping(pid_t tid)
 	return s && s[1] == ' ' && s[2] == 'S';
 }
 
-static int pileup(int cnt)
+static int pileup(int cnt, bool recv)
 {
 	struct pileup_arg *args;
 	struct pileup *p;
 	pthread_t *th;
 	int fds[2], i, asleep = 0, tries;
 
-	if (cnt <= 0 || cnt > 1000 || pipe(fds))
+	if (cnt <= 0 || cnt > 1000 ||
+	    (recv ? socketpair(AF_UNIX, SOCK_DGRAM, 0, fds) : pipe(fds)))
 		return 2;
 	p = calloc(1, sizeof(*p) + cnt * sizeof(p->tids[0]));
 	th = calloc(cnt, sizeof(*th));
@@ -530,6 +620,7 @@ static int pileup(int cnt)
 	if (!p || !th || !args)
 		return 2;
 	p->fd = fds[0];
+	p->recv = recv;
 	pthread_mutex_init(&p->lock, NULL);
 	if (pthread_barrier_init(&p->all_read, NULL, cnt))
 		return 2;
@@ -553,6 +644,11 @@ static int pileup(int cnt)
 			return 2;
 	for (i = 0; i < cnt; i++)
 		pthread_join(th[i], NULL);
+	if (recv) {
+		printf("PILEUP: %d threads (%d seen asleep in recvfrom), %d failed with -EFAULT, %d with -EBADF\n",
+		       cnt, asleep, p->efault, p->ebadf);
+		return p->efault == cnt && p->ebadf == cnt && asleep == cnt ? 0 : 1;
+	}
 	printf("PILEUP: %d threads (%d seen asleep in read), %d failed with -EBADF\n",
 	       cnt, asleep, p->ebadf);
 	return p->ebadf == cnt && asleep == cnt ? 0 : 1;
@@ -566,13 +662,15 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--spin") == 0)
 		return spin(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "--pileup") == 0)
-		return pileup(atoi(argv[2]));
+		return pileup(atoi(argv[2]), false);
+	if (argc == 3 && strcmp(argv[1], "--pileup-recvfrom") == 0)
+		return pileup(atoi(argv[2]), true);
 	if (argc == 3 && strcmp(argv[1], "--orphan-thread") == 0) {
 		mkdir(SCRATCH, 0755);
 		return orphan_thread(argv[2]);
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE | --pileup THREADS\n");
+		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE | --pileup[-recvfrom] THREADS\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "-l") == 0) {

@@ -110,3 +110,16 @@ hunt_json() {
 	echo "=== END $_n.err"
 	_took $_n $_t0 $_t1
 }
+
+# mods_load LIST / mods_unload LIST: the modules /mods/LIST.list names (tests/vm/run copies
+# them; none where the kernel has them built in), loaded in order, unloaded in reverse
+mods_load() {
+	for _m in $(cat /mods/$1.list 2>/dev/null); do
+		insmod /mods/$_m.ko 2>/dev/null
+	done
+}
+mods_unload() {
+	for _m in $(cat /mods/$1.list 2>/dev/null | tr ' ' '\n' | sed -n '1!G;h;$p'); do
+		rmmod $_m 2>/dev/null
+	done
+}
