@@ -360,8 +360,11 @@ life -e "exec_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- "$P" --exec 
 check "exec inside exec_work: the new image's do_work -> open_config is a session of its own (the old one ends unreported)" \
 	jq_samples "(c := $cmd_pid) and [(x['pid'], [f['function'] for f in x['stack']]) for x in s] == [(c, ['do_work', 'open_config'])]"
 life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' --kill /nonexistent/killed; '$P' /nonexistent/after 2 >/dev/null"
-check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
-	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
+# the killed one's session is cut by its exit, after open_config failed in it: reported as
+# such (section 12b), its frame kill_work never returned
+killed="the process was killed by signal 9 (Killed): no return seen"
+check "SIGKILL inside kill_work: its session cut (kill_work no return, open_config [-1]), the next process's 2 sessions intact" \
+	jq_samples "len(s) == 3 and [(f['function'], f.get('no_return'), f.get('result')) for f in s[0]['stack']] == [('kill_work', '$killed', None), ('open_config', None, -1)] and s[0]['thread_exit']['signal'] == 9 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s[1:]) and len({x['pid'] for x in s}) == 2"
 check "lifecycle: nothing left attached" nothing_left
 # the same outside -- CMD, with -p: one process execs inside exec_work, one is killed
 # inside kill_work, a third fails twice beside them. The exec'd image's session and the
@@ -388,11 +391,41 @@ pid_life() {
 	kill -INT $rpid; wait $rpid
 }
 pid_life
-check "-p, exec inside exec_work: the new image's do_work -> open_config, the other process's 2, nothing of the killed one" \
-	jq_samples "sorted((x['pid'], [f['function'] for f in x['stack']]) for x in s) == sorted([($pa, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config'])])"
+check "-p, exec inside exec_work: the new image's do_work -> open_config, the other process's 2, the killed one's cut session" \
+	jq_samples "sorted((x['pid'], [f['function'] for f in x['stack']]) for x in s) == sorted([($pa, ['do_work', 'open_config']), ($pb, ['kill_work', 'open_config']), ($pc, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config'])])"
 check "-p lifecycle: no dropped or incomplete sample" \
 	jq_samples "(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'drops' and r['final']]) and d[-1]['dropped_samples'] == 0 and d[-1]['incomplete_samples'] == 0"
 check "-p lifecycle: nothing left attached" nothing_left
+
+# 12b. sessions the thread's exit cuts (tests/uprobe/uexit.c): exit() and pthread_exit()
+# never return. Judged as if the entry function had returned: its running frames "no
+# return" for that reason, failed when the last chain of the innermost one did (a chain
+# kept aside while it went on, too), or when the thread itself exited with a non-zero
+# status. Not counted as still running. Before, none of them was reported.
+X=$D/uexit
+xwhy() { echo "the thread exited with status $1: no return seen"; }
+xchain='[(f["function"], f.get("no_return"), f.get("result"), f["marker"]) for f in x["stack"] if f["kind"] == "traced_user"]'
+running0='(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "drops" and r["final"]]) and d[-1]["running_sessions"] == 0 and d[-1]["dropped_samples"] == 0'
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -a "log_failure [$X]" -- "$X" /nonexistent/uexit
+check "exit(3) in fail_and_exit after open_config failed and log_failure ran: do_work, fail_and_exit no return, open_config [-1] the origin from the chain kept aside (!*)" \
+	jq_samples "len(s) == 1 and (x := s[0]) and x['error'] and $xchain == [('do_work', '$(xwhy 3)', None, '  '), ('fail_and_exit', '$(xwhy 3)', None, '  '), ('open_config', None, -1, '!*')] and x['thread_exit'] == {'status': 3, 'signal': None, 'own_exit_call': True, 'why': 'the thread exited with status 3'}"
+check "exit(3): the session is not counted as still running, nothing dropped" jq_samples "$running0"
+life -T -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" /nonexistent/uexit
+check "exit(3) -T: fail_and_exit's and do_work's exit rows say the thread exited, innermost first" \
+	jq_samples "len(s) == 1 and [(r['kind'], r['function'], r['depth'], r.get('no_return'), r.get('result')) for r in s[0]['trace']] == [('entry', 'do_work', 1, None, None), ('entry', 'fail_and_exit', 2, None, None), ('leaf', 'open_config', 3, None, -1), ('exit', 'fail_and_exit', 2, '$(xwhy 3)', None), ('exit', 'do_work', 1, '$(xwhy 3)', None)]"
+"$RS" -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" /nonexistent/uexit >"$T/out" 2>"$T/err"
+check "exit(3) text: the 'Cut short' line, a rule '$(xwhy 3)' above do_work, '[no return]' rows, open_config the origin" \
+	eval "grep -q '^Cut short: the thread exited with status 3 inside the session' '$T/out' && grep -qzP '\n +-+ $(xwhy 3) -+\n +- \[no return\] +do_work[^\n]*\n +- \[no return\] +fail_and_exit[^\n]*\n! +\d+us \[-1 ENOENT\] +open_config' '$T/out'"
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" --status
+check "exit(4) with nothing failed: reported by the status alone, open_config [3] not failed" \
+	jq_samples "len(s) == 1 and (x := s[0]) and x['error'] and $xchain == [('do_work', '$(xwhy 4)', None, '  '), ('status_exit', '$(xwhy 4)', None, '  '), ('open_config', None, 3, '  ')]"
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" --ok
+check "exit(0) with nothing failed: no sample, not still running" jq_samples "len(s) == 0 and $running0"
+life -e "*_work [$X]" -a "open_config [$X]" -- "$X" --thread /nonexistent/uexit-thread
+check "pthread_exit() in a worker's thread_work after a failed open_config: its session (status 0); exit(5) in main's finish_work: its own; the idle worker's cut session, nothing failed, not reported" \
+	jq_samples "len(s) == 2 and [($xchain, x['tid'] == x['pid']) for x in s] == [([('thread_work', '$(xwhy 0)', None, '  '), ('open_config', None, -1, '! ')], False), ([('finish_work', '$(xwhy 5)', None, '  ')], True)] and all(x['error'] for x in s)"
+check "threads: no session counted as still running, nothing dropped" jq_samples "$running0"
+check "exit: nothing left attached" nothing_left
 
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack
