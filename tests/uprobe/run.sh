@@ -274,6 +274,15 @@ check "entry point: without -v, '*' does not warn about it" \
 check "entry point: named by itself, the skip is a warning" \
 	grep -q "^Skipping user function ._start. of .*would overwrite its argc" "$T/out"
 
+# the same at run time: with '*' under -- CMD (so the probes are in place at exec), main
+# gets its real argc. On the old binary it got -8192, the low half of the uprobe
+# trampoline's address (0x7fffffffe000) that _start's return probe wrote over argc, which
+# _start pops; uprog then quietly fell back to its default path and printed the same
+# failure count (why no test had seen it)
+"$RS" --json -S -T -A -e "* [$P]" -- "$P" /nonexistent/entry-argc 1 2>"$T/err" | grep '^{' >"$T/out"
+check "entry point at run time: '*' -- uprog PATH 1: main's argc is 3, do_work's path PATH, no session of _start" \
+	jq_samples "(m := [r for x in s for r in x.get('trace', []) if r['kind'] == 'entry' and r['function'] == 'main']) and [(a['name'], a['text']) for a in m[0]['args']][0] == ('argc', '3') and any(r['function'] == 'do_work' and '/nonexistent/entry-argc' in r['args'][0]['text'] for x in s for r in x.get('trace', []) if r['kind'] == 'entry') and not any(f['function'] == '_start' for x in s for f in x['stack'])"
+
 # 11. -A: arguments from DWARF through the kernel's plans and renderers (the path comes from
 # argv: a string in a page the program has not touched yet, its .rodata, reads as -EFAULT)
 args_of() { echo "[(a['name'], a['kind'], a['text']) for a in $1['args']]"; }
