@@ -77,6 +77,47 @@ wait_ready() {
 	return 1
 }
 
+# Run counts (bpf_stats) of the programs named $2 that retsnoop pid $1 holds (its fds'
+# prog_id), summed; empty when it holds none. Only its own: a concurrent run (another
+# checkout's make test-uprobe) has programs of the same names.
+runs_of() {
+	local id
+	for id in $(sed -n 's/^prog_id:[[:space:]]*//p' /proc/$1/fdinfo/* 2>/dev/null | sort -un); do
+		bpftool prog show id "$id" 2>/dev/null | head -1
+	done | awk -v n="$2" '$0 ~ " name " n " " { for (i = 1; i < NF; i++) if ($i == "run_cnt") { c += $(i + 1); seen = 1 } }
+		END { if (seen) print c }'
+}
+# bpf_stats on while measuring: a helper holds a BPF_ENABLE_STATS fd, which the kernel
+# counts apart from the sysctl, so a concurrent run turning kernel.bpf_stats_enabled back
+# off can't stop our counts; the sysctl only where the syscall fails
+stats_on() {
+	rm -f "$T/stats"
+	python3 -c '
+import ctypes, os, platform, signal, struct
+nr = {"x86_64": 321, "aarch64": 280}.get(platform.machine(), -1)
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("I", 0), 64)	# BPF_STATS_RUN_TIME
+fd = libc.syscall(nr, 32, attr, 4) if nr > 0 else -1		# BPF_ENABLE_STATS
+open(os.environ["STATS_FILE"], "w").write("fd\n" if fd >= 0 else "none\n")
+if fd >= 0:
+    signal.pause()' &
+	stats_pid=$!
+	while [ ! -s "$T/stats" ] && kill -0 $stats_pid 2>/dev/null; do sleep 0.05; done
+	if ! grep -q fd "$T/stats" 2>/dev/null; then
+		stats_pid=
+		stats_old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+		echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	fi
+}
+stats_off() {
+	if [ -n "$stats_pid" ]; then
+		kill $stats_pid; wait $stats_pid 2>/dev/null
+	else
+		echo "$stats_old" >/proc/sys/kernel/bpf_stats_enabled
+	fi
+}
+export STATS_FILE=$T/stats
+
 # run retsnoop with "$@" in the background until it is ready, run the program (uprog
 # args in $PROG_ARGS), stop retsnoop; output in $T/out, status in $T/rc
 trace() {
@@ -185,9 +226,8 @@ check "-p: one sample, from that process" \
 # session link's program runs at entry and return: 2), in every mode
 pid_only() {
 	local prog=$1; shift
-	local stats wpid rpid i
-	stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
-	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	local wpid rpid i
+	stats_on
 	rm -f "$T/pfifo"; mkfifo "$T/pfifo"
 	"$P" --wait <"$T/pfifo" >/dev/null &
 	wpid=$!
@@ -200,9 +240,9 @@ pid_only() {
 	exec 7>&-
 	wait $wpid
 	sleep 0.3
-	bpftool prog show name "$prog" | grep -o 'run_cnt [0-9]*' >"$T/runs"
+	echo "run_cnt $(runs_of $rpid "$prog")" >"$T/runs"
 	kill -INT $rpid; wait $rpid
-	echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+	stats_off
 }
 # (session links only where this kernel has them: the -v line says which)
 "$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
@@ -694,28 +734,31 @@ print(sorted([([(f["function"], f.get("result"), f.get("syscall_errno"), f.get("
 			eval "grep -q '^\[(' '$T/$c.sess' && cmp -s '$T/$c.sess' '$T/$c.pair'"
 	done
 	# run counts of bench_leaf's 1,000 calls: in a session (main's), and outside any (do_work
-	# is never called by --bench): the session program runs twice a call in one, once out
+	# is never called by --bench): the session program runs twice a call in one, once out.
+	# Traced system-wide, so on a copy of uprog of this run's own: a concurrent run's
+	# uprog processes (the same checkout's binary) can't enter its programs
+	B=$T/bench/uprog
+	mkdir -p "$T/bench" && cp "$P" "$D/libuprog.so" "$T/bench/"
 	counts() {
-		local stats rpid i
-		stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
-		echo 1 >/proc/sys/kernel/bpf_stats_enabled
+		local rpid i
+		stats_on
 		"$RS" "$@" >"$T/out" 2>"$T/err" &
 		rpid=$!
 		wait_ready $rpid
-		"$P" --bench 1000
+		"$B" --bench 1000
 		for p in usession uentry uexit; do
-			echo "$p $(bpftool prog show name $p 2>/dev/null | grep -o 'run_cnt [0-9]*' | cut -d' ' -f2)"
+			echo "$p $(runs_of $rpid $p)"
 		done | tr '\n' ' ' >"$T/runs"
 		kill -INT $rpid; wait $rpid
-		echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+		stats_off
 	}
-	counts -e "do_work [$P]" -a "bench_leaf [$P]"
+	counts -e "do_work [$B]" -a "bench_leaf [$B]"
 	check "sessions: 1,000 calls outside any session run the program at entry only ($(cat "$T/runs"))" \
 		grep -q '^usession 1000 uentry  uexit  $' "$T/runs"
-	counts -e "main [$P]" -a "bench_leaf [$P]"
+	counts -e "main [$B]" -a "bench_leaf [$B]"
 	check "sessions: 1,000 calls in main's session run it at entry and return, main too ($(cat "$T/runs"))" \
 		grep -q '^usession 2002 uentry  uexit  $' "$T/runs"
-	counts $PAIR -e "do_work [$P]" -a "bench_leaf [$P]"
+	counts $PAIR -e "do_work [$B]" -a "bench_leaf [$B]"
 	check "sessions: the pair runs both programs for calls outside sessions ($(cat "$T/runs"))" \
 		grep -q '^usession  uentry 1000 uexit 1000 $' "$T/runs"
 	check "sessions: nothing left attached" nothing_left
