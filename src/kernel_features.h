@@ -56,6 +56,7 @@ struct kernel_features {
 	unsigned int task_group_leader_off;	/* task_struct.group_leader */
 	unsigned int task_comm_off;		/* task_struct.comm */
 	unsigned int task_pid_off;		/* task_struct.pid (a fork's child, -- CMD) */
+	unsigned int task_exit_code_off;	/* task_struct.exit_code (a session cut by exit) */
 	unsigned int trace_kprobe_addr_off;	/* trace_kprobe.rp.kp.addr; 0: no such type */
 	/* -U: the user registers saved at kernel entry, user_regs_off bytes above the kernel
 	 * stack's base (task_struct.stack); 0: not found, -U is not available */

@@ -210,6 +210,7 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->task_group_leader_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "group_leader"));
 	f->task_comm_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "comm"));
 	f->task_pid_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "pid"));
+	f->task_exit_code_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "exit_code"));
 	f->task_stack_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "stack"));
 	/*
 	 * The uprobe trampoline's address, current->mm->uprobes_state.xol_area->vaddr: what

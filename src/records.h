@@ -130,6 +130,16 @@ struct rec_lbr_stack {
  * frames; see user_unwind()); the rest of the value is the time until that was seen.
  */
 #define LAT_NO_RETURN	(1ULL << 63)
+/*
+ * In func_res[] of a frame with LAT_NO_RETURN, why it never returned: 0, longjmp() or an
+ * exception left it (a user frame) or the kernel skipped its exit probe (a kernel frame
+ * 0); NORET_EXIT, its thread exited inside it (exit_cut.bpf.h), with the thread's exit
+ * code in the low 16 bits (a wait status: status << 8, or the signal), and
+ * NORET_EXIT_OWN when by its own exit() or exit_group() call.
+ */
+#define NORET_EXIT	(1ULL << 32)
+#define NORET_EXIT_OWN	(1ULL << 33)
+#define NORET_EXIT_CODE	0xffffULL
 
 struct call_stack {
 	__u32 func_ids[MAX_FSTACK_DEPTH];
@@ -162,6 +172,8 @@ enum session_end_flags {
 	SESS_F_TRUNCATED = 0x2,
 	/* an error was handed to an in-band carrier (netlink_ack()): REC_SESSION_INBAND */
 	SESS_F_INBAND = 0x4,
+	/* the thread exited inside the session: frames [0, depth at exit) have NORET_EXIT */
+	SESS_F_EXITED = 0x8,
 };
 
 struct rec_session_end {

@@ -328,8 +328,10 @@ int render_stack(FILE *out, const struct sample *s, const struct view_opts *v)
 		}
 
 		/* where the chain broke: a rule above the frames that never returned */
-		if (f->no_return && (i == 0 || !s->frames[i - 1].no_return) &&
-		    !add_rule(&ls, no_return_why(sample__func(s, f->func_id)->flags))) {
+		if (f->no_return && (i == 0 || !s->frames[i - 1].no_return ||
+				     s->frames[i - 1].exit_cut != f->exit_cut) &&
+		    !add_rule(&ls, no_return_why(s, sample__func(s, f->func_id)->flags,
+						 f->exit_cut))) {
 			err = -ENOMEM;
 			break;
 		}

@@ -54,6 +54,9 @@ int render_text__sample(FILE *out, const struct sample *s, const struct view_opt
 		s->task_comm, s->proc_comm);
 	if (s->inband)
 		render_inband(out, s);
+	if (s->exited)
+		fprintf(out, "Cut short: %s inside the session; its running calls never returned.\n",
+			s->exit_why);
 	if (v->func_trace && s->has_trace) {
 		/* -U: the stack view shows the user frames; without it, the trace does */
 		if (!v->stack && s->has_ustack) {

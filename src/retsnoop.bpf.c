@@ -19,7 +19,8 @@
  * error handed back in a netlink ack instead), records.bpf.h
  * what goes to user space (with args.bpf.h, probe_ctx.bpf.h, ustack.bpf.h, interim.bpf.h),
  * and the programs of tgid_set.bpf.h, inject.bpf.h and user_session.bpf.h; missed_exit.bpf.h
- * ends a session whose outermost return the kernel skipped.
+ * ends a session whose outermost return the kernel skipped, exit_cut.bpf.h one its
+ * thread's exit cut short.
  */
 #include "retsnoop_state.bpf.h"	/* first: no CO-RE, see there */
 #include "kprobe_ip.bpf.h"
@@ -35,6 +36,7 @@
 #include "inject.bpf.h"
 #include "user_session.bpf.h"
 #include "missed_exit.bpf.h"
+#include "exit_cut.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

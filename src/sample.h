@@ -48,10 +48,13 @@ struct sample_frame {
 	struct code_loc loc;
 	bool running;			/* not returned when the sample was taken */
 	/*
-	 * Never returned: longjmp() or a C++ exception left it (LAT_NO_RETURN); @dur_ns is
-	 * the time until that was seen, @res and @failed say nothing.
+	 * Never returned: longjmp() or a C++ exception left it, or its thread exited inside
+	 * it (LAT_NO_RETURN); @dur_ns is the time until that was seen, @res why (NORET_*),
+	 * @failed nothing.
 	 */
 	bool no_return;
+	/* @no_return because its thread exited inside it (sample.exited), not longjmp() */
+	bool exit_cut;
 	bool stitched;			/* from an error chain kept aside (the '*' marker) */
 	bool failed;			/* the result counts as an error (result__is_err) */
 	/*
@@ -73,17 +76,6 @@ struct sample_frame {
 	int sys_err;
 };
 
-/*
- * Why a frame has no result (sample_frame.no_return), in the stack view and JSON: a user
- * function longjmp() or an exception left, or a kernel entry function whose return the
- * kernel ran no exit probe for (LOST SESSION ENDS).
- */
-static inline const char *no_return_why(__u32 func_flags)
-{
-	return func_flags & FUNC_USER ? "skipped by longjmp/exception: no return seen" :
-	       "the kernel skipped its exit probe: no return seen";
-}
-
 enum trace_row_kind {
 	TRACE_ENTRY,			/* "→" */
 	TRACE_EXIT,			/* "←" */
@@ -103,8 +95,9 @@ struct trace_row {
 	__u64 dur_ns;			/* TRACE_EXIT, TRACE_LEAF */
 	__s64 res;			/* TRACE_EXIT, TRACE_LEAF */
 	bool failed;
-	/* TRACE_EXIT: the call never returned (NO_RETURN_WHY), @ts when that was seen */
+	/* TRACE_EXIT: the call never returned (no_return_why()), @ts when that was seen */
 	bool no_return;
+	bool exit_cut;			/* @no_return: the thread exited inside it */
 	/* TRACE_EXIT, TRACE_LEAF: the call's frame's sys_err (a failed traced user call) */
 	int sys_err;
 	__u32 missing;			/* TRACE_GAP: records lost */
@@ -152,6 +145,16 @@ struct sample {
 	int inband_func;
 	int inband_err;
 	int inband_level;
+	/*
+	 * The session's thread exited inside it (SESS_F_EXITED): its frames still running
+	 * then never returned (their exit_cut). @exit_code is the thread's (a wait status:
+	 * status << 8, or the signal), @exit_own: by its own exit() or exit_group() call;
+	 * @exit_why says it in words ("the thread exited with status 3").
+	 */
+	bool exited;
+	bool exit_own;
+	int exit_code;
+	const char *exit_why;
 
 	const struct func *funcs;	/* the table function ids refer to */
 	size_t func_cnt;
@@ -208,7 +211,23 @@ struct sample {
 	bool truncated;			/* calls nested deeper than recorded (SESS_F_TRUNCATED) */
 
 	struct sample_pool *pool;	/* private: owns every string and array above */
+	char exit_noret[96];		/* private: no_return_why() of an exit-cut frame */
 };
+
+/*
+ * Why a frame has no result (sample_frame.no_return), in the stack view and JSON: its
+ * thread exited inside it (@exit_cut), a user function longjmp() or an exception left, or
+ * a kernel entry function whose return the kernel ran no exit probe for (LOST SESSION
+ * ENDS).
+ */
+static inline const char *no_return_why(const struct sample *s, __u32 func_flags,
+					 bool exit_cut)
+{
+	if (exit_cut)
+		return s->exit_noret;
+	return func_flags & FUNC_USER ? "skipped by longjmp/exception: no return seen" :
+	       "the kernel skipped its exit probe: no return seen";
+}
 
 struct sample_build_opts {
 	size_t sz;			/* sizeof(struct sample_build_opts) */

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "opts.h"
@@ -169,6 +170,40 @@ static void mark_origin(struct sample *s)
 		origin->origin = true;
 }
 
+/*
+ * A session its thread's exit cut (exit_cut.bpf.h): the exit, from the outermost frame
+ * (always one of those cut), in words for the stack view, -T and JSON.
+ */
+static int exit_why(struct sample *s)
+{
+	char buf[sizeof(s->exit_noret) - sizeof(": no return seen")];
+	__u64 res = 0;
+	int sig;
+	size_t i;
+
+	for (i = 0; i < s->frame_cnt; i++) {
+		if (s->frames[i].exit_cut) {
+			res = s->frames[i].res;
+			break;
+		}
+	}
+	s->exit_own = res & NORET_EXIT_OWN;
+	s->exit_code = res & NORET_EXIT_CODE;
+	sig = s->exit_code & 0x7f;
+	if (sig)
+		snprintf(buf, sizeof(buf), "the process was killed by signal %d (%s)", sig,
+			 strsignal(sig));
+	else if (s->exit_own)
+		snprintf(buf, sizeof(buf), "the thread exited with status %d",
+			 s->exit_code >> 8 & 0xff);
+	else
+		snprintf(buf, sizeof(buf), "the thread ended with its process (exit status %d)",
+			 s->exit_code >> 8 & 0xff);
+	snprintf(s->exit_noret, sizeof(s->exit_noret), "%s: no return seen", buf);
+	s->exit_why = sample_pool__strdup(s->pool, buf);
+	return s->exit_why ? 0 : -ENOMEM;
+}
+
 static bool func_failed(const struct sample *s, int func_id, __s64 res)
 {
 	return result__is_err(res, sample__func(s, func_id)->flags);
@@ -227,6 +262,8 @@ static size_t close_left_calls(struct sample *s, struct open_calls *oc, size_t n
 			row->seq_id = oc->seq[lvl];
 			row->ts = ts;
 			row->no_return = true;
+			/* still open at the end of a session its thread's exit cut */
+			row->exit_cut = s->exited && depth == 0;
 		}
 		oc->func_id[lvl] = -1;
 	}
@@ -537,8 +574,11 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	}
 	s->chain_lost = r->end->flags & SESS_F_CHAIN_LOST;
 	s->truncated = r->end->flags & SESS_F_TRUNCATED;
+	s->exited = s->kind == SAMPLE_FINAL && (r->end->flags & SESS_F_EXITED);
 
 	err = sample__build_stack(s, r->end, o);
+	if (!err && s->exited)
+		err = exit_why(s);
 	if (!err)
 		mark_origin(s);
 	if (!err && o->view.func_trace)

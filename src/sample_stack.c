@@ -290,6 +290,8 @@ static int add_traced_frame(struct sample *s, const struct sample_build_opts *o,
 	if (!f->running && (cs->func_lat[i] & LAT_NO_RETURN)) {
 		f->no_return = true;
 		f->dur_ns = cs->func_lat[i] & ~LAT_NO_RETURN;
+		f->res = cs->func_res[i];
+		f->exit_cut = s->exited && (f->res & NORET_EXIT);
 	} else if (!f->running) {
 		f->dur_ns = cs->func_lat[i];
 		f->res = cs->func_res[i];

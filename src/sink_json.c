@@ -348,7 +348,7 @@ static json_t *jframe(const struct sample *s, const struct sample_frame *f)
 		put(o, "replaced", json_boolean(f->replaced));
 		put(o, "running", json_boolean(f->running));
 		if (f->no_return) {
-			put(o, "no_return", json_string(no_return_why(fn->flags)));
+			put(o, "no_return", json_string(no_return_why(s, fn->flags, f->exit_cut)));
 			put(o, "no_return_seen_after_ns", jint(f->dur_ns));
 		} else if (!f->running) {
 			put(o, "duration_ns", jint(f->dur_ns));
@@ -451,7 +451,8 @@ static json_t *jrow(const struct sample *s, const struct trace_row *r)
 	put(o, "time_ns", jint(r->ts + s->clock_off_ns));
 	put_args(o, r->args);
 	if (r->no_return) {
-		put(o, "no_return", json_string(no_return_why(sample__func(s, r->func_id)->flags)));
+		put(o, "no_return", json_string(no_return_why(s, sample__func(s, r->func_id)->flags,
+							      r->exit_cut)));
 	} else if (r->kind != TRACE_ENTRY) {
 		put(o, "duration_ns", jint(r->dur_ns));
 		put_result(o, r->res, sample__func(s, r->func_id)->flags, r->failed);
@@ -541,6 +542,21 @@ static json_t *jinband(const struct sample *s)
 	return o;
 }
 
+/* The thread exited inside the session: how (exit_cut.bpf.h). */
+static json_t *jthread_exit(const struct sample *s)
+{
+	int sig = s->exit_code & 0x7f;
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	put(o, "status", sig ? json_null() : jint(s->exit_code >> 8 & 0xff));
+	put(o, "signal", sig ? jint(sig) : json_null());
+	put(o, "own_exit_call", json_boolean(s->exit_own));
+	put(o, "why", jstr(s->exit_why));
+	return o;
+}
+
 static int json_sample(struct sink *sk, const struct sample *s)
 {
 	struct json_sink *js = (struct json_sink *)sk;
@@ -562,6 +578,8 @@ static int json_sample(struct sink *sk, const struct sample *s)
 		put_probe(o, s, s->probe_id);
 	if (s->inband)
 		put(o, "inband_error", jinband(s));
+	if (s->exited)
+		put(o, "thread_exit", jthread_exit(s));
 
 	arr = json_array();
 	for (i = 0; arr && i < s->frame_cnt; i++)

@@ -14,7 +14,7 @@
  * `-- CMD` adds each process a traced one forks (from the sched_process_fork tracepoint,
  * which fires in the parent before the child can run, so the child's first instruction
  * is already covered); every task's free clears its own byte (not its exit: see
- * tgid_set_free()).
+ * tgid_set_free()). A session its thread's exit cuts is exit_cut.bpf.h's.
  *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
@@ -86,22 +86,6 @@ int tgid_set_fork(__u64 *ctx)
 		if (st)
 			__sync_fetch_and_add(&st->unfollowed_forks, 1);
 	}
-	return 0;
-}
-
-/*
- * Every thread's exit: exit() and exit_group() never return, so its session ends with the
- * thread, not reported, instead of counting as "still running" when tracing stops.
- */
-SEC("raw_tp/sched_process_exit")
-int tgid_set_exit(void *ctx)
-{
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__s64 key = session_key(pid_tgid);
-	struct session *sess = find_session(key);
-
-	if (sess)
-		end_session(sess, key);
 	return 0;
 }
 

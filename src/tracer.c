@@ -295,7 +295,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	bpf_map__set_max_entries(skel->maps.traced_tgids,
 				 opts->traced_tgid_cnt ? tgid_slots() : 1);
 	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
-	bpf_program__set_autoload(skel->progs.tgid_set_exit, opts->traced_tgid_cnt > 0);
+	/* sessions cut by their thread's exit (exit_cut.bpf.h): only those it can see */
+	bpf_program__set_autoload(skel->progs.thread_exit,
+				  opts->traced_tgid_cnt > 0 || opts->user_func_cnt > 0);
 	bpf_program__set_autoload(skel->progs.tgid_set_free, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
@@ -316,8 +318,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
+	skel->rodata->task_exit_code_off = feat->task_exit_code_off;
 	if (opts->user_stacks || opts->user_func_cnt) {
-		/* -U, and user_resync() (user_session.bpf.h): the user registers */
+		/* -U, user_resync() (user_session.bpf.h), own_exit_call(): the user registers */
 		skel->rodata->task_stack_off = feat->task_stack_off;
 		skel->rodata->user_regs_off = feat->user_regs_off;
 	}
@@ -472,11 +475,13 @@ static int attach_tgid_set(struct tracer *t)
 			goto err;
 		t->fork_link = l;
 	}
-	if (t->o.traced_tgid_cnt) {
-		l = bpf_program__attach(t->skel->progs.tgid_set_exit);
+	if (t->o.traced_tgid_cnt || t->o.user_func_cnt) {
+		l = bpf_program__attach(t->skel->progs.thread_exit);
 		if (!l)
 			goto err;
 		t->exit_link = l;
+	}
+	if (t->o.traced_tgid_cnt) {
 		l = bpf_program__attach(t->skel->progs.tgid_set_free);
 		if (!l)
 			goto err;

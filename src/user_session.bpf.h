@@ -277,7 +277,7 @@ int usys_exit(__u64 *ctx)
 /*
  * exec() replaces the program under a session that began in it: the old image's traced
  * frames never return, and the new image's calls would nest under them in a session that
- * never ends. Such a session ends here, unreported as at exit (its kernel frames of
+ * never ends. Such a session ends here, unreported (its kernel frames of
  * execve's own, if traced, find no session on return); the new image's calls start anew.
  * A session that began in the kernel (a traced execve) goes on.
  */

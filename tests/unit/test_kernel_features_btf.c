@@ -37,6 +37,7 @@ static struct btf *fake_vmlinux(bool task, int *kfunc_id)
 		assert_int_equal(btf__add_field(b, NULL, anon, 128, 0), 0);
 		assert_int_equal(btf__add_field(b, "group_leader", ptr, 192, 0), 0);
 		assert_int_equal(btf__add_field(b, "comm", comm, 256, 0), 0);
+		assert_int_equal(btf__add_field(b, "exit_code", i32, 384, 0), 0);
 		assert_true(ts > 0);
 	}
 
@@ -95,6 +96,7 @@ static void test_facts(void **state)
 	assert_int_equal(f.task_stack_off, 16);
 	assert_int_equal(f.task_group_leader_off, 24);
 	assert_int_equal(f.task_comm_off, 32);
+	assert_int_equal(f.task_exit_code_off, 48);
 	assert_int_equal(f.trace_kprobe_addr_off, 8 + 4 + 16);
 	/* not in this BTF: no, and no offset */
 	assert_false(f.has_branch_snapshot);

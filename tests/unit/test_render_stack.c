@@ -119,6 +119,7 @@ struct stack_case {
 	__u64 lat[MAX_CASE_FRAMES];
 	int depth;			/* frames still running */
 	__u64 stitched;
+	__u16 flags;			/* enum session_end_flags */
 	bool not_err;			/* a -S success sample */
 	bool with_src;
 	bool src_failed;		/* the symbolizer is gone (failed_src) */
@@ -128,6 +129,26 @@ struct stack_case {
 	const char *model;
 	const char *text;
 };
+
+/* exit(3) by the thread itself: NORET_EXIT_OWN, the wait status 3 << 8 */
+#define EXIT3	(NORET_EXIT | NORET_EXIT_OWN | 0x300)
+#define EXIT_CASE_TEXT \
+"   --- the thread exited with status 3: no return seen ---\n" \
+"       - [no return]  __x64_sys_bpf\n" \
+"       - [no return]  __sys_bpf\n" \
+"!   50us [-ENOMEM]    array_map_alloc\n" \
+"^    2us [NULL]       bpf_map_alloc_percpu\n"
+#define EXIT_JMP_MODEL \
+"# exited: the process was killed by signal 9 (Killed)\n" \
+"N x __x64_sys_bpf 4294967305\n" \
+"N n do_foo 0\n" \
+"N ! array_map_alloc -12\n"
+#define EXIT_JMP_TEXT \
+"   --- the process was killed by signal 9 (Killed): no return seen ---\n" \
+"       - [no return]  __x64_sys_bpf\n" \
+"   --- the kernel skipped its exit probe: no return seen ---\n" \
+"       - [no return]  do_foo\n" \
+"!   50us [-ENOMEM]    array_map_alloc\n"
 
 /* The model of the seed's syscall entry frames, kallsyms only (see describe()). */
 #define SEED_ENTRY_MODEL \
@@ -469,6 +490,35 @@ SEED_ENTRY_MODEL
 "   [no kernel stack: the kernel's unwinder stopped inside the probe]\n"
 "!    9us [-EINVAL]  __x64_sys_prctl\n"
 "^    0us [-ENOSYS]  security_task_prctl\n",
+}, {
+	/*
+	 * exit(3) inside the session (exit_cut.bpf.h): the frames still running never
+	 * returned, for that reason, above the chain that failed last
+	 */
+	.name = "the thread exited inside the session: a rule with its status, no-return frames",
+	.flags = SESS_F_EXITED,
+	.nfuncs = 4, .func_ids = { 0, 1, 2, 3 },
+	.res = { EXIT3, EXIT3, -12, 0 },
+	.lat = { LAT_NO_RETURN | 90000, LAT_NO_RETURN | 80000, 50000, 2500 },
+	.model =
+"# exited: the thread exited with status 3\n"
+"N x __x64_sys_bpf 12884902656\n"
+"N x __sys_bpf 12884902656\n"
+"N ! array_map_alloc -12\n"
+"N ^ bpf_map_alloc_percpu 0\n",
+	.text = EXIT_CASE_TEXT,
+}, {
+	/*
+	 * a frame that never returned for another reason under one the exit cut: each run
+	 * of them has its own rule
+	 */
+	.name = "exit-cut frames above one left otherwise: two rules, each its own reason",
+	.flags = SESS_F_EXITED,
+	.nfuncs = 3, .func_ids = { 0, 6, 2 },
+	.res = { NORET_EXIT | 9, 0, -12 },
+	.lat = { LAT_NO_RETURN | 90000, LAT_NO_RETURN | 80000, 50000 },
+	.model = EXIT_JMP_MODEL,
+	.text = EXIT_JMP_TEXT,
 },
 };
 
@@ -489,13 +539,15 @@ static void fill_end(const struct stack_case *c, struct rec_session_end *e)
 	cs->max_depth = n;
 	cs->depth = c->depth;
 	cs->stitched = c->stitched;
+	e->flags = c->flags;
 	memcpy(cs->kstack, c->kstack, c->kcnt * sizeof(c->kstack[0]));
 	cs->kstack_sz = c->kerr ?: (int)(c->kcnt * sizeof(c->kstack[0]));
 }
 
 /*
  * One line per frame of the model: K (kernel frame only), T (traced, with its kernel
- * frame) or N (traced, none); then the markers (!, ^, *, r: running, ~: filtered); the
+ * frame) or N (traced, none); then the markers (!, ^, *, r: running, ~: filtered, x: no return, cut by the thread's exit,
+ * n: no return, another reason); the
  * symbol+offset or the function; the raw result; the source frame count or, in
  * parentheses, why there is none (code_loc.src_note). First, "# why" when the sample has
  * no kernel frame at all (sample.kstack_note).
@@ -508,6 +560,8 @@ static char *describe(const struct sample *s)
 
 	if (s->kstack_note)
 		fprintf(f, "# %s\n", s->kstack_note);
+	if (s->exited)
+		fprintf(f, "# exited: %s\n", s->exit_why);
 	for (i = 0; i < s->frame_cnt; i++) {
 		const struct sample_frame *fr = &s->frames[i];
 		char marks[8] = "";
@@ -523,6 +577,10 @@ static char *describe(const struct sample *s)
 			marks[m++] = 'r';
 		if (fr->filtered)
 			marks[m++] = '~';
+		if (fr->exit_cut)
+			marks[m++] = 'x';
+		else if (fr->no_return)
+			marks[m++] = 'n';
 		fprintf(f, "%c%s%s ", fr->func_id < 0 ? 'K' : fr->has_kframe ? 'T' : 'N',
 			m ? " " : "", marks);
 		if (fr->has_kframe)

@@ -77,6 +77,47 @@ wait_ready() {
 	return 1
 }
 
+# Run counts (bpf_stats) of the programs named $2 that retsnoop pid $1 holds (its fds'
+# prog_id), summed; empty when it holds none. Only its own: a concurrent run (another
+# checkout's make test-uprobe) has programs of the same names.
+runs_of() {
+	local id
+	for id in $(sed -n 's/^prog_id:[[:space:]]*//p' /proc/$1/fdinfo/* 2>/dev/null | sort -un); do
+		bpftool prog show id "$id" 2>/dev/null | head -1
+	done | awk -v n="$2" '$0 ~ " name " n " " { for (i = 1; i < NF; i++) if ($i == "run_cnt") { c += $(i + 1); seen = 1 } }
+		END { if (seen) print c }'
+}
+# bpf_stats on while measuring: a helper holds a BPF_ENABLE_STATS fd, which the kernel
+# counts apart from the sysctl, so a concurrent run turning kernel.bpf_stats_enabled back
+# off can't stop our counts; the sysctl only where the syscall fails
+stats_on() {
+	rm -f "$T/stats"
+	python3 -c '
+import ctypes, os, platform, signal, struct
+nr = {"x86_64": 321, "aarch64": 280}.get(platform.machine(), -1)
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("I", 0), 64)	# BPF_STATS_RUN_TIME
+fd = libc.syscall(nr, 32, attr, 4) if nr > 0 else -1		# BPF_ENABLE_STATS
+open(os.environ["STATS_FILE"], "w").write("fd\n" if fd >= 0 else "none\n")
+if fd >= 0:
+    signal.pause()' &
+	stats_pid=$!
+	while [ ! -s "$T/stats" ] && kill -0 $stats_pid 2>/dev/null; do sleep 0.05; done
+	if ! grep -q fd "$T/stats" 2>/dev/null; then
+		stats_pid=
+		stats_old=$(cat /proc/sys/kernel/bpf_stats_enabled)
+		echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	fi
+}
+stats_off() {
+	if [ -n "$stats_pid" ]; then
+		kill $stats_pid; wait $stats_pid 2>/dev/null
+	else
+		echo "$stats_old" >/proc/sys/kernel/bpf_stats_enabled
+	fi
+}
+export STATS_FILE=$T/stats
+
 # run retsnoop with "$@" in the background until it is ready, run the program (uprog
 # args in $PROG_ARGS), stop retsnoop; output in $T/out, status in $T/rc
 trace() {
@@ -191,9 +232,8 @@ check "-p: one sample, from that process" \
 # session link's program runs at entry and return: 2), in every mode
 pid_only() {
 	local prog=$1; shift
-	local stats wpid rpid i
-	stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
-	echo 1 >/proc/sys/kernel/bpf_stats_enabled
+	local wpid rpid i
+	stats_on
 	rm -f "$T/pfifo"; mkfifo "$T/pfifo"
 	"$P" --wait <"$T/pfifo" >/dev/null &
 	wpid=$!
@@ -206,9 +246,9 @@ pid_only() {
 	exec 7>&-
 	wait $wpid
 	sleep 0.3
-	bpftool prog show name "$prog" | grep -o 'run_cnt [0-9]*' >"$T/runs"
+	echo "run_cnt $(runs_of $rpid "$prog")" >"$T/runs"
 	kill -INT $rpid; wait $rpid
-	echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+	stats_off
 }
 # (session links only where this kernel has them: the -v line says which)
 "$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/out" 2>&1
@@ -279,6 +319,15 @@ check "entry point: without -v, '*' does not warn about it" \
 "$RS" --dry-run -e "_start [$P]" -a "main [$P]" >"$T/out" 2>&1
 check "entry point: named by itself, the skip is a warning" \
 	grep -q "^Skipping user function ._start. of .*would overwrite its argc" "$T/out"
+
+# the same at run time: with '*' under -- CMD (so the probes are in place at exec), main
+# gets its real argc. On the old binary it got -8192, the low half of the uprobe
+# trampoline's address (0x7fffffffe000) that _start's return probe wrote over argc, which
+# _start pops; uprog then quietly fell back to its default path and printed the same
+# failure count (why no test had seen it)
+"$RS" --json -S -T -A -e "* [$P]" -- "$P" /nonexistent/entry-argc 1 2>"$T/err" | grep '^{' >"$T/out"
+check "entry point at run time: '*' -- uprog PATH 1: main's argc is 3, do_work's path PATH, no session of _start" \
+	jq_samples "(m := [r for x in s for r in x.get('trace', []) if r['kind'] == 'entry' and r['function'] == 'main']) and [(a['name'], a['text']) for a in m[0]['args']][0] == ('argc', '3') and any(r['function'] == 'do_work' and '/nonexistent/entry-argc' in r['args'][0]['text'] for x in s for r in x.get('trace', []) if r['kind'] == 'entry') and not any(f['function'] == '_start' for x in s for f in x['stack'])"
 
 # 11. -A: arguments from DWARF through the kernel's plans and renderers (the path comes from
 # argv: a string in a page the program has not touched yet, its .rodata, reads as -EFAULT)
@@ -366,8 +415,11 @@ life -e "exec_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- "$P" --exec 
 check "exec inside exec_work: the new image's do_work -> open_config is a session of its own (the old one ends unreported)" \
 	jq_samples "(c := $cmd_pid) and [(x['pid'], [f['function'] for f in x['stack']]) for x in s] == [(c, ['do_work', 'open_config'])]"
 life -e "kill_work [$P]" -e "do_work [$P]" -a "open_config [$P]" -- sh -c "'$P' --kill /nonexistent/killed; '$P' /nonexistent/after 2 >/dev/null"
-check "SIGKILL inside kill_work: the next process's 2 sessions intact, nothing of the killed one" \
-	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s) and len({x['pid'] for x in s}) == 1"
+# the killed one's session is cut by its exit, after open_config failed in it: reported as
+# such (section 12b), its frame kill_work never returned
+killed="the process was killed by signal 9 (Killed): no return seen"
+check "SIGKILL inside kill_work: its session cut (kill_work no return, open_config [-1]), the next process's 2 sessions intact" \
+	jq_samples "len(s) == 3 and [(f['function'], f.get('no_return'), f.get('result')) for f in s[0]['stack']] == [('kill_work', '$killed', None), ('open_config', None, -1)] and s[0]['thread_exit']['signal'] == 9 and all([f['function'] for f in x['stack']] == ['do_work', 'open_config'] for x in s[1:]) and len({x['pid'] for x in s}) == 2"
 check "lifecycle: nothing left attached" nothing_left
 # the same outside -- CMD, with -p: one process execs inside exec_work, one is killed
 # inside kill_work, a third fails twice beside them. The exec'd image's session and the
@@ -394,11 +446,41 @@ pid_life() {
 	kill -INT $rpid; wait $rpid
 }
 pid_life
-check "-p, exec inside exec_work: the new image's do_work -> open_config, the other process's 2, nothing of the killed one" \
-	jq_samples "sorted((x['pid'], [f['function'] for f in x['stack']]) for x in s) == sorted([($pa, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config'])])"
+check "-p, exec inside exec_work: the new image's do_work -> open_config, the other process's 2, the killed one's cut session" \
+	jq_samples "sorted((x['pid'], [f['function'] for f in x['stack']]) for x in s) == sorted([($pa, ['do_work', 'open_config']), ($pb, ['kill_work', 'open_config']), ($pc, ['do_work', 'open_config']), ($pc, ['do_work', 'open_config'])])"
 check "-p lifecycle: no dropped or incomplete sample" \
 	jq_samples "(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'drops' and r['final']]) and d[-1]['dropped_samples'] == 0 and d[-1]['incomplete_samples'] == 0"
 check "-p lifecycle: nothing left attached" nothing_left
+
+# 12b. sessions the thread's exit cuts (tests/uprobe/uexit.c): exit() and pthread_exit()
+# never return. Judged as if the entry function had returned: its running frames "no
+# return" for that reason, failed when the last chain of the innermost one did (a chain
+# kept aside while it went on, too), or when the thread itself exited with a non-zero
+# status. Not counted as still running. Before, none of them was reported.
+X=$D/uexit
+xwhy() { echo "the thread exited with status $1: no return seen"; }
+xchain='[(f["function"], f.get("no_return"), f.get("result"), f["marker"]) for f in x["stack"] if f["kind"] == "traced_user"]'
+running0='(d := [r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "drops" and r["final"]]) and d[-1]["running_sessions"] == 0 and d[-1]["dropped_samples"] == 0'
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -a "log_failure [$X]" -- "$X" /nonexistent/uexit
+check "exit(3) in fail_and_exit after open_config failed and log_failure ran: do_work, fail_and_exit no return, open_config [-1] the origin from the chain kept aside (!*)" \
+	jq_samples "len(s) == 1 and (x := s[0]) and x['error'] and $xchain == [('do_work', '$(xwhy 3)', None, '  '), ('fail_and_exit', '$(xwhy 3)', None, '  '), ('open_config', None, -1, '!*')] and x['thread_exit'] == {'status': 3, 'signal': None, 'own_exit_call': True, 'why': 'the thread exited with status 3'}"
+check "exit(3): the session is not counted as still running, nothing dropped" jq_samples "$running0"
+life -T -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" /nonexistent/uexit
+check "exit(3) -T: fail_and_exit's and do_work's exit rows say the thread exited, innermost first" \
+	jq_samples "len(s) == 1 and [(r['kind'], r['function'], r['depth'], r.get('no_return'), r.get('result')) for r in s[0]['trace']] == [('entry', 'do_work', 1, None, None), ('entry', 'fail_and_exit', 2, None, None), ('leaf', 'open_config', 3, None, -1), ('exit', 'fail_and_exit', 2, '$(xwhy 3)', None), ('exit', 'do_work', 1, '$(xwhy 3)', None)]"
+"$RS" -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" /nonexistent/uexit >"$T/out" 2>"$T/err"
+check "exit(3) text: the 'Cut short' line, a rule '$(xwhy 3)' above do_work, '[no return]' rows, open_config the origin" \
+	eval "grep -q '^Cut short: the thread exited with status 3 inside the session' '$T/out' && grep -qzP '\n +-+ $(xwhy 3) -+\n +- \[no return\] +do_work[^\n]*\n +- \[no return\] +fail_and_exit[^\n]*\n! +\d+us \[-1 ENOENT\] +open_config' '$T/out'"
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" --status
+check "exit(4) with nothing failed: reported by the status alone, open_config [3] not failed" \
+	jq_samples "len(s) == 1 and (x := s[0]) and x['error'] and $xchain == [('do_work', '$(xwhy 4)', None, '  '), ('status_exit', '$(xwhy 4)', None, '  '), ('open_config', None, 3, '  ')]"
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" --ok
+check "exit(0) with nothing failed: no sample, not still running" jq_samples "len(s) == 0 and $running0"
+life -e "*_work [$X]" -a "open_config [$X]" -- "$X" --thread /nonexistent/uexit-thread
+check "pthread_exit() in a worker's thread_work after a failed open_config: its session (status 0); exit(5) in main's finish_work: its own; the idle worker's cut session, nothing failed, not reported" \
+	jq_samples "len(s) == 2 and [($xchain, x['tid'] == x['pid']) for x in s] == [([('thread_work', '$(xwhy 0)', None, '  '), ('open_config', None, -1, '! ')], False), ([('finish_work', '$(xwhy 5)', None, '  ')], True)] and all(x['error'] for x in s)"
+check "threads: no session counted as still running, nothing dropped" jq_samples "$running0"
+check "exit: nothing left attached" nothing_left
 
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack
@@ -658,28 +740,31 @@ print(sorted([([(f["function"], f.get("result"), f.get("syscall_errno"), f.get("
 			eval "grep -q '^\[(' '$T/$c.sess' && cmp -s '$T/$c.sess' '$T/$c.pair'"
 	done
 	# run counts of bench_leaf's 1,000 calls: in a session (main's), and outside any (do_work
-	# is never called by --bench): the session program runs twice a call in one, once out
+	# is never called by --bench): the session program runs twice a call in one, once out.
+	# Traced system-wide, so on a copy of uprog of this run's own: a concurrent run's
+	# uprog processes (the same checkout's binary) can't enter its programs
+	B=$T/bench/uprog
+	mkdir -p "$T/bench" && cp "$P" "$D/libuprog.so" "$T/bench/"
 	counts() {
-		local stats rpid i
-		stats=$(cat /proc/sys/kernel/bpf_stats_enabled)
-		echo 1 >/proc/sys/kernel/bpf_stats_enabled
+		local rpid i
+		stats_on
 		"$RS" "$@" >"$T/out" 2>"$T/err" &
 		rpid=$!
 		wait_ready $rpid
-		"$P" --bench 1000
+		"$B" --bench 1000
 		for p in usession uentry uexit; do
-			echo "$p $(bpftool prog show name $p 2>/dev/null | grep -o 'run_cnt [0-9]*' | cut -d' ' -f2)"
+			echo "$p $(runs_of $rpid $p)"
 		done | tr '\n' ' ' >"$T/runs"
 		kill -INT $rpid; wait $rpid
-		echo "$stats" >/proc/sys/kernel/bpf_stats_enabled
+		stats_off
 	}
-	counts -e "do_work [$P]" -a "bench_leaf [$P]"
+	counts -e "do_work [$B]" -a "bench_leaf [$B]"
 	check "sessions: 1,000 calls outside any session run the program at entry only ($(cat "$T/runs"))" \
 		grep -q '^usession 1000 uentry  uexit  $' "$T/runs"
-	counts -e "main [$P]" -a "bench_leaf [$P]"
+	counts -e "main [$B]" -a "bench_leaf [$B]"
 	check "sessions: 1,000 calls in main's session run it at entry and return, main too ($(cat "$T/runs"))" \
 		grep -q '^usession 2002 uentry  uexit  $' "$T/runs"
-	counts $PAIR -e "do_work [$P]" -a "bench_leaf [$P]"
+	counts $PAIR -e "do_work [$B]" -a "bench_leaf [$B]"
 	check "sessions: the pair runs both programs for calls outside sessions ($(cat "$T/runs"))" \
 		grep -q '^usession  uentry 1000 uexit 1000 $' "$T/runs"
 	check "sessions: nothing left attached" nothing_left

@@ -26,7 +26,7 @@ P=/usr/bin/uprog-static PARGS=
 run() {
 	name=$1; shift
 	retsnoop "$@" >/tmp/o 2>&1 &
-	i=0; while [ $i -lt 300 ] && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
+	i=0; while [ $i -lt 600 ] && kill -0 $! 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
 	$P $PARGS >/dev/null; sleep 1; kill -INT %1; wait
 	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
 }
