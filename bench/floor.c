@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * floor -M|-S|-K|-F FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
- * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -S one empty
+ * floor -M|-N|-S|-K|-F FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
+ * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -N kprobe.multi
+ * by names, the kernel resolving them in its own pass over kallsyms, -S one empty
  * kprobe.multi session program (6.10+) whose entry run keeps the return run, -K single
  * kprobes, -F fentry/fexit with kprobe.multi for the functions marked "kprobe"), say how
  * long loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that
@@ -110,21 +111,35 @@ static int keep_link(struct floor *fl, struct bpf_link *link)
 	return 0;
 }
 
-/* Both ends of every function, by address (names can repeat among static functions). */
-static int attach_multi(struct floor *fl, bool only_kprobe_marked)
+/*
+ * Both ends of every function, by address (names can repeat among static functions), or
+ * by name (-N: what attaching without reading kallsyms first would cost the kernel).
+ */
+static int attach_multi(struct floor *fl, bool only_kprobe_marked, bool by_name)
 {
 	unsigned long *addrs = calloc(fl->fn_cnt, sizeof(*addrs));
+	const char **syms = calloc(fl->fn_cnt, sizeof(*syms));
 	size_t i, n = 0;
 	int err;
 
-	if (!addrs)
+	if (!addrs || !syms) {
+		free(addrs);
+		free(syms);
 		return -ENOMEM;
-	for (i = 0; i < fl->fn_cnt; i++)
-		if (!only_kprobe_marked || fl->fns[i].kprobe)
-			addrs[n++] = fl->fns[i].addr;
+	}
+	for (i = 0; i < fl->fn_cnt; i++) {
+		if (only_kprobe_marked && !fl->fns[i].kprobe)
+			continue;
+		/* the kernel rejects a name given twice: one link per unique name */
+		if (by_name && n && strcmp(syms[n - 1], fl->fns[i].name) == 0)
+			continue;
+		syms[n] = fl->fns[i].name;
+		addrs[n++] = fl->fns[i].addr;
+	}
 	err = 0;
 	if (n) {
-		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .addrs = addrs, .cnt = n, .retprobe = true);
+		LIBBPF_OPTS(bpf_kprobe_multi_opts, o, .addrs = by_name ? NULL : addrs,
+			    .syms = by_name ? syms : NULL, .cnt = n, .retprobe = true);
 
 		err = keep_link(fl, bpf_program__attach_kprobe_multi_opts(fl->skel->progs.floor_mexit,
 									 NULL, &o));
@@ -134,6 +149,7 @@ static int attach_multi(struct floor *fl, bool only_kprobe_marked)
 						    fl->skel->progs.floor_mentry, NULL, &o));
 	}
 	free(addrs);
+	free(syms);
 	return err;
 }
 
@@ -252,7 +268,7 @@ static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn)
 		}
 	}
 	/* the kprobe-marked ones as retsnoop does: kprobe.multi, else (6.1) single kprobes */
-	err = attach_multi(fl, true);
+	err = attach_multi(fl, true, false);
 	if (err != -EOPNOTSUPP)
 		return err;
 	for (i = 0; i < fl->fn_cnt; i++) {
@@ -323,7 +339,7 @@ static void detach_threads(struct floor *fl, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: floor -M|-S|-K|-F FUNCS [THREADS]\n");
+	fprintf(stderr, "usage: floor -M|-N|-S|-K|-F FUNCS [THREADS]\n");
 	exit(2);
 }
 
@@ -338,7 +354,7 @@ int main(int argc, char **argv)
 	int err, sig, threads = 1;
 	char mode;
 
-	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MSKF", argv[1][1]) ||
+	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MNSKF", argv[1][1]) ||
 	    argv[1][2])
 		usage();
 	if (argc == 4 && (threads = atoi(argv[3])) < 1)
@@ -377,8 +393,10 @@ int main(int argc, char **argv)
 	/* -F: single kprobes where kprobe.multi is missing */
 	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K' || mode == 'F');
 	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K' || mode == 'F');
-	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode == 'M' || mode == 'F');
-	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode == 'M' || mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode == 'M' || mode == 'N' ||
+				  mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode == 'M' || mode == 'N' ||
+				  mode == 'F');
 	bpf_program__set_autoload(fl.skel->progs.floor_session, mode == 'S');
 	bpf_program__set_expected_attach_type(fl.skel->progs.floor_session,
 			(enum bpf_attach_type)KPROBE_SESSION_ATTACH_TYPE);
@@ -394,8 +412,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t1 = now_ms();
-	if (mode == 'M')
-		err = attach_multi(&fl, false);
+	if (mode == 'M' || mode == 'N')
+		err = attach_multi(&fl, false, mode == 'N');
 	else if (mode == 'S')
 		err = attach_session(&fl);
 	else if (mode == 'K')
