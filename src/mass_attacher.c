@@ -306,13 +306,16 @@ __u32 mass_attacher__ip_slot_bits(const struct mass_attacher *att)
 /*
  * The kprobe.multi functions' table, its filled slots in one batch update. Functions
  * without a slot (or an address) get their id from the cookie, which the links carry anyway.
+ * 0 or a negative errno (said at LOG_DEBUG: the run goes on with the cookies).
  */
 static int fill_ip_slots(struct mass_attacher *att)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
 	size_t n = (size_t)1 << att->ip_slot_bits, i;
-	struct ip_slot *tab = calloc(n, sizeof(*tab)), *vals = calloc(n, sizeof(*vals));
-	__u32 *keys = calloc(n, sizeof(*keys)), cnt = 0, key, id;
+	/* the batch holds the filled slots only: at most one per function */
+	struct ip_slot *tab = calloc(n, sizeof(*tab));
+	struct ip_slot *vals = calloc(att->kprobe_cnt, sizeof(*vals));
+	__u32 *keys = calloc(att->kprobe_cnt, sizeof(*keys)), cnt = 0, key, id;
 	int err = 0;
 
 	if (!tab || !vals || !keys) {
@@ -323,7 +326,7 @@ static int fill_ip_slots(struct mass_attacher *att)
 		id = att->kprobe_ids[i];
 		ip_slots__place(tab, att->ip_slot_bits, att->funcs[id].addr, id);
 	}
-	for (key = 0; key < n; key++) {
+	for (key = 0; key < n && cnt < att->kprobe_cnt; key++) {
 		if (!tab[key].ip)
 			continue;
 		keys[cnt] = key;
@@ -444,12 +447,9 @@ int mass_attacher__load(struct mass_attacher *att)
 	__u32 id;
 
 	att->loaded = true;
-	if (att->ip_slot_bits) {
-		int err = fill_ip_slots(att);
-
-		if (err)
-			return err;
-	}
+	/* a table left empty (or half filled) costs a miss per call, never a wrong id */
+	if (att->ip_slot_bits)
+		fill_ip_slots(att);
 	/* kprobes without cookies find their function by ip; fentry/fexit carry their id */
 	for (id = 0; id < att->func_cnt && !att->use_cookies; id++) {
 		__u64 ip = att->funcs[id].addr;
