@@ -14,6 +14,7 @@
 #include "opts.h"
 #include "mass_attacher_int.h"
 #include "records.h"
+#include "ip_slot_table.h"
 
 /* Beyond this the kernel's per-link limits and our fd budget make no sense anyway. */
 #define MAX_FUNC_CNT		(1 << 20)
@@ -285,8 +286,62 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
 			set_autoload(p->fexit[slot], false);
 	}
+	/* kprobe.multi's cookie is a bsearch: a table answers cheaper (ip_slots.h) */
+	if (p->ip_slots && att->use_cookies && att->opts.has_func_ip &&
+	    mass_attacher__kprobe_multi_used(att)) {
+		att->ip_slot_bits = ip_slots__bits(att->kprobe_cnt);
+		err = bpf_map__set_max_entries(p->ip_slots, 1u << att->ip_slot_bits);
+		if (err)
+			return err;
+	}
 	ip_slots = mass_attacher__ip_slots(att);
 	return bpf_map__set_max_entries(p->ip_to_id, ip_slots ?: 1);
+}
+
+__u32 mass_attacher__ip_slot_bits(const struct mass_attacher *att)
+{
+	return att->ip_slot_bits;
+}
+
+/*
+ * The kprobe.multi functions' table, its filled slots in one batch update. Functions
+ * without a slot (or an address) get their id from the cookie, which the links carry anyway.
+ * 0 or a negative errno (said at LOG_DEBUG: the run goes on with the cookies).
+ */
+static int fill_ip_slots(struct mass_attacher *att)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	size_t n = (size_t)1 << att->ip_slot_bits, i;
+	/* the batch holds the filled slots only: at most one per function */
+	struct ip_slot *tab = calloc(n, sizeof(*tab));
+	struct ip_slot *vals = calloc(att->kprobe_cnt, sizeof(*vals));
+	__u32 *keys = calloc(att->kprobe_cnt, sizeof(*keys)), cnt = 0, key, id;
+	int err = 0;
+
+	if (!tab || !vals || !keys) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < att->kprobe_cnt; i++) {
+		id = att->kprobe_ids[i];
+		ip_slots__place(tab, att->ip_slot_bits, att->funcs[id].addr, id);
+	}
+	for (key = 0; key < n && cnt < att->kprobe_cnt; key++) {
+		if (!tab[key].ip)
+			continue;
+		keys[cnt] = key;
+		vals[cnt++] = tab[key];
+	}
+	if (cnt && bpf_map_update_batch(bpf_map__fd(att->progs.ip_slots), keys, vals, &cnt,
+					&bopts))
+		err = -errno;
+	pr(att, LOG_DEBUG, "Function ids by address: %u of %zu kprobe.multi functions in %zu "
+	   "slots, the rest by cookie (%d).\n", cnt, att->kprobe_cnt, n, err);
+out:
+	free(tab);
+	free(vals);
+	free(keys);
+	return err;
 }
 
 int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot)
@@ -392,6 +447,9 @@ int mass_attacher__load(struct mass_attacher *att)
 	__u32 id;
 
 	att->loaded = true;
+	/* a table left empty (or half filled) costs a miss per call, never a wrong id */
+	if (att->ip_slot_bits)
+		fill_ip_slots(att);
 	/* kprobes without cookies find their function by ip; fentry/fexit carry their id */
 	for (id = 0; id < att->func_cnt && !att->use_cookies; id++) {
 		__u64 ip = att->funcs[id].addr;

@@ -49,6 +49,8 @@ struct mass_attacher_progs {
 	struct bpf_program *fexit[MA_FEXIT_TMPLS];
 	struct bpf_program *fexit_void;
 	struct bpf_map *ip_to_id;	/* __u64 ip -> __u32 id, used when cookies can't be */
+	/* kprobe.multi: the ip -> id table of ip_slots.h (NULL: none, BPF asks the cookie) */
+	struct bpf_map *ip_slots;
 	/* injected probes: one program per enum probe_kind, NULL if the caller has none */
 	struct bpf_program *inject[PROBE_KIND_CNT];
 };
@@ -110,7 +112,7 @@ int mass_attacher__add_inject(struct mass_attacher *att, const struct probe_spec
 int mass_attacher__plan(struct mass_attacher *att);
 /* Plan (if not done) and apply it to the programs: autoload, attach targets, map sizes. */
 int mass_attacher__prepare(struct mass_attacher *att);
-/* After the caller's BPF object is loaded: fill ip_to_id. */
+/* After the caller's BPF object is loaded: fill ip_to_id or the ip_slots table. */
 int mass_attacher__load(struct mass_attacher *att);
 int mass_attacher__attach(struct mass_attacher *att);
 /*
@@ -138,5 +140,10 @@ int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot);
 size_t mass_attacher__ip_slots(const struct mass_attacher *att);
 /* True if BPF gets the function id from the cookie (else from ip_to_id). */
 bool mass_attacher__uses_cookies(const struct mass_attacher *att);
+/*
+ * log2 of the ip_slots table's size (ip_slots.h) if BPF should look a kprobe.multi
+ * function's id up there before asking the cookie; 0: no table. Known after prepare.
+ */
+__u32 mass_attacher__ip_slot_bits(const struct mass_attacher *att);
 
 #endif

@@ -24,6 +24,7 @@ struct mass_attacher {
 	enum attach_mode mode;
 	bool use_cookies;
 	bool use_session;		/* kprobe.multi: one session link, progs.ksession */
+	__u32 ip_slot_bits;		/* kprobe.multi: the ip_slots table's log2 size, or 0 */
 	bool planned, prepared, loaded;
 
 	const struct func *funcs;	/* borrowed */

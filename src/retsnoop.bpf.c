@@ -24,6 +24,7 @@
  */
 #include "retsnoop_state.bpf.h"	/* first: no CO-RE, see there */
 #include "kprobe_ip.bpf.h"
+#include "ip_slots.bpf.h"
 #include "session_slot.bpf.h"
 #include "tgid_set.bpf.h"
 #include "records.bpf.h"
@@ -258,6 +259,9 @@ static __always_inline bool func_id_by_ip(__u64 ip, __u32 *id)
 static __always_inline bool kprobe_func_id(struct pt_regs *ctx, __u32 *id, bool is_ret)
 {
 	if (use_cookies) {
+		/* kprobe.multi: the cookie is a bsearch (ip_slots.h), the table is cheaper */
+		if (ip_slot_shift && ip_slot_func_id(ctx, id))
+			return true;
 		*id = bpf_get_attach_cookie(ctx);
 		return true;
 	}

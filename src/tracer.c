@@ -211,6 +211,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			   skel->progs.fexit_tmpl6 },
 		.fexit_void = skel->progs.fexit_tmpl_void,
 		.ip_to_id = skel->maps.ip_to_id,
+		.ip_slots = skel->maps.ip_slots,
 		.inject = {
 			[PROBE_KPROBE] = skel->progs.inj_kprobe,
 			[PROBE_KRETPROBE] = skel->progs.inj_kretprobe,
@@ -266,6 +267,12 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->capture_lbr = opts->view.lbr;
 	skel->rodata->use_cookies = t->att && mass_attacher__uses_cookies(t->att);
 	skel->rodata->has_func_ip = feat->has_func_ip;
+	if (t->att && mass_attacher__ip_slot_bits(t->att)) {
+		__u32 bits = mass_attacher__ip_slot_bits(t->att);
+
+		skel->rodata->ip_slot_shift = 64 - bits;
+		skel->rodata->ip_slot_mask = (1u << bits) - 1;
+	}
 	skel->rodata->kret_ip_off = feat->kret_ip_off;
 	skel->rodata->tk_addr_off = feat->trace_kprobe_addr_off;
 	skel->rodata->has_func_ret = feat->has_func_ret;
