@@ -26,7 +26,8 @@ P=/usr/bin/uprog-static PARGS=
 run() {
 	name=$1; shift
 	retsnoop "$@" >/tmp/o 2>&1 &
-	i=0; while [ $i -lt 300 ] && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
+	# up to 90 s, as hunt_json in guest-lib.sh: 60 s ran out at load 13 (the jmp run)
+	i=0; while [ $i -lt 450 ] && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
 	$P $PARGS >/dev/null; sleep 1; kill -INT %1; wait
 	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
 }
