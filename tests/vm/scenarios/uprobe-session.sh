@@ -33,7 +33,7 @@ esac
 
 out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static" vm_run '
 P=/usr/bin/uprog-static PARGS=
-# start-up's wait, in 0.2 s steps: 60 s; arm64 under TCG took longer for -F (its verification)
+# the wait for tracing to start, in 0.2 s steps: 60 s, arm64 under TCG 300 s (-F took longer)
 WAITN='"$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 300)"'
 run() {
 	name=$1; shift
