@@ -13,6 +13,9 @@ $(if $(CROSS),,$(error unknown ARCH '$(ARCH)': use x86 or arm64))
 ifeq ($(origin CC),default)
 CC := $(CROSS)-gcc
 endif
+# the test programs' copies (tests/userprog): the target's binutils
+OBJCOPY := $(CROSS)-objcopy
+STRIP := $(CROSS)-strip
 PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS)/pkgconfig:/usr/share/pkgconfig pkg-config
 OUTPUT ?= src/.output-$(ARCH)
 BIN_DIR ?= $(OUTPUT)
@@ -27,6 +30,8 @@ OUTPUT ?= src/.output
 # Where the binaries go; the test VM builds a static copy with BIN_DIR=OUTPUT=src/.output-static.
 BIN_DIR ?= src
 CC ?= cc
+OBJCOPY ?= objcopy
+STRIP ?= strip
 CLANG ?= clang
 BPFTOOL ?= bpftool
 V ?= 0

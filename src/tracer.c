@@ -27,6 +27,12 @@
 #define KSTACK_FROM_TASK_OK true
 #endif
 
+/* where user_resync() finds a traced frame's return address (the uprobe trampoline) */
+#if defined(__aarch64__)
+#define URET_SLOTS " and the frame records' return addresses"
+#else
+#define URET_SLOTS " and the return-address slots"
+#endif
 
 /* The kernel's most PIDs ever (PID_MAX_LIMIT on 64-bit), when pid_max can't be read. */
 #define PID_MAX_LIMIT (4 * 1024 * 1024)
@@ -340,7 +346,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			pr(t, LOG_DEBUG, "Frames left by longjmp() are not looked for at kernel entry: where the kernel saves user registers is not known.\n");
 		else
 			pr(t, LOG_DEBUG, "Frames left by longjmp() are looked for at kernel entry by the user stack pointer%s.\n",
-			   feat->xol_vaddr_off ? " and the return-address slots" :
+			   feat->xol_vaddr_off ? URET_SLOTS :
 			   " only (no uprobe trampoline address in the kernel's BTF)");
 	}
 	if (opts->user_stacks) {

@@ -129,6 +129,7 @@ const volatile __u32 mm_xol_area_off = 0;
 const volatile __u32 xol_vaddr_off = 0;
 
 #define UPROBE_XOL_SIZE	4096	/* the trampoline's page: the process's [uprobes] mapping */
+#define UFP_WALK_MAX	32	/* arm64 frame records walked by user_resync() */
 
 /* The current process's uprobe trampoline (mm->uprobes_state.xol_area->vaddr); 0: none */
 static __always_inline __u64 uprobe_trampoline(void)
@@ -188,7 +189,8 @@ static __always_inline bool user_tail_call(struct session *sess, struct pt_regs 
  * - a frame whose stack pointer at entry is below the user stack pointer now is gone, as
  *   at a call (user_unwind());
  * - on x86-64 a traced call's return address is in memory, at its stack pointer at entry,
- *   and its return probe wrote the process's uprobe trampoline over it. The stack pointer
+ *   and its return probe wrote the process's uprobe trampoline over it (arm64: in the
+ *   frame records, below). The stack pointer
  *   alone can't tell: a syscall is made in libc's wrapper, a call below the function that
  *   holds the jmp_buf, whose frames reuse the left frames' stack. A call made after the
  *   jump overwrites that slot with its own return address, so a frame whose slot no
@@ -200,8 +202,8 @@ static __always_inline bool user_tail_call(struct session *sess, struct pt_regs 
  */
 static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 now)
 {
-	__u32 d = sess->stack.depth, nd, n, i, esp;
-	__u64 sp, pc, tramp, slot, addr;
+	__u32 d = sess->stack.depth;
+	__u64 sp, pc, tramp;
 
 	if (!user_resync_on || d == 0 || d > MAX_FSTACK_DEPTH ||
 	    !sess->entry_sp[frame_idx(d - 1)] || !read_user_sp_pc(&sp, &pc))
@@ -212,6 +214,9 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 	if (user_unwind(sess, sp, key, now))
 		return true;
 #if defined(__TARGET_ARCH_x86)
+	__u32 nd, n, i, esp;
+	__u64 slot, addr;
+
 	d = sess->stack.depth;
 	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH)
 		return false;
@@ -240,8 +245,44 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 		nd = i;
 	}
 	return pop_unreturned(sess, nd, key, now);
+#elif defined(__TARGET_ARCH_arm64)
+	__u64 fp, rec[2], regs[2];
+	__u32 n;
+
+	d = sess->stack.depth;
+	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH || !read_user_fp_lr(regs))
+		return false;
+	/*
+	 * The trampoline still in the link register: a traced function's prologue before
+	 * it saved it, its epilogue after it restored it, or a leaf: its record is not in
+	 * the chain, so nothing is judged
+	 */
+	if (regs[1] == tramp)
+		return false;
+	fp = regs[0];
+	/*
+	 * The return address is in the link register at entry, and the callee's prologue
+	 * saves it in its frame record ({caller's x29, x30}, at x29) where its layout puts
+	 * it. So the frame-record chain from the x29 saved at kernel entry is walked, up
+	 * the stack: the first record holding the trampoline is the innermost running
+	 * traced frame's, inside its frame, below its entry stack pointer and at or above
+	 * those of the frames it called: traced frames entered at or below it are gone
+	 * (returned or left). Needs frame records in the traced functions (GCC's and
+	 * clang's default for arm64 functions that call others); a chain that ends, goes
+	 * down or leaves the stack without the trampoline judges nothing.
+	 */
+	for (n = 0; n < UFP_WALK_MAX; n++) {
+		if (!fp || (fp & 7) || fp < sp ||
+		    bpf_probe_read_user(rec, sizeof(rec), (void *)fp))
+			return false;
+		if (rec[1] == tramp)
+			return user_unwind(sess, fp + 1, key, now);
+		if (rec[0] <= fp)
+			return false;
+		fp = rec[0];
+	}
+	return false;
 #else
-	/* arm64: the return address is in the link register, saved where the callee likes */
 	return false;
 #endif
 }

@@ -111,6 +111,22 @@ static __always_inline bool read_user_sp_pc(__u64 *sp, __u64 *pc)
 #endif
 }
 
+#if defined(__TARGET_ARCH_arm64)
+/*
+ * arm64: the current thread's user frame pointer and link register (x29, x30: @fp_lr) as
+ * saved at its kernel entry; call after read_user_sp_pc() said they are user-mode ones.
+ */
+static __always_inline bool read_user_fp_lr(__u64 *fp_lr)
+{
+	void *task = (void *)bpf_get_current_task();
+	void *kstack = NULL;
+
+	return user_regs_off &&
+	       !bpf_probe_read_kernel(&kstack, sizeof(kstack), task + task_stack_off) &&
+	       !bpf_probe_read_kernel(fp_lr, 16, kstack + user_regs_off + 29 * 8);
+}
+#endif
+
 /* Page by page from sp up: the window may run past the top of the stack's mapping. */
 static __always_inline void read_ustack_window(struct ustack_buf *b)
 {

@@ -103,16 +103,17 @@ uprog: $(UPROG_BINS)
 .PHONY: uprog
 
 # The VM scenario uprobe-session's programs: the guest has no shared libraries, so uprog
-# (its library linked in) and ujmp are static-pie there. Built once here, not per run.
+# (its library linked in) and ujmp are static-pie there. Built once here, not per run;
+# `make ARCH=arm64 uprog-static` for the arm64 guests (the cross gcc).
 UPROG_STATIC := $(addprefix $(UPROG_OUT)/,uprog-static ujmp-static)
 
 $(UPROG_OUT)/uprog-static: tests/uprobe/uprog.c tests/uprobe/libuprog.c tests/uprobe/uprog.h | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
-	$(Q)cc $(UPROG_CFLAGS) -static-pie tests/uprobe/uprog.c tests/uprobe/libuprog.c -o $@
+	$(Q)$(CC) $(UPROG_CFLAGS) -static-pie tests/uprobe/uprog.c tests/uprobe/libuprog.c -o $@
 
 $(UPROG_OUT)/ujmp-static: tests/uprobe/ujmp.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
-	$(Q)cc $(UPROG_CFLAGS) -static-pie $< -o $@
+	$(Q)$(CC) $(UPROG_CFLAGS) -static-pie $< -o $@
 
 uprog-static: $(UPROG_STATIC)
 .PHONY: uprog-static

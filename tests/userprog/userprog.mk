@@ -29,18 +29,18 @@ $(USERPROG_OUT)/fp/userprog $(USERPROG_OUT)/nofp/userprog: $(USERPROG_OUT)/%/use
 
 $(USERPROG_OUT)/stripped/%: $(USERPROG_OUT)/nofp/%
 	$(call msg,STRIP,$@)
-	$(Q)mkdir -p $(@D) && strip -o $@ $<
+	$(Q)mkdir -p $(@D) && $(STRIP) -o $@ $<
 
 # symbols kept, DWARF moved out: only the debug file can give lines (its CRC is in the link)
 $(USERPROG_OUT)/dl/%: $(USERPROG_OUT)/nofp/%
 	$(call msg,DEBUGLNK,$@)
-	$(Q)mkdir -p $(@D) && objcopy --only-keep-debug $< $@.debug && \
-		objcopy --strip-debug --add-gnu-debuglink=$@.debug $< $@
+	$(Q)mkdir -p $(@D) && $(OBJCOPY) --only-keep-debug $< $@.debug && \
+		$(OBJCOPY) --strip-debug --add-gnu-debuglink=$@.debug $< $@
 
 # neither CFI nor frame pointers: where the unwinder must stop instead of guessing
 $(USERPROG_OUT)/nocfi/%: $(USERPROG_OUT)/nofp/%
 	$(call msg,NOCFI,$@)
-	$(Q)mkdir -p $(@D) && objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $< $@
+	$(Q)mkdir -p $(@D) && $(OBJCOPY) --remove-section=.eh_frame --remove-section=.eh_frame_hdr $< $@
 
 userprog: $(USERPROG_BINS)
 .PHONY: userprog

@@ -6,7 +6,7 @@ usage: check-ustack.py DIR FUNC... < JSON-LINES
 Takes the last sample whose user stack holds FUNC[-1]; its user frames must include the
 FUNCs in this order (outermost first), each with a source line, and for every frame in a
 binary under DIR its source chain (source, then inlined) must be what
-`addr2line -f -i -e FILE ADDR` says, outermost first (FILE: the binary's debug file
+`addr2line -f -i -e FILE ADDR` says ($ADDR2LINE if set: the target's binutils), outermost first (FILE: the binary's debug file
 BINARY.debug where there is one, as the dl/ build's .gnu_debuglink names it, else the
 binary; ADDR: the frame's ELF address, one less for a return address, as a caller's line
 is the call's). Prints one
@@ -39,7 +39,7 @@ def vaddr_of(path, off):
 
 def addr2line(path, addr):
     """The chain outermost first as (file base name, line); [] if no line is known."""
-    out = subprocess.run(["addr2line", "-f", "-i", "-e", path, f"{addr:#x}"],
+    out = subprocess.run([os.environ.get("ADDR2LINE", "addr2line"), "-f", "-i", "-e", path, f"{addr:#x}"],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     chain = []
     for loc in out[1::2]:

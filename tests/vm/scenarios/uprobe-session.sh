@@ -14,23 +14,35 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 case $VM_ARCH:$VM_KERNEL in
 *:5.10) echo "uprobes with BPF cookies need Linux 5.15+"; exit 77 ;;
-arm64:*) echo "x86-64 only (the syscall wrapper name)"; exit 77 ;;
 esac
-# built once by make (tests/uprobe/uprobe.mk), not at every run
+# built once by make (tests/uprobe/uprobe.mk), not at every run; arm64: the cross gcc
 top=$(cd "$here/../../.." && pwd)
-make -s -C "$top" uprog-static >&2 || { fail "building uprog-static and ujmp-static"; finish; }
-U=$top/src/.output/uprobe
+if [ "$VM_ARCH" = arm64 ]; then
+	make -s -C "$top" ARCH=arm64 uprog-static >&2 || { fail "building uprog-static and ujmp-static for arm64"; finish; }
+	U=$top/src/.output-arm64/uprobe
+else
+	make -s -C "$top" uprog-static >&2 || { fail "building uprog-static and ujmp-static"; finish; }
+	U=$top/src/.output/uprobe
+fi
+OPENAT=$(sys openat)
+# the syscall entry code above the wrapper in the kernel's stack
+case $VM_ARCH in
+arm64) SYSENTRY=el0_svc ;;
+*) SYSENTRY=entry_SYSCALL_64 ;;
+esac
 
 out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static" vm_run '
 P=/usr/bin/uprog-static PARGS=
+# the wait for tracing to start, in 0.2 s steps: 120 s, arm64 under TCG 300 s (-F took longer)
+WAITN='"$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 600)"'
 run() {
 	name=$1; shift
 	retsnoop "$@" >/tmp/o 2>&1 &
-	i=0; while [ $i -lt 600 ] && kill -0 $! 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
+	i=0; while [ $i -lt $WAITN ] && kill -0 $! 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
 	$P $PARGS >/dev/null; sleep 1; kill -INT %1; wait
 	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
 }
-run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "__x64_sys_openat" -a do_sys_openat2 -a do_filp_open -a path_openat
+run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "'"$OPENAT"'" -a do_sys_openat2 -a do_filp_open -a path_openat
 run single -K -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
 PARGS=/nonexistent/guest-arg
 run args -A -e "do_work [$P]" -a "open_config [$P]" -a do_sys_openat2 -a path_openat
@@ -53,12 +65,12 @@ esac
 # the -T table: user rows and kernel rows in one
 expect "$m" '^→ do_work$' "-T: do_work row"
 expect "$m" '^    → open_config$' "-T: open_config row under it"
-expect "$m" '^        → __x64_sys_openat$' "-T: the syscall under open_config"
+expect "$m" "^        → $OPENAT\$" "-T: the syscall under open_config"
 expect "$m" '↔ path_openat +\[-ENOENT\]' "-T: path_openat failed"
 expect "$m" '^    ← open_config +\[-1 ENOENT\]|^    ← open_config +\[-1\]' "-T: open_config returned -1"
 # the stack: user frames first, with the errno; then the syscall's kernel frames
-printf '%s\n' "$m" | awk '/do_work  /{u=NR} /open_config  /{o=NR} /entry_SYSCALL_64/{e=NR} /path_openat/{p=NR}
-	END { exit !(u && u < o && o < e && e < p) }' || fail "stack order: do_work, open_config, entry_SYSCALL_64, path_openat"
+printf '%s\n' "$m" | awk -v sysentry="$SYSENTRY" '/do_work  /{u=NR} /open_config  /{o=NR} $0 ~ sysentry {e=NR} /path_openat/{p=NR}
+	END { exit !(u && u < o && o < e && e < p) }' || fail "stack order: do_work, open_config, $SYSENTRY, path_openat"
 expect "$m" '\[-1 ENOENT\] +do_work +\(tests/uprobe/uprog\.c:[0-9]+:[0-9]+\)' "stack: do_work [-1 ENOENT] (its uprog.c line)"
 expect "$m" '\[-1 ENOENT\] +open_config +\(tests/uprobe/uprog\.c:[0-9]+:[0-9]+\)' "stack: open_config [-1 ENOENT]"
 expect "$m" '^! +[0-9]+us \[-ENOENT\] +path_openat' "stack: path_openat [-ENOENT] is the origin ('!': the user -1 follows into the kernel's -ENOENT)"

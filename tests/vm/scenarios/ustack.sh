@@ -11,11 +11,17 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
-# the test program is built for the host: an x86_64 guest only
-[ "$VM_ARCH" = x86_64 ] || { echo "x86_64 test program only"; exit 77; }
+# the test program for the guest's arch: the host's build, or the arm64 cross build (with
+# the host's multiarch arm64 libc in the guest, and the arm64 binutils as the oracle)
 top=$(cd "$here/../../.." && pwd)
-make -s -C "$top" userprog >&2 || fail "building tests/userprog failed"
-U=$top/src/.output/userprog
+if [ "$VM_ARCH" = arm64 ]; then
+	make -s -C "$top" ARCH=arm64 userprog >&2 || fail "building tests/userprog for arm64 failed"
+	U=$top/src/.output-arm64/userprog
+	export ADDR2LINE=aarch64-linux-gnu-addr2line
+else
+	make -s -C "$top" userprog >&2 || fail "building tests/userprog failed"
+	U=$top/src/.output/userprog
+fi
 export RETSNOOP_VM_DYN="$U/nofp $U/fp $U/stripped $U/dl"
 # up to ten retsnoop start-ups in one boot: 5.10 under TCG needs more than the default
 # 300 s, and 6.12 and latest took up to 468 s with the host loaded 6-14 deep
@@ -89,7 +95,7 @@ expect "$s" '^rc=0$' "exit status 0"
 for b in nofp fp dl; do
 	st=$(last_stack "$s" up_$b)
 	# outermost first: main, do_work, open_config, libc, the rule, the kernel
-	order=$(printf '%s\n' "$st" | grep -oE '^ +(main|do_work|open_config)\+0x[0-9a-f]+|-+ kernel -+|__x64_sys_openat' |
+	order=$(printf '%s\n' "$st" | grep -oE '^ +(main|do_work|open_config)\+0x[0-9a-f]+|-+ kernel -+|'"$OPENAT" |
 		sed 's/+0x.*//; s/^ *//; s/-* kernel -*/RULE/' | tr '\n' ' ')
 	[ "$order" = "main do_work open_config RULE $OPENAT " ] ||
 		fail "$b: not main, do_work, open_config, the kernel rule, $OPENAT: '$order'"
