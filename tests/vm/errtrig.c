@@ -277,11 +277,8 @@ static int prctl_bad_option(void)
 	return sys_ret(prctl(0x7fff1234, 0, 0, 0, 0));
 }
 
-/*
- * A netlink request whose handler fails: sendmsg() succeeds and the error comes back in
- * the ack (netlink_ack()), what every ip/tc/iw/nft error is. Returns the ack's error.
- */
-static int nl_request(int proto, struct nlmsghdr *req)
+/* Send @len bytes of netlink messages to the kernel; the first reply's error (its ack). */
+static int nl_exchange(int proto, const void *req, size_t len)
 {
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	char buf[4096];
@@ -292,9 +289,7 @@ static int nl_request(int proto, struct nlmsghdr *req)
 	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, proto);
 	if (fd < 0)
 		return -errno;
-	req->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	req->nlmsg_seq = 1;
-	if (sendto(fd, req, req->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
+	if (sendto(fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
 		err = -errno;
 		goto out;
 	}
@@ -312,6 +307,17 @@ static int nl_request(int proto, struct nlmsghdr *req)
 out:
 	close(fd);
 	return err;
+}
+
+/*
+ * A netlink request whose handler fails: sendmsg() succeeds and the error comes back in
+ * the ack (netlink_ack()), what every ip/tc/iw/nft error is. Returns the ack's error.
+ */
+static int nl_request(int proto, struct nlmsghdr *req)
+{
+	req->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	req->nlmsg_seq = 1;
+	return nl_exchange(proto, req, req->nlmsg_len);
 }
 
 /* Append attribute @type with @len bytes of @data to @nh (room checked by the caller). */
@@ -394,12 +400,8 @@ static size_t nfnl_msg(char *buf, size_t off, __u16 type, __u16 flags, __u8 fami
  */
 static int nft_missing_table(void)
 {
-	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
-	char req[512] = {}, buf[4096];
-	struct nlmsghdr *nh = (struct nlmsghdr *)buf;
+	char req[512] = {};
 	size_t off, del;
-	int fd, err;
-	ssize_t n;
 
 	off = nfnl_msg(req, 0, NFNL_MSG_BATCH_BEGIN, 0, AF_UNSPEC, NFNL_SUBSYS_NFTABLES);
 	del = off;
@@ -409,26 +411,7 @@ static int nft_missing_table(void)
 	off = del + NLMSG_ALIGN(((struct nlmsghdr *)(req + del))->nlmsg_len);
 	off = nfnl_msg(req, off, NFNL_MSG_BATCH_END, 0, AF_UNSPEC, NFNL_SUBSYS_NFTABLES);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
-	if (fd < 0)
-		return -errno;
-	if (sendto(fd, req, off, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0) {
-		err = -errno;
-		goto out;
-	}
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0) {
-		err = -errno;
-		goto out;
-	}
-	if (!NLMSG_OK(nh, (size_t)n) || nh->nlmsg_type != NLMSG_ERROR) {
-		err = -EPROTO;
-		goto out;
-	}
-	err = ((struct nlmsgerr *)NLMSG_DATA(nh))->error;
-out:
-	close(fd);
-	return err;
+	return nl_exchange(NETLINK_NETFILTER, req, off);
 }
 
 static const struct errcase cases[] = {
