@@ -15,36 +15,19 @@
 #include "../src/elf_notes.h"
 #include "symbolizer_int.h"
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 /* longer IDs exist in theory only; this bounds what a reply carries */
 #define MAX_BUILD_ID 64
 
 int symbolizer__build_id(struct symbolizer *s, const uint8_t **id, size_t *len)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	Elf_Data *d;
-
 	*id = NULL;
 	*len = 0;
-	while ((d = elf_notes__next(s->elf, &scn, &sh))) {
-		size_t off = 0, name_off, desc_off;
-		GElf_Nhdr nh;
-
-		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			const char *name = (const char *)d->d_buf + name_off;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp(name, "GNU", 4) != 0)
-				continue;
-			if (!nh.n_descsz || nh.n_descsz > MAX_BUILD_ID)
-				return -EBADMSG;
-			*id = (const uint8_t *)d->d_buf + desc_off;
-			*len = nh.n_descsz;
-			return 0;
-		}
+	if (!elf_notes__build_id(s->elf, id, len))
+		return 0;
+	if (!*len || *len > MAX_BUILD_ID) {
+		*id = NULL;
+		*len = 0;
+		return -EBADMSG;
 	}
 	return 0;
 }

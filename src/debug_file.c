@@ -12,10 +12,6 @@
 #include "elf_notes.h"
 #include "opts.h"
 
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
-
 static int offer(const char *path, uid_t owner, debug_file_fn cb, void *ctx)
 {
 	struct stat st;
@@ -77,28 +73,15 @@ int debug_file__for_each(const char *image, const char *build_id, const char *de
 static void read_build_id(int fd, char *hex, size_t hex_sz)
 {
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	Elf_Data *d;
+	const unsigned char *id;
+	size_t len, i;
 
 	hex[0] = '\0';
 	if (!elf)
 		return;
-	while ((d = elf_notes__next(elf, &scn, &sh))) {
-		size_t off = 0, name_off, desc_off, i;
-		GElf_Nhdr nh;
-
-		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((char *)d->d_buf + name_off, "GNU", 4) != 0)
-				continue;
-			for (i = 0; i < nh.n_descsz && 2 * i + 2 < hex_sz; i++)
-				snprintf(hex + 2 * i, 3, "%02x",
-					 ((unsigned char *)d->d_buf)[desc_off + i]);
-			goto out;
-		}
-	}
-out:
+	if (elf_notes__build_id(elf, &id, &len))
+		for (i = 0; i < len && 2 * i + 2 < hex_sz; i++)
+			snprintf(hex + 2 * i, 3, "%02x", id[i]);
 	elf_end(elf);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "elf_funcs.h"
+#include "elf_notes.h"
 #include "opts.h"
 
 /* Longest name kept; C++ names can be long, but a symbol table is not a blob store. */
@@ -179,23 +180,16 @@ static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, struct raw_
 	return taken;
 }
 
-static void read_build_id(struct elf_funcs *e, Elf_Scn *scn)
+/* The GNU build ID as hex (at most 20 bytes: what build_id[] holds), empty without one. */
+static void read_build_id(struct elf_funcs *e, Elf *elf)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t off = 0, name_off, desc_off, i;
-	GElf_Nhdr nh;
+	const unsigned char *id;
+	size_t len, i;
 
-	if (!data)
+	if (!elf_notes__build_id(elf, &id, &len))
 		return;
-	while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((char *)data->d_buf + name_off, "GNU", 4) != 0)
-			continue;
-		for (i = 0; i < nh.n_descsz && i < 20; i++)
-			snprintf(e->build_id + 2 * i, 3, "%02x",
-				 ((unsigned char *)data->d_buf)[desc_off + i]);
-		return;
-	}
+	for (i = 0; i < len && i < 20; i++)
+		snprintf(e->build_id + 2 * i, 3, "%02x", id[i]);
 }
 
 static void read_debuglink(struct elf_funcs *e, Elf_Scn *scn)
@@ -337,12 +331,11 @@ static int read_elf(struct elf_funcs *e, Elf *elf)
 			e->is_go = true;
 		else if (strcmp(name, ".gcc_except_table") == 0)
 			e->has_eh_table = true;
-		else if (sh.sh_type == SHT_NOTE && strcmp(name, ".note.gnu.build-id") == 0)
-			read_build_id(e, scn);
 		else if (strcmp(name, ".gnu_debuglink") == 0 && !e->debuglink)
 			read_debuglink(e, scn);
 	}
 
+	read_build_id(e, elf);
 	read_segs(e, elf, phnum);
 	if (symtab) {
 		n = read_symtab(e, elf, symtab, &rs);
