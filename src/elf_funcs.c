@@ -34,7 +34,9 @@ struct elf_funcs {
 	bool addr_sorted;		/* funcs are in address order too (one-segment text) */
 	bool is_dyn;
 	bool is_go;
-	bool has_eh_table;
+	bool has_eh_table;		/* .gcc_except_table */
+	bool names_cxx_personality;	/* a symbol table names __gxx_personality_v0 */
+	bool read_syms;			/* a symbol table was read */
 	__u64 entry;			/* e_entry */
 	char build_id[41];
 	char *debuglink;
@@ -134,6 +136,18 @@ static int alias_rank(int bind)
 }
 
 /* Functions of one symbol table section into @rs; returns how many were taken. */
+/*
+ * C++'s personality routine, defined here or imported: .symtab spells an imported one with
+ * its version ("__gxx_personality_v0@CXXABI_1.3"), .dynsym without.
+ */
+static bool is_cxx_personality(const char *name)
+{
+	static const char p[] = "__gxx_personality_v0";
+
+	return strncmp(name, p, sizeof(p) - 1) == 0 &&
+	       (name[sizeof(p) - 1] == '\0' || name[sizeof(p) - 1] == '@');
+}
+
 static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, struct raw_syms *rs)
 {
 	GElf_Shdr sh;
@@ -150,6 +164,7 @@ static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, struct raw_
 	n = data->d_size / sh.sh_entsize;
 	if (n > MAX_SYMS)
 		n = MAX_SYMS;
+	e->read_syms = true;
 	for (i = 1; i < n; i++) {
 		struct raw_sym s = {};
 		const char *name;
@@ -157,6 +172,11 @@ static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, struct raw_
 
 		if (!gelf_getsym(data, i, &sym))
 			break;
+		if (GELF_ST_TYPE(sym.st_info) == STT_FUNC && sym.st_shndx == SHN_UNDEF &&
+		    !e->names_cxx_personality) {
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			e->names_cxx_personality = name && is_cxx_personality(name);
+		}
 		/* IFUNC resolvers are not the functions their names promise */
 		if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
 		    sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
@@ -164,6 +184,8 @@ static long read_symtab(struct elf_funcs *e, Elf *elf, Elf_Scn *scn, struct raw_
 		name = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!name || !name[0])
 			continue;
+		if (!e->names_cxx_personality && is_cxx_personality(name))
+			e->names_cxx_personality = true;
 		s.addr = sym.st_value;
 		s.offset = addr_to_offset(e, sym.st_value);
 		if (!s.offset)
@@ -552,7 +574,12 @@ bool elf_funcs__is_go(const struct elf_funcs *e)
 
 bool elf_funcs__has_eh_table(const struct elf_funcs *e)
 {
-	return e->has_eh_table;
+	/*
+	 * glibc is built with exception tables (thread cancellation unwinds through its
+	 * frames), so every static C program and libc.so.6 itself have them: the tables count
+	 * only with C++'s personality routine beside them, or with no symbols to tell by.
+	 */
+	return e->has_eh_table && (e->names_cxx_personality || !e->read_syms);
 }
 
 const char *elf_funcs__build_id(const struct elf_funcs *e)

@@ -88,9 +88,11 @@ bool elf_funcs__is_go(const struct elf_funcs *e);
  */
 __u64 elf_funcs__entry_addr(const struct elf_funcs *e);
 /*
- * Its code catches C++ exceptions or cleans up after them (.gcc_except_table): an
- * exception unwinding through a function with a return probe aborts the program, since
- * the unwinder finds the kernel's trampoline where the return address was.
+ * Its code catches C++ exceptions or cleans up after them (.gcc_except_table, and C++'s
+ * personality routine named in its symbols when it has any): an exception unwinding
+ * through a function with a return probe aborts the program, since the unwinder finds the
+ * kernel's trampoline where the return address was. A C program's exception tables
+ * (static glibc's, for thread cancellation) don't count.
  */
 bool elf_funcs__has_eh_table(const struct elf_funcs *e);
 /* The build ID from .note.gnu.build-id as hex (NULL without one). */

@@ -181,6 +181,29 @@ static void test_debuglink_and_go(void **state)
 }
 
 /*
+ * The C++ note's model: C++ code's exception tables count; static glibc's in a C program
+ * (tables without C++'s personality routine) and a C program without tables don't.
+ */
+static void test_cxx_eh_tables(void **state)
+{
+	static const struct { const char *name; bool cxx; } cases[] = {
+		{ "uexc", true },		/* C++, dynamic: personality imported */
+		{ "uprog-static", false },	/* C, static glibc: tables only */
+		{ "uprog", false },		/* C, dynamic: no tables */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct elf_funcs *e = open_uprog(cases[i].name);
+
+		if (elf_funcs__has_eh_table(e) != cases[i].cxx)
+			fail_msg("%s: has_eh_table %d, expected %d", cases[i].name,
+				 !cases[i].cxx, cases[i].cxx);
+		elf_funcs__free(e);
+	}
+}
+
+/*
  * Stripped as distributions ship it: nothing of its own in .dynsym; the debug file's
  * .symtab gives every function, at the offsets the image's own segments say.
  */
@@ -437,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_shared_lib),
 		cmocka_unit_test(test_shared_lib_stripped),
 		cmocka_unit_test(test_debuglink_and_go),
+		cmocka_unit_test(test_cxx_eh_tables),
 		cmocka_unit_test(test_debug_symtab),
 		cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_resolve_images),

@@ -29,6 +29,6 @@ $(UNIT_OUT)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_LIB) |
 UNIT_SCRIPTS := tests/vm/oracle/run.sh tests/unit/bpf_headers.sh
 
 # UPROG_DIR: ELF images built at test time (tests/uprobe/uprobe.mk) for the ELF reader
-test-unit: $(UNIT_BINS) $(UPROG_BINS)
+test-unit: $(UNIT_BINS) $(UPROG_BINS) $(UPROG_STATIC)
 	$(Q)UNIT_FIXTURES=tests/unit/fixtures UPROG_DIR=$(UPROG_OUT) \
 		BPF_HDR_CC="$(CLANG) $(BPF_CFLAGS)" tests/unit/run.sh $(UNIT_BINS) $(UNIT_SCRIPTS)

@@ -588,6 +588,11 @@ life -e "exc_work [$X]" -a "exc_* [$X]" -- "$X" /nonexistent/exc 1
 check "C++: an exception through traced exc_inner, exc_middle aborts the program (SIGABRT), as the note says" \
 	jq_samples "(c := [r for r in map(json.loads, open(sys.argv[1])) if r.get('type') == 'command'][0]) and c['signal'] in (6, 'SIGABRT')"
 check "C++: nothing left attached" nothing_left
+# ... and only C++: a static C program carries static glibc's exception tables (thread
+# cancellation unwinds through its frames) without C++'s personality routine: no note
+"$RS" --dry-run -v -e "do_work [$D/uprog-static]" >"$T/out" 2>"$T/err"
+check "C: no C++ note for a static C program (glibc's exception tables), its functions found" \
+	eval "grep -q '^Found 1 user-space functions in 1 images' '$T/out' '$T/err' && ! grep -q 'C++' '$T/err'"
 "$RS" --dry-run -e "jmp_work [$J]" >"$T/out" 2>&1
 check "no C++ note for a C program" eval "! grep -q 'C++' '$T/out'"
 

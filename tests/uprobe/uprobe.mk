@@ -103,9 +103,9 @@ uprog: $(UPROG_BINS)
 .PHONY: uprog
 
 # The VM scenario uprobe-session's programs: the guest has no shared libraries, so uprog
-# (its library linked in) and ujmp are static-pie there. Built once here, not per run;
+# (its library linked in), ujmp and utail are static-pie there. Built once here, not per run;
 # `make ARCH=arm64 uprog-static` for the arm64 guests (the cross gcc).
-UPROG_STATIC := $(addprefix $(UPROG_OUT)/,uprog-static ujmp-static)
+UPROG_STATIC := $(addprefix $(UPROG_OUT)/,uprog-static ujmp-static utail-static)
 
 $(UPROG_OUT)/uprog-static: tests/uprobe/uprog.c tests/uprobe/libuprog.c tests/uprobe/uprog.h | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
@@ -115,10 +115,14 @@ $(UPROG_OUT)/ujmp-static: tests/uprobe/ujmp.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)$(CC) $(UPROG_CFLAGS) -static-pie $< -o $@
 
+$(UPROG_OUT)/utail-static: tests/uprobe/utail.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)$(CC) $(UPROG_CFLAGS) -static-pie $< -o $@
+
 uprog-static: $(UPROG_STATIC)
 .PHONY: uprog-static
 
 # user-space tracing on the host, natively (SKIP where the kernel has no uprobes)
-test-uprobe: all $(UPROG_BINS)
+test-uprobe: all $(UPROG_BINS) $(UPROG_STATIC)
 	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT)
 .PHONY: test-uprobe

@@ -6,7 +6,10 @@
 # in the user frames (DWARF) and the kernel's (BTF); a user+kernel session whose user frames
 # longjmp() left (tests/uprobe/ujmp.c) keeps its chain down to the kernel's error, the left
 # frames marked, nothing dropped, and a syscall made after the jump nests under the frame
-# that holds the jmp_buf; nothing left attached.
+# that holds the jmp_buf; on arm64, traced functions that tail-call traced functions
+# (tests/uprobe/utail.c: a `b`, with lr still holding the caller's trampoline) keep every
+# caller and its result (x86-64's tail calls are tested natively on the host);
+# nothing left attached.
 # The guest has no shared libraries: the program is linked static-pie, its library in.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +21,7 @@ esac
 # built once by make (tests/uprobe/uprobe.mk), not at every run; arm64: the cross gcc
 top=$(cd "$here/../../.." && pwd)
 if [ "$VM_ARCH" = arm64 ]; then
-	make -s -C "$top" ARCH=arm64 uprog-static >&2 || { fail "building uprog-static and ujmp-static for arm64"; finish; }
+	make -s -C "$top" ARCH=arm64 uprog-static >&2 || { fail "building uprog-static, ujmp-static and utail-static for arm64"; finish; }
 	U=$top/src/.output-arm64/uprobe
 else
 	make -s -C "$top" uprog-static >&2 || { fail "building uprog-static and ujmp-static"; finish; }
@@ -31,7 +34,20 @@ arm64) SYSENTRY=el0_svc ;;
 *) SYSENTRY=entry_SYSCALL_64 ;;
 esac
 
-out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static" vm_run '
+TAILS=0
+if [ "$VM_ARCH" = arm64 ]; then
+	# without the jumps in this build there is nothing to test (as on the host: SKIP)
+	tail_jmps=$(aarch64-linux-gnu-objdump -d --no-show-raw-insn "$U/utail-static" |
+		awk '/^[0-9a-f]+ <tail_(outer|mid)>:$/ { f = $2 } /^$/ { f = "" }
+		f && /\tb\t+[0-9a-f]+ <tail_(mid|inner)>$/ { print f, $NF }' | sort -u | tr '\n' ' ')
+	if [ "$tail_jmps" = "<tail_mid>: <tail_inner> <tail_outer>: <tail_mid> " ]; then
+		TAILS=1
+	else
+		echo "SKIP arm64 tail calls: no tail calls in utail-static (objdump -d: '$tail_jmps')"
+	fi
+fi
+
+out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static $U/utail-static" vm_run '
 P=/usr/bin/uprog-static PARGS=
 # the wait for tracing to start, in 0.2 s steps: 120 s, arm64 under TCG 300 s (-F took longer)
 WAITN='"$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 600)"'
@@ -52,6 +68,11 @@ run jmp -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_opena
 PARGS="insys /nonexistent/guest-jmpsys 1"
 run jmpsys -T -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_openat2 -a path_openat
 run jmpsysF -F -T -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -a do_sys_openat2 -a path_openat
+if [ '"$TAILS"' = 1 ]; then
+	L=/usr/bin/utail-static P=/usr/bin/utail-static PARGS="/nonexistent/guest-tail 1"
+	run tail -T -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -a do_sys_openat2 -a path_openat
+	run tailK -K -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -a do_sys_openat2 -a path_openat
+fi
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
 
@@ -112,5 +133,23 @@ jmpsys_checks() {
 jmpsys_checks jmpsys
 # the same with fentry/fexit on the kernel functions (the check is in each clone)
 jmpsys_checks jmpsysF
+# arm64 tail calls: tail_outer => tail_mid => tail_inner (jumps) under tail_work; the kernel
+# runs the chained return probes callee first when tail_inner returns
+tail_checks() {
+	local k m=$1
+	k=$(section "$out" "$m")
+	printf '%s\n' "$k" | grep -E 'tail_|open_config|path_openat' | sed "s/^/info: $m| /"
+	printf '%s\n' "$k" | awk '/\[-1 ENOENT\] +tail_work /{w=NR} /\[-1 ENOENT\] +tail_outer /{o=NR}
+		/\[-1 ENOENT\] +tail_mid /{m=NR} /\[-1 ENOENT\] +tail_inner /{i=NR} /\[-1 ENOENT\] +open_config /{c=NR}
+		/^! +[0-9]+us \[-ENOENT\] +path_openat/{p=NR}
+		END { exit !(w && w < o && o < m && m < i && i < c && c < p) }' ||
+		fail "$m: tail calls: the stack tail_work, tail_outer, tail_mid, tail_inner, open_config, each [-1 ENOENT], then path_openat [-ENOENT] the origin"
+	expect_count "$k" '\[no return\]|DROPPED|SKIPPED' 0 "$m: tail calls: no frame left, nothing dropped or skipped"
+}
+if [ "$TAILS" = 1 ]; then
+	tail_checks tail
+	expect "$(section "$out" tail)" '^            ← tail_inner +\[-1 ENOENT\]' "tail: -T: tail_inner's exit row at depth 4 with its result"
+	tail_checks tailK
+fi
 expect "$out" '^links=0 uprobe_events=0$' "nothing left attached"
 finish
