@@ -53,9 +53,12 @@ P=/usr/bin/uprog-static PARGS=
 WAITN='"$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 600)"'
 run() {
 	name=$1; shift
+	# by pid, not %1: busybox sh once kept a finished run in its job table, so %1 named
+	# that one and wait hung on the new run until the guest's timeout
 	retsnoop "$@" >/tmp/o 2>&1 &
-	i=0; while [ $i -lt $WAITN ] && kill -0 $! 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
-	$P $PARGS >/dev/null; sleep 1; kill -INT %1; wait
+	rpid=$!
+	i=0; while [ $i -lt $WAITN ] && kill -0 $rpid 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
+	$P $PARGS >/dev/null; sleep 1; kill -INT $rpid; wait $rpid
 	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
 }
 run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "'"$OPENAT"'" -a do_sys_openat2 -a do_filp_open -a path_openat
