@@ -482,6 +482,33 @@ check "pthread_exit() in a worker's thread_work after a failed open_config: its 
 check "threads: no session counted as still running, nothing dropped" jq_samples "$running0"
 check "exit: nothing left attached" nothing_left
 
+# 12c. a process that crashes inside a traced function (uexit --abort, --segv): its session
+# is reported by the signal alone (nothing failed in it), a kill without a core dump
+# (SIGTERM) is not. The rule reads the signal, not whether a core was written: no core
+# dumps here (ulimit -c 0), and none left behind.
+xsig() { echo "the process was killed by signal $1: no return seen"; }
+crash() { (ulimit -c 0; cd "$T" && life -e "do_work [$X]" -a "*_work [$X]" -a "open_config [$X]" -- "$X" "$@"); }
+crash --abort
+check "SIGABRT in abort_work after open_config succeeded: reported, do_work and abort_work no return, signal 6, not still running" \
+	jq_samples "len(s) == 1 and (x := s[0]) and x['error'] and $xchain == [('do_work', '$(xsig '6 (Aborted)')', None, '  '), ('abort_work', '$(xsig '6 (Aborted)')', None, '  '), ('open_config', None, 3, '  ')] and x['thread_exit']['signal'] == 6 and not x['thread_exit']['own_exit_call'] and $running0"
+crash --segv
+check "SIGSEGV in segv_work: reported the same way, signal 11" \
+	jq_samples "len(s) == 1 and (x := s[0]) and x['error'] and $xchain == [('do_work', '$(xsig '11 (Segmentation fault)')', None, '  '), ('segv_work', '$(xsig '11 (Segmentation fault)')', None, '  '), ('open_config', None, 3, '  ')] and x['thread_exit']['signal'] == 11 and $running0"
+crash --term
+check "SIGTERM in term_work (no core dump) with nothing failed: no sample, not still running" \
+	jq_samples "len(s) == 0 and $running0"
+check "crashes: no core file written" eval "! ls '$T' | grep -q '^core'"
+check "crashes: nothing left attached" nothing_left
+
+# 12d. a user entry function that can't fail (void) is still reported when its thread exits
+# inside it: not the kernel's warning that it "will not trigger" a sample, one note instead
+"$RS" -e "fail_and_exit [$X]" -a "open_config [$X]" -- "$X" /nonexistent/uexit-void >"$T/out" 2>"$T/err"
+check "void user entry: a note that it is reported only at its thread's exit, no 'non-failing' warning, and its session reported" \
+	eval "grep -q \"^Note: entry function 'fail_and_exit' \\[uexit\\] can't fail (void): its sessions are reported only when its thread exits or crashes inside it\" '$T/err' && ! grep -q 'non-failing' '$T/err' && grep -qzP '\\n +- \\[no return\\] +fail_and_exit[^\\n]*\\n! +\\d+us \\[-1 ENOENT\\] +open_config' '$T/out'"
+"$RS" --dry-run -e "*_exit [$X]" -e "do_work [$X]" >"$T/out" 2>"$T/err"
+check "void user entries from a glob: one note for all 3, none for do_work (int)" \
+	eval "[ \"\$(grep -c '^Note:.*can.t fail' '$T/err')\" = 1 ] && grep -q \"^Note: 3 user entry functions can't fail\" '$T/err' && ! grep -q do_work '$T/err'"
+
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack
 # pointer; nothing counts as dropped or skipped. JSON lines only (the program prints too).
