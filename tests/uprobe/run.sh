@@ -509,6 +509,20 @@ check "void user entry: a note that it is reported only at its thread's exit, no
 check "void user entries from a glob: one note for all 3, none for do_work (int)" \
 	eval "[ \"\$(grep -c '^Note:.*can.t fail' '$T/err')\" = 1 ] && grep -q \"^Note: 3 user entry functions can't fail\" '$T/err' && ! grep -q do_work '$T/err'"
 
+# 12e. user stacks through traced frames: a traced call's return address is the uprobe
+# trampoline until it returns, and an unwinder reading it stops there ("0x7fffffffe000 is
+# not code"). The kernel's pending return probes put the real callers back: at an exit
+# inside fail_and_exit the stack goes on through do_work and main to _start; at the end of
+# open_config's session, through its traced caller do_work (-a, still running; -K: session
+# links spare calls outside a session their return probe).
+ustack_syms='(u := x["user_stack"]) and [f.get("symbol") for f in u["frames"]]'
+life -e "do_work [$X]" -a "*_exit [$X]" -a "open_config [$X]" -- "$X" /nonexistent/uexit
+check "user stack at exit(3) under 3 traced frames: complete, from _start through main and do_work to exit" \
+	jq_samples "len(s) == 1 and (x := s[0]) and (n := $ustack_syms) and x['user_stack']['complete'] and n[0] == '_start' and 'main' in n and n.index('main') + 1 == n.index('do_work') and '_exit' in n"
+life -K -U -e "open_config [$P]" -a "do_work [$P]" -- "$P" /nonexistent/ustack-traced 1
+check "-K -U (single uprobes: every call gets its return probe), a session inside a traced caller: the user stack goes on past do_work (its return address restored) to main and _start" \
+	jq_samples "len(s) == 1 and (x := s[0]) and (n := $ustack_syms) and x['user_stack']['complete'] and n[0] == '_start' and n[-2:] == ['main', 'do_work']"
+
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack
 # pointer; nothing counts as dropped or skipped. JSON lines only (the program prints too).
