@@ -197,6 +197,13 @@ trace "$D/uprog-dbgsym" -e "do_work [$D/uprog-dbgsym]" -a "open_config [$D/uprog
 check "stripped with a debug file: do_work -> open_config from uprog.debug's .symtab, with source lines" \
 	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config'] and all('source' in f for f in s[0]['stack'])"
 
+# 6c. the debug file of a stripped image is looked for once, though its .symtab (function
+# globs), its DWARF return types and a source glob all want it: each lookup reads the
+# candidates' build IDs
+"$RS" --dry-run -vv -e ":*uprog.c [$D/uprog-dbgsym]" -a "do_work [$D/uprog-dbgsym]" >"$T/out" 2>&1
+check "stripped with a debug file: one lookup for its .symtab, a source glob and return types (-vv)" \
+	eval "grep -q '^Debug file of $D/uprog-dbgsym: $D/uprog.debug (1 lookup)\.\$' '$T/out' && grep -q 'is stripped: its functions come from $D/uprog.debug' '$T/out' && grep -q '^Return types of [0-9]* functions of $D/uprog-dbgsym from $D/uprog.debug' '$T/out'"
+
 # 7. an alias and its function: traced once; =never: -1 is no error (with -S, not failed)
 "$RS" --dry-run -v -e "do_work_alias [$P]" -a "do_work [$P]" >"$T/out" 2>&1
 check "alias: do_work_alias and do_work are one function" \
