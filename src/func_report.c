@@ -33,26 +33,34 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
 }
 
 /*
- * A user entry function that can't fail still has its sessions reported where its thread
- * exits or crashes inside it (exit_cut.bpf.h, loaded whenever user functions are traced):
- * make's die() under main(). So not the kernel's "will not trigger" warning, which would
- * be wrong, but one note for them all (a '*' glob makes hundreds).
+ * An entry function that can't fail still has its sessions reported where its thread
+ * ends inside it (exit_cut.bpf.h, loaded for a command, -p and user functions): a user
+ * one when its thread exits with a failure or crashes (make's die() under main()), a
+ * kernel one when the process crashes (get_signal() delivering SIGSEGV). So not the
+ * warning that it "will not trigger" a sample, which would be wrong, but one note for
+ * them all (a '*' glob makes hundreds).
  */
-static void report_nofail_user(const struct func *f, size_t n, log_print_fn print)
+static void report_nofail(const struct func *f, size_t n, log_print_fn print)
 {
-	const char *type, *img;
+	const char *type, *img, *when;
+	bool user;
 
 	if (!n)
 		return;
-	img = strrchr(f->image, '/') ? strrchr(f->image, '/') + 1 : f->image;
+	user = f->flags & FUNC_USER;
+	img = !user ? NULL : strrchr(f->image, '/') ? strrchr(f->image, '/') + 1 : f->image;
 	type = f->flags & FUNC_RET_VOID ? "void" : f->flags & FUNC_RET_BOOL ? "bool" :
-	       "unsigned or its glob's rule";
+	       user ? "unsigned or its glob's rule" : "unsigned";
+	when = user ? "exits or crashes" : "crashes";
 	if (n == 1)
-		log_msg(print, LOG_WARN, "Note: entry function '%s' [%s] can't fail (%s): its sessions are reported only when its thread exits or crashes inside it.\n",
-			f->name, img, type);
+		log_msg(print, LOG_WARN, "Note: entry function '%s'%s%s%s can't fail (%s): its sessions are reported only when %s %s inside it.\n",
+			f->name, img ? " [" : "", img ?: "", img ? "]" : "", type,
+			user ? "its thread" : "the process", when);
 	else
-		log_msg(print, LOG_WARN, "Note: %zu user entry functions can't fail ('%s' [%s]: %s, ...): their sessions are reported only when their thread exits or crashes inside them.\n",
-			n, f->name, img, type);
+		log_msg(print, LOG_WARN, "Note: %zu %s entry functions can't fail ('%s'%s%s%s: %s, ...): their sessions are reported only when %s %s inside them.\n",
+			n, user ? "user" : "kernel", f->name, img ? " [" : "", img ?: "",
+			img ? "]" : "", type, user ? "their thread" : "the process",
+			user ? "exits or crashes" : "crashes");
 }
 
 /*
@@ -65,12 +73,17 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 			     log_print_fn print)
 {
 	const char *dry = att || uatt ? "" : " (dry run)";
-	size_t i, ucnt = 0, kcnt, nofail_user = 0;
-	const struct func *first_user = NULL;
+	size_t i, ucnt = 0, kcnt, nofail[2] = {};
+	const struct func *first[2] = {};
+	bool exit_cut = env->cmd_argv || env->allow_pid_cnt;
 	char buf[128];
 
+	/* sessions cut by their thread's exit are judged (exit_cut.bpf.h) */
+	for (i = 0; i < cnt && !exit_cut; i++)
+		exit_cut = funcs[i].flags & FUNC_USER;
 	for (i = 0; i < cnt; i++) {
 		const struct func *f = &funcs[i];
+		bool user = f->flags & FUNC_USER;
 
 		if (!(f->flags & FUNC_IS_ENTRY))
 			continue;
@@ -78,15 +91,16 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 			fprintf(out, "Function '%s' is marked as an entry point.\n", f->name);
 		if (env->success_stacks || !(f->flags & FUNC_CANT_FAIL))
 			continue;
-		if (f->flags & FUNC_USER) {
-			if (!nofail_user++)
-				first_user = f;
+		if (exit_cut) {
+			if (!nofail[user]++)
+				first[user] = f;
 			continue;
 		}
 		log_msg(print, LOG_WARN, "WARNING: entry function '%s' is non-failing and will not trigger error recording condition!\n",
 			f->name);
 	}
-	report_nofail_user(first_user, nofail_user, print);
+	report_nofail(first[1], nofail[1], print);
+	report_nofail(first[0], nofail[0], print);
 	if (env->verbose < 1)
 		return;
 	for (i = 0; i < env->inject_probe_cnt; i++)
