@@ -4,6 +4,7 @@
 #include <gelf.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -144,4 +145,28 @@ int debug_file__find(const char *image, const char *build_id, const char *debugl
 	if (ret > 0)
 		return 0;
 	return fc.mismatched ? -ESTALE : -ENOENT;
+}
+
+int debug_file__cached(struct debug_file_cache *c, const char *image, const char *build_id,
+		       const char *debuglink, __u32 crc, const struct debug_file_opts *opts,
+		       const char **path)
+{
+	char buf[PATH_MAX];
+
+	*path = NULL;
+	if (!c->looked) {
+		c->lookups++;
+		c->err = debug_file__find(image, build_id, debuglink, crc, buf, sizeof(buf), opts);
+		if (!c->err && !(c->path = strdup(buf)))
+			return -ENOMEM;
+		c->looked = true;
+	}
+	*path = c->err ? NULL : c->path;
+	return c->err;
+}
+
+void debug_file_cache__free(struct debug_file_cache *c)
+{
+	free(c->path);
+	*c = (struct debug_file_cache){};
 }

@@ -54,4 +54,26 @@ int debug_file__for_each(const char *image, const char *build_id, const char *de
 int debug_file__find(const char *image, const char *build_id, const char *debuglink,
 		     __u32 crc, char *out, size_t out_sz, const struct debug_file_opts *opts);
 
+/*
+ * One image's debug file, looked for once by whoever needs it first: function globs want
+ * a stripped image's .symtab, return types and source globs its DWARF, and each lookup
+ * reads every candidate's build ID. Zero-initialize; debug_file_cache__free() at the end.
+ */
+struct debug_file_cache {
+	bool looked;
+	int err;		/* debug_file__find()'s result */
+	char *path;		/* found (err 0): the file */
+	unsigned int lookups;	/* how many lookups ran: at most one */
+};
+
+/*
+ * debug_file__find() for @c's image, run only the first time: the same result and path
+ * (@path, valid until debug_file_cache__free(); NULL on error) every time. -ENOMEM is
+ * not kept: a later call looks again.
+ */
+int debug_file__cached(struct debug_file_cache *c, const char *image, const char *build_id,
+		       const char *debuglink, __u32 crc, const struct debug_file_opts *opts,
+		       const char **path);
+void debug_file_cache__free(struct debug_file_cache *c);
+
 #endif

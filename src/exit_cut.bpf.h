@@ -12,9 +12,11 @@
  *   process died of a signal that dumps core (SIGSEGV, SIGABRT, ...). A thread that the
  *   process's exit took down while it ran (another thread's exit(), a SIGKILL) did not
  *   fail by that alone.
- * Only sessions that began in a user function: a kernel session's outermost function
- * cut by the exit is the exit syscall itself (or a function of the exit path), whose
- * callees' failures are not the program's; those end unreported, as they always did.
+ * A session that began in a kernel function is most often the exit syscall's own (or a
+ * function of the exit path): its callees' failures are not the program's, and neither
+ * is the exit status, so it is reported only when the process crashed (a signal that
+ * dumps core: a kernel oops in a traced syscall, get_signal() delivering SIGSEGV), or
+ * with -S, which asks for every session.
  *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
@@ -76,8 +78,11 @@ static __always_inline bool exit_failed(__u32 code, bool own)
 	return own && (code >> 8 & 0xff);
 }
 
-/* End @sess, running in a user function while its thread exits, and send it for judgement. */
-static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 now)
+/*
+ * End @sess, running while its thread exits, and send it for judgement; @user: it began
+ * in a user function.
+ */
+static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 now, bool user)
 {
 	__u32 d = sess->stack.depth, n, i, code = 0;
 	bool own = own_exit_call();
@@ -95,14 +100,16 @@ static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 
 	 * A failed chain kept aside while the innermost running frame went on (reporting
 	 * it, say) is that frame's last error: put it back, as its return would have
 	 */
-	if (!sess->tail_err && sess->frag_cnt) {
+	if (user && !sess->tail_err && sess->frag_cnt) {
 		f = &sess->frags[(sess->frag_cnt - 1) & (MAX_FRAGS - 1)];
 		if (f->start == d && !f->handled) {
 			restore_chain(sess, f, d - 1);
 			sess->tail_err = true;
 		}
 	}
-	if (exit_failed(code, own))
+	if (!user)	/* a crash only, see the top of this file */
+		sess->tail_err = exit_failed(code & 0x7f, false);
+	else if (exit_failed(code, own))
 		sess->tail_err = true;
 	why = NORET_EXIT | (own ? NORET_EXIT_OWN : 0) | (code & NORET_EXIT_CODE);
 	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
@@ -134,8 +141,8 @@ int thread_exit(void *ctx)
 	if (!sess)
 		return 0;
 	/* a user frame 0 has its stack pointer recorded (user_sp_code()), a kernel one 0 */
-	if (ready && sess->entry_sp[0])
-		end_exit_cut(sess, key, bpf_ktime_get_ns());
+	if (ready)
+		end_exit_cut(sess, key, bpf_ktime_get_ns(), sess->entry_sp[0]);
 	else
 		end_session(sess, key);
 	return 0;

@@ -70,6 +70,16 @@ struct kernel_features {
 	unsigned int task_mm_off;
 	unsigned int mm_xol_area_off;
 	unsigned int xol_vaddr_off;
+	/*
+	 * task_struct.utask, uprobe_task.return_instances, return_instance.stack,
+	 * .orig_ret_vaddr and .next: the return addresses the uprobe trampoline replaced
+	 * (uret.bpf.h); all 0: not found
+	 */
+	unsigned int task_utask_off;
+	unsigned int utask_ri_off;
+	unsigned int ri_stack_off;
+	unsigned int ri_orig_ret_off;
+	unsigned int ri_next_off;
 };
 
 /*

@@ -28,6 +28,8 @@ enum wanted {
 	W_SESSION_COOKIE,
 	W_MM_STRUCT,
 	W_XOL_AREA,
+	W_UPROBE_TASK,
+	W_RETURN_INSTANCE,
 	W_CNT,
 };
 
@@ -49,6 +51,8 @@ static const struct {
 	[W_SESSION_COOKIE] = { "bpf_session_cookie", BTF_KIND_FUNC },
 	[W_MM_STRUCT] = { "mm_struct", BTF_KIND_STRUCT },
 	[W_XOL_AREA] = { "xol_area", BTF_KIND_STRUCT },
+	[W_UPROBE_TASK] = { "uprobe_task", BTF_KIND_STRUCT },
+	[W_RETURN_INSTANCE] = { "return_instance", BTF_KIND_STRUCT },
 };
 
 static void find_types(const struct btf *btf, int ids[W_CNT])
@@ -221,6 +225,21 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->xol_vaddr_off = off_or_0(path_off(btf, ids[W_XOL_AREA], "vaddr"));
 	if (!f->task_mm_off || !f->mm_xol_area_off || !f->xol_vaddr_off)
 		f->task_mm_off = f->mm_xol_area_off = f->xol_vaddr_off = 0;
+	/*
+	 * The thread's pending return probes, newest first: where each wrote the trampoline
+	 * (the stack pointer at the traced function's entry) and the return address it
+	 * replaced, which puts a user stack back together (all or none, and only with the
+	 * trampoline's address)
+	 */
+	f->task_utask_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "utask"));
+	f->utask_ri_off = off_or_0(path_off(btf, ids[W_UPROBE_TASK], "return_instances"));
+	f->ri_stack_off = off_or_0(path_off(btf, ids[W_RETURN_INSTANCE], "stack"));
+	f->ri_orig_ret_off = off_or_0(path_off(btf, ids[W_RETURN_INSTANCE], "orig_ret_vaddr"));
+	f->ri_next_off = off_or_0(path_off(btf, ids[W_RETURN_INSTANCE], "next"));
+	if (!f->xol_vaddr_off || !f->task_utask_off || !f->utask_ri_off || !f->ri_stack_off ||
+	    !f->ri_orig_ret_off || !f->ri_next_off)
+		f->task_utask_off = f->utask_ri_off = f->ri_stack_off = f->ri_orig_ret_off =
+			f->ri_next_off = 0;
 	f->has_rawtp_cookie = path_off(btf, ids[W_BPF_ATTR], "raw_tracepoint.cookie") >= 0;
 	/* only defined when the kernel is built with fprobe (CONFIG_FPROBE) */
 	f->has_kprobe_multi = ids[W_KPROBE_MULTI_LINK];

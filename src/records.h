@@ -332,6 +332,7 @@ enum fnargs_flags {
 #define USTACK_MAX_SIZE		16384	/* -C stacks.user-stack-size at most (power of 2; a
 					 * per-CPU value holds at most 32 KiB) */
 #define USTACK_DEFAULT_SIZE	16384
+#define USTACK_MAX_URETS	16	/* pending return probes sent with a capture (power of 2) */
 
 enum ustack_arch {
 	USTACK_ARCH_X86_64 = 1,		/* regs[]: struct pt_regs, r15 first (21 words) */
@@ -360,6 +361,18 @@ struct rec_ustack {
 	__s32 stack_err;	/* 0, or the read error that ended the window early */
 	__u64 sp;		/* the user stack pointer, as in regs[] */
 	__u64 regs[USTACK_MAX_REGS];
+	/*
+	 * The thread's pending return probes, innermost first: each wrote the process's
+	 * uprobe trampoline (uret_tramp) over a return address, at @stack on x86-64 (the
+	 * stack pointer at the traced function's entry), into the link register on arm64
+	 * (its frame record, below @stack, gets it). An unwinder reading the trampoline
+	 * stops there: user space puts @orig_ret back (ustack_uret.c). uret_cnt 0: none, or
+	 * not known (no such fields in the kernel's BTF).
+	 */
+	__u64 uret_tramp;
+	__u32 uret_cnt;
+	__u32 __pad2;
+	struct { __u64 stack, orig_ret; } uret[USTACK_MAX_URETS];
 	__u8 stack[];
 };
 

@@ -342,6 +342,11 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		skel->rodata->task_mm_off = feat->task_mm_off;
 		skel->rodata->mm_xol_area_off = feat->mm_xol_area_off;
 		skel->rodata->xol_vaddr_off = feat->xol_vaddr_off;
+		skel->rodata->task_utask_off = feat->task_utask_off;
+		skel->rodata->utask_ri_off = feat->utask_ri_off;
+		skel->rodata->ri_stack_off = feat->ri_stack_off;
+		skel->rodata->ri_orig_ret_off = feat->ri_orig_ret_off;
+		skel->rodata->ri_next_off = feat->ri_next_off;
 		if (!feat->user_regs_off)
 			pr(t, LOG_DEBUG, "Frames left by longjmp() are not looked for at kernel entry: where the kernel saves user registers is not known.\n");
 		else

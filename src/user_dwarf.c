@@ -135,25 +135,30 @@ static int try_open(const char *file, Dwarf **dw, int *fd)
 }
 
 /* The image's own DWARF, else its separate debug file's (debug_file.h) */
-static int open_dwarf(const char *path, const struct elf_funcs *e, Dwarf **dw, int *fd,
-		      char *out, size_t out_sz)
+static int open_dwarf(const char *path, const struct elf_funcs *e, struct debug_file_cache *dbg,
+		      Dwarf **dw, int *fd, char *out, size_t out_sz)
 {
+	struct debug_file_cache own = {};
 	__u32 crc = 0;
-	const char *link = elf_funcs__debuglink(e, &crc), *bid = elf_funcs__build_id(e);
-	char cand[PATH_MAX];
+	const char *link = elf_funcs__debuglink(e, &crc), *bid = elf_funcs__build_id(e), *cand;
+	int err;
 
 	snprintf(out, out_sz, "%s", path);
 	if (try_open(path, dw, fd) == 0)
 		return 0;
-	if (debug_file__find(path, bid, link, crc, cand, sizeof(cand), NULL) ||
-	    try_open(cand, dw, fd))
+	err = debug_file__cached(dbg ?: &own, path, bid, link, crc, NULL, &cand);
+	if (err == -ENOMEM)
+		return err;
+	if (!err)
+		snprintf(out, out_sz, "%s", cand);
+	debug_file_cache__free(&own);
+	if (err || try_open(out, dw, fd))
 		return -ENODATA;
-	snprintf(out, out_sz, "%s", cand);
 	return 0;
 }
 
 int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
-			      int (*cb)(const struct user_dwarf_func *f, void *ctx), void *ctx,
+			      struct debug_file_cache *dbg, int (*cb)(const struct user_dwarf_func *f, void *ctx), void *ctx,
 			      char *dwarf_path, size_t dwarf_path_sz)
 {
 	struct walk w = { .cb = cb, .ctx = ctx };
@@ -163,7 +168,7 @@ int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
 	size_t hsz;
 	int fd = -1, err;
 
-	err = open_dwarf(path, e, &dw, &fd, dwarf_path ?: buf,
+	err = open_dwarf(path, e, dbg, &dw, &fd, dwarf_path ?: buf,
 			 dwarf_path ? dwarf_path_sz : sizeof(buf));
 	if (err)
 		return err;

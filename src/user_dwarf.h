@@ -14,6 +14,8 @@
 #include <linux/types.h>
 #include "elf_funcs.h"
 
+struct debug_file_cache;
+
 struct user_dwarf_func {
 	const char *name;
 	__u64 addr;		/* DW_AT_low_pc: the ELF symbol's address */
@@ -35,10 +37,12 @@ int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const
  * Call @cb for every function with code that the DWARF of image @path (read before as
  * @e) describes; strings are valid during the call. Returns 0, -ENODATA when no DWARF
  * was found (the caller goes on without types), the first non-zero @cb result, or a
- * negative errno. @dwarf_path (may be NULL) gets the file the DWARF came from.
+ * negative errno. @dwarf_path (may be NULL) gets the file the DWARF came from. Without
+ * DWARF of its own, the image's debug file is the one @dbg found or finds (NULL: looked
+ * for here, uncached).
  */
 int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
-			      int (*cb)(const struct user_dwarf_func *f, void *ctx), void *ctx,
+			      struct debug_file_cache *dbg, int (*cb)(const struct user_dwarf_func *f, void *ctx), void *ctx,
 			      char *dwarf_path, size_t dwarf_path_sz);
 
 #endif

@@ -22,6 +22,7 @@ struct user_image {
 	struct elf_funcs *elf;
 	struct btf *btf;	/* -A: its functions' prototypes from DWARF, NULL without */
 	char *dbg_path;		/* stripped: the debug file its functions came from */
+	struct debug_file_cache dbg;	/* its debug file, looked for once (.symtab, DWARF) */
 };
 
 struct user_funcs {
@@ -60,6 +61,7 @@ void user_funcs__free(struct user_funcs *uf)
 	for (i = 0; i < uf->image_cnt; i++) {
 		free(uf->images[i].path);
 		free(uf->images[i].dbg_path);
+		debug_file_cache__free(&uf->images[i].dbg);
 		elf_funcs__free(uf->images[i].elf);
 		btf__free(uf->images[i].btf);
 	}
@@ -113,12 +115,11 @@ size_t user_funcs__glob_cnt(const struct user_funcs *uf)
 static void use_debug_symtab(struct user_funcs *uf, struct user_image *im)
 {
 	__u32 crc = 0;
-	const char *link = elf_funcs__debuglink(im->elf, &crc);
-	char dbg[4096];
+	const char *link = elf_funcs__debuglink(im->elf, &crc), *dbg;
 	int err;
 
-	err = debug_file__find(im->path, elf_funcs__build_id(im->elf), link, crc, dbg,
-			       sizeof(dbg), NULL);
+	err = debug_file__cached(&im->dbg, im->path, elf_funcs__build_id(im->elf), link, crc,
+				 NULL, &dbg);
 	if (err == -ESTALE)
 		pr(uf, LOG_WARN, "Note: the debug file of '%s' belongs to another build of it (build ID or CRC differ): not used.\n",
 		   im->path);
@@ -399,7 +400,7 @@ static int on_image_src(const char *path, void *ctx)
 		   path);
 		return -EOPNOTSUPP;
 	}
-	err = user_dwarf__for_each_func(path, sc.im->elf, on_src_func, &sc, NULL, 0);
+	err = user_dwarf__for_each_func(path, sc.im->elf, &sc.im->dbg, on_src_func, &sc, NULL, 0);
 	if (err == -ENODATA) {
 		pr(rc->uf, LOG_ERROR, "'%s' needs DWARF, which %s lacks (and no debuglink or build-id debug file has); build it with -g or install its debug package.\n",
 		   glob_spec__str(&rc->g->spec, buf, sizeof(buf)), path);
@@ -507,6 +508,17 @@ static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
 	return 0;
 }
 
+/* -vv: where an image's debug file was looked for, and that it was only once */
+static void report_debug_file(struct user_funcs *uf, const struct user_image *im)
+{
+	const struct debug_file_cache *c = &im->dbg;
+
+	if (!c->lookups)
+		return;
+	pr(uf, LOG_DEBUG, "Debug file of %s: %s (%u lookup%s).\n", im->path,
+	   c->err ? strerror(-c->err) : c->path, c->lookups, c->lookups == 1 ? "" : "s");
+}
+
 /* Return types from each image's DWARF; without DWARF the guess stays. */
 static int apply_types(struct user_funcs *uf)
 {
@@ -519,8 +531,9 @@ static int apply_types(struct user_funcs *uf)
 			.uf = uf, .im = &uf->images[i], .image = uf->images[i].path,
 		};
 
-		err = user_dwarf__for_each_func(tc.image, uf->images[i].elf, on_typed_func, &tc,
-						dpath, sizeof(dpath));
+		err = user_dwarf__for_each_func(tc.image, uf->images[i].elf, &uf->images[i].dbg,
+						on_typed_func, &tc, dpath, sizeof(dpath));
+		report_debug_file(uf, &uf->images[i]);
 		if (err == -ENODATA) {
 			pr(uf, LOG_INFO, "No DWARF for %s: its functions' errors are guessed from their results.\n",
 			   tc.image);

@@ -124,25 +124,9 @@ static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64
 
 /* Set by user space when user functions are traced (kernel_features.h has the offsets). */
 const volatile bool user_resync_on = false;
-const volatile __u32 task_mm_off = 0;
-const volatile __u32 mm_xol_area_off = 0;
-const volatile __u32 xol_vaddr_off = 0;
 
 #define UPROBE_XOL_SIZE	4096	/* the trampoline's page: the process's [uprobes] mapping */
 #define UFP_WALK_MAX	32	/* arm64 frame records walked by user_resync() */
-
-/* The current process's uprobe trampoline (mm->uprobes_state.xol_area->vaddr); 0: none */
-static __always_inline __u64 uprobe_trampoline(void)
-{
-	__u64 task = bpf_get_current_task(), mm = 0, area = 0, vaddr = 0;
-
-	if (!xol_vaddr_off ||
-	    bpf_probe_read_kernel(&mm, sizeof(mm), (void *)(task + task_mm_off)) || !mm ||
-	    bpf_probe_read_kernel(&area, sizeof(area), (void *)(mm + mm_xol_area_off)) || !area)
-		return 0;
-	bpf_probe_read_kernel(&vaddr, sizeof(vaddr), (void *)(area + xol_vaddr_off));
-	return vaddr;
-}
 
 /*
  * A user function entered at the stack pointer the innermost traced frame had at its

@@ -15,6 +15,7 @@
 #define __RETSNOOP_USTACK_BPF_H
 
 #include "retsnoop_state.bpf.h"
+#include "uret.bpf.h"
 
 const volatile __u32 ustack_size = USTACK_DEFAULT_SIZE;	/* -C stacks.user-stack-size */
 const volatile __u32 task_stack_off = 0;	/* task_struct.stack */
@@ -182,8 +183,14 @@ static __always_inline void emit_ustack(struct session *sess)
 	r->stack_err = 0;
 	r->sp = 0;
 	read_ustack_regs(r);
-	if (!r->err && !(r->flags & USTACK_F_NOT_USER))
+	if (!r->err && !(r->flags & USTACK_F_NOT_USER)) {
 		read_ustack_window(b);
+		read_uret_instances(r);
+	} else {
+		r->uret_tramp = 0;
+		r->uret_cnt = 0;
+		r->__pad2 = 0;
+	}
 	len = r->stack_len;
 	if (len > USTACK_MAX_SIZE)
 		len = USTACK_MAX_SIZE;

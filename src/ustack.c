@@ -13,6 +13,7 @@
 #include "symbolize.h"
 #include "ustack.h"
 #include "ustack_req.h"
+#include "ustack_uret.h"
 
 #define DEFAULT_MAX_PROCS	4096
 #define DEFAULT_MAX_EXITED	1024
@@ -481,6 +482,29 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 	return 0;
 }
 
+/*
+ * The sidecar's request for @r: traced calls' return addresses put back first where the
+ * uprobe trampoline took their place (on a copy), or the unwinding would stop at the
+ * first traced frame.
+ */
+static int format_req(const struct rec_ustack *r, size_t stack_len, const struct proc_maps *maps,
+		      const int *ids, char **req)
+{
+	struct rec_ustack *fixed;
+	int err;
+
+	if (!r->uret_cnt || !r->uret_tramp)
+		return ustack_req__format(r, stack_len, maps, ids, req);
+	fixed = malloc(sizeof(*r) + stack_len);
+	if (!fixed)
+		return -ENOMEM;
+	memcpy(fixed, r, sizeof(*r) + stack_len);
+	ustack_uret__restore(fixed, stack_len);
+	err = ustack_req__format(fixed, stack_len, maps, ids, req);
+	free(fixed);
+	return err;
+}
+
 int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,
 		   void *ctx, const char **note)
 {
@@ -524,7 +548,7 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 		return -ENOMEM;
 	ic = (struct ids_ctx){ .maps = s->maps, .ids = ids };
 	usyms__for_each_mapping(usyms, r->tgid, take_id, &ic);
-	err = ustack_req__format(r, stack_len, s->maps, ids, &req);
+	err = format_req(r, stack_len, s->maps, ids, &req);
 	free(ids);
 	if (err == -ENOMEM)
 		return err;

@@ -167,6 +167,40 @@ static void test_owner(void **state)
 	unlink(f->bid_path);
 }
 
+/*
+ * One lookup per image, whoever asks first: the answer and the path stay, even when the
+ * file appears or goes afterwards; a miss is kept too.
+ */
+static void test_cached(void **state)
+{
+	struct fix *f = *state;
+	struct debug_file_opts o = { .sz = sizeof(o), .root = f->root };
+	struct debug_file_cache c = {};
+	char img[PATH_MAX], dbg[PATH_MAX];
+	const char *got = NULL, *again = NULL;
+
+	path_in(f, "uprog", img, sizeof(img));
+	path_in(f, "uprog.debug", dbg, sizeof(dbg));
+	assert_int_equal(copy(dbg, f->bid_path), 0);
+	assert_int_equal(debug_file__cached(&c, img, f->bid, NULL, 0, &o, &got), 0);
+	assert_string_equal(got, f->bid_path);
+	unlink(f->bid_path);
+	assert_int_equal(debug_file__cached(&c, img, f->bid, NULL, 0, &o, &again), 0);
+	assert_ptr_equal(again, got);
+	assert_int_equal(c.lookups, 1);
+	debug_file_cache__free(&c);
+	assert_int_equal(c.lookups, 0);
+	assert_false(c.looked);
+	/* none there: -ENOENT once, and kept although a file shows up */
+	assert_int_equal(debug_file__cached(&c, img, f->bid, NULL, 0, &o, &got), -ENOENT);
+	assert_null(got);
+	assert_int_equal(copy(dbg, f->bid_path), 0);
+	assert_int_equal(debug_file__cached(&c, img, f->bid, NULL, 0, &o, &got), -ENOENT);
+	assert_int_equal(c.lookups, 1);
+	unlink(f->bid_path);
+	debug_file_cache__free(&c);
+}
+
 static void test_opts(void **state)
 {
 	struct { struct debug_file_opts o; long more; } big = { .o.sz = sizeof(big), .more = 1 };
@@ -183,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_debuglink),
 		cmocka_unit_test(test_owner),
+		cmocka_unit_test(test_cached),
 		cmocka_unit_test(test_opts),
 	};
 

@@ -19,7 +19,7 @@ ko() { echo "FAIL $*"; fail=$((fail + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else ko "$what"; fi; }
 
 # every check below, so a skipped run says how many it did not do
-CHECKS=$(grep -cE '^(check|bad) ' "$0")
+CHECKS=$(cat "$0" tests/uprobe/run-exits.sh | grep -cE '^(check|bad) ')
 why=
 [ "$(id -u)" = 0 ] || why="not root"
 [ -e /sys/bus/event_source/devices/uprobe ] || why=${why:-"the kernel has no uprobe PMU"}
@@ -196,6 +196,13 @@ check "stripped: do_work -> open_config by .dynsym names, without source lines" 
 trace "$D/uprog-dbgsym" -e "do_work [$D/uprog-dbgsym]" -a "open_config [$D/uprog-dbgsym]" --json
 check "stripped with a debug file: do_work -> open_config from uprog.debug's .symtab, with source lines" \
 	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config'] and all('source' in f for f in s[0]['stack'])"
+
+# 6c. the debug file of a stripped image is looked for once, though its .symtab (function
+# globs), its DWARF return types and a source glob all want it: each lookup reads the
+# candidates' build IDs
+"$RS" --dry-run -vv -e ":*uprog.c [$D/uprog-dbgsym]" -a "do_work [$D/uprog-dbgsym]" >"$T/out" 2>&1
+check "stripped with a debug file: one lookup for its .symtab, a source glob and return types (-vv)" \
+	eval "grep -q '^Debug file of $D/uprog-dbgsym: $D/uprog.debug (1 lookup)\.\$' '$T/out' && grep -q 'is stripped: its functions come from $D/uprog.debug' '$T/out' && grep -q '^Return types of [0-9]* functions of $D/uprog-dbgsym from $D/uprog.debug' '$T/out'"
 
 # 7. an alias and its function: traced once; =never: -1 is no error (with -S, not failed)
 "$RS" --dry-run -v -e "do_work_alias [$P]" -a "do_work [$P]" >"$T/out" 2>&1
@@ -481,6 +488,9 @@ check "pthread_exit() in a worker's thread_work after a failed open_config: its 
 	jq_samples "len(s) == 2 and [($xchain, x['tid'] == x['pid']) for x in s] == [([('thread_work', '$(xwhy 0)', None, '  '), ('open_config', None, -1, '! ')], False), ([('finish_work', '$(xwhy 5)', None, '  ')], True)] and all(x['error'] for x in s)"
 check "threads: no session counted as still running, nothing dropped" jq_samples "$running0"
 check "exit: nothing left attached" nothing_left
+
+# 12c-12e: tests/uprobe/run-exits.sh
+. tests/uprobe/run-exits.sh
 
 # 13. returns that never happen (tests/uprobe/ujmp.c, uexc.cc): frames left by longjmp() are
 # marked as such, where the chain broke, and the session goes on or ends by the stack

@@ -7,6 +7,11 @@
  *                       log_failure (void) says so, then exit(3)
  *   uexit --status      do_work -> status_exit: nothing fails, exit(4)
  *   uexit --ok          do_work -> ok_exit: nothing fails, exit(0)
+ *   uexit --abort       do_work -> abort_work: nothing fails, then abort() (SIGABRT)
+ *   uexit --segv        do_work -> segv_work: nothing fails, then a store through NULL
+ *                       (SIGSEGV)
+ *   uexit --term        do_work -> term_work: nothing fails, then raise(SIGTERM), which
+ *                       kills without a core dump
  *   uexit --thread PATH a worker's thread_work fails open_config on PATH and calls
  *                       pthread_exit(); main goes on (do_work succeeds on /dev/null), starts
  *                       a second worker that waits in idle_work, then finish_work calls
@@ -16,6 +21,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +67,39 @@ __attribute__((noipa)) void ok_exit(void)
 	exit(0);
 }
 
+/* volatile: the compiler can't see the NULL and turn the store into a trap (SIGILL) */
+static int *volatile nowhere;
+
+__attribute__((noipa)) void abort_work(void)
+{
+	close(open_config("/dev/null"));
+	abort();
+}
+
+__attribute__((noipa)) void segv_work(void)
+{
+	close(open_config("/dev/null"));
+	*nowhere = 1;
+}
+
+__attribute__((noipa)) void term_work(void)
+{
+	close(open_config("/dev/null"));
+	raise(SIGTERM);
+}
+
 __attribute__((noipa)) int do_work(const char *mode, const char *path)
 {
 	if (strcmp(mode, "--status") == 0)
 		status_exit();
 	else if (strcmp(mode, "--ok") == 0)
 		ok_exit();
+	else if (strcmp(mode, "--abort") == 0)
+		abort_work();
+	else if (strcmp(mode, "--segv") == 0)
+		segv_work();
+	else if (strcmp(mode, "--term") == 0)
+		term_work();
 	else if (strcmp(mode, "--fail") == 0)
 		fail_and_exit(path);
 	else {
@@ -119,6 +152,6 @@ int main(int argc, char **argv)
 		return do_work(argv[1], NULL);
 	if (argc > 1)
 		return do_work("--fail", argv[1]);
-	fprintf(stderr, "usage: uexit PATH | --status | --ok | --thread PATH\n");
+	fprintf(stderr, "usage: uexit PATH | --status | --ok | --abort | --segv | --term | --thread PATH\n");
 	return 2;
 }

@@ -12,6 +12,11 @@
 #   shell script's child is followed (and with --no-follow-forks it is not); a process whose
 #   main thread exits first is still followed in its other thread; -o FILE holds
 #   what stdout would; --json's command record; --dry-run -v lists the hunt's set.
+# - Sessions begun in a kernel function that the thread's exit cuts (exit_cut.bpf.h):
+#   reported when the process crashes (get_signal() delivering the shell's own SIGSEGV:
+#   get_signal, do_group_exit, do_exit "[no return]", signal 11), not for a SIGTERM nor for
+#   exit_group()'s own session with status 3, which -S (every session) shows; the bool
+#   entry get_signal gets a note that a crash reports it, not the "non-failing" warning.
 # - Without kprobe.multi (6.1, 5.10): the hunt is refused in one line (exit status 95), nothing
 #   attached, the command never run; a dry run says so as a warning.
 # - Bad input: "--" alone, a missing command, -- CMD with -p: one line, the documented
@@ -55,6 +60,13 @@ run usage-pid -p 1 -- true
 run ostdout --json $SMALL -- errtrig open-enoent open-enotdir open-eisdir
 run ofile --json -o /tmp/samples.json $SMALL -- errtrig open-enoent open-enotdir open-eisdir
 echo '=== BEGIN ofile.json'; cat /tmp/samples.json; echo '=== END ofile.json'"
+# kernel sessions cut by the thread's exit
+XCUT="-e get_signal -a do_group_exit -a do_exit"
+guest="$guest
+run xsegv --json $XCUT -- sh -c 'kill -SEGV \$\$'
+run xterm --json $XCUT -- sh -c 'kill -TERM \$\$'
+run xexit --json -e $(sys exit_group) -a do_group_exit -a do_exit -- sh -c 'exit 3'
+run xexitS -S --json -e $(sys exit_group) -a do_group_exit -a do_exit -- sh -c 'exit 3'"
 guest="$guest
 run follow --json $SMALL -- sh -c 'errtrig open-enoent; errtrig open-enotdir'
 # (not cat last: sh would exec it in its own process instead of forking)
@@ -95,12 +107,32 @@ fi
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
-secs="dry st0 follow nofollow second orphan pidonly term"
+secs="dry st0 xsegv xterm xexit xexitS follow nofollow second orphan pidonly term"
 vm_once && secs="$secs $once"
 for sec in $secs; do
 	a=$(section "$out" "$sec.left")
 	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "$sec: still attached afterwards: $a"
 done
+
+# kernel sessions cut by the thread's exit: a crash only, or -S
+s=$(section "$out" xsegv)
+nr='"no_return":"the process was killed by signal 11 \(Segmentation fault\): no return seen"'
+expect_count "$s" '"type":"sample"' 1 "exit cut, SIGSEGV in get_signal: one sample"
+expect "$s" '"error":true,"sample_kind":"final","thread_exit":\{"status":null,"signal":11,"own_exit_call":false,' \
+	"exit cut, SIGSEGV: a failed session, killed by signal 11"
+expect "$s" "\"function\":\"get_signal\"[^}]*$nr.*\"function\":\"do_group_exit\"[^}]*$nr.*\"function\":\"do_exit\"[^}]*$nr" \
+	"exit cut, SIGSEGV: get_signal, do_group_exit, do_exit never returned"
+e=$(section "$out" xsegv.err)
+expect "$e" "^Note: entry function 'get_signal' can't fail \(bool\): its sessions are reported only when the process crashes inside it\.\$" \
+	"exit cut: a note for the bool entry get_signal"
+expect_not "$e" 'non-failing' "exit cut: not the 'non-failing' warning"
+expect_count "$(section "$out" xterm)" '"type":"sample"' 0 "exit cut, SIGTERM (no core dump): no sample"
+expect_count "$(section "$out" xexit)" '"type":"sample"' 0 "exit cut, exit_group's own session, status 3: no sample"
+s=$(section "$out" xexitS)
+expect_count "$s" '"type":"sample"' 1 "exit cut, -S: exit_group's own session shown"
+expect "$s" '"thread_exit":\{"status":3,"signal":null,"own_exit_call":true,' "exit cut, -S: status 3, its own exit call"
+expect "$s" "\"function\":\"$(sys exit_group)\"[^}]*\"no_return\":\"the thread exited with status 3: no return seen\"" \
+	"exit cut, -S: the exit_group frame never returned"
 
 # --dry-run -v with no globs: the hunt's set, syscall entries first among them
 s=$(section "$out" dry)
