@@ -54,7 +54,7 @@ WAITN='"$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 600)"'
 run() {
 	name=$1; shift
 	# by pid, not %1: busybox sh once kept a finished run in its job table, so %1 named
-	# that one and wait hung on the new run until the guest's timeout
+	# that one and wait hung on the new run until the guest timed out
 	retsnoop "$@" >/tmp/o 2>&1 &
 	rpid=$!
 	i=0; while [ $i -lt $WAITN ] && kill -0 $rpid 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
