@@ -66,8 +66,7 @@ bool ma__tmpl_id_at(const struct bpf_program *prog, int idx, __u32 func_id)
 	       is_mov_imm(&insns[idx]) && insns[idx].imm == (__s32)func_id;
 }
 
-/* Where @insns' subprograms start (calls' and callbacks' targets), ascending; their count */
-static __u32 subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max)
+__u32 ma__subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max)
 {
 	__u32 n = 1, i, j, k, at;
 
@@ -126,7 +125,7 @@ int ma__tmpl_func_info(const struct bpf_program *tmpl, struct ma_func_info *fi)
 	 * (the verifier keeps it), so each takes the type of its rank. A count that differs
 	 * (a subprogram the verifier dropped as dead) leaves the clone without, as before.
 	 */
-	if (subprog_starts(insns, insn_cnt, starts, nr) != nr)
+	if (ma__subprog_starts(insns, insn_cnt, starts, nr) != nr)
 		goto none;
 	for (k = 0; k < nr; k++)
 		recs[k].insn_off = starts[k];

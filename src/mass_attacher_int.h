@@ -97,6 +97,11 @@ struct ma_func_info {
 };
 
 int ma__tmpl_func_info(const struct bpf_program *tmpl, struct ma_func_info *fi);
+/*
+ * Where @insns' subprograms start (0, and the targets of BPF-to-BPF calls and callback
+ * loads), ascending in @starts; their count, @max + 1 when more than @max.
+ */
+__u32 ma__subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max);
 void ma__func_info_free(struct ma_func_info *fi);
 
 /* One fentry/fexit program to load for one function. */
