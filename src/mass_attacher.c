@@ -491,7 +491,30 @@ static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool i
  * The clones to load: an entry and an exit program for every fentry function, except
  * where the template itself was loaded for the function (libbpf attaches those).
  */
-static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt)
+#define MA_TMPLS	(MA_FEXIT_TMPLS + 2)
+
+/* Each template's subprograms for its clones (ma__tmpl_func_info()), found once */
+struct tmpl_infos {
+	const struct bpf_program *tmpl[MA_TMPLS];
+	struct ma_func_info fi[MA_TMPLS];
+	int cnt;
+};
+
+static const struct ma_func_info *tmpl_info(struct tmpl_infos *ti, const struct bpf_program *tmpl)
+{
+	int i;
+
+	for (i = 0; i < ti->cnt; i++)
+		if (ti->tmpl[i] == tmpl)
+			return &ti->fi[i];
+	if (ti->cnt == MA_TMPLS || ma__tmpl_func_info(tmpl, &ti->fi[ti->cnt]))
+		return NULL;
+	ti->tmpl[ti->cnt] = tmpl;
+	return &ti->fi[ti->cnt++];
+}
+
+static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt,
+		       struct tmpl_infos *ti)
 {
 	int tmpl_func, btf_fd, k, id_insn;
 	struct bpf_program *tmpl;
@@ -524,6 +547,7 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 				.insn_cnt = bpf_program__insn_cnt(tmpl),
 				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
 				.func_id = id, .id_insn = id_insn,
+				.fi = tmpl_info(ti, tmpl),
 			};
 			++*cnt;
 		}
@@ -547,6 +571,7 @@ static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struc
 
 static int attach_fentry(struct mass_attacher *att)
 {
+	struct tmpl_infos ti = { .cnt = 0 };
 	struct ma_clone *clones, *c;
 	struct bpf_program *tmpl;
 	size_t cnt, i, done = 0;
@@ -557,7 +582,7 @@ static int attach_fentry(struct mass_attacher *att)
 	clones = calloc(2 * att->fentry_cnt + 1, sizeof(*clones));
 	if (!clones)
 		return -ENOMEM;
-	err = plan_clones(att, clones, &cnt);
+	err = plan_clones(att, clones, &cnt, &ti);
 	if (!err)
 		err = ma__load_clones(clones, cnt, att->opts.progress, att->opts.progress_ctx,
 				      att->opts.stop);
@@ -607,6 +632,8 @@ static int attach_fentry(struct mass_attacher *att)
 		ma__attach_progress(att, att->kprobe_cnt + ++done);
 	}
 out:
+	for (i = 0; i < (size_t)ti.cnt; i++)
+		ma__func_info_free(&ti.fi[i]);
 	free(clones);
 	return err;
 }

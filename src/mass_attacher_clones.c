@@ -66,13 +66,103 @@ bool ma__tmpl_id_at(const struct bpf_program *prog, int idx, __u32 func_id)
 	       is_mov_imm(&insns[idx]) && insns[idx].imm == (__s32)func_id;
 }
 
+__u32 ma__subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max)
+{
+	__u32 n = 1, i, j, k, at;
+
+	starts[0] = 0;
+	for (i = 0; i < cnt; i++) {
+		bool ld64 = insns[i].code == (BPF_LD | BPF_IMM | BPF_DW);
+
+		if ((insns[i].code == (BPF_JMP | BPF_CALL) && insns[i].src_reg == BPF_PSEUDO_CALL) ||
+		    (ld64 && insns[i].src_reg == BPF_PSEUDO_FUNC)) {
+			at = i + insns[i].imm + 1;
+			for (j = 0; j < n && starts[j] < at; j++)
+				;
+			if (j < n && starts[j] == at)
+				continue;
+			if (n == max)
+				return max + 1;
+			for (k = n++; k > j; k--)
+				starts[k] = starts[k - 1];
+			starts[j] = at;
+		}
+		i += ld64;
+	}
+	return n;
+}
+
+int ma__tmpl_func_info(const struct bpf_program *tmpl, struct ma_func_info *fi)
+{
+	const struct bpf_insn *insns = bpf_program__insns(tmpl);
+	size_t insn_cnt = bpf_program__insn_cnt(tmpl);
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info), nr, *starts = NULL, k;
+	struct bpf_func_info *recs = NULL;
+
+	*fi = (struct ma_func_info){ .btf_fd = -1 };
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(tmpl), &info, &len))
+		return -errno;
+	nr = info.nr_func_info;
+	/* one function, no BTF: nothing a clone could keep */
+	if (nr < 2 || !info.btf_id)
+		return 0;
+	recs = calloc(nr, sizeof(*recs));
+	starts = calloc(nr, sizeof(*starts));
+	if (!recs || !starts)
+		goto none;
+	memset(&info, 0, sizeof(info));
+	len = sizeof(info);
+	info.nr_func_info = nr;
+	info.func_info_rec_size = sizeof(*recs);
+	info.func_info = (__u64)(unsigned long)recs;
+	if (bpf_prog_get_info_by_fd(bpf_program__fd(tmpl), &info, &len) ||
+	    info.nr_func_info != nr || info.func_info_rec_size != sizeof(*recs))
+		goto none;
+	/*
+	 * The kernel's offsets are of its rewritten program; the clone's instructions are the
+	 * template's as libbpf passed them. The subprograms are in the same order in both
+	 * (the verifier keeps it), so each takes the type of its rank. A count that differs
+	 * (a subprogram the verifier dropped as dead) leaves the clone without, as before.
+	 */
+	if (ma__subprog_starts(insns, insn_cnt, starts, nr) != nr)
+		goto none;
+	for (k = 0; k < nr; k++)
+		recs[k].insn_off = starts[k];
+	fi->btf_fd = bpf_btf_get_fd_by_id(info.btf_id);
+	if (fi->btf_fd < 0)
+		goto none;
+	free(starts);
+	fi->recs = recs;
+	fi->cnt = nr;
+	return 0;
+none:
+	free(recs);
+	free(starts);
+	*fi = (struct ma_func_info){ .btf_fd = -1 };
+	return 0;
+}
+
+void ma__func_info_free(struct ma_func_info *fi)
+{
+	if (fi->btf_fd >= 0)
+		close(fi->btf_fd);
+	free(fi->recs);
+	*fi = (struct ma_func_info){ .btf_fd = -1 };
+}
+
 static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
 {
+	bool fi = c->fi && c->fi->cnt;
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
 		.expected_attach_type = c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
 		.attach_btf_id = c->btf_id,
 		.attach_btf_obj_fd = c->btf_obj_fd,
 		.log_buf = log, .log_size = log_sz, .log_level = log ? 1 : 0,
+		.prog_btf_fd = fi ? c->fi->btf_fd : 0,
+		.func_info = fi ? c->fi->recs : NULL,
+		.func_info_cnt = fi ? c->fi->cnt : 0,
+		.func_info_rec_size = fi ? sizeof(*c->fi->recs) : 0,
 	);
 	const struct bpf_insn *insns = c->insns;
 	struct bpf_insn *own = NULL;

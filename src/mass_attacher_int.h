@@ -85,6 +85,25 @@ int ma_injects__attach(struct ma_injects *in, const struct mass_attacher_progs *
 		       log_print_fn print);
 void ma_injects__detach(struct ma_injects *in);
 
+/*
+ * A loaded template's subprograms, for its clones: loaded with them (and the object's BTF)
+ * a clone's global functions stay global, each verified once, not again at every call
+ * site as the static functions they are without. cnt 0: none to give (fd -1).
+ */
+struct ma_func_info {
+	struct bpf_func_info *recs;
+	__u32 cnt;
+	int btf_fd;
+};
+
+int ma__tmpl_func_info(const struct bpf_program *tmpl, struct ma_func_info *fi);
+/*
+ * Where @insns' subprograms start (0, and the targets of BPF-to-BPF calls and callback
+ * loads), ascending in @starts; their count, @max + 1 when more than @max.
+ */
+__u32 ma__subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max);
+void ma__func_info_free(struct ma_func_info *fi);
+
 /* One fentry/fexit program to load for one function. */
 struct ma_clone {
 	const struct bpf_insn *insns;	/* the template's */
@@ -94,6 +113,7 @@ struct ma_clone {
 	bool is_exit;
 	__u32 func_id;			/* the caller's: which function it is for */
 	int id_insn;			/* the FENTRY_ID_MARK instruction, -1: none */
+	const struct ma_func_info *fi;	/* the template's subprograms; NULL: none */
 	int fd;				/* out: the program, or -errno (-ENOTCONN: not tried) */
 };
 

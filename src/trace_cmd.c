@@ -401,6 +401,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		/* -K: single probes for user functions too (uprobe.multi otherwise, if there) */
 		.user_mode = trace_cmd__user_mode_asked(env),
 		.no_session_links = !env->cfg.uprobe_session,
+		.verifier_stats = env->verbose >= 3,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
 	/* benchmarks: detach as before (1) to compare; not a user setting */

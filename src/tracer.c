@@ -202,7 +202,12 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		goto err;
 	}
 
-	skel = t->skel = retsnoop__open();
+	{
+		/* BPF_LOG_STATS: instructions processed, states and time, printed by libbpf */
+		LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_level = opts->verifier_stats ? 4 : 0);
+
+		skel = t->skel = retsnoop__open_opts(&oo);
+	}
 	if (!skel) {
 		err = -errno;
 		pr(t, LOG_ERROR, "Failed to open BPF object: %d\n", err);

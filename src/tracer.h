@@ -102,6 +102,8 @@ struct tracer_opts {
 	const int *traced_tgids;
 	size_t traced_tgid_cnt;
 	bool follow_forks;		/* and every process they fork from now on */
+	/* -vvv: the verifier's statistics of each program loaded (libbpf's debug log) */
+	bool verifier_stats;
 };
 
 struct tracer;

@@ -89,6 +89,31 @@ static __always_inline bool user_sp_below(const struct session *sess, __u32 code
 	return (__s32)((code & ~USP_FLAGS) - (__u32)limit) < 0;
 }
 
+/* Set by user space when user functions are traced. */
+const volatile bool user_resync_on = false;
+
+/*
+ * The walks over a session's frames below are global functions: the verifier checks
+ * one once per program, on its own, where an inlined walk was checked again at every
+ * call site and for every way out of the loop before it (pop_unreturned() and the record
+ * it sends each time): user_resync() alone cost usys_exit 128,312 instructions processed
+ * (bench/results/verifier.txt). Only scalars cross: a pointer argument needs Linux 5.12+
+ * and 5.10 checks every global function of a program, these too in its kernel probes.
+ * So each finds the thread's session again (one lookup, on the rare path only), and
+ * does nothing unless user functions are traced (a constant: dead code otherwise).
+ */
+
+/* pop_unreturned() of the thread's session, for the walks below; 1: the session ended */
+__noinline int user_pop(__s64 key, __u32 nd, __u64 now)
+{
+	struct session *sess;
+
+	if (!user_resync_on)
+		return 0;
+	sess = find_session(key);
+	return sess ? pop_unreturned(sess, nd, key, now) : 0;
+}
+
 /*
  * longjmp() and C++ exceptions leave functions without returning: their uretprobes never
  * fire (the kernel drops their return instances), and the frames would stay on our stack,
@@ -96,18 +121,21 @@ static __always_inline bool user_sp_below(const struct session *sess, __u32 code
  * so a frame whose stack pointer at entry is below @limit (the next call's stack pointer
  * + 1, its stack pointer itself when it was tail-called, see user_tail_call(), or the
  * returning frame's own at its entry) is not running any more.
- * Pops those (pop_unreturned()); true when that ended the session.
+ * Pops those (pop_unreturned()); 1 when that ended the session. @key: find_session()'s.
  */
-static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
+__noinline int user_unwind_walk(__s64 key, __u64 limit, __u64 now)
 {
-	__u32 d = sess->stack.depth, nd = d, n, i, sp;
+	struct session *sess;
+	__u32 d, nd, n, i, sp;
 
+	if (!user_resync_on)
+		return 0;
+	sess = find_session(key);
+	if (!sess)
+		return 0;
+	d = nd = sess->stack.depth;
 	if (d == 0 || d > MAX_FSTACK_DEPTH)
-		return false;
-	/* the usual case first: the innermost frame is a user frame still running */
-	sp = sess->entry_sp[frame_idx(d - 1)];
-	if (sp && !user_sp_below(sess, sp, limit))
-		return false;
+		return 0;
 	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
 		if (n >= d)
 			break;
@@ -119,11 +147,22 @@ static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64
 			break;
 		nd = i;
 	}
-	return pop_unreturned(sess, nd, key, now);
+	return user_pop(key, nd, now);
 }
 
-/* Set by user space when user functions are traced (kernel_features.h has the offsets). */
-const volatile bool user_resync_on = false;
+/* user_unwind_walk(), after the usual case: the innermost frame is a user frame still running */
+static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
+{
+	__u32 d = sess->stack.depth, sp;
+
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return false;
+	sp = sess->entry_sp[frame_idx(d - 1)];
+	if (sp && !user_sp_below(sess, sp, limit))
+		return false;
+	return user_unwind_walk(key, limit, now);
+}
+
 
 #define UPROBE_XOL_SIZE	4096	/* the trampoline's page: the process's [uprobes] mapping */
 #define UFP_WALK_MAX	32	/* arm64 frame records walked by user_resync() */
@@ -182,28 +221,32 @@ static __always_inline bool user_tail_call(struct session *sess, struct pt_regs 
  *   are gone. Innermost first: a running frame's slot ends the walk (one read).
  * Not while the thread is in the trampoline's own page (the return probe's syscall or
  * trap): a returning frame's slot is overwritten there before its exit is seen.
- * Returns true when the session ended (its entry frame was left).
+ * Returns 1 when the session ended (its entry frame was left). @key: find_session()'s.
  */
-static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 now)
+__noinline int user_resync_walk(__s64 key, __u64 now)
 {
-	__u32 d = sess->stack.depth;
+	struct session *sess;
 	__u64 sp, pc, tramp;
+	__u32 d;
 
-	if (!user_resync_on || d == 0 || d > MAX_FSTACK_DEPTH ||
-	    !sess->entry_sp[frame_idx(d - 1)] || !read_user_sp_pc(&sp, &pc))
-		return false;
+	if (!user_resync_on)
+		return 0;
+	sess = find_session(key);
+	if (!sess || !read_user_sp_pc(&sp, &pc))
+		return 0;
 	tramp = uprobe_trampoline();
 	if (tramp && pc - tramp < UPROBE_XOL_SIZE)
-		return false;
+		return 0;
 	if (user_unwind(sess, sp, key, now))
-		return true;
+		return 1;
+	/* the session goes on: the pointer still holds it */
 #if defined(__TARGET_ARCH_x86)
 	__u32 nd, n, i, esp;
 	__u64 slot, addr;
 
 	d = sess->stack.depth;
 	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH)
-		return false;
+		return 0;
 	nd = d;
 	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
 		if (n >= d)
@@ -228,21 +271,21 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 			break;
 		nd = i;
 	}
-	return pop_unreturned(sess, nd, key, now);
+	return user_pop(key, nd, now);
 #elif defined(__TARGET_ARCH_arm64)
 	__u64 fp, rec[2], regs[2];
 	__u32 n;
 
 	d = sess->stack.depth;
 	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH || !read_user_fp_lr(regs))
-		return false;
+		return 0;
 	/*
 	 * The trampoline still in the link register: a traced function's prologue before
 	 * it saved it, its epilogue after it restored it, or a leaf: its record is not in
 	 * the chain, so nothing is judged
 	 */
 	if (regs[1] == tramp)
-		return false;
+		return 0;
 	fp = regs[0];
 	/*
 	 * The return address is in the link register at entry, and the callee's prologue
@@ -258,17 +301,27 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 	for (n = 0; n < UFP_WALK_MAX; n++) {
 		if (!fp || (fp & 7) || fp < sp ||
 		    bpf_probe_read_user(rec, sizeof(rec), (void *)fp))
-			return false;
+			return 0;
 		if (rec[1] == tramp)
 			return user_unwind(sess, fp + 1, key, now);
 		if (rec[0] <= fp)
-			return false;
+			return 0;
 		fp = rec[0];
 	}
-	return false;
+	return 0;
 #else
-	return false;
+	return 0;
 #endif
+}
+
+/* user_resync_walk() where the innermost frame of a session is a user frame */
+static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 now)
+{
+	__u32 d = sess->stack.depth;
+
+	if (!user_resync_on || d == 0 || d > MAX_FSTACK_DEPTH || !sess->entry_sp[frame_idx(d - 1)])
+		return false;
+	return user_resync_walk(key, now);
 }
 
 /*
