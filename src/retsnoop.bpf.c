@@ -67,23 +67,28 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	slot = session_slot(key);
 	sess = slot_session(slot);
 	/*
+	 * One timestamp per call, taken before the checks below: an argument's helper call
+	 * is made before the callee looks at its other conditions, so each check that took
+	 * bpf_ktime_get_ns() as an argument cost every call inside a session one more.
+	 */
+	now = sess ? bpf_ktime_get_ns() : 0;
+	/*
 	 * A user function called where longjmp() or an exception left traced frames: the
 	 * frames entered at or below its stack pointer are gone, unless it was tail-called
 	 * from the innermost one (entered at the same stack pointer): that one is running
 	 */
-	if (sess && usp &&
-	    user_unwind(sess, usp + !user_tail_call(sess, ctx, usp), key, bpf_ktime_get_ns())) {
+	if (sess && usp && user_unwind(sess, usp + !user_tail_call(sess, ctx, usp), key, now)) {
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;	/* the hash map's entry is gone */
 	}
 	/* ...or a kernel function entered from there (a syscall made after the jump) */
-	if (sess && !usp && user_resync(sess, key, bpf_ktime_get_ns())) {
+	if (sess && !usp && user_resync(sess, key, now)) {
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;
 	}
 	/* a kernel call where frame 0 ran: the kernel skipped its return (missed_exit.bpf.h) */
 	if (sess && !usp && frame0_gone(sess, entry_kpos(ctx, fentry), id, fentry)) {
-		end_stale_session(sess, key, bpf_ktime_get_ns());
+		end_stale_session(sess, key, now);
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;
 	}
@@ -94,14 +99,13 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 		pid_tgid = bpf_get_current_pid_tgid();
 		if (!session_allowed(pid_tgid))
 			return 1;
-		now = bpf_ktime_get_ns();
+		if (!now)	/* else a stale session ended just now */
+			now = bpf_ktime_get_ns();
 		sess = start_session(key, slot, pid_tgid, now);
 		if (!sess)
 			return 1;
 		sess->kpos0 = usp ? 0 : entry_kpos(ctx, fentry);
 		sess->frame0_syscall = fi->flags & FUNC_SYSCALL;
-	} else {
-		now = bpf_ktime_get_ns();
 	}
 
 	d = sess->stack.depth;
