@@ -6,7 +6,8 @@
 # make test-kernels runs every scenario on every kernel (error-hunts, drops, environment,
 # trace-lbr ... on 6.1 and 5.10 too). KERNELS=... runs every scenario on the kernels
 # given. VM_QUICK=1 lets a scenario drop repeats that make test-kernels covers (inject: the
-# non-default modes).
+# non-default modes; inband: the README's ip example on a narrow hunt, not a second
+# whole-kernel one).
 # (interim runs on 6.12 in make test, on 6.1 too in make test-kernels: 15 minutes)
 # What no kernel changes the answer of runs once, on 6.12, through VM_ONCE (lib.sh vm_once):
 # the checks inside a scenario that are the same code on every kernel (stack-trace's
