@@ -658,7 +658,11 @@ int mass_attacher__attach(struct mass_attacher *att)
 	/* asked to stop right after the last one: no run to start, the same as during */
 	if (!err && ma__stopped(att))
 		err = -EINTR;
-	if (err)
+	/*
+	 * A stop (-EINTR) leaves the links to the caller, who may hand their release to
+	 * another process before letting go of them (stop.h); mass_attacher__free() detaches.
+	 */
+	if (err && err != -EINTR)
 		mass_attacher__detach(att);
 	return err;
 }

@@ -114,6 +114,7 @@ int mass_attacher__plan(struct mass_attacher *att);
 int mass_attacher__prepare(struct mass_attacher *att);
 /* After the caller's BPF object is loaded: fill ip_to_id or the ip_slots table. */
 int mass_attacher__load(struct mass_attacher *att);
+/* 0 or a negative errno; on an error but -EINTR (a stop) nothing is left attached */
 int mass_attacher__attach(struct mass_attacher *att);
 /*
  * Detach everything now (also done by free), releasing kprobe links from several threads:

@@ -44,7 +44,7 @@ static void say_num(long v)
  * closing every fd it inherited (stdout too: a pipe's reader sees its end now), and this
  * process exits at once.
  */
-static void hand_off(int sig)
+static pid_t spawn_releaser(void)
 {
 	struct timespec ms = { .tv_nsec = 1000000 };
 	pid_t parent = getpid();
@@ -69,12 +69,24 @@ static void hand_off(int sig)
 				close(fd);
 		_exit(0);
 	}
+	return pid;
+}
+
+static void hand_off(int sig)
+{
+	pid_t pid = spawn_releaser();
+
 	if (pid > 0) {
 		say("\nretsnoop: the kernel goes on releasing what was attached in the background (pid ");
 		say_num(pid);
 		say("); exiting now.\n");
 	}
 	_exit(128 + sig);
+}
+
+pid_t stop__hand_off(void)
+{
+	return spawn_releaser();
 }
 
 static void on_signal(int sig, siginfo_t *info, void *uctx)

@@ -72,4 +72,13 @@ void stop__release(const sigset_t *old);
  */
 int stop__exit_status(void);
 
+/*
+ * A stop during attach: rather than wait for the kernel to release what was attached (one
+ * grace period a kprobe, seconds for a few hundred), leave it to a child in a session of its
+ * own, as a second signal does. The child keeps a reference to every fd until this process
+ * is gone, then closes them: this process's own closes are quick and it exits at once. The
+ * child's pid, or -1 (nothing forked: the release stays ours).
+ */
+pid_t stop__hand_off(void);
+
 #endif

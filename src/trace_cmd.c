@@ -589,6 +589,14 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	err = tracer__attach(t);
 	/* the line is gone before anything else is said */
 	progress__clear(progress);
+	if (err == -EINTR && stop__requested()) {
+		/* stopped while attaching: nothing was traced, the user wants out now */
+		pid_t pid = stop__hand_off();
+
+		if (pid > 0)
+			log_msg(print, LOG_WARN, "retsnoop: the kernel goes on releasing what was attached in the background (pid %d).\n",
+				(int)pid);
+	}
 	if (err)
 		goto out;
 	trace_cmd__phase_done(print, "attach");
