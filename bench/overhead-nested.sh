@@ -13,14 +13,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${BASE_RETSNOOP:?set BASE_RETSNOOP to a static retsnoop build to compare with}"
 fn=${NESTED_FUNC:-__task_pid_nr_ns} reps=${BENCH_REPS:-2} calls=${BENCH_CALLS:-50000}
-base=$(basename "$BASE_RETSNOOP")
-[ "$base" != retsnoop ] || { echo "bench/overhead-nested.sh: name the base binary something else" >&2; exit 2; }
+. bench/icount.sh
+base=$(base_name bench/overhead-nested.sh) || exit 2
 B=src/.output/bench
 make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
-q=$(mktemp "${TMPDIR:-/tmp}/retsnoop-icount-qemu.XXXXXX")
-trap 'rm -f "$q"' EXIT
-printf '#!/bin/sh\nexec %s -icount shift=0,sleep=off "$@"\n' "${RETSNOOP_QEMU:-qemu-system-x86_64}" >"$q"
-chmod +x "$q"
+icount_qemu
 cmds="PEER= BASE=$base REPS=$reps CALLS=$calls
 $(cat bench/guest.sh)
 guest_setup
@@ -36,6 +33,6 @@ while [ \$_r -le $reps ]; do
 	_r=\$((_r + 1))
 done"
 mkdir -p bench/results/raw
-RETSNOOP_QEMU=$q RETSNOOP_VM_EXTRA="$(pwd)/$B/floor $(pwd)/$B/stamp $(pwd)/$B/syscall_loop $(cd "$(dirname "$BASE_RETSNOOP")" && pwd)/$base" \
+RETSNOOP_VM_EXTRA="$(pwd)/$B/floor $(pwd)/$B/stamp $(pwd)/$B/syscall_loop $(cd "$(dirname "$BASE_RETSNOOP")" && pwd)/$base" \
 	tests/vm/run --kernel "${BENCH_KERNEL:-6.12}" -- "$cmds" | tee bench/results/raw/overhead-nested.log |
 	grep '^@[RIEP]'

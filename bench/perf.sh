@@ -49,14 +49,8 @@ TAG=${BENCH_TAG:-}
 case $TAG in
 *[!A-Za-z0-9._-]*) echo "bench/perf.sh: BENCH_TAG='$TAG': use letters, digits, '.', '_' or '-'" >&2; exit 2 ;;
 esac
-if [ "${BENCH_ICOUNT:-0}" = 1 ]; then
-	icount_qemu=$(mktemp "${TMPDIR:-/tmp}/retsnoop-icount-qemu.XXXXXX")
-	trap 'rm -f "$icount_qemu"' EXIT
-	printf '#!/bin/sh\nexec %s -icount shift=0,sleep=off "$@"\n' \
-		"${RETSNOOP_QEMU:-qemu-system-x86_64}" >"$icount_qemu"
-	chmod +x "$icount_qemu"
-	export RETSNOOP_QEMU=$icount_qemu
-fi
+. bench/icount.sh
+[ "${BENCH_ICOUNT:-0}" = 1 ] && icount_qemu
 REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
 KERNEL=${BENCH_KERNEL:-6.12}
