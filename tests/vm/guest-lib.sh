@@ -38,10 +38,8 @@ hunt() {
 		sleep 0.1
 	done
 	_t1=$(_now)
-	# The command's sessions ended in its own threads before it exited, and retsnoop's stop
-	# drains what they wrote: no wait after a command. Without one, what the scenario
-	# hunts is the guest's own activity: 0.3 s of it.
-	if [ -n "$_c" ]; then sh -c "$_c" >/dev/null 2>&1; else sleep 0.3; fi
+	[ -n "$_c" ] && sh -c "$_c" >/dev/null 2>&1
+	sleep 0.3
 	kill -INT $_p 2>/dev/null
 	wait $_p
 	echo "rc=$?" >>/tmp/$_n.out
@@ -98,8 +96,8 @@ hunt_json() {
 		sleep 0.1
 	done
 	_t1=$(_now)
-	# (no wait after a command, as in hunt)
-	if [ -n "$_c" ]; then sh -c "$_c" >/tmp/$_n.cmd 2>&1; else sleep 0.3; fi
+	[ -n "$_c" ] && sh -c "$_c" >/tmp/$_n.cmd 2>&1
+	sleep 0.3
 	kill -INT $_p 2>/dev/null
 	wait $_p
 	echo "rc=$?" >>/tmp/$_n.err
