@@ -44,7 +44,7 @@ static void say_num(long v)
  * closing every fd it inherited (stdout too: a pipe's reader sees its end now), and this
  * process exits at once.
  */
-static pid_t spawn_releaser(void)
+pid_t stop__hand_off(void)
 {
 	struct timespec ms = { .tv_nsec = 1000000 };
 	pid_t parent = getpid();
@@ -74,7 +74,7 @@ static pid_t spawn_releaser(void)
 
 static void hand_off(int sig)
 {
-	pid_t pid = spawn_releaser();
+	pid_t pid = stop__hand_off();
 
 	if (pid > 0) {
 		say("\nretsnoop: the kernel goes on releasing what was attached in the background (pid ");
@@ -82,11 +82,6 @@ static void hand_off(int sig)
 		say("); exiting now.\n");
 	}
 	_exit(128 + sig);
-}
-
-pid_t stop__hand_off(void)
-{
-	return spawn_releaser();
 }
 
 static void on_signal(int sig, siginfo_t *info, void *uctx)
