@@ -29,9 +29,11 @@ else
 	U=$top/src/.output/uprobe
 fi
 OPENAT=$(sys openat)
-# the syscall entry code above the wrapper in the kernel's stack
-case $VM_ARCH in
-arm64) SYSENTRY=el0_svc ;;
+# the syscall entry code above the wrapper in the kernel's stack; 5.10's kretprobe stacks
+# stop at the trampoline (README): there the rule before the traced kernel frames
+case $VM_ARCH:$VM_KERNEL in
+*:5.10) SYSENTRY='-+ kernel -+' ;;
+arm64:*) SYSENTRY=el0_svc ;;
 *) SYSENTRY=entry_SYSCALL_64 ;;
 esac
 
@@ -56,6 +58,9 @@ run() {
 	name=$1; shift
 	# by pid, not %1: busybox sh once kept a finished run in its job table, so %1 named
 	# that one and wait hung on the new run until the guest timed out
+	# emptied first: the child truncates it only once it runs, and the wait below saw the
+	# "Receiving data" of the run before (5.10: the jmpsys run interrupted before it began)
+	: >/tmp/o
 	retsnoop "$@" >/tmp/o 2>&1 &
 	rpid=$!
 	i=0; while [ $i -lt $WAITN ] && kill -0 $rpid 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
