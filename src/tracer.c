@@ -133,18 +133,19 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		return 0;
 	}
 	/* the programs' attach type decides which links they take: choose before loading */
-	uo.mode = tracer__user_mode(feat, uo.mode, opts->no_session_links);
-	if (!feat->has_cookie) {
+	if (!feat->has_cookie || opts->user_id_clones) {
 		/* uprobe.multi and session links came later than cookies: single uprobes */
-		if (uo.mode != UPROBE_SINGLE && uo.mode != UPROBE_AUTO) {
+		if (uo.mode == UPROBE_AUTO)
+			uo.mode = UPROBE_SINGLE;
+		if (uo.mode != UPROBE_SINGLE) {
 			pr(t, LOG_ERROR, "This kernel has no BPF cookies (Linux 5.15+) and no uprobe.multi links: trace user-space functions with single uprobes (-K).\n");
 			return -EOPNOTSUPP;
 		}
-		uo.mode = UPROBE_SINGLE;
 		uo.id_clones = true;
 		uo.stop = opts->stop;
 		skel->rodata->user_id_clones = true;
 	}
+	uo.mode = tracer__user_mode(feat, uo.mode, opts->no_session_links);
 	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
 		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");
 		return -EOPNOTSUPP;
