@@ -275,6 +275,7 @@ void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char 
 		if (tail[-1] == '\n' && tail != end)
 			lines++;
 	log_msg(print, LOG_ERROR, "%s clone for '%s' rejected (%d):\n%s",
-		clone_kind(c), func_name, c->fd, tail);
+		is_uprobe(c) ? clone_kind(c) : c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd,
+		tail);
 	free(log);
 }
