@@ -84,7 +84,7 @@ if [ '"$TAILS"' = 1 ]; then
 fi
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 # uprobes made through the uprobe PMU (the clones of 5.10) are perf events, in no list above
-echo "perf_uprobes=$(bpftool perf list | grep -c uprobe) uprogs=$(bpftool prog list | grep -cE " name (uentry|uexit) ")"
+echo "perf_uprobes=$(bpftool perf list | grep -cE "uprobe|uretprobe") uprogs=$(bpftool prog list | grep -cE " name (uentry|uexit) ")"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
 
 m=$(section "$out" multi)
