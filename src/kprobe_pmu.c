@@ -3,17 +3,20 @@
 #include <stdio.h>
 #include "kprobe_pmu.h"
 
-int kprobe_pmu__read(int *type, int *ret_bit)
+static int pmu_read(const char *pmu, int *type, int *ret_bit)
 {
+	char path[128];
 	FILE *f;
 	int ok;
 
-	f = fopen("/sys/bus/event_source/devices/kprobe/type", "re");
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	ok = fscanf(f, "%d", type) == 1;
 	fclose(f);
-	f = fopen("/sys/bus/event_source/devices/kprobe/format/retprobe", "re");
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/retprobe", pmu);
+	f = fopen(path, "re");
 	if (!f)
 		return -errno;
 	ok = ok && fscanf(f, "config:%d", ret_bit) == 1;
@@ -21,4 +24,14 @@ int kprobe_pmu__read(int *type, int *ret_bit)
 	/* the bit becomes 1ULL << ret_bit: anything outside a __u64 is no valid format */
 	ok = ok && *ret_bit >= 0 && *ret_bit < 64;
 	return ok ? 0 : -EINVAL;
+}
+
+int kprobe_pmu__read(int *type, int *ret_bit)
+{
+	return pmu_read("kprobe", type, ret_bit);
+}
+
+int uprobe_pmu__read(int *type, int *ret_bit)
+{
+	return pmu_read("uprobe", type, ret_bit);
 }

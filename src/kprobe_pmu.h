@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The kernel's kprobe PMU, for kprobes opened with perf_event_open() (-K, -J, and the floor
- * benchmark, bench/floor.c, which compiles this file into its own binary).
+ * benchmark, bench/floor.c, which compiles this file into its own binary); its uprobe PMU
+ * likewise, for the uprobe entry clones of kernels without BPF cookies.
  */
 #ifndef RETSNOOP_KPROBE_PMU_H
 #define RETSNOOP_KPROBE_PMU_H
@@ -11,5 +12,7 @@
  * 0, -errno of an unreadable file, or -EINVAL for an unexpected format.
  */
 int kprobe_pmu__read(int *type, int *ret_bit);
+/* The same for the uprobe PMU (uprobes opened with perf_event_open(), uprobe_attacher.c). */
+int uprobe_pmu__read(int *type, int *ret_bit);
 
 #endif

@@ -545,6 +545,7 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 			c[*cnt] = (struct ma_clone){
 				.insns = bpf_program__insns(tmpl),
 				.insn_cnt = bpf_program__insn_cnt(tmpl),
+				.prog_type = BPF_PROG_TYPE_TRACING,
 				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
 				.func_id = id, .id_insn = id_insn,
 				.fi = tmpl_info(ti, tmpl),

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * fentry/fexit clones of the mass attacher: every traced function needs its own copy of the
+ * fentry/fexit clones of the mass attacher (and the uprobe entry clones of kernels without
+ * BPF cookies, prog_clones.h): every traced function needs its own copy of the
  * entry and exit programs, each verified by the kernel. Verifying is nearly all of the cost
  * of -F per function and is independent per program, so the clones are loaded on a few
  * threads at once, and all of them before any is attached: a trampoline already sitting on
@@ -151,13 +152,25 @@ void ma__func_info_free(struct ma_func_info *fi)
 	*fi = (struct ma_func_info){ .btf_fd = -1 };
 }
 
+static bool is_uprobe(const struct ma_clone *c)
+{
+	return c->prog_type == BPF_PROG_TYPE_KPROBE;
+}
+
+static const char *clone_kind(const struct ma_clone *c)
+{
+	if (is_uprobe(c))
+		return c->is_exit ? "uexit" : "uentry";
+	return c->is_exit ? "fexit" : "fentry";
+}
+
 static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
 {
-	bool fi = c->fi && c->fi->cnt;
+	bool fi = c->fi && c->fi->cnt, up = is_uprobe(c);
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
-		.expected_attach_type = c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
-		.attach_btf_id = c->btf_id,
-		.attach_btf_obj_fd = c->btf_obj_fd,
+		.expected_attach_type = up ? 0 : c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
+		.attach_btf_id = up ? 0 : c->btf_id,
+		.attach_btf_obj_fd = up ? 0 : c->btf_obj_fd,
 		.log_buf = log, .log_size = log_sz, .log_level = log ? 1 : 0,
 		.prog_btf_fd = fi ? c->fi->btf_fd : 0,
 		.func_info = fi ? c->fi->recs : NULL,
@@ -177,7 +190,7 @@ static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
 		own[c->id_insn].imm = c->func_id;
 		insns = own;
 	}
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, c->is_exit ? "fexit" : "fentry",
+	fd = bpf_prog_load(up ? BPF_PROG_TYPE_KPROBE : BPF_PROG_TYPE_TRACING, clone_kind(c),
 			   "Dual BSD/GPL", insns, c->insn_cnt, &lo);
 	if (fd < 0)
 		fd = -errno;
@@ -262,6 +275,7 @@ void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char 
 		if (tail[-1] == '\n' && tail != end)
 			lines++;
 	log_msg(print, LOG_ERROR, "%s clone for '%s' rejected (%d):\n%s",
-		c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd, tail);
+		is_uprobe(c) ? clone_kind(c) : c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd,
+		tail);
 	free(log);
 }

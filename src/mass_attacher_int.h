@@ -8,6 +8,7 @@
 #define RETSNOOP_MASS_ATTACHER_INT_H
 
 #include "mass_attacher.h"
+#include "prog_clones.h"
 
 struct bpf_link;
 
@@ -84,56 +85,6 @@ void ma_injects__prepare(const struct ma_injects *in, const struct mass_attacher
 int ma_injects__attach(struct ma_injects *in, const struct mass_attacher_progs *p,
 		       log_print_fn print);
 void ma_injects__detach(struct ma_injects *in);
-
-/*
- * A loaded template's subprograms, for its clones: loaded with them (and the object's BTF)
- * a clone's global functions stay global, each verified once, not again at every call
- * site as the static functions they are without. cnt 0: none to give (fd -1).
- */
-struct ma_func_info {
-	struct bpf_func_info *recs;
-	__u32 cnt;
-	int btf_fd;
-};
-
-int ma__tmpl_func_info(const struct bpf_program *tmpl, struct ma_func_info *fi);
-/*
- * Where @insns' subprograms start (0, and the targets of BPF-to-BPF calls and callback
- * loads), ascending in @starts; their count, @max + 1 when more than @max.
- */
-__u32 ma__subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max);
-void ma__func_info_free(struct ma_func_info *fi);
-
-/* One fentry/fexit program to load for one function. */
-struct ma_clone {
-	const struct bpf_insn *insns;	/* the template's */
-	size_t insn_cnt;
-	__u32 btf_id;			/* the traced function's */
-	int btf_obj_fd;			/* its module's BTF, 0 for vmlinux */
-	bool is_exit;
-	__u32 func_id;			/* the caller's: which function it is for */
-	int id_insn;			/* the FENTRY_ID_MARK instruction, -1: none */
-	const struct ma_func_info *fi;	/* the template's subprograms; NULL: none */
-	int fd;				/* out: the program, or -errno (-ENOTCONN: not tried) */
-};
-
-/*
- * Load @clones on a few threads (as many as CPUs, up to a limit), @progress called from
- * the calling thread as they complete. 0, or the first failure's negative errno: once one
- * fails no more are tried, nor once *@stop (may be NULL) is set: -EINTR then. The caller
- * owns (closes) every fd >= 0 either way.
- */
-int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, void *ctx,
-		    const volatile sig_atomic_t *stop);
-/*
- * Before load: write @func_id over @prog's FENTRY_ID_MARK immediate. The instruction's
- * index (it stays there through libbpf's relocations), -ENOENT if @prog has no mark.
- */
-int ma__mark_tmpl(struct bpf_program *prog, __u32 func_id);
-/* After load: is instruction @idx of @prog still the id @func_id? */
-bool ma__tmpl_id_at(const struct bpf_program *prog, int idx, __u32 func_id);
-/* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
-void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
 
 /* One job shared by a few threads, item by item. */
 struct ma_steps {

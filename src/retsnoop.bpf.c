@@ -49,6 +49,19 @@ struct {
 } ip_to_id SEC(".maps");
 
 /*
+ * The traced function's id, written into each program at load (FENTRY_ID_MARK): a
+ * constant to the verifier, where an ip_to_id lookup cost every entry and exit a hash map
+ * call (measured in bench/results/overhead.txt, -F).
+ */
+static __always_inline __u32 clone_func_id(void)
+{
+	__u32 id;
+
+	asm volatile("%0 = %1" : "=r"(id) : "i"(FENTRY_ID_MARK));
+	return id;
+}
+
+/*
  * @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A).
  * @usp: a user function's stack pointer at entry, 0 for a kernel function.
  * Returns 1 when this call's exit has nothing to do (no session on the thread after it),
@@ -201,6 +214,12 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 		sess->overflow--;
 		return 0;
 	}
+	/* after the unwind: the frames longjmp() left are no candidates */
+	if (user_id_clones && id == USER_ID_TOP) {
+		id = user_top_id(sess, key);
+		if (id == USER_ID_TOP)
+			return 0;	/* no user frame: its entry found no session */
+	}
 
 	d = sess->stack.depth;
 	seq = sess->next_seq_id++;
@@ -349,10 +368,14 @@ int ksession(struct pt_regs *ctx)
 SEC("uprobe")
 int uentry(struct pt_regs *ctx)
 {
+	__u32 id;
+
 	/* a library's uprobe fires in every process mapping it: the traced set first */
 	if (!ready || !task_traced())
 		return 0;
-	handle_entry(ctx, bpf_get_attach_cookie(ctx), false, PT_REGS_SP(ctx));
+	/* no cookies (before 5.15): a clone of this program per function, its id written in */
+	id = user_id_clones ? clone_func_id() : bpf_get_attach_cookie(ctx);
+	handle_entry(ctx, id, false, PT_REGS_SP(ctx));
 	return 0;
 }
 
@@ -361,7 +384,9 @@ int uexit(struct pt_regs *ctx)
 {
 	if (!ready || !task_traced())
 		return 0;
-	return handle_exit(ctx, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx), PT_REGS_SP(ctx));
+	/* no cookies: one program for all, the returning frame is the innermost user frame */
+	return handle_exit(ctx, user_id_clones ? USER_ID_TOP : bpf_get_attach_cookie(ctx),
+			   PT_REGS_RC(ctx), PT_REGS_SP(ctx));
 }
 
 /*
@@ -398,19 +423,6 @@ int usession(struct pt_regs *ctx)
  * The guard (reentry_guard.bpf.h) keeps a traced function called from our own handler
  * from recursing.
  */
-/*
- * The traced function's id, written into each program at load (FENTRY_ID_MARK): a
- * constant to the verifier, where an ip_to_id lookup cost every entry and exit a hash map
- * call (measured in bench/results/overhead.txt, -F).
- */
-static __always_inline __u32 clone_func_id(void)
-{
-	__u32 id;
-
-	asm volatile("%0 = %1" : "=r"(id) : "i"(FENTRY_ID_MARK));
-	return id;
-}
-
 static __always_inline int fentry_common(void *ctx)
 {
 	if (!ready || !task_traced() || !enter_guard())

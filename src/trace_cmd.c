@@ -502,6 +502,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	}
 	if (detach_threads)
 		o.detach_threads = atoi(detach_threads);
+	/* tests: the no-cookie path of 5.10 on a kernel with cookies; not a user setting */
+	o.user_id_clones = getenv("RETSNOOP_UPROBE_ID_CLONES") &&
+			   strcmp(getenv("RETSNOOP_UPROBE_ID_CLONES"), "1") == 0;
 
 	trace_cmd__report_fallbacks(env, d, print);
 	err = plan_args(env, funcs, cnt, vout, print, &args);

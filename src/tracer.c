@@ -109,7 +109,8 @@ enum uprobe_mode tracer__user_mode(const struct kernel_features *feat, enum upro
 
 /*
  * User-space functions: their own attacher, BPF cookies for their ids (uprobes take
- * cookies from 5.15, like kprobes), and the syscall exit that ties their errors to errnos.
+ * cookies from 5.15, like kprobes; before, an entry program per function with its id
+ * written in, and single uprobes), and the syscall exit that ties their errors to errnos.
  */
 static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 			const struct kernel_features *feat)
@@ -131,11 +132,19 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		bpf_program__set_autoload(skel->progs.uexec, false);
 		return 0;
 	}
-	if (!feat->has_cookie) {
-		pr(t, LOG_ERROR, "Tracing user-space functions needs BPF cookies (Linux 5.15+).\n");
-		return -EOPNOTSUPP;
-	}
 	/* the programs' attach type decides which links they take: choose before loading */
+	if (!feat->has_cookie || opts->user_id_clones) {
+		/* uprobe.multi and session links came later than cookies: single uprobes */
+		if (uo.mode == UPROBE_AUTO)
+			uo.mode = UPROBE_SINGLE;
+		if (uo.mode != UPROBE_SINGLE) {
+			pr(t, LOG_ERROR, "This kernel has no BPF cookies (Linux 5.15+) and no uprobe.multi links: trace user-space functions with single uprobes (-K).\n");
+			return -EOPNOTSUPP;
+		}
+		uo.id_clones = true;
+		uo.stop = opts->stop;
+		skel->rodata->user_id_clones = true;
+	}
 	uo.mode = tracer__user_mode(feat, uo.mode, opts->no_session_links);
 	if (uo.mode == UPROBE_MULTI && !feat->has_uprobe_multi) {
 		pr(t, LOG_ERROR, "This kernel has no uprobe.multi links (Linux 6.6+).\n");

@@ -75,6 +75,11 @@ struct tracer_opts {
 	/* set (by a signal handler, say): load, attach and poll return promptly */
 	const volatile sig_atomic_t *stop;
 	int detach_threads;		/* 0: the mass attacher's default */
+	/*
+	 * Tests: user functions as on kernels without BPF cookies (single uprobes, an entry
+	 * program per function) where the kernel has cookies, to check that path natively.
+	 */
+	bool user_id_clones;
 	struct capture *capture;	/* debug: record the run for replay (borrowed) */
 	/*
 	 * The last user_func_cnt entries of funcs are user-space functions (FUNC_USER), traced

@@ -4,10 +4,15 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "kprobe_pmu.h"
 #include "opts.h"
+#include "prog_clones.h"
 #include "records.h"
 #include "uprobe_attacher.h"
 #include "uprobe_link.h"
@@ -40,6 +45,12 @@ struct uprobe_attacher {
 	size_t skipped_cnt;
 	int multi_pid;		/* the pid a multi link filters on: o.pid where it is right */
 	enum uprobe_mode used;
+	/* o.id_clones: the function the entry template was loaded for, where its id is */
+	int tmpl_func;
+	int id_insn;
+	int *entry_fds;		/* by function id: its entry clone, -1: none (yet) */
+	bool clones_loaded;
+	int pmu_type, pmu_ret_bit;	/* the uprobe PMU's, for attach_uprobe_fd() */
 };
 
 /*
@@ -108,6 +119,13 @@ struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct b
 		free(att);
 		return errno = EINVAL, NULL;
 	}
+	if (att->o.id_clones && att->o.mode != UPROBE_SINGLE && att->o.mode != UPROBE_AUTO) {
+		free(att);
+		return errno = EOPNOTSUPP, NULL;
+	}
+	if (att->o.id_clones)
+		att->o.mode = UPROBE_SINGLE;
+	att->tmpl_func = att->id_insn = -1;
 	att->entry = entry;
 	att->exit = exit;
 	att->funcs = funcs;
@@ -140,6 +158,26 @@ struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct b
 		g->cookies[g->cnt] = i;
 		g->cnt++;
 		att->func_cnt++;
+		if (att->tmpl_func < 0)
+			att->tmpl_func = i;
+	}
+	if (att->o.id_clones && att->func_cnt) {
+		int err;
+
+		att->entry_fds = malloc(cnt * sizeof(*att->entry_fds));
+		if (!att->entry_fds) {
+			uprobe_attacher__free(att);
+			return errno = ENOMEM, NULL;
+		}
+		for (i = 0; i < cnt; i++)
+			att->entry_fds[i] = -1;
+		/* the template is the first function's; clones take the others' ids */
+		err = ma__mark_tmpl(entry, att->tmpl_func);
+		if (err < 0) {
+			uprobe_attacher__free(att);
+			return errno = -err, NULL;
+		}
+		att->id_insn = err;
 	}
 	return att;
 }
@@ -248,11 +286,52 @@ static int attach_multi_range(struct uprobe_attacher *att, const struct image_gr
 	return err ?: attach_multi_range(att, g, lo + cnt / 2, cnt - cnt / 2);
 }
 
+/*
+ * A uprobe perf event running program @prog_fd, made without libbpf, which has no attach
+ * for a program it did not load (the entry clones). Its fd, or a negative errno.
+ */
+static int attach_uprobe_fd(struct uprobe_attacher *att, const struct image_group *g, size_t i,
+			    bool ret, int prog_fd)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = att->pmu_type,
+		.config = ret ? 1ULL << att->pmu_ret_bit : 0,
+		.config1 = (__u64)(unsigned long)g->path,
+		.config2 = g->offsets[i],
+	};
+	int pid = att->o.pid > 0 ? att->o.pid : -1, pfd, err;
+
+	/* as libbpf: a process's own event, or every process's on CPU 0 */
+	pfd = syscall(__NR_perf_event_open, &attr, pid, pid > 0 ? -1 : 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = -errno;
+		close(pfd);
+		return err;
+	}
+	return keep_link(att, NULL, pfd);
+}
+
 static int attach_single(struct uprobe_attacher *att, const struct image_group *g, size_t i,
 			 bool ret)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = g->cookies[i], .retprobe = ret);
 	struct bpf_link *link;
+
+	if (att->o.id_clones) {
+		__u64 id = g->cookies[i];
+		int fd;
+
+		if (ret)
+			fd = bpf_program__fd(att->exit);
+		else if (id == (__u64)att->tmpl_func)
+			fd = bpf_program__fd(att->entry);
+		else
+			fd = att->entry_fds[id];
+		return attach_uprobe_fd(att, g, i, ret, fd);
+	}
 
 	link = bpf_program__attach_uprobe_opts(ret ? att->exit : att->entry,
 					       att->o.pid > 0 ? att->o.pid : -1, g->path,
@@ -317,6 +396,68 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 	return err;
 }
 
+/*
+ * o.id_clones: an entry program for every user function but the template's, verified
+ * each (the cost: bench/results/uprobe-clones.txt), all before any is attached, as the
+ * mass attacher's fentry clones. Once: a later attach reuses them.
+ */
+static int load_entry_clones(struct uprobe_attacher *att)
+{
+	struct ma_func_info fi;
+	struct ma_clone *clones;
+	size_t cnt = 0, i;
+	long t0 = now_ms();
+	int err;
+
+	err = uprobe_pmu__read(&att->pmu_type, &att->pmu_ret_bit);
+	if (err) {
+		pr(att, LOG_ERROR, "Uprobes are not available in this kernel (no uprobe PMU): %s.\n",
+		   strerror(-err));
+		return err;
+	}
+	if (!ma__tmpl_id_at(att->entry, att->id_insn, att->tmpl_func)) {
+		pr(att, LOG_ERROR, "The uprobe entry template's function id moved at load.\n");
+		return -EINVAL;
+	}
+	clones = calloc(att->func_cnt, sizeof(*clones));
+	if (!clones)
+		return -ENOMEM;
+	err = ma__tmpl_func_info(att->entry, &fi);
+	if (err) {
+		free(clones);
+		return err;
+	}
+	for (i = 0; i < att->func_id_cnt; i++) {
+		if (!(att->funcs[i].flags & FUNC_USER) || !att->funcs[i].image ||
+		    (int)i == att->tmpl_func)
+			continue;
+		clones[cnt++] = (struct ma_clone){
+			.insns = bpf_program__insns(att->entry),
+			.insn_cnt = bpf_program__insn_cnt(att->entry),
+			.prog_type = BPF_PROG_TYPE_KPROBE,
+			.func_id = i, .id_insn = att->id_insn, .fi = &fi,
+		};
+	}
+	err = ma__load_clones(clones, cnt, att->o.progress, att->o.progress_ctx, att->o.stop);
+	for (i = 0; i < cnt; i++)
+		if (clones[i].fd >= 0)
+			att->entry_fds[clones[i].func_id] = clones[i].fd;
+	for (i = 0; err && err != -EINTR && i < cnt; i++) {
+		if (clones[i].fd >= 0 || clones[i].fd == -ENOTCONN)
+			continue;
+		ma__explain_clone(&clones[i], att->o.print, att->funcs[clones[i].func_id].name);
+		break;
+	}
+	if (!err) {
+		att->clones_loaded = true;
+		pr(att, LOG_DEBUG, "Verified %zu uprobe entry clones in %ld ms (no BPF cookies).\n",
+		   cnt, now_ms() - t0);
+	}
+	ma__func_info_free(&fi);
+	free(clones);
+	return err;
+}
+
 /* Each attach (and its fallback to single uprobes) finds the skipped functions anew. */
 static void reset_skipped(struct uprobe_attacher *att)
 {
@@ -332,6 +473,11 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 		return -EBUSY;
 	if (!att->func_cnt)
 		return 0;
+	if (att->o.id_clones && !att->clones_loaded) {
+		err = load_entry_clones(att);
+		if (err)
+			return err;
+	}
 	reset_skipped(att);
 	/* the session program was loaded for session links: nothing to fall back to */
 	if (att->o.mode == UPROBE_SESSION) {
@@ -435,6 +581,10 @@ void uprobe_attacher__free(struct uprobe_attacher *att)
 		free(att->groups[i].cookies);
 	}
 	free(att->groups);
+	for (i = 0; att->entry_fds && i < att->func_id_cnt; i++)
+		if (att->entry_fds[i] >= 0)
+			close(att->entry_fds[i]);
+	free(att->entry_fds);
 	free(att->links);
 	free(att->skipped);
 	free(att);

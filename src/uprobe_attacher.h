@@ -4,7 +4,8 @@
  * function's id in the BPF cookie. A uprobe session link (Linux 6.13+) where the kernel has
  * it: one program and one link per image, run at entry and at return, the return skipped
  * for calls whose entry said so; else uprobe.multi (Linux 6.6+): one entry and one return
- * link per image; else a uprobe and a uretprobe per function. The kernel functions are
+ * link per image; else a uprobe and a uretprobe per function (without BPF cookies, before
+ * Linux 5.15: an entry program per function, opts.id_clones). The kernel functions are
  * mass_attacher's; this one never touches them.
  *
  * Every error path detaches what was attached before returning: a failed attach leaves
@@ -13,6 +14,7 @@
 #ifndef RETSNOOP_UPROBE_ATTACHER_H
 #define RETSNOOP_UPROBE_ATTACHER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include "func.h"
@@ -45,6 +47,15 @@ struct uprobe_attacher_opts {
 	 * attach type (UPROBE_SESSION_ATTACH_TYPE); the entry and exit programs are unused.
 	 */
 	struct bpf_program *session;
+	/*
+	 * The kernel has no BPF cookies (before Linux 5.15): single uprobes only, the entry
+	 * program loaded once more per function with the function's id written into it
+	 * (prog_clones.h; the template itself for the first), the exit program one for all
+	 * (it takes the session's innermost user frame, retsnoop.bpf.c). Set before the
+	 * programs are loaded: new() marks the entry template.
+	 */
+	bool id_clones;
+	const volatile sig_atomic_t *stop;	/* loading clones gives up when set; may be NULL */
 };
 
 struct uprobe_attacher;

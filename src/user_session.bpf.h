@@ -164,6 +164,54 @@ static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64
 }
 
 
+/*
+ * Kernels without BPF cookies (before 5.15): each user function's entry program is a
+ * clone with the function's id written in (uprobe_attacher.h), but one exit program
+ * serves them all: the kernel runs return probes innermost first, and a thread's traced
+ * user calls nest (those longjmp() left are unwound before), so the returning call is
+ * the session's innermost user frame; kernel frames above it lost their exits.
+ */
+const volatile bool user_id_clones = false;
+
+#define USER_ID_TOP	0xffffffffU	/* uexit's id there: "the innermost user frame's" */
+
+/* user_top_id() below the innermost frame (a kernel frame): global, see user_pop() */
+__noinline __u32 user_top_walk(__s64 key)
+{
+	struct session *sess;
+	__u32 d, n, i;
+
+	if (!user_id_clones)
+		return USER_ID_TOP;
+	sess = find_session(key);
+	if (!sess)
+		return USER_ID_TOP;
+	d = sess->stack.depth;
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return USER_ID_TOP;
+	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+		if (n >= d)
+			break;
+		i = frame_idx(d - 1 - n);
+		if (sess->entry_sp[i])
+			return sess->stack.func_ids[i];
+	}
+	return USER_ID_TOP;
+}
+
+/* The id of @sess's innermost user frame, USER_ID_TOP if none. */
+static __always_inline __u32 user_top_id(struct session *sess, __s64 key)
+{
+	__u32 d = sess->stack.depth, i;
+
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return USER_ID_TOP;
+	i = frame_idx(d - 1);
+	if (sess->entry_sp[i])
+		return sess->stack.func_ids[i];
+	return user_top_walk(key);
+}
+
 #define UPROBE_XOL_SIZE	4096	/* the trampoline's page: the process's [uprobes] mapping */
 #define UFP_WALK_MAX	32	/* arm64 frame records walked by user_resync() */
 

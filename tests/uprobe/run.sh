@@ -189,6 +189,15 @@ check "-K single uprobes: the same chain, nothing left attached" \
 	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config']"
 check "-K: nothing left attached" nothing_left
 
+# 5b. kernels without BPF cookies (before 5.15, tests/vm runs it on 5.10): an entry program
+# per function with its id written in, one exit program for all; forced here to run natively
+RETSNOOP_UPROBE_ID_CLONES=1 trace "$P" -vv -e "do_work [$P]" -a "open_config [$P]" -a "uprog_lib_probe [libuprog.so]" --json
+check "no cookies (forced): the same chain" \
+	jq_samples "len(s) == 1 and $frames == [('do_work', -1, True, 'ENOENT', '$P', 'traced_user'), ('open_config', -1, True, 'ENOENT', '$P', 'traced_user')]"
+check "no cookies (forced): 2 entry clones besides the template, single uprobes (-vv)" \
+	grep -qzP '(?s)Verified 2 uprobe entry clones in \d+ ms.*attached successfully \(single uprobes/uretprobes\)' "$T/err"
+check "no cookies (forced): nothing left attached" nothing_left
+
 # 6. stripped: symbols from .dynsym, no source lines
 trace "$D/uprog-stripped" -e "do_work [$D/uprog-stripped]" -a "open_config [$D/uprog-stripped]" --json
 check "stripped: do_work -> open_config by .dynsym names, without source lines" \
@@ -517,6 +526,11 @@ life -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" insys /non
 check "syscall after longjmp: 2 samples jmp_work [-1 ENOTDIR] (its own open()'s errno), the left frames as before" \
 	jq_samples "len(s) == 2 and all($chain == [('jmp_work', None, -1, 'ENOTDIR', '  '), ('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, None, '! ')] for x in s)"
 check "syscall after longjmp: no dropped, incomplete or skipped-call count" jq_samples "$no_drops"
+# the same without cookies (forced, see 5b): the exit finds its frame after the unwind
+RETSNOOP_UPROBE_ID_CLONES=1 life -e "jmp_work [$J]" -a "jmp_* [$J]" -a "open_config [$J]" -- "$J" insys /nonexistent/jmpsys 2
+check "no cookies (forced): syscall after longjmp, the same 2 samples" \
+	jq_samples "len(s) == 2 and all($chain == [('jmp_work', None, -1, 'ENOTDIR', '  '), ('jmp_middle', '$nr_why', None, None, '  '), ('jmp_inner', '$nr_why', None, None, '  '), ('open_config', None, -1, None, '! ')] for x in s)"
+check "no cookies (forced): syscall after longjmp, nothing dropped or skipped" jq_samples "$no_drops"
 # the entry function itself left (main holds the jmp_buf): the next call's stack pointer
 # ends the session; do_work's session after it is whole
 life -e "jmp_middle [$J]" -e "do_work [$J]" -a "jmp_inner [$J]" -a "open_config [$J]" -- "$J" out /nonexistent/jmpout 2
