@@ -67,7 +67,7 @@ MOD_OBJS := $(patsubst src/%.c,$(OUTPUT)/%.o,$(MOD_SRCS))
 MOD_LIB := $(OUTPUT)/libretsnoop.a
 EXTRA_OBJS :=
 
-.PHONY: all clean deps test test-unit test-vm test-kernels bench help vmlinux-h
+.PHONY: all clean deps test test-build test-unit test-vm test-kernels bench help vmlinux-h
 .DEFAULT_GOAL := all
 # Keep intermediate BPF objects (the benchmarks and debugging want them).
 .SECONDARY:
@@ -120,9 +120,13 @@ vmlinux-h:
 deps:
 	tools/deps.sh all
 
-# tests/run-all.sh builds (all first) with as many jobs as cores, or in this make's jobserver
+# tests/run-all.sh builds (test-build first) with as many jobs as cores, or in this make's
+# jobserver
 test:
 	+$(Q)tests/run-all.sh
+
+# what make test's host checks and VM scenarios build, built before they run side by side
+test-build: all $(UNIT_BINS) $(UPROG_BINS) $(UPROG_STATIC) $(USERPROG_BINS) $(COMPLETION)
 
 clean:
 	$(call msg,CLEAN,)
@@ -132,8 +136,9 @@ help:
 	@echo 'make [STATIC=1] [LIBBPF_SRC=path] [V=1]   build src/retsnoop and src/simfail'
 	@echo 'make ARCH=arm64      cross-build static arm64 ones into src/.output-arm64/ (tools/deps.sh arm64)'
 	@echo 'make deps            install build and test dependencies (Debian/Ubuntu, as root)'
-	@echo 'make test            unit tests (ASan/UBSan) + VM scenarios on 5.10, 6.1, 6.12 and latest'
+	@echo 'make test            unit tests (ASan/UBSan), ship and uprobe checks beside the VM scenarios on 5.10, 6.1, 6.12 and latest'
 	@echo 'make test-unit       unit tests only'
+	@echo 'make test-build      build what make test runs (TEST_SERIAL=1 make test: host checks, then the VM)'
 	@echo 'make test-vm         VM scenarios only (all on 6.12, a subset on 6.1 and 5.10; KERNELS="...": all there)'
 	@echo 'make test-kernels    VM scenarios on 5.10, 6.1, 6.12 and latest, and on arm64 6.12 and latest'
 	@echo 'make bench           benchmarks (results under bench/results/)'

@@ -1,11 +1,18 @@
 #!/bin/bash
 # make test: unit tests, the install/man/completion checks and user-space tracing
-# (uprobes, natively) on the host, then the VM
-# scenarios; the last line is the total.
+# (uprobes, natively) on the host, and the VM scenarios; the last line is the total.
+#
+# The host checks and the VM scenarios share nothing but the build, so they run side by
+# side: everything both need is built first, then the VM part starts in the background
+# (its output kept in a file) while the host checks run here; the VM part's output is
+# printed after them, as it comes. The guests spend much of their time waiting (RCU-tasks
+# grace periods on detach, boots, retsnoop's waits), which the host checks fill.
+# TEST_SERIAL=1: one after the other, as before (the host checks first).
 set -u
 cd "$(dirname "$0")/.."
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+vmlog=$(mktemp)
+trap 'rm -f "$log" "$vmlog" "$vmlog.rc"' EXIT
 status=0
 # Builds use as many jobs as cores: serial, retsnoop's and the ~70 ASan unit-test objects'
 # and binaries' took 45 s of a quiet 2-core machine's 74 s (-j2: 19 s of 48 s) and about
@@ -15,16 +22,61 @@ case "${MAKEFLAGS:-}" in
 *-j* | *jobserver*) J= ;;
 *) J=-j$(nproc) ;;
 esac
-make -s $J all || exit 1
+# Everything the host checks and the scenarios build, before they run side by side, so no
+# two makes build the same file at once: the guests' static binaries first (tests/vm/run's
+# build; it rebuilds sidecar/retsnoop-sidecar, which the host's retsnoop embeds too), then
+# the host's binaries, unit tests, test programs and completion (make test-build).
+tests/vm/run --build-only || echo "make test: the guests' build failed (the VM scenarios will say why)"
+make -s $J test-build || exit 1
+# sidecar/retsnoop-sidecar depends on each build's libeu_search.a: in a fresh tree the
+# first pass leaves it older than the host's (make -n all would still rebuild it and
+# relink both retsnoops); a second pass of each settles it, so neither part's make
+# writes a file the other reads while they run
+make -s $J test-build || exit 1
+tests/vm/run --build-only >/dev/null 2>&1
 # The unit tests compare the sidecar's decoders with libdw's on the 6.12 DWARF vmlinux too,
 # which the 6.12 VM scenarios download anyway: fetch it first (nothing to do once cached).
 case " ${KERNELS:-6.12} " in
 *" 6.12 "*) tests/vm/fetch-kernel 6.12 --dbg >/dev/null || echo "unit: no 6.12 DWARF vmlinux, its checks will skip" ;;
 esac
+
+vm_part() {
+	make -s test-vm ${KERNELS:+KERNELS="$KERNELS"} >"$vmlog" 2>&1
+	echo $? >"$vmlog.rc"
+}
+
+# follow FILE: print FILE from the start as it grows, until the VM part has ended
+follow() {
+	local off=0 n done
+	while :; do
+		done=0
+		[ -e "$vmlog.rc" ] && done=1
+		n=$(stat -c %s "$1")
+		if [ "$n" -gt "$off" ]; then
+			tail -c +$((off + 1)) "$1" | head -c $((n - off))
+			off=$n
+		fi
+		[ $done = 1 ] && return
+		sleep 1
+	done
+}
+
+if [ "${TEST_SERIAL:-0}" != 1 ]; then
+	vm_part &
+	vmpid=$!
+fi
 make -s $J test-unit 2>&1 | tee -a "$log" || status=1
 make -s test-ship 2>&1 | tee -a "$log" || status=1
 make -s $J test-uprobe 2>&1 | tee -a "$log" || status=1
-make -s test-vm ${KERNELS:+KERNELS="$KERNELS"} 2>&1 | tee -a "$log" || status=1
+if [ "${TEST_SERIAL:-0}" = 1 ]; then
+	make -s test-vm ${KERNELS:+KERNELS="$KERNELS"} 2>&1 | tee "$vmlog"
+	echo "${PIPESTATUS[0]}" >"$vmlog.rc"
+else
+	follow "$vmlog"
+	wait "$vmpid"
+fi
+cat "$vmlog" >>"$log"
+[ "$(cat "$vmlog.rc" 2>/dev/null)" = 0 ] || status=1
 p=0 f=0 s=0
 while read -r _ np _ nf _ ns _; do
 	p=$((p + np)); f=$((f + nf)); s=$((s + ${ns:-0}))

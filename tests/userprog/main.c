@@ -4,8 +4,10 @@
  * that does not exist, so that the openat syscall fails with ENOENT under a known user
  * stack. Built at test time with and without frame pointers (tests/userprog/userprog.mk).
  *
- * usage: userprog [PATH [HOLD_MS]]  HOLD_MS: stay alive that long after the failure, so a
- * tracer's maps snapshot of a short-lived process is not the point of a test.
+ * usage: userprog [PATH [HOLD_MS [RELEASE]]]  HOLD_MS: stay alive that long after the
+ * failure, so a tracer's maps snapshot of a short-lived process is not the point of a test;
+ * with RELEASE, a file: only until it exists (a test creates it once the tracer has shown
+ * this process's sample), at most HOLD_MS.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +33,12 @@ int main(int argc, char **argv)
 	int ret = do_work(path);
 
 	userprog_done = 1;
-	if (argc > 2)
+	if (argc > 3) {
+		/* access() is not open(): the failure traced stays the only open of ours */
+		for (int ms = atoi(argv[2]); ms > 0 && access(argv[3], F_OK); ms -= 10)
+			usleep(10000);
+	} else if (argc > 2) {
 		usleep(atoi(argv[2]) * 1000);
+	}
 	return ret;
 }

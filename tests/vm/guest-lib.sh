@@ -24,6 +24,8 @@ _took() {
 # (stdout+stderr of retsnoop in the section; the command's own output is dropped). Ready is
 # "Receiving data..." or, with --json, the "ready" record (waiting for the text line under
 # --json ran out the 90 s every time: 1.5 minutes of ustack's 2).
+# HUNT_AFTER: shell code run after COMMAND, in this shell (its functions), before retsnoop
+# is stopped: waiting on what retsnoop has shown, instead of a fixed time.
 hunt() {
 	_n=$1 _c=$2
 	shift 2
@@ -39,6 +41,7 @@ hunt() {
 	done
 	_t1=$(_now)
 	[ -n "$_c" ] && sh -c "$_c" >/dev/null 2>&1
+	[ -n "${HUNT_AFTER:-}" ] && eval "$HUNT_AFTER"
 	sleep 0.3
 	kill -INT $_p 2>/dev/null
 	wait $_p

@@ -31,14 +31,35 @@ OPENAT=$(sys openat)
 TRACE="-e $OPENAT -a do_sys_openat2 -a do_filp_open -a path_openat"
 MISSING=/nonexistent/retsnoop-userprog.conf
 # each build run under its own name (a symlink: comm differs, maps name the real files),
-# the four at once, each alive for 6 s after its failure: without a command retsnoop reads
-# a process's maps when it gets to its records, and on a loaded host (a second guest
-# running) it fell more than the old 2 s behind, so the last build's stacks said "exited"
-RUN_ALL="/tmp/up_nofp $MISSING 6000 & /tmp/up_fp $MISSING 6000 & /tmp/up_stripped $MISSING 6000 & /tmp/up_dl $MISSING 6000 & wait"
+# the four at once, each alive after its failure until retsnoop has shown its sample (its
+# user frames, read from its maps, are in it), at most 20 s: without a command retsnoop
+# reads a process's maps when it gets to its records, and on a loaded host (a second guest
+# running) it fell more than 2 s behind. (A fixed 6 s hold took 12 s of every run.)
+RUN_ALL="rm -f /tmp/rel; for b in nofp fp stripped dl; do /tmp/up_\$b $MISSING 20000 /tmp/rel & done"
 guest="$(cat "$here/../guest-lib.sh")
 for b in nofp fp stripped dl; do ln -s $U/\$b/userprog /tmp/up_\$b; done
+# shown FILE COMM...: FILE has, for each COMM, a sample with its user frames (open_config)
+shown() {
+	_f=\$1
+	shift
+	for _c in \"\$@\"; do
+		awk -v h=\"(\$_c/\$_c):\" -v j=\"\\\"process_comm\\\":\\\"\$_c\\\"\" '/TID\\/PID/ || /^[{]/ { m = index(\$0, h) || index(\$0, j) }
+			m && /open_config/ { f = 1 } END { exit !f }' \$_f || return 1
+	done
+}
+# release FILE COMM...: once retsnoop has shown those builds' samples (or after 20 s), let
+# the held builds go
+release() {
+	_w=0
+	while ! shown \"\$@\" && [ \$_w -lt 200 ]; do sleep 0.1; _w=\$((_w + 1)); done
+	echo \"release \$1: after \$((_w * 100)) ms\"
+	touch /tmp/rel
+}
+HUNT_AFTER='release /tmp/text.out up_nofp up_fp up_stripped up_dl'
 hunt text '$RUN_ALL' -U -n up_nofp -n up_fp -n up_stripped -n up_dl $TRACE
-hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp -n up_dl $TRACE"
+HUNT_AFTER='release /tmp/json.out up_nofp up_fp up_dl'
+hunt json '$RUN_ALL' -U --json -n up_nofp -n up_fp -n up_dl $TRACE
+unset HUNT_AFTER"
 # make test (VM_QUICK): the stacks and their oracle; make test-kernels also -T and a short window
 [ -n "${VM_QUICK:-}" ] || guest="$guest
 hunt trace_only '/tmp/up_nofp $MISSING 2000' -U -T -n up_nofp $TRACE
