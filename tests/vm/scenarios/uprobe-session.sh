@@ -64,7 +64,9 @@ run() {
 	retsnoop "$@" >/tmp/o 2>&1 &
 	rpid=$!
 	i=0; while [ $i -lt $WAITN ] && kill -0 $rpid 2>/dev/null && ! grep -q "^Receiving data" /tmp/o; do sleep 0.2; i=$((i+1)); done
-	$P $PARGS >/dev/null; sleep 1; kill -INT $rpid; wait $rpid
+	# no sleep before the SIGINT: the program has exited, so its sessions have ended and
+	# their records are in the ring buffer, which retsnoop drains before its summary
+	$P $PARGS >/dev/null; kill -INT $rpid; wait $rpid
 	echo "=== BEGIN $name"; cat /tmp/o; echo "=== END $name"
 }
 run multi -T -v -e "do_work [$P]" -a "open_config [$P]" -a "'"$OPENAT"'" -a do_sys_openat2 -a do_filp_open -a path_openat
