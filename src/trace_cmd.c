@@ -42,6 +42,12 @@
  * or trampolines take seconds to minutes, which a stopped run should not make anyone wait.
  */
 #define STOP_DETACH_BUDGET_MS 500
+/*
+ * ... and over how many functions it does not even start: what is in flight at the budget's
+ * end still delays the exit (one kprobe.multi link of a whole-kernel hunt: 2.6 s; sixteen
+ * kprobe releases queued on the kernel's event_mutex: 0.9 s in the 6.12 guest).
+ */
+#define STOP_DETACH_MAX_FUNCS 64
 
 static long now_ms(void)
 {
@@ -73,7 +79,7 @@ static void hand_off_release(log_print_fn print)
  * signal still hands off at once, stop.h). Returns the child's pid, or 0; *@ms: the time
  * this process spent releasing.
  */
-static pid_t detach_run(struct tracer *t, long *ms)
+static pid_t detach_run(struct tracer *t, size_t func_cnt, long *ms)
 {
 	long start = now_ms();
 	pid_t pid = 0;
@@ -82,7 +88,8 @@ static pid_t detach_run(struct tracer *t, long *ms)
 		*ms = tracer__detach(t);
 		return 0;
 	}
-	if (tracer__detach_by(t, start + STOP_DETACH_BUDGET_MS) == -ETIMEDOUT) {
+	if (tracer__detach_by(t, func_cnt > STOP_DETACH_MAX_FUNCS ? start :
+				 start + STOP_DETACH_BUDGET_MS) == -ETIMEDOUT) {
 		pid = stop__hand_off();
 		if (pid <= 0) {
 			tracer__detach(t);
@@ -714,7 +721,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
-	bg = detach_run(t, &ms);
+	bg = detach_run(t, cnt, &ms);
 	progress__clear(progress);
 	sink__detached(sink, ms, bg);
 out:
