@@ -448,8 +448,13 @@ static int run(void)
 	 * kernel features first: the attach mode depends on them. Their probes are attached
 	 * while the prefetch threads read; their BTF answers come from discovery's BTF.
 	 */
-	/* a stop from here to the calibration's release exits at once (stop.h) */
-	stop__set_phase(STOP_CALIBRATING);
+	/*
+	 * A stop from here to the calibration's release exits at once (stop.h), its line said
+	 * from the signal handler: not under --json, whose stream ends with that line as a
+	 * record (docs/json.md), which only main's way out writes.
+	 */
+	if (!env.json)
+		stop__set_phase(STOP_CALIBRATING);
 	if (kernel) {
 		calib = kernel_features__begin(stop__flag());
 		if (!calib) {
