@@ -11,7 +11,7 @@
 # (tests/vm/ttyintr), as a user's; by default kill -INT, as a script's.
 # Another build goes into the guest as an extra binary (RETSNOOP_VM_EXTRA=/path/to/it).
 mount -t debugfs none /sys/kernel/debug 2>/dev/null
-mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
+grep -q ' /dev/pts ' /proc/mounts || { mkdir -p /dev/pts && mount -t devpts devpts /dev/pts; }
 set -f
 up() { cut -d' ' -f1 /proc/uptime; }
 links() { bpftool link list 2>/dev/null | grep -c '^[0-9]*:'; }

@@ -9,7 +9,7 @@
  *
  * The command's stdin is a new pseudo-terminal, its controlling one; stdout and stderr are
  * left as they are. Exit status: the command's (128 + N when signal N ended it); 125 when
- * ttyintr itself failed. Needs devpts mounted on /dev/pts.
+ * ttyintr itself failed. Needs devpts mounted on /dev/pts (the guests' init does it).
  */
 #include <errno.h>
 #include <fcntl.h>

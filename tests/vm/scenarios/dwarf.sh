@@ -53,7 +53,6 @@ alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gon
 echo '=== END group'
 # the same with a Ctrl-C typed at retsnoop's terminal (ttyintr: the kernel's SIGINT, which
 # also lets retsnoop leave a slow detach to the background): source lines all the same
-mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
 echo '=== BEGIN tty'
 ttyintr retsnoop -vv -e '*sys_bpf' -a array_map_alloc_check >/tmp/t.out 2>&1 &
 p=\$!
@@ -67,7 +66,6 @@ echo \"rc=\$?\"
 cat /tmp/t.out
 alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gone\"
 echo '=== END tty'
-umount /dev/pts; rmdir /dev/pts
 echo '=== BEGIN kill9'
 retsnoop -v -e '*sys_bpf' -a array_map_alloc_check >/tmp/k9.out 2>&1 &
 p=\$!

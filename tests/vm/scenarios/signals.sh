@@ -29,8 +29,6 @@ quick=${VM_QUICK:-0}
 
 guest='
 now_ms() { awk "{ printf \"%d\n\", \$1 * 1000 }" /proc/uptime; }
-# ttyintr needs a pseudo-terminal
-mkdir -p /dev/pts && mount -t devpts devpts /dev/pts 2>/dev/null
 
 # stop NAME SIG WAIT-ERE DELAY ARGS...: start retsnoop -vv (stdout+stderr in a file), wait
 # for a line matching WAIT-ERE, run $trig if set, then DELAY seconds, send SIG (TTY: a
@@ -128,10 +126,6 @@ echo \"background release took \$((\$(now_ms) - t1)) ms more\"
 echo '=== END detach'
 leftovers detach-left"
 fi
-
-# the shared guest is left as it was found
-cmds="$cmds
-umount /dev/pts 2>/dev/null; rmdir /dev/pts 2>/dev/null"
 
 out=$(VM_RUN_ARGS="${VM_RUN_ARGS:-}" vm_run "$(cat "$here/../guest-lib.sh")
 $cmds") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
