@@ -668,16 +668,38 @@ int mass_attacher__attach(struct mass_attacher *att)
 	return err;
 }
 
+int mass_attacher__detach_by(struct mass_attacher *att, long deadline_ms)
+{
+	size_t n, total = att->link_cnt + att->fd_cnt;
+
+	/* kprobe and trampoline links take long to go (grace periods): say how far it is */
+	n = ma__close_all(att->links, att->link_cnt, att->fds, att->fd_cnt,
+			  att->opts.detach_threads, deadline_ms, att->opts.progress,
+			  att->opts.progress_ctx);
+	if (n < total) {
+		/* what is left moves to the front, for the next detach (or free) */
+		if (n < att->link_cnt) {
+			memmove(att->links, att->links + n, (att->link_cnt - n) * sizeof(*att->links));
+			att->link_cnt -= n;
+		} else {
+			n -= att->link_cnt;
+			att->link_cnt = 0;
+			memmove(att->fds, att->fds + n, (att->fd_cnt - n) * sizeof(*att->fds));
+			att->fd_cnt -= n;
+		}
+		return -ETIMEDOUT;
+	}
+	att->link_cnt = 0;
+	att->fd_cnt = 0;
+	ma_injects__detach(att->injects);
+	return 0;
+}
+
 long mass_attacher__detach(struct mass_attacher *att)
 {
 	long start = now_ms();
 
-	/* kprobe and trampoline links take long to go (grace periods): say how far it is */
-	ma__close_all(att->links, att->link_cnt, att->fds, att->fd_cnt, att->opts.detach_threads,
-		      att->opts.progress, att->opts.progress_ctx);
-	att->link_cnt = 0;
-	att->fd_cnt = 0;
-	ma_injects__detach(att->injects);
+	mass_attacher__detach_by(att, 0);
 	return now_ms() - start;
 }
 

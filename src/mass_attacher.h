@@ -123,6 +123,12 @@ int mass_attacher__attach(struct mass_attacher *att);
  * Returns milliseconds spent.
  */
 long mass_attacher__detach(struct mass_attacher *att);
+/*
+ * The same, but no release is started after @deadline_ms (CLOCK_MONOTONIC, as now_ms()):
+ * 0 once everything is released, -ETIMEDOUT with the rest still attached (a later detach
+ * or free releases it; a process handing it to another first makes that quick).
+ */
+int mass_attacher__detach_by(struct mass_attacher *att, long deadline_ms);
 
 enum attach_mode mass_attacher__mode(const struct mass_attacher *att);
 const char *mass_attacher__mode_name(enum attach_mode mode);

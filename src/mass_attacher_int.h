@@ -108,9 +108,11 @@ void ma__run_steps(int n, const struct ma_steps *st);
 /*
  * Destroy @links on up to @threads threads at once (0: a default), then close @fds (fentry
  * clones' links and programs) one by one, each item exactly once; @progress ("detaching",
- * done of all) is called from the calling thread. Returns when all are released.
+ * done of all) is called from the calling thread. No item is started after @deadline_ms
+ * (CLOCK_MONOTONIC; 0: none). Returns how many were released, in order: links first, then
+ * fds; the rest are untouched.
  */
-void ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
-		   int threads, progress_fn progress, void *ctx);
+size_t ma__close_all(struct bpf_link **links, size_t link_cnt, const int *fds, size_t fd_cnt,
+		     int threads, long deadline_ms, progress_fn progress, void *ctx);
 
 #endif

@@ -169,11 +169,16 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	fflush(ts->o.out);
 }
 
-static void text_detached(struct sink *sk, long ms)
+static void text_detached(struct sink *sk, long ms, int bg_pid)
 {
 	struct text_sink *ts = (struct text_sink *)sk;
+	const char *lead = ts->o.whole_lines ? "Detaching... " : "";
 
-	fprintf(ts->o.out, "%sDONE in %ld ms.\n", ts->o.whole_lines ? "Detaching... " : "", ms);
+	if (bg_pid > 0)
+		fprintf(ts->o.out, "%sleft to the background after %ld ms: the kernel goes on releasing what was attached (pid %d).\n",
+			lead, ms, bg_pid);
+	else
+		fprintf(ts->o.out, "%sDONE in %ld ms.\n", lead, ms);
 	fflush(ts->o.out);
 }
 

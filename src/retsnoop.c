@@ -448,6 +448,13 @@ static int run(void)
 	 * kernel features first: the attach mode depends on them. Their probes are attached
 	 * while the prefetch threads read; their BTF answers come from discovery's BTF.
 	 */
+	/*
+	 * A stop from here to the calibration's release exits at once (stop.h), its line said
+	 * from the signal handler: not under --json, whose stream ends with that line as a
+	 * record (docs/json.md), which only main's way out writes.
+	 */
+	if (!env.json)
+		stop__set_phase(STOP_CALIBRATING);
 	if (kernel) {
 		calib = kernel_features__begin(stop__flag());
 		if (!calib) {
@@ -465,6 +472,7 @@ static int run(void)
 	/* released on a thread of its own: the run goes on meanwhile */
 	kernel_features__release(calib);
 	calib = NULL;
+	stop__set_phase(STOP_STARTING);
 	if (feat_err && (!env.dry_run || feat_err == -EINTR)) {
 		if (feat_err != -EOPNOTSUPP && feat_err != -EINTR)
 			log_msg(log_print, LOG_ERROR, "Failed to detect kernel BPF features: %s. Run retsnoop as root on a kernel that allows BPF tracing%s.\n",
@@ -529,6 +537,7 @@ static int run(void)
 	if (!err && tgt.cmd)
 		cmd_status = tgt.exit_status;
 cleanup:
+	stop__set_phase(STOP_STARTING);
 	cmd_launch__free(tgt.cmd);
 	json_out = NULL;
 	if (tgt.out)

@@ -52,7 +52,11 @@ struct sink_ops {
 	void (*drops)(struct sink *sk, const struct drop_report *d);
 	/* recording stopped and the buffer is drained; @d: totals of the run */
 	void (*detaching)(struct sink *sk, const struct drop_report *d);
-	void (*detached)(struct sink *sk, long ms);
+	/*
+	 * after @ms of releasing; @bg_pid > 0: stopped by a signal, the rest of the release
+	 * was left to that background process (stop__hand_off())
+	 */
+	void (*detached)(struct sink *sk, long ms, int bg_pid);
 	/* the traced command ended (before detaching) */
 	void (*command)(struct sink *sk, const struct cmd_report *r);
 	void (*free)(struct sink *sk);
@@ -85,10 +89,10 @@ static inline void sink__detaching(struct sink *sk, const struct drop_report *d)
 		sk->ops->detaching(sk, d);
 }
 
-static inline void sink__detached(struct sink *sk, long ms)
+static inline void sink__detached(struct sink *sk, long ms, int bg_pid)
 {
 	if (sk->ops->detached)
-		sk->ops->detached(sk, ms);
+		sk->ops->detached(sk, ms, bg_pid);
 }
 
 static inline void sink__command(struct sink *sk, const struct cmd_report *r)

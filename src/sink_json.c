@@ -647,12 +647,14 @@ static void json_detaching(struct sink *sk, const struct drop_report *d)
 	emit((struct json_sink *)sk, jdrops("drops", d, true));
 }
 
-static void json_detached(struct sink *sk, long ms)
+static void json_detached(struct sink *sk, long ms, int bg_pid)
 {
 	json_t *o = event("detached");
 
 	if (o)
 		put(o, "duration_ms", jint(ms));
+	if (o && bg_pid > 0)
+		put(o, "background_pid", jint(bg_pid));
 	emit((struct json_sink *)sk, o);
 }
 

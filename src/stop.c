@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +16,7 @@ static volatile sig_atomic_t forward_pid;
 static volatile sig_atomic_t hurry_flag;
 static volatile sig_atomic_t phase;	/* enum stop_phase */
 static volatile sig_atomic_t stops;	/* signals seen */
+static volatile sig_atomic_t stop_tty;	/* the first came from a terminal */
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -37,6 +40,59 @@ static void say_num(long v)
 	say(p);
 }
 
+/* getdents64's record (the libc has no async-signal-safe readdir) */
+struct dent64 {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* A BPF object (link, program, map) or a perf event (a kprobe's or uprobe's). */
+static bool is_probe_fd(int dirfd, const char *name)
+{
+	char target[32];
+	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
+
+	if (n <= 0)
+		return false;
+	target[n] = '\0';
+	return strncmp(target, "anon_inode:bpf", 14) == 0 ||
+	       strcmp(target, "anon_inode:[perf_event]") == 0;
+}
+
+/*
+ * In the releaser: close every fd but the probes' at once. Held on, the others would keep
+ * this run's peers waiting for it: a pipe's reader (| less) or the held `-- CMD` (EOF on
+ * its release pipe) for their end, a sidecar for its stdin's EOF (which retsnoop's exit
+ * waits for: a deadlock). Without /proc, all are kept until retsnoop is gone.
+ */
+static void keep_probes_only(void)
+{
+	char buf[1024];
+	int dirfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n, off;
+
+	if (dirfd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, dirfd, buf, sizeof(buf))) > 0) {
+		for (off = 0; off < n; off += ((struct dent64 *)(buf + off))->reclen) {
+			const char *name = ((struct dent64 *)(buf + off))->name;
+			int fd = 0;
+
+			if (name[0] < '0' || name[0] > '9')
+				continue;
+			while (*name >= '0' && *name <= '9')
+				fd = fd * 10 + *name++ - '0';
+			name = ((struct dent64 *)(buf + off))->name;
+			if (fd != dirfd && !is_probe_fd(dirfd, name))
+				close(fd);
+		}
+	}
+	close(dirfd);
+}
+
 /*
  * One stop too many with links attached: the kernel's release can't go faster, and a
  * killed process would not exit before it ended either (the kernel releases the links in
@@ -58,6 +114,7 @@ pid_t stop__hand_off(void)
 		sigfillset(&all);
 		sigprocmask(SIG_BLOCK, &all, NULL);
 		setsid();
+		keep_probes_only();
 		/*
 		 * Only once the parent is gone: closing first would leave it the last reference
 		 * to each link, and its exit would release them all, one by one.
@@ -72,7 +129,18 @@ pid_t stop__hand_off(void)
 	return pid;
 }
 
-static void hand_off(int sig)
+static const char *sig_name(int sig)
+{
+	switch (sig) {
+	case SIGINT: return "SIGINT";
+	case SIGTERM: return "SIGTERM";
+	case SIGHUP: return "SIGHUP";
+	default: return "a request";
+	}
+}
+
+/* @interrupted: end with main's line for a run stopped before tracing */
+static void hand_off(int sig, bool interrupted)
 {
 	pid_t pid = stop__hand_off();
 
@@ -80,6 +148,11 @@ static void hand_off(int sig)
 		say("\nretsnoop: the kernel goes on releasing what was attached in the background (pid ");
 		say_num(pid);
 		say("); exiting now.\n");
+	}
+	if (interrupted) {
+		say("Interrupted by ");
+		say(sig_name(sig));
+		say(" before tracing began; nothing was traced.\n");
 	}
 	_exit(128 + sig);
 }
@@ -97,8 +170,18 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	if (pid > 0 && (!info || info->si_code != SI_KERNEL))
 		kill(pid, sig);
 	stops++;
+	/*
+	 * Feature detection has nothing to finish, and its calibration load or release (one
+	 * probe pair: RCU grace periods) is no reason to wait: out now, as main would say.
+	 */
+	if (stops == 1 && phase == STOP_CALIBRATING) {
+		stop_sig = sig;
+		stop_flag = 1;
+		hand_off(sig, true);
+	}
 	if (stops == 1) {
 		stop_sig = sig;
+		stop_tty = info && info->si_code == SI_KERNEL;
 		stop_flag = 1;
 		/* samples already received are still finished, unless asked again */
 		if (phase != STOP_SAMPLING)
@@ -112,7 +195,7 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	if (phase != STOP_STARTING)
-		hand_off(sig);
+		hand_off(sig, false);
 	/* nothing attached: as its default action, delivered when the handler returns */
 	sigaction(sig, &dfl, NULL);
 	raise(sig);
@@ -153,14 +236,14 @@ int stop__signal(void)
 	return stop_flag ? stop_sig : 0;
 }
 
+bool stop__from_terminal(void)
+{
+	return stop_flag && stop_tty;
+}
+
 const char *stop__signal_name(void)
 {
-	switch (stop__signal()) {
-	case SIGINT: return "SIGINT";
-	case SIGTERM: return "SIGTERM";
-	case SIGHUP: return "SIGHUP";
-	default: return "a request";
-	}
+	return sig_name(stop__signal());
 }
 
 void stop__request(int sig)

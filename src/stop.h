@@ -6,12 +6,21 @@
  * signal it was. What the next ones do depends on the phase (stop__set_phase()):
  *
  *   STOP_STARTING  nothing attached: a second signal kills, as its default action;
+ *   STOP_CALIBRATING  feature detection: nothing to finish, so the first signal exits at
+ *                  once, with main's "Interrupted" line, leaving the calibration probes'
+ *                  release to a child as below;
  *   STOP_ATTACHED  links attached: a second signal exits at once and leaves their release
  *                  to a child in a session of its own (the kernel's release takes as long
  *                  either way; a killed process would keep the terminal waiting for it);
  *   STOP_SAMPLING  samples flow: the first stops without hurrying, so the samples already
  *                  received are finished (symbolized in full); the second hurries (the hurry
  *                  flag: cut lookups short), the third exits as in STOP_ATTACHED.
+ *                  A first signal from a terminal (stop__from_terminal()) also has the
+ *                  detach that follows leave what it has not released in half a second
+ *                  to such a child (trace_cmd.c).
+ *
+ * A stop during attach, or one that came before tracing began, hands what was attached to
+ * that child too (stop__hand_off()): nothing is left to finish.
  *
  * Modules never include this: they take the flags as `const volatile sig_atomic_t *` in
  * their opts (NULL: never stopped), so they stay usable without signals and in tests.
@@ -31,6 +40,12 @@ volatile sig_atomic_t *stop__flag(void);
 bool stop__requested(void);
 /* The signal that asked for the stop; 0 if none, or if code asked (stop__request()). */
 int stop__signal(void);
+/*
+ * The signal that asked came from a terminal (Ctrl-C, a hang-up: si_code SI_KERNEL), not
+ * from a program (kill(1), timeout(1), a service manager), whose wait for our exit may
+ * mean "nothing is left attached".
+ */
+bool stop__from_terminal(void);
 /* "SIGINT", "SIGTERM", "SIGHUP" for the signal that asked; "a request" when code asked. */
 const char *stop__signal_name(void);
 /* Ask for a stop from code (a child that exited, say): as a signal would, @sig 0 or one. */
@@ -45,6 +60,7 @@ void stop__forward_to(pid_t pid);
 
 enum stop_phase {
 	STOP_STARTING,
+	STOP_CALIBRATING,
 	STOP_ATTACHED,
 	STOP_SAMPLING,
 };

@@ -36,6 +36,18 @@
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
+/*
+ * After a signal, how long this process itself releases what it attached before leaving
+ * the rest to a background child: a few dozen kprobes go in that time, hundreds of kprobes
+ * or trampolines take seconds to minutes, which a stopped run should not make anyone wait.
+ */
+#define STOP_DETACH_BUDGET_MS 500
+/*
+ * ... and over how many functions it does not even start: what is in flight at the budget's
+ * end still delays the exit (one kprobe.multi link of a whole-kernel hunt: 2.6 s; sixteen
+ * kprobe releases queued on the kernel's event_mutex: 0.9 s in the 6.12 guest).
+ */
+#define STOP_DETACH_MAX_FUNCS 64
 
 static long now_ms(void)
 {
@@ -43,6 +55,49 @@ static long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Stopped before tracing: nothing is left to finish but the kernel's release of what was
+ * attached, so a background child takes it (stop__hand_off()) and this process's own
+ * releases are quick. If none could be forked, the release stays ours (tracer__free()).
+ */
+static void hand_off_release(log_print_fn print)
+{
+	pid_t pid = stop__hand_off();
+
+	if (pid > 0)
+		log_msg(print, LOG_WARN, "retsnoop: the kernel goes on releasing what was attached in the background (pid %d).\n",
+			(int)pid);
+}
+
+/*
+ * The end of a traced run. A terminal's signal (Ctrl-C; the samples received are all out
+ * by now) leaves the release to a background child past STOP_DETACH_BUDGET_MS: someone is
+ * waiting for the prompt. Any other end waits for the whole release: a program's kill or
+ * a command's end, whose sender's next step may expect nothing left attached (a second
+ * signal still hands off at once, stop.h). Returns the child's pid, or 0; *@ms: the time
+ * this process spent releasing.
+ */
+static pid_t detach_run(struct tracer *t, size_t func_cnt, long *ms)
+{
+	long start = now_ms();
+	pid_t pid = 0;
+
+	if (!stop__from_terminal()) {
+		*ms = tracer__detach(t);
+		return 0;
+	}
+	if (tracer__detach_by(t, func_cnt > STOP_DETACH_MAX_FUNCS ? start :
+				 start + STOP_DETACH_BUDGET_MS) == -ETIMEDOUT) {
+		pid = stop__hand_off();
+		if (pid <= 0) {
+			tracer__detach(t);
+			pid = 0;
+		}
+	}
+	*ms = now_ms() - start;
+	return pid;
 }
 
 /* Peak and current RSS in kB (VmHWM, VmRSS), -1 if unknown. */
@@ -166,9 +221,9 @@ static void filter_detaching(struct sink *sk, const struct drop_report *d)
 	sink__detaching(((struct filter_sink *)sk)->inner, d);
 }
 
-static void filter_detached(struct sink *sk, long ms)
+static void filter_detached(struct sink *sk, long ms, int bg_pid)
 {
-	sink__detached(((struct filter_sink *)sk)->inner, ms);
+	sink__detached(((struct filter_sink *)sk)->inner, ms, bg_pid);
 }
 
 static void filter_command(struct sink *sk, const struct cmd_report *r)
@@ -423,6 +478,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	int cmd_pid = cmd ? cmd_launch__pid(cmd) : 0;
 	long t0 = now_ms(), t_ready = 0, ms;
 	sigset_t held;
+	pid_t bg;
 	int err, exec_err = 0;
 	bool ustacks = env->user_stacks;
 
@@ -592,14 +648,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	err = tracer__attach(t);
 	/* the line is gone before anything else is said */
 	progress__clear(progress);
-	if (err == -EINTR && stop__requested()) {
-		/* stopped while attaching: nothing was traced, the user wants out now */
-		pid_t pid = stop__hand_off();
-
-		if (pid > 0)
-			log_msg(print, LOG_WARN, "retsnoop: the kernel goes on releasing what was attached in the background (pid %d).\n",
-				(int)pid);
-	}
+	/* stopped while attaching: nothing was traced, the user wants out now */
+	if (err == -EINTR && stop__requested())
+		hand_off_release(print);
 	if (err)
 		goto out;
 	trace_cmd__phase_done(print, "attach");
@@ -638,9 +689,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	stop__release(&held);
 	if (err) {
 		/* stopped before tracing: no run to end, just what was attached to let go */
-		ms = tracer__detach(t);
-		progress__clear(progress);
-		log_msg(print, LOG_INFO, "Detached in %ld ms.\n", ms);
+		hand_off_release(print);
 		goto out;
 	}
 	if (cmd) {
@@ -675,9 +724,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
-	ms = tracer__detach(t);
+	bg = detach_run(t, cnt, &ms);
 	progress__clear(progress);
-	sink__detached(sink, ms);
+	sink__detached(sink, ms, bg);
 out:
 	tracer__free(t);
 	ustack__free(ustack);

@@ -118,7 +118,7 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 	struct uprobe_attacher_opts uo = {
 		.sz = sizeof(uo), .mode = opts->user_mode, .print = opts->print,
 		.progress = opts->progress, .progress_ctx = opts->progress_ctx,
-		.pid = opts->uprobe_pid,
+		.pid = opts->uprobe_pid, .stop = opts->stop,
 	};
 	struct retsnoop *skel = t->skel;
 	int err;
@@ -142,7 +142,6 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 			return -EOPNOTSUPP;
 		}
 		uo.id_clones = true;
-		uo.stop = opts->stop;
 		skel->rodata->user_id_clones = true;
 	}
 	uo.mode = tracer__user_mode(feat, uo.mode, opts->no_session_links);
@@ -736,24 +735,33 @@ int tracer__stop(struct tracer *t)
 	return err < 0 ? err : 0;
 }
 
-long tracer__detach(struct tracer *t)
+int tracer__detach_by(struct tracer *t, long deadline_ms)
 {
-	long ms = 0;
+	int err;
 
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->free_link);
 	t->fork_link = t->exit_link = t->free_link = NULL;
 	/* user functions first: their sessions then end before the kernel's probes go */
-	if (t->uatt)
-		ms += uprobe_attacher__detach(t->uatt);
+	err = uprobe_attacher__detach_by(t->uatt, deadline_ms);
+	if (err)
+		return err;
 	bpf_link__destroy(t->sys_exit_link);
 	t->sys_exit_link = NULL;
 	bpf_link__destroy(t->exec_link);
 	t->exec_link = NULL;
-	if (t->att)
-		ms += mass_attacher__detach(t->att);
-	return ms;
+	return t->att ? mass_attacher__detach_by(t->att, deadline_ms) : 0;
+}
+
+long tracer__detach(struct tracer *t)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	tracer__detach_by(t, 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
 }
 
 void tracer__free(struct tracer *t)

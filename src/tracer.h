@@ -151,6 +151,11 @@ int tracer__stop(struct tracer *t);
 void tracer__drops(struct tracer *t, struct drop_report *d);
 /* Detach everything; returns the milliseconds it took. */
 long tracer__detach(struct tracer *t);
+/*
+ * Detach, starting no release after @deadline_ms (CLOCK_MONOTONIC; 0: none): 0 once all is
+ * released, -ETIMEDOUT with the rest still attached (tracer__free() releases it).
+ */
+int tracer__detach_by(struct tracer *t, long deadline_ms);
 void tracer__free(struct tracer *t);
 
 #endif

@@ -356,6 +356,8 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 	for (gi = 0; gi < att->group_cnt && !err; gi++) {
 		const struct image_group *g = &att->groups[gi];
 
+		if (att->o.stop && *att->o.stop)
+			return -EINTR;
 		if (mode != UPROBE_SINGLE) {
 			err = attach_multi_range(att, g, 0, g->cnt);
 			if (err) {
@@ -376,6 +378,8 @@ static int attach_mode(struct uprobe_attacher *att, enum uprobe_mode mode)
 		for (i = 0; i < g->cnt && !err; i++) {
 			size_t held = att->link_cnt;
 
+			if (att->o.stop && *att->o.stop)
+				return -EINTR;
 			err = attach_single(att, g, i, false);
 			if (!err)
 				err = attach_single(att, g, i, true);
@@ -502,6 +506,8 @@ int uprobe_attacher__attach(struct uprobe_attacher *att)
 	att->used = UPROBE_SINGLE;
 	err = attach_mode(att, UPROBE_SINGLE);
 out:
+	if (err == -EINTR)
+		return err;	/* a stop: the caller lets go of what is attached */
 	if (!err && att->skipped_cnt == att->func_cnt) {
 		pr(att, LOG_ERROR, "None of the %zu user functions can be probed: uprobes can't step their first instructions.\n",
 		   att->func_cnt);
@@ -552,20 +558,31 @@ size_t uprobe_attacher__link_cnt(const struct uprobe_attacher *att)
  * host, 2,000 links 229 s), and measured no faster on 16 threads (the mass attacher's
  * releaser): the waits don't overlap. uprobe.multi releases 1,000 functions in ~0.1 s.
  */
-long uprobe_attacher__detach(struct uprobe_attacher *att)
+int uprobe_attacher__detach_by(struct uprobe_attacher *att, long deadline_ms)
 {
-	long start = now_ms();
 	size_t i;
 
 	if (!att)
 		return 0;
 	for (i = att->link_cnt; i > 0; i--) {
+		if (deadline_ms && now_ms() >= deadline_ms) {
+			att->link_cnt = i;	/* the first i are still attached */
+			return -ETIMEDOUT;
+		}
 		release(&att->links[i - 1]);
 		if (att->o.progress && (i % 64) == 0)
 			att->o.progress(att->o.progress_ctx, "detaching user functions",
 					att->link_cnt - i, att->link_cnt);
 	}
 	att->link_cnt = 0;
+	return 0;
+}
+
+long uprobe_attacher__detach(struct uprobe_attacher *att)
+{
+	long start = now_ms();
+
+	uprobe_attacher__detach_by(att, 0);
 	return now_ms() - start;
 }
 

@@ -55,7 +55,13 @@ struct uprobe_attacher_opts {
 	 * programs are loaded: new() marks the entry template.
 	 */
 	bool id_clones;
-	const volatile sig_atomic_t *stop;	/* loading clones gives up when set; may be NULL */
+	/*
+	 * Set (by a signal handler) to make attach give up between two images or single
+	 * uprobes, and loading clones between two clones: it returns -EINTR with what it
+	 * attached still attached, for the caller to detach or hand off (a single uprobe's
+	 * release waits on the kernel). NULL: never.
+	 */
+	const volatile sig_atomic_t *stop;
 };
 
 struct uprobe_attacher;
@@ -72,7 +78,8 @@ struct uprobe_attacher *uprobe_attacher__new(struct bpf_program *entry, struct b
 size_t uprobe_attacher__func_cnt(const struct uprobe_attacher *att);
 /*
  * Attach all, or nothing: returns 0, or a negative errno after a message at LOG_WARN that
- * names the image (and function) that failed, with everything detached again.
+ * names the image (and function) that failed, with everything detached again; or -EINTR,
+ * silently, after a stop (opts.stop), with what was attached still attached.
  */
 int uprobe_attacher__attach(struct uprobe_attacher *att);
 /*
@@ -88,6 +95,8 @@ const char *uprobe_attacher__mode_name(enum uprobe_mode mode);
 size_t uprobe_attacher__link_cnt(const struct uprobe_attacher *att);
 /* Detach everything; returns the milliseconds it took. */
 long uprobe_attacher__detach(struct uprobe_attacher *att);
+/* No release started after @deadline_ms (CLOCK_MONOTONIC): 0, or -ETIMEDOUT with some left. */
+int uprobe_attacher__detach_by(struct uprobe_attacher *att, long deadline_ms);
 void uprobe_attacher__free(struct uprobe_attacher *att);
 
 #endif

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "unit.h"
 #include "mass_attacher_int.h"
@@ -97,7 +98,7 @@ static void test_close_all(void **state)
 	progress_elsewhere = 0;
 	progress_calls = 0;
 	/* no libbpf links here: the fds alone, then links alone (NULL links are no-ops) */
-	ma__close_all(NULL, 0, fds, 128, 8, record_progress, "detaching");
+	assert_int_equal(ma__close_all(NULL, 0, fds, 128, 8, 0, record_progress, "detaching"), 128);
 	for (i = 0; i < 128; i++)
 		assert_int_equal(fcntl(fds[i], F_GETFD), -1);
 	assert_int_equal(last_done, 128);
@@ -106,14 +107,35 @@ static void test_close_all(void **state)
 	{
 		struct bpf_link *links[40] = {};
 
-		ma__close_all(links, 40, NULL, 0, 0, record_progress, "detaching");
+		assert_int_equal(ma__close_all(links, 40, NULL, 0, 0, 0, record_progress, "detaching"), 40);
 		assert_int_equal(last_done, 40);
 		assert_int_equal(last_total, 40);
 	}
 	/* nothing to release: no progress call, no thread */
 	progress_calls = 0;
-	ma__close_all(NULL, 0, NULL, 0, 0, record_progress, "detaching");
+	assert_int_equal(ma__close_all(NULL, 0, NULL, 0, 0, 0, record_progress, "detaching"), 0);
 	assert_int_equal(progress_calls, 0);
+}
+
+/* A deadline already past: nothing is started, every fd is still open, 0 released. */
+static void test_close_all_deadline(void **state)
+{
+	struct timespec ts;
+	int fds[2 * 8], i;
+	long now;
+
+	for (i = 0; i < 8; i++)
+		assert_int_equal(pipe(&fds[2 * i]), 0);
+	progress_thread = pthread_self();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	assert_int_equal(ma__close_all(NULL, 0, fds, 16, 4, now - 1, NULL, NULL), 0);
+	for (i = 0; i < 16; i++)
+		assert_true(fcntl(fds[i], F_GETFD) >= 0);
+	/* one far ahead: all of them */
+	assert_int_equal(ma__close_all(NULL, 0, fds, 16, 4, now + 600000, NULL, NULL), 16);
+	for (i = 0; i < 16; i++)
+		assert_int_equal(fcntl(fds[i], F_GETFD), -1);
 }
 
 int main(void)
@@ -121,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_run_steps),
 		cmocka_unit_test(test_close_all),
+		cmocka_unit_test(test_close_all_deadline),
 	};
 
 	return cmocka_run_group_tests_name("mass_attacher_threads", tests, NULL, NULL);

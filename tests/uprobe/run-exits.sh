@@ -1,6 +1,6 @@
 # Sourced by tests/uprobe/run.sh after its section 12b (uexit, $X, life, jq_samples, check,
 # $xchain and $running0 are its): crashes, non-failing user entries, and user stacks
-# through traced frames. Its checks count in run.sh's total.
+# through traced frames, a Ctrl-C at the terminal. Its checks count in run.sh's total.
 
 # 12c. a process that crashes inside a traced function (uexit --abort, --segv): its session
 # is reported by the signal alone (nothing failed in it), a kill without a core dump
@@ -42,3 +42,27 @@ check "user stack at exit(3) under 3 traced frames: complete, from _start throug
 life -K -U -e "open_config [$P]" -a "do_work [$P]" -- "$P" /nonexistent/ustack-traced 1
 check "-K -U (single uprobes: every call gets its return probe), a session inside a traced caller: the user stack goes on past do_work (its return address restored) to main and _start" \
 	jq_samples "len(s) == 1 and (x := s[0]) and (n := $ustack_syms) and x['user_stack']['complete'] and n[0] == '_start' and n[-2:] == ['main', 'do_work']"
+
+# 12f. A Ctrl-C typed at retsnoop's terminal (tests/vm/ttyintr) while tracing: at most half
+# a second of detaching, then the rest goes to a background child (single uprobes, -K: each
+# release waits ~0.1 s for the kernel); kill -INT, a program's signal, waits for the whole
+# detach, so that its wait means nothing is left attached.
+gone() { [ ! -e "/proc/$1/stat" ] || [ "$(cut -d' ' -f3 "/proc/$1/stat")" = Z ]; }
+"$(dirname "$RS")/ttyintr" "$RS" -K -e "* [$X]" >"$T/out" 2>&1 &
+tp=$!
+wait_ready $tp && kill -USR1 $tp
+wait $tp
+trc=$?
+bgp=$(sed -n 's/^Detaching\.\.\. left to the background after [0-9]* ms: the kernel goes on releasing what was attached (pid \([0-9]*\))\.$/\1/p' "$T/out")
+check "Ctrl-C at the terminal, -K over uexit's functions: status 0, the rest of the detach left to a background child" \
+	eval "[ $trc = 0 ] && [ -n '$bgp' ]"
+i=0
+while [ -n "$bgp" ] && ! gone "$bgp" && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done
+check "Ctrl-C at the terminal: nothing left attached once the background child is gone" nothing_left
+"$RS" -K -e "* [$X]" >"$T/out" 2>&1 &
+tp=$!
+wait_ready $tp && kill -INT $tp
+wait $tp
+trc=$?
+check "kill -INT, the same run: status 0, the whole detach ('DONE'), nothing left at its exit" \
+	eval "[ $trc = 0 ] && grep -q '^Detaching\\.\\.\\. DONE in' '$T/out' && ! grep -q background '$T/out' && nothing_left"

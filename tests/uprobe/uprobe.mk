@@ -123,6 +123,6 @@ uprog-static: $(UPROG_STATIC)
 .PHONY: uprog-static
 
 # user-space tracing on the host, natively (SKIP where the kernel has no uprobes)
-test-uprobe: all $(UPROG_BINS) $(UPROG_STATIC)
+test-uprobe: all $(UPROG_BINS) $(UPROG_STATIC) $(BIN_DIR)/ttyintr
 	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT)
 .PHONY: test-uprobe

@@ -63,3 +63,10 @@ $(BIN_DIR)/capexec: tests/vm/capexec.c
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
 CLEAN_EXTRA += src/capexec
+
+# ttyintr: run a command on a pseudo-terminal and type Ctrl-C there on SIGUSR1 (guests'
+# signal checks: a terminal's SIGINT, which kill(1) can't send).
+$(BIN_DIR)/ttyintr: tests/vm/ttyintr.c
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
+CLEAN_EXTRA += src/ttyintr

@@ -51,6 +51,21 @@ echo \"rc=\$?\"
 cat /tmp/g.out
 alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gone\"
 echo '=== END group'
+# the same with a Ctrl-C typed at retsnoop's terminal (ttyintr: the kernel's SIGINT, which
+# also lets retsnoop leave a slow detach to the background): source lines all the same
+echo '=== BEGIN tty'
+ttyintr retsnoop -vv -e '*sys_bpf' -a array_map_alloc_check >/tmp/t.out 2>&1 &
+p=\$!
+wait_recv /tmp/t.out \$p
+sc=\$(sed -n 's/^Sidecar PID is \\([0-9]*\\)\\./\\1/p' /tmp/t.out)
+simfail bpf-bad-map-val-size-percpu-array >/dev/null 2>&1
+sleep 0.3
+kill -USR1 \$p
+wait \$p
+echo \"rc=\$?\"
+cat /tmp/t.out
+alive \$sc && echo \"sidecar \$sc outlived retsnoop\" || echo \"sidecar \$sc gone\"
+echo '=== END tty'
 echo '=== BEGIN kill9'
 retsnoop -v -e '*sys_bpf' -a array_map_alloc_check >/tmp/k9.out 2>&1 &
 p=\$!
@@ -122,6 +137,12 @@ expect_count "$s" 'retsnoop-sidecar' 0 "no sidecar output (statistics) of its ow
 expect "$s" 'DONE in [0-9]+ ms\.$' "group Ctrl-C: detached"
 expect "$s" '^rc=0$' "group Ctrl-C: exit 0"
 expect "$s" '^sidecar [0-9]+ gone$' "the sidecar ends with retsnoop"
+s=$(section "$out" tty)
+expect "$s" '\[-E2BIG\] +__sys_bpf\+0x[0-9a-f]+ +\(kernel/bpf/syscall\.c:[0-9]+:[0-9]+\)$' "tty Ctrl-C: stack with source lines"
+expect_count "$s" 'cut short|WARNING' 0 "tty Ctrl-C: no lookup cut short, no warning"
+expect "$s" 'DONE in [0-9]+ ms\.$|^Detaching\.\.\. left to the background after' "tty Ctrl-C: detached (or left to the background)"
+expect "$s" '^rc=0$' "tty Ctrl-C: exit 0"
+expect "$s" '^sidecar [0-9]+ gone$' "tty Ctrl-C: the sidecar ends with retsnoop"
 s=$(section "$out" kill9)
 expect "$s" '^sidecar [0-9]+ running$' "kill -9: the sidecar ran"
 expect "$s" '^sidecar [0-9]+ gone$' "kill -9 of retsnoop: the sidecar dies too (PR_SET_PDEATHSIG)"
