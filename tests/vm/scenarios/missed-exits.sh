@@ -56,7 +56,9 @@ pile() {
 	: >/tmp/\$_n.witness
 	if [ \$_n = K ]; then
 		echo 'r:rsw_read $read_fn' >>\$T/kprobe_events
+		echo 'r:rsw_mau move_addr_to_user' >>\$T/kprobe_events
 		echo 1 >\$T/events/kprobes/rsw_read/enable
+		echo 1 >\$T/events/kprobes/rsw_mau/enable
 	fi
 	errtrig --pileup $THREADS >/tmp/\$_n.cmd 2>&1
 	echo \"rc=\$?\" >>/tmp/\$_n.cmd
@@ -64,9 +66,11 @@ pile() {
 	echo \"recv rc=\$?\" >>/tmp/\$_n.cmd
 	{ bpftool link show; bpftool prog show; } >/tmp/\$_n.bpf 2>&1
 	if [ \$_n = K ]; then
-		grep rsw_read \$T/kprobe_profile >/tmp/\$_n.witness
+		grep rsw_ \$T/kprobe_profile >/tmp/\$_n.witness
 		echo 0 >\$T/events/kprobes/rsw_read/enable
+		echo 0 >\$T/events/kprobes/rsw_mau/enable
 		echo '-:rsw_read' >>\$T/kprobe_events
+		echo '-:rsw_mau' >>\$T/kprobe_events
 	fi
 	sleep 0.3
 	kill -INT \$_p
@@ -125,9 +129,17 @@ for r in $runs; do
 	# -F loses no return to a pool, but 7.x skips a program that runs again on a CPU where
 	# a preempted run of it holds its slot (7.2: recursion_misses 29, 27 on one fexit program;
 	# 2 of 30 -EFAULT seen): no tracer can report those
-	case $n:$rec in
-	K:* | F:0) [ "$efault" -eq $THREADS ] ||
+	# -K: the failing callee's own kretprobe has a pool of 10 too; a host starved of CPU
+	# (make test's host checks beside a second guest) once kept more than 10 woken threads
+	# inside move_addr_to_user at once: 27 of 30 seen. A second witness on it (its own pool,
+	# the same size, the same threads) says when the kernel skipped those returns too.
+	mau=$(printf '%s\n' "$w" | awk '$1 == "rsw_mau" { print $3 + 0 }')
+	case $n:$rec:${mau:-0} in
+	K:*:0 | F:0:*) [ "$efault" -eq $THREADS ] ||
 		fail "$args: every thread's -EFAULT is reported ($efault of $THREADS)" ;;
+	K:*)	[ "$efault" -ge 1 ] ||
+		fail "$args: the -EFAULTs the kernel let us see are reported (none of $THREADS;" \
+			"move_addr_to_user's witness skipped $mau returns)" ;;
 	esac
 	[ $n = K ] && { [ "$both" -ge 1 ] ||
 		fail "$args: a session with its two outer frames unreturned is reported (none of $efault)"; }
