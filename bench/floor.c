@@ -29,9 +29,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/perf_event.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "floor.skel.h"
@@ -176,19 +174,15 @@ static int attach_session(struct floor *fl)
 static int attach_kprobe(struct floor *fl, struct bpf_program *prog, unsigned long addr,
 			 __u64 config)
 {
-	struct perf_event_attr attr = { .size = sizeof(attr), .config = config, .config2 = addr };
 	struct bpf_link *link;
 	int type, ret_bit, pfd, err;
 
 	err = kprobe_pmu__read(&type, &ret_bit);
 	if (err)
 		return err;
-	attr.type = type;
-	if (config)
-		attr.config = 1ULL << ret_bit;
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd = probe_pmu__open(type, ret_bit, config != 0, 0, addr, -1);
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	link = bpf_program__attach_perf_event(prog, pfd);
 	if (!link) {
 		err = -errno;

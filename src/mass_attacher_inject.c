@@ -151,11 +151,9 @@ static int open_probe_event(const struct probe_spec *s)
 	if (err)
 		return err;
 	/* by name: the kernel refuses a name several functions share (EADDRNOTAVAIL) */
-	attr.type = type;
-	attr.config = s->kind == PROBE_KRETPROBE ? 1ULL << ret_bit : 0;
-	attr.config1 = (__u64)(unsigned long)s->name;
-	attr.config2 = s->kind == PROBE_KPROBE ? s->offset : 0;
-	return perf_event_open(&attr);
+	return probe_pmu__open(type, ret_bit, s->kind == PROBE_KRETPROBE,
+			       (__u64)(unsigned long)s->name,
+			       s->kind == PROBE_KPROBE ? s->offset : 0, -1);
 }
 
 static int attach_one(struct ma_inject *pi, struct bpf_program *prog)

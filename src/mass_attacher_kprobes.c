@@ -7,8 +7,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <sys/syscall.h>
-#include <linux/perf_event.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kprobe_pmu.h"
@@ -22,21 +20,15 @@
 static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *prog, __u32 id,
 			      bool retprobe, int type, int ret_bit)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = type,
-		.config = retprobe ? 1ULL << ret_bit : 0,
-		.config1 = 0,			/* no symbol name: config2 is an address */
-		.config2 = att->funcs[id].addr,
-	};
 	/* kernels without cookies refuse a non-zero one; the programs then look up the ip */
 	LIBBPF_OPTS(bpf_perf_event_opts, pe, .bpf_cookie = att->use_cookies ? id : 0);
 	struct bpf_link *link;
 	int pfd;
 
-	pfd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	/* no symbol name (config1 0): config2 is an address */
+	pfd = probe_pmu__open(type, ret_bit, retprobe, 0, att->funcs[id].addr, -1);
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	link = bpf_program__attach_perf_event_opts(prog, pfd, &pe);
 	if (!link) {
 		int err = -errno;

@@ -5,7 +5,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <linux/perf_event.h>
 #include <bpf/bpf.h>
@@ -293,19 +292,12 @@ static int attach_multi_range(struct uprobe_attacher *att, const struct image_gr
 static int attach_uprobe_fd(struct uprobe_attacher *att, const struct image_group *g, size_t i,
 			    bool ret, int prog_fd)
 {
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = att->pmu_type,
-		.config = ret ? 1ULL << att->pmu_ret_bit : 0,
-		.config1 = (__u64)(unsigned long)g->path,
-		.config2 = g->offsets[i],
-	};
-	int pid = att->o.pid > 0 ? att->o.pid : -1, pfd, err;
+	int pfd, err;
 
-	/* as libbpf: a process's own event, or every process's on CPU 0 */
-	pfd = syscall(__NR_perf_event_open, &attr, pid, pid > 0 ? -1 : 0, -1, PERF_FLAG_FD_CLOEXEC);
+	pfd = probe_pmu__open(att->pmu_type, att->pmu_ret_bit, ret, (__u64)(unsigned long)g->path,
+			      g->offsets[i], att->o.pid);
 	if (pfd < 0)
-		return -errno;
+		return pfd;
 	if (ioctl(pfd, PERF_EVENT_IOC_SET_BPF, prog_fd) || ioctl(pfd, PERF_EVENT_IOC_ENABLE, 0)) {
 		err = -errno;
 		close(pfd);
