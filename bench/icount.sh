@@ -3,6 +3,8 @@
 #   icount_qemu      RETSNOOP_QEMU becomes a wrapper adding -icount, removed at exit
 #   base_name SCRIPT the file name of BASE_RETSNOOP, refused when it is 'retsnoop' (the
 #                    guest's /usr/bin holds ours under that name)
+#   icount_ab SCRIPT the start of an A/B benchmark of ours against BASE_RETSNOOP: $base set
+#                    (base_name), the guest's bench programs built ($B), icount_qemu
 
 icount_qemu() {
 	icount_wrapper=$(mktemp "${TMPDIR:-/tmp}/retsnoop-icount-qemu.XXXXXX")
@@ -18,4 +20,12 @@ base_name() {
 	b=$(basename "$BASE_RETSNOOP")
 	[ "$b" != retsnoop ] || { echo "$1: name the base binary something else than 'retsnoop'" >&2; exit 2; }
 	echo "$b"
+}
+
+icount_ab() {
+	: "${BASE_RETSNOOP:?set BASE_RETSNOOP to a static retsnoop build to compare with}"
+	base=$(base_name "$1") || exit 2
+	B=src/.output/bench
+	make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
+	icount_qemu
 }

@@ -11,13 +11,9 @@
 # BENCH_CALLS (default 50000). Raw output: bench/results/raw/overhead-nested.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${BASE_RETSNOOP:?set BASE_RETSNOOP to a static retsnoop build to compare with}"
 fn=${NESTED_FUNC:-__task_pid_nr_ns} reps=${BENCH_REPS:-2} calls=${BENCH_CALLS:-50000}
 . bench/icount.sh
-base=$(base_name bench/overhead-nested.sh) || exit 2
-B=src/.output/bench
-make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
-icount_qemu
+icount_ab bench/overhead-nested.sh
 cmds="PEER= BASE=$base REPS=$reps CALLS=$calls
 $(cat bench/guest.sh)
 guest_setup

@@ -11,13 +11,9 @@
 # BENCH_CALLS (default 100000). Raw output: bench/results/raw/overhead-wide.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${BASE_RETSNOOP:?set BASE_RETSNOOP to a static retsnoop build to compare with}"
 set_=${WIDE_SET:-'tcp_*'} reps=${BENCH_REPS:-2} calls=${BENCH_CALLS:-100000}
 . bench/icount.sh
-base=$(base_name bench/overhead-wide.sh) || exit 2
-B=src/.output/bench
-make -s "$B/floor" "$B/stamp" "$B/syscall_loop" >&2
-icount_qemu
+icount_ab bench/overhead-wide.sh
 cmds="PEER= BASE=$base REPS=$reps CALLS=$calls
 $(cat bench/guest.sh)
 guest_setup
