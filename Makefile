@@ -19,7 +19,6 @@ STRIP := $(CROSS)-strip
 PKG_CONFIG := PKG_CONFIG_LIBDIR=/usr/lib/$(CROSS)/pkgconfig:/usr/share/pkgconfig pkg-config
 OUTPUT ?= src/.output-$(ARCH)
 BIN_DIR ?= $(OUTPUT)
-SIDECAR_BIN := $(OUTPUT)/retsnoop-sidecar
 override STATIC := 1
 ifneq ($(filter test test-unit test-uprobe bench,$(MAKECMDGOALS)),)
 $(error the tests and benchmarks run on the host's arch; for arm64 guests: tests/vm/run --arch arm64)

@@ -17,7 +17,7 @@ first. Prints one line per figure with the exact command used.
 import os, random, statistics, subprocess, sys, threading, time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SIDECAR = os.path.join(HERE, '..', 'sidecar', 'retsnoop-sidecar')
+SIDECAR = os.path.join(HERE, '..', 'src', '.output', 'retsnoop-sidecar')
 
 
 def text_addrs(vmlinux, sysmap, n, seed=1):

@@ -2,13 +2,13 @@
 # Instructions the sidecar executes for a fixed request set, with valgrind's callgrind: a
 # deterministic speed figure where wall time on a shared VM is not.
 #   bench/sidecar-callgrind.sh [SIDECAR] [N]
-# SIDECAR defaults to sidecar/retsnoop-sidecar; N (2000) is how many of the benchmark's
+# SIDECAR defaults to src/.output/retsnoop-sidecar; N (2000) is how many of the benchmark's
 # addresses (bench/sidecar-bench.py: random text addresses of System.map, seed 1) it asks
 # for, in one process, after which it also resolves 'glob kernel/bpf/*.c' in a second run.
 # The vmlinux is the 6.12 DWARF one of the kernel cache (tests/vm/fetch-kernel 6.12 --dbg).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-bin=${1:-$here/../sidecar/retsnoop-sidecar}
+bin=${1:-$here/../src/.output/retsnoop-sidecar}
 n=${2:-2000}
 kdir=$("$here/../tests/vm/fetch-kernel" 6.12 --dbg)
 tmp=$(mktemp -d)

@@ -7,7 +7,9 @@ SIDECAR_SRCS := $(wildcard sidecar/*.c)
 # everything but main(): what tests and fuzz targets link
 SIDECAR_LIB_SRCS := $(filter-out sidecar/sidecar.c,$(SIDECAR_SRCS))
 SIDECAR_HDRS := $(wildcard sidecar/*.h) src/code_loc.h
-SIDECAR_BIN ?= sidecar/retsnoop-sidecar
+# one per build (host, static, cross): a shared path was rebuilt by whichever build came
+# last, against that build's libeu_search.a, and left the other's retsnoop out of date
+SIDECAR_BIN := $(OUTPUT)/retsnoop-sidecar
 SIDECAR_BLOB := $(OUTPUT)/sidecar-blob.o
 SIDECAR_CFLAGS := -g -O2 -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
 SIDECAR_LIBS := -ldw -lelf -lz -llzma -lbz2 -lzstd -ldl -pthread $(ELFUTILS_COMPAT_LIB)
@@ -17,7 +19,7 @@ SIDECAR_LD_NOISE := -e debuginfod -e 'statically linked' -e 'dlopen'
 EXTRA_OBJS += $(SIDECAR_BLOB)
 CLEAN_EXTRA += $(SIDECAR_BIN)
 
-$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) $(ELFUTILS_COMPAT_LIB)
+$(SIDECAR_BIN): $(SIDECAR_SRCS) $(SIDECAR_HDRS) $(ELFUTILS_COMPAT_LIB) | $(OUTPUT)
 	$(call msg,SIDECAR,$@)
 	$(Q)$(CC) $(SIDECAR_CFLAGS) -static $(SIDECAR_SRCS) $(SIDECAR_LIBS) -o $@ 2>$@.log; \
 		rc=$$?; grep -v $(SIDECAR_LD_NOISE) $@.log >&2; rm -f $@.log; exit $$rc

@@ -23,17 +23,11 @@ case "${MAKEFLAGS:-}" in
 *) J=-j$(nproc) ;;
 esac
 # Everything the host checks and the scenarios build, before they run side by side, so no
-# two makes build the same file at once: the guests' static binaries first (tests/vm/run's
-# build; it rebuilds sidecar/retsnoop-sidecar, which the host's retsnoop embeds too), then
-# the host's binaries, unit tests, test programs and completion (make test-build).
+# two makes build the same file at once: the guests' static binaries (tests/vm/run's
+# build, in src/.output-static), then the host's binaries, unit tests, test programs and
+# completion (make test-build, src/.output). The two share no output file.
 tests/vm/run --build-only || echo "make test: the guests' build failed (the VM scenarios will say why)"
 make -s $J test-build || exit 1
-# sidecar/retsnoop-sidecar depends on each build's libeu_search.a: in a fresh tree the
-# first pass leaves it older than the host's (make -n all would still rebuild it and
-# relink both retsnoops); a second pass of each settles it, so neither part's make
-# writes a file the other reads while they run
-make -s $J test-build || exit 1
-tests/vm/run --build-only >/dev/null 2>&1
 # The unit tests compare the sidecar's decoders with libdw's on the 6.12 DWARF vmlinux too,
 # which the 6.12 VM scenarios download anyway: fetch it first (nothing to do once cached).
 case " ${KERNELS:-6.12} " in

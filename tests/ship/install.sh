@@ -41,11 +41,11 @@ syms=$(nm "$d/usr/sbin/retsnoop" 2>/dev/null)
 start=$(printf '%s\n' "$syms" | awk '$3 == "retsnoop_sidecar_start" { print $1 }')
 end=$(printf '%s\n' "$syms" | awk '$3 == "retsnoop_sidecar_end" { print $1 }')
 blob=$(( 16#${end:-0} - 16#${start:-0} ))
-want_blob=$(stat -c %s sidecar/retsnoop-sidecar 2>/dev/null)
+want_blob=$(stat -c %s src/.output/retsnoop-sidecar 2>/dev/null)
 if [ -n "$want_blob" ] && [ "$blob" = "$want_blob" ]; then
 	pass "installed retsnoop embeds the $blob-byte sidecar"
 else
-	fail "sidecar embedded" "blob $blob bytes, sidecar/retsnoop-sidecar ${want_blob:-missing}"
+	fail "sidecar embedded" "blob $blob bytes, src/.output/retsnoop-sidecar ${want_blob:-missing}"
 fi
 if "$d/usr/libexec/retsnoop/simfail" -l 2>&1 | grep -q '^\[bpf\] bpf-bad-map-type: '; then
 	pass "installed simfail -l lists its cases"
