@@ -67,3 +67,16 @@ int hunt__apply_defaults(struct env *env, unsigned int *added)
 		*added |= HUNT_ALLOW_ALL;
 	return err;
 }
+
+int hunt__syscalls_only(struct env *env, unsigned int *added)
+{
+	struct glob_list *l = &env->allow_globs;
+
+	/* hunt__apply_defaults() only adds '-a *' to an empty allow list: it is the one spec */
+	if (!(*added & HUNT_ALLOW_ALL) || l->cnt != 1 || strcmp(l->specs[0].name, "*") != 0)
+		return -EINVAL;
+	glob_spec__free(&l->specs[0]);
+	l->cnt = 0;
+	*added = (*added & ~HUNT_ALLOW_ALL) | HUNT_SYSCALLS_ONLY;
+	return 0;
+}

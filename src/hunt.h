@@ -25,6 +25,7 @@ bool hunt__is_syscall_entry(const char *name);
 enum hunt_defaults {
 	HUNT_ENTRIES	= 0x1,		/* the syscall entry glob */
 	HUNT_ALLOW_ALL	= 0x2,		/* every traceable function */
+	HUNT_SYSCALLS_ONLY = 0x4,	/* HUNT_ALLOW_ALL taken back: hunt__syscalls_only() */
 };
 
 /*
@@ -33,5 +34,13 @@ enum hunt_defaults {
  * or -p; *@added gets enum hunt_defaults flags. 0 or a negative errno.
  */
 int hunt__apply_defaults(struct env *env, unsigned int *added);
+
+/*
+ * Take back the '-a *' that hunt__apply_defaults() added (HUNT_ALLOW_ALL in *@added):
+ * the hunt then traces the syscall entry points alone, for kernels that can't attach the
+ * whole kernel at once (no kprobe.multi). *@added gets HUNT_SYSCALLS_ONLY instead.
+ * 0, or -EINVAL when there was no such glob to take back.
+ */
+int hunt__syscalls_only(struct env *env, unsigned int *added);
 
 #endif

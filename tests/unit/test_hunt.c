@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The whole-kernel hunt's defaults: which globs a command or -p without globs gets. */
+#include <errno.h>
 #include <string.h>
 #include "unit.h"
 #include "cli.h"
@@ -83,6 +84,36 @@ static void test_pid_and_partial_globs(void **state)
 }
 
 /* globs given, or nothing to hunt for: nothing added */
+/*
+ * No kprobe.multi: the hunt's own '-a *' is taken back (the syscall entry points alone),
+ * a user's -a never is.
+ */
+static void test_syscalls_only(void **state)
+{
+	unsigned int added;
+	struct env env;
+
+	assert_int_equal(PARSE(&env, "--", "ls"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__syscalls_only(&env, &added), 0);
+	assert_int_equal(added, HUNT_ENTRIES | HUNT_SYSCALLS_ONLY);
+	assert_int_equal(env.allow_globs.cnt, 0);
+	assert_int_equal(env.entry_globs.cnt, 1);
+	assert_string_equal(env.entry_globs.specs[0].name, hunt__entry_glob());
+	/* twice: nothing left to take back */
+	assert_int_equal(hunt__syscalls_only(&env, &added), -EINVAL);
+	env__free(&env);
+
+	assert_int_equal(PARSE(&env, "-p", "42", "-a", "*"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(added, HUNT_ENTRIES);
+	assert_int_equal(hunt__syscalls_only(&env, &added), -EINVAL);
+	assert_int_equal(env.allow_globs.cnt, 1);
+	assert_string_equal(env.allow_globs.specs[0].name, "*");
+	assert_int_equal(added, HUNT_ENTRIES);
+	env__free(&env);
+}
+
 static void test_no_defaults(void **state)
 {
 	unsigned int added = 99;
@@ -115,6 +146,7 @@ int main(void)
 		cmocka_unit_test(test_entry_glob_per_arch),
 		cmocka_unit_test(test_syscall_entries),
 		cmocka_unit_test(test_pid_and_partial_globs),
+		cmocka_unit_test(test_syscalls_only),
 		cmocka_unit_test(test_no_defaults),
 	};
 
