@@ -203,7 +203,7 @@ attach_run() {
 	case $_t in
 	floor)
 		_m=M
-		case " $* " in *" -F "*) _m=F ;; esac
+		case " $* " in *" -F "*) _m=F ;; *" -K "*) _m=K ;; esac
 		stamp $_ka -r '^floor: ready' -- floor -$_m "$_fl" >/tmp/run.log 2>&1
 		_x=$(sed -n 's/.*floor: mode=. \(funcs=.*\)/\1/p' /tmp/run.log | tr -d '\r')
 		_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')

@@ -10,7 +10,7 @@
 #               start -> ready for the same functions                        (one boot)
 #   attach      BPF load + attach phase: 7 functions (default mode and -F) and -F over
 #               ~100 functions, with the floor's own time for the same set (one boot)
-#   attach-big  the same for -F over ~1,000 functions: one boot per run, powered off
+#   attach-big  the same for -F (BENCH_BIG_MODE=K: -K, M: -M) over ~1,000 functions: one boot per run, powered off
 #               while attached (TCG detaches a fentry link in ~70 ms: minutes per run)
 #   attach-src  the same for -F over a source glob, ':kernel/bpf/*.c' (~1,600 functions,
 #               the guest with the kernel's DWARF): one boot per run (not in the default)
@@ -214,12 +214,16 @@ attach_case set100-F 0 -F $SET100"
 		;;
 	attach-big)
 		# one boot per run: no detach (minutes in TCG) between runs
+		# BENCH_BIG_MODE: the attach mode, F (fentry, the default), K (single kprobes) or
+		# M (kprobe.multi); name the file with BENCH_TAG
+		bm=${BENCH_BIG_MODE:-F}
+		case $bm in F | K | M) ;; *) echo "bench/perf.sh: BENCH_BIG_MODE=$bm: F, K or M" >&2; exit 2 ;; esac
 		for r in $(seq 1 "$REPS"); do
 			for tool in $(tools_for "$r" floor ours peer); do
-				boot attach-big 3000 "attach_once set1000-F $tool $r -F $SET1000"
+				boot attach-big 3000 "attach_once set1000-$bm $tool $r -$bm $SET1000"
 			done
 		done
-		report attach-big "BPF load + attach phase over ~1,000 functions with -F, one boot per run" "taken across boots of the same kernel, one run per boot"
+		report attach-big "BPF load + attach phase over ~1,000 functions with -$bm, one boot per run" "taken across boots of the same kernel, one run per boot"
 		;;
 	detach)
 		# per kernel: what parallel release does depends on the kernel's locks
