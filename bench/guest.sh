@@ -12,6 +12,14 @@ BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_peer=$PEER
 BIN_base=$BASE
 BIN_baseA="$BASE -A"
+# RINGBUF (BENCH_RINGBUF): the -A runs' ring buffer size in bytes. With the default 8 MiB a
+# loop of 100,000 getpid() calls outruns the reader and records are lost (the @I lost lines
+# below say how many), cheaply: a run that loses more did less. Large enough, both -A runs
+# do all their work and compare the same thing.
+if [ -n "${RINGBUF:-}" ]; then
+	BIN_oursA="$BIN_oursA -C bpf.ringbuf-size=$RINGBUF"
+	BIN_baseA="$BIN_baseA -C bpf.ringbuf-size=$RINGBUF"
+fi
 STATS=/proc/sys/kernel/bpf_stats_enabled
 
 # SESSION=1 where retsnoop's default mode uses kprobe.multi session links (6.10+): the
@@ -137,6 +145,9 @@ overhead_run() {
 			if (cnt > 0) print pre, "type=" $2, "prog=" name, "run_time_ns=" ns, "run_cnt=" cnt
 		}' /tmp/progs.txt
 	[ -n "$_ns" ] || tail -8 /tmp/run.log | sed 's/^/@E /'
+	# samples the ring buffer could not take whole: that run did less work than asked
+	_lost=$(sed -n -E 's/.*(DROPPED|INCOMPLETE) SAMPLES: *([0-9]+).*/\1=\2/p' /tmp/run.log | tr 'A-Z\n' 'a-z ')
+	[ -z "$_lost" ] || echo "@I lost $_c $_t rep $_r: ${_lost% }"
 	return 0
 }
 

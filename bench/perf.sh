@@ -31,6 +31,8 @@
 # Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup and overhead:
 # an earlier build of ours as a second peer, before/after in the same boot), BENCH_REPS,
 # BENCH_CALLS (getpid calls per timing loop, default 200000), BENCH_KERNEL (default 6.12),
+# BENCH_RINGBUF (overhead: the -A runs' ring buffer in bytes, large enough that no record
+# is lost: see bench/guest.sh),
 # BENCH_TAG (a run condition, say 'loaded': the files are <table>-TAG.txt and .log),
 # BENCH_ICOUNT=1 (the guest's clock counts its instructions, qemu -icount shift=0,sleep=off:
 # a guest "ns" is one instruction, whatever else the host runs; times then compare
@@ -53,6 +55,10 @@ esac
 [ "${BENCH_ICOUNT:-0}" = 1 ] && icount_qemu
 REPS=${BENCH_REPS:-3}
 CALLS=${BENCH_CALLS:-200000}
+RINGBUF=${BENCH_RINGBUF:-}
+case $RINGBUF in
+*[!0-9]*) echo "bench/perf.sh: BENCH_RINGBUF='$RINGBUF': a size in bytes (a power of 2)" >&2; exit 2 ;;
+esac
 KERNEL=${BENCH_KERNEL:-6.12}
 tables=("$@")
 [ ${#tables[@]} -gt 0 ] || tables=(overhead startup attach attach-big detach hunt ustack)
@@ -108,6 +114,7 @@ cmdline="bench/perf.sh $*"
 [ -n "${BASE_RETSNOOP:-}" ] && cmdline="BASE_RETSNOOP=$BASE_RETSNOOP $cmdline"
 [ "$REPS" = 3 ] || cmdline="BENCH_REPS=$REPS $cmdline"
 [ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
+[ -z "$RINGBUF" ] || cmdline="BENCH_RINGBUF=$RINGBUF $cmdline"
 [ "$KERNEL" = 6.12 ] || cmdline="BENCH_KERNEL=$KERNEL $cmdline"
 [ -z "$TAG" ] || cmdline="BENCH_TAG=$TAG $cmdline"
 [ "${BENCH_ICOUNT:-0}" != 1 ] || cmdline="BENCH_ICOUNT=1 $cmdline"
@@ -132,7 +139,7 @@ base_ver=
 
 # The guest's part of one boot: the variables, bench/guest.sh, then CMDS.
 guest_cmds() {	# guest_cmds CMDS
-	printf 'PEER=%s BASE=%s REPS=%s CALLS=%s\n' "$peer" "$base" "$REPS" "$CALLS"
+	printf 'PEER=%s BASE=%s REPS=%s CALLS=%s RINGBUF=%s\n' "$peer" "$base" "$REPS" "$CALLS" "$RINGBUF"
 	cat bench/guest.sh
 	printf 'guest_setup\nguest_info\n%s\n' "$1"
 }

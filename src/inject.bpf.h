@@ -25,7 +25,7 @@ static __always_inline int handle_probe(void *ctx)
 {
 	struct session *sess;
 	__u64 now, pid_tgid;
-	__u32 probe_id, seq;
+	__u32 probe_id, seq, *guard;
 	__s64 key;
 
 	/*
@@ -33,7 +33,7 @@ static __always_inline int handle_probe(void *ctx)
 	 * helper under -F) must not change the session halfway through a hit, nor a hit
 	 * halfway through their update.
 	 */
-	if (!ready || !task_traced() || !enter_guard())
+	if (!ready || !task_traced() || !(guard = enter_guard()))
 		return 0;
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
@@ -53,7 +53,7 @@ static __always_inline int handle_probe(void *ctx)
 	if (emit_interim_stacks)
 		emit_probe_sample(ctx, sess, now, seq, probe_id);
 out:
-	leave_guard();
+	leave_guard(guard);
 	return 0;
 }
 

@@ -117,7 +117,8 @@ static __always_inline void emit_lbrs(struct session *sess, __s32 sz,
 
 /*
  * Final sample of a session whose outermost frame just returned; @forget: the session lost
- * track, only tell user space to drop what it holds of it.
+ * track, only tell user space to drop what it holds of it. A session filtered out (or
+ * lost) that user space heard of gets a REC_SESSION_FORGET, one it never heard of nothing.
  */
 static __always_inline void emit_session_end(struct session *sess, __u64 now, bool forget)
 {
@@ -131,11 +132,23 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 		  (sess->stack.func_lat[0] & ~LAT_NO_RETURN) < duration_ns;
 	if (ignored && !sess->start_emitted)
 		return;
+	if (ignored) {
+		/* user space only drops what it holds: no stack to copy (struct rec_session_forget) */
+		struct rec_session_forget *f = bpf_ringbuf_reserve(&rb, sizeof(*f), 0);
+
+		if (!f)
+			goto drop;
+		f->type = REC_SESSION_FORGET;
+		f->dropped_records = sess->dropped_records;
+		f->sess_id = sess->sess_id;
+		bpf_ringbuf_submit(f, quiet_rec_flags());
+		return;
+	}
 	if (!sess->start_emitted && !emit_session_start(sess))
 		goto drop;
-	if (!ignored && capture_lbr)
+	if (capture_lbr)
 		emit_lbrs(sess, sess->lbrs_sz, sess->lbrs);
-	if (!ignored && capture_ustack)
+	if (capture_ustack)
 		emit_ustack(sess);
 
 	r = bpf_ringbuf_reserve(&rb, sizeof(*r), 0);
@@ -145,12 +158,12 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	r->sess_id = sess->sess_id;
 	r->emit_ts = now;
 	r->dropped_records = sess->dropped_records;
-	r->ignored = ignored;
+	r->ignored = 0;
 	r->is_err = sess->tail_err;
 	r->flags = sess->flags;
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
-	bpf_ringbuf_submit(r, ignored ? quiet_rec_flags() : 0);
+	bpf_ringbuf_submit(r, 0);
 	return;
 drop:
 	st = drop_stats();

@@ -44,6 +44,11 @@ enum rec_type {
 	 * seq_id those of the frame's entry): its result and latency for that chain.
 	 */
 	REC_INBAND_EXIT,
+	/*
+	 * A session that ends without a sample after user space heard of it (-T, -A, -L,
+	 * or a lost track): forget what it holds (struct rec_session_forget).
+	 */
+	REC_SESSION_FORGET,
 };
 
 /* Result typing of a traced function, decided in user space from BTF (FUNC_* flags). */
@@ -186,6 +191,18 @@ struct rec_session_end {
 	__u8 is_err;		/* the outermost (entry) function returned an error */
 	__u16 flags;		/* enum session_end_flags */
 	struct call_stack stack;
+};
+
+/*
+ * An announced session that ends unreported: what a REC_SESSION_END with ignored set would
+ * say, without the call stack it does not need. Sent for every session of a -A or -T run
+ * that ends well: a full end record copied its 2.3 KB stack each time (~3,000 guest
+ * instructions per session, bench/results/overhead-round3.txt).
+ */
+struct rec_session_forget {
+	__u32 type;		/* REC_SESSION_FORGET */
+	__u32 dropped_records;
+	__u64 sess_id;		/* at the same offset as in every record (tracer.c) */
 };
 
 /*

@@ -18,30 +18,31 @@ struct {
 	__type(value, __u32);
 } running SEC(".maps");
 
-static __always_inline bool enter_guard(void)
+/*
+ * NULL when a handler already runs on this CPU, else the CPU's counter, taken: hand it to
+ * leave_guard() (one map lookup per handler, not two).
+ */
+static __always_inline __u32 *enter_guard(void)
 {
 	__u32 zero = 0, *cnt = bpf_map_lookup_elem(&running, &zero);
 
 	if (!cnt)
-		return false;
+		return NULL;
 	if (*cnt) {
 		/* a traced function called from our own handler, or an interrupt within it */
 		struct drop_stats *st = drop_stats();
 
 		if (st)
 			__sync_fetch_and_add(&st->skipped_calls, 1);
-		return false;
+		return NULL;
 	}
 	*cnt = 1;
-	return true;
+	return cnt;
 }
 
-static __always_inline void leave_guard(void)
+static __always_inline void leave_guard(__u32 *cnt)
 {
-	__u32 zero = 0, *cnt = bpf_map_lookup_elem(&running, &zero);
-
-	if (cnt)
-		*cnt = 0;
+	*cnt = 0;
 }
 
 #endif /* __RETSNOOP_REENTRY_GUARD_BPF_H */

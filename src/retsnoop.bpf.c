@@ -425,20 +425,24 @@ int usession(struct pt_regs *ctx)
  */
 static __always_inline int fentry_common(void *ctx)
 {
-	if (!ready || !task_traced() || !enter_guard())
+	__u32 *guard;
+
+	if (!ready || !task_traced() || !(guard = enter_guard()))
 		return 0;
 	handle_entry(ctx, clone_func_id(), true, 0);
-	leave_guard();
+	leave_guard(guard);
 	return 0;
 }
 
 static __always_inline int fexit_common(void *ctx, __s64 res)
 {
+	__u32 *guard;
+
 	snapshot_lbrs();
-	if (!ready || !task_traced() || !enter_guard())
+	if (!ready || !task_traced() || !(guard = enter_guard()))
 		return 0;
 	handle_exit(ctx, clone_func_id(), res, 0);
-	leave_guard();
+	leave_guard(guard);
 	return 0;
 }
 

@@ -361,6 +361,19 @@ static int add_end(struct session_store *st, const void *rec)
 	return err;
 }
 
+/* An announced session that ended unreported (filtered out or lost): drop its records. */
+static int add_forget(struct session_store *st, const void *rec)
+{
+	const struct rec_session_forget *r = rec;
+	struct sess *s = rec_sess(st, r->sess_id);
+
+	if (!s)
+		return 0;
+	st->stats.ignored++;
+	sess_forget(st, s);
+	return 0;
+}
+
 /* -I: a sample of a running session; its records stay for the later samples. */
 static int add_interim(struct session_store *st, const void *rec)
 {
@@ -398,6 +411,7 @@ static const struct rec_kind {
 	[REC_USTACK] = { sizeof(struct rec_ustack), .add_sized = add_ustack },
 	[REC_SESSION_INBAND] = { sizeof(struct rec_session_interim), add_inband },
 	[REC_INBAND_EXIT] = { sizeof(struct rec_func_trace), add_inband_exit },
+	[REC_SESSION_FORGET] = { sizeof(struct rec_session_forget), add_forget },
 };
 
 int session_store__add(struct session_store *st, const void *rec, size_t size)

@@ -578,7 +578,9 @@ static int on_session(void *ctx, const struct sess_recs *r)
 
 static bool is_sample_rec(__u32 type)
 {
-	return type == REC_SESSION_END || type == REC_SESSION_PROBE || type == REC_SESSION_STITCH;
+	/* a forgotten session's end too: its held interim samples go before it */
+	return type == REC_SESSION_END || type == REC_SESSION_PROBE ||
+	       type == REC_SESSION_STITCH || type == REC_SESSION_FORGET;
 }
 
 /* Decode the held samples, in arrival order. */

@@ -203,12 +203,20 @@ static void test_ignored_and_orphans(void **state)
 	struct seen seen = {};
 	struct session_store *st = store(&seen);
 
+	struct rec_session_forget f = { .type = REC_SESSION_FORGET, .sess_id = 6 };
+
 	start(st, 3);
 	end(st, 3, 0, true);		/* filtered in BPF: forget, emit nothing */
 	end(st, 4, 0, false);		/* start lost */
 	trace(st, 5, REC_FUNC_TRACE_ENTRY, 0);
+	/* the short record BPF sends for an announced session that ends unreported */
+	start(st, 6);
+	trace(st, 6, REC_FUNC_TRACE_ENTRY, 0);
+	assert_int_equal(session_store__pending(st), 1);
+	assert_int_equal(session_store__add(st, &f, sizeof(f)), 0);
+	assert_int_equal(session_store__add(st, &f, sizeof(f) - 1), -EINVAL);
 	assert_int_equal(seen.cnt, 0);
-	assert_int_equal(session_store__stats(st)->ignored, 1);
+	assert_int_equal(session_store__stats(st)->ignored, 2);
 	assert_int_equal(session_store__stats(st)->orphans, 2);
 	assert_int_equal(session_store__pending(st), 0);
 	session_store__free(st);
