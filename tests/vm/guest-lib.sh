@@ -30,6 +30,9 @@ hunt() {
 	_n=$1 _c=$2
 	shift 2
 	_t0=$(_now)
+	# a run before of the same name left its "Receiving data": read before the background
+	# child's redirection empties the file, it would stop this run before it began
+	rm -f /tmp/$_n.out
 	retsnoop "$@" >/tmp/$_n.out 2>&1 &
 	_p=$!
 	_i=0
@@ -89,6 +92,7 @@ hunt_json() {
 	_n=$1 _c=$2
 	shift 2
 	_t0=$(_now)
+	rm -f /tmp/$_n.json /tmp/$_n.err	# (as in hunt)
 	retsnoop --json "$@" >/tmp/$_n.json 2>/tmp/$_n.err &
 	_p=$!
 	_i=0
