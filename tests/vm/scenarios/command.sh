@@ -86,7 +86,10 @@ run orphan --json $SMALL -- errtrig --orphan-thread open-enoent
 # -p PID: the same early filter, without following forks
 sh -c 'while [ ! -e /tmp/go ]; do sleep 0.1; done; exec errtrig open-enoent' >/dev/null 2>&1 &
 tp=\$!
-hunt_json pidonly 'touch /tmp/go; /tmp/other open-enoent; sleep 1' -p \$tp $SMALL
+# (stopped once that process has exited, not after a fixed second)
+HUNT_AFTER='wait \$tp'
+hunt_json pidonly 'touch /tmp/go; /tmp/other open-enoent' -p \$tp $SMALL
+unset HUNT_AFTER
 leftovers pidonly.left
 # SIGTERM to retsnoop reaches the command first (kill(1): not the terminal's process group)
 retsnoop $SMALL -- sleep 100 >/tmp/term.out 2>&1 &

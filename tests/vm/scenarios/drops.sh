@@ -28,8 +28,12 @@ echo \"rc=\$?\" >>/tmp/s.out
 echo '=== BEGIN sessions'; cat /tmp/s.out; echo '=== END sessions'"
 ring=0
 case " $(vm_modes) " in *" -M "*) ring=1 ;; esac
+# the interim warning the check below wants is said by retsnoop's poll loop while it runs:
+# waited for (up to 10 s) before the stop, which would otherwise come as simfail exits
 [ $ring = 1 ] && guest="$guest
-trace ring bpf-simple-obj -C bpf.ringbuf-size=8192 -T -e bpf_prog_load -a 'bpf_*' -a 'check_*' -a 'mark_*' -d 'bpf_lsm*' -n simfail -S"
+HUNT_AFTER='_w=0; while ! grep -qE \"[1-9][0-9]* are incomplete so far\" /tmp/ring.out && [ \$_w -lt 100 ]; do sleep 0.1; _w=\$((_w + 1)); done'
+trace ring bpf-simple-obj -C bpf.ringbuf-size=8192 -T -e bpf_prog_load -a 'bpf_*' -a 'check_*' -a 'mark_*' -d 'bpf_lsm*' -n simfail -S
+unset HUNT_AFTER"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 

@@ -86,8 +86,10 @@ pwait() {
 by_pid() {
 	rm -f /tmp/go
 	pwait nofp; _p1=\$!; pwait fp; _p2=\$!; pwait dl; _p3=\$!
-	hunt \$1 'touch /tmp/go; sleep 1' -U --json -p \$_p1 -p \$_p2 -p \$_p3 $TRACE
-	wait \$_p1 \$_p2 \$_p3
+	# stopped once the three have exited (not a fixed second): their records are written
+	HUNT_AFTER='wait \$_p1 \$_p2 \$_p3'
+	hunt \$1 'touch /tmp/go' -U --json -p \$_p1 -p \$_p2 -p \$_p3 $TRACE
+	unset HUNT_AFTER
 }
 hunt sw_short '$SHORT' -U --json -n up_nofp -n up_fp -n up_dl $TRACE
 by_pid p_short"""
