@@ -58,6 +58,13 @@ void stop__request(int sig);
  */
 void stop__forward_to(pid_t pid);
 
+/*
+ * While @pid > 0, a child (detach_child.h) is releasing what was attached: a signal that
+ * would hand the release off (STOP_ATTACHED) names that child and exits, forking no other.
+ * 0: none.
+ */
+void stop__set_releaser(pid_t pid);
+
 enum stop_phase {
 	STOP_STARTING,
 	STOP_CALIBRATING,
