@@ -16,8 +16,8 @@
  *                  received are finished (symbolized in full); the second hurries (the hurry
  *                  flag: cut lookups short), the third exits as in STOP_ATTACHED.
  *                  A first signal from a terminal (stop__from_terminal()) also has the
- *                  detach that follows leave what it has not released in half a second
- *                  to such a child (trace_cmd.c).
+ *                  detach that follows wait for its releasing child only briefly
+ *                  (trace_detach.h), which then goes on alone.
  *
  * A stop during attach, or one that came before tracing began, hands what was attached to
  * that child too (stop__hand_off()): nothing is left to finish.
