@@ -74,7 +74,8 @@ stop() {
 	_t1=$(now_ms)
 	# a stop during attach leaves the release to a background child: wait for it (gone or
 	# a zombie) before looking for leftovers
-	_bg=$(sed -n "s/.*background.*(pid \\([0-9]*\\)).*/\\1/p" /tmp/$_n.out)
+	_bg=$(sed -n -e "s/.*background.*(pid \\([0-9]*\\)).*/\\1/p" \
+		-e "s/.*\"background_pid\":\\([0-9]*\\).*/\\1/p" /tmp/$_n.out)
 	_i=0
 	while [ -n "$_bg" ] && [ -e /proc/$_bg/stat ] && [ "$(cut -d" " -f3 /proc/$_bg/stat)" != Z ] &&
 		[ $_i -lt 3000 ]; do sleep 0.1; _i=$((_i + 1)); done
@@ -164,7 +165,8 @@ t1=\$(now_ms)
 bg=\$(sed -n 's/.*in the background (pid \\([0-9]*\\)).*/\\1/p' /tmp/dm.out)
 working=0
 [ -n \"\$bg\" ] && [ -e /proc/\$bg/stat ] && [ \"\$(cut -d' ' -f3 /proc/\$bg/stat)\" != Z ] && working=1
-links=\$(bpftool link list 2>/dev/null | grep -c '^[0-9]*:')
+# (a link leaves bpftool's list as its release begins; ftrace's hooks stay until it ends)
+hooked=\$(grep -c . /sys/kernel/tracing/enabled_functions 2>/dev/null)
 i=0
 while [ -n \"\$bg\" ] && [ -e /proc/\$bg/stat ] && [ \"\$(cut -d' ' -f3 /proc/\$bg/stat)\" != Z ] &&
 	[ \$i -lt 3000 ]; do sleep 0.1; i=\$((i + 1)); done
@@ -173,7 +175,7 @@ grep -E '^(Start-up: (feature|attach|tracing)|End:|Receiving|Detaching|Interrupt
 echo
 echo rc=\$rc
 echo \"took \$((t1 - t0)) ms\"
-echo \"links at exit: \$links\"
+echo \"functions still hooked at exit: \$hooked\"
 echo \"releaser working at exit: \$working\"
 echo \"background release took \$((\$(now_ms) - t1)) ms more\"
 echo '=== END detach-multi'
@@ -201,6 +203,13 @@ check_early() {
 	echo "info: $1: $(printf '%s\n' "$s" | grep '^took') to exit; last phase done: $(printf '%s\n' "$s" |
 		sed -n 's/^Start-up: \(.*\) done at.*/\1/p' | tail -1)$(printf '%s\n' "$s" |
 		grep -q '^Verified' && echo ', -F clones verified')"
+}
+
+# -vv's times from the end of tracing to the samples' and the detach's ends
+ends() {
+	printf '%s\n' "$1" | awk '/^Start-up: tracing done at/ { t = $5 } /^End: samples done at/ { s = $5 }
+		/^End: detach done at/ { d = $5 } END { if (t != "" && s != "" && d != "")
+		printf "(samples +%d ms, detach +%d ms after tracing ended)", s - t, d - t }'
 }
 
 nothing_left() {
@@ -241,7 +250,7 @@ expect "$s" '^rc=0$' "run-K-tty: a Ctrl-C while tracing is the usual end (status
 expect "$s" "$DETBG" "run-K-tty: the detach left the rest to the background"
 expect_not "$s" 'DONE in' "run-K-tty: exited before the whole detach"
 nothing_left run-K-tty
-echo "info: run-K-tty: Ctrl-C $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep '^background')"
+echo "info: run-K-tty: Ctrl-C $(printf '%s\n' "$s" | grep '^took') to exit $(ends "$s"); $(printf '%s\n' "$s" | grep '^background')"
 
 for n in run-TERM run-HUP; do
 	s=$(section "$out" $n)
@@ -258,7 +267,7 @@ expect "$s" '^rc=0$' "json-tty: a Ctrl-C while tracing is the usual end (status 
 expect "$s" '"type":"detached".*"background_pid":[0-9]+|"background_pid":[0-9]+.*"type":"detached"' \
 	"json-tty: the detached event names the background child"
 nothing_left json-tty
-echo "info: json-tty: Ctrl-C $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep '^background')"
+echo "info: json-tty: Ctrl-C $(printf '%s\n' "$s" | grep '^took') to exit $(ends "$s"); $(printf '%s\n' "$s" | grep '^background')"
 s=$(section "$out" json-INT)
 expect "$s" '^rc=0$' "json-INT: status 0"
 expect "$s" '"type":"detached"' "json-INT: a detached event"
@@ -288,7 +297,7 @@ if [ "$quick" != 1 ]; then
 	expect "$s" '^rc=130$' "cmd-tty: the command's status is retsnoop's"
 	expect "$s" "$DETBG" "cmd-tty: the detach left the rest to the background"
 	nothing_left cmd-tty
-	echo "info: cmd-tty: Ctrl-C $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep '^background')"
+	echo "info: cmd-tty: Ctrl-C $(printf '%s\n' "$s" | grep '^took') to exit $(ends "$s"); $(printf '%s\n' "$s" | grep '^background')"
 	case " $modes " in
 	*" -F "*)
 		check_early verify-F 143 SIGTERM
@@ -319,7 +328,7 @@ if [ "$quick" != 1 ]; then
 		expect_not "$s" 'DONE in' "detach-multi: exit before the whole detach"
 		expect "$s" '^releaser working at exit: 1$' "detach-multi: exited while the releaser was still working"
 		nothing_left detach-multi
-		echo "info: detach-multi: second SIGINT $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep -E '^(links at exit|background)' | tr '\n' ' ')"
+		echo "info: detach-multi: second SIGINT $(printf '%s\n' "$s" | grep '^took') to exit; $(printf '%s\n' "$s" | grep -E '^(functions still hooked|background)' | tr '\n' ' ')"
 		;;
 	esac
 fi
