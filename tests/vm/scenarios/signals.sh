@@ -93,7 +93,7 @@ cmds="$guest
 stop features1 INT 'Start-up: command line done' 0 $SMALL
 stop features2 INT 'Start-up: command line done' 0.05 $SMALL
 stop features3 INT 'Start-up: command line done' 0.1 $SMALL
-stop discovery INT 'Start-up: feature detection done' 0.3 --dry-run -e '*sys_bpf' -a '*'
+stop discovery INT 'Start-up: feature detection done' 0 --dry-run -e '*sys_bpf' -a '*'
 stop attach-K INT 'Start-up: BPF load done' 1 -K $BIG
 trig='errtrig bpf-verifier-reject'
 stop run-K-tty TTY 'Receiving data' 0.5 -K $BIG
