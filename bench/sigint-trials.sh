@@ -40,11 +40,12 @@ trial() {
   grep -q 'BPF load done' /tmp/t.out && ph=attaching
   grep -q 'Receiving data' /tmp/t.out && ph=running
   t0=$(up); intr $P
-  if [ -n "$second" ]; then sleep $second; intr $P 2>/dev/null; fi
+  t2=
+  if [ -n "$second" ]; then sleep $second; t2=$(up); intr $P 2>/dev/null; fi
   wait $P; rc=$?
   t1=$(up)
-  echo "TRIAL bin=$bin mode=${mode:-default} args='${ARGS:--e *sys_bpf -a sk_*}' via=${VIA:-kill} delay=${delay}s second=${second:-none} phase_at_sigint=$ph rc=$rc sigint_to_exit=$(awk "BEGIN{printf \"%.2f\", $t1-$t0}")s links_at_exit=$(links) kprobes_at_exit=$(kp) retsnoop_procs=$(rsprocs)"
-  grep -E 'Start-up: (feature|attach)|Detaching|Interrupted|Successfully attached|background' /tmp/t.out | sed 's/^/    /'
+  echo "TRIAL bin=$bin mode=${mode:-default} args='${ARGS:--e *sys_bpf -a sk_*}' via=${VIA:-kill} delay=${delay}s second=${second:-none} phase_at_sigint=$ph rc=$rc sigint_to_exit=$(awk "BEGIN{printf \"%.2f\", $t1-$t0}")s links_at_exit=$(links) kprobes_at_exit=$(kp) retsnoop_procs=$(rsprocs)${t2:+ second_to_exit=$(awk "BEGIN{printf \"%.2f\", $t1-$t2}")s}"
+  grep -E 'Start-up: (feature|attach|tracing)|^End:|Detaching|Interrupted|Successfully attached|background' /tmp/t.out | sed 's/^/    /'
   i=0; while [ $(rsprocs) -gt 0 ] && [ $i -lt 600 ]; do sleep 1; i=$((i+1)); done
   echo "    after ${i}s: links=$(links) kprobes=$(kp) retsnoop_procs=$(rsprocs)"
 }

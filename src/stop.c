@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include "probe_fds.h"
 #include "stop.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -17,6 +18,7 @@ static volatile sig_atomic_t hurry_flag;
 static volatile sig_atomic_t phase;	/* enum stop_phase */
 static volatile sig_atomic_t stops;	/* signals seen */
 static volatile sig_atomic_t stop_tty;	/* the first came from a terminal */
+static volatile sig_atomic_t releaser;	/* a detach_child's pid, or 0 */
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -40,59 +42,6 @@ static void say_num(long v)
 	say(p);
 }
 
-/* getdents64's record (the libc has no async-signal-safe readdir) */
-struct dent64 {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-	char name[];
-};
-
-/* A BPF object (link, program, map) or a perf event (a kprobe's or uprobe's). */
-static bool is_probe_fd(int dirfd, const char *name)
-{
-	char target[32];
-	ssize_t n = readlinkat(dirfd, name, target, sizeof(target) - 1);
-
-	if (n <= 0)
-		return false;
-	target[n] = '\0';
-	return strncmp(target, "anon_inode:bpf", 14) == 0 ||
-	       strcmp(target, "anon_inode:[perf_event]") == 0;
-}
-
-/*
- * In the releaser: close every fd but the probes' at once. Held on, the others would keep
- * this run's peers waiting for it: a pipe's reader (| less) or the held `-- CMD` (EOF on
- * its release pipe) for their end, a sidecar for its stdin's EOF (which retsnoop's exit
- * waits for: a deadlock). Without /proc, all are kept until retsnoop is gone.
- */
-static void keep_probes_only(void)
-{
-	char buf[1024];
-	int dirfd = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	long n, off;
-
-	if (dirfd < 0)
-		return;
-	while ((n = syscall(SYS_getdents64, dirfd, buf, sizeof(buf))) > 0) {
-		for (off = 0; off < n; off += ((struct dent64 *)(buf + off))->reclen) {
-			const char *name = ((struct dent64 *)(buf + off))->name;
-			int fd = 0;
-
-			if (name[0] < '0' || name[0] > '9')
-				continue;
-			while (*name >= '0' && *name <= '9')
-				fd = fd * 10 + *name++ - '0';
-			name = ((struct dent64 *)(buf + off))->name;
-			if (fd != dirfd && !is_probe_fd(dirfd, name))
-				close(fd);
-		}
-	}
-	close(dirfd);
-}
-
 /*
  * One stop too many with links attached: the kernel's release can't go faster, and a
  * killed process would not exit before it ended either (the kernel releases the links in
@@ -114,7 +63,7 @@ pid_t stop__hand_off(void)
 		sigfillset(&all);
 		sigprocmask(SIG_BLOCK, &all, NULL);
 		setsid();
-		keep_probes_only();
+		probe_fds__keep_only(-1);
 		/*
 		 * Only once the parent is gone: closing first would leave it the last reference
 		 * to each link, and its exit would release them all, one by one.
@@ -142,7 +91,8 @@ static const char *sig_name(int sig)
 /* @interrupted: end with main's line for a run stopped before tracing */
 static void hand_off(int sig, bool interrupted)
 {
-	pid_t pid = stop__hand_off();
+	/* a child already releasing holds everything this process still has: no other */
+	pid_t pid = releaser > 0 ? releaser : stop__hand_off();
 
 	if (pid > 0) {
 		say("\nretsnoop: the kernel goes on releasing what was attached in the background (pid ");
@@ -268,6 +218,11 @@ volatile sig_atomic_t *stop__hurry_flag(void)
 void stop__forward_to(pid_t pid)
 {
 	forward_pid = pid;
+}
+
+void stop__set_releaser(pid_t pid)
+{
+	releaser = pid;
 }
 
 void stop__hold(sigset_t *old)

@@ -16,8 +16,8 @@
  *                  received are finished (symbolized in full); the second hurries (the hurry
  *                  flag: cut lookups short), the third exits as in STOP_ATTACHED.
  *                  A first signal from a terminal (stop__from_terminal()) also has the
- *                  detach that follows leave what it has not released in half a second
- *                  to such a child (trace_cmd.c).
+ *                  detach that follows wait for its releasing child only briefly
+ *                  (trace_detach.h), which then goes on alone.
  *
  * A stop during attach, or one that came before tracing began, hands what was attached to
  * that child too (stop__hand_off()): nothing is left to finish.
@@ -57,6 +57,13 @@ void stop__request(int sig);
  * which reached the command's process group already. 0: no one.
  */
 void stop__forward_to(pid_t pid);
+
+/*
+ * While @pid > 0, a child (detach_child.h) is releasing what was attached: a signal that
+ * would hand the release off (STOP_ATTACHED) names that child and exits, forking no other.
+ * 0: none.
+ */
+void stop__set_releaser(pid_t pid);
 
 enum stop_phase {
 	STOP_STARTING,

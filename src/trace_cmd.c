@@ -33,71 +33,16 @@
 #include "trace_cmd.h"
 #include "uprobe_attacher.h"
 #include "tracer.h"
+#include "trace_detach.h"
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
-/*
- * After a signal, how long this process itself releases what it attached before leaving
- * the rest to a background child: a few dozen kprobes go in that time, hundreds of kprobes
- * or trampolines take seconds to minutes, which a stopped run should not make anyone wait.
- */
-#define STOP_DETACH_BUDGET_MS 500
-/*
- * ... and over how many functions it does not even start: what is in flight at the budget's
- * end still delays the exit (one kprobe.multi link of a whole-kernel hunt: 2.6 s; sixteen
- * kprobe releases queued on the kernel's event_mutex: 0.9 s in the 6.12 guest).
- */
-#define STOP_DETACH_MAX_FUNCS 64
-
 static long now_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/*
- * Stopped before tracing: nothing is left to finish but the kernel's release of what was
- * attached, so a background child takes it (stop__hand_off()) and this process's own
- * releases are quick. If none could be forked, the release stays ours (tracer__free()).
- */
-static void hand_off_release(log_print_fn print)
-{
-	pid_t pid = stop__hand_off();
-
-	if (pid > 0)
-		log_msg(print, LOG_WARN, "retsnoop: the kernel goes on releasing what was attached in the background (pid %d).\n",
-			(int)pid);
-}
-
-/*
- * The end of a traced run. A terminal's signal (Ctrl-C; the samples received are all out
- * by now) leaves the release to a background child past STOP_DETACH_BUDGET_MS: someone is
- * waiting for the prompt. Any other end waits for the whole release: a program's kill or
- * a command's end, whose sender's next step may expect nothing left attached (a second
- * signal still hands off at once, stop.h). Returns the child's pid, or 0; *@ms: the time
- * this process spent releasing.
- */
-static pid_t detach_run(struct tracer *t, size_t func_cnt, long *ms)
-{
-	long start = now_ms();
-	pid_t pid = 0;
-
-	if (!stop__from_terminal()) {
-		*ms = tracer__detach(t);
-		return 0;
-	}
-	if (tracer__detach_by(t, func_cnt > STOP_DETACH_MAX_FUNCS ? start :
-				 start + STOP_DETACH_BUDGET_MS) == -ETIMEDOUT) {
-		pid = stop__hand_off();
-		if (pid <= 0) {
-			tracer__detach(t);
-			pid = 0;
-		}
-	}
-	*ms = now_ms() - start;
-	return pid;
 }
 
 /* Peak and current RSS in kB (VmHWM, VmRSS), -1 if unknown. */
@@ -137,8 +82,10 @@ void trace_cmd__phase_done(log_print_fn print, const char *phase)
 		phase_start = now_ms();
 	rss_kb(&peak, &cur);
 	/* CPU time says what was ours, less disturbed than wall time by a loaded host */
-	log_msg(print, LOG_DEBUG, "Start-up: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB, CPU %ld ms.\n",
-		phase, now_ms() - phase_start, peak, cur, cpu_ms());
+	/* the phases after tracing ("samples", "detach") say where a stop's exit goes */
+	log_msg(print, LOG_DEBUG, "%s: %s done at %ld ms, peak RSS %ld kB, RSS %ld kB, CPU %ld ms.\n",
+		!strcmp(phase, "samples") || !strcmp(phase, "detach") ?
+		"End" : "Start-up", phase, now_ms() - phase_start, peak, cur, cpu_ms());
 }
 
 void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms)
@@ -425,6 +372,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	};
 	const struct func *funcs = tf->funcs;
 	size_t cnt = tf->cnt;
+	struct trace_progress tprog = { .line = progress };
 	struct tracer_opts o = {
 		.sz = sizeof(o),
 		.feat = feat,
@@ -450,8 +398,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.probes = env->inject_probes,
 		.probe_cnt = env->inject_probe_cnt,
 		.stop = stop__flag(),
-		.progress = progress__update,
-		.progress_ctx = progress,
+		.progress = trace_progress__update,
+		.progress_ctx = &tprog,
 		.user_func_cnt = tf->user_cnt,
 		/* -K: single probes for user functions too (uprobe.multi otherwise, if there) */
 		.user_mode = trace_cmd__user_mode_asked(env),
@@ -650,7 +598,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	progress__clear(progress);
 	/* stopped while attaching: nothing was traced, the user wants out now */
 	if (err == -EINTR && stop__requested())
-		hand_off_release(print);
+		trace_detach__hand_off(print);
 	if (err)
 		goto out;
 	trace_cmd__phase_done(print, "attach");
@@ -689,7 +637,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	stop__release(&held);
 	if (err) {
 		/* stopped before tracing: no run to end, just what was attached to let go */
-		hand_off_release(print);
+		trace_detach__hand_off(print);
 		goto out;
 	}
 	if (cmd) {
@@ -711,6 +659,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* the samples still in the buffer, symbolized in full unless told to hurry */
 	tracer__stop(t);
 	stop__set_phase(STOP_ATTACHED);
+	trace_cmd__phase_done(print, "samples");
 	tracer__drops(t, &drops);
 	if (drops.unfollowed_forks)
 		log_msg(print, LOG_WARN, "WARNING: %llu processes forked by the command were not traced: their PIDs are above kernel.pid_max as it was at start.\n",
@@ -724,9 +673,10 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);
 	sink__detaching(sink, &drops);
-	bg = detach_run(t, cnt, &ms);
+	bg = trace_detach__run(t, cnt, &tprog, &ms);
 	progress__clear(progress);
 	sink__detached(sink, ms, bg);
+	trace_cmd__phase_done(print, "detach");
 out:
 	tracer__free(t);
 	ustack__free(ustack);

@@ -707,8 +707,14 @@ int tracer__poll(struct tracer *t, int timeout_ms)
 			err = e;
 	}
 	tracer_drops__check(t);
-	if (err == -EINTR || (t->o.stop && *t->o.stop))
+	if (t->o.stop && *t->o.stop)
 		return -EINTR;
+	/*
+	 * Any other signal only cut the wait short: SIGCONT after a Ctrl-Z and fg, a
+	 * debugger's attach. Tracing goes on (without a stop flag, nothing else could end it).
+	 */
+	if (err == -EINTR)
+		return t->o.stop ? 0 : -EINTR;
 	if (err < 0) {
 		pr(t, LOG_ERROR, "Failed to poll the ring buffer: %d\n", err);
 		return err;

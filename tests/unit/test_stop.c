@@ -132,6 +132,41 @@ static void test_phases(void **state)
 	check_hand_off(attached, SIGTERM);
 }
 
+/* A child already releasing (detach_child.h): the second signal names it, forks none. */
+static void releasing(void)
+{
+	check(stop__catch() == 0);
+	stop__set_phase(STOP_ATTACHED);
+	stop__set_releaser(4242);
+	raise(SIGINT);
+	raise(SIGINT);
+	_exit(1);	/* not reached */
+}
+
+static void test_releaser(void **state)
+{
+	int fds[2], status, saved;
+	char buf[512];
+	ssize_t n, len = 0;
+
+	assert_int_equal(pipe(fds), 0);
+	saved = dup(STDERR_FILENO);
+	assert_true(saved >= 0);
+	dup2(fds[1], STDERR_FILENO);
+	status = child_status(releasing);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	close(fds[1]);
+	/* EOF comes at once: no other child holds the pipe */
+	while ((n = read(fds[0], buf + len, sizeof(buf) - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fds[0]);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 128 + SIGINT);
+	assert_non_null(strstr(buf, "in the background (pid 4242); exiting now."));
+}
+
 static void sighup_and_request(void)
 {
 	check(stop__catch() == 0);
@@ -203,6 +238,7 @@ int main(void)
 		cmocka_unit_test(test_first_signal_wins),
 		cmocka_unit_test(test_sighup_and_request),
 		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_releaser),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_forward),
 	};
