@@ -19,6 +19,12 @@ static volatile sig_atomic_t phase;	/* enum stop_phase */
 static volatile sig_atomic_t stops;	/* signals seen */
 static volatile sig_atomic_t stop_tty;	/* the first came from a terminal */
 static volatile sig_atomic_t releaser;	/* a detach_child's pid, or 0 */
+/* who sent the first stop with kill(2), and when: its echo is not a second stop */
+static volatile sig_atomic_t first_sender;
+static struct timespec first_at;
+
+/* An echo comes within this of the first: two kill()s in a row from one process. */
+#define ECHO_WINDOW_NS 200000000L
 
 static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
 
@@ -107,11 +113,37 @@ static void hand_off(int sig, bool interrupted)
 	_exit(128 + sig);
 }
 
+/*
+ * The first stop sent again by the same process at once is one request, not two: GNU
+ * timeout (without --foreground) kills its child and then its whole process group, and
+ * a script may signal a pid and its group alike. Counted twice, the echo would cut the
+ * samples' symbolization short and leave the detach to a child. Only kill(2)'s signals
+ * carry a sender (SI_USER); a terminal's (SI_KERNEL) or raise()'s (SI_TKILL) never match.
+ */
+static bool is_echo(int sig, const siginfo_t *info)
+{
+	struct timespec now;
+	long ns;
+
+	if (stops != 1 || !info || info->si_code != SI_USER || sig != stop_sig ||
+	    info->si_pid != first_sender || first_sender == 0)
+		return false;
+	if (clock_gettime(CLOCK_MONOTONIC, &now))	/* async-signal-safe */
+		return false;
+	ns = (now.tv_sec - first_at.tv_sec) * 1000000000L + (now.tv_nsec - first_at.tv_nsec);
+	return ns >= 0 && ns < ECHO_WINDOW_NS;
+}
+
 static void on_signal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved = errno;	/* kill() may change it under the interrupted code */
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	pid_t pid = forward_pid;
+
+	if (is_echo(sig, info)) {
+		errno = saved;
+		return;
+	}
 
 	/*
 	 * A terminal's Ctrl-C (SI_KERNEL) reached the command's process group already; a
@@ -132,6 +164,9 @@ static void on_signal(int sig, siginfo_t *info, void *uctx)
 	if (stops == 1) {
 		stop_sig = sig;
 		stop_tty = info && info->si_code == SI_KERNEL;
+		first_sender = info && info->si_code == SI_USER ? info->si_pid : 0;
+		if (first_sender && clock_gettime(CLOCK_MONOTONIC, &first_at))
+			first_sender = 0;
 		stop_flag = 1;
 		/* samples already received are still finished, unless asked again */
 		if (phase != STOP_SAMPLING)

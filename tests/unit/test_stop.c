@@ -5,10 +5,12 @@
  * reaches the child.
  * Each test runs in a child process of its own: the handlers and the flag are per process.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include "unit.h"
@@ -132,6 +134,55 @@ static void test_phases(void **state)
 	check_hand_off(attached, SIGTERM);
 }
 
+/*
+ * GNU timeout's kill of its child and then of its group: one process's kill(2) of the same
+ * signal right after the first is that first stop's echo, not a second stop. Another
+ * process's, or the same one's later, is a second stop.
+ */
+static void echo_ignored(void)
+{
+	pid_t self = getpid(), pid;
+	int status;
+
+	check(stop__catch() == 0);
+	stop__set_phase(STOP_SAMPLING);
+	check(kill(self, SIGINT) == 0);
+	check(stop__requested() && !*stop__hurry_flag());
+	check(kill(self, SIGINT) == 0);
+	check(!*stop__hurry_flag());		/* the echo */
+	/* another sender: a second stop (hurry: finish the samples without sources) */
+	pid = fork();
+	check(pid >= 0);
+	if (pid == 0)
+		_exit(kill(self, SIGINT) ? 1 : 0);
+	/* no SA_RESTART: the signal may end the wait early */
+	while (waitpid(pid, &status, 0) < 0)
+		check(errno == EINTR);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	check(*stop__hurry_flag());
+	_exit(0);
+}
+
+static void echo_too_late(void)
+{
+	struct timespec wait = { .tv_nsec = 300000000 };
+	pid_t self = getpid();
+
+	check(stop__catch() == 0);
+	stop__set_phase(STOP_SAMPLING);
+	check(kill(self, SIGTERM) == 0);
+	nanosleep(&wait, NULL);
+	check(kill(self, SIGTERM) == 0);
+	check(*stop__hurry_flag());
+	_exit(0);
+}
+
+static void test_echo(void **state)
+{
+	in_child(echo_ignored);
+	in_child(echo_too_late);
+}
+
 /* A child already releasing (detach_child.h): the second signal names it, forks none. */
 static void releasing(void)
 {
@@ -238,6 +289,7 @@ int main(void)
 		cmocka_unit_test(test_first_signal_wins),
 		cmocka_unit_test(test_sighup_and_request),
 		cmocka_unit_test(test_phases),
+		cmocka_unit_test(test_echo),
 		cmocka_unit_test(test_releaser),
 		cmocka_unit_test(test_hold),
 		cmocka_unit_test(test_forward),
