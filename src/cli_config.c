@@ -39,6 +39,10 @@ static const struct cfg_key cfg_keys[] = {
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"
 	  "\t(defaults to true, false keeps the entry and return pair of uprobe.multi)" },
+	{ "start.boot-cache", CFG_BOOL, CFG_OFF(boot_cache), 0, 0,
+	  "Keep kallsyms' functions and available_filter_functions in /run/retsnoop for later\n"
+	  "\truns in the same boot with the same modules loaded, which then start without the\n"
+	  "\tkernel formatting them again (defaults to true; false neither reads nor writes it)" },
 	{ "stacks.symb-mode", CFG_SYMB, 0, 0, 0,
 	  "Stack symbolization mode: none (n), linenum (l) or inlines (i).\n"
 	  "\tSame as -sn, -s and -ss; by default inlines when a DWARF vmlinux is found" },

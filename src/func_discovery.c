@@ -251,6 +251,11 @@ const struct ksyms *func_discovery__ksyms(const struct func_discovery *d)
 	return d->ks;
 }
 
+const struct ftrace_funcs *func_discovery__ftrace_funcs(const struct func_discovery *d)
+{
+	return d->ff;
+}
+
 void func_discovery__drop_name_index(struct func_discovery *d)
 {
 	if (d->ks)

@@ -96,6 +96,8 @@ const struct func_discovery_stats *func_discovery__stats(const struct func_disco
 /* Loaded by run(); the object keeps ownership. */
 const struct btf *func_discovery__vmlinux_btf(const struct func_discovery *d);
 const struct ksyms *func_discovery__ksyms(const struct func_discovery *d);
+/* available_filter_functions as read; NULL before func_discovery__run() */
+const struct ftrace_funcs *func_discovery__ftrace_funcs(const struct func_discovery *d);
 /*
  * After a run: free kallsyms' name index, which only discovery reads (the table stays
  * for symbolization, which looks symbols up by address): 1 MB for 100k functions.

@@ -122,6 +122,13 @@ static void *read_ftrace_funcs(void *arg)
 	int err;
 
 	p->ff.start_ms = now_ms();
+	if (p->opts.aff_path) {
+		p->ff.result = ftrace_funcs__load(p->opts.aff_path);
+		p->ff.err = p->ff.result ? 0 : errno;
+		p->ff.end_ms = now_ms();
+		finish(p, &p->ff);
+		return NULL;
+	}
 	/* a failure is said by function discovery, which then tries once more itself */
 	err = ftrace_funcs__find_path(path, sizeof(path), &mounted);
 	if (!err) {

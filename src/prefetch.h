@@ -26,6 +26,8 @@ struct prefetch_opts {
 	 * thread's own mount namespace, and unmounted after)
 	 */
 	bool ftrace_funcs;
+	/* NULL: find tracefs's available_filter_functions (a boot cache copy names its own) */
+	const char *aff_path;
 	/*
 	 * Non-zero: asked to stop. A wait for a read still running gives up within a few
 	 * milliseconds (NULL, errno EINTR) and the read is left to the process's exit

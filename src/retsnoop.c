@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "boot_cache.h"
 #include "cli.h"
 #include "cmd_trace.h"
 #include "hunt.h"
@@ -370,6 +371,41 @@ static struct btf *take_vmlinux_btf(struct prefetch *pre)
 	return NULL;
 }
 
+/* Why this boot's copies of the kernel's function lists can't be used (boot_cache.h) */
+static const char *boot_cache_why(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "no boot id in /proc/sys/kernel/random/boot_id";
+	case EPERM:
+		return "kernel.kptr_restrict is 2: the kernel hides its addresses";
+	case EAGAIN:
+		return "a module is loading or unloading";
+	case EACCES:
+		return "/run/retsnoop can't be made, or is not a directory only root can open";
+	default:
+		return strerror(err);
+	}
+}
+
+/* The copies are read instead of the kernel's files where this boot has them */
+static struct boot_cache *open_boot_cache(struct prefetch_opts *popts)
+{
+	struct boot_cache_opts o = { .sz = sizeof(o), .stop = stop__flag() };
+	struct boot_cache *c = boot_cache__open(&o);
+
+	if (!c) {
+		log_msg(log_print, LOG_DEBUG, "Boot cache: not used: %s.\n", boot_cache_why(errno));
+		return NULL;
+	}
+	popts->kallsyms_path = boot_cache__path(c, BOOT_CACHE_KALLSYMS);
+	popts->aff_path = boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS);
+	log_msg(log_print, LOG_DEBUG, "Boot cache: kallsyms from %s, available_filter_functions from %s.\n",
+		popts->kallsyms_path ?: "the kernel (to be saved)",
+		popts->aff_path ?: "the kernel (to be saved)");
+	return c;
+}
+
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
@@ -384,6 +420,7 @@ static int run(void)
 		.stop = stop__flag(),
 	};
 	struct prefetch *pre = NULL;
+	struct boot_cache *cache = NULL;
 	struct kernel_calib *calib = NULL;
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
@@ -393,7 +430,7 @@ static int run(void)
 	unsigned int hunt = 0;
 	bool kernel;
 	const char *mode;
-	int err, feat_err = 0;
+	int err, feat_err = 0, save_err;
 
 	err = hunt__apply_defaults(&env, &hunt);
 	if (err) {
@@ -444,6 +481,8 @@ static int run(void)
 	}
 
 	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
+	if (kernel && env.cfg.boot_cache)
+		cache = open_boot_cache(&popts);
 	if (kernel)
 		pre = prefetch__start(&popts);
 
@@ -508,7 +547,7 @@ static int run(void)
 	if (kernel) {
 		struct kernel_funcs_opts ko = {
 			.sz = sizeof(ko), .env = &env, .print = log_print, .pre = pre,
-			.vmlinux_btf = vmlinux_btf,
+			.vmlinux_btf = vmlinux_btf, .cache = cache,
 		};
 
 		err = kernel_funcs__find(&ko, &dopts, &vd, &d, &progress);
@@ -549,6 +588,12 @@ cleanup:
 	progress = NULL;
 	free(all);
 	user_funcs__free(uf);
+	/* the save reads discovery's lists: done before they go */
+	save_err = cache ? boot_cache__wait(cache) : 0;
+	if (save_err && save_err != -EINTR)
+		log_msg(log_print, LOG_DEBUG, "Boot cache: not saved: %s.\n",
+			save_err == -EAGAIN ? "the modules changed meanwhile" : strerror(-save_err));
+	boot_cache__free(cache);
 	func_discovery__free(d);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);

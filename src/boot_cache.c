@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The kernel's function lists kept for the rest of the boot; see boot_cache.h. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "boot_cache.h"
+#include "file_buf.h"
+#include "ftrace_funcs.h"
+#include "ksyms.h"
+#include "opts.h"
+#include "quiet_thread.h"
+
+#define DEFAULT_DIR "/run/retsnoop"
+
+static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
+	[BOOT_CACHE_KALLSYMS] = "kallsyms",
+	[BOOT_CACHE_FTRACE_FUNCS] = "ftrace",
+};
+
+struct boot_cache {
+	struct boot_cache_opts opts;
+	char boot_id[40];
+	__u64 modules_hash;
+	char paths[BOOT_CACHE_FILE_CNT][PATH_MAX];
+	bool present[BOOT_CACHE_FILE_CNT];
+	/* the save */
+	pthread_t saver;
+	bool saving;
+	int save_err;
+	const struct ksyms *ks;
+	const struct ftrace_funcs *ff;
+};
+
+static __u64 fnv_add(__u64 h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static int read_text(const struct boot_cache *c, const char *rel, char **buf, size_t *len)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", c->opts.root ?: "", rel);
+	return file_buf__read(path, buf, len);
+}
+
+/*
+ * One module line of /proc/modules: "name size refcnt deps state address [taint]". The
+ * reference count and the users change while the module's code stays: they are left out.
+ * Its build ID (sysfs notes) tells a rebuilt module reloaded at the same place.
+ */
+static int hash_module(struct boot_cache *c, char *line, __u64 *h)
+{
+	char *f[6], *save = NULL, path[PATH_MAX];
+	char *note = NULL;
+	size_t note_len = 0;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		f[i] = strtok_r(i ? NULL : line, " \t", &save);
+		if (!f[i])
+			return -EINVAL;
+	}
+	if (strcmp(f[4], "Live"))
+		return -EAGAIN;	/* loading or unloading: its symbols are in flux */
+	*h = fnv_add(*h, f[0], strlen(f[0]) + 1);
+	*h = fnv_add(*h, f[1], strlen(f[1]) + 1);
+	*h = fnv_add(*h, f[5], strlen(f[5]) + 1);
+	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", f[0]);
+	/* no note (built without one): name, size and place must do */
+	if (!read_text(c, path, &note, &note_len))
+		*h = fnv_add(*h, note, note_len);
+	free(note);
+	return 0;
+}
+
+static int hash_modules(struct boot_cache *c, __u64 *out)
+{
+	__u64 h = 0xcbf29ce484222325ULL;
+	char *buf = NULL, *line, *nl;
+	size_t len = 0;
+	int err;
+
+	err = read_text(c, "/proc/modules", &buf, &len);
+	if (err == -ENOENT) {
+		/* a kernel without modules */
+		*out = h;
+		return 0;
+	}
+	if (err)
+		return err;
+	for (line = buf; !err && line < buf + len; line = nl + 1) {
+		nl = memchr(line, '\n', buf + len - line);
+		if (!nl)
+			nl = buf + len;
+		*nl = '\0';
+		if (*line)
+			err = hash_module(c, line, &h);
+	}
+	free(buf);
+	*out = h;
+	return err;
+}
+
+/* Ours alone: owned by us, not a symlink, nobody else may write (or, for kallsyms, read) */
+static bool private_dir(const char *dir)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) && errno != EEXIST)
+		return false;
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	return (st.st_mode & 077) == 0;
+}
+
+static bool private_file(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return false;
+	return (st.st_mode & 077) == 0 && st.st_size > 0;
+}
+
+static int read_key(struct boot_cache *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	err = read_text(c, "/proc/sys/kernel/kptr_restrict", &buf, &len);
+	if (!err && len && buf[0] == '2')
+		err = -EPERM;
+	free(buf);
+	buf = NULL;
+	if (err && err != -ENOENT)
+		return err;
+	err = read_text(c, "/proc/sys/kernel/random/boot_id", &buf, &len);
+	if (err)
+		return err;
+	len = strcspn(buf, "\n");
+	/* a UUID: its characters are safe in a file name */
+	if (len < 8 || len >= sizeof(c->boot_id) || buf[strspn(buf, "0123456789abcdef-")] != '\n') {
+		free(buf);
+		return -ENOENT;
+	}
+	memcpy(c->boot_id, buf, len);
+	free(buf);
+	return hash_modules(c, &c->modules_hash);
+}
+
+struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
+{
+	struct boot_cache *c = calloc(1, sizeof(*c));
+	const char *dir;
+	int err, i;
+
+	if (!c)
+		return errno = ENOMEM, NULL;
+	if (OPTS_COPY(&c->opts, opts)) {
+		free(c);
+		return errno = EINVAL, NULL;
+	}
+	err = read_key(c);
+	if (err) {
+		free(c);
+		return errno = -err, NULL;
+	}
+	dir = c->opts.dir ?: DEFAULT_DIR;
+	if (!private_dir(dir)) {
+		free(c);
+		return errno = EACCES, NULL;
+	}
+	for (i = 0; i < BOOT_CACHE_FILE_CNT; i++) {
+		snprintf(c->paths[i], sizeof(c->paths[i]), "%s/%s-%016" PRIx64 ".%s", dir,
+			 c->boot_id, (uint64_t)c->modules_hash, suffixes[i]);
+		c->present[i] = private_file(c->paths[i]);
+	}
+	return c;
+}
+
+const char *boot_cache__path(const struct boot_cache *c, enum boot_cache_file which)
+{
+	if (!c || which < 0 || which >= BOOT_CACHE_FILE_CNT || !c->present[which])
+		return NULL;
+	return c->paths[which];
+}
+
+static bool stopped(const struct boot_cache *c)
+{
+	return c->opts.stop && *c->opts.stop;
+}
+
+/*
+ * Symbols that come and go within a boot (BPF programs, ftrace and kprobe trampolines)
+ * stay out: symbolization reads them fresh.
+ */
+static bool dynamic_module(const char *mod)
+{
+	return mod && (!strcmp(mod, "bpf") || !strncmp(mod, "__builtin__", 11));
+}
+
+/*
+ * kallsyms' own line, "%016llx %c %s\t[%s]": formatted by hand, a third of fprintf()'s
+ * time, which is the first run's whole cost of saving in a slow guest
+ */
+static void put_ksym(FILE *f, const struct ksym *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char addr[19];
+	int i;
+
+	for (i = 0; i < 16; i++)
+		addr[i] = hex[(s->addr >> (60 - 4 * i)) & 0xf];
+	addr[16] = ' ';
+	addr[17] = s->type;
+	addr[18] = ' ';
+	fwrite(addr, 1, sizeof(addr), f);
+	fputs(s->name, f);
+	if (s->module) {
+		fputs("\t[", f);
+		fputs(s->module, f);
+		putc(']', f);
+	}
+	putc('\n', f);
+}
+
+static int write_ksyms(const struct boot_cache *c, FILE *f)
+{
+	size_t i, n = ksyms__cnt(c->ks);
+
+	for (i = 0; i < n; i++) {
+		const struct ksym *s = ksyms__get(c->ks, i);
+
+		if ((i & 4095) == 0 && stopped(c))
+			return -EINTR;
+		if (!dynamic_module(s->module))
+			put_ksym(f, s);
+	}
+	return 0;
+}
+
+static int write_ftrace_funcs(const struct boot_cache *c, FILE *f)
+{
+	size_t i, n = ftrace_funcs__cnt(c->ff);
+
+	for (i = 0; i < n; i++) {
+		const struct ftrace_func *fn = ftrace_funcs__get(c->ff, i);
+
+		if ((i & 4095) == 0 && stopped(c))
+			return -EINTR;
+		fputs(fn->name, f);
+		if (fn->module) {
+			fputs(" [", f);
+			fputs(fn->module, f);
+			putc(']', f);
+		}
+		putc('\n', f);
+	}
+	return 0;
+}
+
+/* Write one copy beside its final name, then rename: a reader sees all of it or none. */
+static int save_one(struct boot_cache *c, enum boot_cache_file which)
+{
+	char tmp[PATH_MAX + 32];
+	FILE *f;
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", c->paths[which], (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	err = which == BOOT_CACHE_KALLSYMS ? write_ksyms(c, f) : write_ftrace_funcs(c, f);
+	if (fflush(f) && !err)
+		err = -errno;
+	if (ferror(f) && !err)
+		err = -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, c->paths[which]))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+/* Copies named after another key: another boot's (if /run outlived it) or module set's */
+static void remove_others(const struct boot_cache *c)
+{
+	const char *dir = c->opts.dir ?: DEFAULT_DIR;
+	char prefix[64];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(prefix, sizeof(prefix), "%s-%016" PRIx64 ".", c->boot_id,
+		 (uint64_t)c->modules_hash);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		const char *dot = strrchr(e->d_name, '.');
+
+		if (!dot || !strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		if (!strcmp(dot, ".kallsyms") || !strcmp(dot, ".ftrace") || !strcmp(dot, ".tmp"))
+			unlinkat(dirfd(d), e->d_name, 0);
+	}
+	closedir(d);
+}
+
+static void *save_thread(void *arg)
+{
+	struct boot_cache *c = arg;
+	struct sched_param idle = {};
+	__u64 now;
+	int err;
+
+	/* the run's own work first where CPUs are short: this only helps the next run */
+	pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
+
+	/* a module came or went while the lists were read: they may hold either state */
+	err = hash_modules(c, &now);
+	if (!err && now != c->modules_hash)
+		err = -EAGAIN;
+	if (!err && c->ks && !c->present[BOOT_CACHE_KALLSYMS])
+		err = save_one(c, BOOT_CACHE_KALLSYMS);
+	if (!err && c->ff && !c->present[BOOT_CACHE_FTRACE_FUNCS])
+		err = save_one(c, BOOT_CACHE_FTRACE_FUNCS);
+	if (!err)
+		remove_others(c);
+	c->save_err = err;
+	return NULL;
+}
+
+int boot_cache__save(struct boot_cache *c, const struct ksyms *ks, const struct ftrace_funcs *ff)
+{
+	int err;
+
+	if (!c || c->saving)
+		return -EINVAL;
+	if (ks && ksyms__addrs_hidden(ks))
+		ks = NULL;
+	c->ks = c->present[BOOT_CACHE_KALLSYMS] ? NULL : ks;
+	c->ff = c->present[BOOT_CACHE_FTRACE_FUNCS] ? NULL : ff;
+	if (!c->ks && !c->ff) {
+		c->save_err = 0;
+		return 0;
+	}
+	c->save_err = -EINPROGRESS;
+	err = quiet_thread__start(&c->saver, save_thread, c);
+	if (err) {
+		c->save_err = -err;
+		return -err;
+	}
+	c->saving = true;
+	return 0;
+}
+
+int boot_cache__wait(struct boot_cache *c)
+{
+	if (!c)
+		return -EINVAL;
+	if (c->saving) {
+		pthread_join(c->saver, NULL);
+		c->saving = false;
+	}
+	return c->save_err;
+}
+
+void boot_cache__free(struct boot_cache *c)
+{
+	if (!c)
+		return;
+	boot_cache__wait(c);
+	free(c);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The kernel's function lists kept for the rest of the boot: /proc/kallsyms' function
+ * symbols and tracefs's available_filter_functions, saved by one run as plain files in
+ * a root-only directory on tmpfs (/run/retsnoop) and read by the next ones instead of
+ * the kernel's own files. The kernel formats those a line at a time on every read, the
+ * longest step of a run's start in a slow guest; a copy is a plain file read.
+ *
+ * A copy is valid for one boot (named after /proc/sys/kernel/random/boot_id) and one set
+ * of loaded modules: its name carries a hash of /proc/modules' names, sizes and load
+ * addresses and of each module's build ID, so a module loaded, unloaded, or rebuilt and
+ * reloaded makes it another copy. BPF programs and trampolines, which come and go, are
+ * never in it: symbolization reads those from /proc/kallsyms after attaching, as before.
+ */
+#ifndef RETSNOOP_BOOT_CACHE_H
+#define RETSNOOP_BOOT_CACHE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct ksyms;
+struct ftrace_funcs;
+
+struct boot_cache_opts {
+	size_t sz;		/* sizeof(struct boot_cache_opts) */
+	const char *dir;	/* NULL: /run/retsnoop */
+	/* NULL: "": where proc/ and sys/ are (tests give it a tree of their own) */
+	const char *root;
+	/* non-zero: asked to stop; a save in progress gives up and leaves nothing behind */
+	const volatile sig_atomic_t *stop;
+};
+
+enum boot_cache_file {
+	BOOT_CACHE_KALLSYMS,		/* kallsyms' format, function symbols only */
+	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions' format */
+	BOOT_CACHE_FILE_CNT,
+};
+
+struct boot_cache;
+
+/*
+ * Work out this boot's key and check the directory. NULL with errno set when no copy can
+ * be used or kept: ENOENT (no boot_id), EPERM (kernel.kptr_restrict is 2: the kernel hides
+ * addresses even from root, and a copy must not show them), EAGAIN (a module is loading or
+ * unloading), EACCES (the directory is someone else's or open to others), ENOMEM.
+ */
+struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts);
+
+/* The copy of @which, if there is one for this key; NULL if there is none. */
+const char *boot_cache__path(const struct boot_cache *c, enum boot_cache_file which);
+
+/*
+ * Save what the copy lacks from @ks and @ff (either may be NULL), on a helper thread:
+ * both must stay unchanged until boot_cache__free(). Nothing is saved when the modules
+ * changed since boot_cache__open() (the lists may mix both states) or when @ks' addresses
+ * are hidden. 0 when the save started or nothing was needed; negative errno otherwise.
+ */
+int boot_cache__save(struct boot_cache *c, const struct ksyms *ks, const struct ftrace_funcs *ff);
+
+/*
+ * Wait for the save (a stop makes it give up at once): 0 if it saved or had nothing to
+ * save, negative errno if it saved nothing. Copies of other module sets of this boot are
+ * removed once this one is saved: a developer reloading a module keeps one copy, not one
+ * per build, in memory (tmpfs).
+ */
+int boot_cache__wait(struct boot_cache *c);
+
+/* Waits for the save too. */
+void boot_cache__free(struct boot_cache *c);
+
+#endif

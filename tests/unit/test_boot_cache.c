@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The boot cache over a /proc and /sys tree of the test's own: what the copies hold after
+ * a save, which changes make another key, and when nothing may be kept.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "unit.h"
+#include "boot_cache.h"
+#include "ftrace_funcs.h"
+#include "ksyms.h"
+
+static char root[64];
+static char dir[128];
+
+static const char kallsyms_text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000100 t do_one\n"
+	"ffffffff81000200 T __x64_sys_bpf\n"
+	"ffffffff81000300 W weak_one\n"
+	"ffffffff81001000 T _etext\n"
+	"ffffffff82000000 D some_data\n"
+	"ffffffffc0000000 t mod_func\t[kvm]\n"
+	"ffffffffc0000100 T mod_other\t[kvm]\n"
+	"ffffffffc0100000 t bpf_prog_6deef7357e7b4530_sd_fw_ingress\t[bpf]\n"
+	"ffffffffc0200000 t ftrace_trampoline\t[__builtin__ftrace]\n"
+	"ffffffffc0300000 t kprobe_insn_page\t[__builtin__kprobes]\n";
+
+static const char aff_text[] =
+	"do_one\n"
+	"__x64_sys_bpf\n"
+	"__ftrace_invalid_address___64\n"
+	"weak_one\n"
+	"mod_func [kvm]\n"
+	"mod_other [kvm]\n";
+
+static void put(const char *rel, const char *text)
+{
+	char path[256], cmd[320];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s", root, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	strcpy(root, "/tmp/retsnoop-boot-cache.XXXXXX");
+	if (!mkdtemp(root))
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/run/retsnoop", root);
+	put("/run/.keep", "");
+	put("/proc/sys/kernel/random/boot_id", "0c5a1b2e-3f4d-4e5f-8a9b-0c1d2e3f4a5b\n");
+	put("/proc/sys/kernel/kptr_restrict", "0\n");
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n");
+	put("/sys/module/kvm/notes/.note.gnu.build-id", "GNU build-id-one");
+	put("/kallsyms", kallsyms_text);
+	put("/aff", aff_text);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) ? -1 : 0;
+}
+
+static struct boot_cache *open_cache(const volatile sig_atomic_t *stop)
+{
+	struct boot_cache_opts o = { .sz = sizeof(o), .dir = dir, .root = root, .stop = stop };
+
+	return boot_cache__open(&o);
+}
+
+static struct ksyms *load_ksyms(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/kallsyms", root);
+	return ksyms__load_funcs(path);
+}
+
+static struct ftrace_funcs *load_aff(void)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/aff", root);
+	return ftrace_funcs__load(path);
+}
+
+/* Save what the kernel's files gave: the next open finds both, holding the same lists */
+static void save_fresh(void)
+{
+	struct ksyms *ks = load_ksyms();
+	struct ftrace_funcs *ff = load_aff();
+	struct boot_cache *c = open_cache(NULL);
+
+	assert_non_null(c);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_null(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
+	assert_int_equal(boot_cache__save(c, ks, ff), 0);
+	assert_int_equal(boot_cache__wait(c), 0);
+	boot_cache__free(c);
+	ksyms__free(ks);
+	ftrace_funcs__free(ff);
+}
+
+static size_t files_in_dir(void)
+{
+	char cmd[200];
+	FILE *p;
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd), "ls '%s' | wc -l", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%zu", &n), 1);
+	pclose(p);
+	return n;
+}
+
+static void test_roundtrip(void **state)
+{
+	struct ksyms *orig = load_ksyms(), *ks;
+	struct ftrace_funcs *ff_orig = load_aff(), *ff;
+	struct boot_cache *c;
+	struct stat st;
+	size_t i, j;
+
+	save_fresh();
+	c = open_cache(NULL);
+	assert_non_null(c);
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
+	assert_int_equal(stat(boot_cache__path(c, BOOT_CACHE_KALLSYMS), &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(dir, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+
+	/* every function symbol but those that come and go: BPF programs, trampolines */
+	ks = ksyms__load_funcs(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_non_null(ks);
+	assert_int_equal(ksyms__cnt(orig), 10);
+	assert_int_equal(ksyms__cnt(ks), 7);
+	for (i = 0, j = 0; i < ksyms__cnt(orig); i++) {
+		const struct ksym *a = ksyms__get(orig, i), *b;
+
+		if (a->module && (!strcmp(a->module, "bpf") || !strncmp(a->module, "__builtin__", 11)))
+			continue;
+		b = ksyms__get(ks, j++);
+		assert_non_null(b);
+		assert_int_equal(a->addr, b->addr);
+		assert_int_equal(a->type, b->type);
+		assert_string_equal(a->name, b->name);
+		if (a->module)
+			assert_string_equal(a->module, b->module);
+		else
+			assert_null(b->module);
+	}
+	assert_int_equal(j, 7);
+
+	ff = ftrace_funcs__load(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
+	assert_non_null(ff);
+	assert_int_equal(ftrace_funcs__cnt(ff), ftrace_funcs__cnt(ff_orig));
+	for (i = 0; i < ftrace_funcs__cnt(ff); i++) {
+		const struct ftrace_func *a = ftrace_funcs__get(ff_orig, i);
+		const struct ftrace_func *b = ftrace_funcs__get(ff, i);
+
+		assert_string_equal(a->name, b->name);
+		if (a->module)
+			assert_string_equal(a->module, b->module);
+		else
+			assert_null(b->module);
+	}
+	/* nothing is written again when both copies are there */
+	assert_int_equal(boot_cache__save(c, ks, ff), 0);
+	assert_int_equal(boot_cache__wait(c), 0);
+	assert_int_equal(files_in_dir(), 2);
+	boot_cache__free(c);
+	ksyms__free(ks);
+	ksyms__free(orig);
+	ftrace_funcs__free(ff);
+	ftrace_funcs__free(ff_orig);
+}
+
+/* Which changes name another copy: the module's code, not who uses it */
+static void test_key(void **state)
+{
+	char first[256];
+	struct boot_cache *c;
+
+	save_fresh();
+	c = open_cache(NULL);
+	assert_non_null(c);
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	snprintf(first, sizeof(first), "%s", boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_non_null(strstr(first, "/0c5a1b2e-3f4d-4e5f-8a9b-0c1d2e3f4a5b-"));
+	boot_cache__free(c);
+
+	/* a new user of the module: the same copy */
+	put("/proc/modules", "kvm 1130496 4 kvm_amd,kvm_intel, Live 0xffffffffc0000000\n");
+	c = open_cache(NULL);
+	assert_string_equal(boot_cache__path(c, BOOT_CACHE_KALLSYMS), first);
+	boot_cache__free(c);
+
+	/* rebuilt and loaded again at the same place with the same size: another build ID */
+	put("/sys/module/kvm/notes/.note.gnu.build-id", "GNU build-id-two");
+	c = open_cache(NULL);
+	assert_non_null(c);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	boot_cache__free(c);
+
+	/* another boot */
+	put("/sys/module/kvm/notes/.note.gnu.build-id", "GNU build-id-one");
+	c = open_cache(NULL);
+	assert_string_equal(boot_cache__path(c, BOOT_CACHE_KALLSYMS), first);
+	boot_cache__free(c);
+	put("/proc/sys/kernel/random/boot_id", "11111111-3f4d-4e5f-8a9b-0c1d2e3f4a5b\n");
+	c = open_cache(NULL);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	boot_cache__free(c);
+}
+
+/* Saving a new module set's copies removes the old set's */
+static void test_remove_others(void **state)
+{
+	struct boot_cache *c;
+
+	save_fresh();
+	assert_int_equal(files_in_dir(), 2);
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
+			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+	c = open_cache(NULL);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	boot_cache__free(c);
+	save_fresh();
+	assert_int_equal(files_in_dir(), 2);
+	c = open_cache(NULL);
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	boot_cache__free(c);
+}
+
+/* A module that came while the lists were read: they may hold either state, none is kept */
+static void test_modules_changed_meanwhile(void **state)
+{
+	struct ksyms *ks = load_ksyms();
+	struct ftrace_funcs *ff = load_aff();
+	struct boot_cache *c = open_cache(NULL);
+
+	assert_non_null(c);
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
+			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+	assert_int_equal(boot_cache__save(c, ks, ff), 0);
+	assert_int_equal(boot_cache__wait(c), -EAGAIN);
+	boot_cache__free(c);
+	assert_int_equal(files_in_dir(), 0);
+	ksyms__free(ks);
+	ftrace_funcs__free(ff);
+}
+
+static void test_refusals(void **state)
+{
+	/* a module half loaded */
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Loading 0xffffffffc0000000\n");
+	errno = 0;
+	assert_null(open_cache(NULL));
+	assert_int_equal(errno, EAGAIN);
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n");
+
+	/* the kernel hides its addresses even from root: no copy may show them */
+	put("/proc/sys/kernel/kptr_restrict", "2\n");
+	errno = 0;
+	assert_null(open_cache(NULL));
+	assert_int_equal(errno, EPERM);
+	put("/proc/sys/kernel/kptr_restrict", "1\n");
+
+	/* a directory others can read is not ours to trust */
+	boot_cache__free(open_cache(NULL));
+	assert_int_equal(chmod(dir, 0755), 0);
+	errno = 0;
+	assert_null(open_cache(NULL));
+	assert_int_equal(errno, EACCES);
+	assert_int_equal(chmod(dir, 0700), 0);
+
+	/* no boot id */
+	put("/proc/sys/kernel/random/boot_id", "not a uuid!\n");
+	errno = 0;
+	assert_null(open_cache(NULL));
+	assert_int_equal(errno, ENOENT);
+}
+
+/* Hidden addresses are not saved; a stop leaves nothing behind */
+static void test_no_save(void **state)
+{
+	static volatile sig_atomic_t stop = 1;
+	static const char hidden[] = "0000000000000000 T _stext\n0000000000000000 t f\n";
+	struct ksyms *ks = ksyms__parse(hidden, strlen(hidden));
+	struct ftrace_funcs *ff = load_aff();
+	struct boot_cache *c = open_cache(NULL);
+
+	assert_non_null(ks);
+	assert_int_equal(boot_cache__save(c, ks, NULL), 0);
+	assert_int_equal(boot_cache__wait(c), 0);
+	boot_cache__free(c);
+	assert_int_equal(files_in_dir(), 0);
+
+	c = open_cache(&stop);
+	assert_int_equal(boot_cache__save(c, NULL, ff), 0);
+	assert_int_equal(boot_cache__wait(c), -EINTR);
+	boot_cache__free(c);
+	assert_int_equal(files_in_dir(), 0);
+	ksyms__free(ks);
+	ftrace_funcs__free(ff);
+}
+
+static void test_bad_opts(void **state)
+{
+	struct { struct boot_cache_opts o; long extra; } big = { { .sz = sizeof(big) }, 1 };
+
+	errno = 0;
+	assert_null(boot_cache__open(&big.o));
+	assert_int_equal(errno, EINVAL);
+	assert_null(boot_cache__path(NULL, BOOT_CACHE_KALLSYMS));
+	assert_int_equal(boot_cache__wait(NULL), -EINVAL);
+	boot_cache__free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_remove_others, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_modules_changed_meanwhile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_save, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_opts, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
