@@ -21,8 +21,9 @@ guest_state() {
 		/sys/kernel/tracing/set_event /sys/kernel/tracing/enabled_functions 2>&1
 	# a link holds its program: no program, no link
 	bpftool prog list 2>&1
+	# /run: retsnoop's boot cache, kept for the boot as on any machine
 	find / -xdev -newer /serve-stamp ! -path / ! -path /cmds.sh ! -path '/tmp' \
-		! -path '/tmp/*' ! -path '/root' ! -path '/root/*' 2>&1
+		! -path '/tmp/*' ! -path '/root' ! -path '/root/*' ! -path /run 2>&1
 	# processes but init and its subshells (kernel threads have no command line)
 	for p in /proc/[0-9]*; do
 		[ -s $p/cmdline ] && ! cmp -s $p/cmdline /proc/1/cmdline &&

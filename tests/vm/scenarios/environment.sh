@@ -50,7 +50,8 @@ echo 3 > /proc/sys/kernel/perf_event_paranoid
 leftovers after_caps"
 fi
 guest="$guest
-# tracefs (and debugfs) not mounted
+# tracefs (and debugfs) not mounted; no boot cache, which would spare reading tracefs
+rm -rf /run/retsnoop
 umount /sys/kernel/debug; umount /sys/kernel/tracing
 retsnoop --dry-run $ALLOC >/tmp/dry.out 2>&1; echo \"rc=\$?\" >>/tmp/dry.out
 echo '=== BEGIN dry'; cat /tmp/dry.out; grep -c tracefs /proc/mounts; echo '=== END dry'
@@ -94,6 +95,37 @@ retsnoop --no-such-option >/dev/null 2>&1; echo \"unknown=\$?\"
 retsnoop -C bad >/dev/null 2>&1; echo \"config=\$?\"
 retsnoop -e x -L 0 >/dev/null 2>&1; echo \"value=\$?\"
 echo '=== END usage'
+# the boot cache: the first run saves, the next read the copies, a module changes the key
+rm -rf /run/retsnoop
+mods_load nf_tables
+echo \"=== BEGIN bc_mods\"; grep -c '^nf_tables ' /proc/modules; echo '=== END bc_mods'
+for n in 1 2; do
+	retsnoop --dry-run -vv $ALLOC -a 'nft_*' >/tmp/bc\$n.out 2>&1
+	echo \"=== BEGIN bc\$n\"; cat /tmp/bc\$n.out; echo '=== END bc'\$n
+done
+echo '=== BEGIN bc_files'; ls -l /run/retsnoop; echo '=== END bc_files'
+retsnoop -C start.boot-cache=0 --dry-run -vv $ALLOC -a 'nft_*' >/tmp/bc3.out 2>&1
+echo '=== BEGIN bc_same'
+for n in 1 2 3; do grep -v 'Start-up\\|Boot cache\\|DONE in' /tmp/bc\$n.out >/tmp/bc\$n.list; done
+cmp /tmp/bc1.list /tmp/bc2.list && echo 'cold=warm'
+cmp /tmp/bc1.list /tmp/bc3.list && echo 'cold=off'
+grep -c 'nft_' /tmp/bc2.list
+# the copies hold the kernel's own lines: function symbols, no BPF program or trampoline
+awk '\$2 ~ /^[tTwW]\$/ && \$4 !~ /^\\[(bpf|__builtin__)/' /proc/kallsyms | tr '\\t' ' ' >/tmp/bc.kf
+cat /run/retsnoop/*.kallsyms | tr '\\t' ' ' >/tmp/bc.kc
+cmp /tmp/bc.kf /tmp/bc.kc && echo \"kallsyms copy=kernel \$(wc -l </tmp/bc.kc)\"
+grep -v '^__ftrace_invalid_address' /sys/kernel/tracing/available_filter_functions >/tmp/bc.af
+cmp /tmp/bc.af /run/retsnoop/*.ftrace && echo \"ftrace copy=kernel \$(wc -l </tmp/bc.af)\"
+echo '=== END bc_same'
+trace bcwarm bpf-bad-map-val-size-percpu-array $ALLOC
+mods_unload nf_tables
+retsnoop --dry-run -vv $ALLOC >/tmp/bc4.out 2>&1
+echo '=== BEGIN bc4'; grep 'Boot cache' /tmp/bc4.out; ls -l /run/retsnoop; echo '=== END bc4'
+# a directory others can open is not used
+chmod 755 /run/retsnoop
+retsnoop --dry-run -vv $ALLOC >/tmp/bc5.out 2>&1
+echo '=== BEGIN bc5'; grep 'Boot cache' /tmp/bc5.out; echo '=== END bc5'
+chmod 700 /run/retsnoop
 leftovers after"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
@@ -150,6 +182,33 @@ s=$(section "$out" usage)
 for k in stray unknown config value; do
 	expect "$s" "^$k=64\$" "command-line error ($k): exit status 64"
 done
+# the boot cache
+s=$(section "$out" bc1)
+expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\), available_filter_functions from the kernel \(to be saved\)\.$' \
+	"boot cache: the first run reads the kernel's files"
+expect "$s" '^Dry run successful' "boot cache: the first run finds the functions"
+s=$(section "$out" bc2)
+expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.kallsyms, available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ftrace\.$' \
+	"boot cache: the second run reads the copies"
+expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(kallsyms|ftrace)$' 2 \
+	"boot cache: two copies, readable by root alone"
+s=$(section "$out" bc_same)
+expect "$s" '^cold=warm$' "boot cache: the copies find the same functions as the kernel's files"
+expect "$s" '^cold=off$' "boot cache: the same as with -C start.boot-cache=0"
+expect "$s" '^[1-9][0-9]*$' "boot cache: module functions (nft_*) found from the copies"
+expect "$s" '^kallsyms copy=kernel [1-9][0-9]*$' "boot cache: the kallsyms copy holds the kernel's function lines"
+expect "$s" '^ftrace copy=kernel [1-9][0-9]*$' "boot cache: the ftrace copy holds available_filter_functions"
+s=$(section "$out" bcwarm)
+expect "$s" "$E2BIG" "boot cache: a run from the copies traces the E2BIG chain"
+if [ "$(section "$out" bc_mods | tr -d '[:space:]')" = 1 ]; then
+	s=$(section "$out" bc4)
+	expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' \
+		"boot cache: nf_tables unloaded, the copies are not used"
+	expect_count "$s" '\.(kallsyms|ftrace)$' 2 "boot cache: the old module set's copies removed"
+fi
+expect "$(section "$out" bc5)" '^Boot cache: not used: /run/retsnoop can.t be made, or is not a directory only root can open\.$' \
+	"boot cache: a directory others can open is not used"
+
 a=$(section "$out" after)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached: $a"
 
