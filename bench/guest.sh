@@ -8,6 +8,7 @@
 # REPS (repetitions per case), CALLS (getpid calls per timing loop).
 
 BIN_ours=retsnoop
+BIN_cold=retsnoop	# ours with its boot cache emptied first: the first run of a boot
 BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_peer=$PEER
 BIN_base=$BASE
@@ -183,6 +184,7 @@ startup_run() {	# startup_run CASE TOOL REP
 		return 0
 	fi
 	eval "_b=\$BIN_$2"
+	[ "$2" = cold ] && rm -rf /run/retsnoop
 	stamp -r 'Receiving data' -t "simfail $STARTUP_CASE" -l '^!.*array_map_alloc_check' \
 		-- "$_b" -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/run.log 2>&1
 	echo "@R table=startup case=$1 tool=$2 rep=$3 done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
@@ -194,7 +196,7 @@ table_startup() {	# table_startup CASE (7funcs or 7funcs-dwarf)
 	funcs_of /tmp/funcs.startup -e '*sys_bpf' -a 'array_map_alloc*'
 	_r=1
 	while [ $_r -le "$REPS" ]; do
-		for _t in $(tools_for $_r floor ours base peer); do
+		for _t in $(tools_for $_r floor cold ours base peer); do
 			startup_run "$1" "$_t" $_r
 		done
 		_r=$((_r + 1))
