@@ -146,7 +146,7 @@ static __always_inline void note_inband_err(void *ctx, bool fentry, struct sessi
 	r->end.stack.depth = d;
 	r->probe_id = id;
 	r->err = err;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, sample_rec_flags());
 }
 
 /*

@@ -105,7 +105,7 @@ static __always_inline void emit_probe_sample(void *ctx, struct session *sess, _
 	r->end.stack.stitched = 0;
 	r->end.stack.kstack_sz = take_kstack(ctx, r->end.stack.kstack);
 	r->probe_id = probe_id;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, sample_rec_flags());
 }
 
 /* The session's own chain as it is: callers [0, depth) running, [depth, max_depth) done. */
@@ -118,7 +118,7 @@ static __always_inline void emit_chain_sample(struct session *sess, __u64 now, _
 	if (!r)
 		return;
 	copy_words(&r->end.stack, &sess->stack, sizeof(r->end.stack));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, sample_rec_flags());
 }
 
 /* The error chain kept aside in @f, under its callers [0, d) that are still running. */
@@ -134,7 +134,7 @@ static __always_inline void emit_frag_sample(struct session *sess, struct frag *
 	copy_words(&r->end.stack, &f->cs, sizeof(r->end.stack));
 	copy_levels(&r->end.stack, &sess->stack, 0, d);
 	r->end.stack.depth = d;
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, sample_rec_flags());
 }
 
 /*

@@ -163,7 +163,7 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	r->flags = sess->flags;
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, sample_rec_flags());
 	return;
 drop:
 	st = drop_stats();

@@ -186,6 +186,18 @@ static __always_inline __u64 quiet_rec_flags(void)
 	return 0;
 }
 
+/*
+ * How a record user space waits for (a session's end, an interim or in-band sample) is
+ * submitted: with a wakeup, forced. The kernel's default wakes the reader only if it had
+ * read everything before the record, and the session's quiet records (its start at least)
+ * are still unread then: the sample waited for the reader's 100 ms poll timeout, most of
+ * the time from an error to its stack on the screen.
+ */
+static __always_inline __u64 sample_rec_flags(void)
+{
+	return BPF_RB_FORCE_WAKEUP;
+}
+
 static __always_inline struct drop_stats *drop_stats(void)
 {
 	__u32 zero = 0;
