@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/btf.h>
-#include "boot_cache.h"
 #include "err_carriers.h"
 #include "ftrace_funcs.h"
 #include "kernel_funcs.h"
@@ -217,9 +216,6 @@ int kernel_funcs__find(const struct kernel_funcs_opts *opts, struct func_discove
 		return err;
 	/* names are looked up no more: symbolization needs only the address index */
 	func_discovery__drop_name_index(*d);
-	/* on a helper thread, while the BPF object loads; both lists stay unchanged from here */
-	if (ko.cache)
-		boot_cache__save(ko.cache, func_discovery__ksyms(*d), func_discovery__ftrace_funcs(*d));
 	trace_cmd__phase_done(log_print, "function discovery");
 	if (pre) {
 		static const char *const what[] = {

@@ -12,7 +12,6 @@
 #include "func_discovery.h"
 #include "log.h"
 
-struct boot_cache;
 struct btf;
 struct prefetch;
 struct progress;
@@ -24,8 +23,6 @@ struct kernel_funcs_opts {
 	log_print_fn print;		/* every failure is said here */
 	struct prefetch *pre;		/* kallsyms and ftrace's list read ahead; NULL: read now */
 	struct btf *vmlinux_btf;	/* borrowed */
-	/* borrowed; non-NULL: discovery's lists are saved to it for later runs */
-	struct boot_cache *cache;
 };
 
 /*

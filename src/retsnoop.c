@@ -391,7 +391,8 @@ static const char *boot_cache_why(int err)
 /* The copies are read instead of the kernel's files where this boot has them */
 static struct boot_cache *open_boot_cache(struct prefetch_opts *popts)
 {
-	struct boot_cache_opts o = { .sz = sizeof(o), .stop = stop__flag() };
+	/* the run's end waits for a save under way; a second Ctrl-C gives it up */
+	struct boot_cache_opts o = { .sz = sizeof(o), .stop = stop__hurry_flag() };
 	struct boot_cache *c = boot_cache__open(&o);
 
 	if (!c) {
@@ -404,6 +405,27 @@ static struct boot_cache *open_boot_cache(struct prefetch_opts *popts)
 		popts->kallsyms_path ?: "the kernel (to be saved)",
 		popts->aff_path ?: "the kernel (to be saved)");
 	return c;
+}
+
+struct cache_save {
+	struct boot_cache *cache;
+	struct func_discovery *d;
+	bool started;
+};
+
+/*
+ * Discovery's lists into the boot cache, on a helper thread: once tracing has shown its
+ * first samples or waited 100 ms for them (the first run of a boot sees no delay from
+ * it), else at the run's end (a dry run, an early stop). The lists stay unchanged.
+ */
+static void save_boot_cache(void *ctx)
+{
+	struct cache_save *cs = ctx;
+
+	if (cs->started || !cs->cache || !cs->d)
+		return;
+	cs->started = true;
+	boot_cache__save(cs->cache, func_discovery__ksyms(cs->d), func_discovery__ftrace_funcs(cs->d));
 }
 
 static int run(void)
@@ -421,6 +443,7 @@ static int run(void)
 	};
 	struct prefetch *pre = NULL;
 	struct boot_cache *cache = NULL;
+	struct cache_save cs = {};
 	struct kernel_calib *calib = NULL;
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
@@ -547,7 +570,7 @@ static int run(void)
 	if (kernel) {
 		struct kernel_funcs_opts ko = {
 			.sz = sizeof(ko), .env = &env, .print = log_print, .pre = pre,
-			.vmlinux_btf = vmlinux_btf, .cache = cache,
+			.vmlinux_btf = vmlinux_btf,
 		};
 
 		err = kernel_funcs__find(&ko, &dopts, &vd, &d, &progress);
@@ -575,6 +598,9 @@ static int run(void)
 	};
 	tgt.drop_kernel_btf = drop_kernel_btf;
 	tgt.drop_ctx = &owner;
+	cs = (struct cache_save){ .cache = cache, .d = d };
+	tgt.after_first_poll = save_boot_cache;
+	tgt.after_ctx = &cs;
 	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress, &tgt);
 	if (!err && tgt.cmd)
 		cmd_status = tgt.exit_status;
@@ -589,6 +615,9 @@ cleanup:
 	free(all);
 	user_funcs__free(uf);
 	/* the save reads discovery's lists: done before they go */
+	cs.cache = cache;
+	cs.d = d;
+	save_boot_cache(&cs);
 	save_err = cache ? boot_cache__wait(cache) : 0;
 	if (save_err && save_err != -EINTR)
 		log_msg(log_print, LOG_DEBUG, "Boot cache: not saved: %s.\n",

@@ -646,9 +646,14 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		exec_err = cmd_trace__release(cmd, env, print);
 	}
 	/* until a stop, or CMD's end: its children may run on, untraced from then on */
-	while (!exec_err && !(err = tracer__poll(t, POLL_TIMEOUT_MS)))
+	while (!exec_err && !(err = tracer__poll(t, POLL_TIMEOUT_MS))) {
+		if (tgt->after_first_poll) {
+			tgt->after_first_poll(tgt->after_ctx);
+			tgt->after_first_poll = NULL;
+		}
 		if (cmd && cmd_launch__wait(cmd, 0) == 1)
 			break;
+	}
 	if (err == -EINTR)
 		err = 0;
 	/* -vv: what tracing added to the peak (the ring buffer's mapping, records, symbols) */

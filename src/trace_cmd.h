@@ -31,6 +31,13 @@ struct trace_cmd_target {
 	 */
 	void (*drop_kernel_btf)(void *ctx);
 	void *drop_ctx;
+	/*
+	 * Called once when the first wait for records ends (the first samples are out, or
+	 * none came in 100 ms): work that only helps later runs, kept off the first stack's
+	 * path. NULL: none.
+	 */
+	void (*after_first_poll)(void *ctx);
+	void *after_ctx;
 };
 
 /*

@@ -117,7 +117,11 @@ cmp /tmp/bc.kf /tmp/bc.kc && echo \"kallsyms copy=kernel \$(wc -l </tmp/bc.kc)\"
 grep -v '^__ftrace_invalid_address' /sys/kernel/tracing/available_filter_functions >/tmp/bc.af
 cmp /tmp/bc.af /run/retsnoop/*.ftrace && echo \"ftrace copy=kernel \$(wc -l </tmp/bc.af)\"
 echo '=== END bc_same'
-trace bcwarm bpf-bad-map-val-size-percpu-array $ALLOC
+# a tracing run saves them too: once its first samples are out (or 100 ms went by)
+rm -rf /run/retsnoop
+trace bccold bpf-bad-map-val-size-percpu-array -vv $ALLOC
+echo '=== BEGIN bccold_files'; ls /run/retsnoop; echo '=== END bccold_files'
+trace bcwarm bpf-bad-map-val-size-percpu-array -vv $ALLOC
 mods_unload nf_tables
 retsnoop --dry-run -vv $ALLOC >/tmp/bc4.out 2>&1
 echo '=== BEGIN bc4'; grep 'Boot cache' /tmp/bc4.out; ls -l /run/retsnoop; echo '=== END bc4'
@@ -198,8 +202,13 @@ expect "$s" '^cold=off$' "boot cache: the same as with -C start.boot-cache=0"
 expect "$s" '^[1-9][0-9]*$' "boot cache: module functions (nft_*) found from the copies"
 expect "$s" '^kallsyms copy=kernel [1-9][0-9]*$' "boot cache: the kallsyms copy holds the kernel's function lines"
 expect "$s" '^ftrace copy=kernel [1-9][0-9]*$' "boot cache: the ftrace copy holds available_filter_functions"
+s=$(section "$out" bccold)
+expect "$s" "$E2BIG" "boot cache: the first tracing run traces the E2BIG chain"
+expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' "boot cache: the first tracing run reads the kernel's files"
+expect_count "$(section "$out" bccold_files)" '\.(kallsyms|ftrace)$' 2 "boot cache: a tracing run saves the copies"
 s=$(section "$out" bcwarm)
 expect "$s" "$E2BIG" "boot cache: a run from the copies traces the E2BIG chain"
+expect "$s" '^Boot cache: kallsyms from /run/retsnoop/' "boot cache: the next tracing run reads the copies"
 if [ "$(section "$out" bc_mods | tr -d '[:space:]')" = 1 ]; then
 	s=$(section "$out" bc4)
 	expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' \
