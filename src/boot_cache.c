@@ -22,7 +22,7 @@
 #define DEFAULT_DIR "/run/retsnoop"
 
 static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
-	[BOOT_CACHE_KALLSYMS] = "kallsyms",
+	[BOOT_CACHE_KALLSYMS] = "ksyms",
 	[BOOT_CACHE_FTRACE_FUNCS] = "ftrace",
 };
 
@@ -217,44 +217,14 @@ static bool dynamic_module(const char *mod)
 	return mod && (!strcmp(mod, "bpf") || !strncmp(mod, "__builtin__", 11));
 }
 
-/*
- * kallsyms' own line, "%016llx %c %s\t[%s]": formatted by hand, a third of fprintf()'s
- * time, which is the first run's whole cost of saving in a slow guest
- */
-static void put_ksym(FILE *f, const struct ksym *s)
+static bool static_sym(const struct ksym *s)
 {
-	static const char hex[] = "0123456789abcdef";
-	char addr[19];
-	int i;
-
-	for (i = 0; i < 16; i++)
-		addr[i] = hex[(s->addr >> (60 - 4 * i)) & 0xf];
-	addr[16] = ' ';
-	addr[17] = s->type;
-	addr[18] = ' ';
-	fwrite(addr, 1, sizeof(addr), f);
-	fputs(s->name, f);
-	if (s->module) {
-		fputs("\t[", f);
-		fputs(s->module, f);
-		putc(']', f);
-	}
-	putc('\n', f);
+	return !dynamic_module(s->module);
 }
 
 static int write_ksyms(const struct boot_cache *c, FILE *f)
 {
-	size_t i, n = ksyms__cnt(c->ks);
-
-	for (i = 0; i < n; i++) {
-		const struct ksym *s = ksyms__get(c->ks, i);
-
-		if ((i & 4095) == 0 && stopped(c))
-			return -EINTR;
-		if (!dynamic_module(s->module))
-			put_ksym(f, s);
-	}
-	return 0;
+	return stopped(c) ? -EINTR : ksyms__write_image(c->ks, f, static_sym);
 }
 
 static int write_ftrace_funcs(const struct boot_cache *c, FILE *f)
@@ -327,7 +297,8 @@ static void remove_others(const struct boot_cache *c)
 
 		if (!dot || !strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
-		if (!strcmp(dot, ".kallsyms") || !strcmp(dot, ".ftrace") || !strcmp(dot, ".tmp"))
+		if (!strcmp(dot + 1, suffixes[BOOT_CACHE_KALLSYMS]) ||
+		    !strcmp(dot + 1, suffixes[BOOT_CACHE_FTRACE_FUNCS]) || !strcmp(dot, ".tmp"))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The kernel's function lists kept for the rest of the boot: /proc/kallsyms' function
- * symbols and tracefs's available_filter_functions, saved by one run as plain files in
- * a root-only directory on tmpfs (/run/retsnoop) and read by the next ones instead of
- * the kernel's own files. The kernel formats those a line at a time on every read, the
- * longest step of a run's start in a slow guest; a copy is a plain file read.
+ * symbols (as a table image, ksyms__write_image()) and tracefs's available_filter_functions
+ * (as text), saved by one run in a root-only directory on tmpfs (/run/retsnoop) and read
+ * by the next ones instead of the kernel's own files. The kernel formats those a line at
+ * a time on every read, the longest step of a run's start in a slow guest.
  *
  * A copy is valid for one boot (named after /proc/sys/kernel/random/boot_id) and one set
  * of loaded modules: its name carries a hash of /proc/modules' names, sizes and load
@@ -32,7 +32,7 @@ struct boot_cache_opts {
 };
 
 enum boot_cache_file {
-	BOOT_CACHE_KALLSYMS,		/* kallsyms' format, function symbols only */
+	BOOT_CACHE_KALLSYMS,		/* kallsyms' function symbols, a ksyms image */
 	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions' format */
 	BOOT_CACHE_FILE_CNT,
 };

@@ -8,21 +8,9 @@
 #include <unistd.h>
 #include "file_buf.h"
 #include "ksyms.h"
+#include "ksyms_int.h"
 
 #define KSYMS_IOBUF_SZ (1 << 16)
-
-struct ksyms {
-	char *buf;			/* the file, names and modules point into it */
-	struct ksym *syms;
-	size_t cnt;
-	const struct ksym **by_name;	/* function symbols by (name hash, name, module, addr) */
-	__u32 *name_hashes;		/* by_name[i]'s name hash, for the binary search */
-	const struct ksym **by_addr;	/* function symbols by address */
-	size_t func_cnt;
-	/* ksyms__load_funcs_except(): functions only, none in [skip_start, skip_end) */
-	bool funcs_only;
-	__u64 skip_start, skip_end;
-};
 
 bool ksym__is_func(char type)
 {
@@ -317,7 +305,7 @@ static int sort_keys(struct name_key *keys, size_t n)
 	return 0;
 }
 
-static int build_indexes(struct ksyms *ks)
+int ksyms__build_indexes(struct ksyms *ks)
 {
 	struct name_key *keys;
 	size_t i, n = 0;
@@ -382,7 +370,7 @@ static int build_indexes(struct ksyms *ks)
 static struct ksyms *indexed(struct ksyms *ks, int err)
 {
 	if (!err)
-		err = build_indexes(ks);
+		err = ksyms__build_indexes(ks);
 	if (err) {
 		ksyms__free(ks);
 		errno = -err;

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 struct ksym {
@@ -33,6 +34,14 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
  * functions too), in less than half the memory of ksyms__load().
  */
 struct ksyms *ksyms__load_funcs(const char *path);
+/*
+ * The function symbols that @keep (NULL: all) keeps, as an image file (ksyms_image.c) that
+ * ksyms__load_image() restores, orders and sizes included, without parsing (its indexes
+ * are made anew: @ks's name index may be gone). -EIO on a write error.
+ */
+int ksyms__write_image(const struct ksyms *ks, FILE *f, bool (*keep)(const struct ksym *s));
+/* NULL with errno set (EINVAL: not an image, or a damaged one). */
+struct ksyms *ksyms__load_image(const char *path);
 /* Parse kallsyms text; @buf is copied. */
 struct ksyms *ksyms__parse(const char *buf, size_t len);
 void ksyms__free(struct ksyms *ks);

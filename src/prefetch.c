@@ -59,7 +59,8 @@ static void *read_ksyms(void *arg)
 	struct prefetch *p = arg;
 
 	p->ksyms.start_ms = now_ms();
-	p->ksyms.result = ksyms__load_funcs(p->opts.kallsyms_path);
+	p->ksyms.result = p->opts.ksyms_image ? ksyms__load_image(p->opts.ksyms_image) :
+			  ksyms__load_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
 	p->ksyms.end_ms = now_ms();
 	finish(p, &p->ksyms);

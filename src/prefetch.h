@@ -19,6 +19,7 @@ struct ftrace_funcs;
 struct prefetch_opts {
 	size_t sz;			/* sizeof(struct prefetch_opts) */
 	const char *kallsyms_path;	/* NULL: /proc/kallsyms */
+	const char *ksyms_image;	/* non-NULL: load this image (a boot cache copy) instead */
 	bool ksyms;			/* read kallsyms */
 	bool vmlinux_btf;		/* read the vmlinux BTF */
 	/*

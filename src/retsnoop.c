@@ -399,10 +399,10 @@ static struct boot_cache *open_boot_cache(struct prefetch_opts *popts)
 		log_msg(log_print, LOG_DEBUG, "Boot cache: not used: %s.\n", boot_cache_why(errno));
 		return NULL;
 	}
-	popts->kallsyms_path = boot_cache__path(c, BOOT_CACHE_KALLSYMS);
+	popts->ksyms_image = boot_cache__path(c, BOOT_CACHE_KALLSYMS);
 	popts->aff_path = boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS);
 	log_msg(log_print, LOG_DEBUG, "Boot cache: kallsyms from %s, available_filter_functions from %s.\n",
-		popts->kallsyms_path ?: "the kernel (to be saved)",
+		popts->ksyms_image ?: "the kernel (to be saved)",
 		popts->aff_path ?: "the kernel (to be saved)");
 	return c;
 }

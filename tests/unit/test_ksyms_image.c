@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* The symbol table image: what a load restores, and the damaged images it refuses. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "unit.h"
+#include "ksyms.h"
+
+static const char text[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81000000 T _text\n"
+	"ffffffff81000100 t dup_static\n"
+	"ffffffff81000180 t dup_static\n"
+	"ffffffff81000200 T __x64_sys_bpf\n"
+	"ffffffff81000300 W weak_one\n"
+	"ffffffff81001000 T _etext\n"
+	"ffffffff82000000 D some_data\n"
+	"ffffffffc0000100 T mod_other\t[kvm]\n"
+	"ffffffffc0000000 t mod_func\t[kvm]\n"
+	"ffffffffc0000200 t dup_static\t[kvm]\n"
+	"ffffffffc0010000 t xfs_func\t[xfs]\n"
+	"ffffffffc0100000 t bpf_prog_6deef7357e7b4530_sd_fw_ingress\t[bpf]\n";
+
+static char path[64];
+
+static int setup(void **state)
+{
+	int fd;
+
+	strcpy(path, "/tmp/retsnoop-ksyms-image.XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(path);
+	return 0;
+}
+
+static bool not_bpf(const struct ksym *s)
+{
+	return !s->module || strcmp(s->module, "bpf");
+}
+
+static void write_image(const struct ksyms *ks, bool (*keep)(const struct ksym *))
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(ksyms__write_image(ks, f, keep), 0);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Everything a lookup reads is what parsing the kept lines gives */
+static void test_roundtrip(void **state)
+{
+	struct ksyms *src = ksyms__parse(text, sizeof(text) - 1), *want, *got;
+	const struct ksym *const *a, *const *b;
+	char kept[sizeof(text)];
+	size_t i, n, m;
+
+	assert_non_null(src);
+	/* the reference: the text without its BPF line, read as kallsyms is */
+	memcpy(kept, text, sizeof(text));
+	*strstr(kept, "ffffffffc0100000") = '\0';
+	{
+		FILE *f = fopen(path, "w");
+
+		fputs(kept, f);
+		fclose(f);
+	}
+	want = ksyms__load_funcs(path);
+	assert_non_null(want);
+	/* a dropped name index does not matter to the writer */
+	ksyms__drop_name_index(src);
+	write_image(src, not_bpf);
+	got = ksyms__load_image(path);
+	assert_non_null(got);
+
+	assert_int_equal(ksyms__cnt(got), ksyms__cnt(want));
+	assert_int_equal(ksyms__cnt(got), 11);
+	for (i = 0; i < ksyms__cnt(want); i++) {
+		const struct ksym *x = ksyms__get(want, i), *y = ksyms__get(got, i);
+
+		assert_int_equal(x->addr, y->addr);
+		assert_int_equal(x->size, y->size);
+		assert_int_equal(x->type, y->type);
+		assert_string_equal(x->name, y->name);
+		if (x->module)
+			assert_string_equal(x->module, y->module);
+		else
+			assert_null(y->module);
+	}
+	/* lookups by name, several instances and modules */
+	n = ksyms__find_funcs(want, "dup_static", NULL, &a);
+	m = ksyms__find_funcs(got, "dup_static", NULL, &b);
+	assert_int_equal(n, 2);
+	assert_int_equal(m, 2);
+	for (i = 0; i < n; i++)
+		assert_int_equal(a[i]->addr, b[i]->addr);
+	assert_int_equal(ksyms__find_funcs(got, "dup_static", "kvm", &b), 1);
+	assert_int_equal(b[0]->addr, 0xffffffffc0000200ULL);
+	assert_int_equal(ksyms__find_funcs(got, "xfs_func", "xfs", &b), 1);
+	assert_int_equal(ksyms__find_funcs(got, "bpf_prog_6deef7357e7b4530_sd_fw_ingress", "bpf", &b), 0);
+	assert_int_equal(ksyms__find_funcs(got, "some_data", NULL, &b), 0);
+	/* lookups by address */
+	assert_string_equal(ksyms__map_addr(got, 0xffffffff81000250ULL)->name, "__x64_sys_bpf");
+	assert_string_equal(ksyms__map_addr(got, 0xffffffff81000000ULL)->name, "_stext");
+	assert_string_equal(ksyms__map_addr(got, 0xffffffffc0000050ULL)->name, "mod_func");
+	assert_string_equal(ksyms__find(got, "_etext")->name, "_etext");
+	assert_false(ksyms__addrs_hidden(got));
+	ksyms__free(src);
+	ksyms__free(want);
+	ksyms__free(got);
+}
+
+/* A damaged image is refused, never half read */
+static void test_damaged(void **state)
+{
+	struct ksyms *src = ksyms__parse(text, sizeof(text) - 1);
+	char *img;
+	long len;
+	FILE *f;
+	int i;
+	/* byte offsets: magic, a count, a record's name offset, an index, the last NUL */
+	static const long spots[] = { 0, 8, 24 + 16, -1, -2 };
+
+	assert_non_null(src);
+	write_image(src, NULL);
+	f = fopen(path, "r");
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	img = malloc(len);
+	assert_int_equal(fread(img, 1, len, f), len);
+	fclose(f);
+
+	for (i = 0; i < (int)(sizeof(spots) / sizeof(spots[0])); i++) {
+		long at = spots[i] == -1 ? 24 + 12 * 32 : spots[i] == -2 ? len - 1 : spots[i];
+		char saved = img[at];
+
+		img[at] = spots[i] == -1 ? 0x7f : (char)0xff;
+		f = fopen(path, "w");
+		fwrite(img, 1, len, f);
+		fclose(f);
+		errno = 0;
+		assert_null(ksyms__load_image(path));
+		assert_int_equal(errno, EINVAL);
+		img[at] = saved;
+	}
+	/* cut short */
+	f = fopen(path, "w");
+	fwrite(img, 1, len - 5, f);
+	fclose(f);
+	errno = 0;
+	assert_null(ksyms__load_image(path));
+	assert_int_equal(errno, EINVAL);
+	/* kallsyms text is not an image */
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	assert_null(ksyms__load_image(path));
+	assert_int_equal(errno, EINVAL);
+	free(img);
+	ksyms__free(src);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
