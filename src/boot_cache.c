@@ -208,23 +208,9 @@ static bool stopped(const struct boot_cache *c)
 	return c->opts.stop && *c->opts.stop;
 }
 
-/*
- * Symbols that come and go within a boot (BPF programs, ftrace and kprobe trampolines)
- * stay out: symbolization reads them fresh.
- */
-static bool dynamic_module(const char *mod)
-{
-	return mod && (!strcmp(mod, "bpf") || !strncmp(mod, "__builtin__", 11));
-}
-
-static bool static_sym(const struct ksym *s)
-{
-	return !dynamic_module(s->module);
-}
-
 static int write_ksyms(const struct boot_cache *c, FILE *f)
 {
-	return stopped(c) ? -EINTR : ksyms__write_image(c->ks, f, static_sym);
+	return stopped(c) ? -EINTR : ksyms__write_image(c->ks, f);
 }
 
 static int write_ftrace_funcs(const struct boot_cache *c, FILE *f)
@@ -318,8 +304,11 @@ static void *save_thread(void *arg)
 	err = hash_modules(c, &now);
 	if (!err && now != c->modules_hash)
 		err = -EAGAIN;
-	if (!err && c->ks && !c->present[BOOT_CACHE_KALLSYMS])
+	if (!err && c->ks && !c->present[BOOT_CACHE_KALLSYMS]) {
 		err = save_one(c, BOOT_CACHE_KALLSYMS);
+		if (!err && c->opts.ksyms_saved)
+			c->opts.ksyms_saved(c->opts.ctx);
+	}
 	if (!err && c->ff && !c->present[BOOT_CACHE_FTRACE_FUNCS])
 		err = save_one(c, BOOT_CACHE_FTRACE_FUNCS);
 	if (!err)

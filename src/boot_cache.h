@@ -10,7 +10,8 @@
  * of loaded modules: its name carries a hash of /proc/modules' names, sizes and load
  * addresses and of each module's build ID, so a module loaded, unloaded, or rebuilt and
  * reloaded makes it another copy. BPF programs and trampolines, which come and go, are
- * never in it: symbolization reads those from /proc/kallsyms after attaching, as before.
+ * never in it (nor in discovery's table): symbolization reads those from /proc/kallsyms
+ * after attaching, as before.
  */
 #ifndef RETSNOOP_BOOT_CACHE_H
 #define RETSNOOP_BOOT_CACHE_H
@@ -29,6 +30,12 @@ struct boot_cache_opts {
 	const char *root;
 	/* non-zero: asked to stop; a save in progress gives up and leaves nothing behind */
 	const volatile sig_atomic_t *stop;
+	/*
+	 * Called on the saving thread once the kallsyms image is written: the table's name
+	 * index, kept for it, may go (ksyms__drop_name_index()). NULL: none.
+	 */
+	void (*ksyms_saved)(void *ctx);
+	void *ctx;
 };
 
 enum boot_cache_file {
@@ -51,10 +58,12 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts);
 const char *boot_cache__path(const struct boot_cache *c, enum boot_cache_file which);
 
 /*
- * Save what the copy lacks from @ks and @ff (either may be NULL), on a helper thread:
- * both must stay unchanged until boot_cache__free(). Nothing is saved when the modules
- * changed since boot_cache__open() (the lists may mix both states) or when @ks' addresses
- * are hidden. 0 when the save started or nothing was needed; negative errno otherwise.
+ * Save what the copies lack from @ks and @ff (either may be NULL), on a helper thread:
+ * both must stay unchanged until boot_cache__wait() or opts.ksyms_saved(). @ks is a table
+ * of static functions (ksyms__load_static_funcs()) with its name index, which the image
+ * copies. Nothing is saved when the modules changed since boot_cache__open() (the lists
+ * may mix both states) or when @ks' addresses are hidden. 0 when the save started or
+ * nothing was needed; negative errno otherwise.
  */
 int boot_cache__save(struct boot_cache *c, const struct ksyms *ks, const struct ftrace_funcs *ff);
 

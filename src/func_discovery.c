@@ -177,7 +177,8 @@ int func_discovery__run(struct func_discovery *d)
 	progress(d, "reading kallsyms", 0, 0);
 	if (stopped(d))
 		return -EINTR;
-	d->ks = d->opts.ksyms ?: ksyms__load_funcs(d->opts.kallsyms_path);
+	/* BPF programs and trampolines are never traced: left out (the boot cache keeps this) */
+	d->ks = d->opts.ksyms ?: ksyms__load_static_funcs(d->opts.kallsyms_path);
 	d->opts.ksyms = NULL;
 	if (!d->ks) {
 		err = -errno;

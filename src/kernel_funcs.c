@@ -215,7 +215,8 @@ int kernel_funcs__find(const struct kernel_funcs_opts *opts, struct func_discove
 	if (err)
 		return err;
 	/* names are looked up no more: symbolization needs only the address index */
-	func_discovery__drop_name_index(*d);
+	if (!ko.keep_name_index)
+		func_discovery__drop_name_index(*d);
 	trace_cmd__phase_done(log_print, "function discovery");
 	if (pre) {
 		static const char *const what[] = {

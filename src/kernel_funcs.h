@@ -23,6 +23,8 @@ struct kernel_funcs_opts {
 	log_print_fn print;		/* every failure is said here */
 	struct prefetch *pre;		/* kallsyms and ftrace's list read ahead; NULL: read now */
 	struct btf *vmlinux_btf;	/* borrowed */
+	/* kallsyms' name index kept after discovery (the boot cache's save copies it) */
+	bool keep_name_index;
 };
 
 /*

@@ -142,10 +142,16 @@ static bool parse_line(char *p, struct ksym *s)
 	return true;
 }
 
+bool ksym__is_dynamic(const struct ksym *s)
+{
+	return s->module && (!strcmp(s->module, "bpf") || !strncmp(s->module, "__builtin__", 11));
+}
+
 static bool filtered_out(const struct ksyms *ks, const struct ksym *s)
 {
 	return ks->funcs_only && (!ksym__is_func(s->type) ||
-				  (s->addr >= ks->skip_start && s->addr < ks->skip_end));
+				  (s->addr >= ks->skip_start && s->addr < ks->skip_end) ||
+				  (ks->static_only && ksym__is_dynamic(s)));
 }
 
 static struct ksym *new_sym(struct ksyms *ks, size_t *cap)
@@ -416,7 +422,8 @@ struct ksyms *ksyms__load(const char *path)
 	return ksyms__from_buf(buf, len);
 }
 
-struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64 skip_end)
+static struct ksyms *load_funcs(const char *path, __u64 skip_start, __u64 skip_end,
+				bool static_only)
 {
 	FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
 	/*
@@ -442,6 +449,7 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
 		return NULL;
 	}
 	ks->funcs_only = true;
+	ks->static_only = static_only;
 	ks->skip_start = skip_start;
 	ks->skip_end = skip_end;
 	err = read_filtered(ks, f);
@@ -450,10 +458,20 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
 	return indexed(ks, err);
 }
 
+struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64 skip_end)
+{
+	return load_funcs(path, skip_start, skip_end, false);
+}
+
 struct ksyms *ksyms__load_funcs(const char *path)
 {
 	/* an empty range to skip: every function */
-	return ksyms__load_funcs_except(path, 0, 0);
+	return load_funcs(path, 0, 0, false);
+}
+
+struct ksyms *ksyms__load_static_funcs(const char *path)
+{
+	return load_funcs(path, 0, 0, true);
 }
 
 void ksyms__free(struct ksyms *ks)

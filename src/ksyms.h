@@ -35,11 +35,17 @@ struct ksyms *ksyms__load_funcs_except(const char *path, __u64 skip_start, __u64
  */
 struct ksyms *ksyms__load_funcs(const char *path);
 /*
- * The function symbols that @keep (NULL: all) keeps, as an image file (ksyms_image.c) that
- * ksyms__load_image() restores, orders and sizes included, without parsing (its indexes
- * are made anew: @ks's name index may be gone). -EIO on a write error.
+ * The same without the symbols that come and go while the kernel runs (BPF programs, ftrace
+ * and kprobe trampolines, ksym__is_dynamic()): the kernel's and the modules' code, which
+ * discovery matches and the boot cache keeps.
  */
-int ksyms__write_image(const struct ksyms *ks, FILE *f, bool (*keep)(const struct ksym *s));
+struct ksyms *ksyms__load_static_funcs(const char *path);
+/*
+ * The function symbols of @ks as an image file (ksyms_image.c) that ksyms__load_image()
+ * restores, orders and sizes included, without parsing. -EINVAL if @ks has other symbols
+ * or its name index was dropped, -EIO on a write error.
+ */
+int ksyms__write_image(const struct ksyms *ks, FILE *f);
 /* NULL with errno set (EINVAL: not an image, or a damaged one). */
 struct ksyms *ksyms__load_image(const char *path);
 /* Parse kallsyms text; @buf is copied. */
@@ -48,6 +54,8 @@ void ksyms__free(struct ksyms *ks);
 
 /* Function symbols are types t, T, w and W. */
 bool ksym__is_func(char type);
+/* A symbol of code made while the kernel runs: a BPF program, an ftrace or kprobe trampoline */
+bool ksym__is_dynamic(const struct ksym *s);
 
 size_t ksyms__cnt(const struct ksyms *ks);
 /* All symbols, in file order. */

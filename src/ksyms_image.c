@@ -13,11 +13,13 @@
  *   char names[names_len]                        NUL-terminated strings
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "file_buf.h"
+#include <unistd.h>
+#include <sys/stat.h>
 #include "ksyms.h"
 #include "ksyms_int.h"
 
@@ -104,100 +106,126 @@ static int write_table(const struct ksyms *k, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
-int ksyms__write_image(const struct ksyms *ks, FILE *f, bool (*keep)(const struct ksym *s))
+int ksyms__write_image(const struct ksyms *ks, FILE *f)
 {
-	struct ksyms k = { .funcs_only = true };
-	size_t i;
+	/* written as they are: the table needs no copy, sorted or not (8 MB on 6.12) */
+	if (!ks->by_name || !ks->name_hashes || ks->func_cnt != ks->cnt || ks->cnt > UINT32_MAX)
+		return -EINVAL;
+	return write_table(ks, f);
+}
+
+/* @n bytes at the file's current offset; -EINVAL if the file ends first */
+static int read_full(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+	ssize_t r;
+
+	while (n) {
+		r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -EINVAL;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/* Records and indexes go through a small buffer, never the whole file (8 MB on 6.12) */
+#define CHUNK 2048
+
+/* The symbols from the image's records; names as offsets until the names are in */
+static int read_syms(struct ksyms *ks, int fd, __u64 names_len)
+{
+	struct image_sym r[CHUNK];
+	size_t i, j, n;
 	int err;
 
-	/* the kept symbols, indexed anew: sizes and orders as a read of them alone gives */
-	k.syms = malloc((ks->cnt ?: 1) * sizeof(*k.syms));
-	if (!k.syms)
-		return -ENOMEM;
-	for (i = 0; i < ks->cnt; i++)
-		if (ksym__is_func(ks->syms[i].type) && (!keep || keep(&ks->syms[i])))
-			k.syms[k.cnt++] = ks->syms[i];
-	err = k.cnt > UINT32_MAX ? -E2BIG : ksyms__build_indexes(&k);
-	if (!err)
-		err = write_table(&k, f);
-	free(k.by_name);
-	free(k.name_hashes);
-	free(k.by_addr);
-	free(k.syms);
-	return err;
-}
+	for (i = 0; i < ks->cnt; i += n) {
+		n = ks->cnt - i < CHUNK ? ks->cnt - i : CHUNK;
+		err = read_full(fd, r, n * sizeof(*r));
+		if (err)
+			return err;
+		for (j = 0; j < n; j++) {
+			struct ksym *s = &ks->syms[i + j];
 
-/* The symbols from the image's records; names as offsets until the names have moved */
-static int fill_syms(struct ksyms *ks, const struct image_sym *r, __u64 len)
-{
-	size_t i;
-
-	for (i = 0; i < ks->cnt; i++, r++) {
-		struct ksym *s = &ks->syms[i];
-
-		if (r->name >= len || r->module > len || !ksym__is_func(r->type))
-			return -EINVAL;
-		s->addr = r->addr;
-		s->size = r->size;
-		s->type = r->type;
-		s->name = (const char *)(uintptr_t)r->name;
-		s->module = (const char *)(uintptr_t)r->module;
+			if (r[j].name >= names_len || r[j].module > names_len ||
+			    !ksym__is_func(r[j].type))
+				return -EINVAL;
+			s->addr = r[j].addr;
+			s->size = r[j].size;
+			s->type = r[j].type;
+			s->name = (const char *)(uintptr_t)r[j].name;
+			s->module = (const char *)(uintptr_t)r[j].module;
+		}
 	}
 	return 0;
 }
 
-static int fill_order(struct ksyms *ks, const struct ksym **order, const __u32 *idx)
+static int read_order(struct ksyms *ks, int fd, const struct ksym **order)
 {
-	size_t i;
+	__u32 idx[CHUNK];
+	size_t i, j, n;
+	int err;
 
-	for (i = 0; i < ks->func_cnt; i++) {
-		if (idx[i] >= ks->cnt)
-			return -EINVAL;
-		order[i] = &ks->syms[idx[i]];
+	for (i = 0; i < ks->func_cnt; i += n) {
+		n = ks->func_cnt - i < CHUNK ? ks->func_cnt - i : CHUNK;
+		err = read_full(fd, idx, n * sizeof(*idx));
+		if (err)
+			return err;
+		for (j = 0; j < n; j++) {
+			if (idx[j] >= ks->cnt)
+				return -EINVAL;
+			order[i + j] = &ks->syms[idx[j]];
+		}
 	}
 	return 0;
 }
 
-static int from_image(struct ksyms *ks, char *buf, size_t len)
+static int from_image(struct ksyms *ks, int fd)
 {
 	struct image_hdr hdr;
-	const struct image_sym *recs;
-	const __u32 *idx;
-	__u64 need, names_at;
+	struct stat st;
 	size_t i;
 	int err;
 
-	if (len < sizeof(hdr))
+	err = read_full(fd, &hdr, sizeof(hdr));
+	if (err)
+		return err;
+	if (memcmp(hdr.magic, image_magic, sizeof(hdr.magic)) || hdr.func_cnt > hdr.cnt ||
+	    !hdr.names_len || fstat(fd, &st))
 		return -EINVAL;
-	memcpy(&hdr, buf, sizeof(hdr));
-	if (memcmp(hdr.magic, image_magic, sizeof(hdr.magic)) || hdr.func_cnt > hdr.cnt)
-		return -EINVAL;
-	names_at = sizeof(hdr) + (__u64)hdr.cnt * sizeof(*recs) + (__u64)hdr.func_cnt * 12;
-	need = names_at + hdr.names_len;
-	if (need != len || !hdr.names_len || buf[len - 1])
+	/* the whole file is this image: counts that don't add up to its size are damage */
+	if ((__u64)st.st_size != sizeof(hdr) + (__u64)hdr.cnt * sizeof(struct image_sym) +
+				 (__u64)hdr.func_cnt * 12 + hdr.names_len)
 		return -EINVAL;
 	ks->cnt = hdr.cnt;
 	ks->func_cnt = hdr.func_cnt;
 	ks->funcs_only = true;
+	ks->static_only = true;
 	ks->syms = malloc((ks->cnt ?: 1) * sizeof(*ks->syms));
 	ks->by_addr = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_addr));
 	ks->by_name = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_name));
 	ks->name_hashes = malloc((ks->func_cnt ?: 1) * sizeof(*ks->name_hashes));
-	if (!ks->syms || !ks->by_addr || !ks->by_name || !ks->name_hashes)
+	ks->buf = malloc(hdr.names_len);
+	if (!ks->syms || !ks->by_addr || !ks->by_name || !ks->name_hashes || !ks->buf)
 		return -ENOMEM;
-	recs = (const struct image_sym *)(buf + sizeof(hdr));
-	idx = (const __u32 *)(recs + hdr.cnt);
-	memcpy(ks->name_hashes, idx + 2 * hdr.func_cnt, hdr.func_cnt * sizeof(__u32));
-	err = fill_syms(ks, recs, hdr.names_len);
+	err = read_syms(ks, fd, hdr.names_len);
 	if (!err)
-		err = fill_order(ks, ks->by_addr, idx);
+		err = read_order(ks, fd, ks->by_addr);
 	if (!err)
-		err = fill_order(ks, ks->by_name, idx + hdr.func_cnt);
+		err = read_order(ks, fd, ks->by_name);
+	if (!err)
+		err = read_full(fd, ks->name_hashes, ks->func_cnt * sizeof(*ks->name_hashes));
+	if (!err)
+		err = read_full(fd, ks->buf, hdr.names_len);
 	if (err)
 		return err;
-	/* the names alone stay: moved to the buffer's start, the rest given back */
-	memmove(buf, buf + names_at, hdr.names_len);
-	ks->buf = realloc(buf, hdr.names_len) ?: buf;
+	if (ks->buf[hdr.names_len - 1])
+		return -EINVAL;	/* every name ends before the names do */
 	for (i = 0; i < ks->cnt; i++) {
 		struct ksym *s = &ks->syms[i];
 
@@ -210,26 +238,22 @@ static int from_image(struct ksyms *ks, char *buf, size_t len)
 
 struct ksyms *ksyms__load_image(const char *path)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct ksyms *ks;
-	size_t len = 0;
-	char *buf = NULL;
 	int err;
 
-	err = file_buf__read(path, &buf, &len);
-	if (err) {
-		errno = -err;
+	if (fd < 0)
 		return NULL;
-	}
 	ks = calloc(1, sizeof(*ks));
 	if (!ks) {
-		free(buf);
+		close(fd);
 		errno = ENOMEM;
 		return NULL;
 	}
-	err = from_image(ks, buf, len);
-	if (!ks->buf)
-		free(buf);	/* not taken over yet */
+	err = from_image(ks, fd);
+	close(fd);
 	if (err) {
+		/* a half-read table: its pointers are offsets, but free() only needs its arrays */
 		ksyms__free(ks);
 		errno = -err;
 		return NULL;

@@ -15,6 +15,7 @@ struct ksyms {
 	size_t func_cnt;
 	/* ksyms__load_funcs_except(): functions only, none in [skip_start, skip_end) */
 	bool funcs_only;
+	bool static_only;		/* ksyms__load_static_funcs(): no dynamic symbol */
 	__u64 skip_start, skip_end;
 };
 

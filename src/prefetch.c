@@ -60,7 +60,7 @@ static void *read_ksyms(void *arg)
 
 	p->ksyms.start_ms = now_ms();
 	p->ksyms.result = p->opts.ksyms_image ? ksyms__load_image(p->opts.ksyms_image) :
-			  ksyms__load_funcs(p->opts.kallsyms_path);
+			  ksyms__load_static_funcs(p->opts.kallsyms_path);
 	p->ksyms.err = p->ksyms.result ? 0 : errno;
 	p->ksyms.end_ms = now_ms();
 	finish(p, &p->ksyms);

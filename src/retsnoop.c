@@ -388,11 +388,28 @@ static const char *boot_cache_why(int err)
 	}
 }
 
+struct cache_save {
+	struct boot_cache *cache;
+	struct func_discovery *d;
+	bool started;
+};
+
+/* The image is written: discovery's name index, kept for it, goes (on the saving thread) */
+static void boot_cache_saved(void *ctx)
+{
+	struct cache_save *cs = ctx;
+
+	func_discovery__drop_name_index(cs->d);
+}
+
 /* The copies are read instead of the kernel's files where this boot has them */
-static struct boot_cache *open_boot_cache(struct prefetch_opts *popts)
+static struct boot_cache *open_boot_cache(struct prefetch_opts *popts, struct cache_save *cs)
 {
 	/* the run's end waits for a save under way; a second Ctrl-C gives it up */
-	struct boot_cache_opts o = { .sz = sizeof(o), .stop = stop__hurry_flag() };
+	struct boot_cache_opts o = {
+		.sz = sizeof(o), .stop = stop__hurry_flag(), .ksyms_saved = boot_cache_saved,
+		.ctx = cs,
+	};
 	struct boot_cache *c = boot_cache__open(&o);
 
 	if (!c) {
@@ -406,12 +423,6 @@ static struct boot_cache *open_boot_cache(struct prefetch_opts *popts)
 		popts->aff_path ?: "the kernel (to be saved)");
 	return c;
 }
-
-struct cache_save {
-	struct boot_cache *cache;
-	struct func_discovery *d;
-	bool started;
-};
 
 /*
  * Discovery's lists into the boot cache, on a helper thread: once tracing has shown its
@@ -505,7 +516,7 @@ static int run(void)
 
 	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
 	if (kernel && env.cfg.boot_cache)
-		cache = open_boot_cache(&popts);
+		cache = open_boot_cache(&popts, &cs);
 	if (kernel)
 		pre = prefetch__start(&popts);
 
@@ -571,6 +582,8 @@ static int run(void)
 		struct kernel_funcs_opts ko = {
 			.sz = sizeof(ko), .env = &env, .print = log_print, .pre = pre,
 			.vmlinux_btf = vmlinux_btf,
+			/* the image to save copies it */
+			.keep_name_index = cache && !popts.ksyms_image,
 		};
 
 		err = kernel_funcs__find(&ko, &dopts, &vd, &d, &progress);
@@ -598,7 +611,8 @@ static int run(void)
 	};
 	tgt.drop_kernel_btf = drop_kernel_btf;
 	tgt.drop_ctx = &owner;
-	cs = (struct cache_save){ .cache = cache, .d = d };
+	cs.cache = cache;
+	cs.d = d;
 	tgt.after_first_poll = save_boot_cache;
 	tgt.after_ctx = &cs;
 	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress, &tgt);

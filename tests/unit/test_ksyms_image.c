@@ -43,43 +43,35 @@ static int teardown(void **state)
 	return 0;
 }
 
-static bool not_bpf(const struct ksym *s)
-{
-	return !s->module || strcmp(s->module, "bpf");
-}
-
-static void write_image(const struct ksyms *ks, bool (*keep)(const struct ksym *))
+static void write_image(const struct ksyms *ks)
 {
 	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
-	assert_int_equal(ksyms__write_image(ks, f, keep), 0);
+	assert_int_equal(ksyms__write_image(ks, f), 0);
 	assert_int_equal(fclose(f), 0);
+}
+
+static struct ksyms *load_text(void)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return ksyms__load_static_funcs(path);
 }
 
 /* Everything a lookup reads is what parsing the kept lines gives */
 static void test_roundtrip(void **state)
 {
-	struct ksyms *src = ksyms__parse(text, sizeof(text) - 1), *want, *got;
+	struct ksyms *want = load_text(), *got;
 	const struct ksym *const *a, *const *b;
-	char kept[sizeof(text)];
 	size_t i, n, m;
 
-	assert_non_null(src);
-	/* the reference: the text without its BPF line, read as kallsyms is */
-	memcpy(kept, text, sizeof(text));
-	*strstr(kept, "ffffffffc0100000") = '\0';
-	{
-		FILE *f = fopen(path, "w");
-
-		fputs(kept, f);
-		fclose(f);
-	}
-	want = ksyms__load_funcs(path);
+	/* the reference: the text read as discovery reads kallsyms, BPF programs left out */
 	assert_non_null(want);
-	/* a dropped name index does not matter to the writer */
-	ksyms__drop_name_index(src);
-	write_image(src, not_bpf);
+	write_image(want);
 	got = ksyms__load_image(path);
 	assert_non_null(got);
 
@@ -115,15 +107,30 @@ static void test_roundtrip(void **state)
 	assert_string_equal(ksyms__map_addr(got, 0xffffffffc0000050ULL)->name, "mod_func");
 	assert_string_equal(ksyms__find(got, "_etext")->name, "_etext");
 	assert_false(ksyms__addrs_hidden(got));
-	ksyms__free(src);
 	ksyms__free(want);
 	ksyms__free(got);
+}
+
+/* Only a table of functions with its name index can be written */
+static void test_refused(void **state)
+{
+	struct ksyms *all = ksyms__parse(text, sizeof(text) - 1), *funcs = load_text();
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(all);
+	assert_non_null(funcs);
+	assert_int_equal(ksyms__write_image(all, f), -EINVAL);
+	ksyms__drop_name_index(funcs);
+	assert_int_equal(ksyms__write_image(funcs, f), -EINVAL);
+	fclose(f);
+	ksyms__free(all);
+	ksyms__free(funcs);
 }
 
 /* A damaged image is refused, never half read */
 static void test_damaged(void **state)
 {
-	struct ksyms *src = ksyms__parse(text, sizeof(text) - 1);
+	struct ksyms *src = load_text();
 	char *img;
 	long len;
 	FILE *f;
@@ -132,7 +139,7 @@ static void test_damaged(void **state)
 	static const long spots[] = { 0, 8, 24 + 16, -1, -2 };
 
 	assert_non_null(src);
-	write_image(src, NULL);
+	write_image(src);
 	f = fopen(path, "r");
 	fseek(f, 0, SEEK_END);
 	len = ftell(f);
@@ -142,7 +149,8 @@ static void test_damaged(void **state)
 	fclose(f);
 
 	for (i = 0; i < (int)(sizeof(spots) / sizeof(spots[0])); i++) {
-		long at = spots[i] == -1 ? 24 + 12 * 32 : spots[i] == -2 ? len - 1 : spots[i];
+		long at = spots[i] == -1 ? 24 + (long)ksyms__cnt(src) * 32 :
+			  spots[i] == -2 ? len - 1 : spots[i];
 		char saved = img[at];
 
 		img[at] = spots[i] == -1 ? 0x7f : (char)0xff;
@@ -176,6 +184,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
