@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 
 #include "addr2line.h"
+#include "mono_clock.h"
 #include "opts.h"
 #include "sym_resolver.h"
 
@@ -214,13 +215,6 @@ static int send_req_fd(struct addr2line *a, const char *req, int fd)
 	return (size_t)n == iov.iov_len ? 0 : send_req(a, req + n);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* A public call begins: only interruptions from now on count for it. */
 static void begin_call(struct addr2line *a)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include "mono_clock.h"
 #include "probe_fds.h"
 #include "detach_child.h"
 
@@ -31,13 +32,6 @@ struct detach_child {
 	struct detach_shared *sh;	/* a shared anonymous page */
 };
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static __attribute__((noreturn)) void child_main(struct detach_child *dc, int go_fd,
 						 pid_t parent,

@@ -10,6 +10,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "kprobe_session.h"
+#include "mono_clock.h"
 #include "session_prog.h"
 #include "opts.h"
 #include "mass_attacher_int.h"
@@ -25,13 +26,6 @@ bool ma__stopped(const struct mass_attacher *att)
 	return att->opts.stop && *att->opts.stop;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 const char *mass_attacher__mode_name(enum attach_mode mode)
 {

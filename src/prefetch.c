@@ -12,6 +12,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "mono_clock.h"
 #include "quiet_thread.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
@@ -35,13 +36,6 @@ struct prefetch {
 	int done_fd;		/* eventfd each read bumps when it ends (with opts.stop) */
 };
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* @j's read is over: say so to a take() waiting for it */
 static void finish(struct prefetch *p, struct read_job *j)

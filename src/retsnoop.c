@@ -21,6 +21,7 @@
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "kernel_funcs.h"
+#include "mono_clock.h"
 #include "privileges.h"
 #include "progress.h"
 #include "records.h"
@@ -41,13 +42,6 @@ static FILE *json_out;
 
 static bool lockdown_refuses(void);
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
 {

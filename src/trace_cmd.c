@@ -24,6 +24,7 @@
 #include "kernel_features.h"
 #include "lbr.h"
 #include "mmap_watch.h"
+#include "mono_clock.h"
 #include "ustack_watch.h"
 #include "probe_ctx.h"
 #include "sink.h"
@@ -37,13 +38,6 @@
 #include "vmlinux_dwarf.h"
 
 #define POLL_TIMEOUT_MS 100
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Peak and current RSS in kB (VmHWM, VmRSS), -1 if unknown. */
 static void rss_kb(long *peak, long *now)

@@ -2,18 +2,12 @@
 #include <errno.h>
 #include <time.h>
 #include "detach_child.h"
+#include "mono_clock.h"
 #include "progress.h"
 #include "stop.h"
 #include "tracer.h"
 #include "trace_detach.h"
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 void trace_progress__update(void *ctx, const char *stage, size_t done, size_t total)
 {

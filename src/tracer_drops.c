@@ -10,6 +10,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "mono_clock.h"
 #include "session.h"
 #include "tracer_int.h"
 
@@ -17,13 +18,6 @@
 #define DROP_REPORT_MS 2000
 #define DROP_CHECK_MS 100
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * Sessions BPF still holds: threads inside an entry function when recording stopped.

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "kprobe_pmu.h"
+#include "mono_clock.h"
 #include "opts.h"
 #include "prog_clones.h"
 #include "records.h"
@@ -63,13 +64,6 @@ struct uprobe_attacher {
 
 #define pr(att, level, ...) log_msg((att)->o.print, level, __VA_ARGS__)
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static struct image_group *group_of(struct uprobe_attacher *att, const char *path)
 {
