@@ -193,6 +193,12 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
 			 c->boot_id, (uint64_t)c->modules_hash, suffixes[i]);
 		c->present[i] = private_file(c->paths[i]);
 	}
+	/*
+	 * Another retsnoop's image (an upgrade that changed its layout) or a damaged one is
+	 * not there: this run reads the kernel's file and saves its own over it
+	 */
+	if (c->present[BOOT_CACHE_KALLSYMS] && ksyms__check_image(c->paths[BOOT_CACHE_KALLSYMS]))
+		c->present[BOOT_CACHE_KALLSYMS] = false;
 	return c;
 }
 

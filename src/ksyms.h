@@ -48,6 +48,11 @@ struct ksyms *ksyms__load_static_funcs(const char *path);
 int ksyms__write_image(const struct ksyms *ks, FILE *f);
 /* NULL with errno set (EINVAL: not an image, or a damaged one). */
 struct ksyms *ksyms__load_image(const char *path);
+/*
+ * 0 if @path starts with this build's image header and is as long as it says: another
+ * build's image (another layout) or a cut one gives -EINVAL, without reading the rest.
+ */
+int ksyms__check_image(const char *path);
 /* Parse kallsyms text; @buf is copied. */
 struct ksyms *ksyms__parse(const char *buf, size_t len);
 void ksyms__free(struct ksyms *ks);

@@ -185,23 +185,46 @@ static int read_order(struct ksyms *ks, int fd, const struct ksym **order)
 	return 0;
 }
 
+/* The header at @fd's start, if it is this build's and its counts add up to the file */
+static int read_header(int fd, struct image_hdr *hdr)
+{
+	struct stat st;
+	int err;
+
+	err = read_full(fd, hdr, sizeof(*hdr));
+	if (err)
+		return err;
+	if (memcmp(hdr->magic, image_magic, sizeof(hdr->magic)) || hdr->func_cnt > hdr->cnt ||
+	    !hdr->names_len || fstat(fd, &st))
+		return -EINVAL;
+	/* the whole file is this image: counts that don't add up to its size are damage */
+	if ((__u64)st.st_size != sizeof(*hdr) + (__u64)hdr->cnt * sizeof(struct image_sym) +
+				 (__u64)hdr->func_cnt * 12 + hdr->names_len)
+		return -EINVAL;
+	return 0;
+}
+
+int ksyms__check_image(const char *path)
+{
+	struct image_hdr hdr;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = read_header(fd, &hdr);
+	close(fd);
+	return err;
+}
+
 static int from_image(struct ksyms *ks, int fd)
 {
 	struct image_hdr hdr;
-	struct stat st;
 	size_t i;
 	int err;
 
-	err = read_full(fd, &hdr, sizeof(hdr));
+	err = read_header(fd, &hdr);
 	if (err)
 		return err;
-	if (memcmp(hdr.magic, image_magic, sizeof(hdr.magic)) || hdr.func_cnt > hdr.cnt ||
-	    !hdr.names_len || fstat(fd, &st))
-		return -EINVAL;
-	/* the whole file is this image: counts that don't add up to its size are damage */
-	if ((__u64)st.st_size != sizeof(hdr) + (__u64)hdr.cnt * sizeof(struct image_sym) +
-				 (__u64)hdr.func_cnt * 12 + hdr.names_len)
-		return -EINVAL;
 	ks->cnt = hdr.cnt;
 	ks->func_cnt = hdr.func_cnt;
 	ks->funcs_only = true;

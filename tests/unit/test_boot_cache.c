@@ -117,6 +117,20 @@ static void save_fresh(void)
 	ftrace_funcs__free(ff);
 }
 
+/* Save again where only the kallsyms copy is missing */
+static void save_fresh_ksyms(void)
+{
+	struct ksyms *ks = load_ksyms();
+	struct boot_cache *c = open_cache(NULL);
+
+	assert_non_null(c);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_int_equal(boot_cache__save(c, ks, NULL), 0);
+	assert_int_equal(boot_cache__wait(c), 0);
+	boot_cache__free(c);
+	ksyms__free(ks);
+}
+
 static size_t files_in_dir(void)
 {
 	char cmd[200];
@@ -229,6 +243,29 @@ static void test_key(void **state)
 	assert_string_equal(copy_now(now, sizeof(now)), "");
 }
 
+/* Another build's image (another layout) is not used, and the next save replaces it */
+static void test_foreign_image(void **state)
+{
+	char path[256], now[256];
+	struct boot_cache *c;
+	FILE *f;
+
+	save_fresh();
+	snprintf(path, sizeof(path), "%s", copy_now(now, sizeof(now)));
+	assert_string_not_equal(path, "");
+	f = fopen(path, "r+");
+	assert_non_null(f);
+	fputs("RSKSYM-9", f);	/* a magic this build doesn't know */
+	fclose(f);
+	c = open_cache(NULL);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
+	boot_cache__free(c);
+	save_fresh_ksyms();
+	assert_string_equal(copy_now(now, sizeof(now)), path);
+	assert_int_equal(ksyms__check_image(path), 0);
+}
+
 /* Saving a new module set's copies removes the old set's */
 static void test_remove_others(void **state)
 {
@@ -338,6 +375,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_image, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_remove_others, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_modules_changed_meanwhile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),

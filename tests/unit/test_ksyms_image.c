@@ -169,12 +169,17 @@ static void test_damaged(void **state)
 	errno = 0;
 	assert_null(ksyms__load_image(path));
 	assert_int_equal(errno, EINVAL);
+	assert_int_equal(ksyms__check_image(path), -EINVAL);
 	/* kallsyms text is not an image */
 	f = fopen(path, "w");
 	fputs(text, f);
 	fclose(f);
 	assert_null(ksyms__load_image(path));
 	assert_int_equal(errno, EINVAL);
+	assert_int_equal(ksyms__check_image(path), -EINVAL);
+	/* the whole image is */
+	write_image(src);
+	assert_int_equal(ksyms__check_image(path), 0);
 	free(img);
 	ksyms__free(src);
 }
