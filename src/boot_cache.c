@@ -61,15 +61,39 @@ static int read_text(const struct boot_cache *c, const char *rel, char **buf, si
 }
 
 /*
+ * A file of a few bytes (a build-ID note, the boot id) into @buf, NUL-terminated; its
+ * length. Not file_buf__read(): its megabyte buffer, an mmap() and munmap() per file,
+ * would be paid per module at every start.
+ */
+static ssize_t read_small(const struct boot_cache *c, const char *rel, char *buf, size_t sz)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", c->opts.root ?: "", rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, sz - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/*
  * One module line of /proc/modules: "name size refcnt deps state address [taint]". The
  * reference count and the users change while the module's code stays: they are left out.
  * Its build ID (sysfs notes) tells a rebuilt module reloaded at the same place.
  */
 static int hash_module(struct boot_cache *c, char *line, __u64 *h)
 {
-	char *f[6], *save = NULL, path[PATH_MAX];
-	char *note = NULL;
-	size_t note_len = 0;
+	char *f[6], *save = NULL, path[PATH_MAX], note[256];
+	ssize_t note_len;
 	int i;
 
 	for (i = 0; i < 6; i++) {
@@ -84,9 +108,9 @@ static int hash_module(struct boot_cache *c, char *line, __u64 *h)
 	*h = fnv_add(*h, f[5], strlen(f[5]) + 1);
 	snprintf(path, sizeof(path), "/sys/module/%s/notes/.note.gnu.build-id", f[0]);
 	/* no note (built without one): name, size and place must do */
-	if (!read_text(c, path, &note, &note_len))
+	note_len = read_small(c, path, note, sizeof(note));
+	if (note_len > 0)
 		*h = fnv_add(*h, note, note_len);
-	free(note);
 	return 0;
 }
 
@@ -141,28 +165,23 @@ static bool private_file(const char *path)
 
 static int read_key(struct boot_cache *c)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	int err;
+	char buf[64];
+	ssize_t n;
+	size_t len;
 
-	err = read_text(c, "/proc/sys/kernel/kptr_restrict", &buf, &len);
-	if (!err && len && buf[0] == '2')
-		err = -EPERM;
-	free(buf);
-	buf = NULL;
-	if (err && err != -ENOENT)
-		return err;
-	err = read_text(c, "/proc/sys/kernel/random/boot_id", &buf, &len);
-	if (err)
-		return err;
+	n = read_small(c, "/proc/sys/kernel/kptr_restrict", buf, sizeof(buf));
+	if (n > 0 && buf[0] == '2')
+		return -EPERM;
+	if (n < 0 && n != -ENOENT)
+		return n;
+	n = read_small(c, "/proc/sys/kernel/random/boot_id", buf, sizeof(buf));
+	if (n < 0)
+		return n;
 	len = strcspn(buf, "\n");
 	/* a UUID: its characters are safe in a file name */
-	if (len < 8 || len >= sizeof(c->boot_id) || buf[strspn(buf, "0123456789abcdef-")] != '\n') {
-		free(buf);
+	if (len < 8 || len >= sizeof(c->boot_id) || buf[strspn(buf, "0123456789abcdef-")] != '\n')
 		return -ENOENT;
-	}
 	memcpy(c->boot_id, buf, len);
-	free(buf);
 	return hash_modules(c, &c->modules_hash);
 }
 
@@ -310,12 +329,13 @@ static void *save_thread(void *arg)
 	err = hash_modules(c, &now);
 	if (!err && now != c->modules_hash)
 		err = -EAGAIN;
-	if (!err && c->ks && !c->present[BOOT_CACHE_KALLSYMS]) {
+	/* (boot_cache__save() left out what the copies have) */
+	if (!err && c->ks) {
 		err = save_one(c, BOOT_CACHE_KALLSYMS);
 		if (!err && c->opts.ksyms_saved)
 			c->opts.ksyms_saved(c->opts.ctx);
 	}
-	if (!err && c->ff && !c->present[BOOT_CACHE_FTRACE_FUNCS])
+	if (!err && c->ff)
 		err = save_one(c, BOOT_CACHE_FTRACE_FUNCS);
 	if (!err)
 		remove_others(c);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -113,19 +115,15 @@ static void *read_ftrace_funcs(void *arg)
 {
 	struct prefetch *p = arg;
 	bool mounted = false;
-	char path[256];
-	int err;
+	char path[PATH_MAX];
+	int err = 0;
 
 	p->ff.start_ms = now_ms();
-	if (p->opts.aff_path) {
-		p->ff.result = ftrace_funcs__load(p->opts.aff_path);
-		p->ff.err = p->ff.result ? 0 : errno;
-		p->ff.end_ms = now_ms();
-		finish(p, &p->ff);
-		return NULL;
-	}
 	/* a failure is said by function discovery, which then tries once more itself */
-	err = ftrace_funcs__find_path(path, sizeof(path), &mounted);
+	if (p->opts.aff_path)
+		snprintf(path, sizeof(path), "%s", p->opts.aff_path);
+	else
+		err = ftrace_funcs__find_path(path, sizeof(path), &mounted);
 	if (!err) {
 		p->ff.result = ftrace_funcs__load(path);
 		err = p->ff.result ? 0 : -errno;
