@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include "boot_cache.h"
 #include "file_buf.h"
 #include "ftrace_funcs.h"
@@ -24,6 +25,7 @@
 static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
 	[BOOT_CACHE_KALLSYMS] = "ksyms",
 	[BOOT_CACHE_FTRACE_FUNCS] = "ftrace",
+	[BOOT_CACHE_FEATURES] = "features",
 };
 
 struct boot_cache {
@@ -65,14 +67,12 @@ static int read_text(const struct boot_cache *c, const char *rel, char **buf, si
  * length. Not file_buf__read(): its megabyte buffer, an mmap() and munmap() per file,
  * would be paid per module at every start.
  */
-static ssize_t read_small(const struct boot_cache *c, const char *rel, char *buf, size_t sz)
+static ssize_t read_small_at(const char *path, char *buf, size_t sz)
 {
-	char path[PATH_MAX];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s%s", c->opts.root ?: "", rel);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -errno;
 	do
@@ -83,6 +83,14 @@ static ssize_t read_small(const struct boot_cache *c, const char *rel, char *buf
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	return n;
+}
+
+static ssize_t read_small(const struct boot_cache *c, const char *rel, char *buf, size_t sz)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s%s", c->opts.root ?: "", rel);
+	return read_small_at(path, buf, sz);
 }
 
 /*
@@ -233,15 +241,19 @@ static bool stopped(const struct boot_cache *c)
 	return c->opts.stop && *c->opts.stop;
 }
 
-static int write_ksyms(const struct boot_cache *c, FILE *f)
+typedef int (*write_fn)(const struct boot_cache *c, FILE *f, const void *ctx);
+
+static int write_ksyms(const struct boot_cache *c, FILE *f, const void *ctx)
 {
+	(void)ctx;
 	return stopped(c) ? -EINTR : ksyms__write_image(c->ks, f);
 }
 
-static int write_ftrace_funcs(const struct boot_cache *c, FILE *f)
+static int write_ftrace_funcs(const struct boot_cache *c, FILE *f, const void *ctx)
 {
 	size_t i, n = ftrace_funcs__cnt(c->ff);
 
+	(void)ctx;
 	for (i = 0; i < n; i++) {
 		const struct ftrace_func *fn = ftrace_funcs__get(c->ff, i);
 
@@ -258,8 +270,17 @@ static int write_ftrace_funcs(const struct boot_cache *c, FILE *f)
 	return 0;
 }
 
+static int write_bytes(const struct boot_cache *c, FILE *f, const void *ctx)
+{
+	const struct iovec *v = ctx;
+
+	(void)c;
+	return fwrite(v->iov_base, 1, v->iov_len, f) == v->iov_len ? 0 : -EIO;
+}
+
 /* Write one copy beside its final name, then rename: a reader sees all of it or none. */
-static int save_one(struct boot_cache *c, enum boot_cache_file which)
+static int save_one(struct boot_cache *c, enum boot_cache_file which, write_fn write,
+		    const void *ctx)
 {
 	char tmp[PATH_MAX + 32];
 	FILE *f;
@@ -276,7 +297,7 @@ static int save_one(struct boot_cache *c, enum boot_cache_file which)
 		unlink(tmp);
 		return err;
 	}
-	err = which == BOOT_CACHE_KALLSYMS ? write_ksyms(c, f) : write_ftrace_funcs(c, f);
+	err = write(c, f, ctx);
 	if (fflush(f) && !err)
 		err = -errno;
 	if (ferror(f) && !err)
@@ -288,6 +309,17 @@ static int save_one(struct boot_cache *c, enum boot_cache_file which)
 	if (err)
 		unlink(tmp);
 	return err;
+}
+
+/* A suffix of the copies' names, or of a copy being written */
+static bool ours(const char *suffix)
+{
+	int i;
+
+	for (i = 0; i < BOOT_CACHE_FILE_CNT; i++)
+		if (!strcmp(suffix, suffixes[i]))
+			return true;
+	return !strcmp(suffix, "tmp");
 }
 
 /* Copies named after another key: another boot's (if /run outlived it) or module set's */
@@ -308,8 +340,7 @@ static void remove_others(const struct boot_cache *c)
 
 		if (!dot || !strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
-		if (!strcmp(dot + 1, suffixes[BOOT_CACHE_KALLSYMS]) ||
-		    !strcmp(dot + 1, suffixes[BOOT_CACHE_FTRACE_FUNCS]) || !strcmp(dot, ".tmp"))
+		if (ours(dot + 1))
 			unlinkat(dirfd(d), e->d_name, 0);
 	}
 	closedir(d);
@@ -331,12 +362,12 @@ static void *save_thread(void *arg)
 		err = -EAGAIN;
 	/* (boot_cache__save() left out what the copies have) */
 	if (!err && c->ks) {
-		err = save_one(c, BOOT_CACHE_KALLSYMS);
+		err = save_one(c, BOOT_CACHE_KALLSYMS, write_ksyms, NULL);
 		if (!err && c->opts.ksyms_saved)
 			c->opts.ksyms_saved(c->opts.ctx);
 	}
 	if (!err && c->ff)
-		err = save_one(c, BOOT_CACHE_FTRACE_FUNCS);
+		err = save_one(c, BOOT_CACHE_FTRACE_FUNCS, write_ftrace_funcs, NULL);
 	if (!err)
 		remove_others(c);
 	c->save_err = err;
@@ -365,6 +396,37 @@ int boot_cache__save(struct boot_cache *c, const struct ksyms *ks, const struct 
 	}
 	c->saving = true;
 	return 0;
+}
+
+ssize_t boot_cache__read(const struct boot_cache *c, enum boot_cache_file which, char *buf,
+			size_t sz)
+{
+	ssize_t n;
+
+	if (!c || which < 0 || which >= BOOT_CACHE_FILE_CNT || sz < 2)
+		return -EINVAL;
+	if (!c->present[which])
+		return -ENOENT;
+	n = read_small_at(c->paths[which], buf, sz);
+	if (n >= 0 && (size_t)n == sz - 1)
+		return -EFBIG;	/* maybe more: not the whole copy */
+	return n;
+}
+
+int boot_cache__write(struct boot_cache *c, enum boot_cache_file which, const void *data,
+		      size_t len)
+{
+	struct iovec v = { .iov_base = (void *)data, .iov_len = len };
+	int err;
+
+	if (!c || which < 0 || which >= BOOT_CACHE_FILE_CNT || !len)
+		return -EINVAL;
+	if (which == BOOT_CACHE_KALLSYMS || which == BOOT_CACHE_FTRACE_FUNCS)
+		return -EINVAL;	/* the lists: boot_cache__save() */
+	err = save_one(c, which, write_bytes, &v);
+	if (!err)
+		c->present[which] = true;
+	return err;
 }
 
 int boot_cache__wait(struct boot_cache *c)

@@ -2,7 +2,8 @@
 /*
  * The kernel's function lists kept for the rest of the boot: /proc/kallsyms' function
  * symbols (as a table image, ksyms__write_image()) and tracefs's available_filter_functions
- * (as text), saved by one run in a root-only directory on tmpfs (/run/retsnoop) and read
+ * (as text), and feature detection's answers (what the kernel can do does not change
+ * until it reboots), saved by one run in a root-only directory on tmpfs (/run/retsnoop) and read
  * by the next ones instead of the kernel's own files. The kernel formats those a line at
  * a time on every read, the longest step of a run's start in a slow guest.
  *
@@ -41,6 +42,7 @@ struct boot_cache_opts {
 enum boot_cache_file {
 	BOOT_CACHE_KALLSYMS,		/* kallsyms' function symbols, a ksyms image */
 	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions' format */
+	BOOT_CACHE_FEATURES,		/* feature detection's answers (kernel_features__format()) */
 	BOOT_CACHE_FILE_CNT,
 };
 
@@ -66,6 +68,20 @@ const char *boot_cache__path(const struct boot_cache *c, enum boot_cache_file wh
  * nothing was needed; negative errno otherwise.
  */
 int boot_cache__save(struct boot_cache *c, const struct ksyms *ks, const struct ftrace_funcs *ff);
+
+/*
+ * A small copy (BOOT_CACHE_FEATURES) into @buf, NUL-terminated: its length; -ENOENT when
+ * there is none, -EFBIG when it may not fit in @sz - 1 bytes, another negative errno.
+ */
+ssize_t boot_cache__read(const struct boot_cache *c, enum boot_cache_file which, char *buf,
+			size_t sz);
+
+/*
+ * Keep @len bytes of @data as the copy of @which (a small one, not a list), written here
+ * and now: a few hundred bytes, not worth the saving thread. 0 or negative errno.
+ */
+int boot_cache__write(struct boot_cache *c, enum boot_cache_file which, const void *data,
+		      size_t len);
 
 /*
  * Wait for the save (a stop makes it give up at once): 0 if it saved or had nothing to

@@ -139,6 +139,27 @@ int kernel_features__check_btf(const char *path);
  */
 bool kernel_features__kprobes_disarmed(const char *path);
 
+/*
+ * @f as text for the boot cache: a format line, "uprobe_links 0|1" (were has_uprobe_multi
+ * and has_uprobe_session detected), then a "name value" line per field. Its length, or
+ * -ENOSPC when @sz bytes are too few (1 kB are plenty).
+ */
+int kernel_features__format(const struct kernel_features *f, bool uprobe_links, char *buf,
+			    size_t sz);
+
+/*
+ * Text from kernel_features__format() back into @f and @uprobe_links. -EINVAL, with
+ * neither changed, unless it has this build's format line and every field exactly once
+ * (a copy written by another build, cut short or damaged is not used); -ENOMEM.
+ */
+int kernel_features__parse(struct kernel_features *f, bool *uprobe_links, const char *text);
+
+/*
+ * 0 when the text's fields cover struct kernel_features, no hole but the compiler's padding
+ * between them; -EINVAL when one is missing (test_kernel_features_text.c).
+ */
+int kernel_features__text_check(void);
+
 /* The "-V -v" report: "Feature detection:" and "Feature calibration:" blocks. */
 void kernel_features__print(const struct kernel_features *f, FILE *out);
 

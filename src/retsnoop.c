@@ -419,6 +419,50 @@ static struct boot_cache *open_boot_cache(struct prefetch_opts *popts, struct ca
 }
 
 /*
+ * This boot's feature detection answers from the boot cache, if a run before this one
+ * kept them (and the uprobe links' when @uprobes needs those): the calibration's probes,
+ * loaded, attached, fired and released, are most of what detection costs.
+ */
+static bool cached_features(struct boot_cache *c, struct kernel_features *f, bool uprobes)
+{
+	char buf[2048];
+	bool links;
+	ssize_t n;
+
+	if (!c)
+		return false;
+	n = boot_cache__read(c, BOOT_CACHE_FEATURES, buf, sizeof(buf));
+	if (n == -ENOENT)
+		return false;
+	if (n < 0 || kernel_features__parse(f, &links, buf)) {
+		/* another build's or a damaged copy: detected again, and replaced */
+		log_msg(log_print, LOG_DEBUG, "Boot cache: kernel features not used: %s.\n",
+			n < 0 ? strerror(-n) : "not this build's format");
+		return false;
+	}
+	if (uprobes && !links)
+		return false;	/* detected again, with the uprobe links this time */
+	log_msg(log_print, LOG_DEBUG, "Boot cache: kernel features from %s.\n",
+		boot_cache__path(c, BOOT_CACHE_FEATURES));
+	return true;
+}
+
+/* Feature detection's answers kept for the next runs of this boot. */
+static void keep_features(struct boot_cache *c, const struct kernel_features *f, bool uprobes)
+{
+	char buf[2048];
+	int n, err;
+
+	if (!c)
+		return;
+	n = kernel_features__format(f, uprobes, buf, sizeof(buf));
+	err = n < 0 ? n : boot_cache__write(c, BOOT_CACHE_FEATURES, buf, n);
+	if (err)
+		log_msg(log_print, LOG_DEBUG, "Boot cache: kernel features not saved: %s.\n",
+			strerror(-err));
+}
+
+/*
  * Discovery's lists into the boot cache, on a helper thread: once tracing has shown its
  * first samples or waited 100 ms for them (the first run of a boot sees no delay from
  * it), else at the run's end (a dry run, an early stop). The lists stay unchanged.
@@ -456,7 +500,7 @@ static int run(void)
 	struct kernel_btf_owner owner;
 	long start_ms = now_ms();
 	unsigned int hunt = 0;
-	bool kernel;
+	bool kernel, feat_cached = false;
 	const char *mode;
 	int err, feat_err = 0, save_err;
 
@@ -526,8 +570,9 @@ static int run(void)
 	if (!env.json)
 		stop__set_phase(STOP_CALIBRATING);
 	if (kernel) {
-		calib = kernel_features__begin(stop__flag());
-		if (!calib) {
+		feat_cached = cached_features(cache, &feat, has_globs(true));
+		calib = feat_cached ? NULL : kernel_features__begin(stop__flag());
+		if (!feat_cached && !calib) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
@@ -537,8 +582,10 @@ static int run(void)
 			goto cleanup;
 		}
 	}
-	feat_err = stop__requested() ? -EINTR :
+	feat_err = stop__requested() ? -EINTR : feat_cached ? 0 :
 		   trace_cmd__detect(&feat, calib, has_globs(true), vmlinux_btf, log_print);
+	if (!feat_err && calib)
+		keep_features(cache, &feat, has_globs(true));
 	/* released on a thread of its own: the run goes on meanwhile */
 	kernel_features__release(calib);
 	calib = NULL;

@@ -358,6 +358,47 @@ static void test_no_save(void **state)
 	ftrace_funcs__free(ff);
 }
 
+/*
+ * A small copy (feature detection's answers): read back as written, present for the next
+ * open of the same key, not for another module set's, and removed with the old set's
+ * lists once the new set saves its own.
+ */
+static void test_small_copy(void **state)
+{
+	const char text[] = "retsnoop-kernel-features 1\nhas_ringbuf 1\n";
+	struct boot_cache *c = open_cache(NULL);
+	char buf[128], small[8];
+
+	assert_non_null(c);
+	assert_int_equal(boot_cache__read(c, BOOT_CACHE_FEATURES, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(boot_cache__write(c, BOOT_CACHE_FEATURES, text, strlen(text)), 0);
+	/* the lists go through the saving thread only */
+	assert_int_equal(boot_cache__write(c, BOOT_CACHE_KALLSYMS, text, strlen(text)), -EINVAL);
+	assert_int_equal(boot_cache__read(c, BOOT_CACHE_FEATURES, buf, sizeof(buf)),
+			 (ssize_t)strlen(text));
+	assert_string_equal(buf, text);
+	boot_cache__free(c);
+
+	c = open_cache(NULL);
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_FEATURES));
+	assert_int_equal(boot_cache__read(c, BOOT_CACHE_FEATURES, buf, sizeof(buf)),
+			 (ssize_t)strlen(text));
+	assert_string_equal(buf, text);
+	/* a buffer too small for all of it: never half a copy */
+	assert_int_equal(boot_cache__read(c, BOOT_CACHE_FEATURES, small, sizeof(small)), -EFBIG);
+	boot_cache__free(c);
+	assert_int_equal(files_in_dir(), 1);
+
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
+			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+	c = open_cache(NULL);
+	assert_null(boot_cache__path(c, BOOT_CACHE_FEATURES));
+	boot_cache__free(c);
+	save_fresh();
+	/* the new set's two lists; the old set's features went with its key */
+	assert_int_equal(files_in_dir(), 2);
+}
+
 static void test_bad_opts(void **state)
 {
 	struct { struct boot_cache_opts o; long extra; } big = { { .sz = sizeof(big) }, 1 };
@@ -381,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_save, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_opts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_small_copy, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -113,6 +113,25 @@ grep -c 'nft_' /tmp/bc2.list
 grep -v '^__ftrace_invalid_address' /sys/kernel/tracing/available_filter_functions >/tmp/bc.af
 cmp /tmp/bc.af /run/retsnoop/*.ftrace && echo \"ftrace copy=kernel \$(wc -l </tmp/bc.af)\"
 echo '=== END bc_same'
+# feature detection's answers: the same when detected again; a damaged copy is replaced; a
+# run that traces user-space functions too detects the uprobe links and keeps them
+cp /run/retsnoop/*.features /tmp/bc.feat
+rm /run/retsnoop/*.features
+retsnoop --dry-run -vv $ALLOC >/tmp/bc6.out 2>&1
+echo '=== BEGIN bc_feat'
+cmp /tmp/bc.feat /run/retsnoop/*.features && echo 'features again=features'
+grep -c 'kernel features from' /tmp/bc6.out
+# (busybox sh expands no glob in a redirection's target)
+bcf=\$(ls /run/retsnoop/*.features)
+echo 'has_ringbuf 1' >>\"\$bcf\"
+retsnoop --dry-run -vv $ALLOC 2>&1 | grep 'kernel features'
+cmp /tmp/bc.feat /run/retsnoop/*.features && echo 'damaged copy replaced'
+retsnoop --dry-run -vv $ALLOC 2>&1 | grep 'kernel features'
+grep -h '^uprobe_links' /run/retsnoop/*.features
+retsnoop --dry-run -vv $ALLOC -a 'main [/usr/bin/simfail]' 2>&1 | grep 'kernel features' | sed 's/^/user run: /'
+grep -h '^uprobe_links\\|^has_uprobe_multi' /run/retsnoop/*.features
+retsnoop --dry-run -vv $ALLOC -a 'main [/usr/bin/simfail]' 2>&1 | grep 'kernel features'
+echo '=== END bc_feat'
 # a tracing run saves them too: once its first samples are out (or 100 ms went by)
 rm -rf /run/retsnoop
 trace bccold bpf-bad-map-val-size-percpu-array -vv $ALLOC
@@ -190,8 +209,23 @@ expect "$s" '^Dry run successful' "boot cache: the first run finds the functions
 s=$(section "$out" bc2)
 expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ksyms, available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ftrace\.$' \
 	"boot cache: the second run reads the copies"
-expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(ksyms|ftrace)$' 2 \
-	"boot cache: two copies, readable by root alone"
+expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(ksyms|ftrace|features)$' 3 \
+	"boot cache: three copies (kallsyms, available_filter_functions, the features), readable by root alone"
+s=$(section "$out" bc2)
+expect "$s" '^Boot cache: kernel features from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.features\.$' \
+	"boot cache: the second run takes the kernel's features from the copy"
+expect_not "$(section "$out" bc1)" 'kernel features' "boot cache: the first run detects the features"
+s=$(section "$out" bc_feat)
+expect "$s" '^features again=features$' "boot cache: the features detected again are the copy's"
+expect "$s" '^0$' "boot cache: with the copy removed the features are detected again"
+expect "$s" '^Boot cache: kernel features not used: not this build.s format\.$' \
+	"boot cache: a damaged features copy is not used"
+expect "$s" '^damaged copy replaced$' "boot cache: a damaged features copy is replaced"
+expect "$s" '^uprobe_links 0$' "boot cache: kernel-only runs keep no uprobe link answers"
+expect "$s" '^uprobe_links 1$' "boot cache: a run tracing user-space functions keeps the uprobe link answers"
+expect_not "$s" '^user run: ' "boot cache: a run tracing user-space functions detects the uprobe links"
+expect_count "$s" '^Boot cache: kernel features from /run/retsnoop/' 2 \
+	"boot cache: the replaced and the user-space run's copies are used by the next runs"
 s=$(section "$out" bc_same)
 expect "$s" '^cold=warm$' "boot cache: the copies find the same functions as the kernel's files"
 expect "$s" '^cold=off$' "boot cache: the same as with -C start.boot-cache=0"
@@ -200,7 +234,7 @@ expect "$s" '^ftrace copy=kernel [1-9][0-9]*$' "boot cache: the ftrace copy hold
 s=$(section "$out" bccold)
 expect "$s" "$E2BIG" "boot cache: the first tracing run traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' "boot cache: the first tracing run reads the kernel's files"
-expect_count "$(section "$out" bccold_files)" '\.(ksyms|ftrace)$' 2 "boot cache: a tracing run saves the copies"
+expect_count "$(section "$out" bccold_files)" '\.(ksyms|ftrace|features)$' 3 "boot cache: a tracing run saves the copies"
 s=$(section "$out" bcwarm)
 expect "$s" "$E2BIG" "boot cache: a run from the copies traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from /run/retsnoop/' "boot cache: the next tracing run reads the copies"
@@ -216,7 +250,7 @@ if [ "$(section "$out" bc_mods | tr -d '[:space:]')" = 1 ]; then
 	s=$(section "$out" bc4)
 	expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' \
 		"boot cache: nf_tables unloaded, the copies are not used"
-	expect_count "$s" '\.(ksyms|ftrace)$' 2 "boot cache: the old module set's copies removed"
+	expect_count "$s" '\.(ksyms|ftrace|features)$' 3 "boot cache: the old module set's copies removed"
 fi
 expect "$(section "$out" bc5)" '^Boot cache: not used: /run/retsnoop can.t be made, or is not a directory only root can open\.$' \
 	"boot cache: a directory others can open is not used"
