@@ -86,13 +86,14 @@ static __always_inline bool frame0_gone(struct session *sess, __u64 kpos, __u32 
  * failed (its error can't have been dealt with by frames that never went on to run
  * anything we saw), the "no return" frames above that chain. Counted (LOST SESSION ENDS).
  */
-static __always_inline void end_stale_session(struct session *sess, __s64 key, __u64 now)
+static __always_inline void end_stale_session(struct session *sess, __s64 key, __u64 now,
+					       bool helper_loop)
 {
 	struct drop_stats *st = drop_stats();
 
 	if (st)
 		__sync_fetch_and_add(&st->lost_ends, 1);
-	pop_unreturned(sess, 0, key, now);
+	__pop_unreturned(sess, 0, key, now, helper_loop);
 }
 
 #endif /* __RETSNOOP_MISSED_EXIT_BPF_H */

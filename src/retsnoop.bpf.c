@@ -64,10 +64,12 @@ static __always_inline __u32 clone_func_id(void)
 /*
  * @fentry: @ctx is an fentry context, else the kprobe's pt_regs (for -A).
  * @usp: a user function's stack pointer at entry, 0 for a kernel function.
+ * @helper_loop: a program only kernels with bpf_loop() load (__pop_unreturned()).
  * Returns 1 when this call's exit has nothing to do (no session on the thread after it),
  * 0 when it has: a kprobe session skips its return run on 1.
  */
-static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 usp)
+static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 usp,
+					bool helper_loop)
 {
 	struct session *sess, *slot;
 	struct func_info *fi;
@@ -101,7 +103,7 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	}
 	/* a kernel call where frame 0 ran: the kernel skipped its return (missed_exit.bpf.h) */
 	if (sess && !usp && frame0_gone(sess, entry_kpos(ctx, fentry), id, fentry)) {
-		end_stale_session(sess, key, now);
+		end_stale_session(sess, key, now, helper_loop);
 		sess = NULL;
 		slot = use_task_storage ? slot : NULL;
 	}
@@ -168,18 +170,46 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
  * Either way the session keeps the frames it did see; count the calls not recorded.
  * Returns the returning frame's index, or -1 to skip this exit.
  */
+struct resync_loop {
+	struct session *sess;
+	__u32 top, id, found;
+};
+
+/* Is frame @top - (@n + 1) the one returning? 1 (done) when it is or there is none. */
+static long resync_one(__u64 n, void *data)
+{
+	struct resync_loop *c = data;
+	__u32 i = n + 1;
+
+	if (i > c->top)
+		return 1;
+	if (c->sess->stack.func_ids[frame_idx(c->top - i)] != c->id)
+		return 0;
+	c->found = i;
+	return 1;
+}
+
 static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 id, __s64 key,
-					__u64 now)
+					__u64 now, bool helper_loop)
 {
 	struct drop_stats *st = drop_stats();
 	__u32 i, j = 0;
 
-	for (i = 1; i < MAX_FSTACK_DEPTH; i++) {
-		if (i > top)
-			break;
+	if (helper_loop) {
+		/* the same search, its body checked once (__pop_unreturned()) */
+		struct resync_loop c = { .sess = sess, .top = top, .id = id };
+
+		bpf_loop(MAX_FSTACK_DEPTH - 1, resync_one, &c, 0);
+		i = c.found ?: MAX_FSTACK_DEPTH;
 		j = frame_idx(top - i);
-		if (sess->stack.func_ids[j] == id)
-			break;
+	} else {
+		for (i = 1; i < MAX_FSTACK_DEPTH; i++) {
+			if (i > top)
+				break;
+			j = frame_idx(top - i);
+			if (sess->stack.func_ids[j] == id)
+				break;
+		}
 	}
 	if (i >= MAX_FSTACK_DEPTH || i > top) {
 		if (st)
@@ -189,12 +219,16 @@ static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 i
 	if (st)
 		__sync_fetch_and_add(&st->skipped_calls, i);
 	/* frames j + 1 .. top: never the entry frame, so the session goes on */
-	pop_unreturned(sess, j + 1, key, now);
+	__pop_unreturned(sess, j + 1, key, now, helper_loop);
 	return j;
 }
 
-/* @usp: a user function's stack pointer after its return, 0 for a kernel function */
-static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp)
+/*
+ * @usp: a user function's stack pointer after its return, 0 for a kernel function;
+ * @helper_loop: see handle_entry()
+ */
+static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp,
+				       bool helper_loop)
 {
 	struct func_info *fi;
 	struct session *sess;
@@ -227,7 +261,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 		goto lost;
 	d = frame_idx(d - 1);
 	if (sess->stack.func_ids[d] != id) {
-		int r = resync_stack(sess, d, id, key, now);
+		int r = resync_stack(sess, d, id, key, now, helper_loop);
 
 		if (r < 0)
 			return 0;	/* its entry was skipped by the kernel: not in our stack */
@@ -306,7 +340,7 @@ int kentry(struct pt_regs *ctx)
 
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
 		return 0;
-	handle_entry(ctx, id, false, 0);
+	handle_entry(ctx, id, false, 0, false);
 	return 0;
 }
 
@@ -318,7 +352,7 @@ int kexit(struct pt_regs *ctx)
 	snapshot_lbrs();
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
 		return 0;
-	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0);
+	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0, false);
 }
 
 /* Rewritten at load into the kfuncs bpf_session_is_return(ctx), bpf_session_cookie(ctx) */
@@ -346,13 +380,13 @@ int ksession(struct pt_regs *ctx)
 		/* the entry run found it set; a teardown may have begun since */
 		if (!ready)
 			return 0;
-		handle_exit(ctx, (__u32)*cookie, PT_REGS_RC(ctx), 0);
+		handle_exit(ctx, (__u32)*cookie, PT_REGS_RC(ctx), 0, true);
 		return 0;
 	}
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
 		return 1;
 	*cookie = id;
-	return handle_entry(ctx, id, false, 0);
+	return handle_entry(ctx, id, false, 0, true);
 }
 
 /*
@@ -375,7 +409,7 @@ int uentry(struct pt_regs *ctx)
 		return 0;
 	/* no cookies (before 5.15): a clone of this program per function, its id written in */
 	id = user_id_clones ? clone_func_id() : bpf_get_attach_cookie(ctx);
-	handle_entry(ctx, id, false, PT_REGS_SP(ctx));
+	handle_entry(ctx, id, false, PT_REGS_SP(ctx), false);
 	return 0;
 }
 
@@ -386,7 +420,7 @@ int uexit(struct pt_regs *ctx)
 		return 0;
 	/* no cookies: one program for all, the returning frame is the innermost user frame */
 	return handle_exit(ctx, user_id_clones ? USER_ID_TOP : bpf_get_attach_cookie(ctx),
-			   PT_REGS_RC(ctx), PT_REGS_SP(ctx));
+			   PT_REGS_RC(ctx), PT_REGS_SP(ctx), false);
 }
 
 /*
@@ -404,12 +438,12 @@ int usession(struct pt_regs *ctx)
 
 	if (usession_is_return(ctx)) {
 		if (ready && task_traced())
-			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx));
+			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx), false);
 		return 0;
 	}
 	if (!ready || !task_traced())
 		return 1;
-	handle_entry(ctx, id, false, PT_REGS_SP(ctx));
+	handle_entry(ctx, id, false, PT_REGS_SP(ctx), false);
 	/*
 	 * A session now means this call is in it (pushed, or counted above the depth
 	 * limit): its return is needed. None: the entry left nothing for it to pop.
@@ -429,7 +463,7 @@ static __always_inline int fentry_common(void *ctx)
 
 	if (!ready || !task_traced() || !(guard = enter_guard()))
 		return 0;
-	handle_entry(ctx, clone_func_id(), true, 0);
+	handle_entry(ctx, clone_func_id(), true, 0, false);
 	leave_guard(guard);
 	return 0;
 }
@@ -441,7 +475,7 @@ static __always_inline int fexit_common(void *ctx, __s64 res)
 	snapshot_lbrs();
 	if (!ready || !task_traced() || !(guard = enter_guard()))
 		return 0;
-	handle_exit(ctx, clone_func_id(), res, 0);
+	handle_exit(ctx, clone_func_id(), res, 0, false);
 	leave_guard(guard);
 	return 0;
 }

@@ -232,19 +232,53 @@ static __always_inline void end_session(struct session *sess, __s64 key)
  * Returns true when that popped the session's entry frame too: the session is over
  * (reported as if it returned, its error that of its chain) and freed.
  */
-static __always_inline bool pop_unreturned(struct session *sess, __u32 nd, __s64 key, __u64 now)
+struct pop_loop {
+	struct session *sess;
+	__u64 now;
+	__u32 nd, d;
+};
+
+/* One frame of pop_unreturned(): frame @nd + @n, if it is below the top (else 1: done). */
+static long pop_one(__u64 n, void *data)
+{
+	struct pop_loop *c = data;
+	struct session *sess = c->sess;
+	__u32 i;
+
+	if (c->nd + n >= c->d)
+		return 1;
+	i = frame_idx(c->nd + n);
+	sess->stack.func_res[i] = 0;
+	sess->stack.func_lat[i] = ((c->now - sess->entry_ts[i]) & ~LAT_NO_RETURN) | LAT_NO_RETURN;
+	return 0;
+}
+
+/*
+ * @helper_loop: loop with bpf_loop() (5.17+; only programs that load on such kernels
+ * alone may ask, ksession): the verifier checks its body once or twice, where it walks
+ * every one of the open-coded loop's MAX_FSTACK_DEPTH rounds (a quarter of what it
+ * checked of ksession, for a path only a lost exit takes).
+ */
+static __always_inline bool __pop_unreturned(struct session *sess, __u32 nd, __s64 key,
+					      __u64 now, bool helper_loop)
 {
 	__u32 d = sess->stack.depth, n, i;
 
 	if (nd >= d || d > MAX_FSTACK_DEPTH)
 		return false;
-	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
-		i = frame_idx(nd + n);
-		if (nd + n >= d)
-			break;
-		sess->stack.func_res[i] = 0;
-		sess->stack.func_lat[i] = ((now - sess->entry_ts[i]) & ~LAT_NO_RETURN) |
-					  LAT_NO_RETURN;
+	if (helper_loop) {
+		struct pop_loop c = { .sess = sess, .now = now, .nd = nd, .d = d };
+
+		bpf_loop(MAX_FSTACK_DEPTH, pop_one, &c, 0);
+	} else {
+		for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
+			i = frame_idx(nd + n);
+			if (nd + n >= d)
+				break;
+			sess->stack.func_res[i] = 0;
+			sess->stack.func_lat[i] = ((now - sess->entry_ts[i]) & ~LAT_NO_RETURN) |
+						  LAT_NO_RETURN;
+		}
 	}
 	/* the chains kept aside for the popped frames' callees are stale */
 	for (n = 0; n < MAX_FRAGS; n++) {
@@ -261,6 +295,11 @@ static __always_inline bool pop_unreturned(struct session *sess, __u32 nd, __s64
 	emit_session_end(sess, now, false);
 	end_session(sess, key);
 	return true;
+}
+
+static __always_inline bool pop_unreturned(struct session *sess, __u32 nd, __s64 key, __u64 now)
+{
+	return __pop_unreturned(sess, nd, key, now, false);
 }
 
 /* @key: the probe's (probe_session_key()); @slot: see new_session_slot() */
