@@ -395,70 +395,6 @@ err:
 	return NULL;
 }
 
-/* Each function's or probe's -A capture plan, by id, as BPF reads it (none: no capture). */
-static int load_arg_specs(struct bpf_map *map, const struct arg_plans *plans, size_t cnt)
-{
-	int fd = bpf_map__fd(map);
-	size_t i;
-
-	for (i = 0; plans && i < cnt; i++) {
-		const struct func_arg_plan *p = arg_plans__get(plans, i);
-		struct func_args_spec spec = {};
-		__u32 id = i;
-
-		if (p)
-			arg_plan__wire(p, &spec);
-		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
-			return -errno;
-	}
-	return 0;
-}
-
-static int fill_maps(struct tracer *t)
-{
-	const struct tracer_opts *o = &t->o;
-	int fd = bpf_map__fd(t->skel->maps.func_infos), err;
-	bool allow = true, deny = false;
-	size_t i;
-
-	for (i = 0; i < o->func_cnt; i++) {
-		struct func_info fi = { .flags = o->funcs[i].flags, .arg_cnt = o->funcs[i].arg_cnt };
-		__u32 id = i;
-
-		if (bpf_map_update_elem(fd, &id, &fi, BPF_ANY))
-			return -errno;
-	}
-	err = load_arg_specs(t->skel->maps.fnargs_specs, o->args, o->func_cnt);
-	if (!err)
-		err = load_arg_specs(t->skel->maps.probe_ctx_specs, o->probe_args, o->probe_cnt);
-	if (err)
-		return err;
-	/* deny entries go last so they win where both name the same process */
-	fd = bpf_map__fd(t->skel->maps.tgids_filter);
-	for (i = 0; i < o->allow_pid_cnt; i++)
-		if (bpf_map_update_elem(fd, &o->allow_pids[i], &allow, BPF_ANY))
-			return -errno;
-	for (i = 0; i < o->deny_pid_cnt; i++)
-		if (bpf_map_update_elem(fd, &o->deny_pids[i], &deny, BPF_ANY))
-			return -errno;
-	for (i = 0; i < o->traced_tgid_cnt; i++) {
-		err = tracer__trace_tgid(t, o->traced_tgids[i]);
-		if (err)
-			return err;
-	}
-	fd = bpf_map__fd(t->skel->maps.comms_filter);
-	for (i = 0; i < o->allow_comm_cnt + o->deny_comm_cnt; i++) {
-		bool is_allow = i < o->allow_comm_cnt;
-		const char *name = is_allow ? o->allow_comms[i] : o->deny_comms[i - o->allow_comm_cnt];
-		char comm[TASK_COMM_LEN] = {};
-
-		strncpy(comm, name, TASK_COMM_LEN - 1);
-		if (bpf_map_update_elem(fd, comm, is_allow ? &allow : &deny, BPF_ANY))
-			return -errno;
-	}
-	return 0;
-}
-
 int tracer__load(struct tracer *t)
 {
 	int err = retsnoop__load(t->skel);
@@ -472,7 +408,7 @@ int tracer__load(struct tracer *t)
 	}
 	err = t->att ? mass_attacher__load(t->att) : 0;
 	if (!err)
-		err = fill_maps(t);
+		err = tracer__fill_maps(t);
 	if (err)
 		pr(t, LOG_ERROR, "Failed to set up BPF maps: %d\n", err);
 	return err;

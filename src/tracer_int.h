@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The tracer's state, shared by its parts: tracer.c (set-up, records), tracer_drops.c. */
+/* The tracer's state, shared by its parts: tracer.c (set-up, records), tracer_maps.c, tracer_drops.c. */
 #ifndef __RETSNOOP_TRACER_INT_H
 #define __RETSNOOP_TRACER_INT_H
 
@@ -38,6 +38,9 @@ struct tracer {
 };
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
+
+/* The maps' contents, after the load (tracer_maps.c): 0 or a negative errno. */
+int tracer__fill_maps(struct tracer *t);
 
 /* Tell the sink when samples were lost since it last heard (rate-limited). */
 void tracer_drops__check(struct tracer *t);

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The tracer's maps filled once its BPF object is loaded: each function's flags, the -A
+ * and -J capture plans, who may be traced.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "arg_plan.h"
+#include "tracer_int.h"
+
+/* Each function's or probe's -A capture plan, by id, as BPF reads it (none: no capture). */
+static int load_arg_specs(struct bpf_map *map, const struct arg_plans *plans, size_t cnt)
+{
+	int fd = bpf_map__fd(map);
+	size_t i;
+
+	for (i = 0; plans && i < cnt; i++) {
+		const struct func_arg_plan *p = arg_plans__get(plans, i);
+		struct func_args_spec spec = {};
+		__u32 id = i;
+
+		if (p)
+			arg_plan__wire(p, &spec);
+		if (bpf_map_update_elem(fd, &id, &spec, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+/*
+ * Each function's flags and argument count by id: one batch update (a whole-kernel hunt
+ * has 40,000 functions, a syscall each before), one update per function where the
+ * kernel has no batch operations for arrays (before 5.6) or memory is short.
+ */
+static int fill_func_infos(struct tracer *t)
+{
+	LIBBPF_OPTS(bpf_map_batch_opts, bopts);
+	const struct tracer_opts *o = &t->o;
+	int fd = bpf_map__fd(t->skel->maps.func_infos);
+	size_t i, n = o->func_cnt;
+	struct func_info *vals;
+	__u32 *keys, cnt = n;
+	int err = -ENOMEM;
+
+	keys = malloc((n ?: 1) * sizeof(*keys));
+	vals = calloc(n ?: 1, sizeof(*vals));
+	if (keys && vals) {
+		for (i = 0; i < n; i++) {
+			keys[i] = i;
+			vals[i].flags = o->funcs[i].flags;
+			vals[i].arg_cnt = o->funcs[i].arg_cnt;
+		}
+		err = !n ? 0 : bpf_map_update_batch(fd, keys, vals, &cnt, &bopts) ? -errno : 0;
+	}
+	for (i = 0; err && i < n; i++) {
+		struct func_info fi = { .flags = o->funcs[i].flags, .arg_cnt = o->funcs[i].arg_cnt };
+		__u32 id = i;
+
+		if (bpf_map_update_elem(fd, &id, &fi, BPF_ANY)) {
+			free(keys);
+			free(vals);
+			return -errno;
+		}
+	}
+	free(keys);
+	free(vals);
+	return 0;
+}
+
+int tracer__fill_maps(struct tracer *t)
+{
+	const struct tracer_opts *o = &t->o;
+	bool allow = true, deny = false;
+	size_t i;
+	int fd, err;
+
+	err = fill_func_infos(t);
+	if (!err)
+		err = load_arg_specs(t->skel->maps.fnargs_specs, o->args, o->func_cnt);
+	if (!err)
+		err = load_arg_specs(t->skel->maps.probe_ctx_specs, o->probe_args, o->probe_cnt);
+	if (err)
+		return err;
+	/* deny entries go last so they win where both name the same process */
+	fd = bpf_map__fd(t->skel->maps.tgids_filter);
+	for (i = 0; i < o->allow_pid_cnt; i++)
+		if (bpf_map_update_elem(fd, &o->allow_pids[i], &allow, BPF_ANY))
+			return -errno;
+	for (i = 0; i < o->deny_pid_cnt; i++)
+		if (bpf_map_update_elem(fd, &o->deny_pids[i], &deny, BPF_ANY))
+			return -errno;
+	for (i = 0; i < o->traced_tgid_cnt; i++) {
+		err = tracer__trace_tgid(t, o->traced_tgids[i]);
+		if (err)
+			return err;
+	}
+	fd = bpf_map__fd(t->skel->maps.comms_filter);
+	for (i = 0; i < o->allow_comm_cnt + o->deny_comm_cnt; i++) {
+		bool is_allow = i < o->allow_comm_cnt;
+		const char *name = is_allow ? o->allow_comms[i] : o->deny_comms[i - o->allow_comm_cnt];
+		char comm[TASK_COMM_LEN] = {};
+
+		strncpy(comm, name, TASK_COMM_LEN - 1);
+		if (bpf_map_update_elem(fd, comm, is_allow ? &allow : &deny, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
