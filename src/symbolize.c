@@ -9,6 +9,7 @@
 #include "opts.h"
 #include "ksyms.h"
 #include "symbolize.h"
+#include "mono_clock.h"
 
 struct symbolize {
 	struct symbolize_opts opts;
@@ -19,6 +20,7 @@ struct symbolize {
 	bool cut;		/* a lookup was cut short: the rest go without, each marked */
 	bool prefetching;	/* @loader is reading kallsyms: join it before use */
 	int load_errno;
+	long load_ms;		/* the read's */
 	pthread_t loader;
 	__u64 text_start, text_end;	/* the kernel's own text; 0, 0: early_ksyms unusable */
 };
@@ -29,6 +31,7 @@ struct symbolize {
 static void *load_ksyms(void *arg)
 {
 	struct symbolize *s = arg;
+	long t0 = now_ms();
 
 	/* the early table answers for the kernel's own text: leave that out */
 	if (s->text_end)
@@ -37,7 +40,18 @@ static void *load_ksyms(void *arg)
 	else
 		s->own_ksyms = ksyms__load(s->opts.kallsyms_path);
 	s->load_errno = s->own_ksyms ? 0 : errno;
+	s->load_ms = now_ms() - t0;
 	return NULL;
+}
+
+/* -vv, on the thread that prints: whether this run paid for the read, and what it took */
+static void say_loaded(const struct symbolize *s, const char *when)
+{
+	if (s->own_ksyms)
+		log_msg(s->opts.print, LOG_DEBUG, "Symbols: %s read in %ld ms, %zu symbols%s, %s.\n",
+			s->opts.kallsyms_path ?: "/proc/kallsyms", s->load_ms,
+			ksyms__cnt(s->own_ksyms), s->text_end ? " beyond the kernel's own text" : "",
+			when);
 }
 
 static const struct ksyms *ksyms(struct symbolize *s)
@@ -45,9 +59,11 @@ static const struct ksyms *ksyms(struct symbolize *s)
 	if (s->prefetching) {
 		pthread_join(s->loader, NULL);
 		s->prefetching = false;
+		say_loaded(s, "ahead of the first stack that needed them");
 		errno = s->load_errno;
 	} else if (!s->opts.ksyms && !s->load_failed) {
 		load_ksyms(s);
+		say_loaded(s, "when a stack first needed them");
 		errno = s->load_errno;
 	}
 	if (s->opts.ksyms || s->load_failed)
@@ -118,8 +134,10 @@ void symbolize__free(struct symbolize *s)
 {
 	if (!s)
 		return;
-	if (s->prefetching)
+	if (s->prefetching) {
 		pthread_join(s->loader, NULL);
+		say_loaded(s, "needed by no stack");
+	}
 	ksyms__free(s->own_ksyms);
 	usyms__free(s->usyms);
 	free(s);

@@ -308,6 +308,28 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 }
 
 /*
+ * Will the stacks show code that only a fresh /proc/kallsyms names? BPF programs and
+ * trampolines do in every fentry/fexit stack, module functions wherever a traced function
+ * is in a module (the early table answers for the kernel's own text alone). A run that
+ * traces only the kernel's own functions with kprobes reads kallsyms if and when a stack
+ * shows something else (a module calling in, a BPF program's helper call): the kernel
+ * formats all its 150,000 lines for that read, half the CPU time of a run from the boot
+ * cache, spent on no stack in most runs.
+ */
+static bool stacks_need_kallsyms(const struct ksyms *early, const struct func *funcs, size_t cnt,
+				 const struct mass_attacher *att)
+{
+	size_t i;
+
+	if (!early || (att && mass_attacher__mode(att) == ATTACH_FENTRY))
+		return true;
+	for (i = 0; i < cnt; i++)
+		if (!(funcs[i].flags & FUNC_USER) && funcs[i].module)
+			return true;
+	return false;
+}
+
+/*
  * -J -T -A: each probe's context plan, from the kernel's BTF (*btf, to free after the
  * run). Probes BTF doesn't describe are said once and show no context.
  */
@@ -401,6 +423,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.verifier_stats = env->verbose >= 3,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
+	bool prefetch;
 	/* benchmarks: detach as before (1) to compare; not a user setting */
 	const char *detach_threads = getenv("RETSNOOP_DETACH_THREADS");
 	FILE *vout = env->json ? stderr : stdout;
@@ -581,9 +604,12 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	trace_cmd__phase_done(print, "BPF load");
 	/*
 	 * kallsyms has our programs once they are loaded; fentry trampolines appear only when
-	 * attached. Read it meanwhile, so the first sample doesn't wait for it.
+	 * attached. Read it meanwhile, so the first sample doesn't wait for it; only where the
+	 * stacks are expected to need it.
 	 */
-	if (!tracer__attacher(t) || mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
+	prefetch = stacks_need_kallsyms(sopts.early_ksyms, funcs, cnt, tracer__attacher(t));
+	if (prefetch && (!tracer__attacher(t) ||
+			 mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY))
 		symbolize__prefetch(sym);
 	/* from the first link on, a signal too many hands the release to a background child */
 	stop__set_phase(STOP_ATTACHED);
@@ -597,7 +623,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		goto out;
 	trace_cmd__phase_done(print, "attach");
 	/* (no-op if started above) */
-	symbolize__prefetch(sym);
+	if (prefetch)
+		symbolize__prefetch(sym);
 	trace_cmd__report_funcs(env, funcs, cnt, tracer__attacher(t),
 				tracer__attacher(t) ? attached_mode_name(tracer__attacher(t)) : "none",
 				tracer__uprobes(t), NULL, vout, print);

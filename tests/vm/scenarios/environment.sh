@@ -137,6 +137,11 @@ rm -rf /run/retsnoop
 trace bccold bpf-bad-map-val-size-percpu-array -vv $ALLOC
 echo '=== BEGIN bccold_files'; ls /run/retsnoop; echo '=== END bccold_files'
 trace bcwarm bpf-bad-map-val-size-percpu-array -vv $ALLOC
+"
+# fentry/fexit stacks show BPF trampolines and programs: those runs read kallsyms ahead
+case " $(vm_modes) " in *" -F "*) guest="$guest
+trace bcF bpf-bad-map-val-size-percpu-array -vv -F $ALLOC" ;; esac
+guest="$guest
 mods_unload nf_tables
 retsnoop --dry-run -vv $ALLOC >/tmp/bc4.out 2>&1
 echo '=== BEGIN bc4'; grep 'Boot cache' /tmp/bc4.out; ls -l /run/retsnoop; echo '=== END bc4'
@@ -246,6 +251,16 @@ if [ -n "$a" ] && [ "$a" = "$b" ]; then
 else
 	fail "boot cache: the stack's frames differ: cold '$a', warm '$b'"
 fi
+# kprobes over the kernel's own functions: the stack's frames come from the early table,
+# kallsyms is not read again after attaching
+expect_not "$(section "$out" bcwarm)" '^Symbols: /proc/kallsyms read' \
+	"symbols: a kprobe run over the kernel's own functions reads no kallsyms after attaching"
+case " $(vm_modes) " in *" -F "*)
+	s=$(section "$out" bcF)
+	expect "$s" "$E2BIG" "symbols: the fentry run traces the E2BIG chain"
+	expect "$s" '^Symbols: /proc/kallsyms read in [0-9]+ ms, [0-9]+ symbols beyond the kernel.s own text, ahead of the first stack that needed them\.$' \
+		"symbols: a fentry run reads kallsyms ahead of its first stack (trampolines)" ;;
+esac
 if [ "$(section "$out" bc_mods | tr -d '[:space:]')" = 1 ]; then
 	s=$(section "$out" bc4)
 	expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' \
