@@ -309,19 +309,24 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
 
 /*
  * Will the stacks show code that only a fresh /proc/kallsyms names? BPF programs and
- * trampolines do in every fentry/fexit stack, module functions wherever a traced function
- * is in a module (the early table answers for the kernel's own text alone). A run that
- * traces only the kernel's own functions with kprobes reads kallsyms if and when a stack
- * shows something else (a module calling in, a BPF program's helper call): the kernel
- * formats all its 150,000 lines for that read, half the CPU time of a run from the boot
- * cache, spent on no stack in most runs.
+ * trampolines do in every fentry/fexit stack (ours in kprobe.multi ones on the function
+ * graph, 6.14+), module functions wherever a traced function is in a module: the early
+ * table answers for the kernel's own text alone. A run that traces only the kernel's own
+ * functions with kprobes reads kallsyms if and when a stack shows something else (a
+ * module calling in, a BPF program's helper call): the kernel formats all its 150,000
+ * lines for that read, half the CPU time of a run from the boot cache, for no stack in
+ * most runs.
  */
 static bool stacks_need_kallsyms(const struct ksyms *early, const struct func *funcs, size_t cnt,
-				 const struct mass_attacher *att)
+				 const struct mass_attacher *att, const struct kernel_features *feat)
 {
+	enum attach_mode mode = att ? mass_attacher__mode(att) : ATTACH_AUTO;
 	size_t i;
 
-	if (!early || (att && mass_attacher__mode(att) == ATTACH_FENTRY))
+	if (!early || mode == ATTACH_FENTRY)
+		return true;
+	/* 6.14+: a return's stack, unwound from the task, shows our program under fprobe's */
+	if (att && mode != ATTACH_KPROBE_SINGLE && feat->has_fgraph_fprobe)
 		return true;
 	for (i = 0; i < cnt; i++)
 		if (!(funcs[i].flags & FUNC_USER) && funcs[i].module)
@@ -607,7 +612,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * attached. Read it meanwhile, so the first sample doesn't wait for it; only where the
 	 * stacks are expected to need it.
 	 */
-	prefetch = stacks_need_kallsyms(sopts.early_ksyms, funcs, cnt, tracer__attacher(t));
+	prefetch = stacks_need_kallsyms(sopts.early_ksyms, funcs, cnt, tracer__attacher(t), feat);
 	if (prefetch && (!tracer__attacher(t) ||
 			 mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY))
 		symbolize__prefetch(sym);
