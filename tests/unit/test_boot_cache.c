@@ -77,6 +77,13 @@ static int teardown(void **state)
 	return system(cmd) ? -1 : 0;
 }
 
+/* nf_tables loaded beside kvm: another module set, another key */
+static void load_second_module(void)
+{
+	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
+			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+}
+
 static struct boot_cache *open_cache(const volatile sig_atomic_t *stop)
 {
 	struct boot_cache_opts o = { .sz = sizeof(o), .dir = dir, .root = root, .stop = stop };
@@ -273,8 +280,7 @@ static void test_remove_others(void **state)
 
 	save_fresh();
 	assert_int_equal(files_in_dir(), 2);
-	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
-			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+	load_second_module();
 	c = open_cache(NULL);
 	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
 	boot_cache__free(c);
@@ -293,8 +299,7 @@ static void test_modules_changed_meanwhile(void **state)
 	struct boot_cache *c = open_cache(NULL);
 
 	assert_non_null(c);
-	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
-			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+	load_second_module();
 	assert_int_equal(boot_cache__save(c, ks, ff), 0);
 	assert_int_equal(boot_cache__wait(c), -EAGAIN);
 	boot_cache__free(c);
@@ -389,8 +394,7 @@ static void test_small_copy(void **state)
 	boot_cache__free(c);
 	assert_int_equal(files_in_dir(), 1);
 
-	put("/proc/modules", "kvm 1130496 3 kvm_amd, Live 0xffffffffc0000000\n"
-			     "nf_tables 376832 0 - Live 0xffffffffc0400000\n");
+	load_second_module();
 	c = open_cache(NULL);
 	assert_null(boot_cache__path(c, BOOT_CACHE_FEATURES));
 	boot_cache__free(c);
