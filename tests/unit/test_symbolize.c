@@ -186,6 +186,7 @@ static void test_prefetch(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, kallsyms, sizeof(kallsyms) - 1), sizeof(kallsyms) - 1);
 	close(fd);
+	logged[0] = '\0';
 	s = symbolize__new(&o);
 	assert_non_null(s);
 	assert_int_equal(symbolize__prefetch(s), 0);
@@ -196,11 +197,17 @@ static void test_prefetch(void **state)
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffc0001810ULL, &h));
 	assert_string_equal(h.name, "vmx_exit");
 	symbolize__free(s);
+	/* -vv: read once, ahead of the lookups */
+	assert_non_null(strstr(logged, "Symbols: "));
+	assert_non_null(strstr(logged, " symbols, ahead of the first stack that needed them.\n"));
+	assert_null(strstr(strstr(logged, "Symbols: ") + 1, "Symbols: "));
 
-	/* freed while the thread may still be reading: joined, nothing leaks */
+	/* freed while the thread may still be reading: joined, nothing leaks, the read said */
+	logged[0] = '\0';
 	s = symbolize__new(&o);
 	assert_int_equal(symbolize__prefetch(s), 0);
 	symbolize__free(s);
+	assert_non_null(strstr(logged, "needed by no stack.\n"));
 
 	/* unreadable: said once, lookups find nothing */
 	unlink(path);
@@ -266,8 +273,11 @@ static void test_early_ksyms(void **state)
 	close(fd);
 	s = symbolize__new(&o);
 	r = symbolize__resolver(s);
+	logged[0] = '\0';
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffc0001810ULL, &h));
 	assert_string_equal(h.name, "bpf_prog_2222_kentry");
+	/* no prefetch: read when this lookup first needed it, beyond the kernel's own text */
+	assert_non_null(strstr(logged, "beyond the kernel's own text, when a stack first needed them.\n"));
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa1000905ULL, &h));
 	assert_string_equal(h.name, "map_create");
 	symbolize__free(s);
