@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -39,6 +40,13 @@ static int open_event(int pid, int cpu)
 		.config = PERF_COUNT_SW_DUMMY,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.sample_id_all = 1,
+		/*
+		 * The records are ordered by time across CPUs (a child's fork on one, its exit
+		 * on another): perf's default clock is each CPU's own, which may drift apart
+		 * (an unstable TSC, a guest); CLOCK_MONOTONIC is one clock for all.
+		 */
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
 		/* every mapping, not only executable ones: the unwinder needs each image's base */
 		.mmap = 1, .mmap2 = 1, .mmap_data = 1,
 		.comm = 1, .comm_exec = 1,
