@@ -269,6 +269,7 @@ hunt_run() {	# hunt_run TOOL REP FUNCS
 	floorS) stamp -T 3000 -r '^floor: ready' -t "$_loop" -- floor -S "$_fl" >/tmp/run.log 2>&1 ;;
 	# the command sleeps: only the loop's process runs, and it is not the command's
 	ours) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- retsnoop -- sleep 100000 >/tmp/run.log 2>&1 ;;
+	base) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- $BASE -- sleep 100000 >/tmp/run.log 2>&1 ;;
 	peer) stamp -T 3000 -r 'Receiving data' -t "$_loop" -- $PEER -e '__x64_sys_*' -a '*' >/tmp/run.log 2>&1 ;;
 	esac
 	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
@@ -287,7 +288,7 @@ table_hunt() {
 	funcs_of /tmp/funcs.hunt -- true
 	_r=1
 	while [ $_r -le "$REPS" ]; do
-		for _t in $(tools_for $_r none floor ${SESSION:+floorS} ours peer); do
+		for _t in $(tools_for $_r none floor ${SESSION:+floorS} ours base peer); do
 			hunt_run "$_t" $_r /tmp/funcs.hunt
 		done
 		_r=$((_r + 1))

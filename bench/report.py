@@ -305,6 +305,12 @@ def hunt(recs):
                + ratio(o and o[2], f and f[2]) + vs_session(2)
                + '   ours/peer: ' + (ratio(o and o[2], p and p[2]) if p else '-'))
     out.append('ratio VmHWM ours/peer: ' + (ratio(o and o[3], p and p[3]) if p else '-'))
+    b = m.get('base')
+    if b:
+        out.append('ratio ours/base: start->ready ' + ratio(o and o[0], b[0]) + '   load+attach '
+                   + ratio(o and o[4], b[4]) + '   detach ' + ratio(o and o[1], b[1])
+                   + '   added per getpid() ' + ratio(o and o[2], b[2]) + '   VmHWM '
+                   + ratio(o and o[3], b[3]))
     out.append('')
     out.append("ours: `retsnoop -- sleep 100000` (its defaults: syscall entries, every traceable "
                "function); peer: `-e '__x64_sys_*' -a '*'` (every "
@@ -317,7 +323,8 @@ def hunt(recs):
                "load_ms + attach_ms. The getpid() loop runs once ready, in a "
                "process that is not the command: ours filters it out first thing in every probe; "
                "the floor's empty programs and the peer trace it. added = ns/call - the untraced "
-               "loop's ('none'). detach: 'DONE in N ms' after SIGINT (floor: its own).")
+               "loop's ('none'). detach: 'DONE in N ms' after SIGINT (floor: its own). base "
+               "(BASE_RETSNOOP): an earlier build of ours, the same command.")
     return out
 
 
