@@ -163,6 +163,25 @@ def rss_rows(rs, tools):
     return rows
 
 
+def cpu_section(case, rs, tools):
+    """The CPU time of each tool's process from its start to its exit (stamp's cpu_s: user +
+    system, its waited-for children included; records without it, from older runs, say
+    nothing)."""
+    cpu = {t: [x for x in (num(r.get('cpu_s')) for r in by(rs, tool=t)) if x is not None and x >= 0]
+           for t in tools}
+    if not any(cpu.values()):
+        return []
+    out = [f'## {case}: CPU time of the process, start to exit (user + system; the detach included)']
+    out.append(table([[t, fmt(med(cpu[t]) if cpu[t] else None, ' s', 2), spread(cpu[t], prec=2)]
+                      for t in tools], ['tool', 'CPU', 'per run']))
+    mc = {t: med(v) if v else None for t, v in cpu.items()}
+    for other in ('base', 'peer'):
+        if mc.get(other) and mc.get('ours'):
+            out.append(f'ratio ours/{other}: {ratio(mc["ours"], mc[other])}')
+    out.append('')
+    return out
+
+
 def startup(recs):
     out = []
     for case in cases_in(recs):
@@ -212,6 +231,7 @@ def startup(recs):
             b = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='base')])
             out.append(f'ratio ours/base: {ratio(a, b)}')
         out.append('')
+        out += cpu_section(case, rs, [t for t in tools if t != 'floor'])
     out.append('floor: bench/floor attaching the same functions (kprobe.multi), its \'ready\' line; '
                'it prints no stack\n'
                'ours: the boot cache (/run/retsnoop) as the previous runs of the boot left it; '

@@ -18,10 +18,12 @@
  * Done means: READY seen (or PROG exited), CMD finished, LAST seen. The last line printed
  * is a summary, times in seconds since the start (-1: did not happen):
  *
- *   @stamp ready=T trigger=T cmd_done=T last=T stop=T exit=T rc=N timeout=0|1 vmhwm_kb=K
+ *   @stamp ready=T trigger=T cmd_done=T last=T stop=T exit=T rc=N timeout=0|1 vmhwm_kb=K cpu_s=C
  *
  * vmhwm_kb is PROG's own peak RSS (VmHWM), read every 20 ms while it runs; its children
- * (retsnoop's symbolization sidecar) are not part of it.
+ * (retsnoop's symbolization sidecar) are not part of it. cpu_s is the CPU time (user +
+ * system) PROG and the children it waited for used from its start to its exit (-1: left
+ * running, -k), from wait4()'s resource usage.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #define HWM_PERIOD	0.02
@@ -51,6 +54,7 @@ struct run {
 	bool timeout;
 	long hwm_kb;
 	double hwm_at;
+	double cpu;
 	char line[8192];
 	size_t len;
 };
@@ -144,14 +148,17 @@ static void pump(struct run *r, int fd, int timeout_ms)
 
 static void reap(struct run *r)
 {
+	struct rusage ru;
 	int status;
 
 	if (r->cmd_pid > 0 && waitpid(r->cmd_pid, &status, WNOHANG) == r->cmd_pid) {
 		r->cmd_done = since(r);
 		r->cmd_pid = 0;
 	}
-	if (r->exit < 0 && waitpid(r->pid, &status, WNOHANG) == r->pid) {
+	if (r->exit < 0 && wait4(r->pid, &status, WNOHANG, &ru) == r->pid) {
 		r->exit = since(r);
+		r->cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 		r->rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 }
@@ -241,7 +248,8 @@ int main(int argc, char **argv)
 		pump(&r, fd, 10);
 	if (r.len)
 		on_line(&r);
-	printf("@stamp ready=%.6f trigger=%.6f cmd_done=%.6f last=%.6f stop=%.6f exit=%.6f rc=%d timeout=%d vmhwm_kb=%ld\n",
-	       r.ready, r.trigger, r.cmd_done, r.last, r.stop, r.exit, r.rc, r.timeout, r.hwm_kb);
+	printf("@stamp ready=%.6f trigger=%.6f cmd_done=%.6f last=%.6f stop=%.6f exit=%.6f rc=%d timeout=%d vmhwm_kb=%ld cpu_s=%.3f\n",
+	       r.ready, r.trigger, r.cmd_done, r.last, r.stop, r.exit, r.rc, r.timeout, r.hwm_kb,
+	       r.exit >= 0 ? r.cpu : -1.0);
 	return 0;
 }
