@@ -100,6 +100,11 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 	return s;
 }
 
+bool symbolize__early_text(const struct symbolize *s)
+{
+	return s && s->text_end;
+}
+
 /*
  * The symbol table to look @addr up in: the early one for the kernel's own text, else
  * the fresh one (read now if not yet, or joined if being read).

@@ -66,6 +66,12 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts);
 void symbolize__free(struct symbolize *s);
 
 /*
+ * True when the early table answers for the kernel's own text (it has _stext and _etext):
+ * only other addresses need the fresh read.
+ */
+bool symbolize__early_text(const struct symbolize *s);
+
+/*
  * Start reading kallsyms on a helper thread (no-op if given or already read); lookups
  * wait for it. Call after attaching. 0, or a negative errno (lookups then read it).
  */

@@ -317,13 +317,13 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
  * lines for that read, half the CPU time of a run from the boot cache, for no stack in
  * most runs.
  */
-static bool stacks_need_kallsyms(const struct ksyms *early, const struct func *funcs, size_t cnt,
+static bool stacks_need_kallsyms(bool early_text, const struct func *funcs, size_t cnt,
 				 const struct mass_attacher *att, const struct kernel_features *feat)
 {
 	enum attach_mode mode = att ? mass_attacher__mode(att) : ATTACH_AUTO;
 	size_t i;
 
-	if (!early || mode == ATTACH_FENTRY)
+	if (!early_text || mode == ATTACH_FENTRY)
 		return true;
 	/* 6.14+: a return's stack, unwound from the task, shows our program under fprobe's */
 	if (att && mode != ATTACH_KPROBE_SINGLE && feat->has_fgraph_fprobe)
@@ -612,7 +612,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * attached. Read it meanwhile, so the first sample doesn't wait for it; only where the
 	 * stacks are expected to need it.
 	 */
-	prefetch = stacks_need_kallsyms(sopts.early_ksyms, funcs, cnt, tracer__attacher(t), feat);
+	prefetch = stacks_need_kallsyms(symbolize__early_text(sym), funcs, cnt, tracer__attacher(t),
+					feat);
 	if (prefetch && (!tracer__attacher(t) ||
 			 mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY))
 		symbolize__prefetch(sym);

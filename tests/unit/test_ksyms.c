@@ -204,6 +204,46 @@ static void test_load_funcs_except(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * arm64 lists _etext as data ('D'): the function-only tables keep it as the end of the
+ * kernel's text all the same (symbolization's early table needs it), and nothing else of
+ * the data symbols.
+ */
+static void test_etext_kept(void **state)
+{
+	static const char txt[] =
+		"ffff800080000000 T _text\n"
+		"ffff800080010000 T _stext\n"
+		"ffff800080010100 T __arm64_sys_bpf\n"
+		"ffff800080020000 t last_text_func\n"
+		"ffff800081100000 D _etext\n"
+		"ffff800081100100 D some_rodata\n"
+		"ffff800081e00000 T _sinittext\n";
+	char path[] = "/tmp/test_ksyms.XXXXXX";
+	int fd = mkstemp(path);
+	const struct ksym *k;
+	struct ksyms *ks;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, txt, sizeof(txt) - 1), sizeof(txt) - 1);
+	close(fd);
+	ks = ksyms__load_static_funcs(path);
+	unlink(path);
+	assert_non_null(ks);
+	k = ksyms__find(ks, "_etext");
+	assert_non_null(k);
+	assert_int_equal(k->type, 'T');
+	assert_true(k->addr == 0xffff800081100000ULL);
+	assert_null(ksyms__find(ks, "some_rodata"));
+	assert_int_equal(ksyms__cnt(ks), 6);
+	/* the last function of the text ends where the text does */
+	k = ksyms__map_addr(ks, 0xffff800080020010ULL);
+	assert_non_null(k);
+	assert_string_equal(k->name, "last_text_func");
+	assert_true(k->size == 0xffff800081100000ULL - 0xffff800080020000ULL);
+	ksyms__free(ks);
+}
+
 /* The function-only table answers every function lookup as the whole-file one does. */
 static void test_load_funcs_same_answers(void **state)
 {
@@ -295,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_parse_odd_input),
 		cmocka_unit_test(test_addr_parse_as_strtoull),
 		cmocka_unit_test(test_load_funcs_except),
+		cmocka_unit_test(test_etext_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

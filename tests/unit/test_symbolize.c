@@ -189,6 +189,7 @@ static void test_prefetch(void **state)
 	logged[0] = '\0';
 	s = symbolize__new(&o);
 	assert_non_null(s);
+	assert_false(symbolize__early_text(s));	/* no early table: the fresh read answers all */
 	assert_int_equal(symbolize__prefetch(s), 0);
 	assert_int_equal(symbolize__prefetch(s), 0);	/* once */
 	r = symbolize__resolver(s);
@@ -258,6 +259,7 @@ static void test_early_ksyms(void **state)
 	unlink(path);	/* no fresh table: a lookup that needed it would fail */
 	logged[0] = '\0';
 	s = symbolize__new(&o);
+	assert_true(symbolize__early_text(s));
 	r = symbolize__resolver(s);
 	assert_true(r.sym(r.ctx, &kernel, 0xffffffffa100048bULL, &h));
 	assert_string_equal(h.name, "__sys_bpf");

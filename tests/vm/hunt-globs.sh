@@ -45,9 +45,9 @@ ioctl|ioctl-enotty|$(sys ioctl) -> do_vfs_ioctl
 bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check
 prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl); replaced security_task_prctl\)"
 # arm64 (measured): the oversized mmap fails in do_mmap itself, before any unmapped-area
-# search
+# search (the oracle's line ends with the origin it names)
 if [ "$VM_ARCH" = arm64 ]; then
-	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap$/')
+	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap \\(origin do_mmap\\)$/')
 fi
 ALL_GLOBS="$OPEN $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
