@@ -139,6 +139,13 @@ static bool parse_line(char *p, struct ksym *s)
 			s->module = mod;
 		}
 	}
+	/*
+	 * The end of the kernel's text, which symbolization's early table needs, is a
+	 * function's end on x86 ('T') but data on arm64 ('D'): a function boundary in every
+	 * table, so that the function-only ones keep it too.
+	 */
+	if (!s->module && !ksym__is_func(s->type) && !strcmp(s->name, "_etext"))
+		s->type = 'T';
 	return true;
 }
 
@@ -245,17 +252,7 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 			err = -ENOMEM;
 			break;
 		}
-		if (!parse_line(line, s))
-			continue;
-		/*
-		 * The end of the kernel's text, which symbolization's early table needs, is a
-		 * function's end on x86 ('T') but data on arm64 ('D'): kept as a function
-		 * boundary either way.
-		 */
-		if (ks->funcs_only && !s->module && !ksym__is_func(s->type) &&
-		    !strcmp(s->name, "_etext"))
-			s->type = 'T';
-		if (filtered_out(ks, s))
+		if (!parse_line(line, s) || filtered_out(ks, s))
 			continue;
 		name_off = arena_add(&names, &used, &room, s->name);
 		mod_off = s->module ? arena_add(&names, &used, &room, s->module) : -2;

@@ -205,8 +205,8 @@ static void test_load_funcs_except(void **state)
 }
 
 /*
- * arm64 lists _etext as data ('D'): the function-only tables keep it as the end of the
- * kernel's text all the same (symbolization's early table needs it), and nothing else of
+ * arm64 lists _etext as data ('D'): every table, function-only or whole, keeps it as the
+ * end of the kernel's text all the same (symbolization's early table needs it), and nothing else of
  * the data symbols.
  */
 static void test_etext_kept(void **state)
@@ -241,6 +241,15 @@ static void test_etext_kept(void **state)
 	assert_non_null(k);
 	assert_string_equal(k->name, "last_text_func");
 	assert_true(k->size == 0xffff800081100000ULL - 0xffff800080020000ULL);
+	ksyms__free(ks);
+
+	/* the whole-file table too: the same boundary, its other data symbols kept as data */
+	ks = ksyms__parse(txt, sizeof(txt) - 1);
+	assert_non_null(ks);
+	k = ksyms__find(ks, "_etext");
+	assert_non_null(k);
+	assert_int_equal(k->type, 'T');
+	assert_int_equal(ksyms__cnt(ks), 7);
 	ksyms__free(ks);
 }
 
