@@ -9,22 +9,29 @@
 #include <sys/mman.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
+#include "opts.h"
 #include "ringbuf_reader.h"
+
+#define DEFAULT_WINDOW_SZ (256 * 1024)
 
 struct ringbuf_reader {
 	ringbuf_sample_fn fn;
 	void *ctx;
 	unsigned long *consumer_pos;	/* the one page we may write */
 	const unsigned long *producer_pos;
-	const __u8 *data;
 	size_t mask;			/* data size - 1 */
-	/* a record that wraps around the end of the data area, copied into one piece */
+	/* ringbuf_reader__new_mem(): the whole data area; a wrapping record is copied out */
+	const __u8 *data;
 	void *bounce;
 	size_t bounce_sz;
-	/* ringbuf_reader__new(): our mappings and the epoll set; else -1 and NULL */
-	int epoll_fd;
+	/* ringbuf_reader__new(): the map, our mappings and the epoll set; else -1 and NULL */
+	int map_fd, epoll_fd;
 	void *cons_map, *prod_map;
-	size_t page_sz, prod_map_sz;
+	size_t page_sz;
+	/* the data area's bytes [win_off, win_off + win_len) at win (past its end: its start) */
+	const __u8 *win;
+	size_t win_off, win_len, window_sz;
+	uint64_t win_maps;
 };
 
 /* A reader of a @size-byte data area (a power of 2, as the kernel makes them); errno set. */
@@ -44,6 +51,7 @@ static struct ringbuf_reader *alloc_reader(ringbuf_sample_fn fn, void *ctx, size
 	r->fn = fn;
 	r->ctx = ctx;
 	r->mask = size - 1;
+	r->map_fd = -1;
 	r->epoll_fd = -1;
 	return r;
 }
@@ -63,8 +71,10 @@ struct ringbuf_reader *ringbuf_reader__new_mem(unsigned long *consumer_pos,
 	return r;
 }
 
-struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, void *ctx)
+struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, void *ctx,
+					   const struct ringbuf_reader_opts *uopts)
 {
+	struct ringbuf_reader_opts opts;
 	struct bpf_map_info info;
 	__u32 len = sizeof(info);
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -72,6 +82,10 @@ struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, voi
 	void *p;
 	int err;
 
+	if (OPTS_COPY(&opts, uopts)) {
+		errno = EINVAL;
+		return NULL;
+	}
 	memset(&info, 0, sizeof(info));
 	if (bpf_map_get_info_by_fd(map_fd, &info, &len))
 		return NULL;
@@ -82,24 +96,22 @@ struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, voi
 	r = alloc_reader(fn, ctx, info.max_entries);
 	if (!r)
 		return NULL;
+	r->map_fd = map_fd;
 	r->page_sz = sysconf(_SC_PAGESIZE);
+	r->window_sz = opts.window_sz ?: DEFAULT_WINDOW_SZ;
+	r->window_sz = (r->window_sz + r->page_sz - 1) & ~(r->page_sz - 1);
 	/* the consumer position: the only page the kernel lets us write */
 	p = mmap(NULL, r->page_sz, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd, 0);
 	if (p == MAP_FAILED)
 		goto err_out;
 	r->cons_map = p;
 	r->consumer_pos = p;
-	/*
-	 * The producer position's page and the data pages, once: the kernel accepts any
-	 * read-only mapping that stays inside the buffer (libbpf asks for the data twice).
-	 */
-	r->prod_map_sz = r->page_sz + info.max_entries;
-	p = mmap(NULL, r->prod_map_sz, PROT_READ, MAP_SHARED, map_fd, r->page_sz);
+	/* the producer position; the data pages are mapped as records need them */
+	p = mmap(NULL, r->page_sz, PROT_READ, MAP_SHARED, map_fd, r->page_sz);
 	if (p == MAP_FAILED)
 		goto err_out;
 	r->prod_map = p;
 	r->producer_pos = p;
-	r->data = (const __u8 *)p + r->page_sz;
 	r->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (r->epoll_fd < 0 || epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, map_fd, &ev))
 		goto err_out;
@@ -117,26 +129,69 @@ void ringbuf_reader__free(struct ringbuf_reader *r)
 		return;
 	if (r->epoll_fd >= 0)
 		close(r->epoll_fd);
+	if (r->win)
+		munmap((void *)r->win, r->win_len);
 	if (r->prod_map)
-		munmap(r->prod_map, r->prod_map_sz);
+		munmap(r->prod_map, r->page_sz);
 	if (r->cons_map)
 		munmap(r->cons_map, r->page_sz);
 	free(r->bounce);
 	free(r);
 }
 
-/* The record's @len bytes at data offset @off, in one piece. NULL: out of memory. */
-static void *record_at(struct ringbuf_reader *r, size_t off, size_t len)
+uint64_t ringbuf_reader__window_maps(const struct ringbuf_reader *r)
+{
+	return r->win_maps;
+}
+
+/*
+ * The data area's @len bytes at @off (< its size; @len at most its size) in the window,
+ * moved there first if they are not in it: from @off's page on, window_sz bytes or as
+ * many as the record needs. NULL with errno set if the kernel refuses the mapping.
+ */
+static const void *window_at(struct ringbuf_reader *r, size_t off, size_t len)
+{
+	size_t size = r->mask + 1, rel, start, need, wlen;
+	void *p;
+
+	rel = (off - r->win_off) & r->mask;
+	if (r->win && rel + len <= r->win_len)
+		return r->win + rel;
+	start = off & ~(r->page_sz - 1);
+	need = (off - start + len + r->page_sz - 1) & ~(r->page_sz - 1);
+	wlen = need > r->window_sz ? need : r->window_sz;
+	/* the kernel's two copies in a row end at twice the size */
+	if (start + wlen > 2 * size)
+		wlen = 2 * size - start;
+	/* the data area starts after the consumer and producer pages */
+	p = mmap(NULL, wlen, PROT_READ, MAP_SHARED, r->map_fd, 2 * r->page_sz + start);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (r->win)
+		munmap((void *)r->win, r->win_len);
+	r->win = p;
+	r->win_off = start;
+	r->win_len = wlen;
+	r->win_maps++;
+	return r->win + (off - start);
+}
+
+/* The record's @len bytes at data offset @off, in one piece. NULL: errno says why. */
+static const void *record_at(struct ringbuf_reader *r, size_t off, size_t len)
 {
 	size_t size = r->mask + 1, first;
 
+	if (r->map_fd >= 0)
+		return window_at(r, off, len);
 	if (off + len <= size)
 		return (void *)(r->data + off);
 	if (r->bounce_sz < len) {
 		void *b = realloc(r->bounce, len);
 
-		if (!b)
+		if (!b) {
+			errno = ENOMEM;
 			return NULL;
+		}
 		r->bounce = b;
 		r->bounce_sz = len;
 	}
@@ -157,22 +212,26 @@ int ringbuf_reader__consume(struct ringbuf_reader *r)
 		more = false;
 		prod = __atomic_load_n(r->producer_pos, __ATOMIC_ACQUIRE);
 		while (cons < prod) {
-			const __u32 *hdr = (const __u32 *)(r->data + (cons & r->mask));
-			__u32 raw = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-			__u32 len = raw & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
+			/* headers are 8-byte aligned in a page-multiple area: they never wrap */
+			const __u32 *hdr = record_at(r, cons & r->mask, BPF_RINGBUF_HDR_SZ);
+			__u32 raw, len;
+			const void *rec;
 			size_t size;
-			void *rec;
 			int err;
 
+			if (!hdr)
+				return -errno;
+			raw = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
+			len = raw & ~(BPF_RINGBUF_BUSY_BIT | BPF_RINGBUF_DISCARD_BIT);
 			/* the producer has reserved but not committed it yet */
 			if (raw & BPF_RINGBUF_BUSY_BIT)
 				goto out;
 			more = true;
-			/* headers are 8-byte aligned in a page-multiple area: they never wrap */
 			size = ((size_t)len + BPF_RINGBUF_HDR_SZ + 7) & ~(size_t)7;
 			if (!(raw & BPF_RINGBUF_DISCARD_BIT)) {
 				rec = record_at(r, (cons + BPF_RINGBUF_HDR_SZ) & r->mask, len);
-				err = rec ? r->fn(r->ctx, rec, len) : -ENOMEM;
+				/* the callback may not keep it: the window moves on */
+				err = rec ? r->fn(r->ctx, (void *)rec, len) : -errno;
 				if (err < 0) {
 					/* the record the callback failed on is consumed, as in libbpf */
 					__atomic_store_n(r->consumer_pos, cons + size, __ATOMIC_RELEASE);

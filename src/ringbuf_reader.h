@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The consumer side of a BPF ring buffer map, with its data pages mapped once.
+ * The consumer side of a BPF ring buffer map, through a window of its data area.
  *
- * libbpf's ring_buffer maps the data area twice in a row so that a record wrapping
- * around the end reads as one piece; the kernel maps every page at mmap() time, so the
- * second copy counts in full towards our resident set (16 MB for the default 8 MB
- * buffer). Here the area is mapped once and the rare wrapping record is copied out.
+ * The kernel maps every page of a ring buffer mapping at mmap() time, so whatever we map
+ * of it counts in full towards our resident set: libbpf's ring_buffer maps the data area
+ * twice in a row (16 MB for the default 8 MB buffer), one mapping of it is 8 MB, most of
+ * a run's peak RSS once the buffer is mapped, though a run's records seldom fill more than
+ * a corner of it. Here only a window that moves with the consumer position is mapped
+ * (256 kB by default, more for a record larger than that): the kernel lays the data area
+ * out twice in a row in its own address space and lets a read-only mapping start at any
+ * page of it, so a window that runs past the area's end reads on at its start, and a
+ * record that wraps reads as one piece.
  * Same contract as ring_buffer__poll()/__consume(): a callback's negative return stops
  * the read and is returned, its record counted as consumed.
  */
@@ -13,13 +18,24 @@
 #define RETSNOOP_RINGBUF_READER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int (*ringbuf_sample_fn)(void *ctx, void *data, size_t size);
 
 struct ringbuf_reader;
 
-/* Reader of the BPF_MAP_TYPE_RINGBUF map @map_fd; NULL with errno set on failure. */
-struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, void *ctx);
+struct ringbuf_reader_opts {
+	size_t sz;
+	/* bytes of the data area mapped at a time (rounded up to pages); 0: 256 kB */
+	size_t window_sz;
+};
+
+/*
+ * Reader of the BPF_MAP_TYPE_RINGBUF map @map_fd, which must outlive it; @opts may be
+ * NULL. NULL with errno set on failure.
+ */
+struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, void *ctx,
+					   const struct ringbuf_reader_opts *opts);
 /*
  * Reader of a ring laid out in memory the caller owns (the unit tests): @consumer_pos and
  * @producer_pos as the kernel's first two pages begin, @data of @size bytes (a power of
@@ -37,5 +53,7 @@ int ringbuf_reader__poll(struct ringbuf_reader *r, int timeout_ms);
 /* Read what is there without waiting: how many records, or a negative errno. */
 int ringbuf_reader__consume(struct ringbuf_reader *r);
 void ringbuf_reader__free(struct ringbuf_reader *r);
+/* How many times the window was mapped, for the tests: 0 for a reader of memory. */
+uint64_t ringbuf_reader__window_maps(const struct ringbuf_reader *r);
 
 #endif

@@ -617,7 +617,7 @@ int tracer__start(struct tracer *t)
 	if (t->o.capture)
 		t->bopts.syms = capture__resolver(t->o.capture, &t->o.syms);
 	t->store = session_store__new(&sopts);
-	t->rb = ringbuf_reader__new(bpf_map__fd(t->skel->maps.rb), on_record, t);
+	t->rb = ringbuf_reader__new(bpf_map__fd(t->skel->maps.rb), on_record, t, NULL);
 	if (!t->store || !t->rb) {
 		err = -errno ?: -ENOMEM;
 		pr(t, LOG_ERROR, "Failed to set up the ring buffer: %d\n", err);
