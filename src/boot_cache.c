@@ -26,6 +26,7 @@ static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
 	[BOOT_CACHE_KALLSYMS] = "ksyms",
 	[BOOT_CACHE_FTRACE_FUNCS] = "ftrace",
 	[BOOT_CACHE_FEATURES] = "features",
+	[BOOT_CACHE_BTF_FUNCS] = "btf-funcs",
 };
 
 struct boot_cache {

@@ -2,8 +2,8 @@
 /*
  * The kernel's function lists kept for the rest of the boot: /proc/kallsyms' function
  * symbols (as a table image, ksyms__write_image()) and tracefs's available_filter_functions
- * (as text), and feature detection's answers (what the kernel can do does not change
- * until it reboots), saved by one run in a root-only directory on tmpfs (/run/retsnoop) and read
+ * (as text), feature detection's answers (what the kernel can do does not change
+ * until it reboots) and what discovery takes from the vmlinux BTF (btf_funcs.h), saved by one run in a root-only directory on tmpfs (/run/retsnoop) and read
  * by the next ones instead of the kernel's own files. The kernel formats those a line at
  * a time on every read, the longest step of a run's start in a slow guest.
  *
@@ -43,6 +43,7 @@ enum boot_cache_file {
 	BOOT_CACHE_KALLSYMS,		/* kallsyms' function symbols, a ksyms image */
 	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions' format */
 	BOOT_CACHE_FEATURES,		/* feature detection's answers (kernel_features__format()) */
+	BOOT_CACHE_BTF_FUNCS,		/* the vmlinux BTF's functions (btf_funcs.h) */
 	BOOT_CACHE_FILE_CNT,
 };
 
@@ -77,8 +78,9 @@ ssize_t boot_cache__read(const struct boot_cache *c, enum boot_cache_file which,
 			size_t sz);
 
 /*
- * Keep @len bytes of @data as the copy of @which (a small one, not a list), written here
- * and now: a few hundred bytes, not worth the saving thread. 0 or negative errno.
+ * Keep @len bytes of @data as the copy of @which (not a list), written here and now: a few
+ * hundred bytes (the features), or 2 MB once a boot after the run is ready (the BTF
+ * functions), not worth the saving thread. 0 or negative errno.
  */
 int boot_cache__write(struct boot_cache *c, enum boot_cache_file which, const void *data,
 		      size_t len);

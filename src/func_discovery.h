@@ -41,6 +41,12 @@ struct func_discovery_opts {
 	const char *aff_path;		/* NULL: find (and if needed mount) tracefs */
 	const char *module_btf_dir;	/* NULL: /sys/kernel/btf */
 	struct btf *vmlinux_btf;	/* borrowed; NULL: btf__load_vmlinux_btf() */
+	/*
+	 * Borrowed; with no vmlinux_btf and no -F: the vmlinux BTF functions' facts, so that
+	 * the BTF is read only for module functions' split BTF (btf_funcs.h).
+	 */
+	const struct btf_funcs *btf_funcs;
+	const char *vmlinux_btf_path;	/* where it is read from; NULL: the kernel's */
 	log_print_fn print;		/* NULL: silent */
 	progress_fn progress;		/* NULL: none; the reading and matching steps */
 	void *progress_ctx;
@@ -50,6 +56,8 @@ struct func_discovery_opts {
 	/* set (by a signal handler, say) to end run() early with -EINTR, silently */
 	const volatile sig_atomic_t *stop;
 };
+
+struct btf_funcs;
 
 struct func_discovery_stats {
 	size_t aff_cnt;		/* entries in available_filter_functions */

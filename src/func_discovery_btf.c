@@ -9,6 +9,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "btf_funcs.h"
 #include "func_discovery.h"
 #include "func_discovery_int.h"
 #include "func_types.h"
@@ -21,8 +22,13 @@ static struct cand *find_cand(struct func_discovery *d, const char *name, const 
 	return bsearch(&key, d->cands, d->cand_cnt, sizeof(key), cmp_cand);
 }
 
+/*
+ * @facts: the function's BTF facts from the digest (btf_funcs.h), @btf NULL; else NULL,
+ * and @btf (or no BTF) says.
+ */
 static int push_func(struct func_discovery *d, const struct cand *c, const struct ksym *s,
-		     const struct btf *btf, int btf_id, const char *fentry_why)
+		     const struct btf *btf, int btf_id, const struct btf_func_facts *facts,
+		     const char *fentry_why)
 {
 	struct func *f;
 	int args;
@@ -44,10 +50,16 @@ static int push_func(struct func_discovery *d, const struct cand *c, const struc
 	f->size = s->size;
 	f->btf = btf;
 	f->btf_id = btf_id;
-	args = btf ? func_types__arg_cnt(btf, btf_id) : 0;
-	f->arg_cnt = args < 0 ? 0 : args;
-	/* the one place a function's result typing is decided */
-	f->flags = func_types__flags(btf, btf_id, c->name);
+	if (facts) {
+		/* decided by func_types__flags() too, where the digest was written */
+		f->arg_cnt = facts->arg_cnt;
+		f->flags = facts->flags;
+	} else {
+		args = btf ? func_types__arg_cnt(btf, btf_id) : 0;
+		f->arg_cnt = args < 0 ? 0 : args;
+		/* the one place a function's result typing is decided */
+		f->flags = func_types__flags(btf, btf_id, c->name);
+	}
 	if (fentry_why) {
 		f->kprobe_fallback = true;
 		f->fentry_why = fentry_why;
@@ -55,8 +67,9 @@ static int push_func(struct func_discovery *d, const struct cand *c, const struc
 	return 0;
 }
 
-/* Turn a candidate into one traced function per kallsyms instance. */
-static int prepare(struct func_discovery *d, struct cand *c, const struct btf *btf, int btf_id)
+/* Turn a candidate into one traced function per kallsyms instance (@facts: push_func()). */
+static int prepare(struct func_discovery *d, struct cand *c, const struct btf *btf, int btf_id,
+		   const struct btf_func_facts *facts)
 {
 	const struct ksym *const *syms;
 	const char *why;
@@ -99,7 +112,7 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 			   c->name);
 			return -EINVAL;
 		}
-		err = push_func(d, c, syms[i], btf, btf_id, why);
+		err = push_func(d, c, syms[i], btf, btf_id, facts, why);
 		if (err)
 			return err;
 	}
@@ -138,10 +151,63 @@ static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start
 		}
 		if (c->done)
 			continue;	/* same name twice in BTF: the first one describes it */
-		err = prepare(d, c, btf, id);
+		err = prepare(d, c, btf, id, NULL);
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* walk_btf() over the vmlinux BTF's digest: the same order, the same outcome. */
+static int walk_btf_funcs(struct func_discovery *d, const struct btf_funcs *bf)
+{
+	size_t i, n = btf_funcs__cnt(bf);
+	struct btf_func_facts facts;
+	struct cand *c;
+	int err;
+
+	for (i = 0; i < n; i++) {
+		if ((i & 1023) == 0) {
+			if (stopped(d))
+				return -EINTR;
+			progress(d, "matching functions in BTF types", i, n);
+		}
+		btf_funcs__get(bf, i, &facts);
+		if (!func_discovery__is_allowed(d, facts.name, NULL))
+			continue;
+		c = find_cand(d, facts.name, NULL);
+		if (!c) {
+			pr(d, 1, "Function '%s' is not an attachable kprobe, skipping.\n", facts.name);
+			d->stats.skipped_cnt++;
+			continue;
+		}
+		if (c->done)
+			continue;
+		err = prepare(d, c, NULL, facts.btf_id, &facts);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The vmlinux BTF, read here: module BTF is split from it. */
+static int load_vmlinux_btf(struct func_discovery *d)
+{
+	struct btf *btf;
+	int err;
+
+	if (d->opts.vmlinux_btf_path)
+		btf = btf__parse(d->opts.vmlinux_btf_path, NULL);
+	else
+		btf = btf__load_vmlinux_btf();
+	err = libbpf_get_error(btf);
+	if (err) {
+		pr(d, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
+		   err, strerror(-err));
+		return err;
+	}
+	d->vmlinux_btf = btf;
+	d->own_vmlinux_btf = true;
 	return 0;
 }
 
@@ -176,29 +242,30 @@ static int load_module_btf(struct func_discovery *d, const char *mod, struct btf
 
 int func_discovery_btf__discover(struct func_discovery *d)
 {
+	const struct btf_funcs *bf = d->opts.fentry ? NULL : d->opts.btf_funcs;
 	__u32 base_cnt;
 	size_t i;
 	int err;
 
 	if (d->opts.vmlinux_btf) {
 		d->vmlinux_btf = d->opts.vmlinux_btf;
-	} else {
-		d->vmlinux_btf = btf__load_vmlinux_btf();
-		err = libbpf_get_error(d->vmlinux_btf);
-		if (err) {
-			d->vmlinux_btf = NULL;
-			pr(d, LOG_ERROR, "Failed to load vmlinux BTF: %d (%s). retsnoop needs a kernel built with CONFIG_DEBUG_INFO_BTF=y.\n",
-			   err, strerror(-err));
+		bf = NULL;
+	} else if (!bf) {
+		err = load_vmlinux_btf(d);
+		if (err)
 			return err;
-		}
-		d->own_vmlinux_btf = true;
 	}
-	pr(d, 1, "Loaded BTF for [vmlinux].\n");
-	err = walk_btf(d, d->vmlinux_btf, 1, NULL);
+	if (bf) {
+		pr(d, 1, "Read the vmlinux BTF's %zu functions from the boot cache.\n",
+		   btf_funcs__cnt(bf));
+		err = walk_btf_funcs(d, bf);
+	} else {
+		pr(d, 1, "Loaded BTF for [vmlinux].\n");
+		err = walk_btf(d, d->vmlinux_btf, 1, NULL);
+	}
 	if (err)
 		return err;
 
-	base_cnt = btf__type_cnt(d->vmlinux_btf);
 	for (i = 0; i < d->cand_cnt; i++) {
 		const char *mod = d->cands[i].module;
 		struct btf *btf;
@@ -206,6 +273,13 @@ int func_discovery_btf__discover(struct func_discovery *d)
 		if (!mod || (i > 0 && d->cands[i - 1].module &&
 			     strcmp(d->cands[i - 1].module, mod) == 0))
 			continue;	/* candidates are grouped by module */
+		/* module BTF is split from vmlinux': read it now, if the digest stood in */
+		if (!d->vmlinux_btf) {
+			err = load_vmlinux_btf(d);
+			if (err)
+				return err;
+		}
+		base_cnt = btf__type_cnt(d->vmlinux_btf);
 		err = load_module_btf(d, mod, &btf);
 		if (err) {
 			pr(d, 1, "Failed to load BTF for module [%s]: %d\n", mod, err);
@@ -230,7 +304,7 @@ int func_discovery_btf__prepare_leftovers(struct func_discovery *d)
 		if (c->done)
 			continue;
 		/* asm functions, compiler clones (.isra.0, ...), modules without BTF */
-		err = prepare(d, c, NULL, 0);
+		err = prepare(d, c, NULL, 0, NULL);
 		if (err)
 			return err;
 	}

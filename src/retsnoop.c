@@ -15,6 +15,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "boot_cache.h"
+#include "btf_funcs.h"
 #include "cli.h"
 #include "cmd_trace.h"
 #include "hunt.h"
@@ -397,6 +398,9 @@ static const char *boot_cache_why(int err)
 struct cache_save {
 	struct boot_cache *cache;
 	struct func_discovery *d;
+	/* the vmlinux BTF's functions, built by a run that read the BTF (btf_funcs.h) */
+	void *btf_funcs;
+	size_t btf_funcs_len;
 	bool started;
 };
 
@@ -487,6 +491,59 @@ static void save_boot_cache(void *ctx)
 		return;
 	cs->started = true;
 	boot_cache__save(cs->cache, func_discovery__ksyms(cs->d), func_discovery__ftrace_funcs(cs->d));
+	if (cs->btf_funcs) {
+		int err = boot_cache__write(cs->cache, BOOT_CACHE_BTF_FUNCS, cs->btf_funcs,
+					    cs->btf_funcs_len);
+
+		if (err)
+			log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions not saved: %s.\n",
+				strerror(-err));
+		free(cs->btf_funcs);
+		cs->btf_funcs = NULL;
+	}
+}
+
+/*
+ * The vmlinux BTF's functions from the boot cache, where this run needs nothing else from
+ * the BTF: its features were kept (detection reads the BTF), no -A (argument plans read
+ * types), no -F (libbpf attaches by BTF id). NULL: the BTF is read as before. *@want: the
+ * copy is missing or refused: this run's BTF is digested for the next ones.
+ */
+static struct btf_funcs *cached_btf_funcs(struct boot_cache *c, bool feat_cached, bool *want)
+{
+	const char *path = boot_cache__path(c, BOOT_CACHE_BTF_FUNCS);
+	struct btf_funcs *bf;
+
+	*want = c && !path;
+	if (!path || !feat_cached || env.capture_args || env.attach_mode == ATTACH_FENTRY)
+		return NULL;
+	bf = btf_funcs__open(path, NULL);
+	if (!bf) {
+		/* another build's or a damaged copy: the BTF is read, and the copy replaced */
+		*want = true;
+		log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions not used: %s.\n",
+			errno == ESTALE ? "another build's" : strerror(errno));
+		return NULL;
+	}
+	log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions from %s; the BTF itself is not read.\n",
+		path);
+	return bf;
+}
+
+/* A run that read the BTF digests it for the next ones (saved with the lists). */
+static void digest_btf_funcs(struct cache_save *cs, struct boot_cache *cache,
+			     const struct btf *btf)
+{
+	int err;
+
+	if (!cache || !btf || cs->btf_funcs)
+		return;
+	err = btf_funcs__build(btf, NULL, &cs->btf_funcs, &cs->btf_funcs_len);
+	if (err) {
+		log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions not kept: %s.\n",
+			strerror(-err));
+		cs->btf_funcs = NULL;
+	}
 }
 
 static int run(void)
@@ -498,6 +555,7 @@ static int run(void)
 	struct user_funcs *uf = NULL;
 	struct vmlinux_dwarf *vd = NULL;
 	struct btf *vmlinux_btf = NULL;
+	struct btf_funcs *btf_funcs = NULL;
 	struct prefetch_opts popts = {
 		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
 		.stop = stop__flag(),
@@ -512,7 +570,7 @@ static int run(void)
 	struct kernel_btf_owner owner;
 	long start_ms = now_ms();
 	unsigned int hunt = 0;
-	bool kernel, feat_cached = false;
+	bool kernel, feat_cached = false, want_btf_funcs = false;
 	const char *mode;
 	int err, feat_err = 0, save_err;
 
@@ -567,8 +625,13 @@ static int run(void)
 	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
 	if (kernel && env.cfg.boot_cache)
 		cache = open_boot_cache(&popts, &cs);
-	if (kernel)
+	/* with the features and the BTF's functions kept, most runs read no BTF at all */
+	if (kernel) {
+		feat_cached = cached_features(cache, &feat, has_globs(true));
+		btf_funcs = cached_btf_funcs(cache, feat_cached, &want_btf_funcs);
+		popts.vmlinux_btf = !btf_funcs;
 		pre = prefetch__start(&popts);
+	}
 
 	/*
 	 * kernel features first: the attach mode depends on them. Their probes are attached
@@ -582,14 +645,13 @@ static int run(void)
 	if (!env.json)
 		stop__set_phase(STOP_CALIBRATING);
 	if (kernel) {
-		feat_cached = cached_features(cache, &feat, has_globs(true));
 		calib = feat_cached ? NULL : kernel_features__begin(stop__flag());
 		if (!feat_cached && !calib) {
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		vmlinux_btf = take_vmlinux_btf(pre);
-		if (!vmlinux_btf) {
+		vmlinux_btf = btf_funcs ? NULL : take_vmlinux_btf(pre);
+		if (!btf_funcs && !vmlinux_btf) {
 			err = -errno;
 			goto cleanup;
 		}
@@ -639,9 +701,12 @@ static int run(void)
 			.keep_name_index = cache && !popts.ksyms_image,
 		};
 
+		dopts.btf_funcs = btf_funcs;
 		err = kernel_funcs__find(&ko, &dopts, &vd, &d, &progress);
 		if (err)
 			goto cleanup;
+		if (want_btf_funcs)
+			digest_btf_funcs(&cs, cache, vmlinux_btf);
 		if (hunt)
 			report_hunt(d, hunt);
 	}
@@ -690,7 +755,9 @@ cleanup:
 		log_msg(log_print, LOG_DEBUG, "Boot cache: not saved: %s.\n",
 			save_err == -EAGAIN ? "the modules changed meanwhile" : strerror(-save_err));
 	boot_cache__free(cache);
+	free(cs.btf_funcs);
 	func_discovery__free(d);
+	btf_funcs__free(btf_funcs);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);
 	kernel_features__release(calib);

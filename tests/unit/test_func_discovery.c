@@ -11,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "unit.h"
+#include "btf_funcs.h"
 #include "func_discovery.h"
 #include "func_types.h"
 #include "records.h"
@@ -158,6 +159,10 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* Set: discovery reads the vmlinux BTF's digest, and the BTF itself only from this file. */
+static const struct btf_funcs *use_digest;
+static char vmlinux_path[600];
+
 /* Globs as "e:GLOB", "a:GLOB" or "d:GLOB". */
 static int discover(bool fentry, size_t max, const char *const *globs, struct func_discovery **out)
 {
@@ -173,6 +178,11 @@ static int discover(bool fentry, size_t max, const char *const *globs, struct fu
 	struct func_discovery *d;
 	int err;
 
+	if (use_digest) {
+		opts.vmlinux_btf = NULL;
+		opts.btf_funcs = use_digest;
+		opts.vmlinux_btf_path = vmlinux_path;
+	}
 	msgs_len = 0;
 	msgs[0] = '\0';
 	d = func_discovery__new(&opts);
@@ -569,6 +579,98 @@ static void test_fentry_unsupported(void **state)
 	assert_string_equal(func_types__fentry_unsupported(vmlinux_btf, t_int), "not a BTF function");
 }
 
+static void assert_same_funcs(const struct func_discovery *a, const struct func_discovery *b)
+{
+	size_t i, n = func_discovery__func_cnt(a);
+
+	assert_int_equal(func_discovery__func_cnt(b), n);
+	for (i = 0; i < n; i++) {
+		const struct func *x = &func_discovery__funcs(a)[i], *y = &func_discovery__funcs(b)[i];
+
+		assert_string_equal(x->name, y->name);
+		assert_true(!x->module == !y->module);
+		if (x->module)
+			assert_string_equal(x->module, y->module);
+		assert_int_equal(x->addr, y->addr);
+		assert_int_equal(x->size, y->size);
+		assert_int_equal(x->btf_id, y->btf_id);
+		assert_int_equal(x->arg_cnt, y->arg_cnt);
+		assert_int_equal(x->flags, y->flags);
+		assert_int_equal(x->kprobe_fallback, y->kprobe_fallback);
+	}
+	assert_memory_equal(func_discovery__stats(a), func_discovery__stats(b),
+			    sizeof(struct func_discovery_stats));
+}
+
+/*
+ * The vmlinux BTF's digest (btf_funcs.h) in place of the BTF: the same functions, ids,
+ * parameter counts, flags and counts; the BTF itself read only for module functions.
+ */
+static void test_btf_funcs_digest(void **state)
+{
+	static const char *const vmlinux_globs[] = {
+		"e:*sys_bpf", "a:array_map_alloc_check", "a:array_map_lookup_elem",
+		"a:array_map_free", "a:array_map_varargs", "a:dup_static", "a:notrace_fn", "a:vfs_*",
+		"a:too_many_args", NULL,
+	};
+	char digest_path[600];
+	struct func_discovery *a, *b;
+	struct btf_funcs *bf;
+	const void *raw;
+	size_t len;
+	void *data;
+	__u32 sz;
+	FILE *f;
+
+	snprintf(vmlinux_path, sizeof(vmlinux_path), "%s/vmlinux", mod_dir);
+	raw = btf__raw_data(vmlinux_btf, &sz);
+	f = fopen(vmlinux_path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(raw, 1, sz, f), sz);
+	fclose(f);
+	assert_int_equal(btf_funcs__build(vmlinux_btf, NULL, &data, &len), 0);
+	snprintf(digest_path, sizeof(digest_path), "%s/btf-funcs", mod_dir);
+	f = fopen(digest_path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+	free(data);
+	bf = btf_funcs__open(digest_path, NULL);
+	assert_non_null(bf);
+
+	/* vmlinux and module functions: module BTF needs the vmlinux BTF, read then */
+	assert_int_equal(discover(false, 0, bpf_globs, &a), 0);
+	use_digest = bf;
+	assert_int_equal(discover(false, 0, bpf_globs, &b), 0);
+	assert_msg("1:Read the vmlinux BTF's 14 functions from the boot cache.\n");
+	assert_msg("1:Loaded BTF for module [kvm].\n");
+	assert_msg("1:Function 'notrace_fn' is not an attachable kprobe, skipping.\n");
+	assert_same_funcs(a, b);
+	assert_non_null(func_discovery__vmlinux_btf(b));
+	func_discovery__free(a);
+	func_discovery__free(b);
+
+	/* vmlinux functions only: no BTF read at all */
+	use_digest = NULL;
+	assert_int_equal(discover(false, 0, vmlinux_globs, &a), 0);
+	use_digest = bf;
+	assert_int_equal(discover(false, 0, vmlinux_globs, &b), 0);
+	assert_same_funcs(a, b);
+	assert_null(func_discovery__vmlinux_btf(b));
+	func_discovery__free(a);
+	func_discovery__free(b);
+
+	/* -F needs the BTF itself: the digest is not used */
+	assert_int_equal(discover(true, 0, vmlinux_globs, &b), 0);
+	assert_msg("1:Loaded BTF for [vmlinux].\n");
+	func_discovery__free(b);
+
+	use_digest = NULL;
+	btf_funcs__free(bf);
+	unlink(digest_path);
+	unlink(vmlinux_path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +688,7 @@ int main(void)
 		cmocka_unit_test(test_src_path_glob),
 		cmocka_unit_test(test_unreadable_inputs),
 		cmocka_unit_test(test_fentry_unsupported),
+		cmocka_unit_test(test_btf_funcs_digest),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -106,7 +106,7 @@ done
 echo '=== BEGIN bc_files'; ls -l /run/retsnoop; echo '=== END bc_files'
 retsnoop -C start.boot-cache=0 --dry-run -vv $ALLOC -a 'nft_*' >/tmp/bc3.out 2>&1
 echo '=== BEGIN bc_same'
-for n in 1 2 3; do grep -v 'Start-up\\|Boot cache\\|DONE in' /tmp/bc\$n.out >/tmp/bc\$n.list; done
+for n in 1 2 3; do grep -v 'Start-up\\|Boot cache\\|DONE in\\|^Loaded BTF for .vmlinux\\|^Read the vmlinux BTF' /tmp/bc\$n.out >/tmp/bc\$n.list; done
 cmp /tmp/bc1.list /tmp/bc2.list && echo 'cold=warm'
 cmp /tmp/bc1.list /tmp/bc3.list && echo 'cold=off'
 grep -c 'nft_' /tmp/bc2.list
@@ -132,6 +132,22 @@ retsnoop --dry-run -vv $ALLOC -a 'main [/usr/bin/simfail]' 2>&1 | grep 'kernel f
 grep -h '^uprobe_links\\|^has_uprobe_multi' /run/retsnoop/*.features
 retsnoop --dry-run -vv $ALLOC -a 'main [/usr/bin/simfail]' 2>&1 | grep 'kernel features'
 echo '=== END bc_feat'
+# the vmlinux BTF's functions: the same functions, ids and flags as the BTF gives, over the
+# whole kernel too; a damaged copy is replaced; -A reads the BTF itself
+echo '=== BEGIN bc_btf'
+retsnoop --dry-run -vv -- true >/tmp/bt1.out 2>&1
+retsnoop --dry-run -vv -C start.boot-cache=0 -- true >/tmp/bt2.out 2>&1
+grep 'vmlinux BTF.s functions' /tmp/bt1.out
+grep '^Attached (dry run)' /tmp/bt1.out >/tmp/bt1.list
+grep '^Attached (dry run)' /tmp/bt2.out >/tmp/bt2.list
+cmp /tmp/bt1.list /tmp/bt2.list && echo \"hunt digest=btf \$(wc -l </tmp/bt1.list)\"
+bcb=\$(ls /run/retsnoop/*.btf-funcs)
+cp \"\$bcb\" /tmp/bc.btf
+echo junk >>\"\$bcb\"
+retsnoop --dry-run -vv $ALLOC 2>&1 | grep 'vmlinux BTF.s functions'
+cmp /tmp/bc.btf \"\$bcb\" && echo 'damaged digest replaced'
+retsnoop --dry-run -vv -A $ALLOC 2>&1 | grep -c 'vmlinux BTF.s functions'
+echo '=== END bc_btf'
 # a tracing run saves them too: once its first samples are out (or 100 ms went by)
 rm -rf /run/retsnoop
 trace bccold bpf-bad-map-val-size-percpu-array -vv $ALLOC
@@ -215,8 +231,8 @@ expect "$s" '^Dry run successful' "boot cache: the first run finds the functions
 s=$(section "$out" bc2)
 expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ksyms, available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ftrace\.$' \
 	"boot cache: the second run reads the copies"
-expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(ksyms|ftrace|features)$' 3 \
-	"boot cache: three copies (kallsyms, available_filter_functions, the features), readable by root alone"
+expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(ksyms|ftrace|features|btf-funcs)$' 4 \
+	"boot cache: four copies (kallsyms, available_filter_functions, the features, the BTF's functions), readable by root alone"
 s=$(section "$out" bc2)
 expect "$s" '^Boot cache: kernel features from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.features\.$' \
 	"boot cache: the second run takes the kernel's features from the copy"
@@ -232,6 +248,19 @@ expect "$s" '^uprobe_links 1$' "boot cache: a run tracing user-space functions k
 expect_not "$s" '^user run: ' "boot cache: a run tracing user-space functions detects the uprobe links"
 expect_count "$s" '^Boot cache: kernel features from /run/retsnoop/' 2 \
 	"boot cache: the replaced and the user-space run's copies are used by the next runs"
+s=$(section "$out" bc_btf)
+expect "$s" '^Boot cache: the vmlinux BTF.s functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.btf-funcs; the BTF itself is not read\.$' \
+	"boot cache: a warm run takes the vmlinux BTF's functions from the copy"
+expect "$s" '^hunt digest=btf [1-9][0-9]{3,}$' \
+	"boot cache: the whole-kernel hunt's functions, ids and flags from the copy are the BTF's"
+expect "$s" '^Boot cache: the vmlinux BTF.s functions not used: Invalid argument\.$' \
+	"boot cache: a damaged copy of the BTF's functions is not used"
+expect "$s" '^damaged digest replaced$' "boot cache: a damaged copy of the BTF's functions is replaced"
+expect "$s" '^0$' "boot cache: -A reads the BTF itself"
+expect "$(section "$out" bc2)" '^Boot cache: the vmlinux BTF.s functions from ' \
+	"boot cache: the second run takes the BTF's functions from the copy (module BTF read on top)"
+expect "$(section "$out" bcwarm)" '^Boot cache: the vmlinux BTF.s functions from ' \
+	"boot cache: the warm tracing run takes the BTF's functions from the copy"
 s=$(section "$out" bc_same)
 expect "$s" '^cold=warm$' "boot cache: the copies find the same functions as the kernel's files"
 expect "$s" '^cold=off$' "boot cache: the same as with -C start.boot-cache=0"
@@ -240,7 +269,7 @@ expect "$s" '^ftrace copy=kernel [1-9][0-9]*$' "boot cache: the ftrace copy hold
 s=$(section "$out" bccold)
 expect "$s" "$E2BIG" "boot cache: the first tracing run traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' "boot cache: the first tracing run reads the kernel's files"
-expect_count "$(section "$out" bccold_files)" '\.(ksyms|ftrace|features)$' 3 "boot cache: a tracing run saves the copies"
+expect_count "$(section "$out" bccold_files)" '\.(ksyms|ftrace|features|btf-funcs)$' 4 "boot cache: a tracing run saves the copies"
 s=$(section "$out" bcwarm)
 expect "$s" "$E2BIG" "boot cache: a run from the copies traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from /run/retsnoop/' "boot cache: the next tracing run reads the copies"
@@ -273,7 +302,7 @@ if [ "$(section "$out" bc_mods | tr -d '[:space:]')" = 1 ]; then
 	s=$(section "$out" bc4)
 	expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' \
 		"boot cache: nf_tables unloaded, the copies are not used"
-	expect_count "$s" '\.(ksyms|ftrace|features)$' 3 "boot cache: the old module set's copies removed"
+	expect_count "$s" '\.(ksyms|ftrace|features|btf-funcs)$' 4 "boot cache: the old module set's copies removed"
 fi
 expect "$(section "$out" bc5)" '^Boot cache: not used: /run/retsnoop can.t be made, or is not a directory only root can open\.$' \
 	"boot cache: a directory others can open is not used"
