@@ -14,6 +14,11 @@ $(BENCH_OUT)/syscall_loop: bench/syscall_loop.c $(LIBBPF_TARGET) | $(BENCH_OUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $(INCLUDES) $< $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
 
+# Profiling aid: each loaded program's JIT addresses by source line (bench/prog-profile.sh).
+$(BENCH_OUT)/prog_lines: bench/prog_lines.c $(LIBBPF_TARGET) | $(BENCH_OUT)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) $(CFLAGS) -static $(INCLUDES) $< $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
+
 $(BENCH_OUT)/stamp: bench/stamp.c | $(BENCH_OUT)
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static $< -o $@
@@ -32,7 +37,7 @@ $(BENCH_OUT)/floor: bench/floor.c src/kprobe_pmu.c src/kprobe_pmu.h src/kprobe_s
 	$(call msg,BINARY,$@)
 	$(Q)$(CC) $(CFLAGS) -static -I$(BENCH_OUT) $(INCLUDES) $< src/kprobe_pmu.c src/kprobe_session.c $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
 
-BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop)
+BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop prog_lines)
 
 # Everything the benchmarks run, built without running anything.
 bench-build: $(BENCH_OUT)/consumer_bench $(BENCH_GUEST_BINS)
