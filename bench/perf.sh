@@ -148,19 +148,21 @@ guest_cmds() {	# guest_cmds CMDS
 # table's raw log. RUN-ARGS: more tests/vm/run arguments (--dwarf).
 boot() {
 	local table=${files[$1]} timeout=$2 cmds=$3 rargs=${4:-} rc=0
+	# a name of its own: two tables may be measured at once (one per VM cache)
+	local err="$out/raw/.vm-stderr-$table.$$"
 	load_before="$load_before${load_before:+, }$(cut -d' ' -f1-3 /proc/loadavg)"
 	echo "bench/perf.sh: $table: booting the $KERNEL guest for: $cmds" >&2
 	{
 		echo "@B boot: RETSNOOP_VM_EXTRA='$extra' tests/vm/run --kernel $KERNEL $rargs -- \"\$(bench/guest.sh + '$cmds')\""
 		RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=$timeout \
 			tests/vm/run --kernel "$KERNEL" $rargs -- "$(guest_cmds "$cmds")" \
-			2>"$out/raw/.vm-stderr" || rc=$?
+			2>"$err" || rc=$?
 		echo "@B rc=$rc"
 		# what tests/vm/run said about the boot (RCU stall warnings, kernel problems)
-		sed 's/^/@N /' "$out/raw/.vm-stderr"
+		sed 's/^/@N /' "$err"
 	} >>"$out/raw/$table.log"
-	cat "$out/raw/.vm-stderr" >&2
-	rm -f "$out/raw/.vm-stderr"
+	cat "$err" >&2
+	rm -f "$err"
 	[ $rc = 0 ] || echo "bench/perf.sh: $table: the guest run ended with status $rc (see $out/raw/$table.log)" >&2
 	return 0
 }
