@@ -56,7 +56,8 @@ endif
 
 # Every src/*.bpf.c becomes an embedded skeleton, src/.output/<name>.skel.h.
 BPF_SRCS := $(wildcard src/*.bpf.c)
-SKELS := $(patsubst src/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+# retsnoop_lite: retsnoop.bpf.c without its optional records (RETSNOOP_LITE, retsnoop_state.bpf.h)
+SKELS := $(patsubst src/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS)) $(OUTPUT)/retsnoop_lite.skel.h
 
 # simfail*.c make simfail; retsnoop.c holds retsnoop's main(); every other src/*.c is a
 # retsnoop module, collected into a library that the unit tests link against too.
@@ -90,6 +91,10 @@ $(OUTPUT) $(OUTPUT)/bpf:
 $(OUTPUT)/bpf/%.bpf.o: src/%.bpf.c src/$(ARCH)/vmlinux.h $(wildcard src/*.h) $(LIBBPF_TARGET) | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/bpf/retsnoop_lite.bpf.o: src/retsnoop.bpf.c src/$(ARCH)/vmlinux.h $(wildcard src/*.h) $(LIBBPF_TARGET) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DRETSNOOP_LITE -c $< -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

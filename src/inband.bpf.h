@@ -27,6 +27,9 @@
 const volatile __u32 carrier_cnt = 0;
 const volatile __u32 carrier_ids[MAX_ERR_CARRIERS];
 const volatile __u32 carrier_args[MAX_ERR_CARRIERS];	/* 0-based, < 6 */
+#ifdef RETSNOOP_LITE
+#define carrier_cnt		0	/* retsnoop_state.bpf.h */
+#endif
 
 /* The index of @id among the carriers, or -1: a few compares on every traced entry. */
 static __always_inline int carrier_idx(__u32 id)

@@ -39,6 +39,19 @@ const volatile bool has_func_ip = false;	/* bpf_get_func_ip() usable */
 const volatile int kret_ip_off = 0;
 const volatile __u64 rb_size = 0;	/* ring buffer bytes; 0: never hold records back */
 const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
+#ifdef RETSNOOP_LITE
+/*
+ * The lite build (retsnoop_lite.skel.h), loaded by runs that ask for none of these: the
+ * same programs, maps and settings, with the records and captures they gate compiled
+ * out. The verifier then never meets that code: removing it from a loaded program, one
+ * dead range at a time, was about 40 ms of instructions of a 7-function start (issue 25).
+ */
+#define emit_func_trace		0
+#define capture_lbr		0
+#define capture_args		0
+#define capture_ustack		0
+#define emit_interim_stacks	0
+#endif
 /*
  * Take kernel stacks by unwinding the current task rather than from the probe's registers:
  * kretprobe.multi on the function-graph tracer (6.14+) unwinds from its return handler

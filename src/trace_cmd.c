@@ -531,6 +531,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	/* tests: the no-cookie path of 5.10 on a kernel with cookies; not a user setting */
 	o.user_id_clones = getenv("RETSNOOP_UPROBE_ID_CLONES") &&
 			   strcmp(getenv("RETSNOOP_UPROBE_ID_CLONES"), "1") == 0;
+	/* tests: the full BPF build where the lite one would do, to compare the two */
+	o.full_bpf = getenv("RETSNOOP_BPF_FULL") && strcmp(getenv("RETSNOOP_BPF_FULL"), "1") == 0;
 
 	trace_cmd__report_fallbacks(env, d, print);
 	err = plan_args(env, funcs, cnt, vout, print, &args);

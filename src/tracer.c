@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "lbr.h"
 #include "retsnoop.skel.h"
+#include "retsnoop_lite.skel.h"
 #include "ringbuf_reader.h"
 #include "sample.h"
 #include "session.h"
@@ -172,6 +173,31 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 	return t->uatt ? 0 : -errno;
 }
 
+/*
+ * The lite build is the same object with the optional records compiled out
+ * (retsnoop_state.bpf.h): the same maps, programs and .rodata, in the same order, which is
+ * what lets its skeleton stand in for the full one. A declaration added to one build and
+ * not the other would change these sizes.
+ */
+_Static_assert(sizeof(struct retsnoop) == sizeof(struct retsnoop_lite),
+	       "the lite skeleton differs from the full one");
+_Static_assert(sizeof(((struct retsnoop *)0)->maps) == sizeof(((struct retsnoop_lite *)0)->maps) &&
+	       sizeof(((struct retsnoop *)0)->progs) == sizeof(((struct retsnoop_lite *)0)->progs) &&
+	       sizeof(*((struct retsnoop *)0)->rodata) == sizeof(*((struct retsnoop_lite *)0)->rodata) &&
+	       sizeof(*((struct retsnoop *)0)->bss) == sizeof(*((struct retsnoop_lite *)0)->bss),
+	       "the lite skeleton's maps, programs or variables differ from the full one's");
+
+/*
+ * May this run load the lite build? Not when it asks for what that leaves out: -T, -I,
+ * --lbr, -U, -A, user-space functions (their frames' resync at kernel entry), or in-band
+ * errors (@carriers of the traced functions carry them).
+ */
+static bool lite_ok(const struct tracer_opts *opts, size_t carriers)
+{
+	return !opts->full_bpf && !opts->view.func_trace && !opts->interim && !opts->view.lbr &&
+	       !opts->user_stacks && !opts->args && !opts->user_func_cnt && !carriers;
+}
+
 struct tracer *tracer__open(const struct tracer_opts *opts)
 {
 	const struct kernel_features *feat;
@@ -214,7 +240,16 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		/* BPF_LOG_STATS: instructions processed, states and time, printed by libbpf */
 		LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_level = opts->verifier_stats ? 4 : 0);
 
-		skel = t->skel = retsnoop__open_opts(&oo);
+		__u32 ids[MAX_ERR_CARRIERS], args[MAX_ERR_CARRIERS];
+		size_t carriers = err_carriers__traced(opts->funcs, opts->func_cnt - opts->user_func_cnt,
+						       ids, args, MAX_ERR_CARRIERS);
+
+		if (lite_ok(opts, carriers)) {
+			skel = t->skel = (struct retsnoop *)retsnoop_lite__open_opts(&oo);
+			pr(t, LOG_DEBUG, "BPF programs: the lite build (no -T, -I, --lbr, -U, -A, user functions or in-band errors to record).\n");
+		} else {
+			skel = t->skel = retsnoop__open_opts(&oo);
+		}
 	}
 	if (!skel) {
 		err = -errno;

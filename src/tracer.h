@@ -109,6 +109,8 @@ struct tracer_opts {
 	bool follow_forks;		/* and every process they fork from now on */
 	/* -vvv: the verifier's statistics of each program loaded (libbpf's debug log) */
 	bool verifier_stats;
+	/* tests: the full BPF build even where the lite one would do (tracer.c, lite_ok()) */
+	bool full_bpf;
 };
 
 struct tracer;

@@ -91,6 +91,9 @@ static __always_inline bool user_sp_below(const struct session *sess, __u32 code
 
 /* Set by user space when user functions are traced. */
 const volatile bool user_resync_on = false;
+#ifdef RETSNOOP_LITE
+#define user_resync_on		0	/* retsnoop_state.bpf.h */
+#endif
 
 /*
  * The walks over a session's frames below are global functions: the verifier checks

