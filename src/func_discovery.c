@@ -134,7 +134,8 @@ static int collect_cands(struct func_discovery *d)
 		const struct ftrace_func *f = ftrace_funcs__get(d->ff, i);
 
 		if (!func_discovery__is_allowed(d, f->name, f->module)) {
-			func_discovery_globs__count_deny_hits(d, f->name, f->module);
+			if (!d->opts.no_deny_counts)
+				func_discovery_globs__count_deny_hits(d, f->name, f->module);
 			d->stats.skipped_cnt++;
 			continue;
 		}

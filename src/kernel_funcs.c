@@ -179,6 +179,8 @@ int kernel_funcs__find(const struct kernel_funcs_opts *opts, struct func_discove
 	}
 
 	dopts->vmlinux_btf = ko.vmlinux_btf;
+	/* the deny globs' counts are printed at -vv only */
+	dopts->no_deny_counts = env->verbose < 2;
 	if (pre) {
 		/* NULL: discovery reads it (and says why that failed) */
 		dopts->ksyms = prefetch__take_ksyms(pre);

@@ -162,6 +162,7 @@ static int teardown(void **state)
 /* Set: discovery reads the vmlinux BTF's digest, and the BTF itself only from this file. */
 static const struct btf_funcs *use_digest;
 static char vmlinux_path[600];
+static bool no_deny_counts;
 
 /* Globs as "e:GLOB", "a:GLOB" or "d:GLOB". */
 static int discover(bool fentry, size_t max, const char *const *globs, struct func_discovery **out)
@@ -178,6 +179,7 @@ static int discover(bool fentry, size_t max, const char *const *globs, struct fu
 	struct func_discovery *d;
 	int err;
 
+	opts.no_deny_counts = no_deny_counts;
 	if (use_digest) {
 		opts.vmlinux_btf = NULL;
 		opts.btf_funcs = use_digest;
@@ -671,6 +673,22 @@ static void test_btf_funcs_digest(void **state)
 	unlink(vmlinux_path);
 }
 
+/* Without the deny globs' hit counts (-vv only): the same functions and counts otherwise. */
+static void test_no_deny_counts(void **state)
+{
+	struct func_discovery *a, *b;
+
+	assert_int_equal(discover(false, 0, bpf_globs, &a), 0);
+	assert_msg("3:Deny glob 'rcu_read_lock*' matched 1 functions.\n");
+	no_deny_counts = true;
+	assert_int_equal(discover(false, 0, bpf_globs, &b), 0);
+	no_deny_counts = false;
+	assert_msg("3:Deny glob 'rcu_read_lock*' matched 0 functions.\n");
+	assert_same_funcs(a, b);
+	func_discovery__free(a);
+	func_discovery__free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -689,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_unreadable_inputs),
 		cmocka_unit_test(test_fentry_unsupported),
 		cmocka_unit_test(test_btf_funcs_digest),
+		cmocka_unit_test(test_no_deny_counts),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
