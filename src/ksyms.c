@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include "file_buf.h"
 #include "ksyms.h"
 #include "ksyms_int.h"
@@ -486,10 +487,14 @@ void ksyms__free(struct ksyms *ks)
 	if (!ks)
 		return;
 	free(ks->by_name);
-	free(ks->name_hashes);
 	free(ks->by_addr);
 	free(ks->syms);
-	free(ks->buf);
+	if (ks->map) {
+		munmap(ks->map, ks->map_len);
+	} else {
+		free(ks->name_hashes);
+		free(ks->buf);
+	}
 	free(ks);
 }
 
@@ -539,7 +544,8 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 void ksyms__drop_name_index(struct ksyms *ks)
 {
 	free(ks->by_name);
-	free(ks->name_hashes);
+	if (!ks->map)
+		free(ks->name_hashes);
 	ks->by_name = NULL;
 	ks->name_hashes = NULL;
 }

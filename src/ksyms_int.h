@@ -17,6 +17,12 @@ struct ksyms {
 	bool funcs_only;
 	bool static_only;		/* ksyms__load_static_funcs(): no dynamic symbol */
 	__u64 skip_start, skip_end;
+	/*
+	 * ksyms__load_image(): the image file, mapped read-only; buf and name_hashes point
+	 * into it (tmpfs pages: no copy into fresh, zeroed memory). NULL otherwise.
+	 */
+	void *map;
+	size_t map_len;
 };
 
 /* by_name, name_hashes and by_addr from syms[0, cnt), and the function symbols' sizes */
