@@ -14,14 +14,13 @@
 #include <unistd.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
-#include "boot_cache.h"
-#include "btf_funcs.h"
 #include "cli.h"
 #include "cmd_trace.h"
 #include "hunt.h"
 #include "func_discovery.h"
 #include "kernel_features.h"
 #include "kernel_funcs.h"
+#include "run_cache.h"
 #include "mono_clock.h"
 #include "privileges.h"
 #include "progress.h"
@@ -201,9 +200,9 @@ static struct user_funcs *find_user_funcs(const struct cmd_launch *cmd, int *err
 	return uf;
 }
 
-/* One table: the kernel's functions, then the user-space ones (ids follow on). */
 /*
- * The table of every traced function, kernel ones first (their ids are their indexes).
+ * One table: the kernel's functions, then the user-space ones (ids follow on: an id is
+ * its function's index).
  * Without user functions it is the discovery's own (@out NULL): a copy was 80 bytes a
  * function, 3 MB of a whole-kernel hunt's peak RSS.
  */
@@ -378,174 +377,6 @@ static struct btf *take_vmlinux_btf(struct prefetch *pre)
 	return NULL;
 }
 
-/* Why this boot's copies of the kernel's function lists can't be used (boot_cache.h) */
-static const char *boot_cache_why(int err)
-{
-	switch (err) {
-	case ENOENT:
-		return "no boot id in /proc/sys/kernel/random/boot_id";
-	case EPERM:
-		return "kernel.kptr_restrict is 2: the kernel hides its addresses";
-	case EAGAIN:
-		return "a module is loading or unloading";
-	case EACCES:
-		return "/run/retsnoop can't be made, or is not a directory only root can open";
-	default:
-		return strerror(err);
-	}
-}
-
-struct cache_save {
-	struct boot_cache *cache;
-	struct func_discovery *d;
-	/* the vmlinux BTF's functions, built by a run that read the BTF (btf_funcs.h) */
-	void *btf_funcs;
-	size_t btf_funcs_len;
-	bool started;
-};
-
-/* The image is written: discovery's name index, kept for it, goes (on the saving thread) */
-static void boot_cache_saved(void *ctx)
-{
-	struct cache_save *cs = ctx;
-
-	func_discovery__drop_name_index(cs->d);
-}
-
-/* The copies are read instead of the kernel's files where this boot has them */
-static struct boot_cache *open_boot_cache(struct prefetch_opts *popts, struct cache_save *cs)
-{
-	/* the run's end waits for a save under way; a second Ctrl-C gives it up */
-	struct boot_cache_opts o = {
-		.sz = sizeof(o), .stop = stop__hurry_flag(), .ksyms_saved = boot_cache_saved,
-		.ctx = cs,
-	};
-	struct boot_cache *c = boot_cache__open(&o);
-
-	if (!c) {
-		log_msg(log_print, LOG_DEBUG, "Boot cache: not used: %s.\n", boot_cache_why(errno));
-		return NULL;
-	}
-	popts->ksyms_image = boot_cache__path(c, BOOT_CACHE_KALLSYMS);
-	popts->aff_path = boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS);
-	log_msg(log_print, LOG_DEBUG, "Boot cache: kallsyms from %s, available_filter_functions from %s.\n",
-		popts->ksyms_image ?: "the kernel (to be saved)",
-		popts->aff_path ?: "the kernel (to be saved)");
-	return c;
-}
-
-/*
- * This boot's feature detection answers from the boot cache, if a run before this one
- * kept them (and the uprobe links' when @uprobes needs those): the calibration's probes,
- * loaded, attached, fired and released, are most of what detection costs.
- */
-static bool cached_features(struct boot_cache *c, struct kernel_features *f, bool uprobes)
-{
-	char buf[2048];
-	bool links;
-	ssize_t n;
-
-	if (!c)
-		return false;
-	n = boot_cache__read(c, BOOT_CACHE_FEATURES, buf, sizeof(buf));
-	if (n == -ENOENT)
-		return false;
-	if (n < 0 || kernel_features__parse(f, &links, buf)) {
-		/* another build's or a damaged copy: detected again, and replaced */
-		log_msg(log_print, LOG_DEBUG, "Boot cache: kernel features not used: %s.\n",
-			n < 0 ? strerror(-n) : "not this build's format");
-		return false;
-	}
-	if (uprobes && !links)
-		return false;	/* detected again, with the uprobe links this time */
-	log_msg(log_print, LOG_DEBUG, "Boot cache: kernel features from %s.\n",
-		boot_cache__path(c, BOOT_CACHE_FEATURES));
-	return true;
-}
-
-/* Feature detection's answers kept for the next runs of this boot. */
-static void keep_features(struct boot_cache *c, const struct kernel_features *f, bool uprobes)
-{
-	char buf[2048];
-	int n, err;
-
-	if (!c)
-		return;
-	n = kernel_features__format(f, uprobes, buf, sizeof(buf));
-	err = n < 0 ? n : boot_cache__write(c, BOOT_CACHE_FEATURES, buf, n);
-	if (err)
-		log_msg(log_print, LOG_DEBUG, "Boot cache: kernel features not saved: %s.\n",
-			strerror(-err));
-}
-
-/*
- * Discovery's lists into the boot cache, on a helper thread: once tracing has shown its
- * first samples or waited 100 ms for them (the first run of a boot sees no delay from
- * it), else at the run's end (a dry run, an early stop). The lists stay unchanged.
- */
-static void save_boot_cache(void *ctx)
-{
-	struct cache_save *cs = ctx;
-
-	if (cs->started || !cs->cache || !cs->d)
-		return;
-	cs->started = true;
-	boot_cache__save(cs->cache, func_discovery__ksyms(cs->d), func_discovery__ftrace_funcs(cs->d));
-	if (cs->btf_funcs) {
-		int err = boot_cache__write(cs->cache, BOOT_CACHE_BTF_FUNCS, cs->btf_funcs,
-					    cs->btf_funcs_len);
-
-		if (err)
-			log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions not saved: %s.\n",
-				strerror(-err));
-		free(cs->btf_funcs);
-		cs->btf_funcs = NULL;
-	}
-}
-
-/*
- * The vmlinux BTF's functions from the boot cache, where this run needs nothing else from
- * the BTF: its features were kept (detection reads the BTF), no -A (argument plans read
- * types), no -F (libbpf attaches by BTF id). NULL: the BTF is read as before. *@want: the
- * copy is missing or refused: this run's BTF is digested for the next ones.
- */
-static struct btf_funcs *cached_btf_funcs(struct boot_cache *c, bool feat_cached, bool *want)
-{
-	const char *path = boot_cache__path(c, BOOT_CACHE_BTF_FUNCS);
-	struct btf_funcs *bf;
-
-	*want = c && !path;
-	if (!path || !feat_cached || env.capture_args || env.attach_mode == ATTACH_FENTRY)
-		return NULL;
-	bf = btf_funcs__open(path, NULL);
-	if (!bf) {
-		/* another build's or a damaged copy: the BTF is read, and the copy replaced */
-		*want = true;
-		log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions not used: %s.\n",
-			errno == ESTALE ? "another build's" : strerror(errno));
-		return NULL;
-	}
-	log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions from %s; the BTF itself is not read.\n",
-		path);
-	return bf;
-}
-
-/* A run that read the BTF digests it for the next ones (saved with the lists). */
-static void digest_btf_funcs(struct cache_save *cs, struct boot_cache *cache,
-			     const struct btf *btf)
-{
-	int err;
-
-	if (!cache || !btf || cs->btf_funcs)
-		return;
-	err = btf_funcs__build(btf, NULL, &cs->btf_funcs, &cs->btf_funcs_len);
-	if (err) {
-		log_msg(log_print, LOG_DEBUG, "Boot cache: the vmlinux BTF's functions not kept: %s.\n",
-			strerror(-err));
-		cs->btf_funcs = NULL;
-	}
-}
-
 static int run(void)
 {
 	LIBBPF_OPTS(func_discovery_opts, dopts, .print = log_print,
@@ -555,14 +386,14 @@ static int run(void)
 	struct user_funcs *uf = NULL;
 	struct vmlinux_dwarf *vd = NULL;
 	struct btf *vmlinux_btf = NULL;
-	struct btf_funcs *btf_funcs = NULL;
+	const struct btf_funcs *btf_funcs = NULL;
 	struct prefetch_opts popts = {
 		.sz = sizeof(popts), .ksyms = true, .vmlinux_btf = true, .ftrace_funcs = true,
 		.stop = stop__flag(),
 	};
 	struct prefetch *pre = NULL;
-	struct boot_cache *cache = NULL;
-	struct cache_save cs = {};
+	struct run_cache_opts rco = { .sz = sizeof(rco), .print = log_print };
+	struct run_cache *cache = NULL;
 	struct kernel_calib *calib = NULL;
 	struct trace_funcs tf = {};
 	struct func *all = NULL;
@@ -570,9 +401,9 @@ static int run(void)
 	struct kernel_btf_owner owner;
 	long start_ms = now_ms();
 	unsigned int hunt = 0;
-	bool kernel, feat_cached = false, want_btf_funcs = false;
+	bool kernel, feat_cached = false;
 	const char *mode;
-	int err, feat_err = 0, save_err;
+	int err, feat_err = 0;
 
 	err = hunt__apply_defaults(&env, &hunt);
 	if (err) {
@@ -624,11 +455,16 @@ static int run(void)
 
 	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
 	if (kernel && env.cfg.boot_cache)
-		cache = open_boot_cache(&popts, &cs);
+		cache = run_cache__open(&rco, &popts);
 	/* with the features and the BTF's functions kept, most runs read no BTF at all */
 	if (kernel) {
-		feat_cached = cached_features(cache, &feat, has_globs(true));
-		btf_funcs = cached_btf_funcs(cache, feat_cached, &want_btf_funcs);
+		feat_cached = run_cache__features(cache, &feat, has_globs(true));
+		/*
+		 * Nothing else of the BTF needed: the features are kept (detection reads the
+		 * BTF), no -A (argument plans read types), no -F (attached by BTF id)
+		 */
+		btf_funcs = run_cache__btf_funcs(cache, feat_cached && !env.capture_args &&
+						 env.attach_mode != ATTACH_FENTRY);
 		popts.vmlinux_btf = !btf_funcs;
 		pre = prefetch__start(&popts);
 	}
@@ -659,7 +495,7 @@ static int run(void)
 	feat_err = stop__requested() ? -EINTR : feat_cached ? 0 :
 		   trace_cmd__detect(&feat, calib, has_globs(true), vmlinux_btf, log_print);
 	if (!feat_err && calib)
-		keep_features(cache, &feat, has_globs(true));
+		run_cache__keep_features(cache, &feat, has_globs(true));
 	/* released on a thread of its own: the run goes on meanwhile */
 	kernel_features__release(calib);
 	calib = NULL;
@@ -705,8 +541,8 @@ static int run(void)
 		err = kernel_funcs__find(&ko, &dopts, &vd, &d, &progress);
 		if (err)
 			goto cleanup;
-		if (want_btf_funcs)
-			digest_btf_funcs(&cs, cache, vmlinux_btf);
+		run_cache__set_discovery(cache, d);
+		run_cache__digest_btf(cache, vmlinux_btf);
 		if (hunt)
 			report_hunt(d, hunt);
 	}
@@ -729,10 +565,8 @@ static int run(void)
 	};
 	tgt.drop_kernel_btf = drop_kernel_btf;
 	tgt.drop_ctx = &owner;
-	cs.cache = cache;
-	cs.d = d;
-	tgt.after_first_poll = save_boot_cache;
-	tgt.after_ctx = &cs;
+	tgt.after_first_poll = run_cache__save;
+	tgt.after_ctx = cache;
 	err = trace_cmd__run(&env, d, &tf, &feat, vd, log_print, progress, &tgt);
 	if (!err && tgt.cmd)
 		cmd_status = tgt.exit_status;
@@ -746,18 +580,10 @@ cleanup:
 	progress = NULL;
 	free(all);
 	user_funcs__free(uf);
-	/* the save reads discovery's lists: done before they go */
-	cs.cache = cache;
-	cs.d = d;
-	save_boot_cache(&cs);
-	save_err = cache ? boot_cache__wait(cache) : 0;
-	if (save_err && save_err != -EINTR)
-		log_msg(log_print, LOG_DEBUG, "Boot cache: not saved: %s.\n",
-			save_err == -EAGAIN ? "the modules changed meanwhile" : strerror(-save_err));
-	boot_cache__free(cache);
-	free(cs.btf_funcs);
+	/* the save reads discovery's lists: done before they go (and the BTF copy with it) */
+	run_cache__save(cache);
+	run_cache__free(cache);
 	func_discovery__free(d);
-	btf_funcs__free(btf_funcs);
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);
 	kernel_features__release(calib);
