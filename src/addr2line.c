@@ -52,7 +52,6 @@ struct addr2line {
 	size_t reply_len, reply_cap;
 };
 
-/* Write the embedded sidecar into an anonymous file; returns a read-only fd to exec. */
 /*
  * The blob's pages of our executable, read once to copy it out: dropped from our mapping
  * again (2 MB, most of what starting the sidecar added to a run's peak RSS). They are
@@ -68,6 +67,7 @@ static void drop_blob_pages(const char *p, size_t len)
 		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
+/* Write the embedded sidecar into an anonymous file; returns a read-only fd to exec. */
 static int blob_fd(void)
 {
 	size_t len = retsnoop_sidecar_end - retsnoop_sidecar_start, off = 0;

@@ -119,6 +119,29 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 	return 0;
 }
 
+/*
+ * One BTF FUNC @name (module @mod) of a walk: an allowed name ftrace can attach to becomes
+ * its candidate's functions, the first time only (@btf and @id, or @facts: push_func()).
+ */
+static int match_func(struct func_discovery *d, const char *name, const char *mod,
+		      const struct btf *btf, int id, const struct btf_func_facts *facts)
+{
+	struct cand *c;
+
+	if (!name || !func_discovery__is_allowed(d, name, mod))
+		return 0;
+	c = find_cand(d, name, mod);
+	if (!c) {
+		/* inlined, notrace, or otherwise unknown to ftrace */
+		pr(d, 1, "Function '%s' is not an attachable kprobe, skipping.\n", name);
+		d->stats.skipped_cnt++;
+		return 0;
+	}
+	if (c->done)
+		return 0;	/* same name twice in BTF: the first one describes it */
+	return prepare(d, c, btf, id, facts);
+}
+
 /* Walk BTF FUNCs with ids [start, end) of @btf, module @mod, in id order. */
 static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start,
 		    const char *mod)
@@ -128,8 +151,6 @@ static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start
 
 	for (id = start; id < end; id++) {
 		const struct btf_type *t = btf__type_by_id(btf, id);
-		const char *name;
-		struct cand *c;
 
 		if ((id & 1023) == 0) {
 			/* the longest step of discovery: a stop must not wait for its end */
@@ -139,19 +160,7 @@ static int walk_btf(struct func_discovery *d, const struct btf *btf, __u32 start
 		}
 		if (!btf_is_func(t))
 			continue;
-		name = btf__name_by_offset(btf, t->name_off);
-		if (!name || !func_discovery__is_allowed(d, name, mod))
-			continue;
-		c = find_cand(d, name, mod);
-		if (!c) {
-			/* inlined, notrace, or otherwise unknown to ftrace */
-			pr(d, 1, "Function '%s' is not an attachable kprobe, skipping.\n", name);
-			d->stats.skipped_cnt++;
-			continue;
-		}
-		if (c->done)
-			continue;	/* same name twice in BTF: the first one describes it */
-		err = prepare(d, c, btf, id, NULL);
+		err = match_func(d, btf__name_by_offset(btf, t->name_off), mod, btf, id, NULL);
 		if (err)
 			return err;
 	}
@@ -163,7 +172,6 @@ static int walk_btf_funcs(struct func_discovery *d, const struct btf_funcs *bf)
 {
 	size_t i, n = btf_funcs__cnt(bf);
 	struct btf_func_facts facts;
-	struct cand *c;
 	int err;
 
 	for (i = 0; i < n; i++) {
@@ -173,17 +181,7 @@ static int walk_btf_funcs(struct func_discovery *d, const struct btf_funcs *bf)
 			progress(d, "matching functions in BTF types", i, n);
 		}
 		btf_funcs__get(bf, i, &facts);
-		if (!func_discovery__is_allowed(d, facts.name, NULL))
-			continue;
-		c = find_cand(d, facts.name, NULL);
-		if (!c) {
-			pr(d, 1, "Function '%s' is not an attachable kprobe, skipping.\n", facts.name);
-			d->stats.skipped_cnt++;
-			continue;
-		}
-		if (c->done)
-			continue;
-		err = prepare(d, c, NULL, facts.btf_id, &facts);
+		err = match_func(d, facts.name, NULL, NULL, facts.btf_id, &facts);
 		if (err)
 			return err;
 	}

@@ -135,53 +135,33 @@ static int read_full(int fd, void *buf, size_t n)
 	return 0;
 }
 
-/* Records and indexes go through a small buffer, never the whole file (8 MB on 6.12) */
-#define CHUNK 2048
-
 /* The symbols from the image's records; names as offsets until the names are in */
-static int read_syms(struct ksyms *ks, int fd, __u64 names_len)
+static int read_syms(struct ksyms *ks, const struct image_sym *r, __u64 names_len)
 {
-	struct image_sym r[CHUNK];
-	size_t i, j, n;
-	int err;
+	size_t i;
 
-	for (i = 0; i < ks->cnt; i += n) {
-		n = ks->cnt - i < CHUNK ? ks->cnt - i : CHUNK;
-		err = read_full(fd, r, n * sizeof(*r));
-		if (err)
-			return err;
-		for (j = 0; j < n; j++) {
-			struct ksym *s = &ks->syms[i + j];
+	for (i = 0; i < ks->cnt; i++) {
+		struct ksym *s = &ks->syms[i];
 
-			if (r[j].name >= names_len || r[j].module > names_len ||
-			    !ksym__is_func(r[j].type))
-				return -EINVAL;
-			s->addr = r[j].addr;
-			s->size = r[j].size;
-			s->type = r[j].type;
-			s->name = (const char *)(uintptr_t)r[j].name;
-			s->module = (const char *)(uintptr_t)r[j].module;
-		}
+		if (r[i].name >= names_len || r[i].module > names_len || !ksym__is_func(r[i].type))
+			return -EINVAL;
+		s->addr = r[i].addr;
+		s->size = r[i].size;
+		s->type = r[i].type;
+		s->name = (const char *)(uintptr_t)r[i].name;
+		s->module = (const char *)(uintptr_t)r[i].module;
 	}
 	return 0;
 }
 
-static int read_order(struct ksyms *ks, int fd, const struct ksym **order)
+static int read_order(struct ksyms *ks, const __u32 *idx, const struct ksym **order)
 {
-	__u32 idx[CHUNK];
-	size_t i, j, n;
-	int err;
+	size_t i;
 
-	for (i = 0; i < ks->func_cnt; i += n) {
-		n = ks->func_cnt - i < CHUNK ? ks->func_cnt - i : CHUNK;
-		err = read_full(fd, idx, n * sizeof(*idx));
-		if (err)
-			return err;
-		for (j = 0; j < n; j++) {
-			if (idx[j] >= ks->cnt)
-				return -EINVAL;
-			order[i + j] = &ks->syms[idx[j]];
-		}
+	for (i = 0; i < ks->func_cnt; i++) {
+		if (idx[i] >= ks->cnt)
+			return -EINVAL;
+		order[i] = &ks->syms[idx[i]];
 	}
 	return 0;
 }
@@ -219,8 +199,10 @@ int ksyms__check_image(const char *path)
 
 static int from_image(struct ksyms *ks, int fd)
 {
+	const struct image_sym *recs;
+	const __u32 *by_addr, *by_name;
 	struct image_hdr hdr;
-	size_t i, hashes_off;
+	size_t i;
 	int err;
 
 	err = read_header(fd, &hdr);
@@ -231,8 +213,9 @@ static int from_image(struct ksyms *ks, int fd)
 	ks->funcs_only = true;
 	ks->static_only = true;
 	/*
-	 * The name hashes and the names are used as the file has them: mapped, not read into
-	 * fresh memory (the kernel zeroing its pages was a third of a warm start's reading).
+	 * The file is mapped, not read: the name hashes and the names are used as it has
+	 * them, the records and the two orders converted from it (reading into fresh memory
+	 * made the kernel zero those pages first: a third of a warm start's reading).
 	 */
 	ks->map_len = sizeof(hdr) + (size_t)hdr.cnt * sizeof(struct image_sym) +
 		      (size_t)hdr.func_cnt * 12 + hdr.names_len;
@@ -241,20 +224,21 @@ static int from_image(struct ksyms *ks, int fd)
 		ks->map = NULL;
 		return -errno;
 	}
-	hashes_off = sizeof(hdr) + (size_t)hdr.cnt * sizeof(struct image_sym) +
-		     (size_t)hdr.func_cnt * 8;
-	ks->name_hashes = (__u32 *)((char *)ks->map + hashes_off);
-	ks->buf = (char *)ks->map + hashes_off + (size_t)hdr.func_cnt * 4;
+	recs = (const struct image_sym *)((char *)ks->map + sizeof(hdr));
+	by_addr = (const __u32 *)(recs + hdr.cnt);
+	by_name = by_addr + hdr.func_cnt;
+	ks->name_hashes = (__u32 *)(by_name + hdr.func_cnt);
+	ks->buf = (char *)(ks->name_hashes + hdr.func_cnt);
 	ks->syms = malloc((ks->cnt ?: 1) * sizeof(*ks->syms));
 	ks->by_addr = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_addr));
 	ks->by_name = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_name));
 	if (!ks->syms || !ks->by_addr || !ks->by_name)
 		return -ENOMEM;
-	err = read_syms(ks, fd, hdr.names_len);
+	err = read_syms(ks, recs, hdr.names_len);
 	if (!err)
-		err = read_order(ks, fd, ks->by_addr);
+		err = read_order(ks, by_addr, ks->by_addr);
 	if (!err)
-		err = read_order(ks, fd, ks->by_name);
+		err = read_order(ks, by_name, ks->by_name);
 	if (err)
 		return err;
 	if (ks->buf[hdr.names_len - 1])

@@ -63,15 +63,14 @@ static size_t at_least_one(size_t n)
  * In-band error carriers in the traced set (err_carriers.h). -F reads the error through
  * bpf_get_func_arg() (5.17+): each clone is verified against its own function, and a
  * fixed ctx slot would be out of bounds in most; without the helper, none is used.
+ * @n carriers, @ids and @args: err_carriers__traced()'s.
  */
 static void set_err_carriers(struct tracer *t, struct retsnoop *skel,
-			     const struct tracer_opts *opts, const struct kernel_features *feat)
+			     const struct tracer_opts *opts, const struct kernel_features *feat,
+			     const __u32 *ids, const __u32 *args, size_t n)
 {
-	__u32 ids[MAX_ERR_CARRIERS], args[MAX_ERR_CARRIERS];
-	size_t i, n;
+	size_t i;
 
-	n = err_carriers__traced(opts->funcs, opts->func_cnt - opts->user_func_cnt, ids, args,
-				 MAX_ERR_CARRIERS);
 	if (n && opts->mode == ATTACH_FENTRY && !feat->has_func_arg) {
 		pr(t, LOG_INFO, "In-band errors (netlink acks) are not followed with -F on this kernel (no bpf_get_func_arg()).\n");
 		n = 0;
@@ -204,8 +203,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	struct mass_attacher_opts mopts = { .sz = sizeof(mopts) };
 	struct mass_attacher_progs progs;
 	struct tracer *t;
+	__u32 carrier_ids[MAX_ERR_CARRIERS], carrier_args[MAX_ERR_CARRIERS];
 	struct retsnoop *skel;
-	size_t i, kcnt;
+	size_t i, kcnt, carriers;
 	int err;
 
 	t = calloc(1, sizeof(*t));
@@ -236,13 +236,12 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		goto err;
 	}
 
+	/* in-band error carriers among the traced functions: the lite build has no place for them */
+	carriers = err_carriers__traced(opts->funcs, opts->func_cnt - opts->user_func_cnt,
+					carrier_ids, carrier_args, MAX_ERR_CARRIERS);
 	{
 		/* BPF_LOG_STATS: instructions processed, states and time, printed by libbpf */
 		LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_level = opts->verifier_stats ? 4 : 0);
-
-		__u32 ids[MAX_ERR_CARRIERS], args[MAX_ERR_CARRIERS];
-		size_t carriers = err_carriers__traced(opts->funcs, opts->func_cnt - opts->user_func_cnt,
-						       ids, args, MAX_ERR_CARRIERS);
 
 		if (lite_ok(opts, carriers)) {
 			skel = t->skel = (struct retsnoop *)retsnoop_lite__open_opts(&oo);
@@ -351,7 +350,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
 		feat->has_task_stack && t->att && mass_attacher__kprobe_multi_used(t->att);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
-	set_err_carriers(t, skel, opts, feat);
+	set_err_carriers(t, skel, opts, feat, carrier_ids, carrier_args, carriers);
 	skel->rodata->tgid_set_on = opts->traced_tgid_cnt > 0;
 	bpf_map__set_max_entries(skel->maps.traced_tgids,
 				 opts->traced_tgid_cnt ? tgid_slots() : 1);
