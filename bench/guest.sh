@@ -8,7 +8,8 @@
 # REPS (repetitions per case), CALLS (getpid calls per timing loop).
 
 BIN_ours=retsnoop
-BIN_cold=retsnoop	# ours with its boot cache emptied first: the first run of a boot
+BIN_cold=retsnoop	# ours with its boot cache emptied first: a boot's first run (the build's copies kept)
+BIN_first=retsnoop	# ours with the build's copies emptied too: the first run of a kernel build
 BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_peer=$PEER
 BIN_base=$BASE
@@ -91,6 +92,8 @@ quit_now() {
 # (measured: +366 ns per untraced getpid() next to a retsnoop started just before).
 # Idle: at most 2 ticks of non-idle CPU time in 0.2 s, its own included.
 guest_setup() {
+	# where an installed system lets retsnoop keep a kernel build's lists (the guest has no /var)
+	mkdir -p /var/cache
 	[ -e /dev/pts/ptmx ] || { mkdir -p /dev/pts && mount -t devpts -o ptmxmode=0666 devpts /dev/pts; }
 	cat >/tmp/quiesce <<'EOQ'
 #!/bin/sh
@@ -185,6 +188,7 @@ startup_run() {	# startup_run CASE TOOL REP
 	fi
 	eval "_b=\$BIN_$2"
 	[ "$2" = cold ] && rm -rf /run/retsnoop
+	[ "$2" = first ] && rm -rf /run/retsnoop /var/cache/retsnoop
 	stamp -r 'Receiving data' -t "simfail $STARTUP_CASE" -l '^!.*array_map_alloc_check' \
 		-- "$_b" -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/run.log 2>&1
 	echo "@R table=startup case=$1 tool=$2 rep=$3 done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
@@ -196,7 +200,7 @@ table_startup() {	# table_startup CASE (7funcs or 7funcs-dwarf)
 	funcs_of /tmp/funcs.startup -e '*sys_bpf' -a 'array_map_alloc*'
 	_r=1
 	while [ $_r -le "$REPS" ]; do
-		for _t in $(tools_for $_r floor cold ours base peer); do
+		for _t in $(tools_for $_r floor first cold ours base peer); do
 			startup_run "$1" "$_t" $_r
 		done
 		_r=$((_r + 1))

@@ -59,7 +59,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'floorS', 'cold', 'ours', 'oursA', 'oursU', 'base', 'baseA', 'peer']
+    order = ['none', 'floor', 'floorS', 'first', 'cold', 'ours', 'oursA', 'oursU', 'base', 'baseA', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
@@ -201,7 +201,7 @@ def startup(recs):
         out.append(table(rows, ['tool', "-> 'Receiving data...'", '-> first stack printed',
                                 'event -> stack printed', "'Receiving' per run", 'stack per run']))
         for other, why in (('peer', 'PEER_RETSNOOP'), ('base', 'BASE_RETSNOOP')):
-            for t in ('ours', 'cold'):
+            for t in ('ours', 'cold', 'first'):
                 if other in m and t in m:
                     out.append(f'ratio {t}/{other}: Receiving data '
                                f'{ratio(m[t][0], m[other][0])}, '
@@ -214,7 +214,7 @@ def startup(recs):
         if 'floor' in m:
             out.append('ratio to the floor (Receiving data / floor ready): '
                        + ', '.join(f'{t} {ratio(m[t][0], m["floor"][0])}'
-                                   for t in ('ours', 'cold', 'base', 'peer') if t in m))
+                                   for t in ('ours', 'cold', 'first', 'base', 'peer') if t in m))
         out.append('')
         out.append(f'## {case}: peak RSS (VmHWM) of the retsnoop process itself (sidecar excluded)')
         rows = rss_rows(rs, [t for t in tools if t != 'floor'])
@@ -223,9 +223,10 @@ def startup(recs):
             a = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='ours')])
             b = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='peer')])
             out.append(f'ratio ours/peer: {ratio(a, b)}')
-            if 'cold' in m:
-                c = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='cold')])
-                out.append(f'ratio cold/peer: {ratio(c, b)}')
+            for t in ('cold', 'first'):
+                if t in m:
+                    c = med([num(r.get('vmhwm_kb')) for r in by(rs, tool=t)])
+                    out.append(f'ratio {t}/peer: {ratio(c, b)}')
         if 'base' in m:
             a = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='ours')])
             b = med([num(r.get('vmhwm_kb')) for r in by(rs, tool='base')])
@@ -235,7 +236,9 @@ def startup(recs):
     out.append('floor: bench/floor attaching the same functions (kprobe.multi), its \'ready\' line; '
                'it prints no stack\n'
                'ours: the boot cache (/run/retsnoop) as the previous runs of the boot left it; '
-               'cold: the same binary with the boot cache emptied first (a boot\'s first run)\n'
+               'cold: the same binary with the boot cache emptied first (a boot\'s first run, '
+               'restoring it from the copies kept per kernel build in /var/cache/retsnoop); '
+               'first: with those emptied too (the first run of a kernel build)\n'
                'first stack printed = its last line (the deepest frame) read from the tool\'s terminal; '
                'event = when the simfail case was started, right after \'Receiving data...\'')
     return out

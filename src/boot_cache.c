@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include "boot_cache.h"
+#include "build_cache.h"
+#include "cache_file.h"
 #include "file_buf.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
@@ -33,8 +35,18 @@ struct boot_cache {
 	struct boot_cache_opts opts;
 	char boot_id[40];
 	__u64 modules_hash;
+	/* the loaded modules, for the kernel build's copies (restore_build()) */
+	struct build_module *mods;
+	size_t mod_cnt;
+	__u64 modset;		/* their names, sizes and build IDs, in any order */
 	char paths[BOOT_CACHE_FILE_CNT][PATH_MAX];
 	bool present[BOOT_CACHE_FILE_CNT];
+	/* the kernel build's copies (build_cache.h): which copies came from them, or why not */
+	struct build_cache *build;
+	int build_err;
+	bool restored[BOOT_CACHE_FILE_CNT];
+	bool keeping;
+	pthread_mutex_t build_lock;
 	/* the save */
 	pthread_t saver;
 	bool saving;
@@ -42,6 +54,8 @@ struct boot_cache {
 	const struct ksyms *ks;
 	const struct ftrace_funcs *ff;
 };
+
+#define FNV_BASIS 0xcbf29ce484222325ULL
 
 static __u64 fnv_add(__u64 h, const void *data, size_t len)
 {
@@ -99,10 +113,12 @@ static ssize_t read_small(const struct boot_cache *c, const char *rel, char *buf
  * reference count and the users change while the module's code stays: they are left out.
  * Its build ID (sysfs notes) tells a rebuilt module reloaded at the same place.
  */
-static int hash_module(struct boot_cache *c, char *line, __u64 *h)
+static int hash_module(struct boot_cache *c, char *line, __u64 *h, bool record)
 {
 	char *f[6], *save = NULL, path[PATH_MAX], note[256];
+	struct build_module *m;
 	ssize_t note_len;
+	__u64 own;
 	int i;
 
 	for (i = 0; i < 6; i++) {
@@ -120,12 +136,31 @@ static int hash_module(struct boot_cache *c, char *line, __u64 *h)
 	note_len = read_small(c, path, note, sizeof(note));
 	if (note_len > 0)
 		*h = fnv_add(*h, note, note_len);
+	if (!record)
+		return 0;
+	/* the module set of the build's copies: what it is, not where, nor in which order */
+	own = fnv_add(FNV_BASIS, f[0], strlen(f[0]) + 1);
+	own = fnv_add(own, f[1], strlen(f[1]) + 1);
+	if (note_len > 0)
+		own = fnv_add(own, note, note_len);
+	c->modset += own;
+	m = realloc(c->mods, (c->mod_cnt + 1) * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	c->mods = m;
+	m += c->mod_cnt;
+	m->base = strtoull(f[5], NULL, 16);
+	m->name = strdup(f[0]);
+	if (!m->name)
+		return -ENOMEM;
+	c->mod_cnt++;
 	return 0;
 }
 
-static int hash_modules(struct boot_cache *c, __u64 *out)
+/* @record: and keep the list (boot_cache__open()) */
+static int hash_modules(struct boot_cache *c, __u64 *out, bool record)
 {
-	__u64 h = 0xcbf29ce484222325ULL;
+	__u64 h = FNV_BASIS;
 	char *buf = NULL, *line, *nl;
 	size_t len = 0;
 	int err;
@@ -144,32 +179,20 @@ static int hash_modules(struct boot_cache *c, __u64 *out)
 			nl = buf + len;
 		*nl = '\0';
 		if (*line)
-			err = hash_module(c, line, &h);
+			err = hash_module(c, line, &h, record);
 	}
 	free(buf);
 	*out = h;
 	return err;
 }
 
-/* Ours alone: owned by us, not a symlink, nobody else may write (or, for kallsyms, read) */
-static bool private_dir(const char *dir)
+static void free_mods(struct boot_cache *c)
 {
-	struct stat st;
+	size_t i;
 
-	if (mkdir(dir, 0700) && errno != EEXIST)
-		return false;
-	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-		return false;
-	return (st.st_mode & 077) == 0;
-}
-
-static bool private_file(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
-		return false;
-	return (st.st_mode & 077) == 0 && st.st_size > 0;
+	for (i = 0; i < c->mod_cnt; i++)
+		free((char *)c->mods[i].name);
+	free(c->mods);
 }
 
 static int read_key(struct boot_cache *c)
@@ -191,7 +214,71 @@ static int read_key(struct boot_cache *c)
 	if (len < 8 || len >= sizeof(c->boot_id) || buf[strspn(buf, "0123456789abcdef-")] != '\n')
 		return -ENOENT;
 	memcpy(c->boot_id, buf, len);
-	return hash_modules(c, &c->modules_hash);
+	return hash_modules(c, &c->modules_hash, true);
+}
+
+/* The lists a boot's copies can come from, or go to, the kernel build's */
+static const enum boot_cache_file build_lists[] = {
+	BOOT_CACHE_KALLSYMS, BOOT_CACHE_FTRACE_FUNCS, BOOT_CACHE_BTF_FUNCS,
+};
+
+/*
+ * A boot's first run (or one that found a copy missing): this boot's copies from the
+ * kernel build's, made by an earlier boot with the same modules loaded.
+ */
+static void restore_build(struct boot_cache *c)
+{
+	struct build_cache_opts o = { .sz = sizeof(o), .dir = c->opts.build_dir,
+				      .root = c->opts.root, .modules = c->mods,
+				      .module_cnt = c->mod_cnt, .modset = c->modset };
+	bool missing = false;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(build_lists) / sizeof(build_lists[0]); i++)
+		missing |= !c->present[build_lists[i]];
+	if (!missing)
+		return;
+	c->build = build_cache__open(&o);
+	if (!c->build) {
+		c->build_err = -errno;
+		return;
+	}
+	for (i = 0; i < sizeof(build_lists) / sizeof(build_lists[0]); i++) {
+		enum boot_cache_file which = build_lists[i];
+
+		if (c->present[which])
+			continue;
+		err = build_cache__restore(c->build, which, c->paths[which]);
+		if (!err && which == BOOT_CACHE_KALLSYMS)
+			err = ksyms__check_image(c->paths[which]);
+		if (!err) {
+			c->present[which] = c->restored[which] = true;
+			continue;
+		}
+		/* the first boot of this build: this run's lists will be its copies */
+		if (!c->build_err)
+			c->build_err = err == -ENOENT ? -ENODATA : err;
+	}
+}
+
+/* A copy this run made: the build's too (the saving thread, or the run's at its end) */
+static void keep_build(struct boot_cache *c, enum boot_cache_file which)
+{
+	int err;
+
+	if (!c->build)
+		return;
+	/* the saving thread keeps the lists while the run keeps the BTF's functions */
+	pthread_mutex_lock(&c->build_lock);
+	/* from the first copy kept on, the error is the keeping's, not the restoring's */
+	if (!c->keeping)
+		c->build_err = 0;
+	c->keeping = true;
+	err = build_cache__keep(c->build, which, c->paths[which]);
+	if (err)
+		c->build_err = err;
+	pthread_mutex_unlock(&c->build_lock);
 }
 
 struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
@@ -207,19 +294,18 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
 		return errno = EINVAL, NULL;
 	}
 	err = read_key(c);
+	dir = c->opts.dir ?: DEFAULT_DIR;
+	if (!err && !cache_file__private_dir(dir))
+		err = -EACCES;
 	if (err) {
+		free_mods(c);
 		free(c);
 		return errno = -err, NULL;
-	}
-	dir = c->opts.dir ?: DEFAULT_DIR;
-	if (!private_dir(dir)) {
-		free(c);
-		return errno = EACCES, NULL;
 	}
 	for (i = 0; i < BOOT_CACHE_FILE_CNT; i++) {
 		snprintf(c->paths[i], sizeof(c->paths[i]), "%s/%s-%016" PRIx64 ".%s", dir,
 			 c->boot_id, (uint64_t)c->modules_hash, suffixes[i]);
-		c->present[i] = private_file(c->paths[i]);
+		c->present[i] = cache_file__private(c->paths[i]);
 	}
 	/*
 	 * Another retsnoop's image (an upgrade that changed its layout) or a damaged one is
@@ -227,6 +313,8 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
 	 */
 	if (c->present[BOOT_CACHE_KALLSYMS] && ksyms__check_image(c->paths[BOOT_CACHE_KALLSYMS]))
 		c->present[BOOT_CACHE_KALLSYMS] = false;
+	pthread_mutex_init(&c->build_lock, NULL);
+	restore_build(c);
 	return c;
 }
 
@@ -235,6 +323,25 @@ const char *boot_cache__path(const struct boot_cache *c, enum boot_cache_file wh
 	if (!c || which < 0 || which >= BOOT_CACHE_FILE_CNT || !c->present[which])
 		return NULL;
 	return c->paths[which];
+}
+
+const char *boot_cache__restored(const struct boot_cache *c, enum boot_cache_file which)
+{
+	if (!c || which < 0 || which >= BOOT_CACHE_FILE_CNT || !c->restored[which])
+		return NULL;
+	return build_cache__path(c->build, which);
+}
+
+int boot_cache__build_err(const struct boot_cache *c)
+{
+	int err;
+
+	if (!c)
+		return -EINVAL;
+	pthread_mutex_lock((pthread_mutex_t *)&c->build_lock);
+	err = c->build_err;
+	pthread_mutex_unlock((pthread_mutex_t *)&c->build_lock);
+	return err;
 }
 
 static bool stopped(const struct boot_cache *c)
@@ -279,37 +386,26 @@ static int write_bytes(const struct boot_cache *c, FILE *f, const void *ctx)
 	return fwrite(v->iov_base, 1, v->iov_len, f) == v->iov_len ? 0 : -EIO;
 }
 
+struct save_ctx {
+	const struct boot_cache *c;
+	write_fn write;
+	const void *ctx;
+};
+
+static int save_write(FILE *f, const void *ctx)
+{
+	const struct save_ctx *s = ctx;
+
+	return s->write(s->c, f, s->ctx);
+}
+
 /* Write one copy beside its final name, then rename: a reader sees all of it or none. */
 static int save_one(struct boot_cache *c, enum boot_cache_file which, write_fn write,
 		    const void *ctx)
 {
-	char tmp[PATH_MAX + 32];
-	FILE *f;
-	int fd, err;
+	struct save_ctx s = { .c = c, .write = write, .ctx = ctx };
 
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", c->paths[which], (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
-	err = write(c, f, ctx);
-	if (fflush(f) && !err)
-		err = -errno;
-	if (ferror(f) && !err)
-		err = -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, c->paths[which]))
-		err = -errno;
-	if (err)
-		unlink(tmp);
-	return err;
+	return cache_file__replace(c->paths[which], save_write, &s);
 }
 
 /* A suffix of the copies' names, or of a copy being written */
@@ -358,7 +454,7 @@ static void *save_thread(void *arg)
 	pthread_setschedparam(pthread_self(), SCHED_IDLE, &idle);
 
 	/* a module came or went while the lists were read: they may hold either state */
-	err = hash_modules(c, &now);
+	err = hash_modules(c, &now, false);
 	if (!err && now != c->modules_hash)
 		err = -EAGAIN;
 	/* (boot_cache__save() left out what the copies have) */
@@ -366,9 +462,14 @@ static void *save_thread(void *arg)
 		err = save_one(c, BOOT_CACHE_KALLSYMS, write_ksyms, NULL);
 		if (!err && c->opts.ksyms_saved)
 			c->opts.ksyms_saved(c->opts.ctx);
+		if (!err)
+			keep_build(c, BOOT_CACHE_KALLSYMS);
 	}
-	if (!err && c->ff)
+	if (!err && c->ff) {
 		err = save_one(c, BOOT_CACHE_FTRACE_FUNCS, write_ftrace_funcs, NULL);
+		if (!err)
+			keep_build(c, BOOT_CACHE_FTRACE_FUNCS);
+	}
 	if (!err)
 		remove_others(c);
 	c->save_err = err;
@@ -427,6 +528,8 @@ int boot_cache__write(struct boot_cache *c, enum boot_cache_file which, const vo
 	err = save_one(c, which, write_bytes, &v);
 	if (!err)
 		c->present[which] = true;
+	if (!err && which == BOOT_CACHE_BTF_FUNCS)
+		keep_build(c, which);
 	return err;
 }
 
@@ -446,5 +549,8 @@ void boot_cache__free(struct boot_cache *c)
 	if (!c)
 		return;
 	boot_cache__wait(c);
+	build_cache__free(c->build);
+	pthread_mutex_destroy(&c->build_lock);
+	free_mods(c);
 	free(c);
 }

@@ -13,6 +13,10 @@
  * reloaded makes it another copy. BPF programs and trampolines, which come and go, are
  * never in it (nor in discovery's table): symbolization reads those from /proc/kallsyms
  * after attaching, as before.
+ *
+ * A boot's first run restores the copies from the ones kept for the kernel build and its
+ * modules by an earlier boot (build_cache.h), where there are such, and keeps the copies it
+ * makes there too.
  */
 #ifndef RETSNOOP_BOOT_CACHE_H
 #define RETSNOOP_BOOT_CACHE_H
@@ -37,6 +41,8 @@ struct boot_cache_opts {
 	 */
 	void (*ksyms_saved)(void *ctx);
 	void *ctx;
+	/* NULL: /var/cache/retsnoop, where copies are kept per kernel build (build_cache.h) */
+	const char *build_dir;
 };
 
 enum boot_cache_file {
@@ -59,6 +65,19 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts);
 
 /* The copy of @which, if there is one for this key; NULL if there is none. */
 const char *boot_cache__path(const struct boot_cache *c, enum boot_cache_file which);
+
+/*
+ * The kernel build's copy (build_cache.h) the copy of @which was restored from by
+ * boot_cache__open(), or NULL.
+ */
+const char *boot_cache__restored(const struct boot_cache *c, enum boot_cache_file which);
+
+/*
+ * Why no list came from, or was kept as, the kernel build's copies: 0 when they were used
+ * or kept, -ENODATA (none kept for this kernel and these modules yet), else
+ * build_cache__open()'s, build_cache__restore()'s or build_cache__keep()'s error.
+ */
+int boot_cache__build_err(const struct boot_cache *c);
 
 /*
  * Save what the copies lack from @ks and @ff (either may be NULL), on a helper thread:

@@ -46,6 +46,23 @@ struct ksyms *ksyms__load_static_funcs(const char *path);
  * or its name index was dropped, -EIO on a write error.
  */
 int ksyms__write_image(const struct ksyms *ks, FILE *f);
+/* A module's symbols moved by their own offset (ksyms__copy_image()) */
+struct ksyms_move {
+	const char *module;
+	__u64 delta;
+};
+
+/*
+ * Copy the image file @src to @out with @delta added to the kernel's addresses and each
+ * module's moves[i].delta to that module's (wrapping): the kernel's text placed elsewhere
+ * by KASLR, the modules loaded elsewhere, on another boot of the same build
+ * (build_cache.h). One offset keeps the orders as they are; modules moved apart are
+ * sorted anew, and the sizes that reach from one to the next worked out again. 0, -EINVAL
+ * if @src is not a whole image of this build's layout, -ENOENT if it has a module that
+ * @moves lacks, other negative errno.
+ */
+int ksyms__copy_image(const char *src, FILE *out, __u64 delta, const struct ksyms_move *moves,
+		      size_t move_cnt);
 /* NULL with errno set (EINVAL: not an image, or a damaged one). */
 struct ksyms *ksyms__load_image(const char *path);
 /*

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* One run's use of the boot cache (run_cache.h). */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "boot_cache.h"
@@ -43,6 +45,42 @@ static const char *boot_cache_why(int err)
 	}
 }
 
+/* Why the kernel build's copies (build_cache.h) gave no list (boot_cache__build_err()) */
+static const char *build_why(int err)
+{
+	switch (-err) {
+	case ESTALE:
+		return "a module's .text is not where its copy puts it (read again, and kept anew)";
+	case ENODATA:
+		return "none kept for this kernel and its loaded modules yet (this run's lists will be)";
+	case ENOENT:
+		return "no build ID in /sys/kernel/notes";
+	case EACCES:
+		return "/var/cache/retsnoop can't be made, or is not a directory only root can open";
+	case ESRCH:
+		return "no _stext address at the start of /proc/kallsyms";
+	case EINVAL:
+		return "a damaged copy, or another retsnoop's layout (replaced)";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* "PATH" or "PATH (this kernel build's copy, BUILD_PATH)" or the kernel */
+static const char *source(const struct run_cache *rc, enum boot_cache_file which,
+			  char *buf, size_t sz)
+{
+	const char *path = boot_cache__path(rc->cache, which);
+	const char *kept = boot_cache__restored(rc->cache, which);
+
+	if (!path)
+		return "the kernel (to be saved)";
+	if (!kept)
+		return path;
+	snprintf(buf, sz, "%s (this kernel build's copy, %s)", path, kept);
+	return buf;
+}
+
 /* The image is written: discovery's name index, kept for it, goes (on the saving thread) */
 static void ksyms_saved(void *ctx)
 {
@@ -60,6 +98,7 @@ struct run_cache *run_cache__open(const struct run_cache_opts *opts, struct pref
 		.ksyms_saved = ksyms_saved,
 	};
 	struct run_cache *rc = calloc(1, sizeof(*rc));
+	char ks_buf[2 * PATH_MAX + 64], ff_buf[2 * PATH_MAX + 64];
 
 	if (!rc || OPTS_COPY(&rc->opts, opts)) {
 		free(rc);
@@ -75,8 +114,14 @@ struct run_cache *run_cache__open(const struct run_cache_opts *opts, struct pref
 	popts->ksyms_image = boot_cache__path(rc->cache, BOOT_CACHE_KALLSYMS);
 	popts->aff_path = boot_cache__path(rc->cache, BOOT_CACHE_FTRACE_FUNCS);
 	say(rc, "Boot cache: kallsyms from %s, available_filter_functions from %s.\n",
-	    popts->ksyms_image ?: "the kernel (to be saved)",
-	    popts->aff_path ?: "the kernel (to be saved)");
+	    source(rc, BOOT_CACHE_KALLSYMS, ks_buf, sizeof(ks_buf)),
+	    source(rc, BOOT_CACHE_FTRACE_FUNCS, ff_buf, sizeof(ff_buf)));
+	if (boot_cache__restored(rc->cache, BOOT_CACHE_BTF_FUNCS))
+		say(rc, "Boot cache: the vmlinux BTF's functions restored from this kernel build's copy, %s.\n",
+		    boot_cache__restored(rc->cache, BOOT_CACHE_BTF_FUNCS));
+	if ((!popts->ksyms_image || !popts->aff_path) && boot_cache__build_err(rc->cache))
+		say(rc, "Boot cache: no copy of this kernel build's lists: %s.\n",
+		    build_why(boot_cache__build_err(rc->cache)));
 	rc->want_digest = !boot_cache__path(rc->cache, BOOT_CACHE_BTF_FUNCS);
 	return rc;
 }
@@ -195,6 +240,9 @@ void run_cache__free(struct run_cache *rc)
 	if (err && err != -EINTR)
 		say(rc, "Boot cache: not saved: %s.\n",
 		    err == -EAGAIN ? "the modules changed meanwhile" : strerror(-err));
+	err = boot_cache__build_err(rc->cache);
+	if (err && err != -ENODATA)
+		say(rc, "Boot cache: this kernel build's copies not kept: %s.\n", build_why(err));
 	boot_cache__free(rc->cache);
 	btf_funcs__free(rc->btf_funcs);
 	free(rc->digest);
