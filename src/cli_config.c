@@ -42,7 +42,8 @@ static const struct cfg_key cfg_keys[] = {
 	{ "start.boot-cache", CFG_BOOL, CFG_OFF(boot_cache), 0, 0,
 	  "Keep kallsyms' functions and available_filter_functions in /run/retsnoop for later\n"
 	  "\truns in the same boot with the same modules loaded, which then start without the\n"
-	  "\tkernel formatting them again (defaults to true, false neither reads nor writes them)" },
+	  "\tkernel formatting them again, and in /var/cache/retsnoop for later boots of the\n"
+	  "\tsame kernel and modules (defaults to true, false neither reads nor writes them)" },
 	{ "stacks.symb-mode", CFG_SYMB, 0, 0, 0,
 	  "Stack symbolization mode: none (n), linenum (l) or inlines (i).\n"
 	  "\tSame as -sn, -s and -ss; by default inlines when a DWARF vmlinux is found" },

@@ -14,7 +14,9 @@ ALLOC="-e '*sys_bpf' -a 'array_map_alloc*'"
 E2BIG='\[-E2BIG\] +array_map_alloc_check'
 stext="grep -m1 ' _stext\$' /proc/kallsyms | cut -d' ' -f1"
 
+# a shared guest's earlier scenarios left this boot's copies: this run must be a boot's first
 out=$(vm_run "$(cat "$here/../guest-lib.sh")
+rm -rf /run/retsnoop
 mkdir -p /var/cache
 echo \"stext \$($stext)\"
 retsnoop --dry-run -vv $ALLOC >/tmp/k1.out 2>&1; echo \"rc=\$?\" >>/tmp/k1.out
@@ -53,6 +55,7 @@ section "$out" copies | base64 -d | tar -x -C "$copies" ||
 	{ fail "the first boot's copies could not be carried over"; finish; }
 
 guest="$(cat "$here/../guest-lib.sh")
+rm -rf /run/retsnoop
 mkdir -p /var/cache/retsnoop
 cp $copies/retsnoop/* /var/cache/retsnoop/
 chown -R 0:0 /var/cache/retsnoop; chmod 700 /var/cache/retsnoop; chmod 600 /var/cache/retsnoop/*
