@@ -26,8 +26,17 @@ static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
 	[BOOT_CACHE_BTF_FUNCS] = "btf-funcs",
 };
 
+/*
+ * The kernel's first function symbols, which a restored image must list alike: one offset
+ * for all of the kernel's text is what KASLR does; a kernel that moves its functions apart
+ * (function-granular randomization), or any other mismatch, shows there first.
+ */
+#define HEAD_SYMS 16
+
 struct build_cache {
 	struct build_cache_opts opts;
+	struct ksyms_head_sym head[HEAD_SYMS];
+	size_t head_cnt;
 	char id[64];			/* the build ID in hex, and the modules' hash if any */
 	char paths[BOOT_CACHE_FILE_CNT][PATH_MAX];
 	char mods_path[PATH_MAX];	/* where each module's .text was in its code */
@@ -107,26 +116,38 @@ const char *build_cache__path(const struct build_cache *bc, enum boot_cache_file
 	return bc->paths[which];
 }
 
-/* "<address> <type> _stext" in @line (NUL-ended, no newline): its address, else 0 */
-static __u64 stext_of(const char *line)
+/*
+ * One line of kallsyms: the kernel's function symbols go to the head (the first
+ * HEAD_SYMS), _stext's address to bc->stext. False once both are had, or a module's
+ * symbol says the kernel's are over.
+ */
+static bool head_line(struct build_cache *bc, const char *line)
 {
 	unsigned long long addr;
-	char type, name[8];
+	char type, name[KSYMS_HEAD_NAME_LEN];
 
-	if (sscanf(line, "%llx %c %7s", &addr, &type, name) != 3 || strcmp(name, "_stext") ||
-	    (type != 'T' && type != 't') || strchr(line, '['))
-		return 0;
-	return addr;
+	if (strchr(line, '['))
+		return false;
+	if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3 || !ksym__is_func(type))
+		return true;
+	if (!bc->stext && !strcmp(name, "_stext"))
+		bc->stext = addr;
+	if (bc->head_cnt < HEAD_SYMS) {
+		bc->head[bc->head_cnt].addr = addr;
+		strcpy(bc->head[bc->head_cnt++].name, name);
+	}
+	return !bc->stext || bc->head_cnt < HEAD_SYMS;
 }
 
 /*
- * This boot's _stext, from the first lines of kallsyms: the kernel formats only what is
- * read, so the search stops at it.
+ * This boot's _stext and the kernel's first function symbols, from the first lines of
+ * kallsyms: the kernel formats only what is read, so the search stops there.
  */
 static int read_stext(struct build_cache *bc)
 {
 	char path[PATH_MAX], buf[8192];
 	size_t have = 0, total = 0;
+	bool more = true;
 	ssize_t n;
 	int fd;
 
@@ -136,7 +157,7 @@ static int read_stext(struct build_cache *bc)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	while (!bc->stext && total < STEXT_SEARCH_MAX) {
+	while (more && total < STEXT_SEARCH_MAX) {
 		char *line = buf, *nl;
 
 		n = read(fd, buf + have, sizeof(buf) - 1 - have);
@@ -147,9 +168,9 @@ static int read_stext(struct build_cache *bc)
 		total += n;
 		have += n;
 		buf[have] = '\0';
-		while (!bc->stext && (nl = strchr(line, '\n'))) {
+		while (more && (nl = strchr(line, '\n'))) {
 			*nl = '\0';
-			bc->stext = stext_of(line);
+			more = head_line(bc, line);
 			line = nl + 1;
 		}
 		have -= line - buf;
@@ -294,21 +315,48 @@ static int copy(struct build_cache *bc, enum boot_cache_file which, const char *
 	return err;
 }
 
+/* Does the restored image @path begin with the kernel's first function symbols? */
+static int check_head(const struct build_cache *bc, const char *path)
+{
+	struct ksyms_head_sym *syms;
+	int n, i, err = 0;
+
+	syms = calloc(HEAD_SYMS, sizeof(*syms));
+	if (!syms)
+		return -ENOMEM;
+	n = ksyms__image_head(path, syms, bc->head_cnt);
+	if (n < 0)
+		err = n;
+	else if ((size_t)n != bc->head_cnt)
+		err = -ESTALE;
+	for (i = 0; !err && i < n; i++)
+		if (syms[i].addr != bc->head[i].addr || strcmp(syms[i].name, bc->head[i].name))
+			err = -ESTALE;
+	free(syms);
+	return err;
+}
+
 int build_cache__restore(struct build_cache *bc, enum boot_cache_file which, const char *dst)
 {
 	const char *src = build_cache__path(bc, which);
+	int err;
 
 	if (!bc || !kept(which) || !dst)
 		return -EINVAL;
 	if (!src)
 		return -ENOENT;
 	if (which == BOOT_CACHE_KALLSYMS && bc->opts.module_cnt) {
-		int err = check_modules(bc);
-
+		err = check_modules(bc);
 		if (err)
 			return err;
 	}
-	return copy(bc, which, src, dst, 1);
+	err = copy(bc, which, src, dst, 1);
+	if (!err && which == BOOT_CACHE_KALLSYMS) {
+		err = check_head(bc, dst);
+		if (err)
+			unlink(dst);
+	}
+	return err;
 }
 
 struct build_seen {

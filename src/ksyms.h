@@ -63,6 +63,20 @@ struct ksyms_move {
  */
 int ksyms__copy_image(const char *src, FILE *out, __u64 delta, const struct ksyms_move *moves,
 		      size_t move_cnt);
+/* Longest name ksyms__image_head() gives whole (the kernel's KSYM_NAME_LEN) */
+#define KSYMS_HEAD_NAME_LEN 512
+
+/* One of the first symbols of an image, in file order */
+struct ksyms_head_sym {
+	__u64 addr;
+	char name[KSYMS_HEAD_NAME_LEN];
+};
+
+/*
+ * The first @n symbols of the image @path (fewer if it has fewer): how many, or negative
+ * errno (-EINVAL: not a whole image). Reads those records and names only.
+ */
+int ksyms__image_head(const char *path, struct ksyms_head_sym *syms, size_t n);
 /* NULL with errno set (EINVAL: not an image, or a damaged one). */
 struct ksyms *ksyms__load_image(const char *path);
 /*

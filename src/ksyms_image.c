@@ -361,6 +361,39 @@ int ksyms__copy_image(const char *src, FILE *out, __u64 delta, const struct ksym
 	return err;
 }
 
+int ksyms__image_head(const char *path, struct ksyms_head_sym *syms, size_t n)
+{
+	struct image_sym rec;
+	struct image_hdr hdr = {};
+	off_t names_off;
+	ssize_t got;
+	size_t i;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = read_header(fd, &hdr);
+	if (n > hdr.cnt)
+		n = hdr.cnt;
+	names_off = sizeof(hdr) + (off_t)hdr.cnt * sizeof(rec) + (off_t)hdr.func_cnt * 12;
+	for (i = 0; !err && i < n; i++) {
+		err = read_full(fd, &rec, sizeof(rec));
+		if (!err && rec.name >= hdr.names_len)
+			err = -EINVAL;
+		if (err)
+			break;
+		syms[i].addr = rec.addr;
+		got = pread(fd, syms[i].name, sizeof(syms[i].name), names_off + rec.name);
+		if (got < 0)
+			err = -errno;
+		else if (!memchr(syms[i].name, '\0', got))
+			err = -EINVAL;	/* longer than any kernel name, or cut */
+	}
+	close(fd);
+	return err ?: (int)n;
+}
+
 static int from_image(struct ksyms *ks, int fd)
 {
 	const struct image_sym *recs;

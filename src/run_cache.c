@@ -50,7 +50,7 @@ static const char *build_why(int err)
 {
 	switch (-err) {
 	case ESTALE:
-		return "a module's .text is not where its copy puts it (read again, and kept anew)";
+		return "the kept copy does not match this boot's kallsyms, its first functions or a module's .text (read again, and kept anew)";
 	case ENODATA:
 		return "none kept for this kernel and its loaded modules yet (this run's lists will be)";
 	case ENOENT:

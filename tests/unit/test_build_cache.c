@@ -58,6 +58,8 @@ static void put_build_id(unsigned char b)
  * put_kallsyms() adds for them.
  */
 static unsigned long long kvm_base, nft_base;
+/* where do_one is past _stext: moved on a kernel that shuffles its functions */
+static unsigned long long do_one_off = 0x100;
 
 static void put_modules(unsigned long long kvm, unsigned long long nft)
 {
@@ -96,7 +98,7 @@ static void put_kallsyms(unsigned long long stext)
 		 "%016llx T _etext\n"
 		 "%016llx D some_data\n"
 		 "ffffffffc0100000 t bpf_prog_6deef7357e7b4530_sd_fw_ingress\t[bpf]\n",
-		 stext, stext + 0x100, stext + 0x200, stext + 0x300, stext + 0x1000,
+		 stext, stext + do_one_off, stext + 0x200, stext + 0x300, stext + 0x1000,
 		 stext + 0x1000000);
 	if (nft_base)
 		n += snprintf(text + n, sizeof(text) - n,
@@ -388,6 +390,16 @@ static void test_damaged(void **state)
 	boot_cache__free(c);
 	first_run();
 	assert_int_equal(ksyms__check_image(path), 0);
+
+	/* a kernel whose functions moved apart: its first ones say so, nothing is restored */
+	do_one_off = 0x180;
+	new_boot("5a5a5a5a-3f4d-4e5f-8a9b-0c1d2e3f4a5b", 0xffffffff94000000ULL);
+	c = open_cache();
+	assert_non_null(c);
+	assert_null(boot_cache__path(c, BOOT_CACHE_KALLSYMS));
+	assert_int_equal(boot_cache__build_err(c), -ESTALE);
+	boot_cache__free(c);
+	do_one_off = 0x100;
 
 	/* hidden addresses: no _stext to place the image by */
 	new_boot("66666666-3f4d-4e5f-8a9b-0c1d2e3f4a5b", 0);
