@@ -130,8 +130,11 @@ static bool head_line(struct build_cache *bc, const char *line)
 		return false;
 	if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3 || !ksym__is_func(type))
 		return true;
-	if (!bc->stext && !strcmp(name, "_stext"))
+	if (!bc->stext && !strcmp(name, "_stext")) {
 		bc->stext = addr;
+		if (!addr)
+			return false;	/* hidden: nothing to place the image by */
+	}
 	if (bc->head_cnt < HEAD_SYMS) {
 		bc->head[bc->head_cnt].addr = addr;
 		strcpy(bc->head[bc->head_cnt++].name, name);
