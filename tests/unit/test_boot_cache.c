@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "unit.h"
+#include "fake_root.h"
 #include "boot_cache.h"
 #include "ftrace_funcs.h"
 #include "ksyms.h"
@@ -41,16 +42,7 @@ static const char aff_text[] =
 
 static void put(const char *rel, const char *text)
 {
-	char path[256], cmd[320];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	assert_int_equal(system(cmd), 0);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
+	fake_root_put(root, rel, text, strlen(text));
 }
 
 static int setup(void **state)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "unit.h"
+#include "fake_root.h"
 #include "boot_cache.h"
 #include "build_cache.h"
 #include "ftrace_funcs.h"
@@ -21,23 +22,9 @@
 static char root[64];
 static char run_dir[128], build_dir[128];
 
-static void put_bytes(const char *rel, const void *data, size_t len)
-{
-	char path[256], cmd[320];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	assert_int_equal(system(cmd), 0);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	assert_int_equal(fwrite(data, 1, len, f), len);
-	fclose(f);
-}
-
 static void put(const char *rel, const char *text)
 {
-	put_bytes(rel, text, strlen(text));
+	fake_root_put(root, rel, text, strlen(text));
 }
 
 /* sys/kernel/notes with a GNU build ID note whose bytes are all @b */
@@ -49,7 +36,7 @@ static void put_build_id(unsigned char b)
 	memcpy(note, hdr, sizeof(hdr));
 	memcpy(note + 12, "GNU", 4);
 	memset(note + 16, b, 20);
-	put_bytes("/sys/kernel/notes", note, sizeof(note));
+	fake_root_put(root, "/sys/kernel/notes", note, sizeof(note));
 }
 
 /*
