@@ -48,6 +48,12 @@ int cache_file__replace(const char *path, cache_file_write_fn write, const void 
 	err = write(f, ctx);
 	if (fflush(f) && !err)
 		err = -errno;
+	/*
+	 * On the disk before the rename: a crash must leave the old copy or the whole new
+	 * one (a cut list of functions, kept across boots, would hide them without a word)
+	 */
+	if (!err && fsync(fileno(f)))
+		err = -errno;
 	if (ferror(f) && !err)
 		err = -EIO;
 	if (fclose(f) && !err)

@@ -25,8 +25,8 @@ bool cache_file__private(const char *path);
 typedef int (*cache_file_write_fn)(FILE *f, const void *ctx);
 
 /*
- * Write @path through @write into a file beside it (mode 0600), then rename it over
- * @path. On any error nothing is left behind. 0 or negative errno.
+ * Write @path through @write into a file beside it (mode 0600), synced, then rename it
+ * over @path. On any error nothing is left behind. 0 or negative errno.
  */
 int cache_file__replace(const char *path, cache_file_write_fn write, const void *ctx);
 
