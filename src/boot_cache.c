@@ -77,35 +77,12 @@ static int read_text(const struct boot_cache *c, const char *rel, char **buf, si
 	return file_buf__read(path, buf, len);
 }
 
-/*
- * A file of a few bytes (a build-ID note, the boot id) into @buf, NUL-terminated; its
- * length. Not file_buf__read(): its megabyte buffer, an mmap() and munmap() per file,
- * would be paid per module at every start.
- */
-static ssize_t read_small_at(const char *path, char *buf, size_t sz)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	do
-		n = read(fd, buf, sz - 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	return n;
-}
-
 static ssize_t read_small(const struct boot_cache *c, const char *rel, char *buf, size_t sz)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s%s", c->opts.root ?: "", rel);
-	return read_small_at(path, buf, sz);
+	return cache_file__read_small(path, buf, sz);
 }
 
 /*
@@ -509,7 +486,7 @@ ssize_t boot_cache__read(const struct boot_cache *c, enum boot_cache_file which,
 		return -EINVAL;
 	if (!c->present[which])
 		return -ENOENT;
-	n = read_small_at(c->paths[which], buf, sz);
+	n = cache_file__read_small(c->paths[which], buf, sz);
 	if (n >= 0 && (size_t)n == sz - 1)
 		return -EFBIG;	/* maybe more: not the whole copy */
 	return n;

@@ -50,17 +50,13 @@ static const char *dir_of(const struct build_cache *bc)
 
 static int read_build_id(struct build_cache *bc)
 {
-	unsigned char buf[8192], id[20];
-	char path[PATH_MAX];
+	unsigned char id[20];
+	char buf[8192], path[PATH_MAX];
 	ssize_t n;
-	int fd, len, i;
+	int len, i;
 
 	snprintf(path, sizeof(path), "%s/sys/kernel/notes", bc->opts.root ?: "");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ENOENT;
-	n = read(fd, buf, sizeof(buf));
-	close(fd);
+	n = cache_file__read_small(path, buf, sizeof(buf));
 	if (n <= 0)
 		return -ENOENT;
 	len = kernel_image__notes_build_id(buf, n, id, sizeof(id));
@@ -194,18 +190,14 @@ static int module_text(const struct build_cache *bc, const char *name, __u64 *ad
 {
 	char path[PATH_MAX], buf[64];
 	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/sys/module/%s/sections/.text", bc->opts.root ?: "",
 		 name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
+	n = cache_file__read_small(path, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	if (n == 0)
 		return -EIO;
-	buf[n] = '\0';
 	*addr = strtoull(buf, NULL, 16);
 	/* hidden (kptr_restrict): nothing to check a module's place against */
 	return *addr ? 0 : -ESRCH;

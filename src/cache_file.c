@@ -83,3 +83,21 @@ int cache_file__copy(FILE *f, const void *src)
 	fclose(in);
 	return err;
 }
+
+ssize_t cache_file__read_small(const char *path, char *buf, size_t sz)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	do
+		n = read(fd, buf, sz - 1);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}

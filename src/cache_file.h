@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /*
  * @dir made (mode 0700; its parent must exist) or there, and ours alone: owned by us, not a
@@ -29,6 +30,13 @@ typedef int (*cache_file_write_fn)(FILE *f, const void *ctx);
  * over @path. On any error nothing is left behind. 0 or negative errno.
  */
 int cache_file__replace(const char *path, cache_file_write_fn write, const void *ctx);
+
+/*
+ * A file of a few bytes (a boot id, a build-ID note, a sysfs address) into @buf, read
+ * once and NUL-terminated: its length, or negative errno. Not file_buf__read(): its
+ * megabyte buffer, an mmap() and munmap() per file, would be paid per module at every start.
+ */
+ssize_t cache_file__read_small(const char *path, char *buf, size_t sz);
 
 /* Copy the file @src to @f as it is: a cache_file_write_fn, @ctx the path. */
 int cache_file__copy(FILE *f, const void *src);

@@ -355,6 +355,14 @@ int ksyms__build_indexes(struct ksyms *ks)
 		ks->name_hashes[i] = keys[i].hash;
 	}
 	free(keys);
+	ksyms__order_by_addr(ks);
+	return 0;
+}
+
+void ksyms__order_by_addr(struct ksyms *ks)
+{
+	size_t i, n = ks->func_cnt;
+
 	/* kallsyms lists the kernel's own text in address order: most reads need no sort */
 	for (i = 1; i < n && ks->by_addr[i - 1]->addr <= ks->by_addr[i]->addr; i++)
 		;
@@ -377,7 +385,6 @@ int ksyms__build_indexes(struct ksyms *ks)
 			((struct ksym *)ks->by_addr[k])->size = size;
 		i = j;
 	}
-	return 0;
 }
 
 /* The symbols read (unless @err, a negative errno, says reading failed) made searchable. */

@@ -248,17 +248,6 @@ static int copy_moved_all(int fd, const struct image_hdr *hdr, FILE *out, __u64 
 	return err;
 }
 
-/* As ksyms__build_indexes() orders them: by address, then file order */
-static int cmp_idx_by_addr(const void *pa, const void *pb, void *ctx)
-{
-	const struct image_sym *recs = ctx;
-	__u32 a = *(const __u32 *)pa, b = *(const __u32 *)pb;
-
-	if (recs[a].addr != recs[b].addr)
-		return recs[a].addr < recs[b].addr ? -1 : 1;
-	return a < b ? -1 : a > b;
-}
-
 /* The module @name's offset in @moves; false if it has none */
 static bool module_delta(const struct ksyms_move *moves, size_t n, const char *name, __u64 *d)
 {
@@ -274,70 +263,44 @@ static bool module_delta(const struct ksyms_move *moves, size_t n, const char *n
 }
 
 /*
- * With modules moved by offsets of their own: the whole image in memory (the first run of
- * a boot with modules, once), its address order and sizes made again.
+ * With modules moved by offsets of their own: the image loaded as a table, its addresses
+ * moved, its address order and sizes made again as a parse makes them, and written back
+ * (the first run of a boot with modules, once). The name order holds: one module's
+ * symbols all move alike.
  */
-static int copy_moved_each(int fd, const struct image_hdr *hdr, FILE *out, __u64 delta,
+static int copy_moved_each(const char *src, FILE *out, __u64 delta,
 			   const struct ksyms_move *moves, size_t move_cnt)
 {
-	size_t len = (size_t)hdr->cnt * sizeof(struct image_sym) + (size_t)hdr->func_cnt * 12 +
-		     hdr->names_len;
-	struct image_sym *recs;
-	__u32 last_mod = 0, *by_addr;
+	const char *last_mod = NULL;
 	__u64 mod_delta = 0;
-	const char *names;
-	size_t i, j, k;
-	char *buf;
-	int err;
+	struct ksyms *ks;
+	size_t i;
+	int err = 0;
 
-	buf = malloc(len);
-	if (!buf)
-		return -ENOMEM;
-	err = read_full(fd, buf, len);
-	recs = (struct image_sym *)buf;
-	by_addr = (__u32 *)(recs + hdr->cnt);
-	/* after both orders and the name hashes */
-	names = (const char *)(by_addr + 3 * (size_t)hdr->func_cnt);
-	if (!err && names[hdr->names_len - 1])
-		err = -EINVAL;
-	for (i = 0; !err && i < hdr->cnt; i++) {
-		if (!recs[i].module) {
-			recs[i].addr += delta;
+	ks = ksyms__load_image(src);
+	if (!ks)
+		return -errno;
+	for (i = 0; i < ks->cnt; i++) {
+		struct ksym *s = &ks->syms[i];
+
+		if (!s->module) {
+			s->addr += delta;
 			continue;
 		}
-		if (recs[i].module > hdr->names_len) {
-			err = -EINVAL;
-			break;
-		}
 		/* a module's symbols come together: one search per module */
-		if (recs[i].module != last_mod &&
-		    !module_delta(moves, move_cnt, names + recs[i].module - 1, &mod_delta)) {
+		if (s->module != last_mod &&
+		    !module_delta(moves, move_cnt, s->module, &mod_delta)) {
 			err = -ENOENT;
 			break;
 		}
-		last_mod = recs[i].module;
-		recs[i].addr += mod_delta;
+		last_mod = s->module;
+		s->addr += mod_delta;
 	}
-	for (i = 0; !err && i < hdr->func_cnt; i++)
-		if (by_addr[i] >= hdr->cnt)
-			err = -EINVAL;
 	if (!err) {
-		qsort_r(by_addr, hdr->func_cnt, sizeof(*by_addr), cmp_idx_by_addr, recs);
-		/* size = distance to the next function at a higher address; aliases share it */
-		for (i = 0; i < hdr->func_cnt; i = j) {
-			__u64 size;
-
-			for (j = i + 1; j < hdr->func_cnt &&
-					recs[by_addr[j]].addr == recs[by_addr[i]].addr; j++)
-				;
-			size = j < hdr->func_cnt ? recs[by_addr[j]].addr - recs[by_addr[i]].addr : 0;
-			for (k = i; k < j; k++)
-				recs[by_addr[k]].size = size;
-		}
+		ksyms__order_by_addr(ks);
+		err = ksyms__write_image(ks, out);
 	}
-	if (!err && (fwrite(hdr, sizeof(*hdr), 1, out) != 1 || fwrite(buf, 1, len, out) != len))
-		err = -EIO;
-	free(buf);
+	ksyms__free(ks);
 	return err;
 }
 
@@ -352,7 +315,7 @@ int ksyms__copy_image(const char *src, FILE *out, __u64 delta, const struct ksym
 		return -errno;
 	err = read_header(fd, &hdr);
 	if (!err && move_cnt)
-		err = copy_moved_each(fd, &hdr, out, delta, moves, move_cnt);
+		err = copy_moved_each(src, out, delta, moves, move_cnt);
 	else if (!err && fwrite(&hdr, sizeof(hdr), 1, out) != 1)
 		err = -EIO;
 	else if (!err)

@@ -27,5 +27,10 @@ struct ksyms {
 
 /* by_name, name_hashes and by_addr from syms[0, cnt), and the function symbols' sizes */
 int ksyms__build_indexes(struct ksyms *ks);
+/*
+ * by_addr sorted again (by address, then file order) and the function symbols' sizes from
+ * it: ksyms__build_indexes()'s last step, and what a table whose addresses moved needs.
+ */
+void ksyms__order_by_addr(struct ksyms *ks);
 
 #endif
