@@ -12,6 +12,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 ALLOC="-e '*sys_bpf' -a 'array_map_alloc*'"
 E2BIG='\[-E2BIG\] +array_map_alloc_check'
+# an error outside simfail's cases: tmpfs refusing a bad nr_inodes= at mount
+MOUNT="-e '*sys_mount' -a 'path_mount' -a 'do_mount' -a 'do_new_mount*' -a 'vfs_parse_fs*' -a 'shmem_parse*' -a '*parse_monolithic*'"
 stext="grep -m1 ' _stext\$' /proc/kallsyms | cut -d' ' -f1"
 
 # a shared guest's earlier scenarios left this boot's copies: this run must be a boot's first
@@ -81,7 +83,10 @@ cmp /tmp/m1.list /tmp/m2.list && echo \"restored=kernel \$(wc -l </tmp/m1.list) 
 echo '=== END mods'
 mods_unload nf_tables
 trace e2big bpf-bad-map-val-size-percpu-array -vv $ALLOC
-rm -rf /var/cache/retsnoop; rmdir /var/cache /var 2>/dev/null"
+mkdir -p /mnt/t
+hunt mount 'mount -t tmpfs -o nr_inodes=xyz none /mnt/t' $MOUNT
+hunt mountT 'mount -t tmpfs -o nr_inodes=xyz none /mnt/t' -T $MOUNT
+rm -rf /var/cache/retsnoop; rmdir /var/cache /var /mnt/t /mnt 2>/dev/null"
 out=$(RETSNOOP_VM_DYN=$copies vm_run "$guest") ||
 	{ echo "$out" | tail -20; fail "second boot failed"; finish; }
 s=$(section "$out" hunt)
@@ -99,6 +104,10 @@ expect "$s" '^restored=kernel [1-9][0-9]* nft=[1-9][0-9]*$' \
 	"second boot, nf_tables loaded: its functions at this load's addresses, as the kernel's files give them"
 s=$(section "$out" e2big)
 expect "$s" "$E2BIG" "second boot: a traced error's stack, symbolized from the restored copy"
+expect "$(section "$out" mount)" '^! .*\[-EINVAL\] +shmem_parse_one' \
+	"second boot: a bad tmpfs mount option's error named where it began (shmem_parse_one)"
+expect "$(section "$out" mountT)" 'shmem_parse_one.*\[-EINVAL\]' \
+	"second boot: -T of the same error ends in shmem_parse_one's -EINVAL"
 stext2=$(printf '%s\n' "$out" | sed -n 's/^stext //p')
 nft2=$(printf '%s\n' "$out" | sed -n 's/^nft //p')
 echo "info: nf_tables' nft_register_expr at $nft1, then $nft2"
