@@ -26,6 +26,7 @@ enum debug_feat {
 struct env_config {
 	long ringbuf_size;		/* bpf.ringbuf-size */
 	long sessions_size;		/* bpf.sessions-size */
+	long session_table;		/* bpf.session-table; -1: the tracer's default */
 	bool stacks_unfiltered;		/* stacks.unfiltered */
 	bool stacks_emit_addrs;		/* stacks.emit-addrs */
 	bool stacks_dec_offs;		/* stacks.dec-offs */

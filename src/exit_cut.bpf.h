@@ -148,4 +148,22 @@ int thread_exit(void *ctx)
 	return 0;
 }
 
+/*
+ * Every exit of a thread where thread_exit is not loaded and sessions live in the table
+ * first: a session its exit cuts short ends, silently as before (task storage went with the
+ * thread): a table slot kept by a dead thread would be taken from the next thread with its
+ * low id bits, and a spilled session left counted would send every lookup to task storage.
+ */
+SEC("raw_tp/sched_process_exit")
+int session_table_exit(void *ctx)
+{
+	__s64 key = session_key(bpf_get_current_pid_tgid());
+	/* a spilled session too: session_spills counts it until it ends */
+	struct session *sess = find_session(key);
+
+	if (sess)
+		end_session(sess, key);
+	return 0;
+}
+
 #endif /* __RETSNOOP_EXIT_CUT_BPF_H */

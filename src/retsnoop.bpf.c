@@ -77,8 +77,10 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	__s64 key;
 	__u32 d, seq;
 
+	/* the table's and the map's key is the thread's id: a new session's too (0: not read) */
+	pid_tgid = slot_kept() ? 0 : bpf_get_current_pid_tgid();
+	key = slot_kept() ? 0 : session_key(pid_tgid);
 	/* one storage lookup: a new session reuses the thread's slot found here */
-	key = probe_session_key();
 	slot = session_slot(key);
 	sess = slot_session(slot);
 	/*
@@ -94,24 +96,25 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	 */
 	if (sess && usp && user_unwind(sess, usp + !user_tail_call(sess, ctx, usp), key, now)) {
 		sess = NULL;
-		slot = use_task_storage ? slot : NULL;	/* the hash map's entry is gone */
+		slot = slot_kept() ? slot : NULL;	/* the table's or map's entry is gone */
 	}
 	/* ...or a kernel function entered from there (a syscall made after the jump) */
 	if (sess && !usp && user_resync(sess, key, now)) {
 		sess = NULL;
-		slot = use_task_storage ? slot : NULL;
+		slot = slot_kept() ? slot : NULL;
 	}
 	/* a kernel call where frame 0 ran: the kernel skipped its return (missed_exit.bpf.h) */
 	if (sess && !usp && frame0_gone(sess, entry_kpos(ctx, fentry), id, fentry)) {
 		end_stale_session(sess, key, now, helper_loop);
 		sess = NULL;
-		slot = use_task_storage ? slot : NULL;
+		slot = slot_kept() ? slot : NULL;
 	}
 	if (!sess) {
 		fi = bpf_map_lookup_elem(&func_infos, &id);
 		if (!fi || !(fi->flags & FUNC_IS_ENTRY))
 			return 1;
-		pid_tgid = bpf_get_current_pid_tgid();
+		if (!pid_tgid)
+			pid_tgid = bpf_get_current_pid_tgid();
 		if (!session_allowed(pid_tgid))
 			return 1;
 		if (!now)	/* else a stale session ended just now */

@@ -59,12 +59,19 @@ const volatile __u64 duration_ns = 0;		/* -L: minimum outermost latency */
  */
 const volatile bool kstack_from_task = false;
 /*
- * Sessions live in task-local storage (5.11+): each thread keeps its session slot for
- * life and a new session only resets its header. The sessions hash map (5.10) needs the
- * whole zeroed template copied in at every session start (~10 KB, most of the per-call
- * cost of tracing a short syscall) and a delete at its end.
+ * Where sessions live (enum sess_store). In task-local storage (5.11+) each thread
+ * keeps its session slot for life and a new session only resets its header. The sessions
+ * hash map (5.10) needs the whole zeroed template copied in at every session start (~10
+ * KB, most of the per-call cost of tracing a short syscall) and a delete at its end. Where
+ * the kernel has BPF's compare-and-swap, sessions live first in a table of
+ * session_table_mask + 1 slots, a thread's at its id's low bits (session_slot.bpf.h): an
+ * inlined array lookup where task storage's is a helper call that takes the CPU's storage
+ * lock, both at entry and at exit.
  */
-const volatile bool use_task_storage = false;
+const volatile __u32 session_store = SESS_STORE_HASH;
+const volatile __u32 session_table_mask = 0;
+/* the table's: where a session whose slot is taken lives (task storage, or the hash map) */
+const volatile __u32 spill_store = SESS_STORE_HASH;
 /* helpers that arrived in 5.17, and this kernel's field offsets (kernel_features.h) */
 const volatile bool has_func_ret = false;
 const volatile bool has_func_arg = false;
@@ -101,6 +108,7 @@ struct frag {
 
 struct session {
 	__u64 sess_id;
+	__s64 owner;		/* the session table's: its thread's key, 0 when free */
 	__u64 start_ts;
 	__u32 pid;
 	__u32 tgid;

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
 /*
  * Where a thread's session lives, from its first traced entry function to its return:
- * task-local storage on 5.11+ (the slot stays with the thread, a new session resets its
- * header), else the sessions hash map (a zeroed template copied in, deleted at the end).
+ * the session table where the kernel has compare-and-swap (a slot claimed at the start,
+ * freed at the end; when another thread's session holds it, "spilled" into the store
+ * below), else task-local storage on 5.11+ (the slot stays with the thread, a new session
+ * resets its header), else the sessions hash map (a zeroed template copied in, deleted at
+ * the end; 5.10, and 7.x, whose task storage can't hold a session).
  * Also who may start one (-p -P -n -N, never retsnoop itself), the
  * session's key and its id.
  *
@@ -34,6 +37,22 @@ struct {
 	__type(key, int);
 	__type(value, struct session);
 } task_sessions SEC(".maps");
+
+/*
+ * The session table: slot i belongs to the thread whose key is in its owner, or to none
+ * (0). A session that finds its thread's slot taken (table_slot()) lives in spill_store
+ * instead ("spilled", counted in session_spills so that lookups look there too only while
+ * any such session runs).
+ */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);			/* bpf.session-table */
+	__type(key, __u32);
+	__type(value, struct session);
+} session_table SEC(".maps");
+
+__u64 session_spills = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -121,22 +140,72 @@ static __always_inline __s64 session_key(__u64 pid_tgid)
 	return pid ? (__s64)pid : -(1 + (__s64)bpf_get_smp_processor_id());
 }
 
+/* Does the slot stay with the thread after its session ends (task storage alone)? */
+static __always_inline bool slot_kept(void)
+{
+	return session_store == SESS_STORE_TASK;
+}
+
 /*
- * The probes' session key: the sessions hash map's (5.10); task storage needs none, and
- * then the probe spends no helper call on the thread's pid.
+ * The probes' session key: the session table's and the sessions hash map's; task storage
+ * alone needs none, and then the probe spends no helper call on the thread's pid.
  */
 static __always_inline __s64 probe_session_key(void)
 {
-	return use_task_storage ? 0 : session_key(bpf_get_current_pid_tgid());
+	return slot_kept() ? 0 : session_key(bpf_get_current_pid_tgid());
+}
+
+/*
+ * @key's thread's slot: its id's low bits, so that threads made one after another (a
+ * process's, ids in a row) never share one; one slot, not a probe sequence: each probe
+ * costs every call an array lookup, where a thread that finds its slot taken takes task
+ * storage instead.
+ */
+static __always_inline struct session *table_slot(__s64 key)
+{
+	__u32 i = (__u32)key & session_table_mask;
+
+	return bpf_map_lookup_elem(&session_table, &i);
+}
+
+/* The table slot @key's thread owns, or NULL. */
+static __always_inline struct session *table_find(__s64 key)
+{
+	struct session *s = table_slot(key);
+
+	return s && s->owner == key ? s : NULL;
+}
+
+/* @key's thread's table slot, now its own; NULL when another thread's. */
+static __always_inline struct session *table_claim(__s64 key)
+{
+	struct session *s = table_slot(key);
+
+	/* another CPU may claim the same slot for another thread: one of them wins */
+	if (s && !s->owner && __sync_val_compare_and_swap(&s->owner, 0, key) == 0)
+		return s;
+	return NULL;
 }
 
 /*
  * The thread's session slot, running a session or not (task storage: NULL until the
- * thread's first session; the hash map: its running session).
+ * thread's first session; the table and the hash map: its running session).
  */
 static __always_inline struct session *session_slot(__s64 key)
 {
-	if (!use_task_storage)
+	struct session *s;
+
+	if (session_store == SESS_STORE_TABLE) {
+		s = table_find(key);
+		if (s || !session_spills)
+			return s;
+		/* a running session spilled, or none */
+		if (spill_store == SESS_STORE_HASH)
+			return bpf_map_lookup_elem(&sessions, &key);
+		s = bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
+		return s && s->stack.depth ? s : NULL;
+	}
+	if (session_store == SESS_STORE_HASH)
 		return bpf_map_lookup_elem(&sessions, &key);
 	return bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
 }
@@ -145,7 +214,7 @@ static __always_inline struct session *session_slot(__s64 key)
 static __always_inline struct session *slot_session(struct session *slot)
 {
 	/* the slot outlives its sessions: between two of them it has no running frame */
-	if (use_task_storage && slot && !slot->stack.depth)
+	if (slot_kept() && slot && !slot->stack.depth)
 		return NULL;
 	return slot;
 }
@@ -181,6 +250,18 @@ static __always_inline void reset_session(struct session *sess)
 	sess->lbrs_sz = 0;
 }
 
+/* A new session in the sessions hash map (a zeroed copy), or NULL when it is full. */
+static __always_inline struct session *hash_session(__s64 key)
+{
+	struct session *sess;
+	__u32 zero = 0;
+
+	sess = bpf_map_lookup_elem(&empty_session, &zero);
+	if (!sess || bpf_map_update_elem(&sessions, &key, sess, BPF_NOEXIST))
+		return NULL;
+	return bpf_map_lookup_elem(&sessions, &key);
+}
+
 /*
  * A session slot for this thread, or NULL (counted) when there is none to have. @slot:
  * what session_slot() found (task storage: the thread's slot, already allocated, or NULL).
@@ -189,20 +270,33 @@ static __always_inline struct session *new_session_slot(__s64 key, struct sessio
 {
 	struct drop_stats *st;
 	struct session *sess;
-	__u32 zero = 0;
 
-	if (use_task_storage) {
+	if (session_store == SESS_STORE_TABLE) {
+		/* @slot is NULL: the table's slots hold running sessions only */
+		sess = table_claim(key);
+		if (!sess) {
+			if (spill_store == SESS_STORE_HASH)
+				sess = hash_session(key);
+			else
+				sess = bpf_task_storage_get(&task_sessions,
+							    bpf_get_current_task_btf(), NULL,
+							    BPF_LOCAL_STORAGE_GET_F_CREATE);
+			if (sess) {
+				__sync_fetch_and_add(&session_spills, 1);
+				if ((st = drop_stats()))
+					__sync_fetch_and_add(&st->spilled_sessions, 1);
+			}
+		}
+		if (sess)
+			reset_session(sess);
+	} else if (session_store == SESS_STORE_TASK) {
 		/* allocated once per thread; NULL when out of memory or storage busy on this CPU */
 		sess = slot ?: bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(),
 						     NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (sess)
 			reset_session(sess);
 	} else {
-		sess = bpf_map_lookup_elem(&empty_session, &zero);
-		if (sess && bpf_map_update_elem(&sessions, &key, sess, BPF_NOEXIST))
-			sess = NULL;	/* the map is full */
-		else if (sess)
-			sess = bpf_map_lookup_elem(&sessions, &key);
+		sess = hash_session(key);
 	}
 	if (!sess && (st = drop_stats()))
 		__sync_fetch_and_add(&st->dropped_sessions, 1);
@@ -218,7 +312,15 @@ static __always_inline void end_session(struct session *sess, __s64 key)
 	c = bpf_map_lookup_elem(&sess_seq, &zero);
 	if (c)
 		c->live--;
-	if (use_task_storage)
+	if (session_store == SESS_STORE_TABLE && sess->owner) {
+		/* an exchange: the writes above are seen before the slot is free (arm64) */
+		__sync_lock_test_and_set(&sess->owner, 0);
+		return;
+	}
+	if (session_store == SESS_STORE_TABLE)
+		__sync_fetch_and_add(&session_spills, -1);
+	if (session_store == SESS_STORE_TASK ||
+	    (session_store == SESS_STORE_TABLE && spill_store == SESS_STORE_TASK))
 		sess->stack.depth = 0;
 	else
 		bpf_map_delete_elem(&sessions, &key);

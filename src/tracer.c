@@ -363,21 +363,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
 				 at_least_one(opts->allow_comm_cnt + opts->deny_comm_cnt));
-	/* a sessions map size asked for means that map (it caps concurrent sessions) */
-	skel->rodata->use_task_storage = feat->has_task_storage && !opts->sessions_size;
-	if (skel->rodata->use_task_storage) {
-		/* the code that uses the hash map never runs: keep it minimal */
-		bpf_map__set_max_entries(skel->maps.sessions, 1);
-	} else {
-		/* libbpf poisons the (never run) instructions that refer to it */
-		bpf_map__set_autocreate(skel->maps.task_sessions, false);
-		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size ?: 4096);
-	}
-	if (skel->rodata->use_task_storage)
-		pr(t, LOG_DEBUG, "Session state: task-local storage.\n");
-	else
-		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
-		   bpf_map__max_entries(skel->maps.sessions));
+	tracer__plan_sessions(t, feat);
 	skel->rodata->task_exit_code_off = feat->task_exit_code_off;
 	if (opts->user_stacks || opts->user_func_cnt) {
 		/* -U, user_resync() (user_session.bpf.h), own_exit_call(): the user registers */
@@ -478,6 +464,11 @@ static int attach_tgid_set(struct tracer *t)
 	}
 	if (t->o.traced_tgid_cnt || t->o.user_func_cnt) {
 		l = bpf_program__attach(t->skel->progs.thread_exit);
+		if (!l)
+			goto err;
+		t->exit_link = l;
+	} else if (bpf_program__autoload(t->skel->progs.session_table_exit)) {
+		l = bpf_program__attach(t->skel->progs.session_table_exit);
 		if (!l)
 			goto err;
 		t->exit_link = l;
@@ -710,6 +701,10 @@ int tracer__stop(struct tracer *t)
 	}
 	t->draining = false;
 	t->stopped = true;
+	if (t->skel->rodata->session_store == SESS_STORE_TABLE)
+		pr(t, LOG_DEBUG, "Session table: %llu sessions spilled into %s.\n",
+		   (unsigned long long)tracer__spilled_sessions(t),
+		   t->skel->rodata->spill_store == SESS_STORE_TASK ? "task storage" : "the hash map");
 	return err < 0 ? err : 0;
 }
 

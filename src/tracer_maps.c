@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The tracer's maps filled once its BPF object is loaded: each function's flags, the -A
- * and -J capture plans, who may be traced.
+ * The tracer's maps: where sessions live, planned before the load; filled once its BPF
+ * object is loaded: each function's flags, the -A and -J capture plans, who may be traced.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,7 +9,68 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "arg_plan.h"
+#include "kernel_features.h"
 #include "tracer_int.h"
+
+/*
+ * The session table's slots: a power of 2, at least 2 (0: none). Each is a whole session
+ * (~10 KB of kernel memory). The table needs compare-and-swap (5.12+: present where
+ * bpf_get_func_ret() is, 5.17+); a sessions map size asked for means that map alone.
+ */
+static __u32 session_table_slots(const struct tracer_opts *o, const struct kernel_features *f)
+{
+	__u32 n = 2;
+
+	if (!f->has_func_ret || o->session_table == 0 || o->sessions_size)
+		return 0;
+	while (n < (__u32)(o->session_table < 0 ? SESSION_TABLE_DEFAULT : o->session_table))
+		n <<= 1;
+	return n;
+}
+
+/* Where sessions live (the table, task storage, the hash map): before the load. */
+void tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
+{
+	const struct tracer_opts *opts = &t->o;
+	struct retsnoop *skel = t->skel;
+	bool task_storage = feat->has_task_storage && !opts->sessions_size;
+	__u32 table;
+
+	/* a sessions map size asked for means that map (it caps concurrent sessions) */
+	skel->rodata->session_store = task_storage ? SESS_STORE_TASK : SESS_STORE_HASH;
+	if (task_storage) {
+		/* the code that uses the hash map never runs: keep it minimal */
+		bpf_map__set_max_entries(skel->maps.sessions, 1);
+	} else {
+		/* libbpf poisons the (never run) instructions that refer to it */
+		bpf_map__set_autocreate(skel->maps.task_sessions, false);
+		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size ?: 4096);
+	}
+	table = session_table_slots(opts, feat);
+	if (table) {
+		/* sessions whose slot another thread's holds: where they would be without it */
+		skel->rodata->spill_store = skel->rodata->session_store;
+		skel->rodata->session_store = SESS_STORE_TABLE;
+		skel->rodata->session_table_mask = table - 1;
+		bpf_map__set_max_entries(skel->maps.session_table, table);
+	} else {
+		bpf_map__set_autocreate(skel->maps.session_table, false);
+	}
+	/* the table's slots of threads that exit in a session: free again (thread_exit too) */
+	bpf_program__set_autoload(skel->progs.session_table_exit,
+				  table && !bpf_program__autoload(skel->progs.thread_exit));
+	if (table && task_storage)
+		pr(t, LOG_DEBUG, "Session state: a table of %u sessions, then task-local storage.\n",
+		   table);
+	else if (table)
+		pr(t, LOG_DEBUG, "Session state: a table of %u sessions, then a hash map of %u.\n",
+		   table, bpf_map__max_entries(skel->maps.sessions));
+	else if (task_storage)
+		pr(t, LOG_DEBUG, "Session state: task-local storage.\n");
+	else
+		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
+		   bpf_map__max_entries(skel->maps.sessions));
+}
 
 /* Each function's or probe's -A capture plan, by id, as BPF reads it (none: no capture). */
 static int load_arg_specs(struct bpf_map *map, const struct arg_plans *plans, size_t cnt)

@@ -90,6 +90,7 @@ static void test_defaults(void **state)
 	assert_int_equal(env.symb_mode, SYMB_AUTO);
 	assert_int_equal(env.cfg.ringbuf_size, 8 * 1024 * 1024);
 	assert_int_equal(env.cfg.sessions_size, 0);	/* task storage, or a map of 4096 */
+	assert_int_equal(env.cfg.session_table, -1);	/* the tracer's default, where it can */
 	assert_int_equal(env.cfg.args_max_total_args_size, 3072);
 	assert_int_equal(env.cfg.args_fmt_max_arg_width, 120);
 	assert_int_equal(env.cfg.lbr_max_count, 0);
@@ -354,6 +355,11 @@ static void test_config(void **state)
 	assert_int_equal(env.cfg.lbr_max_count, 3);
 	env__free(&env);
 
+	/* 0 turns the session table off: not the unset default (-1) */
+	assert_int_equal(PARSE(&env, "-C", "bpf.session-table=0"), 0);
+	assert_int_equal(env.cfg.session_table, 0);
+	env__free(&env);
+
 	/* session links by default; false asks for the entry and return pair */
 	assert_int_equal(PARSE(&env, "-e", "x"), 0);
 	assert_true(env.cfg.uprobe_session);
@@ -374,6 +380,9 @@ static void test_config(void **state)
 	env__free(&env);
 	expect_error(PARSE(&env, "-C", "bpf.sessions-size=12x"), -EINVAL,
 		     "Invalid 'bpf.sessions-size' config value '12x'");
+	env__free(&env);
+	expect_error(PARSE(&env, "-C", "bpf.session-table=65537"), -EINVAL,
+		     "Invalid 'bpf.session-table' config value '65537'. Expected valid integer in [0, 65536] range.");
 	env__free(&env);
 	expect_error(PARSE(&env, "-C", "stacks.unfiltered=maybe"), -EINVAL,
 		     "Invalid 'stacks.unfiltered' config value 'maybe'");

@@ -702,6 +702,22 @@ else
 	skip=$((skip + 9))
 fi
 
+# 14. many sessions at once (tests/uprobe/ucrowd.c): 12 threads all inside crowd_work.
+# A session table of 2 slots can't hold them: the others spill into task storage (-vv
+# counts them) and every thread still has its own sample crowd_work -> open_config.
+X=$D/ucrowd
+crowd='len(s) == 12 and len({x["tid"] for x in s}) == 12 and all([f["function"] for f in x["stack"] if f["kind"] == "traced_user"] == ["crowd_work", "open_config"] for x in s)'
+# the host's kernel (6.18) has task storage: the spills go there
+spilled() { sed -n 's/^Session table: \([0-9]*\) sessions spilled into task storage\.$/\1/p' "$T/err"; }
+"$RS" --json -vv -C bpf.session-table=2 -e "crowd_work [$X]" -a "open_config [$X]" -- "$X" 12 /nonexistent/crowd 2>"$T/err" | grep '^{' >"$T/out"
+check "12 threads at once, a table of 2 slots: 12 samples crowd_work -> open_config, one per thread" jq_samples "$crowd"
+check "12 threads at once, a table of 2 slots: at least 10 sessions spilled into task storage ($(spilled))" \
+	eval '[ "$(spilled)" -ge 10 ] 2>/dev/null && grep -q "^Session state: a table of 2 sessions, then task-local storage" "$T/err"'
+check "spilled sessions: none still running, nothing dropped, nothing left attached" eval 'jq_samples "$running0" && nothing_left'
+"$RS" --json -vv -e "crowd_work [$X]" -a "open_config [$X]" -- "$X" 12 /nonexistent/crowd 2>"$T/err" | grep '^{' >"$T/out"
+check "12 threads at once, the default table (256): 12 samples, none spilled ($(spilled))" \
+	eval 'jq_samples "$crowd" && [ "$(spilled)" = 0 ]'
+
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift

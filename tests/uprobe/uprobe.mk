@@ -17,11 +17,12 @@
 #   uexc            the same by a C++ exception (g++, tools/deps.sh)
 #   utail           traced functions that tail-call traced functions (a jmp, at -O2)
 #   uexit           traced functions that call exit() or pthread_exit(): never return
+#   ucrowd          many threads in traced functions at once (session table spills)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
 	uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc utail uexit)
+	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc utail uexit ucrowd)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -92,6 +93,10 @@ $(UPROG_OUT)/utail: tests/uprobe/utail.c | $(UPROG_OUT)
 	$(Q)cc $(UPROG_CFLAGS) $< -o $@
 
 $(UPROG_OUT)/uexit: tests/uprobe/uexit.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -pthread $< -o $@
+
+$(UPROG_OUT)/ucrowd: tests/uprobe/ucrowd.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)cc $(UPROG_CFLAGS) -pthread $< -o $@
 
