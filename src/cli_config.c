@@ -33,10 +33,11 @@ static const struct cfg_key cfg_keys[] = {
 	  "BPF sessions map capacity; setting it uses that map instead of task storage "
 	  "(default: task storage on 5.11+, else a map of 4096)" },
 	{ "bpf.session-table", CFG_INT, CFG_OFF(session_table), 0, 65536,
-	  "Slots of the session table, where sessions live on kernels with bpf_get_func_ret()\n"
-	  "\t(5.17+), rounded up to a power of 2: a probe finds its thread's session in the slot\n"
-	  "\tof its thread id's low bits, without a task storage lookup; a session whose slot\n"
-	  "\tanother thread's holds uses task storage (defaults to 256, 0: task storage only)" },
+	  "Slots of the session table (kernels with bpf_get_func_ret(), 5.17+), rounded up to a\n"
+	  "\tpower of 2: a session lives in the slot of its thread id's low bits or one of the\n"
+	  "\tnext 7, which a probe finds with an array lookup instead of a task storage lookup;\n"
+	  "\tit caps concurrent sessions, more are dropped and counted (defaults to 4096 where\n"
+	  "\ttask storage can't hold a session, as on 7.x, else 0: task storage)" },
 	{ "bpf.kprobe-session", CFG_BOOL, CFG_OFF(kprobe_session), 0, 0,
 	  "kprobe.multi: one session link per set, run at entry and return (Linux 6.10+), instead\n"
 	  "\tof an entry and a return link (defaults to true where the kernel has them)" },

@@ -149,16 +149,14 @@ int thread_exit(void *ctx)
 }
 
 /*
- * Every exit of a thread where thread_exit is not loaded and sessions live in the table
- * first: a session its exit cuts short ends, silently as before (task storage went with the
- * thread): a table slot kept by a dead thread would be taken from the next thread with its
- * low id bits, and a spilled session left counted would send every lookup to task storage.
+ * Every exit of a thread where thread_exit is not loaded and sessions live in the table: a
+ * session its exit cuts short ends, silently (as task storage goes with the thread): a
+ * table slot kept by a dead thread would be a slot less for every later one.
  */
 SEC("raw_tp/sched_process_exit")
 int session_table_exit(void *ctx)
 {
 	__s64 key = session_key(bpf_get_current_pid_tgid());
-	/* a spilled session too: session_spills counts it until it ends */
 	struct session *sess = find_session(key);
 
 	if (sess)

@@ -246,7 +246,7 @@ struct rec_session_interim {
 enum sess_store {
 	SESS_STORE_HASH,	/* the sessions hash map (5.10, or bpf.sessions-size) */
 	SESS_STORE_TASK,	/* task-local storage (5.11+) */
-	SESS_STORE_TABLE,	/* the session table, then task storage or the map (5.17+) */
+	SESS_STORE_TABLE,	/* the session table (5.17+) */
 };
 
 /*
@@ -274,7 +274,6 @@ struct drop_stats {
 	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
 	__u64 unfollowed_forks;		/* -- CMD: children not followed (PID over pid_max) */
 	__u64 lost_ends;		/* sessions whose entry function's return never came */
-	__u64 spilled_sessions;		/* the session table's slots taken: in task storage */
 };
 
 /*

@@ -70,8 +70,6 @@ const volatile bool kstack_from_task = false;
  */
 const volatile __u32 session_store = SESS_STORE_HASH;
 const volatile __u32 session_table_mask = 0;
-/* the table's: where a session whose slot is taken lives (task storage, or the hash map) */
-const volatile __u32 spill_store = SESS_STORE_HASH;
 /* helpers that arrived in 5.17, and this kernel's field offsets (kernel_features.h) */
 const volatile bool has_func_ret = false;
 const volatile bool has_func_arg = false;
@@ -109,6 +107,9 @@ struct frag {
 struct session {
 	__u64 sess_id;
 	__s64 owner;		/* the session table's: its thread's key, 0 when free */
+	/* the table's: sessions of this home slot living in a later one; this one is away */
+	__u32 displaced;
+	bool away;
 	__u64 start_ts;
 	__u32 pid;
 	__u32 tgid;

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
 /*
  * Where a thread's session lives, from its first traced entry function to its return:
- * the session table where the kernel has compare-and-swap (a slot claimed at the start,
- * freed at the end; when another thread's session holds it, "spilled" into the store
- * below), else task-local storage on 5.11+ (the slot stays with the thread, a new session
- * resets its header), else the sessions hash map (a zeroed template copied in, deleted at
- * the end; 5.10, and 7.x, whose task storage can't hold a session).
+ * the session table (a slot claimed at the start, freed at the end: 5.17+, by default
+ * where task storage can't hold a session, 7.x), else task-local storage on 5.11+ (the
+ * slot stays with the thread, a new session resets its header), else the sessions hash
+ * map (a zeroed template copied in, deleted at the end: 5.10).
  * Also who may start one (-p -P -n -N, never retsnoop itself), the
  * session's key and its id.
  *
@@ -40,10 +39,15 @@ struct {
 
 /*
  * The session table: slot i belongs to the thread whose key is in its owner, or to none
- * (0). A session that finds its thread's slot taken (table_slot()) lives in spill_store
- * instead ("spilled", counted in session_spills so that lookups look there too only while
- * any such session runs).
+ * (0). A thread's home slot is its id's low bits; one that finds it taken takes one of the
+ * next SESSION_TABLE_PROBES - 1 ("away") and counts itself in the home slot's displaced,
+ * so that a lookup looks past the home slot only while such a session runs. None free:
+ * the session is dropped and counted, as the hash map's beyond its size. No other store
+ * behind it: a session pointer from two maps would have the verifier check everything
+ * after the lookup twice (8,303 instructions processed of ksession instead of 4,428).
  */
+#define SESSION_TABLE_PROBES	8
+
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -51,8 +55,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct session);
 } session_table SEC(".maps");
-
-__u64 session_spills = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -155,35 +157,61 @@ static __always_inline __s64 probe_session_key(void)
 	return slot_kept() ? 0 : session_key(bpf_get_current_pid_tgid());
 }
 
-/*
- * @key's thread's slot: its id's low bits, so that threads made one after another (a
- * process's, ids in a row) never share one; one slot, not a probe sequence: each probe
- * costs every call an array lookup, where a thread that finds its slot taken takes task
- * storage instead.
- */
-static __always_inline struct session *table_slot(__s64 key)
+/* Slot @i of the table (its index taken modulo the table's size). */
+static __always_inline struct session *table_at(__u32 i)
 {
-	__u32 i = (__u32)key & session_table_mask;
-
+	i &= session_table_mask;
 	return bpf_map_lookup_elem(&session_table, &i);
 }
 
-/* The table slot @key's thread owns, or NULL. */
+/* The table slot @key's thread owns, or NULL: its home slot, or one of the next. */
 static __always_inline struct session *table_find(__s64 key)
 {
-	struct session *s = table_slot(key);
+	struct session *s = table_at((__u32)key);
+	__u32 n;
 
-	return s && s->owner == key ? s : NULL;
+	if (!s)
+		return NULL;
+	if (s->owner == key)
+		return s;
+	if (!s->displaced)	/* no session of this home lives away: the usual miss */
+		return NULL;
+	for (n = 1; n < SESSION_TABLE_PROBES; n++) {
+		s = table_at((__u32)key + n);
+		if (s && s->owner == key)
+			return s;
+	}
+	return NULL;
 }
 
-/* @key's thread's table slot, now its own; NULL when another thread's. */
+/* A free slot for @key's thread, now its own (compare-and-swap: another CPU may race). */
+static __always_inline bool table_take(struct session *s, __s64 key)
+{
+	return !s->owner && __sync_val_compare_and_swap(&s->owner, 0, key) == 0;
+}
+
+/* A table slot for @key's thread, now its own; NULL when its home and the next are taken. */
 static __always_inline struct session *table_claim(__s64 key)
 {
-	struct session *s = table_slot(key);
+	struct session *home = table_at((__u32)key), *s;
+	__u32 n;
 
-	/* another CPU may claim the same slot for another thread: one of them wins */
-	if (s && !s->owner && __sync_val_compare_and_swap(&s->owner, 0, key) == 0)
-		return s;
+	if (!home)
+		return NULL;
+	if (table_take(home, key)) {
+		home->away = false;
+		return home;
+	}
+	/* counted first: a lookup of this thread looks past its home from the claim on */
+	__sync_fetch_and_add(&home->displaced, 1);
+	for (n = 1; n < SESSION_TABLE_PROBES; n++) {
+		s = table_at((__u32)key + n);
+		if (s && table_take(s, key)) {
+			s->away = true;
+			return s;
+		}
+	}
+	__sync_fetch_and_add(&home->displaced, -1);
 	return NULL;
 }
 
@@ -193,18 +221,8 @@ static __always_inline struct session *table_claim(__s64 key)
  */
 static __always_inline struct session *session_slot(__s64 key)
 {
-	struct session *s;
-
-	if (session_store == SESS_STORE_TABLE) {
-		s = table_find(key);
-		if (s || !session_spills)
-			return s;
-		/* a running session spilled, or none */
-		if (spill_store == SESS_STORE_HASH)
-			return bpf_map_lookup_elem(&sessions, &key);
-		s = bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
-		return s && s->stack.depth ? s : NULL;
-	}
+	if (session_store == SESS_STORE_TABLE)
+		return table_find(key);
 	if (session_store == SESS_STORE_HASH)
 		return bpf_map_lookup_elem(&sessions, &key);
 	return bpf_task_storage_get(&task_sessions, bpf_get_current_task_btf(), NULL, 0);
@@ -274,19 +292,6 @@ static __always_inline struct session *new_session_slot(__s64 key, struct sessio
 	if (session_store == SESS_STORE_TABLE) {
 		/* @slot is NULL: the table's slots hold running sessions only */
 		sess = table_claim(key);
-		if (!sess) {
-			if (spill_store == SESS_STORE_HASH)
-				sess = hash_session(key);
-			else
-				sess = bpf_task_storage_get(&task_sessions,
-							    bpf_get_current_task_btf(), NULL,
-							    BPF_LOCAL_STORAGE_GET_F_CREATE);
-			if (sess) {
-				__sync_fetch_and_add(&session_spills, 1);
-				if ((st = drop_stats()))
-					__sync_fetch_and_add(&st->spilled_sessions, 1);
-			}
-		}
 		if (sess)
 			reset_session(sess);
 	} else if (session_store == SESS_STORE_TASK) {
@@ -303,27 +308,38 @@ static __always_inline struct session *new_session_slot(__s64 key, struct sessio
 	return sess;
 }
 
-/* The session is over (or lost track): free its slot for the thread's next one. */
-static __always_inline void end_session(struct session *sess, __s64 key)
+/*
+ * The session is over (or lost track): free its slot for the thread's next one.
+ * @subprog: called from a global function (user_pop()), which can't hold the exchange:
+ * 5.10 refuses any fetching atomic in every function it loads, run or not (user space
+ * rewrites those of the programs themselves where there is no table: tracer_maps.c).
+ */
+static __always_inline void __end_session(struct session *sess, __s64 key, bool subprog)
 {
 	struct sess_counts *c;
+	struct session *home;
 	__u32 zero = 0;
 
 	c = bpf_map_lookup_elem(&sess_seq, &zero);
 	if (c)
 		c->live--;
-	if (session_store == SESS_STORE_TABLE && sess->owner) {
-		/* an exchange: the writes above are seen before the slot is free (arm64) */
-		__sync_lock_test_and_set(&sess->owner, 0);
-		return;
-	}
-	if (session_store == SESS_STORE_TABLE)
-		__sync_fetch_and_add(&session_spills, -1);
-	if (session_store == SESS_STORE_TASK ||
-	    (session_store == SESS_STORE_TABLE && spill_store == SESS_STORE_TASK))
+	if (session_store == SESS_STORE_TABLE) {
+		if (sess->away && (home = table_at((__u32)key)))
+			__sync_fetch_and_add(&home->displaced, -1);
+		if (subprog)	/* a plain atomic add: ordered on x86, not on arm64 */
+			__sync_fetch_and_add(&sess->owner, -key);
+		else		/* the writes above are seen before the slot is free (arm64) */
+			__sync_lock_test_and_set(&sess->owner, 0);
+	} else if (session_store == SESS_STORE_TASK) {
 		sess->stack.depth = 0;
-	else
+	} else {
 		bpf_map_delete_elem(&sessions, &key);
+	}
+}
+
+static __always_inline void end_session(struct session *sess, __s64 key)
+{
+	__end_session(sess, key, false);
 }
 
 /*
@@ -361,8 +377,8 @@ static long pop_one(__u64 n, void *data)
  * every one of the open-coded loop's MAX_FSTACK_DEPTH rounds (a quarter of what it
  * checked of ksession, for a path only a lost exit takes).
  */
-static __always_inline bool __pop_unreturned(struct session *sess, __u32 nd, __s64 key,
-					      __u64 now, bool helper_loop)
+static __always_inline bool ___pop_unreturned(struct session *sess, __u32 nd, __s64 key,
+					       __u64 now, bool helper_loop, bool subprog)
 {
 	__u32 d = sess->stack.depth, n, i;
 
@@ -395,13 +411,20 @@ static __always_inline bool __pop_unreturned(struct session *sess, __u32 nd, __s
 	if (nd > 0)
 		return false;
 	emit_session_end(sess, now, false);
-	end_session(sess, key);
+	__end_session(sess, key, subprog);
 	return true;
 }
 
+static __always_inline bool __pop_unreturned(struct session *sess, __u32 nd, __s64 key,
+					      __u64 now, bool helper_loop)
+{
+	return ___pop_unreturned(sess, nd, key, now, helper_loop, false);
+}
+
+/* The same from user_pop(), a global function (__end_session()) */
 static __always_inline bool pop_unreturned(struct session *sess, __u32 nd, __s64 key, __u64 now)
 {
-	return __pop_unreturned(sess, nd, key, now, false);
+	return ___pop_unreturned(sess, nd, key, now, false, true);
 }
 
 /* @key: the probe's (probe_session_key()); @slot: see new_session_slot() */

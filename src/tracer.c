@@ -363,7 +363,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
 	bpf_map__set_max_entries(skel->maps.comms_filter,
 				 at_least_one(opts->allow_comm_cnt + opts->deny_comm_cnt));
-	tracer__plan_sessions(t, feat);
+	err = tracer__plan_sessions(t, feat);
+	if (err)
+		goto err;
 	skel->rodata->task_exit_code_off = feat->task_exit_code_off;
 	if (opts->user_stacks || opts->user_func_cnt) {
 		/* -U, user_resync() (user_session.bpf.h), own_exit_call(): the user registers */
@@ -701,10 +703,6 @@ int tracer__stop(struct tracer *t)
 	}
 	t->draining = false;
 	t->stopped = true;
-	if (t->skel->rodata->session_store == SESS_STORE_TABLE)
-		pr(t, LOG_DEBUG, "Session table: %llu sessions spilled into %s.\n",
-		   (unsigned long long)tracer__spilled_sessions(t),
-		   t->skel->rodata->spill_store == SESS_STORE_TASK ? "task storage" : "the hash map");
 	return err < 0 ? err : 0;
 }
 

@@ -111,12 +111,13 @@ struct tracer_opts {
 	bool verifier_stats;
 	/* tests: the full BPF build even where the lite one would do (tracer.c, lite_ok()) */
 	bool full_bpf;
-	/* session table slots (a power of 2 is used), -1: SESSION_TABLE_DEFAULT, 0: none */
+	/* session table slots (a power of 2 is used); -1: SESSION_TABLE_DEFAULT where task
+	 * storage can't hold a session, none where it can; 0: none */
 	int session_table;
 };
 
-/* the session table's slots unless -C bpf.session-table says otherwise */
-#define SESSION_TABLE_DEFAULT	256
+/* the session table's slots where it takes the hash map's place (its 4096 sessions) */
+#define SESSION_TABLE_DEFAULT	4096
 
 struct tracer;
 

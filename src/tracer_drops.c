@@ -52,22 +52,6 @@ static __u64 prog_misses(const struct bpf_program *prog)
 	return info.recursion_misses;
 }
 
-__u64 tracer__spilled_sessions(struct tracer *t)
-{
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct drop_stats *st;
-	__u32 zero = 0;
-	__u64 n = 0;
-
-	if (ncpu <= 0 || !(st = calloc(ncpu, sizeof(*st))))
-		return 0;
-	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &zero, st))
-		for (i = 0; i < ncpu; i++)
-			n += st[i].spilled_sessions;
-	free(st);
-	return n;
-}
-
 void tracer__drops(struct tracer *t, struct drop_report *d)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;

@@ -39,14 +39,11 @@ struct tracer {
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
 
-/* Where sessions live, set in the BPF object before its load (tracer_maps.c). */
-void tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat);
+/* Where sessions live, set in the BPF object before its load (tracer_maps.c): 0 or -errno. */
+int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat);
 
 /* The maps' contents, after the load (tracer_maps.c): 0 or a negative errno. */
 int tracer__fill_maps(struct tracer *t);
-
-/* Sessions that found their thread's session table slots taken (tracer_drops.c). */
-__u64 tracer__spilled_sessions(struct tracer *t);
 
 /* Tell the sink when samples were lost since it last heard (rate-limited). */
 void tracer_drops__check(struct tracer *t);

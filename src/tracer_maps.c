@@ -10,66 +10,90 @@
 #include <bpf/libbpf.h>
 #include "arg_plan.h"
 #include "kernel_features.h"
+#include "prog_patch.h"
 #include "tracer_int.h"
 
 /*
  * The session table's slots: a power of 2, at least 2 (0: none). Each is a whole session
- * (~10 KB of kernel memory). The table needs compare-and-swap (5.12+: present where
- * bpf_get_func_ret() is, 5.17+); a sessions map size asked for means that map alone.
+ * (~10 KB of kernel memory) and the table caps concurrent sessions, as the hash map does:
+ * by default it takes the hash map's place where task storage can't hold a session (7.x),
+ * and not task storage's (no cap, a slot per thread as needed). It needs compare-and-swap
+ * (5.12+: present where bpf_get_func_ret() is, 5.17+); a sessions map size asked for
+ * means that map.
  */
-static __u32 session_table_slots(const struct tracer_opts *o, const struct kernel_features *f)
+static __u32 session_table_slots(const struct tracer_opts *o, const struct kernel_features *f,
+				 bool task_storage)
 {
+	int want = o->session_table;
 	__u32 n = 2;
 
-	if (!f->has_func_ret || o->session_table == 0 || o->sessions_size)
+	if (!f->has_func_ret || o->sessions_size || want == 0 || (want < 0 && task_storage))
 		return 0;
-	while (n < (__u32)(o->session_table < 0 ? SESSION_TABLE_DEFAULT : o->session_table))
+	while (n < (__u32)(want < 0 ? SESSION_TABLE_DEFAULT : want))
 		n <<= 1;
 	return n;
 }
 
+/* BPF_CMPXCHG, BPF_XCHG and the fetching adds: what 5.10's verifier refuses anywhere */
+static bool is_fetch_atomic(const struct bpf_insn *in)
+{
+	return BPF_CLASS(in->code) == BPF_STX && BPF_MODE(in->code) == BPF_ATOMIC &&
+	       in->imm != BPF_ADD && in->imm != BPF_AND && in->imm != BPF_OR && in->imm != BPF_XOR;
+}
+
+/*
+ * Without the table its compare-and-swap and exchange never run, but a kernel without
+ * them (5.10) refuses a program holding them at all: each becomes a jump to the next
+ * instruction. 0 or a negative errno.
+ */
+static int drop_table_atomics(struct bpf_object *obj)
+{
+	const struct bpf_insn nop = { .code = BPF_JMP | BPF_JA };
+	struct bpf_program *prog;
+	int n;
+
+	bpf_object__for_each_program(prog, obj) {
+		n = prog_patch__replace_all(prog, is_fetch_atomic, &nop);
+		if (n < 0)
+			return n;
+	}
+	return 0;
+}
+
 /* Where sessions live (the table, task storage, the hash map): before the load. */
-void tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
+int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 {
 	const struct tracer_opts *opts = &t->o;
 	struct retsnoop *skel = t->skel;
 	bool task_storage = feat->has_task_storage && !opts->sessions_size;
-	__u32 table;
+	__u32 table = session_table_slots(opts, feat, task_storage);
 
-	/* a sessions map size asked for means that map (it caps concurrent sessions) */
-	skel->rodata->session_store = task_storage ? SESS_STORE_TASK : SESS_STORE_HASH;
-	if (task_storage) {
-		/* the code that uses the hash map never runs: keep it minimal */
-		bpf_map__set_max_entries(skel->maps.sessions, 1);
-	} else {
-		/* libbpf poisons the (never run) instructions that refer to it */
-		bpf_map__set_autocreate(skel->maps.task_sessions, false);
-		bpf_map__set_max_entries(skel->maps.sessions, opts->sessions_size ?: 4096);
-	}
-	table = session_table_slots(opts, feat);
 	if (table) {
-		/* sessions whose slot another thread's holds: where they would be without it */
-		skel->rodata->spill_store = skel->rodata->session_store;
 		skel->rodata->session_store = SESS_STORE_TABLE;
 		skel->rodata->session_table_mask = table - 1;
 		bpf_map__set_max_entries(skel->maps.session_table, table);
 	} else {
+		/* libbpf poisons the (never run) instructions that refer to it */
 		bpf_map__set_autocreate(skel->maps.session_table, false);
+		skel->rodata->session_store = task_storage ? SESS_STORE_TASK : SESS_STORE_HASH;
 	}
+	if (skel->rodata->session_store != SESS_STORE_TASK)
+		bpf_map__set_autocreate(skel->maps.task_sessions, false);
+	/* the code that uses the hash map never runs: keep it minimal */
+	bpf_map__set_max_entries(skel->maps.sessions,
+				 skel->rodata->session_store == SESS_STORE_HASH ?
+				 (opts->sessions_size ?: 4096) : 1);
 	/* the table's slots of threads that exit in a session: free again (thread_exit too) */
 	bpf_program__set_autoload(skel->progs.session_table_exit,
 				  table && !bpf_program__autoload(skel->progs.thread_exit));
-	if (table && task_storage)
-		pr(t, LOG_DEBUG, "Session state: a table of %u sessions, then task-local storage.\n",
-		   table);
-	else if (table)
-		pr(t, LOG_DEBUG, "Session state: a table of %u sessions, then a hash map of %u.\n",
-		   table, bpf_map__max_entries(skel->maps.sessions));
+	if (table)
+		pr(t, LOG_DEBUG, "Session state: a table of %u sessions.\n", table);
 	else if (task_storage)
 		pr(t, LOG_DEBUG, "Session state: task-local storage.\n");
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
+	return table ? 0 : drop_table_atomics(skel->obj);
 }
 
 /* Each function's or probe's -A capture plan, by id, as BPF reads it (none: no capture). */
