@@ -35,7 +35,7 @@ static const struct cfg_key cfg_keys[] = {
 	{ "bpf.session-table", CFG_INT, CFG_OFF(session_table), 0, 65536,
 	  "Slots of the session table (kernels with bpf_get_func_ret(), 5.17+), rounded up to a\n"
 	  "\tpower of 2: a session lives in the slot of its thread id's low bits or one of the\n"
-	  "\tnext 7, which a probe finds with an array lookup instead of a task storage lookup;\n"
+	  "\tnext 3, which a probe finds with an array lookup instead of a task storage lookup;\n"
 	  "\tit caps concurrent sessions, more are dropped and counted (defaults to 4096 where\n"
 	  "\ttask storage can't hold a session, as on 7.x, else 0: task storage)" },
 	{ "bpf.kprobe-session", CFG_BOOL, CFG_OFF(kprobe_session), 0, 0,

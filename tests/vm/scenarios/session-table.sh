@@ -1,7 +1,7 @@
 #!/bin/bash
 # The session table (session_slot.bpf.h) against a real kernel, where the kernel has it
 # (bpf_get_func_ret(), 5.17+): sessions live in the slot of their thread id's low bits, or
-# one of the next 7. By default it holds sessions where task storage can't (7.x: 4096
+# one of the next 3. By default it holds sessions where task storage can't (7.x: 4096
 # slots, the hash map's place); -C bpf.session-table=N asks for it anywhere.
 # - Six threads sleeping at once in a table of 4 slots: four sessions, found again at
 #   their return wherever they live (a thread whose home slot was taken lives further on),
