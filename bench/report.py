@@ -15,6 +15,11 @@ def num(s):
     return None if v < 0 else v
 
 
+# Programs of ours that run when a thread forks or exits (the traced set, the session
+# table's slots), not at a traced call: left out of the per-call program columns.
+THREAD_PROGS = {'thread_exit', 'session_table_exit', 'tgid_set_fork', 'tgid_set_free'}
+
+
 def parse(path):
     recs, progs, info, errors = [], [], [], []
     for line in open(path, errors='replace'):
@@ -102,7 +107,8 @@ def overhead(recs, progs):
                 seen = False
                 for p in by(progs, case=case, tool=tool, rep=r['rep']):
                     ns, cnt = num(p.get('run_time_ns')), num(p.get('run_cnt'))
-                    if not ns or not cnt:
+                    # a thread's exit, not a traced call's: not the calls' cost
+                    if not ns or not cnt or p.get('prog') in THREAD_PROGS:
                         continue
                     seen = True
                     if 'exit' in p.get('prog', ''):
@@ -146,7 +152,9 @@ def overhead(recs, progs):
     out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
                'bpf_stats during a separate loop of 1/5 the calls (stats on), summed over the programs of '
                'each kind; a session program (ours\' ksession where the kernel has them, floorS) runs at '
-               'entry and at return and is one program: its runs of both are in the entry column')
+               'entry and at return and is one program: its runs of both are in the entry column; '
+               'programs run at a thread\'s fork or exit (' + ', '.join(sorted(THREAD_PROGS)) + ') '
+               'are left out')
     if any(r.get('tool') == 'floorS' for r in recs):
         out.append('floorS = bench/floor -S: one empty kprobe.multi session program whose entry run keeps '
                    'the return run (the default mode\'s floor where ours uses session links; floor = the '
