@@ -50,7 +50,6 @@ struct {
  */
 #define SESSION_TABLE_PROBES	4
 
-
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);			/* bpf.session-table */
