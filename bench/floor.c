@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * floor -M|-N|-S|-K|-F FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
+ * floor -M|-N|-S|-K|-F|-X FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
  * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -N kprobe.multi
  * by names, the kernel resolving them in its own pass over kallsyms, -S one empty
  * kprobe.multi session program (6.10+) whose entry run keeps the return run, -K single
- * kprobes, -F fentry/fexit with kprobe.multi for the functions marked "kprobe"), say how
+ * kprobes, -F fentry/fexit with kprobe.multi for the functions marked "kprobe", -X the same
+ * with one empty fsession program (7.0+) per function in the fentry/fexit pair's place), say how
  * long loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that
  * took. THREADS (default 1): links released by that many threads at once, to measure what
  * the kernel lets overlap.
@@ -230,12 +231,15 @@ static int attach_clone(struct floor *fl, struct bpf_program *tmpl, const struct
 	return 0;
 }
 
+/* BPF_TRACE_FSESSION (Linux 7.0+): one program run at entry and at return, one link */
+#define FSESSION_ATTACH_TYPE 58
+
 static bool fentry_fn(const struct fn *fn)
 {
 	return !fn->kprobe && fn->btf_id > 0;
 }
 
-static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn)
+static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn, bool fsession)
 {
 	struct floor_bpf *s = fl->skel;
 	size_t i;
@@ -246,7 +250,12 @@ static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn)
 
 		if (!fentry_fn(fn))
 			continue;
-		if (fn == tmpl_fn) {
+		if (fsession && fn == tmpl_fn) {
+			err = keep_link(fl, bpf_program__attach_trace(s->progs.floor_fentry));
+		} else if (fsession) {
+			err = attach_clone(fl, s->progs.floor_fentry, fn,
+					   (enum bpf_attach_type)FSESSION_ATTACH_TYPE);
+		} else if (fn == tmpl_fn) {
 			err = keep_link(fl, bpf_program__attach_trace(s->progs.floor_fentry));
 			if (!err)
 				err = keep_link(fl, bpf_program__attach_trace(s->progs.floor_fexit));
@@ -333,7 +342,7 @@ static void detach_threads(struct floor *fl, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: floor -M|-N|-S|-K|-F FUNCS [THREADS]\n");
+	fprintf(stderr, "usage: floor -M|-N|-S|-K|-F|-X FUNCS [THREADS]\n");
 	exit(2);
 }
 
@@ -348,7 +357,7 @@ int main(int argc, char **argv)
 	int err, sig, threads = 1;
 	char mode;
 
-	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MNSKF", argv[1][1]) ||
+	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MNSKFX", argv[1][1]) ||
 	    argv[1][2])
 		usage();
 	if (argc == 4 && (threads = atoi(argv[3])) < 1)
@@ -362,7 +371,7 @@ int main(int argc, char **argv)
 	/* 2 programs and 2 links per fentry function */
 	setrlimit(RLIMIT_NOFILE, &rl);
 	for (i = 0; i < fl.fn_cnt; i++) {
-		if (mode == 'F' && fentry_fn(&fl.fns[i])) {
+		if ((mode == 'F' || mode == 'X') && fentry_fn(&fl.fns[i])) {
 			fentry_cnt++;
 			if (!tmpl_fn)
 				tmpl_fn = &fl.fns[i];
@@ -385,17 +394,22 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* -F: single kprobes where kprobe.multi is missing */
-	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K' || mode == 'F');
-	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K' || mode == 'F');
+	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K' || mode == 'F' ||
+				  mode == 'X');
+	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K' || mode == 'F' ||
+				  mode == 'X');
 	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode == 'M' || mode == 'N' ||
-				  mode == 'F');
+				  mode == 'F' || mode == 'X');
 	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode == 'M' || mode == 'N' ||
-				  mode == 'F');
+				  mode == 'F' || mode == 'X');
 	bpf_program__set_autoload(fl.skel->progs.floor_session, mode == 'S');
 	bpf_program__set_expected_attach_type(fl.skel->progs.floor_session,
 			(enum bpf_attach_type)KPROBE_SESSION_ATTACH_TYPE);
 	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn);
-	bpf_program__set_autoload(fl.skel->progs.floor_fexit, tmpl_fn);
+	bpf_program__set_autoload(fl.skel->progs.floor_fexit, tmpl_fn && mode == 'F');
+	if (mode == 'X')
+		bpf_program__set_expected_attach_type(fl.skel->progs.floor_fentry,
+				(enum bpf_attach_type)FSESSION_ATTACH_TYPE);
 	if (tmpl_fn) {
 		bpf_program__set_attach_target(fl.skel->progs.floor_fentry, 0, tmpl_fn->name);
 		bpf_program__set_attach_target(fl.skel->progs.floor_fexit, 0, tmpl_fn->name);
@@ -413,7 +427,7 @@ int main(int argc, char **argv)
 	else if (mode == 'K')
 		err = attach_single(&fl);
 	else
-		err = attach_fentry(&fl, tmpl_fn);
+		err = attach_fentry(&fl, tmpl_fn, mode == 'X');
 	if (err) {
 		fprintf(stderr, "floor: attaching failed: %s\n", strerror(-err));
 		detach(&fl);

@@ -5,6 +5,8 @@
 # instructions of the looping process, kernel and user, so a line's samples are what it
 # executes). Needs the host's perf (copied into the guest with its libraries).
 # BIN: a static retsnoop to profile (default: the tree's build).
+# PROFILE_FLAGS: more options for every mode's run (say '-C bpf.session-table=256');
+# PROFILE_TAG: a run condition: the files are prog-profile-TAG.txt and .log.
 # Output: bench/results/prog-profile.txt (report) and raw/prog-profile.log (the guest's records).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +27,11 @@ fi
 . bench/icount.sh
 icount_qemu
 calls=${PROFILE_CALLS:-100000}
+flags=${PROFILE_FLAGS:-}
+tag=${PROFILE_TAG:+-$PROFILE_TAG}
+case $tag in
+*[!A-Za-z0-9._-]*) echo "bench/prog-profile.sh: PROFILE_TAG='$PROFILE_TAG': use letters, digits, '.', '_' or '-'" >&2; exit 2 ;;
+esac
 guest=$(cat <<EOG
 PEER= BASE= REPS=1 CALLS=1 RINGBUF=
 $(cat bench/guest.sh)
@@ -32,7 +39,7 @@ guest_setup
 P=$pdir/perf
 for m in M K F; do
 	case \$m in M) fl= ;; K) fl=-K ;; F) fl=-F ;; esac
-	$run \$fl -e '*sys_getpid' >/tmp/r.log 2>&1 &
+	$run \$fl $flags -e '*sys_getpid' >/tmp/r.log 2>&1 &
 	rp=\$!
 	i=0; while ! grep -q 'Receiving data' /tmp/r.log && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i+1)); done
 	/tmp/quiesce
@@ -40,23 +47,23 @@ for m in M K F; do
 	/tmp/quiesce
 	\$P record -q -e cpu-clock -c 1000 -a -o /tmp/p.\$m -- syscall_loop getpid $calls 2>/dev/null | sed "s/^/@C /"
 	echo "@M \$m \$($run --version 2>&1 | head -1)"
-	ids=\$(bpftool prog list | sed -n 's/^\([0-9]*\): .*name \(ksession\|kentry\|kexit\|fentry_tmpl\|fexit_tmpl[0-9a-z_]*\) .*/\1/p')
+	ids=\$(bpftool prog list | sed -n 's/^\([0-9]*\): .*name \(ksession\|kentry\|kexit\|fentry_tmpl\|fexit_tmpl[0-9a-z_]*\|fsession_tmpl[a-z_]*\) .*/\1/p')
 	prog_lines \$ids | sed 's/^/@L /'
 	kill -INT \$rp; wait \$rp
 	\$P script -i /tmp/p.\$m -F comm,ip,sym 2>/dev/null | awk '\$1=="syscall_loop" {print "@S", \$2, \$3}' | sort | uniq -c
 done
 EOG
 )
-log=bench/results/raw/prog-profile.log
+log=bench/results/raw/prog-profile$tag.log
 RETSNOOP_VM_DYN=$pdir RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=900 \
 	tests/vm/run --kernel 6.12 -- "$guest" >"$log" 2>&1
 {
 	echo "# per-call cost of a traced getpid() loop ($calls calls) by kernel function and by our programs' source lines"
-	echo "# command: bench/prog-profile.sh${bin:+ $bin} (perf record -a -e cpu-clock -c 1000, the loop process's samples, 6.12 guest, qemu -icount shift=0,sleep=off)"
+	echo "# command: ${PROFILE_FLAGS:+PROFILE_FLAGS='$flags' }bench/prog-profile.sh${bin:+ $bin} (perf record -a -e cpu-clock -c 1000, the loop process's samples, 6.12 guest, qemu -icount shift=0,sleep=off)"
 	echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); ours: $(git describe --always --dirty)"
 	echo "# instr/call: a share of the samples times the guest ns (instructions) per call of the same loop"
 	echo "# run just before without perf (perf's own sampling interrupts are never sampled, so the"
 	echo "# samples spread over the loop's own instructions)"
 	bench/prog_profile.py "$log"
-} >bench/results/prog-profile.txt
-cat bench/results/prog-profile.txt
+} >bench/results/prog-profile$tag.txt
+cat bench/results/prog-profile$tag.txt

@@ -151,7 +151,7 @@ def overhead(recs, progs):
     out.append('oursA = ours with -A (the traced __x64_sys_getpid() takes one argument, the struct pt_regs * of the syscall, whose pointee -A reads)')
     out.append('added = traced ns/call - untraced ns/call of the same repetition; prog ns/run from '
                'bpf_stats during a separate loop of 1/5 the calls (stats on), summed over the programs of '
-               'each kind; a session program (ours\' ksession where the kernel has them, floorS) runs at '
+               'each kind; a session program (ours\' ksession where the kernel has them, -F\'s fsession clones on 7.0+, floorS) runs at '
                'entry and at return and is one program: its runs of both are in the entry column; '
                'programs run at a thread\'s fork or exit (' + ', '.join(sorted(THREAD_PROGS)) + ') '
                'are left out')

@@ -41,6 +41,10 @@ static const struct cfg_key cfg_keys[] = {
 	{ "bpf.kprobe-session", CFG_BOOL, CFG_OFF(kprobe_session), 0, 0,
 	  "kprobe.multi: one session link per set, run at entry and return (Linux 6.10+), instead\n"
 	  "\tof an entry and a return link (defaults to true where the kernel has them)" },
+	{ "bpf.fsession", CFG_BOOL, CFG_OFF(fsession), 0, 0,
+	  "-F: one fsession program per function, run at entry and return with one trampoline\n"
+	  "\tlink (Linux 7.0+), instead of an fentry and an fexit program and link: about half the\n"
+	  "\tattach and detach time (defaults to true where the kernel has them)" },
 	{ "bpf.uprobe-session", CFG_BOOL, CFG_OFF(uprobe_session), 0, 0,
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"

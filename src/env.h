@@ -40,6 +40,7 @@ struct env_config {
 	long ustack_size;		/* stacks.user-stack-size; 0 = USTACK_DEFAULT_SIZE */
 	bool uprobe_session;		/* bpf.uprobe-session, true by default */
 	bool kprobe_session;		/* bpf.kprobe-session: session links where the kernel has them */
+	bool fsession;			/* bpf.fsession: -F's fsession programs where the kernel has them */
 	bool boot_cache;		/* start.boot-cache, true by default (boot_cache.h) */
 };
 

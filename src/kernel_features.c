@@ -14,6 +14,7 @@
 #include "quiet_thread.h"
 #include "kernel_features.h"
 #include "kprobe_session.h"
+#include "session_prog.h"
 #include "calib_feat.skel.h"
 #include "uprobe_link.h"
 
@@ -193,6 +194,9 @@ int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
 	}
 	f->has_kprobe_session = f->has_kprobe_multi &&
 				kprobe_session__probe(f->session_kfunc_id);
+	/* named in the BTF (7.0+), and this architecture's JIT builds its trampolines */
+	f->has_fsession = f->has_fsession && f->has_fentry &&
+			  session_prog__fsession_probe(f->session_kfunc_id);
 	return 0;
 }
 

@@ -48,6 +48,8 @@ struct kernel_features {
 					 * (not in -Vv; arm64: 6.4+) */
 	bool has_func_ret;		/* bpf_get_func_ret() (5.17+; not in -Vv) */
 	bool has_func_arg;		/* bpf_get_func_arg() (5.17+; not in -Vv) */
+	bool has_fsession;		/* fsession: one tracing program at entry and return
+					 * with one trampoline link (7.0+; not in -Vv) */
 	/*
 	 * Where this kernel keeps the fields the tracer reads, from its BTF. The tracer takes
 	 * them as constants: its object then has no CO-RE relocation, and libbpf loads it

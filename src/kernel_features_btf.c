@@ -30,6 +30,7 @@ enum wanted {
 	W_XOL_AREA,
 	W_UPROBE_TASK,
 	W_RETURN_INSTANCE,
+	W_BPF_ATTACH_TYPE,
 	W_CNT,
 };
 
@@ -53,6 +54,7 @@ static const struct {
 	[W_XOL_AREA] = { "xol_area", BTF_KIND_STRUCT },
 	[W_UPROBE_TASK] = { "uprobe_task", BTF_KIND_STRUCT },
 	[W_RETURN_INSTANCE] = { "return_instance", BTF_KIND_STRUCT },
+	[W_BPF_ATTACH_TYPE] = { "bpf_attach_type", BTF_KIND_ENUM },
 };
 
 static void find_types(const struct btf *btf, int ids[W_CNT])
@@ -211,6 +213,7 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->has_cookie = enum_has(btf, ids[W_BPF_FUNC_ID], "BPF_FUNC_get_attach_cookie");
 	f->has_func_ret = enum_has(btf, ids[W_BPF_FUNC_ID], "BPF_FUNC_get_func_ret");
 	f->has_func_arg = enum_has(btf, ids[W_BPF_FUNC_ID], "BPF_FUNC_get_func_arg");
+	f->has_fsession = enum_has(btf, ids[W_BPF_ATTACH_TYPE], "BPF_TRACE_FSESSION");
 	f->task_group_leader_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "group_leader"));
 	f->task_comm_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "comm"));
 	f->task_pid_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "pid"));

@@ -35,7 +35,7 @@ static const struct field fields[] = {
 	U(session_kfunc_id), U(session_cookie_kfunc_id), B(has_uprobe_multi),
 	B(has_uprobe_session), I(kret_ip_off), B(has_fexit_sleep_fix),
 	B(has_fentry_protection), B(has_fgraph_fprobe), B(has_task_stack),
-	B(has_task_storage), B(has_fentry), B(has_func_ret), B(has_func_arg),
+	B(has_task_storage), B(has_fentry), B(has_func_ret), B(has_func_arg), B(has_fsession),
 	U(task_group_leader_off), U(task_comm_off), U(task_pid_off), U(task_exit_code_off),
 	U(trace_kprobe_addr_off), U(task_stack_off), U(user_regs_off), U(task_mm_off),
 	U(mm_xol_area_off), U(xol_vaddr_off), U(task_utask_off), U(utask_ri_off),

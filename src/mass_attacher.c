@@ -70,6 +70,8 @@ struct mass_attacher *mass_attacher__new(const struct mass_attacher_progs *progs
 	att->fentry_tmpl_func = att->fentry_id_insn = -1;
 	for (i = 0; i <= MA_FEXIT_TMPLS; i++)
 		att->fexit_tmpl_func[i] = att->fexit_id_insn[i] = -1;
+	for (i = 0; i < 2; i++)
+		att->fsession_tmpl_func[i] = att->fsession_id_insn[i] = -1;
 	return att;
 }
 
@@ -144,12 +146,39 @@ static int prepare_tmpl(struct mass_attacher *att, struct bpf_program *t, int fi
 	return *id_insn < -1 ? *id_insn : 0;
 }
 
+/* fsession: the template's return-run test made the kfunc call, then as the pair's. */
+static int prepare_fsession(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	struct bpf_program *t;
+	int err = 0, k;
+
+	set_autoload(p->fentry, false);
+	set_autoload(p->fexit_void, false);
+	for (k = 0; k < MA_FEXIT_TMPLS; k++)
+		set_autoload(p->fexit[k], false);
+	for (k = 0; k < 2 && !err; k++) {
+		t = k ? p->fsession_void : p->fsession;
+		err = prepare_tmpl(att, t, att->fsession_tmpl_func[k], &att->fsession_id_insn[k]);
+		if (!err && att->fsession_tmpl_func[k] >= 0)
+			err = session_prog__prepare(t, att->opts.fsession_kfunc_id, 0,
+						    FSESSION_ATTACH_TYPE);
+	}
+	if (err)
+		pr(att, LOG_ERROR, "Failed to prepare the fsession program: %d\n", err);
+	return err;
+}
+
 /* fentry: point each template at the first function it was planned for. */
 static int prepare_fentry(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
-	int err, slot;
+	int err = 0, slot;
 
+	if (att->use_fsession)
+		return prepare_fsession(att);
+	set_autoload(p->fsession, false);
+	set_autoload(p->fsession_void, false);
 	err = prepare_tmpl(att, p->fentry, att->fentry_tmpl_func, &att->fentry_id_insn);
 	for (slot = 0; slot <= MA_FEXIT_TMPLS && !err; slot++) {
 		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
@@ -228,10 +257,19 @@ int mass_attacher__plan(struct mass_attacher *att)
 	/* one session link for entry and return where the kernel has them and no -C says no */
 	att->use_session = mass_attacher__kprobe_multi_used(att) && att->opts.session_kfunc_id &&
 			   att->progs.ksession;
+	/* -F: one fsession program a function where the kernel has them, not the pair */
+	att->use_fsession = att->fentry_cnt && att->opts.fsession_kfunc_id &&
+			    att->progs.fsession && att->progs.fsession_void;
 	/* fentry: load each template once, for the first function it fits; clones do the rest */
 	for (i = 0; i < att->func_cnt; i++) {
 		if (att->how[i] != FUNC_ATTACH_FENTRY)
 			continue;
+		if (att->use_fsession) {
+			slot = !!(att->funcs[i].flags & FUNC_RET_VOID);
+			if (att->fsession_tmpl_func[slot] < 0)
+				att->fsession_tmpl_func[slot] = i;
+			continue;
+		}
 		if (att->fentry_tmpl_func < 0)
 			att->fentry_tmpl_func = i;
 		slot = mass_attacher__fexit_slot(att, i);
@@ -277,6 +315,8 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	} else {
 		set_autoload(p->fentry, false);
 		set_autoload(p->fexit_void, false);
+		set_autoload(p->fsession, false);
+		set_autoload(p->fsession_void, false);
 		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
 			set_autoload(p->fexit[slot], false);
 	}
@@ -367,6 +407,11 @@ bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att)
 bool mass_attacher__kprobe_session_used(const struct mass_attacher *att)
 {
 	return att->use_session;
+}
+
+bool mass_attacher__fsession_used(const struct mass_attacher *att)
+{
+	return att->use_fsession;
 }
 
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
@@ -463,13 +508,28 @@ void ma__attach_progress(struct mass_attacher *att, size_t done)
 				   att->func_cnt);
 }
 
-/* The template for function @id's entry or exit, the function it was loaded for, its id's insn. */
+/* Programs a fentry function has: the entry and the exit one, or one fsession program. */
+static int progs_per_func(const struct mass_attacher *att)
+{
+	return att->use_fsession ? 1 : 2;
+}
+
+/*
+ * The template for function @id's entry or exit (its fsession program: @is_exit 0), the
+ * function it was loaded for, its id's insn.
+ */
 static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool is_exit,
 				     int *tmpl_func, int *id_insn)
 {
 	struct mass_attacher_progs *p = &att->progs;
 	int slot;
 
+	if (att->use_fsession) {
+		slot = !!(att->funcs[id].flags & FUNC_RET_VOID);
+		*tmpl_func = att->fsession_tmpl_func[slot];
+		*id_insn = att->fsession_id_insn[slot];
+		return slot ? p->fsession_void : p->fsession;
+	}
 	if (!is_exit) {
 		*tmpl_func = att->fentry_tmpl_func;
 		*id_insn = att->fentry_id_insn;
@@ -482,8 +542,9 @@ static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool i
 }
 
 /*
- * The clones to load: an entry and an exit program for every fentry function, except
- * where the template itself was loaded for the function (libbpf attaches those).
+ * The clones to load: an entry and an exit program for every fentry function (one
+ * fsession program where it is used), except where the template itself was loaded for
+ * the function (libbpf attaches those).
  */
 #define MA_TMPLS	(MA_FEXIT_TMPLS + 2)
 
@@ -526,14 +587,14 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 			   f->module, id + 1, f->name, btf_fd);
 			return btf_fd;
 		}
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < progs_per_func(att); k++) {
 			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
 			if ((int)id == tmpl_func)
 				continue;
 			/* libbpf kept the template's instructions in place: the id is where it was */
 			if (id_insn >= 0 && !ma__tmpl_id_at(tmpl, id_insn, tmpl_func)) {
 				pr(att, LOG_ERROR, "The %s template's function id moved at load\n",
-				   k ? "FEXIT" : "FENTRY");
+				   ma__tracing_kind(att->use_fsession, k));
 				return -EINVAL;
 			}
 			c[*cnt] = (struct ma_clone){
@@ -541,6 +602,7 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 				.insn_cnt = bpf_program__insn_cnt(tmpl),
 				.prog_type = BPF_PROG_TYPE_TRACING,
 				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
+				.is_session = att->use_fsession,
 				.func_id = id, .id_insn = id_insn,
 				.fi = tmpl_info(ti, tmpl),
 			};
@@ -560,7 +622,11 @@ static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struc
 		link = bpf_program__attach_trace(tmpl);
 		return link ? ma__keep_link(att, link) : -errno;
 	}
-	fd = bpf_raw_tracepoint_open(NULL, c->fd);
+	/* the kernel's raw tracepoint path links only fentry, fexit and fmod_ret programs */
+	if (c->is_session)
+		fd = bpf_link_create(c->fd, 0, (enum bpf_attach_type)FSESSION_ATTACH_TYPE, NULL);
+	else
+		fd = bpf_raw_tracepoint_open(NULL, c->fd);
 	return fd < 0 ? -errno : ma__keep_fd(att, fd);
 }
 
@@ -596,14 +662,15 @@ static int attach_fentry(struct mass_attacher *att)
 			id = clones[i].func_id;
 			ma__explain_clone(&clones[i], att->opts.print, att->funcs[id].name);
 			pr(att, LOG_ERROR, "Failed to load %s prog for func #%u (%s): %d\n",
-			   clones[i].is_exit ? "FEXIT" : "FENTRY", id + 1, att->funcs[id].name,
-			   clones[i].fd);
+			   ma__tracing_kind(clones[i].is_session, clones[i].is_exit), id + 1,
+			   att->funcs[id].name, clones[i].fd);
 			break;
 		}
 	}
 	if (err)
 		goto out;
-	pr(att, LOG_DEBUG, "Verified %zu fentry/fexit clones in %ld ms.\n", cnt, now_ms() - t0);
+	pr(att, LOG_DEBUG, "Verified %zu %s clones in %ld ms.\n", cnt,
+	   att->use_fsession ? "fsession" : "fentry/fexit", now_ms() - t0);
 
 	/* then attach them all, in the order they were planned */
 	for (c = clones, id = 0; id < att->func_cnt; id++) {
@@ -615,12 +682,12 @@ static int attach_fentry(struct mass_attacher *att)
 			err = -EINTR;
 			goto out;
 		}
-		for (k = 0; k < 2; k++) {
+		for (k = 0; k < progs_per_func(att); k++) {
 			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
 			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
 			if (err) {
 				pr(att, LOG_ERROR, "Failed to attach %s prog for func #%u (%s): %d\n",
-				   k ? "FEXIT" : "FENTRY", id + 1, f->name, err);
+				   ma__tracing_kind(att->use_fsession, k), id + 1, f->name, err);
 				goto out;
 			}
 		}

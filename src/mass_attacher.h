@@ -48,6 +48,8 @@ struct mass_attacher_progs {
 	struct bpf_program *fentry;
 	struct bpf_program *fexit[MA_FEXIT_TMPLS];
 	struct bpf_program *fexit_void;
+	/* fsession templates (entry and return in one, any argument count), NULL: none */
+	struct bpf_program *fsession, *fsession_void;
 	struct bpf_map *ip_to_id;	/* __u64 ip -> __u32 id, used when cookies can't be */
 	/* kprobe.multi: the ip -> id table of ip_slots.h (NULL: none, BPF asks the cookie) */
 	struct bpf_map *ip_slots;
@@ -81,6 +83,12 @@ struct mass_attacher_opts {
 	const volatile sig_atomic_t *stop;
 	/* threads releasing kprobe links at once in detach (their waits overlap); 0: default */
 	int detach_threads;
+	/*
+	 * Non-zero: -F attaches one fsession program per function (progs.fsession, Linux
+	 * 7.0+) instead of the fentry/fexit pair, its return-run test calling the kfunc of
+	 * this BTF id (bpf_session_is_return). 0: the pair.
+	 */
+	__u32 fsession_kfunc_id;
 };
 
 struct mass_attacher;
@@ -137,6 +145,8 @@ enum func_attach mass_attacher__func_attach(const struct mass_attacher *att, __u
 bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att);
 /* The kprobe.multi functions are attached with session links (progs.ksession). */
 bool mass_attacher__kprobe_session_used(const struct mass_attacher *att);
+/* -F with one fsession program per function (opts.fsession_kfunc_id), not the pair. */
+bool mass_attacher__fsession_used(const struct mass_attacher *att);
 /* Functions attached with kprobes although the mode is fentry/fexit. */
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 /* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */

@@ -18,6 +18,7 @@
 #include "mass_attacher_int.h"
 #include "prog_patch.h"
 #include "records.h"
+#include "session_prog.h"
 
 #define MAX_LOADERS	8
 
@@ -161,14 +162,30 @@ static const char *clone_kind(const struct ma_clone *c)
 {
 	if (is_uprobe(c))
 		return c->is_exit ? "uexit" : "uentry";
+	if (c->is_session)
+		return "fsession";
 	return c->is_exit ? "fexit" : "fentry";
+}
+
+const char *ma__tracing_kind(bool is_session, bool is_exit)
+{
+	return is_session ? "FSESSION" : is_exit ? "FEXIT" : "FENTRY";
+}
+
+static enum bpf_attach_type clone_attach_type(const struct ma_clone *c)
+{
+	if (is_uprobe(c))
+		return 0;
+	if (c->is_session)
+		return (enum bpf_attach_type)FSESSION_ATTACH_TYPE;
+	return c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;
 }
 
 static int load_clone(const struct ma_clone *c, char *log, size_t log_sz)
 {
 	bool fi = c->fi && c->fi->cnt, up = is_uprobe(c);
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
-		.expected_attach_type = up ? 0 : c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
+		.expected_attach_type = clone_attach_type(c),
 		.attach_btf_id = up ? 0 : c->btf_id,
 		.attach_btf_obj_fd = up ? 0 : c->btf_obj_fd,
 		.log_buf = log, .log_size = log_sz, .log_level = log ? 1 : 0,
@@ -275,7 +292,7 @@ void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char 
 		if (tail[-1] == '\n' && tail != end)
 			lines++;
 	log_msg(print, LOG_ERROR, "%s clone for '%s' rejected (%d):\n%s",
-		is_uprobe(c) ? clone_kind(c) : c->is_exit ? "FEXIT" : "FENTRY", func_name, c->fd,
-		tail);
+		is_uprobe(c) ? clone_kind(c) : ma__tracing_kind(c->is_session, c->is_exit),
+		func_name, c->fd, tail);
 	free(log);
 }

@@ -25,6 +25,7 @@ struct mass_attacher {
 	enum attach_mode mode;
 	bool use_cookies;
 	bool use_session;		/* kprobe.multi: one session link, progs.ksession */
+	bool use_fsession;		/* -F: one fsession program per function */
 	__u32 ip_slot_bits;		/* kprobe.multi: the ip_slots table's log2 size, or 0 */
 	bool planned, prepared, loaded;
 
@@ -51,6 +52,9 @@ struct mass_attacher {
 	/* and where in each template its FENTRY_ID_MARK was (-1: none) */
 	int fentry_id_insn;
 	int fexit_id_insn[MA_FEXIT_TMPLS + 1];
+	/* the same of the fsession templates: [0] returns a value, [1] void */
+	int fsession_tmpl_func[2];
+	int fsession_id_insn[2];
 };
 
 

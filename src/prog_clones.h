@@ -34,18 +34,19 @@ int ma__tmpl_func_info(const struct bpf_program *tmpl, struct ma_func_info *fi);
 __u32 ma__subprog_starts(const struct bpf_insn *insns, size_t cnt, __u32 *starts, __u32 max);
 void ma__func_info_free(struct ma_func_info *fi);
 
-/* One fentry/fexit (or uprobe/uretprobe) program to load for one function. */
+/* One fentry/fexit/fsession (or uprobe/uretprobe) program to load for one function. */
 struct ma_clone {
 	const struct bpf_insn *insns;	/* the template's */
 	size_t insn_cnt;
 	/*
-	 * BPF_PROG_TYPE_TRACING (fentry/fexit, by is_exit) or BPF_PROG_TYPE_KPROBE (a uprobe
+	 * BPF_PROG_TYPE_TRACING (fentry/fexit by is_exit, or fsession) or BPF_PROG_TYPE_KPROBE (a uprobe
 	 * entry or return program: no attach target, uprobe_attacher.h)
 	 */
 	enum bpf_prog_type prog_type;
 	__u32 btf_id;			/* the traced function's (TRACING) */
 	int btf_obj_fd;			/* its module's BTF, 0 for vmlinux */
 	bool is_exit;
+	bool is_session;		/* fsession, entry and exit in one (is_exit unused) */
 	__u32 func_id;			/* the caller's: which function it is for */
 	int id_insn;			/* the FENTRY_ID_MARK instruction, -1: none */
 	const struct ma_func_info *fi;	/* the template's subprograms; NULL: none */
@@ -67,6 +68,8 @@ int ma__load_clones(struct ma_clone *clones, size_t cnt, progress_fn progress, v
 int ma__mark_tmpl(struct bpf_program *prog, __u32 func_id);
 /* After load: is instruction @idx of @prog still the id @func_id? */
 bool ma__tmpl_id_at(const struct bpf_program *prog, int idx, __u32 func_id);
+/* "FENTRY", "FEXIT" or "FSESSION": a tracing program's kind in messages */
+const char *ma__tracing_kind(bool is_session, bool is_exit);
 /* Say why the verifier refused @c (a LOG_WARN line with its log's last lines). */
 void ma__explain_clone(const struct ma_clone *c, log_print_fn print, const char *func_name);
 

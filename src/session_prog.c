@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* Session programs' kfunc call, set before load; see session_prog.h. */
 #include <errno.h>
+#include <unistd.h>
 #include <linux/bpf.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "prog_patch.h"
 #include "records.h"
@@ -32,6 +34,29 @@ static int to_kfunc(struct bpf_program *prog, int idx, __u32 kfunc_id)
 	call.off = 0;
 	call.imm = kfunc_id;
 	return prog_patch__set(prog, idx, &call);
+}
+
+bool session_prog__fsession_probe(__u32 kfunc_id)
+{
+	/* r0 = bpf_session_is_return(ctx); r0 = 0; exit */
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = kfunc_id },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, po,
+		    .expected_attach_type = (enum bpf_attach_type)FSESSION_ATTACH_TYPE,
+		    .attach_btf_id = kfunc_id);
+	int fd;
+
+	if (!kfunc_id)
+		return false;
+	/* kfuncs need a GPL-compatible program */
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 3, &po);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
 }
 
 int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie_kfunc_id,

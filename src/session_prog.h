@@ -9,7 +9,14 @@
 #ifndef __RETSNOOP_SESSION_PROG_H
 #define __RETSNOOP_SESSION_PROG_H
 
+#include <stdbool.h>
 #include <linux/types.h>
+
+/*
+ * BPF_TRACE_FSESSION (Linux 7.0+; libbpf 1.4 has no name for it): one tracing program the
+ * trampoline runs at entry and at return, one link for both.
+ */
+#define FSESSION_ATTACH_TYPE	58
 
 struct bpf_program;
 
@@ -23,5 +30,13 @@ struct bpf_program;
  */
 int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie_kfunc_id,
 			  int attach_type);
+
+/*
+ * Does the kernel load fsession programs that call bpf_session_is_return (@kfunc_id, also
+ * the function the probe's program is for)? The
+ * attach type's name in the vmlinux BTF is not enough: its JIT may lack the trampoline
+ * part (the kernel then refuses the load, not the attach). Loads one 3-instruction program.
+ */
+bool session_prog__fsession_probe(__u32 kfunc_id);
 
 #endif /* __RETSNOOP_SESSION_PROG_H */

@@ -134,10 +134,15 @@ struct filter_sink {
 /* How the kernel functions ended up attached, for -v's "Total ... attached" line. */
 static const char *attached_mode_name(const struct mass_attacher *att)
 {
-	if (mass_attacher__kprobe_session_used(att))
-		return mass_attacher__mode(att) == ATTACH_FENTRY ?
-		       "fentry/fexit, kprobe.multi session links" : "kprobe.multi session links";
-	return mass_attacher__mode_name(mass_attacher__mode(att));
+	bool fs = mass_attacher__fsession_used(att);
+
+	if (mass_attacher__kprobe_session_used(att)) {
+		if (mass_attacher__mode(att) != ATTACH_FENTRY)
+			return "kprobe.multi session links";
+		return fs ? "fsession, kprobe.multi session links" :
+			    "fentry/fexit, kprobe.multi session links";
+	}
+	return fs ? "fsession" : mass_attacher__mode_name(mass_attacher__mode(att));
 }
 
 static int filter_sample(struct sink *sk, const struct sample *s)
@@ -403,6 +408,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.print = print,
 		.success_stacks = env->success_stacks,
 		.no_kprobe_session = !env->cfg.kprobe_session,
+		.no_fsession = !env->cfg.fsession,
 		.view = env_view(env),
 		.interim = env->emit_interim_stacks,
 		.lbr_flags = env->lbr_flags,

@@ -263,6 +263,8 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 			   skel->progs.fexit_tmpl3, skel->progs.fexit_tmpl4, skel->progs.fexit_tmpl5,
 			   skel->progs.fexit_tmpl6 },
 		.fexit_void = skel->progs.fexit_tmpl_void,
+		.fsession = skel->progs.fsession_tmpl,
+		.fsession_void = skel->progs.fsession_tmpl_void,
 		.ip_to_id = skel->maps.ip_to_id,
 		.ip_slots = skel->maps.ip_slots,
 		.inject = {
@@ -293,6 +295,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		mopts.progress_ctx = opts->progress_ctx;
 		mopts.stop = opts->stop;
 		mopts.detach_threads = opts->detach_threads;
+		/* fsession's result is bpf_get_func_ret()'s (one template for any arity) */
+		if (feat->has_fsession && feat->has_func_ret && !opts->no_fsession)
+			mopts.fsession_kfunc_id = feat->session_kfunc_id;
 		t->att = mass_attacher__new(&progs, opts->funcs, kcnt, &mopts);
 		if (!t->att) {
 			err = -errno;

@@ -38,6 +38,8 @@ struct tracer_opts {
 	bool success_stacks;		/* successful sessions too */
 	bool no_kprobe_session;		/* kprobe.multi: the entry+exit pair even where the
 					 * kernel has session links (-C bpf.kprobe-session=n) */
+	bool no_fsession;		/* -F: the fentry/fexit pair even where the kernel
+					 * has fsession (-C bpf.fsession=n) */
 	/* -T (view.func_trace) and --lbr (view.lbr) are recorded; all of it is decoded */
 	struct view_opts view;
 	bool interim;			/* interim samples (-I) */

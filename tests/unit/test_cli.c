@@ -363,6 +363,12 @@ static void test_config(void **state)
 	/* session links by default; false asks for the entry and return pair */
 	assert_int_equal(PARSE(&env, "-e", "x"), 0);
 	assert_true(env.cfg.uprobe_session);
+	assert_true(env.cfg.kprobe_session);
+	assert_true(env.cfg.fsession);
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-F", "-e", "x", "-C", "bpf.fsession=n"), 0);
+	assert_false(env.cfg.fsession);
+	assert_true(env.cfg.kprobe_session);
 	env__free(&env);
 	assert_int_equal(PARSE(&env, "-C", "bpf.uprobe-session=false"), 0);
 	assert_false(env.cfg.uprobe_session);

@@ -172,6 +172,54 @@ static void test_kprobe_session(void **state)
 	mass_attacher__free(att);
 }
 
+/* -F with one fsession program per function where the kernel has them (7.0+) */
+static struct mass_attacher *plan_fsession(enum attach_mode mode, __u32 kfunc_id, bool has_prog)
+{
+	static int prog_stub[2];
+	struct mass_attacher_progs progs = {
+		.fsession = has_prog ? (struct bpf_program *)&prog_stub[0] : NULL,
+		.fsession_void = has_prog ? (struct bpf_program *)&prog_stub[1] : NULL,
+	};
+	struct mass_attacher_opts o = {
+		.sz = sizeof(o), .mode = mode, .print = log_to_buf, .has_kprobe_multi = true,
+		.has_cookies = true, .has_func_ip = true, .has_fentry = true,
+		.fsession_kfunc_id = kfunc_id,
+	};
+	struct mass_attacher *att = mass_attacher__new(&progs, funcs, FUNC_CNT, &o);
+
+	assert_non_null(att);
+	assert_int_equal(mass_attacher__plan(att), 0);
+	return att;
+}
+
+static void test_fsession(void **state)
+{
+	struct mass_attacher *att = plan_fsession(ATTACH_FENTRY, 30057, true);
+	int slot;
+
+	assert_true(mass_attacher__fsession_used(att));
+	/* the same functions as the pair would take, the rest still by kprobes */
+	assert_int_equal(mass_attacher__func_attach(att, 0), FUNC_ATTACH_FENTRY);
+	assert_int_equal(mass_attacher__func_attach(att, 1), FUNC_ATTACH_KPROBE_MULTI);
+	assert_int_equal(mass_attacher__fallback_cnt(att), 2);
+	/* no fentry/fexit template is loaded for any function */
+	for (slot = 0; slot <= MA_FEXIT_TMPLS; slot++)
+		assert_int_equal(mass_attacher__fexit_tmpl_func(att, slot), -1);
+	mass_attacher__free(att);
+	/* no kfunc id (older kernel, or -C bpf.fsession=n), or no program: the pair */
+	att = plan_fsession(ATTACH_FENTRY, 0, true);
+	assert_false(mass_attacher__fsession_used(att));
+	assert_int_equal(mass_attacher__fexit_tmpl_func(att, 1), 0);
+	mass_attacher__free(att);
+	att = plan_fsession(ATTACH_FENTRY, 30057, false);
+	assert_false(mass_attacher__fsession_used(att));
+	mass_attacher__free(att);
+	/* only -F */
+	att = plan_fsession(ATTACH_KPROBE_MULTI, 30057, true);
+	assert_false(mass_attacher__fsession_used(att));
+	mass_attacher__free(att);
+}
+
 static void test_no_functions(void **state)
 {
 	struct mass_attacher_progs progs = {};
@@ -195,6 +243,7 @@ int main(void)
 		cmocka_unit_test(test_forced_modes),
 		cmocka_unit_test(test_fentry_mixed),
 		cmocka_unit_test(test_kprobe_session),
+		cmocka_unit_test(test_fsession),
 		cmocka_unit_test(test_no_functions),
 	};
 

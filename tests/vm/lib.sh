@@ -106,6 +106,11 @@ finish() {
 # (5.15+: not 5.10), kprobe.multi needs 5.18+ with fprobe (not 6.1). 5.10's kretprobes find
 # their function through the calibrated kretprobe IP offset. arm64 (measured): fentry needs
 # ftrace direct calls (6.4+: not 6.1); Debian's arm64 6.12 has no fprobe, latest has.
+# Does the guest's kernel attach -F with fsession programs (7.0+), one per function?
+vm_has_fsession() {
+	[ "$VM_KERNEL" = latest ]
+}
+
 vm_modes() {
 	case $VM_ARCH:$VM_KERNEL in
 	x86_64:5.10) echo "-K" ;;

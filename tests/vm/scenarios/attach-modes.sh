@@ -4,6 +4,8 @@
 # the fd limit raised past the guest's 1024; -M where kprobe.multi is missing.
 # kprobe.multi (every kernel here that has it is 6.10+) attaches one session link (one
 # kprobe_multi link in bpftool), -v says so; -C bpf.kprobe-session=n makes the pair (two).
+# -F on 7.0+ attaches one fsession program and link per function (two: fentry and fexit,
+# before, or with -C bpf.fsession=n).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -35,8 +37,9 @@ attach() {
 		sleep 0.1; i=\$((i + 1))
 	done
 	echo \"=== BEGIN \$n\"
-	echo \"progs \$(bpftool prog list | grep -c 'name k\\|name fe')\"
+	echo \"progs \$(bpftool prog list | grep -c 'name k\\|name fe\\|name fs')\"
 	echo \"kmulti_links \$(bpftool link list | grep -c '^[0-9]*: kprobe_multi ')\"
+	echo \"tracing_links \$(bpftool link list | grep -c '^[0-9]*: tracing ')\"
 	echo \"session_progs \$(bpftool prog list | grep -c 'name ksession ')\"
 	grep 'Max open files' /proc/\$p/limits
 	kill -INT \$p 2>/dev/null
@@ -49,7 +52,8 @@ attach() {
 attach kprobe -K -e '*sys_bpf' $SMALL"
 case " $(vm_modes) " in
 *" -F "*) guest="$guest
-attach fentry -F -e '*sys_bpf' $SMALL
+attach fentry -F -v -e '*sys_bpf' $SMALL
+attach fentry_pair -F -v -C bpf.fsession=n -e '*sys_bpf' $SMALL
 retsnoop -F --dry-run -v -e bpf_prog_load -a bpf_obj_name_cpy >/tmp/fd.out 2>&1; echo \"rc=\$?\" >>/tmp/fd.out
 echo '=== BEGIN fallback_dry'; cat /tmp/fd.out; echo '=== END fallback_dry'
 trace fallback bpf-bad-map-val-size-percpu-array -F -e '*sys_bpf' -a __sys_bpf -a 'array_map_alloc*'
@@ -75,7 +79,7 @@ out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; fin
 expect "$out" '^dry rc=0$' "--dry-run succeeds"
 expect "$out" '^dry list matches$' "--dry-run lists kallsyms ∩ available_filter_functions"
 expect "$out" '^want [1-9][0-9]* got [1-9]' "dry run found functions"
-for n in after_dry after_fentry after_kprobe after_multi after_multi_pair \
+for n in after_dry after_fentry after_fentry_pair after_kprobe after_multi after_multi_pair \
 	 after_forced_multi after_forced_fentry; do
 	s=$(section "$out" "$n")
 	[ -n "$(printf '%s' "$s" | tr -d '[:space:]')" ] && fail "$n: left attached: $(printf '%s' "$s" | head -5)"
@@ -114,6 +118,28 @@ esac
 # -F loses no function: what fentry can't attach is traced with kprobes in the same run
 case " $(vm_modes) " in
 *" -F "*)
+	# one trampoline link per function with fsession (7.0+), two with the pair
+	s=$(section "$out" fentry)
+	nf=$(printf '%s\n' "$s" | sed -n 's/^Total \([0-9]*\) kernel functions attached successfully.*/\1/p')
+	nk=$(printf '%s\n' "$s" | sed -n "s/^Note: \([0-9]*\) of [0-9]* functions can't be traced with fentry.*/\1/p")
+	links=$(printf '%s\n' "$s" | sed -n 's/^tracing_links //p')
+	p=$(section "$out" fentry_pair)
+	expect "$p" '^Receiving data\.\.\.$' "-F -C bpf.fsession=n: attached"
+	expect "$p" '^rc=0$' "-F -C bpf.fsession=n: exit status 0"
+	expect "$p" '^Total [0-9]+ kernel functions attached successfully \(fentry/fexit' "-F -C bpf.fsession=n: -v names fentry/fexit"
+	plinks=$(printf '%s\n' "$p" | sed -n 's/^tracing_links //p')
+	if [ -z "$nf" ] || [ -z "$nk" ] || [ -z "$links" ] || [ -z "$plinks" ]; then
+		fail "-F: no function, fallback or link count (nf=$nf nk=$nk links=$links pair=$plinks)"
+	elif [ "$plinks" -ne $((2 * (nf - nk))) ]; then
+		fail "-F -C bpf.fsession=n: $plinks tracing links for $((nf - nk)) fentry functions, not two each"
+	elif vm_has_fsession; then
+		expect "$s" '^Total [0-9]+ kernel functions attached successfully \(fsession, kprobe\.multi session links\)!$' "-F on $VM_KERNEL: -v names fsession"
+		[ "$links" -eq $((nf - nk)) ] ||
+			fail "-F on $VM_KERNEL: $links tracing links for $((nf - nk)) fentry functions, not one each (fsession)"
+	else
+		expect "$s" '^Total [0-9]+ kernel functions attached successfully \(fentry/fexit' "-F on $VM_KERNEL: -v names fentry/fexit (no fsession)"
+		[ "$links" -eq "$plinks" ] || fail "-F on $VM_KERNEL: $links tracing links, the pair's $plinks expected"
+	fi
 	s=$(section "$out" fallback_dry)
 	expect "$s" "^Note: 1 of 2 functions can't be traced with fentry/fexit \\(-F\\) and are traced with kprobes in the same run\\.$" "-F: the fallback count"
 	expect "$s" "^Attached \\(dry run\\) to function #[0-9] 'bpf_prog_load' with a kprobe pair\\.$" "-F: bpf_prog_load (bpfptr_t by value) goes to kprobes"
