@@ -107,85 +107,10 @@ static void raise_nofile(struct mass_attacher *att)
 		   strerror(errno));
 }
 
-static void set_autoload(struct bpf_program *p, bool on)
-{
-	if (p)
-		bpf_program__set_autoload(p, on);
-}
-
 static bool fentry_can(const struct func *f)
 {
 	return !f->kprobe_fallback && f->btf_id > 0 && f->arg_cnt >= 0 &&
 	       f->arg_cnt < MA_FEXIT_TMPLS;
-}
-
-int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id)
-{
-	const struct func *f = &att->funcs[id];
-
-	return f->flags & FUNC_RET_VOID ? MA_FEXIT_TMPLS : f->arg_cnt;
-}
-
-/*
- * Point template @t at function @fi, the first it was planned for, with @fi's id in it;
- * *@id_insn: where the id is (-1: the template has no FENTRY_ID_MARK).
- */
-static int prepare_tmpl(struct mass_attacher *att, struct bpf_program *t, int fi, int *id_insn)
-{
-	int err;
-
-	set_autoload(t, fi >= 0);
-	if (fi < 0)
-		return 0;
-	err = bpf_program__set_attach_target(t, 0, att->funcs[fi].name);
-	if (err)
-		return err;
-	*id_insn = ma__mark_tmpl(t, fi);
-	if (*id_insn == -ENOENT)
-		*id_insn = -1;
-	return *id_insn < -1 ? *id_insn : 0;
-}
-
-/* fsession: the template's return-run test made the kfunc call, then as the pair's. */
-static int prepare_fsession(struct mass_attacher *att)
-{
-	struct mass_attacher_progs *p = &att->progs;
-	struct bpf_program *t;
-	int err = 0, k;
-
-	set_autoload(p->fentry, false);
-	set_autoload(p->fexit_void, false);
-	for (k = 0; k < MA_FEXIT_TMPLS; k++)
-		set_autoload(p->fexit[k], false);
-	for (k = 0; k < 2 && !err; k++) {
-		t = k ? p->fsession_void : p->fsession;
-		err = prepare_tmpl(att, t, att->fsession_tmpl_func[k], &att->fsession_id_insn[k]);
-		if (!err && att->fsession_tmpl_func[k] >= 0)
-			err = session_prog__prepare(t, att->opts.fsession_kfunc_id, 0,
-						    FSESSION_ATTACH_TYPE);
-	}
-	if (err)
-		pr(att, LOG_ERROR, "Failed to prepare the fsession program: %d\n", err);
-	return err;
-}
-
-/* fentry: point each template at the first function it was planned for. */
-static int prepare_fentry(struct mass_attacher *att)
-{
-	struct mass_attacher_progs *p = &att->progs;
-	int err = 0, slot;
-
-	if (att->use_fsession)
-		return prepare_fsession(att);
-	set_autoload(p->fsession, false);
-	set_autoload(p->fsession_void, false);
-	err = prepare_tmpl(att, p->fentry, att->fentry_tmpl_func, &att->fentry_id_insn);
-	for (slot = 0; slot <= MA_FEXIT_TMPLS && !err; slot++) {
-		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
-
-		err = prepare_tmpl(att, t, att->fexit_tmpl_func[slot], &att->fexit_id_insn[slot]);
-	}
-	return err;
 }
 
 /* Which way each function is attached, and the kprobe ones' list. */
@@ -209,8 +134,7 @@ static void plan_funcs(struct mass_attacher *att)
 
 int mass_attacher__plan(struct mass_attacher *att)
 {
-	size_t i;
-	int slot, err;
+	int err;
 
 	if (att->func_cnt == 0) {
 		pr(att, LOG_ERROR, "No matching functions found.\n");
@@ -257,25 +181,7 @@ int mass_attacher__plan(struct mass_attacher *att)
 	/* one session link for entry and return where the kernel has them and no -C says no */
 	att->use_session = mass_attacher__kprobe_multi_used(att) && att->opts.session_kfunc_id &&
 			   att->progs.ksession;
-	/* -F: one fsession program a function where the kernel has them, not the pair */
-	att->use_fsession = att->fentry_cnt && att->opts.fsession_kfunc_id &&
-			    att->progs.fsession && att->progs.fsession_void;
-	/* fentry: load each template once, for the first function it fits; clones do the rest */
-	for (i = 0; i < att->func_cnt; i++) {
-		if (att->how[i] != FUNC_ATTACH_FENTRY)
-			continue;
-		if (att->use_fsession) {
-			slot = !!(att->funcs[i].flags & FUNC_RET_VOID);
-			if (att->fsession_tmpl_func[slot] < 0)
-				att->fsession_tmpl_func[slot] = i;
-			continue;
-		}
-		if (att->fentry_tmpl_func < 0)
-			att->fentry_tmpl_func = i;
-		slot = mass_attacher__fexit_slot(att, i);
-		if (att->fexit_tmpl_func[slot] < 0)
-			att->fexit_tmpl_func[slot] = i;
-	}
+	ma__plan_fentry(att);
 	att->planned = true;
 	return 0;
 }
@@ -284,7 +190,7 @@ int mass_attacher__prepare(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
 	size_t ip_slots;
-	int slot, err;
+	int err;
 
 	if (!att->planned && (err = mass_attacher__plan(att)))
 		return err;
@@ -292,9 +198,9 @@ int mass_attacher__prepare(struct mass_attacher *att)
 	raise_nofile(att);
 
 	ma_injects__prepare(att->injects, p);
-	set_autoload(p->kentry, att->kprobe_cnt && !att->use_session);
-	set_autoload(p->kexit, att->kprobe_cnt && !att->use_session);
-	set_autoload(p->ksession, att->use_session);
+	ma__set_autoload(p->kentry, att->kprobe_cnt && !att->use_session);
+	ma__set_autoload(p->kexit, att->kprobe_cnt && !att->use_session);
+	ma__set_autoload(p->ksession, att->use_session);
 	if (att->use_session) {
 		err = session_prog__prepare(p->ksession, att->opts.session_kfunc_id,
 					    att->opts.session_cookie_kfunc_id,
@@ -308,18 +214,9 @@ int mass_attacher__prepare(struct mass_attacher *att)
 		bpf_program__set_expected_attach_type(p->kentry, BPF_TRACE_KPROBE_MULTI);
 		bpf_program__set_expected_attach_type(p->kexit, BPF_TRACE_KPROBE_MULTI);
 	}
-	if (att->fentry_cnt) {
-		err = prepare_fentry(att);
-		if (err)
-			return err;
-	} else {
-		set_autoload(p->fentry, false);
-		set_autoload(p->fexit_void, false);
-		set_autoload(p->fsession, false);
-		set_autoload(p->fsession_void, false);
-		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
-			set_autoload(p->fexit[slot], false);
-	}
+	err = ma__prepare_fentry(att);
+	if (err)
+		return err;
 	/* kprobe.multi's cookie is a bsearch: a table answers cheaper (ip_slots.h) */
 	if (p->ip_slots && att->use_cookies && att->opts.has_func_ip &&
 	    mass_attacher__kprobe_multi_used(att)) {
@@ -378,11 +275,6 @@ out:
 	return err;
 }
 
-int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot)
-{
-	return slot >= 0 && slot <= MA_FEXIT_TMPLS ? att->fexit_tmpl_func[slot] : -1;
-}
-
 /* fentry/fexit programs carry their function's id (FENTRY_ID_MARK): kprobes only */
 size_t mass_attacher__ip_slots(const struct mass_attacher *att)
 {
@@ -420,46 +312,6 @@ size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
 }
 
 /* fd of the kernel BTF object of module @mod (cached), or negative errno. */
-static int module_btf_fd(struct mass_attacher *att, const char *mod)
-{
-	struct bpf_btf_info info;
-	char name[64];
-	__u32 id = 0, len;
-	size_t i;
-	int fd;
-
-	for (i = 0; i < att->mod_btf_cnt; i++)
-		if (strcmp(att->mod_btfs[i].name, mod) == 0)
-			return att->mod_btfs[i].fd;
-	while (!bpf_btf_get_next_id(id, &id)) {
-		fd = bpf_btf_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		info.name = (__u64)(unsigned long)name;
-		info.name_len = sizeof(name);
-		len = sizeof(info);
-		if (bpf_btf_get_info_by_fd(fd, &info, &len) == 0 && strcmp(name, mod) == 0) {
-			void *tmp = realloc(att->mod_btfs, (att->mod_btf_cnt + 1) * sizeof(*att->mod_btfs));
-
-			if (!tmp) {
-				close(fd);
-				return -ENOMEM;
-			}
-			att->mod_btfs = tmp;
-			att->mod_btfs[att->mod_btf_cnt].name = strdup(mod);
-			if (!att->mod_btfs[att->mod_btf_cnt].name) {
-				close(fd);
-				return -ENOMEM;
-			}
-			att->mod_btfs[att->mod_btf_cnt++].fd = fd;
-			return fd;
-		}
-		close(fd);
-	}
-	return -ENOENT;
-}
-
 int ma__keep_fd(struct mass_attacher *att, int fd)
 {
 	if (push((void **)&att->fds, &att->fd_cnt, &att->fd_cap, sizeof(int))) {
@@ -508,198 +360,6 @@ void ma__attach_progress(struct mass_attacher *att, size_t done)
 				   att->func_cnt);
 }
 
-/* Programs a fentry function has: the entry and the exit one, or one fsession program. */
-static int progs_per_func(const struct mass_attacher *att)
-{
-	return att->use_fsession ? 1 : 2;
-}
-
-/*
- * The template for function @id's entry or exit (its fsession program: @is_exit 0), the
- * function it was loaded for, its id's insn.
- */
-static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool is_exit,
-				     int *tmpl_func, int *id_insn)
-{
-	struct mass_attacher_progs *p = &att->progs;
-	int slot;
-
-	if (att->use_fsession) {
-		slot = !!(att->funcs[id].flags & FUNC_RET_VOID);
-		*tmpl_func = att->fsession_tmpl_func[slot];
-		*id_insn = att->fsession_id_insn[slot];
-		return slot ? p->fsession_void : p->fsession;
-	}
-	if (!is_exit) {
-		*tmpl_func = att->fentry_tmpl_func;
-		*id_insn = att->fentry_id_insn;
-		return p->fentry;
-	}
-	slot = mass_attacher__fexit_slot(att, id);
-	*tmpl_func = att->fexit_tmpl_func[slot];
-	*id_insn = att->fexit_id_insn[slot];
-	return slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
-}
-
-/*
- * The clones to load: an entry and an exit program for every fentry function (one
- * fsession program where it is used), except where the template itself was loaded for
- * the function (libbpf attaches those).
- */
-#define MA_TMPLS	(MA_FEXIT_TMPLS + 2)
-
-/* Each template's subprograms for its clones (ma__tmpl_func_info()), found once */
-struct tmpl_infos {
-	const struct bpf_program *tmpl[MA_TMPLS];
-	struct ma_func_info fi[MA_TMPLS];
-	int cnt;
-};
-
-static const struct ma_func_info *tmpl_info(struct tmpl_infos *ti, const struct bpf_program *tmpl)
-{
-	int i;
-
-	for (i = 0; i < ti->cnt; i++)
-		if (ti->tmpl[i] == tmpl)
-			return &ti->fi[i];
-	if (ti->cnt == MA_TMPLS || ma__tmpl_func_info(tmpl, &ti->fi[ti->cnt]))
-		return NULL;
-	ti->tmpl[ti->cnt] = tmpl;
-	return &ti->fi[ti->cnt++];
-}
-
-static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt,
-		       struct tmpl_infos *ti)
-{
-	int tmpl_func, btf_fd, k, id_insn;
-	struct bpf_program *tmpl;
-	__u32 id;
-
-	*cnt = 0;
-	for (id = 0; id < att->func_cnt; id++) {
-		const struct func *f = &att->funcs[id];
-
-		if (att->how[id] != FUNC_ATTACH_FENTRY)
-			continue;
-		btf_fd = 0;
-		if (f->module && (btf_fd = module_btf_fd(att, f->module)) < 0) {
-			pr(att, LOG_ERROR, "Failed to find the BTF of module '%s' for func #%u (%s): %d\n",
-			   f->module, id + 1, f->name, btf_fd);
-			return btf_fd;
-		}
-		for (k = 0; k < progs_per_func(att); k++) {
-			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
-			if ((int)id == tmpl_func)
-				continue;
-			/* libbpf kept the template's instructions in place: the id is where it was */
-			if (id_insn >= 0 && !ma__tmpl_id_at(tmpl, id_insn, tmpl_func)) {
-				pr(att, LOG_ERROR, "The %s template's function id moved at load\n",
-				   ma__tracing_kind(att->use_fsession, k));
-				return -EINVAL;
-			}
-			c[*cnt] = (struct ma_clone){
-				.insns = bpf_program__insns(tmpl),
-				.insn_cnt = bpf_program__insn_cnt(tmpl),
-				.prog_type = BPF_PROG_TYPE_TRACING,
-				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
-				.is_session = att->use_fsession,
-				.func_id = id, .id_insn = id_insn,
-				.fi = tmpl_info(ti, tmpl),
-			};
-			++*cnt;
-		}
-	}
-	return 0;
-}
-
-/* Attach function @id's program (@c: its clone, NULL: the template itself). */
-static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struct ma_clone *c)
-{
-	struct bpf_link *link;
-	int fd;
-
-	if (!c) {
-		link = bpf_program__attach_trace(tmpl);
-		return link ? ma__keep_link(att, link) : -errno;
-	}
-	/* the kernel's raw tracepoint path links only fentry, fexit and fmod_ret programs */
-	if (c->is_session)
-		fd = bpf_link_create(c->fd, 0, (enum bpf_attach_type)FSESSION_ATTACH_TYPE, NULL);
-	else
-		fd = bpf_raw_tracepoint_open(NULL, c->fd);
-	return fd < 0 ? -errno : ma__keep_fd(att, fd);
-}
-
-static int attach_fentry(struct mass_attacher *att)
-{
-	struct tmpl_infos ti = { .cnt = 0 };
-	struct ma_clone *clones, *c;
-	struct bpf_program *tmpl;
-	size_t cnt, i, done = 0;
-	int err, tmpl_func, k, id_insn;
-	long t0 = now_ms();
-	__u32 id;
-
-	clones = calloc(2 * att->fentry_cnt + 1, sizeof(*clones));
-	if (!clones)
-		return -ENOMEM;
-	err = plan_clones(att, clones, &cnt, &ti);
-	if (!err)
-		err = ma__load_clones(clones, cnt, att->opts.progress, att->opts.progress_ctx,
-				      att->opts.stop);
-	/* every program loaded is ours to close, whatever happened to the others */
-	for (i = 0; i < cnt; i++)
-		if (clones[i].fd >= 0 && ma__keep_fd(att, clones[i].fd) && !err)
-			err = -ENOMEM;
-	/* a verification cut short by the stop is no failure to explain */
-	if (err && ma__stopped(att))
-		err = -EINTR;
-	if (err && err != -EINTR) {
-		for (i = 0; i < cnt; i++) {
-			if (clones[i].fd >= 0 || clones[i].fd == -ENOTCONN)
-				continue;
-			/* the first refused one, with the verifier's last words */
-			id = clones[i].func_id;
-			ma__explain_clone(&clones[i], att->opts.print, att->funcs[id].name);
-			pr(att, LOG_ERROR, "Failed to load %s prog for func #%u (%s): %d\n",
-			   ma__tracing_kind(clones[i].is_session, clones[i].is_exit), id + 1,
-			   att->funcs[id].name, clones[i].fd);
-			break;
-		}
-	}
-	if (err)
-		goto out;
-	pr(att, LOG_DEBUG, "Verified %zu %s clones in %ld ms.\n", cnt,
-	   att->use_fsession ? "fsession" : "fentry/fexit", now_ms() - t0);
-
-	/* then attach them all, in the order they were planned */
-	for (c = clones, id = 0; id < att->func_cnt; id++) {
-		const struct func *f = &att->funcs[id];
-
-		if (att->how[id] != FUNC_ATTACH_FENTRY)
-			continue;
-		if (ma__stopped(att)) {
-			err = -EINTR;
-			goto out;
-		}
-		for (k = 0; k < progs_per_func(att); k++) {
-			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
-			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
-			if (err) {
-				pr(att, LOG_ERROR, "Failed to attach %s prog for func #%u (%s): %d\n",
-				   ma__tracing_kind(att->use_fsession, k), id + 1, f->name, err);
-				goto out;
-			}
-		}
-		ma__attach_progress(att, att->kprobe_cnt + ++done);
-	}
-out:
-	for (i = 0; i < (size_t)ti.cnt; i++)
-		ma__func_info_free(&ti.fi[i]);
-	free(clones);
-	return err;
-}
-
 int mass_attacher__attach(struct mass_attacher *att)
 {
 	int err = 0;
@@ -716,7 +376,7 @@ int mass_attacher__attach(struct mass_attacher *att)
 			err = ma__attach_kprobes(att);
 	}
 	if (!err && att->fentry_cnt)
-		err = attach_fentry(att);
+		err = ma__attach_fentry(att);
 	/* asked to stop right after the last one: no run to start, the same as during */
 	if (!err && ma__stopped(att))
 		err = -EINTR;

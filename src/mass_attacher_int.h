@@ -9,6 +9,7 @@
 
 #include "mass_attacher.h"
 #include "prog_clones.h"
+#include <bpf/libbpf.h>
 
 struct bpf_link;
 
@@ -67,6 +68,23 @@ int ma__keep_link(struct mass_attacher *att, struct bpf_link *link);
 int ma__keep_fd(struct mass_attacher *att, int fd);
 /* Functions attached so far (kprobes, then fentry) of all, for the progress line. */
 void ma__attach_progress(struct mass_attacher *att, size_t done);
+
+static inline void ma__set_autoload(struct bpf_program *p, bool on)
+{
+	if (p)
+		bpf_program__set_autoload(p, on);
+}
+
+/*
+ * The fentry side (mass_attacher_fentry.c). Plan: which template each fentry function's
+ * programs come from, fsession's or the pair's (after plan_funcs()). Prepare: the
+ * templates pointed at their first function, the unused ones not loaded. Attach: the
+ * clones loaded and linked, each function's in turn (0, or -errno after a LOG_ERROR
+ * line; -EINTR, silent, when asked to stop); the caller detaches what was kept.
+ */
+void ma__plan_fentry(struct mass_attacher *att);
+int ma__prepare_fentry(struct mass_attacher *att);
+int ma__attach_fentry(struct mass_attacher *att);
 
 /*
  * The kprobe-attached functions (mass_attacher_kprobes.c): single kprobe pairs through

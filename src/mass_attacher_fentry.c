@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The mass attacher's fentry/fexit side (-F): which template each traced function's
+ * programs are cloned from (one fentry template, fexit ones by argument count; or one
+ * fsession template a function where the kernel has them, 7.0+), the templates made
+ * ready before the object's load, then the clones loaded and attached one link each.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "mono_clock.h"
+#include "session_prog.h"
+#include "mass_attacher_int.h"
+#include "records.h"
+
+int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id)
+{
+	const struct func *f = &att->funcs[id];
+
+	return f->flags & FUNC_RET_VOID ? MA_FEXIT_TMPLS : f->arg_cnt;
+}
+
+/*
+ * Point template @t at function @fi, the first it was planned for, with @fi's id in it;
+ * *@id_insn: where the id is (-1: the template has no FENTRY_ID_MARK).
+ */
+static int prepare_tmpl(struct mass_attacher *att, struct bpf_program *t, int fi, int *id_insn)
+{
+	int err;
+
+	ma__set_autoload(t, fi >= 0);
+	if (fi < 0)
+		return 0;
+	err = bpf_program__set_attach_target(t, 0, att->funcs[fi].name);
+	if (err)
+		return err;
+	*id_insn = ma__mark_tmpl(t, fi);
+	if (*id_insn == -ENOENT)
+		*id_insn = -1;
+	return *id_insn < -1 ? *id_insn : 0;
+}
+
+/* fsession: the template's return-run test made the kfunc call, then as the pair's. */
+static int prepare_fsession(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	struct bpf_program *t;
+	int err = 0, k;
+
+	ma__set_autoload(p->fentry, false);
+	ma__set_autoload(p->fexit_void, false);
+	for (k = 0; k < MA_FEXIT_TMPLS; k++)
+		ma__set_autoload(p->fexit[k], false);
+	for (k = 0; k < 2 && !err; k++) {
+		t = k ? p->fsession_void : p->fsession;
+		err = prepare_tmpl(att, t, att->fsession_tmpl_func[k], &att->fsession_id_insn[k]);
+		if (!err && att->fsession_tmpl_func[k] >= 0)
+			err = session_prog__prepare(t, att->opts.fsession_kfunc_id, 0,
+						    FSESSION_ATTACH_TYPE);
+	}
+	if (err)
+		pr(att, LOG_ERROR, "Failed to prepare the fsession program: %d\n", err);
+	return err;
+}
+
+int ma__prepare_fentry(struct mass_attacher *att)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	int err = 0, slot;
+
+	if (!att->fentry_cnt) {
+		ma__set_autoload(p->fentry, false);
+		ma__set_autoload(p->fexit_void, false);
+		ma__set_autoload(p->fsession, false);
+		ma__set_autoload(p->fsession_void, false);
+		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
+			ma__set_autoload(p->fexit[slot], false);
+		return 0;
+	}
+	if (att->use_fsession)
+		return prepare_fsession(att);
+	ma__set_autoload(p->fsession, false);
+	ma__set_autoload(p->fsession_void, false);
+	err = prepare_tmpl(att, p->fentry, att->fentry_tmpl_func, &att->fentry_id_insn);
+	for (slot = 0; slot <= MA_FEXIT_TMPLS && !err; slot++) {
+		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
+
+		err = prepare_tmpl(att, t, att->fexit_tmpl_func[slot], &att->fexit_id_insn[slot]);
+	}
+	return err;
+}
+
+void ma__plan_fentry(struct mass_attacher *att)
+{
+	size_t i;
+	int slot;
+
+	/* -F: one fsession program a function where the kernel has them, not the pair */
+	att->use_fsession = att->fentry_cnt && att->opts.fsession_kfunc_id &&
+			    att->progs.fsession && att->progs.fsession_void;
+	/* fentry: load each template once, for the first function it fits; clones do the rest */
+	for (i = 0; i < att->func_cnt; i++) {
+		if (att->how[i] != FUNC_ATTACH_FENTRY)
+			continue;
+		if (att->use_fsession) {
+			slot = !!(att->funcs[i].flags & FUNC_RET_VOID);
+			if (att->fsession_tmpl_func[slot] < 0)
+				att->fsession_tmpl_func[slot] = i;
+			continue;
+		}
+		if (att->fentry_tmpl_func < 0)
+			att->fentry_tmpl_func = i;
+		slot = mass_attacher__fexit_slot(att, i);
+		if (att->fexit_tmpl_func[slot] < 0)
+			att->fexit_tmpl_func[slot] = i;
+	}
+}
+
+int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot)
+{
+	return slot >= 0 && slot <= MA_FEXIT_TMPLS ? att->fexit_tmpl_func[slot] : -1;
+}
+
+/* A module's BTF fd, for its functions' clones (kept open until the attacher is freed) */
+static int module_btf_fd(struct mass_attacher *att, const char *mod)
+{
+	struct bpf_btf_info info;
+	char name[64];
+	__u32 id = 0, len;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < att->mod_btf_cnt; i++)
+		if (strcmp(att->mod_btfs[i].name, mod) == 0)
+			return att->mod_btfs[i].fd;
+	while (!bpf_btf_get_next_id(id, &id)) {
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		info.name = (__u64)(unsigned long)name;
+		info.name_len = sizeof(name);
+		len = sizeof(info);
+		if (bpf_btf_get_info_by_fd(fd, &info, &len) == 0 && strcmp(name, mod) == 0) {
+			void *tmp = realloc(att->mod_btfs, (att->mod_btf_cnt + 1) * sizeof(*att->mod_btfs));
+
+			if (!tmp) {
+				close(fd);
+				return -ENOMEM;
+			}
+			att->mod_btfs = tmp;
+			att->mod_btfs[att->mod_btf_cnt].name = strdup(mod);
+			if (!att->mod_btfs[att->mod_btf_cnt].name) {
+				close(fd);
+				return -ENOMEM;
+			}
+			att->mod_btfs[att->mod_btf_cnt++].fd = fd;
+			return fd;
+		}
+		close(fd);
+	}
+	return -ENOENT;
+}
+
+/* Programs a fentry function has: the entry and the exit one, or one fsession program. */
+static int progs_per_func(const struct mass_attacher *att)
+{
+	return att->use_fsession ? 1 : 2;
+}
+
+/*
+ * The template for function @id's entry or exit (its fsession program: @is_exit 0), the
+ * function it was loaded for, its id's insn.
+ */
+static struct bpf_program *func_tmpl(struct mass_attacher *att, __u32 id, bool is_exit,
+				     int *tmpl_func, int *id_insn)
+{
+	struct mass_attacher_progs *p = &att->progs;
+	int slot;
+
+	if (att->use_fsession) {
+		slot = !!(att->funcs[id].flags & FUNC_RET_VOID);
+		*tmpl_func = att->fsession_tmpl_func[slot];
+		*id_insn = att->fsession_id_insn[slot];
+		return slot ? p->fsession_void : p->fsession;
+	}
+	if (!is_exit) {
+		*tmpl_func = att->fentry_tmpl_func;
+		*id_insn = att->fentry_id_insn;
+		return p->fentry;
+	}
+	slot = mass_attacher__fexit_slot(att, id);
+	*tmpl_func = att->fexit_tmpl_func[slot];
+	*id_insn = att->fexit_id_insn[slot];
+	return slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;
+}
+
+/*
+ * The clones to load: an entry and an exit program for every fentry function (one
+ * fsession program where it is used), except where the template itself was loaded for
+ * the function (libbpf attaches those).
+ */
+#define MA_TMPLS	(MA_FEXIT_TMPLS + 2)
+
+/* Each template's subprograms for its clones (ma__tmpl_func_info()), found once */
+struct tmpl_infos {
+	const struct bpf_program *tmpl[MA_TMPLS];
+	struct ma_func_info fi[MA_TMPLS];
+	int cnt;
+};
+
+static const struct ma_func_info *tmpl_info(struct tmpl_infos *ti, const struct bpf_program *tmpl)
+{
+	int i;
+
+	for (i = 0; i < ti->cnt; i++)
+		if (ti->tmpl[i] == tmpl)
+			return &ti->fi[i];
+	if (ti->cnt == MA_TMPLS || ma__tmpl_func_info(tmpl, &ti->fi[ti->cnt]))
+		return NULL;
+	ti->tmpl[ti->cnt] = tmpl;
+	return &ti->fi[ti->cnt++];
+}
+
+static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt,
+		       struct tmpl_infos *ti)
+{
+	int tmpl_func, btf_fd, k, id_insn;
+	struct bpf_program *tmpl;
+	__u32 id;
+
+	*cnt = 0;
+	for (id = 0; id < att->func_cnt; id++) {
+		const struct func *f = &att->funcs[id];
+
+		if (att->how[id] != FUNC_ATTACH_FENTRY)
+			continue;
+		btf_fd = 0;
+		if (f->module && (btf_fd = module_btf_fd(att, f->module)) < 0) {
+			pr(att, LOG_ERROR, "Failed to find the BTF of module '%s' for func #%u (%s): %d\n",
+			   f->module, id + 1, f->name, btf_fd);
+			return btf_fd;
+		}
+		for (k = 0; k < progs_per_func(att); k++) {
+			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
+			if ((int)id == tmpl_func)
+				continue;
+			/* libbpf kept the template's instructions in place: the id is where it was */
+			if (id_insn >= 0 && !ma__tmpl_id_at(tmpl, id_insn, tmpl_func)) {
+				pr(att, LOG_ERROR, "The %s template's function id moved at load\n",
+				   ma__tracing_kind(att->use_fsession, k));
+				return -EINVAL;
+			}
+			c[*cnt] = (struct ma_clone){
+				.insns = bpf_program__insns(tmpl),
+				.insn_cnt = bpf_program__insn_cnt(tmpl),
+				.prog_type = BPF_PROG_TYPE_TRACING,
+				.btf_id = f->btf_id, .btf_obj_fd = btf_fd, .is_exit = k,
+				.is_session = att->use_fsession,
+				.func_id = id, .id_insn = id_insn,
+				.fi = tmpl_info(ti, tmpl),
+			};
+			++*cnt;
+		}
+	}
+	return 0;
+}
+
+/* Attach function @id's program (@c: its clone, NULL: the template itself). */
+static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struct ma_clone *c)
+{
+	struct bpf_link *link;
+	int fd;
+
+	if (!c) {
+		link = bpf_program__attach_trace(tmpl);
+		return link ? ma__keep_link(att, link) : -errno;
+	}
+	/* the kernel's raw tracepoint path links only fentry, fexit and fmod_ret programs */
+	if (c->is_session)
+		fd = bpf_link_create(c->fd, 0, (enum bpf_attach_type)FSESSION_ATTACH_TYPE, NULL);
+	else
+		fd = bpf_raw_tracepoint_open(NULL, c->fd);
+	return fd < 0 ? -errno : ma__keep_fd(att, fd);
+}
+
+int ma__attach_fentry(struct mass_attacher *att)
+{
+	struct tmpl_infos ti = { .cnt = 0 };
+	struct ma_clone *clones, *c;
+	struct bpf_program *tmpl;
+	size_t cnt, i, done = 0;
+	int err, tmpl_func, k, id_insn;
+	long t0 = now_ms();
+	__u32 id;
+
+	clones = calloc(2 * att->fentry_cnt + 1, sizeof(*clones));
+	if (!clones)
+		return -ENOMEM;
+	err = plan_clones(att, clones, &cnt, &ti);
+	if (!err)
+		err = ma__load_clones(clones, cnt, att->opts.progress, att->opts.progress_ctx,
+				      att->opts.stop);
+	/* every program loaded is ours to close, whatever happened to the others */
+	for (i = 0; i < cnt; i++)
+		if (clones[i].fd >= 0 && ma__keep_fd(att, clones[i].fd) && !err)
+			err = -ENOMEM;
+	/* a verification cut short by the stop is no failure to explain */
+	if (err && ma__stopped(att))
+		err = -EINTR;
+	if (err && err != -EINTR) {
+		for (i = 0; i < cnt; i++) {
+			if (clones[i].fd >= 0 || clones[i].fd == -ENOTCONN)
+				continue;
+			/* the first refused one, with the verifier's last words */
+			id = clones[i].func_id;
+			ma__explain_clone(&clones[i], att->opts.print, att->funcs[id].name);
+			pr(att, LOG_ERROR, "Failed to load %s prog for func #%u (%s): %d\n",
+			   ma__tracing_kind(clones[i].is_session, clones[i].is_exit), id + 1,
+			   att->funcs[id].name, clones[i].fd);
+			break;
+		}
+	}
+	if (err)
+		goto out;
+	pr(att, LOG_DEBUG, "Verified %zu %s clones in %ld ms.\n", cnt,
+	   att->use_fsession ? "fsession" : "fentry/fexit", now_ms() - t0);
+
+	/* then attach them all, in the order they were planned */
+	for (c = clones, id = 0; id < att->func_cnt; id++) {
+		const struct func *f = &att->funcs[id];
+
+		if (att->how[id] != FUNC_ATTACH_FENTRY)
+			continue;
+		if (ma__stopped(att)) {
+			err = -EINTR;
+			goto out;
+		}
+		for (k = 0; k < progs_per_func(att); k++) {
+			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
+			err = attach_one(att, tmpl, tmpl_func == (int)id ? NULL : c++);
+			if (err) {
+				pr(att, LOG_ERROR, "Failed to attach %s prog for func #%u (%s): %d\n",
+				   ma__tracing_kind(att->use_fsession, k), id + 1, f->name, err);
+				goto out;
+			}
+		}
+		ma__attach_progress(att, att->kprobe_cnt + ++done);
+	}
+out:
+	for (i = 0; i < (size_t)ti.cnt; i++)
+		ma__func_info_free(&ti.fi[i]);
+	free(clones);
+	return err;
+}
