@@ -11,6 +11,7 @@ BIN_ours=retsnoop
 BIN_cold=retsnoop	# ours with its boot cache emptied first: a boot's first run (the build's copies kept)
 BIN_first=retsnoop	# ours with the build's copies emptied too: the first run of a kernel build
 BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
+BIN_oursP="retsnoop -C bpf.fsession=n"	# -F with the fentry/fexit pair where fsession is there
 BIN_peer=$PEER
 BIN_base=$BASE
 BIN_baseA="$BASE -A"
@@ -218,13 +219,14 @@ attach_run() {
 	_ka=
 	[ "$_k" = 1 ] && _ka=-k
 	case $_t in
-	floor)
+	floor | floorX)
 		_m=M
 		case " $* " in *" -F "*) _m=F ;; *" -K "*) _m=K ;; esac
+		[ "$_t" = floorX ] && _m=X
 		stamp $_ka -r '^floor: ready' -- floor -$_m "$_fl" >/tmp/run.log 2>&1
 		_x=$(sed -n 's/.*floor: mode=. \(funcs=.*\)/\1/p' /tmp/run.log | tr -d '\r')
 		_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')
-		echo "@R table=attach case=$_c tool=floor rep=$_r ${_x:-funcs=-1} floor_detach_ms=${_d:--1} $(stamp_summary /tmp/run.log)"
+		echo "@R table=attach case=$_c tool=$_t rep=$_r ${_x:-funcs=-1} floor_detach_ms=${_d:--1} $(stamp_summary /tmp/run.log)"
 		;;
 	*)
 		eval "_b=\$BIN_$_t"
@@ -238,14 +240,22 @@ attach_run() {
 	return 0
 }
 
+# fsession named in the kernel's BTF (7.0+): -F attaches one program a function
+has_fsession() {
+	grep -q BPF_TRACE_FSESSION /sys/kernel/btf/vmlinux
+}
+
 # attach_case CASE KEEP RETSNOOP-ARGS...: every tool, REPS times, alternated.
 attach_case() {
 	_ac=$1 _ak=$2
 	shift 2
 	funcs_of /tmp/funcs.$_ac "$@"
+	# -F where the kernel has fsession (7.0+): the pair too, ours and the floor's
+	_ax=
+	case " $* " in *" -F "*) has_fsession && _ax="floorX oursP" ;; esac
 	_ar=1
 	while [ $_ar -le "$REPS" ]; do
-		for _at in $(tools_for $_ar floor ours peer); do
+		for _at in $(tools_for $_ar floor $_ax ours peer); do
 			attach_run "$_ac" "$_at" $_ar "$_ak" /tmp/funcs.$_ac "$@"
 		done
 		_ar=$((_ar + 1))

@@ -257,10 +257,10 @@ def attach(recs):
     for case in cases_in(recs):
         rs = by(recs, case=case)
         tools = tools_in(rs)
-        rows, phase, perfn = [], {}, {}
+        rows, phase, perfn, detach = [], {}, {}, {}
         for tool in tools:
             runs = by(rs, tool=tool)
-            if tool == 'floor':
+            if tool.startswith('floor'):
                 ph = [None if num(r.get('total_ms')) is None else num(r.get('total_ms')) / 1000
                       for r in runs]
                 self_ms = [num(r.get('attach_ms')) for r in runs]
@@ -272,6 +272,7 @@ def attach(recs):
                 det = [num(r.get('done_ms')) for r in runs]
             fns = med([num(r.get('funcs')) for r in runs])
             phase[tool] = med(ph)
+            detach[tool] = med(det)
             perfn[tool] = None if phase[tool] is None or not fns else phase[tool] / fns * 1000
             rows.append([tool, fmt(fns, '', 0), fmt(phase[tool], ' s', 2), fmt(perfn[tool], ' ms', 1),
                          spread(ph, prec=2), fmt(med(self_ms), ' ms', 0), fmt(med(det), ' ms', 0),
@@ -282,6 +283,11 @@ def attach(recs):
         out.append(table(rows, ['tool', 'functions', 'phase', 'per function', 'phase per run',
                                 'self-reported attach', 'detach', 'start->ready', 'VmHWM']))
         line = f'ratio phase ours/floor: {ratio(phase.get("ours"), phase.get("floor"))}'
+        if 'oursP' in phase:
+            line += (f'   ours/oursP: {ratio(phase.get("ours"), phase.get("oursP"))}'
+                     f'   floorX/floor: {ratio(phase.get("floorX"), phase.get("floor"))}'
+                     f'   ours/floorX: {ratio(phase.get("ours"), phase.get("floorX"))}'
+                     f'   detach ours/oursP: {ratio(detach.get("ours"), detach.get("oursP"))}')
         if 'peer' in phase:
             line += f'   ours/peer: {ratio(phase.get("ours"), phase.get("peer"))}'
             line += f'   per function ours/peer: {ratio(perfn.get("ours"), perfn.get("peer"))}'
@@ -294,6 +300,10 @@ def attach(recs):
                "load + attach of the same functions (its load_ms + attach_ms). self-reported attach: "
                "'Successfully attached in N ms' (floor: attach_ms). detach: 'DONE in N ms' after SIGINT "
                "(floor: its own detach); '-' when the guest was powered off while attached.")
+    if any(r.get('tool') in ('floorX', 'oursP') for r in recs):
+        out.append("-F on kernels with fsession (7.0+): ours attaches one fsession program and link a "
+                   "function (its default); oursP: ours with -C bpf.fsession=n, the fentry/fexit pair; "
+                   "floorX: bench/floor -X, one empty fsession program a function (floor: the empty pair).")
     return out
 
 
