@@ -133,6 +133,8 @@ overhead_run() {
 	floor) stamp -r '^floor: ready' -t "$_loop" -- floor -$_m "$_fl" >/tmp/run.log 2>&1 ;;
 	# the empty session program (6.10+), next to the empty pair in the default mode
 	floorS) stamp -r '^floor: ready' -t "$_loop" -- floor -S "$_fl" >/tmp/run.log 2>&1 ;;
+	# -F's empty fsession program (7.0+), next to the empty fentry/fexit pair
+	floorX) stamp -r '^floor: ready' -t "$_loop" -- floor -X "$_fl" >/tmp/run.log 2>&1 ;;
 	*) eval "_b=\$BIN_$_t"; stamp -r 'Receiving data' -t "$_loop" -- $_b $_flag -e '*sys_getpid' >/tmp/run.log 2>&1 ;;
 	esac
 	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
@@ -168,6 +170,7 @@ table_overhead() {
 		for _m in M K F; do
 			_fs=
 			[ $_m = M ] && [ -n "$SESSION" ] && _fs=floorS
+			[ $_m = F ] && has_fsession && _fs="floorX oursP"
 			for _t in $(tools_for $_r none floor $_fs ours oursA base baseA peer); do
 				overhead_run getpid-$_m "$_t" $_r $_m /tmp/funcs.getpid.$_m
 			done

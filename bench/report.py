@@ -136,6 +136,12 @@ def overhead(recs, progs):
                    + (f'   -A: oursA/ours: {ratio(added.get("oursA"), added.get("ours"))}'
                       f'   oursA/floor: {ratio(added.get("oursA"), added.get("floor"))}'
                       if 'oursA' in added else ''))
+        if 'oursP' in added:
+            # -F on fsession kernels: ours' default against the pair, and the floors'
+            out.append(f'ratio ours (fsession)/oursP (pair): added {ratio(added.get("ours"), added.get("oursP"))}'
+                       f'   ours/floorX: {ratio(added.get("ours"), added.get("floorX"))}'
+                       f'   floorX/floor: {ratio(added.get("floorX"), added.get("floor"))}'
+                       f'   oursP/floor: {ratio(added.get("oursP"), added.get("floor"))}')
         if 'base' in added:
             # before/after in the same boot: BASE_RETSNOOP, an earlier build of ours
             out.append(f'ratio ours/base: added {ratio(added.get("ours"), added.get("base"))}'
@@ -159,6 +165,10 @@ def overhead(recs, progs):
         out.append('floorS = bench/floor -S: one empty kprobe.multi session program whose entry run keeps '
                    'the return run (the default mode\'s floor where ours uses session links; floor = the '
                    'empty entry+exit pair)')
+    if any(r.get('tool') in ('floorX', 'oursP') for r in recs):
+        out.append('-F on fsession kernels (7.0+): ours runs one fsession program a function (its default), '
+                   'oursP = ours with -C bpf.fsession=n (the fentry/fexit pair); floorX = bench/floor -X, '
+                   'one empty fsession program (its runs at entry and return both in the entry column)')
     return out
 
 
