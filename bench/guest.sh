@@ -233,7 +233,7 @@ attach_run() {
 		;;
 	*)
 		eval "_b=\$BIN_$_t"
-		stamp $_ka -T 3000 -r 'Receiving data' -- "$_b" -v "$@" >/tmp/run.log 2>&1
+		stamp $_ka -T 3000 -r 'Receiving data' -- $_b -v "$@" >/tmp/run.log 2>&1
 		_n=$(grep -o 'Total [0-9]* kernel functions attached' /tmp/run.log | head -1 | grep -o '[0-9]*')
 		echo "@R table=attach case=$_c tool=$_t rep=$_r funcs=${_n:--1} t_discovered=$(t_of /tmp/run.log '^Skipped [0-9]+ functions in total') self_attach_ms=$(num_after /tmp/run.log 'Successfully attached in') done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
 		;;

@@ -64,7 +64,8 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'floorS', 'first', 'cold', 'ours', 'oursA', 'oursU', 'base', 'baseA', 'peer']
+    order = ['none', 'floor', 'floorS', 'floorX', 'first', 'cold', 'ours', 'oursP', 'oursA', 'oursU', 'base',
+             'baseA', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
 
