@@ -115,7 +115,7 @@ stop uclones INT 'Start-up: BPF load done' 2 -e 'do_work [/usr/bin/uprog-static]
 	*" -F "*)
 		cmds="$cmds
 stop verify-F TERM 'Start-up: BPF load done' 0.5 -F $BIG
-stop attach-F HUP 'Verified [0-9]+ fentry/fexit clones' 1 -F $BIG"
+stop attach-F HUP 'Verified [0-9]+ (fentry/fexit|fsession) clones' 1 -F $BIG"
 		;;
 	esac
 	# the second SIGINT lands in detach: retsnoop exits at once, a child it leaves in the
@@ -312,7 +312,7 @@ if [ "$quick" != 1 ]; then
 	*" -F "*)
 		check_early verify-F 143 SIGTERM
 		check_early attach-F 129 SIGHUP
-		expect "$(section "$out" attach-F)" '^Verified [0-9]+ fentry/fexit clones' \
+		expect "$(section "$out" attach-F)" '^Verified [0-9]+ (fentry/fexit|fsession) clones' \
 			"attach-F: the stop came after verification, while attaching"
 		;;
 	esac
