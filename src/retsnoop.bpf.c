@@ -460,7 +460,26 @@ int usession(struct pt_regs *ctx)
  * The guard (reentry_guard.bpf.h) keeps a traced function called from our own handler
  * from recursing.
  */
-/* @helper_loop: only programs that load on 5.17+ alone (fsession's) may loop with bpf_loop() */
+/*
+ * The kernel functions' templates loop over the stack with bpf_loop() where they can: the
+ * verifier checks each loop body once, where it walks every round of an open-coded loop,
+ * and it checks every clone (7.2: the fentry and fexit templates 2,900 and 5,933
+ * instructions processed, the fsession one 8,962 with open-coded loops, 3,282 with
+ * bpf_loop()). bpf_loop() came in 5.17 with bpf_get_func_ret() (has_func_ret): older
+ * kernels take the open-coded branch, the other being dead code there. A callback also
+ * needs the clone's BTF function info, which the mass attacher rebuilds from the loaded
+ * template's (ma__tmpl_func_info()): whole only when the verifier kept every subprogram,
+ * as in the lite build. The full one's user-function global functions are dropped as dead
+ * when no user function is traced: its clones go without function info, so without
+ * callbacks.
+ */
+#ifdef RETSNOOP_LITE
+#define TMPL_HELPER_LOOP	has_func_ret
+#else
+#define TMPL_HELPER_LOOP	false
+#endif
+
+/* @helper_loop: loop with bpf_loop() (TMPL_HELPER_LOOP) */
 static __always_inline int fentry_common(void *ctx, __u32 id, bool helper_loop)
 {
 	__u32 *guard;
@@ -487,7 +506,7 @@ static __always_inline int fexit_common(void *ctx, __u32 id, __s64 res, bool hel
 SEC("fentry")
 int fentry_tmpl(__u64 *ctx)
 {
-	return fentry_common(ctx, clone_func_id(), false);
+	return fentry_common(ctx, clone_func_id(), TMPL_HELPER_LOOP);
 }
 
 /*
@@ -510,7 +529,7 @@ static __always_inline __s64 fexit_ret(__u64 *ctx, int n)
 SEC("fexit")						\
 int fexit_tmpl##n(__u64 *ctx)				\
 {							\
-	return fexit_common(ctx, clone_func_id(), fexit_ret(ctx, n), false);	\
+	return fexit_common(ctx, clone_func_id(), fexit_ret(ctx, n), TMPL_HELPER_LOOP); \
 }
 
 FEXIT_TEMPLATE(0)
@@ -524,7 +543,7 @@ FEXIT_TEMPLATE(6)
 SEC("fexit")
 int fexit_tmpl_void(__u64 *ctx)
 {
-	return fexit_common(ctx, clone_func_id(), 0, false);
+	return fexit_common(ctx, clone_func_id(), 0, TMPL_HELPER_LOOP);
 }
 
 /*
@@ -535,24 +554,8 @@ int fexit_tmpl_void(__u64 *ctx)
  * Loaded as fentry with the fsession attach type set by the mass attacher, which also
  * turns session_is_return() into the kfunc. The kernel takes no return value but 0 (no
  * skipping the return run, unlike a kprobe session). The result is bpf_get_func_ret()'s
- * (fsession kernels all have it), so one template serves every argument count, and in the
- * lite build its loops over the stack are bpf_loop()'s: the verifier checks each body
- * once, where open-coded loops have it walk every round, and it checks every clone (7.2:
- * the fentry and fexit templates 2,900 and 5,933 instructions processed, the fsession
- * template 8,962 with open-coded loops, 3,282 with bpf_loop()).
+ * (fsession kernels all have it), so one template serves every argument count.
  */
-/*
- * A bpf_loop() callback needs the clone's BTF function info, which the mass attacher
- * rebuilds from the loaded template's (ma__tmpl_func_info()): whole only when the verifier
- * kept every subprogram, as in the lite build. The full one's user-function global
- * functions are dropped as dead when no user function is traced: its clones go without
- * function info, so without callbacks, as the pair's.
- */
-#ifdef RETSNOOP_LITE
-#define FSESSION_HELPER_LOOP	true
-#else
-#define FSESSION_HELPER_LOOP	false
-#endif
 
 SEC("fentry")
 int fsession_tmpl(__u64 *ctx)
@@ -560,8 +563,8 @@ int fsession_tmpl(__u64 *ctx)
 	__u32 id = clone_func_id();	/* one mark: the clones' id is written there */
 
 	if (session_is_return(ctx))
-		return fexit_common(ctx, id, fexit_ret(ctx, 0), FSESSION_HELPER_LOOP);
-	return fentry_common(ctx, id, FSESSION_HELPER_LOOP);
+		return fexit_common(ctx, id, fexit_ret(ctx, 0), TMPL_HELPER_LOOP);
+	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
 }
 
 SEC("fentry")
@@ -570,7 +573,7 @@ int fsession_tmpl_void(__u64 *ctx)
 	__u32 id = clone_func_id();
 
 	if (session_is_return(ctx))
-		return fexit_common(ctx, id, 0, FSESSION_HELPER_LOOP);
-	return fentry_common(ctx, id, FSESSION_HELPER_LOOP);
+		return fexit_common(ctx, id, 0, TMPL_HELPER_LOOP);
+	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
 }
 
