@@ -258,7 +258,7 @@ attach_case() {
 	case " $* " in *" -F "*) has_fsession && _ax="floorX oursP" ;; esac
 	_ar=1
 	while [ $_ar -le "$REPS" ]; do
-		for _at in $(tools_for $_ar floor $_ax ours peer); do
+		for _at in $(tools_for $_ar floor $_ax ours base peer); do
 			attach_run "$_ac" "$_at" $_ar "$_ak" /tmp/funcs.$_ac "$@"
 		done
 		_ar=$((_ar + 1))

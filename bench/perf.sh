@@ -28,7 +28,7 @@
 # command, the date and the versions) and bench/results/raw/<table>.log (the guest's
 # records, which bench/report.py reads again: `bench/report.py TABLE LOG`).
 #
-# Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup and overhead:
+# Environment: PEER_RETSNOOP (absent: no peer columns), BASE_RETSNOOP (startup, overhead and attach:
 # an earlier build of ours as a second peer, before/after in the same boot), BENCH_REPS,
 # BENCH_CALLS (getpid calls per timing loop, default 200000), BENCH_KERNEL (default 6.12),
 # BENCH_RINGBUF (overhead: the -A runs' ring buffer in bytes, large enough that no record

@@ -294,6 +294,9 @@ def attach(recs):
         out.append(table(rows, ['tool', 'functions', 'phase', 'per function', 'phase per run',
                                 'self-reported attach', 'detach', 'start->ready', 'VmHWM']))
         line = f'ratio phase ours/floor: {ratio(phase.get("ours"), phase.get("floor"))}'
+        if 'base' in phase:
+            line += (f'   ours/base: {ratio(phase.get("ours"), phase.get("base"))}'
+                     f'   detach ours/base: {ratio(detach.get("ours"), detach.get("base"))}')
         if 'oursP' in phase:
             line += (f'   ours/oursP: {ratio(phase.get("ours"), phase.get("oursP"))}'
                      f'   floorX/floor: {ratio(phase.get("floorX"), phase.get("floor"))}'
