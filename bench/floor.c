@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * floor -M|-N|-S|-K|-F|-X FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
+ * floor -M|-N|-S|-K|-F|-X|-Y FUNCS [THREADS]: attach an empty entry+exit program pair (floor.bpf.c) to
  * every function listed in FUNCS, in the way retsnoop would (-M kprobe.multi, -N kprobe.multi
  * by names, the kernel resolving them in its own pass over kallsyms, -S one empty
  * kprobe.multi session program (6.10+) whose entry run keeps the return run, -K single
  * kprobes, -F fentry/fexit with kprobe.multi for the functions marked "kprobe", -X the same
- * with one empty fsession program (7.0+) per function in the fentry/fexit pair's place), say how
+ * with one empty fsession program (7.0+) per function in the fentry/fexit pair's place, -Y
+ * one empty fsession program for them all with one tracing multi-link, 7.x), say how
  * long loading and attaching took, wait for SIGINT/SIGTERM, detach and say how long that
  * took. THREADS (default 1): links released by that many threads at once, to measure what
  * the kernel lets overlap.
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "floor.skel.h"
@@ -239,13 +241,58 @@ static bool fentry_fn(const struct fn *fn)
 	return !fn->kprobe && fn->btf_id > 0;
 }
 
-static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn, bool fsession)
+/*
+ * BPF_TRACE_FSESSION_MULTI (7.x): one tracing program, verified once, linked to a whole
+ * set of functions by their BTF ids with one tracing multi-link (vmlinux functions only).
+ */
+#define FSESSION_MULTI_ATTACH_TYPE 61
+
+static int attach_tracing_multi(struct floor *fl)
+{
+	const struct bpf_program *t = fl->skel->progs.floor_fentry;
+	LIBBPF_OPTS(bpf_prog_load_opts, lo,
+		    .expected_attach_type = (enum bpf_attach_type)FSESSION_MULTI_ATTACH_TYPE);
+	__u32 *ids = calloc(fl->fn_cnt ?: 1, sizeof(*ids));
+	union bpf_attr attr;
+	__u64 p;
+	__u32 n = 0;
+	size_t i;
+	int fd;
+
+	if (!ids)
+		return -ENOMEM;
+	for (i = 0; i < fl->fn_cnt; i++)
+		if (fentry_fn(&fl->fns[i]))
+			ids[n++] = fl->fns[i].btf_id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "floor_multi", "Dual BSD/GPL",
+			   bpf_program__insns(t), bpf_program__insn_cnt(t), &lo);
+	if (fd < 0) {
+		free(ids);
+		return -errno;
+	}
+	fl->fds[fl->fd_cnt++] = fd;
+	/* link_create.tracing_multi {ids, cookies, cnt}: libbpf 1.4's union has no name for it */
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = fd;
+	attr.link_create.attach_type = FSESSION_MULTI_ATTACH_TYPE;
+	p = (unsigned long)ids;
+	memcpy((char *)&attr.link_create.kprobe_multi, &p, sizeof(p));
+	memcpy((char *)&attr.link_create.kprobe_multi + 16, &n, sizeof(n));
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	free(ids);
+	if (fd < 0)
+		return -errno;
+	fl->fds[fl->fd_cnt++] = fd;
+	return 0;
+}
+
+static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn, bool fsession, bool multi)
 {
 	struct floor_bpf *s = fl->skel;
 	size_t i;
 	int err;
 
-	for (i = 0; i < fl->fn_cnt; i++) {
+	for (i = 0; i < fl->fn_cnt && !multi; i++) {
 		const struct fn *fn = &fl->fns[i];
 
 		if (!fentry_fn(fn))
@@ -269,6 +316,10 @@ static int attach_fentry(struct floor *fl, const struct fn *tmpl_fn, bool fsessi
 				strerror(-err));
 			return err;
 		}
+	}
+	if (multi && (err = attach_tracing_multi(fl))) {
+		fprintf(stderr, "floor: the tracing multi-link failed: %s\n", strerror(-err));
+		return err;
 	}
 	/* the kprobe-marked ones as retsnoop does: kprobe.multi, else (6.1) single kprobes */
 	err = attach_multi(fl, true, false);
@@ -342,7 +393,7 @@ static void detach_threads(struct floor *fl, int n)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: floor -M|-N|-S|-K|-F|-X FUNCS [THREADS]\n");
+	fprintf(stderr, "usage: floor -M|-N|-S|-K|-F|-X|-Y FUNCS [THREADS]\n");
 	exit(2);
 }
 
@@ -357,7 +408,7 @@ int main(int argc, char **argv)
 	int err, sig, threads = 1;
 	char mode;
 
-	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MNSKFX", argv[1][1]) ||
+	if ((argc != 3 && argc != 4) || argv[1][0] != '-' || !strchr("MNSKFXY", argv[1][1]) ||
 	    argv[1][2])
 		usage();
 	if (argc == 4 && (threads = atoi(argv[3])) < 1)
@@ -371,7 +422,7 @@ int main(int argc, char **argv)
 	/* 2 programs and 2 links per fentry function */
 	setrlimit(RLIMIT_NOFILE, &rl);
 	for (i = 0; i < fl.fn_cnt; i++) {
-		if ((mode == 'F' || mode == 'X') && fentry_fn(&fl.fns[i])) {
+		if (strchr("FXY", mode) && fentry_fn(&fl.fns[i])) {
 			fentry_cnt++;
 			if (!tmpl_fn)
 				tmpl_fn = &fl.fns[i];
@@ -394,18 +445,15 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* -F: single kprobes where kprobe.multi is missing */
-	bpf_program__set_autoload(fl.skel->progs.floor_kentry, mode == 'K' || mode == 'F' ||
-				  mode == 'X');
-	bpf_program__set_autoload(fl.skel->progs.floor_kexit, mode == 'K' || mode == 'F' ||
-				  mode == 'X');
-	bpf_program__set_autoload(fl.skel->progs.floor_mentry, mode == 'M' || mode == 'N' ||
-				  mode == 'F' || mode == 'X');
-	bpf_program__set_autoload(fl.skel->progs.floor_mexit, mode == 'M' || mode == 'N' ||
-				  mode == 'F' || mode == 'X');
+	bpf_program__set_autoload(fl.skel->progs.floor_kentry, strchr("KFXY", mode));
+	bpf_program__set_autoload(fl.skel->progs.floor_kexit, strchr("KFXY", mode));
+	bpf_program__set_autoload(fl.skel->progs.floor_mentry, strchr("MNFXY", mode));
+	bpf_program__set_autoload(fl.skel->progs.floor_mexit, strchr("MNFXY", mode));
 	bpf_program__set_autoload(fl.skel->progs.floor_session, mode == 'S');
 	bpf_program__set_expected_attach_type(fl.skel->progs.floor_session,
 			(enum bpf_attach_type)KPROBE_SESSION_ATTACH_TYPE);
-	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn);
+	/* -Y loads its own program from the template's instructions */
+	bpf_program__set_autoload(fl.skel->progs.floor_fentry, tmpl_fn && mode != 'Y');
 	bpf_program__set_autoload(fl.skel->progs.floor_fexit, tmpl_fn && mode == 'F');
 	if (mode == 'X')
 		bpf_program__set_expected_attach_type(fl.skel->progs.floor_fentry,
@@ -427,7 +475,7 @@ int main(int argc, char **argv)
 	else if (mode == 'K')
 		err = attach_single(&fl);
 	else
-		err = attach_fentry(&fl, tmpl_fn, mode == 'X');
+		err = attach_fentry(&fl, tmpl_fn, mode == 'X', mode == 'Y');
 	if (err) {
 		fprintf(stderr, "floor: attaching failed: %s\n", strerror(-err));
 		detach(&fl);
