@@ -193,7 +193,7 @@ int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
 		f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
 	}
 	f->has_kprobe_session = f->has_kprobe_multi &&
-				kprobe_session__probe(f->session_kfunc_id);
+				session_prog__kprobe_probe(f->session_kfunc_id);
 	/* named in the BTF (7.0+), and this architecture's JIT builds its trampolines */
 	f->has_fsession = f->has_fsession && f->has_fentry &&
 			  session_prog__fsession_probe(f->session_kfunc_id);

@@ -35,25 +35,3 @@ int kprobe_session__link(int prog_fd, const unsigned long *addrs, const char *co
 	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
 }
-
-bool kprobe_session__probe(__u32 kfunc_id)
-{
-	/* r0 = bpf_session_is_return(ctx: r1 as the program got it); r0 = 0; exit */
-	const struct bpf_insn insns[] = {
-		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = kfunc_id },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	LIBBPF_OPTS(bpf_prog_load_opts, po,
-		    .expected_attach_type = (enum bpf_attach_type)KPROBE_SESSION_ATTACH_TYPE);
-	int fd;
-
-	if (!kfunc_id)
-		return false;
-	/* kfuncs need a GPL-compatible program */
-	fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 3, &po);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}

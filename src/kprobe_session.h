@@ -3,7 +3,7 @@
  * kprobe.multi session links (Linux 6.10+): one BPF program, one link, run at a function's
  * entry and, unless the entry run returned 1, at its return. libbpf 1.4 (ours) knows
  * neither the attach type nor how to link it, so the few pieces it would do are here: the
- * program's load-time setup, the link, and the feature probe. Used by the mass attacher,
+ * attach type and the link (the feature probe is session_prog__kprobe_probe()). Used by the mass attacher,
  * feature detection and the floor benchmark (bench/floor.c compiles this file in).
  */
 #ifndef RETSNOOP_KPROBE_SESSION_H
@@ -25,11 +25,5 @@ struct bpf_program;
  */
 int kprobe_session__link(int prog_fd, const unsigned long *addrs, const char *const *syms,
 			 const __u64 *cookies, size_t cnt);
-
-/*
- * Does this kernel run kprobe session programs? Loads (and at once unloads) a program of
- * that type calling the kfunc @kfunc_id: the kernel lets only session programs call it.
- */
-bool kprobe_session__probe(__u32 kfunc_id);
 
 #endif

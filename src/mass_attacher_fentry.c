@@ -44,6 +44,23 @@ static int prepare_tmpl(struct mass_attacher *att, struct bpf_program *t, int fi
 	return *id_insn < -1 ? *id_insn : 0;
 }
 
+/* The fentry/fexit pair's templates, or the fsession ones, left unloaded */
+static void pair_tmpls_off(struct mass_attacher_progs *p)
+{
+	int slot;
+
+	ma__set_autoload(p->fentry, false);
+	ma__set_autoload(p->fexit_void, false);
+	for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
+		ma__set_autoload(p->fexit[slot], false);
+}
+
+static void fsession_tmpls_off(struct mass_attacher_progs *p)
+{
+	ma__set_autoload(p->fsession, false);
+	ma__set_autoload(p->fsession_void, false);
+}
+
 /* fsession: the template's return-run test made the kfunc call, then as the pair's. */
 static int prepare_fsession(struct mass_attacher *att)
 {
@@ -51,10 +68,7 @@ static int prepare_fsession(struct mass_attacher *att)
 	struct bpf_program *t;
 	int err = 0, k;
 
-	ma__set_autoload(p->fentry, false);
-	ma__set_autoload(p->fexit_void, false);
-	for (k = 0; k < MA_FEXIT_TMPLS; k++)
-		ma__set_autoload(p->fexit[k], false);
+	pair_tmpls_off(p);
 	for (k = 0; k < 2 && !err; k++) {
 		t = k ? p->fsession_void : p->fsession;
 		err = prepare_tmpl(att, t, att->fsession_tmpl_func[k], &att->fsession_id_insn[k]);
@@ -73,18 +87,13 @@ int ma__prepare_fentry(struct mass_attacher *att)
 	int err = 0, slot;
 
 	if (!att->fentry_cnt) {
-		ma__set_autoload(p->fentry, false);
-		ma__set_autoload(p->fexit_void, false);
-		ma__set_autoload(p->fsession, false);
-		ma__set_autoload(p->fsession_void, false);
-		for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
-			ma__set_autoload(p->fexit[slot], false);
+		pair_tmpls_off(p);
+		fsession_tmpls_off(p);
 		return 0;
 	}
 	if (att->use_fsession)
 		return prepare_fsession(att);
-	ma__set_autoload(p->fsession, false);
-	ma__set_autoload(p->fsession_void, false);
+	fsession_tmpls_off(p);
 	err = prepare_tmpl(att, p->fentry, att->fentry_tmpl_func, &att->fentry_id_insn);
 	for (slot = 0; slot <= MA_FEXIT_TMPLS && !err; slot++) {
 		struct bpf_program *t = slot < MA_FEXIT_TMPLS ? p->fexit[slot] : p->fexit_void;

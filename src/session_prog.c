@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Session programs' kfunc call, set before load; see session_prog.h. */
+/* Session programs: their kfunc call, set before load, and the feature probes; see session_prog.h. */
 #include <errno.h>
 #include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "prog_patch.h"
+#include "kprobe_session.h"
 #include "records.h"
 #include "session_prog.h"
 
@@ -36,27 +37,38 @@ static int to_kfunc(struct bpf_program *prog, int idx, __u32 kfunc_id)
 	return prog_patch__set(prog, idx, &call);
 }
 
-bool session_prog__fsession_probe(__u32 kfunc_id)
+/* Load (and close) r0 = bpf_session_is_return(ctx); r0 = 0; exit */
+static bool probe_load(enum bpf_prog_type type, int attach_type, __u32 attach_btf_id,
+		       __u32 kfunc_id)
 {
-	/* r0 = bpf_session_is_return(ctx); r0 = 0; exit */
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = kfunc_id },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, po,
-		    .expected_attach_type = (enum bpf_attach_type)FSESSION_ATTACH_TYPE,
-		    .attach_btf_id = kfunc_id);
+		    .expected_attach_type = (enum bpf_attach_type)attach_type,
+		    .attach_btf_id = attach_btf_id);
 	int fd;
 
 	if (!kfunc_id)
 		return false;
 	/* kfuncs need a GPL-compatible program */
-	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, 3, &po);
+	fd = bpf_prog_load(type, NULL, "GPL", insns, 3, &po);
 	if (fd < 0)
 		return false;
 	close(fd);
 	return true;
+}
+
+bool session_prog__kprobe_probe(__u32 kfunc_id)
+{
+	return probe_load(BPF_PROG_TYPE_KPROBE, KPROBE_SESSION_ATTACH_TYPE, 0, kfunc_id);
+}
+
+bool session_prog__fsession_probe(__u32 kfunc_id)
+{
+	return probe_load(BPF_PROG_TYPE_TRACING, FSESSION_ATTACH_TYPE, kfunc_id, kfunc_id);
 }
 
 int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie_kfunc_id,

@@ -32,11 +32,14 @@ int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie
 			  int attach_type);
 
 /*
- * Does the kernel load fsession programs that call bpf_session_is_return (@kfunc_id, also
- * the function the probe's program is for)? The
- * attach type's name in the vmlinux BTF is not enough: its JIT may lack the trampoline
- * part (the kernel then refuses the load, not the attach). Loads one 3-instruction program.
+ * Feature probes: each loads (and at once unloads) a 3-instruction session program calling
+ * the kfunc bpf_session_is_return (@kfunc_id), which the kernel lets only session programs
+ * call. Does this kernel run kprobe session programs? Does it load fsession programs (the
+ * kfunc is also the function the probe's program is for)? For fsession the attach type's
+ * name in the vmlinux BTF is not enough: an architecture's JIT may lack the trampoline
+ * part, and the kernel then refuses the load, not the attach.
  */
+bool session_prog__kprobe_probe(__u32 kfunc_id);
 bool session_prog__fsession_probe(__u32 kfunc_id);
 
 #endif /* __RETSNOOP_SESSION_PROG_H */
