@@ -31,11 +31,12 @@ $(BENCH_OUT)/floor.skel.h: $(BENCH_OUT)/floor.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@.tmp && mv $@.tmp $@
 
-# src/kprobe_pmu.c and src/kprobe_session.c compiled in: the floor opens its kprobes as -K
-# does, and its session links as the default mode does where the kernel has them
-$(BENCH_OUT)/floor: bench/floor.c src/kprobe_pmu.c src/kprobe_pmu.h src/kprobe_session.c src/kprobe_session.h $(BENCH_OUT)/floor.skel.h $(LIBBPF_TARGET)
+# src/kprobe_pmu.c, src/kprobe_session.c and src/tracing_multi.c compiled in: the floor
+# opens its kprobes as -K does, its session links as the default mode does where the kernel
+# has them, and its tracing multi-link (-Y) as -F does
+$(BENCH_OUT)/floor: bench/floor.c src/kprobe_pmu.c src/kprobe_pmu.h src/kprobe_session.c src/kprobe_session.h src/tracing_multi.c src/tracing_multi.h $(BENCH_OUT)/floor.skel.h $(LIBBPF_TARGET)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) -static -I$(BENCH_OUT) $(INCLUDES) $< src/kprobe_pmu.c src/kprobe_session.c $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
+	$(Q)$(CC) $(CFLAGS) -static -I$(BENCH_OUT) $(INCLUDES) $< src/kprobe_pmu.c src/kprobe_session.c src/tracing_multi.c $(LIBBPF_LIBS) $(LIBBPF_DEPS) -o $@
 
 BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop prog_lines)
 

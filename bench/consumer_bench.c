@@ -14,8 +14,7 @@
 #include "sink.h"
 
 struct state {
-	struct sample_build_opts b;
-	struct text_sink_opts o;
+	struct sample_build_opts b;	/* its view is the run's: what to decode and show */
 	FILE *out;
 	long samples;
 };
@@ -31,7 +30,7 @@ static int on_session(void *ctx, const struct sess_recs *r)
 	if (err)
 		return err;
 	st->samples++;
-	err = render_text__sample(st->out, s, &st->o);
+	err = render_text__sample(st->out, s, &st->b.view);
 	sample__free(s);
 	return err;
 }
@@ -57,7 +56,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	replay__build_opts(r, &st.b);
-	replay__text_opts(r, &st.o);
 	st.out = fopen("/dev/null", "we");
 	store = session_store__new(&so);
 	if (!st.out || !store)

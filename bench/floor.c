@@ -38,6 +38,7 @@
 #include "floor.skel.h"
 #include "kprobe_pmu.h"
 #include "kprobe_session.h"
+#include "tracing_multi.h"
 
 struct fn {
 	char *name;
@@ -242,19 +243,16 @@ static bool fentry_fn(const struct fn *fn)
 }
 
 /*
- * BPF_TRACE_FSESSION_MULTI (7.x): one tracing program, verified once, linked to a whole
- * set of functions by their BTF ids with one tracing multi-link (vmlinux functions only).
+ * BPF_TRACE_FSESSION_MULTI (7.x, tracing_multi.h): one tracing program, verified once,
+ * linked to a whole set of functions by their BTF ids with one tracing multi-link
+ * (vmlinux functions only).
  */
-#define FSESSION_MULTI_ATTACH_TYPE 61
-
 static int attach_tracing_multi(struct floor *fl)
 {
 	const struct bpf_program *t = fl->skel->progs.floor_fentry;
 	LIBBPF_OPTS(bpf_prog_load_opts, lo,
 		    .expected_attach_type = (enum bpf_attach_type)FSESSION_MULTI_ATTACH_TYPE);
 	__u32 *ids = calloc(fl->fn_cnt ?: 1, sizeof(*ids));
-	union bpf_attr attr;
-	__u64 p;
 	__u32 n = 0;
 	size_t i;
 	int fd;
@@ -271,17 +269,10 @@ static int attach_tracing_multi(struct floor *fl)
 		return -errno;
 	}
 	fl->fds[fl->fd_cnt++] = fd;
-	/* link_create.tracing_multi {ids, cookies, cnt}: libbpf 1.4's union has no name for it */
-	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = fd;
-	attr.link_create.attach_type = FSESSION_MULTI_ATTACH_TYPE;
-	p = (unsigned long)ids;
-	memcpy((char *)&attr.link_create.kprobe_multi, &p, sizeof(p));
-	memcpy((char *)&attr.link_create.kprobe_multi + 16, &n, sizeof(n));
-	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
+	fd = tracing_multi__link(fd, FSESSION_MULTI_ATTACH_TYPE, ids, NULL, n);
 	free(ids);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	fl->fds[fl->fd_cnt++] = fd;
 	return 0;
 }

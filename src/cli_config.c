@@ -45,6 +45,11 @@ static const struct cfg_key cfg_keys[] = {
 	  "-F: one fsession program per function, run at entry and return with one trampoline\n"
 	  "\tlink (Linux 7.0+), instead of an fentry and an fexit program and link: about half the\n"
 	  "\tattach and detach time (defaults to true where the kernel has them)" },
+	{ "bpf.fsession-multi", CFG_BOOL, CFG_OFF(fsession_multi), 0, 0,
+	  "-F with fsession: one program for all of vmlinux's functions (and one per module),\n"
+	  "\tverified once and linked to them all with one tracing multi-link (Linux 7.x on\n"
+	  "\tx86-64), instead of a program and a link per function (defaults to true where the\n"
+	  "\tkernel has them)" },
 	{ "bpf.uprobe-session", CFG_BOOL, CFG_OFF(uprobe_session), 0, 0,
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"

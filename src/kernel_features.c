@@ -197,6 +197,9 @@ int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
 	/* named in the BTF (7.0+), and this architecture's JIT builds its trampolines */
 	f->has_fsession = f->has_fsession && f->has_fentry &&
 			  session_prog__fsession_probe(f->session_kfunc_id);
+	/* named in the BTF, and linked on this architecture (arm64 in 7.2 refuses) */
+	f->has_fsession_multi = f->has_fsession_multi && f->has_fsession &&
+				session_prog__fsession_multi_probe(f->session_kfunc_id);
 	return 0;
 }
 

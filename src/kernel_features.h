@@ -50,6 +50,8 @@ struct kernel_features {
 	bool has_func_arg;		/* bpf_get_func_arg() (5.17+; not in -Vv) */
 	bool has_fsession;		/* fsession: one tracing program at entry and return
 					 * with one trampoline link (7.0+; not in -Vv) */
+	bool has_fsession_multi;	/* and one such program linked to many functions
+					 * with a tracing multi-link (7.x x86-64; not in -Vv) */
 	/*
 	 * Where this kernel keeps the fields the tracer reads, from its BTF. The tracer takes
 	 * them as constants: its object then has no CO-RE relocation, and libbpf loads it

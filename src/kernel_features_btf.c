@@ -214,6 +214,7 @@ int kernel_features__from_btf(struct kernel_features *f, const struct btf *btf)
 	f->has_func_ret = enum_has(btf, ids[W_BPF_FUNC_ID], "BPF_FUNC_get_func_ret");
 	f->has_func_arg = enum_has(btf, ids[W_BPF_FUNC_ID], "BPF_FUNC_get_func_arg");
 	f->has_fsession = enum_has(btf, ids[W_BPF_ATTACH_TYPE], "BPF_TRACE_FSESSION");
+	f->has_fsession_multi = enum_has(btf, ids[W_BPF_ATTACH_TYPE], "BPF_TRACE_FSESSION_MULTI");
 	f->task_group_leader_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "group_leader"));
 	f->task_comm_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "comm"));
 	f->task_pid_off = off_or_0(path_off(btf, ids[W_TASK_STRUCT], "pid"));

@@ -306,6 +306,11 @@ bool mass_attacher__fsession_used(const struct mass_attacher *att)
 	return att->use_fsession;
 }
 
+size_t mass_attacher__fsession_multi_cnt(const struct mass_attacher *att)
+{
+	return att->fmulti_cnt;
+}
+
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
 {
 	return att->mode == ATTACH_FENTRY ? att->kprobe_cnt : 0;

@@ -50,6 +50,12 @@ struct mass_attacher_progs {
 	struct bpf_program *fexit_void;
 	/* fsession templates (entry and return in one, any argument count), NULL: none */
 	struct bpf_program *fsession, *fsession_void;
+	/*
+	 * the fsession program for a tracing multi-link (tracing_multi.h; its id and void
+	 * flag from the cookie, FMULTI_COOKIE_VOID), in a section libbpf doesn't know and
+	 * unloaded until prepare says otherwise; NULL: none
+	 */
+	struct bpf_program *fsession_multi;
 	struct bpf_map *ip_to_id;	/* __u64 ip -> __u32 id, used when cookies can't be */
 	/* kprobe.multi: the ip -> id table of ip_slots.h (NULL: none, BPF asks the cookie) */
 	struct bpf_map *ip_slots;
@@ -89,6 +95,13 @@ struct mass_attacher_opts {
 	 * this BTF id (bpf_session_is_return). 0: the pair.
 	 */
 	__u32 fsession_kfunc_id;
+	/*
+	 * With fsession_kfunc_id: the fentry functions share one fsession program
+	 * (progs.fsession_multi), loaded once and linked to all of vmlinux's with one
+	 * tracing multi-link (7.x x86-64, kernel_features' has_fsession_multi), and a clone
+	 * of it and a link for each module's functions.
+	 */
+	bool fsession_multi;
 };
 
 struct mass_attacher;
@@ -147,6 +160,8 @@ bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att);
 bool mass_attacher__kprobe_session_used(const struct mass_attacher *att);
 /* -F with one fsession program per function (opts.fsession_kfunc_id), not the pair. */
 bool mass_attacher__fsession_used(const struct mass_attacher *att);
+/* How many functions share the fsession multi-link (opts.fsession_multi); 0: none. */
+size_t mass_attacher__fsession_multi_cnt(const struct mass_attacher *att);
 /* Functions attached with kprobes although the mode is fentry/fexit. */
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 /* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */

@@ -19,6 +19,7 @@
 #include "prog_patch.h"
 #include "records.h"
 #include "session_prog.h"
+#include "tracing_multi.h"
 
 #define MAX_LOADERS	8
 
@@ -176,6 +177,8 @@ static enum bpf_attach_type clone_attach_type(const struct ma_clone *c)
 {
 	if (is_uprobe(c))
 		return 0;
+	if (c->is_multi)
+		return (enum bpf_attach_type)FSESSION_MULTI_ATTACH_TYPE;
 	if (c->is_session)
 		return (enum bpf_attach_type)FSESSION_ATTACH_TYPE;
 	return c->is_exit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY;

@@ -4,6 +4,9 @@
  * programs are cloned from (one fentry template, fexit ones by argument count; or one
  * fsession template a function where the kernel has them, 7.0+), the templates made
  * ready before the object's load, then the clones loaded and attached one link each.
+ * Where the kernel has tracing multi-links (7.x x86-64), there are no templates and no
+ * clone a function: one fsession program, loaded with the object, one multi-link for all
+ * of vmlinux's functions, and a clone of that program and a link for each module's.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "session_prog.h"
 #include "mass_attacher_int.h"
 #include "records.h"
+#include "tracing_multi.h"
 
 int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id)
 {
@@ -44,6 +48,12 @@ static int prepare_tmpl(struct mass_attacher *att, struct bpf_program *t, int fi
 	return *id_insn < -1 ? *id_insn : 0;
 }
 
+/* Is function @id on an fsession multi-link (use_fmulti: every fentry function is)? */
+static bool on_fmulti(const struct mass_attacher *att, __u32 id)
+{
+	return att->use_fmulti && att->how[id] == FUNC_ATTACH_FENTRY;
+}
+
 /* The fentry/fexit pair's templates, or the fsession ones, left unloaded */
 static void pair_tmpls_off(struct mass_attacher_progs *p)
 {
@@ -61,14 +71,34 @@ static void fsession_tmpls_off(struct mass_attacher_progs *p)
 	ma__set_autoload(p->fsession_void, false);
 }
 
+/*
+ * The multi-link's program: libbpf knows no section for it, so it has no type yet, and
+ * gets none of the section rules that would look an attach target up by name.
+ */
+static int prepare_fmulti(struct mass_attacher *att)
+{
+	struct bpf_program *t = att->progs.fsession_multi;
+	int err;
+
+	ma__set_autoload(t, att->fmulti_cnt);
+	if (!att->fmulti_cnt)
+		return 0;
+	err = bpf_program__set_type(t, BPF_PROG_TYPE_TRACING);
+	if (!err)
+		err = session_prog__prepare(t, att->opts.fsession_kfunc_id, 0,
+					    FSESSION_MULTI_ATTACH_TYPE);
+	return err;
+}
+
 /* fsession: the template's return-run test made the kfunc call, then as the pair's. */
 static int prepare_fsession(struct mass_attacher *att)
 {
 	struct mass_attacher_progs *p = &att->progs;
 	struct bpf_program *t;
-	int err = 0, k;
+	int err, k;
 
 	pair_tmpls_off(p);
+	err = prepare_fmulti(att);
 	for (k = 0; k < 2 && !err; k++) {
 		t = k ? p->fsession_void : p->fsession;
 		err = prepare_tmpl(att, t, att->fsession_tmpl_func[k], &att->fsession_id_insn[k]);
@@ -86,6 +116,7 @@ int ma__prepare_fentry(struct mass_attacher *att)
 	struct mass_attacher_progs *p = &att->progs;
 	int err = 0, slot;
 
+	ma__set_autoload(p->fsession_multi, false);
 	if (!att->fentry_cnt) {
 		pair_tmpls_off(p);
 		fsession_tmpls_off(p);
@@ -111,10 +142,18 @@ void ma__plan_fentry(struct mass_attacher *att)
 	/* -F: one fsession program a function where the kernel has them, not the pair */
 	att->use_fsession = att->fentry_cnt && att->opts.fsession_kfunc_id &&
 			    att->progs.fsession && att->progs.fsession_void;
+	/* and vmlinux's on one multi-link where the kernel has them */
+	att->use_fmulti = att->use_fsession && att->opts.fsession_multi &&
+			  att->progs.fsession_multi;
+	att->fmulti_cnt = 0;
 	/* fentry: load each template once, for the first function it fits; clones do the rest */
 	for (i = 0; i < att->func_cnt; i++) {
 		if (att->how[i] != FUNC_ATTACH_FENTRY)
 			continue;
+		if (on_fmulti(att, i)) {
+			att->fmulti_cnt++;
+			continue;
+		}
 		if (att->use_fsession) {
 			slot = !!(att->funcs[i].flags & FUNC_RET_VOID);
 			if (att->fsession_tmpl_func[slot] < 0)
@@ -235,6 +274,17 @@ static const struct ma_func_info *tmpl_info(struct tmpl_infos *ti, const struct 
 	return &ti->fi[ti->cnt++];
 }
 
+/* The multi-link program cloned for the module of BTF @btf_fd, NULL: none yet */
+static struct ma_clone *fmulti_clone(struct ma_clone *c, size_t cnt, int btf_fd)
+{
+	size_t i;
+
+	for (i = 0; i < cnt; i++)
+		if (c[i].is_multi && c[i].btf_obj_fd == btf_fd)
+			return &c[i];
+	return NULL;
+}
+
 static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cnt,
 		       struct tmpl_infos *ti)
 {
@@ -253,6 +303,20 @@ static int plan_clones(struct mass_attacher *att, struct ma_clone *c, size_t *cn
 			pr(att, LOG_ERROR, "Failed to find the BTF of module '%s' for func #%u (%s): %d\n",
 			   f->module, id + 1, f->name, btf_fd);
 			return btf_fd;
+		}
+		if (on_fmulti(att, id)) {
+			/* vmlinux's program is the object's; a module's, the first time it's seen */
+			if (!btf_fd || fmulti_clone(c, *cnt, btf_fd))
+				continue;
+			c[(*cnt)++] = (struct ma_clone){
+				.insns = bpf_program__insns(att->progs.fsession_multi),
+				.insn_cnt = bpf_program__insn_cnt(att->progs.fsession_multi),
+				.prog_type = BPF_PROG_TYPE_TRACING,
+				.btf_obj_fd = btf_fd, .is_session = true, .is_multi = true,
+				.func_id = id, .id_insn = -1,
+				.fi = tmpl_info(ti, att->progs.fsession_multi),
+			};
+			continue;
 		}
 		for (k = 0; k < progs_per_func(att); k++) {
 			tmpl = func_tmpl(att, id, k, &tmpl_func, &id_insn);
@@ -297,6 +361,72 @@ static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struc
 	return fd < 0 ? -errno : ma__keep_fd(att, fd);
 }
 
+/*
+ * Link program @prog_fd to the functions of one BTF (@btf_fd: a module's, 0: vmlinux's),
+ * each function's cookie its id (FMULTI_COOKIE_VOID: returns nothing). The kernel builds
+ * the trampolines of all of them under one lock and one ftrace update: it refuses the
+ * whole set when one function can't be traced, without saying which.
+ */
+static int link_fmulti(struct mass_attacher *att, int prog_fd, int btf_fd, const char *mod,
+		       __u32 *ids, __u64 *cookies, size_t *done)
+{
+	long t0 = now_ms();
+	size_t n = 0;
+	__u32 id;
+	int fd;
+
+	for (id = 0; id < att->func_cnt; id++) {
+		const struct func *f = &att->funcs[id];
+
+		if (!on_fmulti(att, id) || (f->module ? module_btf_fd(att, f->module) : 0) != btf_fd)
+			continue;
+		ids[n] = f->btf_id;
+		cookies[n++] = id | (f->flags & FUNC_RET_VOID ? FMULTI_COOKIE_VOID : 0);
+	}
+	if (!n)
+		return 0;
+	fd = tracing_multi__link(prog_fd, FSESSION_MULTI_ATTACH_TYPE, ids, cookies, n);
+	if (fd < 0) {
+		pr(att, LOG_ERROR, "Failed to link the fsession program to %zu functions of %s%s with a tracing multi-link: %d (the kernel doesn't say which function it refused; -C bpf.fsession-multi=n attaches them one by one and names it).\n",
+		   n, mod ? "module " : "vmlinux", mod ?: "", fd);
+		return fd;
+	}
+	fd = ma__keep_fd(att, fd);
+	if (fd)
+		return fd;
+	*done += n;
+	ma__attach_progress(att, att->kprobe_cnt + *done);
+	pr(att, LOG_DEBUG, "Linked the fsession program to %zu functions of %s%s with one multi-link in %ld ms.\n",
+	   n, mod ? "module " : "vmlinux", mod ?: "", now_ms() - t0);
+	return 0;
+}
+
+/* All the multi-links: vmlinux's program (the object's), then each module's clone's. */
+static int attach_fmulti(struct mass_attacher *att, const struct ma_clone *c, size_t cnt,
+			 size_t *done)
+{
+	__u32 *ids = calloc(att->fmulti_cnt, sizeof(*ids));
+	__u64 *cookies = calloc(att->fmulti_cnt, sizeof(*cookies));
+	int err = -ENOMEM;
+	size_t i;
+
+	if (!ids || !cookies)
+		goto out;
+	err = link_fmulti(att, bpf_program__fd(att->progs.fsession_multi), 0, NULL, ids,
+			  cookies, done);
+	for (i = 0; i < cnt && !err; i++) {
+		if (ma__stopped(att))
+			err = -EINTR;
+		else if (c[i].is_multi)
+			err = link_fmulti(att, c[i].fd, c[i].btf_obj_fd,
+					  att->funcs[c[i].func_id].module, ids, cookies, done);
+	}
+out:
+	free(ids);
+	free(cookies);
+	return err;
+}
+
 int ma__attach_fentry(struct mass_attacher *att)
 {
 	struct tmpl_infos ti = { .cnt = 0 };
@@ -337,9 +467,15 @@ int ma__attach_fentry(struct mass_attacher *att)
 	if (err)
 		goto out;
 	pr(att, LOG_DEBUG, "Verified %zu %s clones in %ld ms.\n", cnt,
-	   att->use_fsession ? "fsession" : "fentry/fexit", now_ms() - t0);
+	   att->use_fmulti ? "fsession multi-link" : att->use_fsession ? "fsession" : "fentry/fexit",
+	   now_ms() - t0);
 
-	/* then attach them all, in the order they were planned */
+	/* multi-links: every fentry function, a few links in all */
+	if (att->use_fmulti) {
+		err = ma__stopped(att) ? -EINTR : attach_fmulti(att, clones, cnt, &done);
+		goto out;
+	}
+	/* else a link a clone, in the order they were planned */
 	for (c = clones, id = 0; id < att->func_cnt; id++) {
 		const struct func *f = &att->funcs[id];
 

@@ -47,6 +47,8 @@ struct ma_clone {
 	int btf_obj_fd;			/* its module's BTF, 0 for vmlinux */
 	bool is_exit;
 	bool is_session;		/* fsession, entry and exit in one (is_exit unused) */
+	bool is_multi;			/* an fsession program for a tracing multi-link to
+					 * the functions of btf_obj_fd's module (btf_id 0) */
 	__u32 func_id;			/* the caller's: which function it is for */
 	int id_insn;			/* the FENTRY_ID_MARK instruction, -1: none */
 	const struct ma_func_info *fi;	/* the template's subprograms; NULL: none */

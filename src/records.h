@@ -430,4 +430,12 @@ struct rec_ustack {
  */
 #define SESSION_COOKIE_MARK	0x5e55c00c
 
+/*
+ * -F's fsession multi-link (tracing_multi.h): each function's BPF cookie is its id, with
+ * this bit set when the function returns nothing. One program serves both kinds, where
+ * the per-function clones have a template each: what the trampoline saved as a void
+ * function's result is whatever its return register held.
+ */
+#define FMULTI_COOKIE_VOID	(1ULL << 32)
+
 #endif

@@ -577,3 +577,23 @@ int fsession_tmpl_void(__u64 *ctx)
 	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
 }
 
+/*
+ * The same on one tracing multi-link (7.x x86-64, tracing_multi.h): loaded once, not
+ * cloned, for all of vmlinux's traced functions; the function comes from the BPF cookie
+ * (its id, FMULTI_COOKIE_VOID if it returns nothing). Its section is one libbpf doesn't
+ * know, so the program starts unloaded and without a type: the mass attacher gives it
+ * the type and attach type, and libbpf, with no section rules to apply, loads it without
+ * an attach target as the kernel wants.
+ */
+SEC("?fsession.multi")
+int fsession_multi(__u64 *ctx)
+{
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 id = (__u32)cookie;
+
+	if (session_is_return(ctx))
+		return fexit_common(ctx, id, cookie & FMULTI_COOKIE_VOID ? 0 : fexit_ret(ctx, 0),
+				    TMPL_HELPER_LOOP);
+	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
+}
+

@@ -9,6 +9,7 @@
 #include "kprobe_session.h"
 #include "records.h"
 #include "session_prog.h"
+#include "tracing_multi.h"
 
 static bool is_mark_call(const struct bpf_insn *in, __s32 mark)
 {
@@ -37,9 +38,9 @@ static int to_kfunc(struct bpf_program *prog, int idx, __u32 kfunc_id)
 	return prog_patch__set(prog, idx, &call);
 }
 
-/* Load (and close) r0 = bpf_session_is_return(ctx); r0 = 0; exit */
-static bool probe_load(enum bpf_prog_type type, int attach_type, __u32 attach_btf_id,
-		       __u32 kfunc_id)
+/* Load r0 = bpf_session_is_return(ctx); r0 = 0; exit: its fd, or negative */
+static int probe_fd(enum bpf_prog_type type, int attach_type, __u32 attach_btf_id,
+		    __u32 kfunc_id)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, .imm = kfunc_id },
@@ -52,9 +53,18 @@ static bool probe_load(enum bpf_prog_type type, int attach_type, __u32 attach_bt
 	int fd;
 
 	if (!kfunc_id)
-		return false;
+		return -ENOENT;
 	/* kfuncs need a GPL-compatible program */
 	fd = bpf_prog_load(type, NULL, "GPL", insns, 3, &po);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Does the probe program load? (closed at once) */
+static bool probe_load(enum bpf_prog_type type, int attach_type, __u32 attach_btf_id,
+		       __u32 kfunc_id)
+{
+	int fd = probe_fd(type, attach_type, attach_btf_id, kfunc_id);
+
 	if (fd < 0)
 		return false;
 	close(fd);
@@ -69,6 +79,24 @@ bool session_prog__kprobe_probe(__u32 kfunc_id)
 bool session_prog__fsession_probe(__u32 kfunc_id)
 {
 	return probe_load(BPF_PROG_TYPE_TRACING, FSESSION_ATTACH_TYPE, kfunc_id, kfunc_id);
+}
+
+bool session_prog__fsession_multi_probe(__u32 kfunc_id)
+{
+	int fd = probe_fd(BPF_PROG_TYPE_TRACING, FSESSION_MULTI_ATTACH_TYPE, 0, kfunc_id);
+	int err;
+
+	if (fd < 0)
+		return false;
+	/*
+	 * No function: where the kernel builds these links it refuses the empty set
+	 * (-EINVAL); where the architecture can't, it says so first (-EOPNOTSUPP).
+	 */
+	err = tracing_multi__link(fd, FSESSION_MULTI_ATTACH_TYPE, NULL, NULL, 0);
+	if (err >= 0)
+		close(err);
+	close(fd);
+	return err == -EINVAL;
 }
 
 int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie_kfunc_id,

@@ -41,5 +41,10 @@ int session_prog__prepare(struct bpf_program *prog, __u32 kfunc_id, __u32 cookie
  */
 bool session_prog__kprobe_probe(__u32 kfunc_id);
 bool session_prog__fsession_probe(__u32 kfunc_id);
+/*
+ * Does it load an fsession program for a tracing multi-link (no attach BTF id) and link
+ * such programs (an empty link is refused as empty, not as unsupported)?
+ */
+bool session_prog__fsession_multi_probe(__u32 kfunc_id);
 
 #endif /* __RETSNOOP_SESSION_PROG_H */

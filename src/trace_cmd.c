@@ -135,13 +135,18 @@ struct filter_sink {
 static const char *attached_mode_name(const struct mass_attacher *att)
 {
 	bool fs = mass_attacher__fsession_used(att);
+	bool fm = mass_attacher__fsession_multi_cnt(att);
 
 	if (mass_attacher__kprobe_session_used(att)) {
 		if (mass_attacher__mode(att) != ATTACH_FENTRY)
 			return "kprobe.multi session links";
+		if (fm)
+			return "fsession multi-link, kprobe.multi session links";
 		return fs ? "fsession, kprobe.multi session links" :
 			    "fentry/fexit, kprobe.multi session links";
 	}
+	if (fm)
+		return "fsession multi-link";
 	return fs ? "fsession" : mass_attacher__mode_name(mass_attacher__mode(att));
 }
 
@@ -409,6 +414,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.success_stacks = env->success_stacks,
 		.no_kprobe_session = !env->cfg.kprobe_session,
 		.no_fsession = !env->cfg.fsession,
+		.no_fsession_multi = !env->cfg.fsession_multi,
 		.view = env_view(env),
 		.interim = env->emit_interim_stacks,
 		.lbr_flags = env->lbr_flags,

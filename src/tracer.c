@@ -265,6 +265,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		.fexit_void = skel->progs.fexit_tmpl_void,
 		.fsession = skel->progs.fsession_tmpl,
 		.fsession_void = skel->progs.fsession_tmpl_void,
+		.fsession_multi = skel->progs.fsession_multi,
 		.ip_to_id = skel->maps.ip_to_id,
 		.ip_slots = skel->maps.ip_slots,
 		.inject = {
@@ -298,6 +299,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		/* fsession's result is bpf_get_func_ret()'s (one template for any arity) */
 		if (feat->has_fsession && feat->has_func_ret && !opts->no_fsession)
 			mopts.fsession_kfunc_id = feat->session_kfunc_id;
+		mopts.fsession_multi = feat->has_fsession_multi && !opts->no_fsession_multi;
 		t->att = mass_attacher__new(&progs, opts->funcs, kcnt, &mopts);
 		if (!t->att) {
 			err = -errno;

@@ -40,6 +40,8 @@ struct tracer_opts {
 					 * kernel has session links (-C bpf.kprobe-session=n) */
 	bool no_fsession;		/* -F: the fentry/fexit pair even where the kernel
 					 * has fsession (-C bpf.fsession=n) */
+	bool no_fsession_multi;		/* -F's fsession: a program per function even where
+					 * the kernel has multi-links (-C bpf.fsession-multi=n) */
 	/* -T (view.func_trace) and --lbr (view.lbr) are recorded; all of it is decoded */
 	struct view_opts view;
 	bool interim;			/* interim samples (-I) */

@@ -365,10 +365,16 @@ static void test_config(void **state)
 	assert_true(env.cfg.uprobe_session);
 	assert_true(env.cfg.kprobe_session);
 	assert_true(env.cfg.fsession);
+	assert_true(env.cfg.fsession_multi);
 	env__free(&env);
 	assert_int_equal(PARSE(&env, "-F", "-e", "x", "-C", "bpf.fsession=n"), 0);
 	assert_false(env.cfg.fsession);
+	assert_true(env.cfg.fsession_multi);
 	assert_true(env.cfg.kprobe_session);
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-F", "-e", "x", "-C", "bpf.fsession-multi=n"), 0);
+	assert_true(env.cfg.fsession);
+	assert_false(env.cfg.fsession_multi);
 	env__free(&env);
 	assert_int_equal(PARSE(&env, "-C", "bpf.uprobe-session=false"), 0);
 	assert_false(env.cfg.uprobe_session);

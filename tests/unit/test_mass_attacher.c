@@ -172,24 +172,35 @@ static void test_kprobe_session(void **state)
 	mass_attacher__free(att);
 }
 
-/* -F with one fsession program per function where the kernel has them (7.0+) */
-static struct mass_attacher *plan_fsession(enum attach_mode mode, __u32 kfunc_id, bool has_prog)
+/*
+ * -F with fsession programs where the kernel has them (7.0+): one per function, or (@multi,
+ * with @multi_prog) one for vmlinux's functions on a tracing multi-link.
+ */
+static struct mass_attacher *plan_fsession_in(const struct func *fs, size_t cnt,
+					      enum attach_mode mode, __u32 kfunc_id,
+					      bool has_prog, bool multi, bool multi_prog)
 {
-	static int prog_stub[2];
+	static int prog_stub[3];
 	struct mass_attacher_progs progs = {
 		.fsession = has_prog ? (struct bpf_program *)&prog_stub[0] : NULL,
 		.fsession_void = has_prog ? (struct bpf_program *)&prog_stub[1] : NULL,
+		.fsession_multi = multi_prog ? (struct bpf_program *)&prog_stub[2] : NULL,
 	};
 	struct mass_attacher_opts o = {
 		.sz = sizeof(o), .mode = mode, .print = log_to_buf, .has_kprobe_multi = true,
 		.has_cookies = true, .has_func_ip = true, .has_fentry = true,
-		.fsession_kfunc_id = kfunc_id,
+		.fsession_kfunc_id = kfunc_id, .fsession_multi = multi,
 	};
-	struct mass_attacher *att = mass_attacher__new(&progs, funcs, FUNC_CNT, &o);
+	struct mass_attacher *att = mass_attacher__new(&progs, fs, cnt, &o);
 
 	assert_non_null(att);
 	assert_int_equal(mass_attacher__plan(att), 0);
 	return att;
+}
+
+static struct mass_attacher *plan_fsession(enum attach_mode mode, __u32 kfunc_id, bool has_prog)
+{
+	return plan_fsession_in(funcs, FUNC_CNT, mode, kfunc_id, has_prog, false, true);
 }
 
 static void test_fsession(void **state)
@@ -220,6 +231,44 @@ static void test_fsession(void **state)
 	mass_attacher__free(att);
 }
 
+/* every fentry function goes on a multi-link (vmlinux's, or its module's) */
+static void test_fsession_multi(void **state)
+{
+	static const struct func mixed[] = {
+		{ .name = "__x64_sys_mount", .btf_id = 20, .arg_cnt = 5 },
+		{ .name = "path_put", .btf_id = 21, .arg_cnt = 1, .flags = FUNC_RET_VOID },
+		{ .name = "ext4_fill_super", .module = "ext4", .btf_id = 70001, .arg_cnt = 2 },
+		{ .name = "do_new_mount.isra.0" },		/* no BTF: a kprobe */
+		{ .name = "vfs_get_tree", .btf_id = 22, .arg_cnt = 1 },
+	};
+	size_t n = sizeof(mixed) / sizeof(mixed[0]);
+	struct mass_attacher *att;
+
+	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 30057, true, true, true);
+	assert_true(mass_attacher__fsession_used(att));
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 4);
+	assert_int_equal(mass_attacher__func_attach(att, 2), FUNC_ATTACH_FENTRY);
+	assert_int_equal(mass_attacher__func_attach(att, 3), FUNC_ATTACH_KPROBE_MULTI);
+	assert_int_equal(mass_attacher__fallback_cnt(att), 1);
+	mass_attacher__free(att);
+	/* -C bpf.fsession-multi=n (or a kernel without them), no program, no fsession: none */
+	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 30057, true, false, true);
+	assert_true(mass_attacher__fsession_used(att));
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
+	mass_attacher__free(att);
+	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 30057, true, true, false);
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
+	mass_attacher__free(att);
+	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 0, true, true, true);
+	assert_false(mass_attacher__fsession_used(att));
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
+	mass_attacher__free(att);
+	/* nor outside -F */
+	att = plan_fsession_in(mixed, n, ATTACH_KPROBE_MULTI, 30057, true, true, true);
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
+	mass_attacher__free(att);
+}
+
 static void test_no_functions(void **state)
 {
 	struct mass_attacher_progs progs = {};
@@ -244,6 +293,7 @@ int main(void)
 		cmocka_unit_test(test_fentry_mixed),
 		cmocka_unit_test(test_kprobe_session),
 		cmocka_unit_test(test_fsession),
+		cmocka_unit_test(test_fsession_multi),
 		cmocka_unit_test(test_no_functions),
 	};
 

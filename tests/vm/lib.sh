@@ -111,6 +111,12 @@ vm_has_fsession() {
 	[ "$VM_KERNEL" = latest ]
 }
 
+# And links one fsession program to many functions with a tracing multi-link (7.x; the
+# x86-64 trampolines only: arm64's 7.2 refuses the link)?
+vm_has_fsession_multi() {
+	[ "$VM_KERNEL" = latest ] && [ "$VM_ARCH" = x86_64 ]
+}
+
 vm_modes() {
 	case $VM_ARCH:$VM_KERNEL in
 	x86_64:5.10) echo "-K" ;;

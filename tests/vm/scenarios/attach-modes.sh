@@ -5,7 +5,8 @@
 # kprobe.multi (every kernel here that has it is 6.10+) attaches one session link (one
 # kprobe_multi link in bpftool), -v says so; -C bpf.kprobe-session=n makes the pair (two).
 # -F on 7.0+ attaches one fsession program and link per function (two: fentry and fexit,
-# before, or with -C bpf.fsession=n).
+# before, or with -C bpf.fsession=n); on 7.x x86-64 one program and one tracing multi-link
+# for them all (one per module), or a program per function with -C bpf.fsession-multi=n.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -40,6 +41,7 @@ attach() {
 	echo \"progs \$(bpftool prog list | grep -c 'name k\\|name fe\\|name fs')\"
 	echo \"kmulti_links \$(bpftool link list | grep -c '^[0-9]*: kprobe_multi ')\"
 	echo \"tracing_links \$(bpftool link list | grep -c '^[0-9]*: tracing ')\"
+	echo \"tmulti_links \$(bpftool link list | grep -c '^[0-9]*: \\(tracing_multi\\|type 15\\) ')\"
 	echo \"session_progs \$(bpftool prog list | grep -c 'name ksession ')\"
 	grep 'Max open files' /proc/\$p/limits
 	kill -INT \$p 2>/dev/null
@@ -54,6 +56,7 @@ case " $(vm_modes) " in
 *" -F "*) guest="$guest
 attach fentry -F -v -e '*sys_bpf' $SMALL
 attach fentry_pair -F -v -C bpf.fsession=n -e '*sys_bpf' $SMALL
+$(vm_has_fsession_multi && echo "attach fentry_single -F -v -C bpf.fsession-multi=n -e '*sys_bpf' $SMALL")
 retsnoop -F --dry-run -v -e bpf_prog_load -a bpf_obj_name_cpy >/tmp/fd.out 2>&1; echo \"rc=\$?\" >>/tmp/fd.out
 echo '=== BEGIN fallback_dry'; cat /tmp/fd.out; echo '=== END fallback_dry'
 trace fallback bpf-bad-map-val-size-percpu-array -F -e '*sys_bpf' -a __sys_bpf -a 'array_map_alloc*'
@@ -79,7 +82,7 @@ out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; fin
 expect "$out" '^dry rc=0$' "--dry-run succeeds"
 expect "$out" '^dry list matches$' "--dry-run lists kallsyms ∩ available_filter_functions"
 expect "$out" '^want [1-9][0-9]* got [1-9]' "dry run found functions"
-for n in after_dry after_fentry after_fentry_pair after_kprobe after_multi after_multi_pair \
+for n in after_dry after_fentry after_fentry_pair after_fentry_single after_kprobe after_multi after_multi_pair \
 	 after_forced_multi after_forced_fentry; do
 	s=$(section "$out" "$n")
 	[ -n "$(printf '%s' "$s" | tr -d '[:space:]')" ] && fail "$n: left attached: $(printf '%s' "$s" | head -5)"
@@ -132,8 +135,22 @@ case " $(vm_modes) " in
 		fail "-F: no function, fallback or link count (nf=$nf nk=$nk links=$links pair=$plinks)"
 	elif [ "$plinks" -ne $((2 * (nf - nk))) ]; then
 		fail "-F -C bpf.fsession=n: $plinks tracing links for $((nf - nk)) fentry functions, not two each"
+	elif vm_has_fsession_multi; then
+		expect "$s" '^Total [0-9]+ kernel functions attached successfully \(fsession multi-link, kprobe\.multi session links\)!$' "-F on $VM_KERNEL: -v names the fsession multi-link"
+		expect "$s" "^Linked the fsession program to $((nf - nk)) functions of vmlinux with one multi-link in [0-9]+ ms\\.\$" "-F on $VM_KERNEL: every fentry function on the multi-link"
+		expect "$s" '^tmulti_links 1$' "-F on $VM_KERNEL: one tracing multi-link"
+		expect "$s" '^tracing_links 0$' "-F on $VM_KERNEL: no tracing link a function"
+		q=$(section "$out" fentry_single)
+		expect "$q" '^Receiving data\.\.\.$' "-F -C bpf.fsession-multi=n: attached"
+		expect "$q" '^rc=0$' "-F -C bpf.fsession-multi=n: exit status 0"
+		expect "$q" '^Total [0-9]+ kernel functions attached successfully \(fsession, kprobe\.multi session links\)!$' "-F -C bpf.fsession-multi=n: -v names fsession"
+		expect "$q" '^tmulti_links 0$' "-F -C bpf.fsession-multi=n: no multi-link"
+		qlinks=$(printf '%s\n' "$q" | sed -n 's/^tracing_links //p')
+		[ "${qlinks:-0}" -eq $((nf - nk)) ] ||
+			fail "-F -C bpf.fsession-multi=n: ${qlinks:-none} tracing links for $((nf - nk)) fentry functions, not one each"
 	elif vm_has_fsession; then
 		expect "$s" '^Total [0-9]+ kernel functions attached successfully \(fsession, kprobe\.multi session links\)!$' "-F on $VM_KERNEL: -v names fsession"
+		expect "$s" '^tmulti_links 0$' "-F on $VM_KERNEL: no multi-link"
 		[ "$links" -eq $((nf - nk)) ] ||
 			fail "-F on $VM_KERNEL: $links tracing links for $((nf - nk)) fentry functions, not one each (fsession)"
 	else
