@@ -12,6 +12,7 @@ BIN_cold=retsnoop	# ours with its boot cache emptied first: a boot's first run (
 BIN_first=retsnoop	# ours with the build's copies emptied too: the first run of a kernel build
 BIN_oursA="retsnoop -A"	# with -A: every traced call also captures its arguments
 BIN_oursP="retsnoop -C bpf.fsession=n"	# -F with the fentry/fexit pair where fsession is there
+BIN_oursS="retsnoop -C bpf.fsession-multi=n"	# -F with an fsession program a function where multi-links are
 BIN_peer=$PEER
 BIN_base=$BASE
 BIN_baseA="$BASE -A"
@@ -135,6 +136,8 @@ overhead_run() {
 	floorS) stamp -r '^floor: ready' -t "$_loop" -- floor -S "$_fl" >/tmp/run.log 2>&1 ;;
 	# -F's empty fsession program (7.0+), next to the empty fentry/fexit pair
 	floorX) stamp -r '^floor: ready' -t "$_loop" -- floor -X "$_fl" >/tmp/run.log 2>&1 ;;
+	# the empty fsession program on one tracing multi-link (7.x x86-64)
+	floorY) stamp -r '^floor: ready' -t "$_loop" -- floor -Y "$_fl" >/tmp/run.log 2>&1 ;;
 	*) eval "_b=\$BIN_$_t"; stamp -r 'Receiving data' -t "$_loop" -- $_b $_flag -e '*sys_getpid' >/tmp/run.log 2>&1 ;;
 	esac
 	_ns=$(grep -o 'ns_per_call [0-9.]*' /tmp/run.log | sed -n '1s/.* //p')
@@ -171,6 +174,7 @@ table_overhead() {
 			_fs=
 			[ $_m = M ] && [ -n "$SESSION" ] && _fs=floorS
 			[ $_m = F ] && has_fsession && _fs="floorX oursP"
+			[ $_m = F ] && has_fsession_multi && _fs="$_fs floorY oursS"
 			for _t in $(tools_for $_r none floor $_fs ours oursA base baseA peer); do
 				overhead_run getpid-$_m "$_t" $_r $_m /tmp/funcs.getpid.$_m
 			done
@@ -222,10 +226,11 @@ attach_run() {
 	_ka=
 	[ "$_k" = 1 ] && _ka=-k
 	case $_t in
-	floor | floorX)
+	floor | floorX | floorY)
 		_m=M
 		case " $* " in *" -F "*) _m=F ;; *" -K "*) _m=K ;; esac
 		[ "$_t" = floorX ] && _m=X
+		[ "$_t" = floorY ] && _m=Y
 		stamp $_ka -r '^floor: ready' -- floor -$_m "$_fl" >/tmp/run.log 2>&1
 		_x=$(sed -n 's/.*floor: mode=. \(funcs=.*\)/\1/p' /tmp/run.log | tr -d '\r')
 		_d=$(grep -o 'detach_ms=[0-9.]*' /tmp/run.log | sed 's/.*=//')
@@ -248,6 +253,11 @@ has_fsession() {
 	grep -q BPF_TRACE_FSESSION /sys/kernel/btf/vmlinux
 }
 
+# and tracing multi-links (7.x; x86-64's trampolines only): one program for all of them
+has_fsession_multi() {
+	grep -q BPF_TRACE_FSESSION_MULTI /sys/kernel/btf/vmlinux && [ "$(uname -m)" = x86_64 ]
+}
+
 # attach_case CASE KEEP RETSNOOP-ARGS...: every tool, REPS times, alternated.
 attach_case() {
 	_ac=$1 _ak=$2
@@ -256,6 +266,7 @@ attach_case() {
 	# -F where the kernel has fsession (7.0+): the pair too, ours and the floor's
 	_ax=
 	case " $* " in *" -F "*) has_fsession && _ax="floorX oursP" ;; esac
+	case " $* " in *" -F "*) has_fsession_multi && _ax="$_ax floorY oursS" ;; esac
 	_ar=1
 	while [ $_ar -le "$REPS" ]; do
 		for _at in $(tools_for $_ar floor $_ax ours base peer); do

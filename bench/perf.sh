@@ -225,10 +225,12 @@ attach_case set100-F 0 -F $SET100"
 		# one boot per run: no detach (minutes in TCG) between runs
 		# BENCH_BIG_MODE: the attach mode, F (fentry, the default), K (single kprobes) or
 		# M (kprobe.multi); name the file with BENCH_TAG
+		# BENCH_BIG_TOOLS: the tools (default: floor ours peer; floorX floorY oursP oursS
+		# for -F's fsession programs on 7.x, the floor's -X and -Y)
 		bm=${BENCH_BIG_MODE:-F}
 		case $bm in F | K | M) ;; *) echo "bench/perf.sh: BENCH_BIG_MODE=$bm: F, K or M" >&2; exit 2 ;; esac
 		for r in $(seq 1 "$REPS"); do
-			for tool in $(tools_for "$r" floor ours peer); do
+			for tool in $(tools_for "$r" ${BENCH_BIG_TOOLS:-floor ours peer}); do
 				boot attach-big 3000 "attach_once set1000-$bm $tool $r -$bm $SET1000"
 			done
 		done

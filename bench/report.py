@@ -64,7 +64,7 @@ def by(recs, **want):
 
 
 def tools_in(recs):
-    order = ['none', 'floor', 'floorS', 'floorX', 'first', 'cold', 'ours', 'oursP', 'oursA', 'oursU', 'base',
+    order = ['none', 'floor', 'floorS', 'floorX', 'floorY', 'first', 'cold', 'ours', 'oursP', 'oursS', 'oursA', 'oursU', 'base',
              'baseA', 'peer']
     return [t for t in order if any(r.get('tool') == t for r in recs)]
 
@@ -143,6 +143,11 @@ def overhead(recs, progs):
                        f'   ours/floorX: {ratio(added.get("ours"), added.get("floorX"))}'
                        f'   floorX/floor: {ratio(added.get("floorX"), added.get("floor"))}'
                        f'   oursP/floor: {ratio(added.get("oursP"), added.get("floor"))}')
+        if 'oursS' in added:
+            # 7.x x86-64: the multi-link (ours) against a program a function (oursS)
+            out.append(f'ratio ours (multi-link)/oursS (a program a function): added {ratio(added.get("ours"), added.get("oursS"))}'
+                       f'   ours/floorY: {ratio(added.get("ours"), added.get("floorY"))}'
+                       f'   floorY/floorX: {ratio(added.get("floorY"), added.get("floorX"))}')
         if 'base' in added:
             # before/after in the same boot: BASE_RETSNOOP, an earlier build of ours
             out.append(f'ratio ours/base: added {ratio(added.get("ours"), added.get("base"))}'
@@ -170,6 +175,10 @@ def overhead(recs, progs):
         out.append('-F on fsession kernels (7.0+): ours runs one fsession program a function (its default), '
                    'oursP = ours with -C bpf.fsession=n (the fentry/fexit pair); floorX = bench/floor -X, '
                    'one empty fsession program (its runs at entry and return both in the entry column)')
+    if any(r.get('tool') in ('floorY', 'oursS') for r in recs):
+        out.append('-F on kernels with tracing multi-links (7.x x86-64): ours runs one fsession program on one '
+                   'multi-link (its default), oursS = ours with -C bpf.fsession-multi=n (an fsession program a '
+                   'function); floorY = bench/floor -Y, one empty fsession program on one multi-link')
     return out
 
 
@@ -302,6 +311,11 @@ def attach(recs):
                      f'   floorX/floor: {ratio(phase.get("floorX"), phase.get("floor"))}'
                      f'   ours/floorX: {ratio(phase.get("ours"), phase.get("floorX"))}'
                      f'   detach ours/oursP: {ratio(detach.get("ours"), detach.get("oursP"))}')
+        if 'oursS' in phase:
+            line += (f'   ours/oursS: {ratio(phase.get("ours"), phase.get("oursS"))}'
+                     f'   ours/floorY: {ratio(phase.get("ours"), phase.get("floorY"))}'
+                     f'   floorY/floor: {ratio(phase.get("floorY"), phase.get("floor"))}'
+                     f'   detach ours/oursS: {ratio(detach.get("ours"), detach.get("oursS"))}')
         if 'peer' in phase:
             line += f'   ours/peer: {ratio(phase.get("ours"), phase.get("peer"))}'
             line += f'   per function ours/peer: {ratio(perfn.get("ours"), perfn.get("peer"))}'
@@ -318,6 +332,10 @@ def attach(recs):
         out.append("-F on kernels with fsession (7.0+): ours attaches one fsession program and link a "
                    "function (its default); oursP: ours with -C bpf.fsession=n, the fentry/fexit pair; "
                    "floorX: bench/floor -X, one empty fsession program a function (floor: the empty pair).")
+    if any(r.get('tool') in ('floorY', 'oursS') for r in recs):
+        out.append("-F on kernels with tracing multi-links (7.x x86-64): ours attaches one fsession program "
+                   "on one multi-link (its default); oursS: ours with -C bpf.fsession-multi=n, a program and "
+                   "link a function; floorY: bench/floor -Y, one empty fsession program on one multi-link.")
     return out
 
 
