@@ -160,7 +160,7 @@ bool mass_attacher__kprobe_multi_used(const struct mass_attacher *att);
 bool mass_attacher__kprobe_session_used(const struct mass_attacher *att);
 /* -F with one fsession program per function (opts.fsession_kfunc_id), not the pair. */
 bool mass_attacher__fsession_used(const struct mass_attacher *att);
-/* How many functions share the fsession multi-link (opts.fsession_multi); 0: none. */
+/* How many functions are on fsession multi-links (opts.fsession_multi); 0: none. */
 size_t mass_attacher__fsession_multi_cnt(const struct mass_attacher *att);
 /* Functions attached with kprobes although the mode is fentry/fexit. */
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);

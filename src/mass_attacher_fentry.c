@@ -142,7 +142,7 @@ void ma__plan_fentry(struct mass_attacher *att)
 	/* -F: one fsession program a function where the kernel has them, not the pair */
 	att->use_fsession = att->fentry_cnt && att->opts.fsession_kfunc_id &&
 			    att->progs.fsession && att->progs.fsession_void;
-	/* and vmlinux's on one multi-link where the kernel has them */
+	/* and all of them on a few multi-links (one a BTF) where the kernel has them */
 	att->use_fmulti = att->use_fsession && att->opts.fsession_multi &&
 			  att->progs.fsession_multi;
 	att->fmulti_cnt = 0;

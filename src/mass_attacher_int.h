@@ -27,8 +27,8 @@ struct mass_attacher {
 	bool use_cookies;
 	bool use_session;		/* kprobe.multi: one session link, progs.ksession */
 	bool use_fsession;		/* -F: one fsession program per function */
-	bool use_fmulti;		/* -F: vmlinux's on one fsession multi-link */
-	size_t fmulti_cnt;		/* functions on it */
+	bool use_fmulti;		/* -F: fsession multi-links, one a BTF object */
+	size_t fmulti_cnt;		/* functions on them (every fentry one) */
 	__u32 ip_slot_bits;		/* kprobe.multi: the ip_slots table's log2 size, or 0 */
 	bool planned, prepared, loaded;
 
