@@ -241,7 +241,17 @@ static void test_fsession_multi(void **state)
 		{ .name = "do_new_mount.isra.0" },		/* no BTF: a kprobe */
 		{ .name = "vfs_get_tree", .btf_id = 22, .arg_cnt = 1 },
 	};
-	size_t n = sizeof(mixed) / sizeof(mixed[0]);
+	static const struct {
+		enum attach_mode mode;
+		__u32 kfunc_id;
+		bool multi, multi_prog, fsession;
+	} none[] = {
+		{ ATTACH_FENTRY, 30057, false, true, true },
+		{ ATTACH_FENTRY, 30057, true, false, true },
+		{ ATTACH_FENTRY, 0, true, true, false },
+		{ ATTACH_KPROBE_MULTI, 30057, true, true, false },
+	};
+	size_t n = sizeof(mixed) / sizeof(mixed[0]), i;
 	struct mass_attacher *att;
 
 	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 30057, true, true, true);
@@ -251,22 +261,14 @@ static void test_fsession_multi(void **state)
 	assert_int_equal(mass_attacher__func_attach(att, 3), FUNC_ATTACH_KPROBE_MULTI);
 	assert_int_equal(mass_attacher__fallback_cnt(att), 1);
 	mass_attacher__free(att);
-	/* -C bpf.fsession-multi=n (or a kernel without them), no program, no fsession: none */
-	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 30057, true, false, true);
-	assert_true(mass_attacher__fsession_used(att));
-	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
-	mass_attacher__free(att);
-	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 30057, true, true, false);
-	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
-	mass_attacher__free(att);
-	att = plan_fsession_in(mixed, n, ATTACH_FENTRY, 0, true, true, true);
-	assert_false(mass_attacher__fsession_used(att));
-	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
-	mass_attacher__free(att);
-	/* nor outside -F */
-	att = plan_fsession_in(mixed, n, ATTACH_KPROBE_MULTI, 30057, true, true, true);
-	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
-	mass_attacher__free(att);
+	/* -C bpf.fsession-multi=n (or a kernel without them), no program, no fsession, no -F */
+	for (i = 0; i < sizeof(none) / sizeof(none[0]); i++) {
+		att = plan_fsession_in(mixed, n, none[i].mode, none[i].kfunc_id, true,
+				       none[i].multi, none[i].multi_prog);
+		assert_int_equal(mass_attacher__fsession_used(att), none[i].fsession);
+		assert_int_equal(mass_attacher__fsession_multi_cnt(att), 0);
+		mass_attacher__free(att);
+	}
 }
 
 static void test_no_functions(void **state)
