@@ -368,6 +368,23 @@ out:
 	return reason;
 }
 
+bool func_types__noreturn(const char *name)
+{
+	/* the kernel names them one by one (7.2's verifier.c): nothing in BTF says so */
+	static const char *const names[] = {
+		"__ia32_sys_exit", "__ia32_sys_exit_group", "__kunit_abort",
+		"kunit_try_catch_throw", "__module_put_and_kthread_exit", "__x64_sys_exit",
+		"__x64_sys_exit_group", "do_exit", "do_group_exit", "kthread_complete_and_exit",
+		"kthread_exit", "make_task_dead",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 bool func_types__is_char(const struct btf *btf, const struct btf_type *t)
 {
 	if (!t || !btf_is_int(t) || t->size != 1)

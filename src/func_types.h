@@ -25,6 +25,11 @@ int func_types__arg_cnt(const struct btf *btf, int func_id);
  * void * or a pointer to a struct or union. The reason names the rule that failed.
  */
 const char *func_types__fentry_unsupported(const struct btf *btf, int func_id);
+/*
+ * Is @name one of the functions that never return whose fexit (and fsession) programs the
+ * kernel refuses to load (its noreturn_deny list, 6.6+; kthread_exit of older lists too)?
+ */
+bool func_types__noreturn(const char *name);
 
 /* The type behind @id's modifiers and typedefs (*@res_id: its id, if given); NULL if none. */
 const struct btf_type *func_types__skip_mods(const struct btf *btf, __u32 id, __u32 *res_id);

@@ -99,12 +99,25 @@ static void test_arg_cnt(void **state)
 	btf__free(t.btf);
 }
 
+/* the functions whose fexit the kernel refuses: by exact name only */
+static void test_noreturn(void **state)
+{
+	assert_true(func_types__noreturn("do_exit"));
+	assert_true(func_types__noreturn("__x64_sys_exit_group"));
+	assert_true(func_types__noreturn("make_task_dead"));
+	assert_false(func_types__noreturn("do_exit_sig"));
+	assert_false(func_types__noreturn("do_exi"));
+	assert_false(func_types__noreturn("__x64_sys_exit_grou"));
+	assert_false(func_types__noreturn("exit_mm"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_btf_return_types),
 		cmocka_unit_test(test_helper_overrides),
 		cmocka_unit_test(test_arg_cnt),
+		cmocka_unit_test(test_noreturn),
 	};
 
 	return cmocka_run_group_tests_name("func_types", tests, NULL, NULL);
