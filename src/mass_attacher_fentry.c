@@ -362,16 +362,24 @@ static int attach_one(struct mass_attacher *att, struct bpf_program *tmpl, struc
 }
 
 /*
+ * Functions a multi-link takes: the kernel builds their trampolines in one call that no
+ * signal interrupts, ~0.37 ms a function under TCG (7.2: 5,304 in 1.9 s), so a stop waits
+ * for at most one batch's.
+ */
+#define FMULTI_BATCH	1024
+
+/*
  * Link program @prog_fd to the functions of one BTF (@btf_fd: a module's, 0: vmlinux's),
- * each function's cookie its id (FMULTI_COOKIE_VOID: returns nothing). The kernel builds
- * the trampolines of all of them under one lock and one ftrace update: it refuses the
- * whole set when one function can't be traced, without saying which.
+ * each function's cookie its id (FMULTI_COOKIE_VOID: returns nothing), FMULTI_BATCH of
+ * them a link. The kernel builds the trampolines of a link's functions under one lock and
+ * one ftrace update: it refuses the whole batch when one function can't be traced,
+ * without saying which.
  */
 static int link_fmulti(struct mass_attacher *att, int prog_fd, int btf_fd, const char *mod,
 		       __u32 *ids, __u64 *cookies, size_t *done)
 {
 	long t0 = now_ms();
-	size_t n = 0;
+	size_t n = 0, i, k;
 	__u32 id;
 	int fd;
 
@@ -383,21 +391,26 @@ static int link_fmulti(struct mass_attacher *att, int prog_fd, int btf_fd, const
 		ids[n] = f->btf_id;
 		cookies[n++] = id | (f->flags & FUNC_RET_VOID ? FMULTI_COOKIE_VOID : 0);
 	}
-	if (!n)
-		return 0;
-	fd = tracing_multi__link(prog_fd, FSESSION_MULTI_ATTACH_TYPE, ids, cookies, n);
-	if (fd < 0) {
-		pr(att, LOG_ERROR, "Failed to link the fsession program to %zu functions of %s%s with a tracing multi-link: %d (the kernel doesn't say which function it refused; -C bpf.fsession-multi=n attaches them one by one and names it).\n",
-		   n, mod ? "module " : "vmlinux", mod ?: "", fd);
-		return fd;
+	for (i = 0; i < n; i += k) {
+		k = n - i < FMULTI_BATCH ? n - i : FMULTI_BATCH;
+		if (ma__stopped(att))
+			return -EINTR;
+		fd = tracing_multi__link(prog_fd, FSESSION_MULTI_ATTACH_TYPE, ids + i, cookies + i, k);
+		if (fd < 0) {
+			pr(att, LOG_ERROR, "Failed to link the fsession program to %zu functions of %s%s with a tracing multi-link: %d (the kernel doesn't say which function it refused; -C bpf.fsession-multi=n attaches them one by one and names it).\n",
+			   k, mod ? "module " : "vmlinux", mod ?: "", fd);
+			return fd;
+		}
+		fd = ma__keep_fd(att, fd);
+		if (fd)
+			return fd;
+		*done += k;
+		ma__attach_progress(att, att->kprobe_cnt + *done);
 	}
-	fd = ma__keep_fd(att, fd);
-	if (fd)
-		return fd;
-	*done += n;
-	ma__attach_progress(att, att->kprobe_cnt + *done);
-	pr(att, LOG_DEBUG, "Linked the fsession program to %zu functions of %s%s with one multi-link in %ld ms.\n",
-	   n, mod ? "module " : "vmlinux", mod ?: "", now_ms() - t0);
+	if (n)
+		pr(att, LOG_DEBUG, "Linked the fsession program to %zu functions of %s%s with %zu multi-link%s in %ld ms.\n",
+		   n, mod ? "module " : "vmlinux", mod ?: "", (n + FMULTI_BATCH - 1) / FMULTI_BATCH,
+		   n > FMULTI_BATCH ? "s" : "", now_ms() - t0);
 	return 0;
 }
 
@@ -415,9 +428,7 @@ static int attach_fmulti(struct mass_attacher *att, const struct ma_clone *c, si
 	err = link_fmulti(att, bpf_program__fd(att->progs.fsession_multi), 0, NULL, ids,
 			  cookies, done);
 	for (i = 0; i < cnt && !err; i++) {
-		if (ma__stopped(att))
-			err = -EINTR;
-		else if (c[i].is_multi)
+		if (c[i].is_multi)
 			err = link_fmulti(att, c[i].fd, c[i].btf_obj_fd,
 					  att->funcs[c[i].func_id].module, ids, cookies, done);
 	}

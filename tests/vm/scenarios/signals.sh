@@ -120,6 +120,10 @@ stop uclones INT 'Start-up: BPF load done' 2 -e 'do_work [/usr/bin/uprog-static]
 		cmds="$cmds
 stop verify-F TERM 'Start-up: BPF load done' 0.5 -F $fpf $BIG
 stop attach-F HUP 'Verified [0-9]+ (fentry/fexit|fsession) clones' 1 -F $fpf $BIG"
+		# the multi-links' attach: ~5,300 functions linked 1,024 a link (0.4 s each
+		# under TCG), the stop lands in one of them and is seen after it
+		vm_has_fsession_multi && cmds="$cmds
+stop attach-Fm HUP 'Verified 0 fsession multi-link clones' 0.2 -F $BIG -a dev_* -a tcp_* -a ext4_* -a net* -a ip*"
 		;;
 	esac
 	# the second SIGINT lands in detach: retsnoop exits at once, a child it leaves in the
@@ -318,6 +322,11 @@ if [ "$quick" != 1 ]; then
 		check_early attach-F 129 SIGHUP
 		expect "$(section "$out" attach-F)" '^Verified [0-9]+ (fentry/fexit|fsession) clones' \
 			"attach-F: the stop came after verification, while attaching"
+		if vm_has_fsession_multi; then
+			check_early attach-Fm 129 SIGHUP
+			expect_not "$(section "$out" attach-Fm)" '^Linked the fsession program' \
+				"attach-Fm: the stop came while the multi-links were made"
+		fi
 		;;
 	esac
 	s=$(section "$out" detach)
