@@ -19,6 +19,9 @@
 static const char *const builtin_deny[] = {
 	"bpf_get_smp_processor_id",
 	"migrate_enable", "migrate_disable",
+	/* 7.x: migrate_enable() is inline, this is its out-of-line part (the kernel's own
+	 * fentry denylist names it; kprobes would trace it under every BPF program run) */
+	"___migrate_enable",
 	"rcu_read_lock*", "rcu_read_unlock*",
 	"__rcu_read_lock*", "__rcu_read_unlock*",
 	"bpf_spin_lock", "bpf_spin_unlock",

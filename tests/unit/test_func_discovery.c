@@ -456,6 +456,8 @@ static void test_sleepable_deny(void **state)
 	assert_true(func_discovery__is_allowed(d, "__x64_sys_epoll_ctl", NULL));
 	assert_true(func_discovery__is_allowed(d2, "__x64_sys_nanosleep", NULL));
 	assert_false(func_discovery__is_allowed(d2, "migrate_disable", NULL));
+	assert_false(func_discovery__is_allowed(d2, "___migrate_enable", NULL));
+	assert_true(func_discovery__is_allowed(d2, "migrate_disable_switch.isra.0", NULL));
 	/* the helpers our probes call, whatever -a says; the BPF subsystem itself stays */
 	assert_false(func_discovery__is_allowed(d2, "bpf_get_current_pid_tgid", NULL));
 	assert_false(func_discovery__is_allowed(d2, "__htab_map_lookup_elem", NULL));

@@ -28,6 +28,12 @@ awk 'NR == FNR { k[\$2] = \$1; next } k[\$2] == \$1 { print \$2 }' /tmp/ks /tmp/
 echo \"want \$(wc -l </tmp/want) got \$(wc -l </tmp/got)\"
 diff /tmp/want /tmp/got && echo 'dry list matches'
 leftovers after_dry
+# the built-in denylist: what BPF runs through is never traced, asked for or not (7.x's
+# out-of-line part of migrate_enable() included)
+echo '=== BEGIN deny_dry'
+echo \"aff_migrate \$(grep -c '^___migrate_enable\$' \$aff)\"
+retsnoop --dry-run -v -e '*sys_bpf' -a '*migrate_enable' -a 'migrate_disable' 2>&1 | grep \"^Attached (dry run)\"
+echo '=== END deny_dry'
 attach() {
 	n=\$1
 	shift
@@ -89,6 +95,10 @@ for n in after_dry after_fentry after_fentry_pair after_fentry_single after_kpro
 	s=$(section "$out" "$n")
 	[ -n "$(printf '%s' "$s" | tr -d '[:space:]')" ] && fail "$n: left attached: $(printf '%s' "$s" | head -5)"
 done
+s=$(section "$out" deny_dry)
+expect "$s" '^aff_migrate [0-9]+$' "the denylist check ran"
+expect "$s" "^Attached \\(dry run\\) to function #[0-9]+ '__[a-z0-9]+_sys_bpf'" "the denylist check: the entry function is attached"
+expect_not "$s" "'(___)?migrate_(enable|disable)'" "the built-in denylist keeps migrate_enable's parts and migrate_disable out"
 modes=$(vm_modes | sed 's/-F/fentry/; s/-K/kprobe/; s/-M/multi/')
 for n in $modes; do
 	s=$(section "$out" "$n")
