@@ -7,6 +7,7 @@
 # BIN: a static retsnoop to profile (default: the tree's build).
 # PROFILE_FLAGS: more options for every mode's run (say '-C bpf.session-table=256');
 # PROFILE_TAG: a run condition: the files are prog-profile-TAG.txt and .log.
+# PROFILE_KERNEL: the guest kernel (tests/vm/run's --kernel; default 6.12).
 # Output: bench/results/prog-profile.txt (report) and raw/prog-profile.log (the guest's records).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -56,7 +57,7 @@ EOG
 )
 log=bench/results/raw/prog-profile$tag.log
 RETSNOOP_VM_DYN=$pdir RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=900 \
-	tests/vm/run --kernel 6.12 -- "$guest" >"$log" 2>&1
+	tests/vm/run --kernel "${PROFILE_KERNEL:-6.12}" -- "$guest" >"$log" 2>&1
 {
 	echo "# per-call cost of a traced getpid() loop ($calls calls) by kernel function and by our programs' source lines"
 	echo "# command: ${PROFILE_FLAGS:+PROFILE_FLAGS='$flags' }bench/prog-profile.sh${bin:+ $bin} (perf record -a -e cpu-clock -c 1000, the loop process's samples, 6.12 guest, qemu -icount shift=0,sleep=off)"
