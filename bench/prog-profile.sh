@@ -48,7 +48,7 @@ for m in M K F; do
 	/tmp/quiesce
 	\$P record -q -e cpu-clock -c 1000 -a -o /tmp/p.\$m -- syscall_loop getpid $calls 2>/dev/null | sed "s/^/@C /"
 	echo "@M \$m \$($run --version 2>&1 | head -1)"
-	ids=\$(bpftool prog list | sed -n 's/^\([0-9]*\): .*name \(ksession\|kentry\|kexit\|fentry_tmpl\|fexit_tmpl[0-9a-z_]*\|fsession_tmpl[a-z_]*\) .*/\1/p')
+	ids=\$(bpftool prog list | sed -n 's/^\([0-9]*\): .*name \(ksession\|kentry\|kexit\|fentry_tmpl\|fexit_tmpl[0-9a-z_]*\|fsession_tmpl[a-z_]*\|fsession_multi\) .*/\1/p')
 	prog_lines \$ids | sed 's/^/@L /'
 	kill -INT \$rp; wait \$rp
 	\$P script -i /tmp/p.\$m -F comm,ip,sym 2>/dev/null | awk '\$1=="syscall_loop" {print "@S", \$2, \$3}' | sort | uniq -c
