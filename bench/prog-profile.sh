@@ -60,7 +60,7 @@ RETSNOOP_VM_DYN=$pdir RETSNOOP_VM_EXTRA="$extra" RETSNOOP_VM_TIMEOUT=900 \
 	tests/vm/run --kernel "${PROFILE_KERNEL:-6.12}" -- "$guest" >"$log" 2>&1
 {
 	echo "# per-call cost of a traced getpid() loop ($calls calls) by kernel function and by our programs' source lines"
-	echo "# command: ${PROFILE_FLAGS:+PROFILE_FLAGS='$flags' }bench/prog-profile.sh${bin:+ $bin} (perf record -a -e cpu-clock -c 1000, the loop process's samples, ${PROFILE_KERNEL:-6.12} guest, qemu -icount shift=0,sleep=off)"
+	echo "# command: ${PROFILE_KERNEL:+PROFILE_KERNEL=$PROFILE_KERNEL }${PROFILE_TAG:+PROFILE_TAG=$PROFILE_TAG }${PROFILE_FLAGS:+PROFILE_FLAGS='$flags' }bench/prog-profile.sh${bin:+ $bin} (perf record -a -e cpu-clock -c 1000, the loop process's samples, ${PROFILE_KERNEL:-6.12} guest, qemu -icount shift=0,sleep=off)"
 	echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); ours: $(git describe --always --dirty)"
 	echo "# instr/call: a share of the samples times the guest ns (instructions) per call of the same loop"
 	echo "# run just before without perf (perf's own sampling interrupts are never sampled, so the"
