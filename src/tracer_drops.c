@@ -77,10 +77,12 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 		}
 	}
 	free(st);
+	/* -F's clones are programs of their own; the multi-link's vmlinux one is the object's */
 	if (t->stopped)
 		d->kernel_missed = prog_misses(t->skel->progs.kentry) +
 				   prog_misses(t->skel->progs.kexit) +
-				   prog_misses(t->skel->progs.ksession);
+				   prog_misses(t->skel->progs.ksession) +
+				   prog_misses(t->skel->progs.fsession_multi);
 }
 
 /*
