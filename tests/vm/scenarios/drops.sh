@@ -5,6 +5,8 @@
 # records give way to the sample, which arrives and says how many records it lost, and the
 # exit summary counts it as incomplete. That part traces ~1700 functions, so it runs where
 # kprobe.multi attaches them in a second (single kprobes would take minutes under TCG).
+# -F on one multi-link program (7.x x86-64): the kernel runs it once per CPU at a time, so
+# a traced timer-interrupt function that fires while it runs is skipped, and counted.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -35,6 +37,20 @@ HUNT_AFTER='_w=0; while ! grep -qE \"[1-9][0-9]* are incomplete so far\" /tmp/ri
 trace ring bpf-simple-obj -C bpf.ringbuf-size=8192 -T -e bpf_prog_load -a 'bpf_*' -a 'check_*' -a 'mark_*' -d 'bpf_lsm*' -n simfail -S
 unset HUNT_AFTER"
 
+vm_has_fsession_multi && guest="$guest
+retsnoop -F -e '*sys_read' -a hrtimer_interrupt -a __hrtimer_run_queues -a tick_sched_timer -a update_process_times >/tmp/km.out 2>&1 &
+p=\$!
+i=0
+while ! grep -q 'Receiving data' /tmp/km.out && kill -0 \$p 2>/dev/null && [ \$i -lt 900 ]; do
+	sleep 0.1; i=\$((i + 1))
+done
+# 600,000 traced syscalls: timer interrupts land while the program runs
+dd if=/dev/zero of=/dev/null bs=1 count=300000 2>/dev/null
+kill -INT \$p
+wait \$p
+echo \"rc=\$?\" >>/tmp/km.out
+echo '=== BEGIN kmiss'; cat /tmp/km.out; echo '=== END kmiss'"
+
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
 s=$(section "$out" sessions)
@@ -53,4 +69,11 @@ expect "$s" '^INCOMPLETE SAMPLES: +[1-9][0-9]*$' "tiny ring buffer: incomplete s
 expect "$s" '^WARNING! [0-9]+ samples were dropped and [1-9][0-9]* are incomplete so far, you are missing data!' \
 	"tiny ring buffer: a warning while running"
 expect "$s" '^rc=0$' "tiny ring buffer: exit status 0"
+if vm_has_fsession_multi; then
+	s=$(section "$out" kmiss)
+	expect "$s" '^Receiving data' "-F multi-link: attached"
+	expect "$s" '(the kernel skipped [1-9][0-9]* probe hits|KERNEL-SKIPPED HITS: *[1-9])' \
+		"-F multi-link: the hits its program's recursion check skipped are counted"
+	expect "$s" '^rc=0$' "-F multi-link: exit status 0"
+fi
 finish
