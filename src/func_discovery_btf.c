@@ -98,8 +98,6 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 			why = "no BTF";
 		else
 			why = func_types__fentry_unsupported(btf, btf_id);
-		if (!why && func_types__noreturn(c->name))
-			why = "it never returns: the kernel refuses fexit on it";
 		if (!why && k > 1)
 			why = "several functions of this name (fentry attaches by name)";
 		if (why) {

@@ -318,6 +318,23 @@ static bool is_scalar_arg(const struct btf_type *t)
 	return btf_is_enum(t) || btf_is_enum64(t) || btf_is_ptr(t);
 }
 
+bool func_types__noreturn(const char *name)
+{
+	/* the kernel names them one by one (7.2's verifier.c): nothing in BTF says so */
+	static const char *const names[] = {
+		"__ia32_sys_exit", "__ia32_sys_exit_group", "__kunit_abort",
+		"kunit_try_catch_throw", "__module_put_and_kthread_exit", "__x64_sys_exit",
+		"__x64_sys_exit_group", "do_exit", "do_group_exit", "kthread_complete_and_exit",
+		"kthread_exit", "make_task_dead",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 const char *func_types__fentry_unsupported(const struct btf *btf, int func_id)
 {
 	const struct btf_type *t, *proto;
@@ -329,6 +346,10 @@ const char *func_types__fentry_unsupported(const struct btf *btf, int func_id)
 	t = btf__type_by_id(btf, func_id);
 	if (!t || !btf_is_func(t)) {
 		reason = "not a BTF function";
+		goto out;
+	}
+	if (func_types__noreturn(btf__name_by_offset(btf, t->name_off))) {
+		reason = "it never returns: the kernel refuses fexit on it";
 		goto out;
 	}
 	proto = btf__type_by_id(btf, t->type);
@@ -366,23 +387,6 @@ const char *func_types__fentry_unsupported(const struct btf *btf, int func_id)
 	reason = "unsupported return type";
 out:
 	return reason;
-}
-
-bool func_types__noreturn(const char *name)
-{
-	/* the kernel names them one by one (7.2's verifier.c): nothing in BTF says so */
-	static const char *const names[] = {
-		"__ia32_sys_exit", "__ia32_sys_exit_group", "__kunit_abort",
-		"kunit_try_catch_throw", "__module_put_and_kthread_exit", "__x64_sys_exit",
-		"__x64_sys_exit_group", "do_exit", "do_group_exit", "kthread_complete_and_exit",
-		"kthread_exit", "make_task_dead",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	return false;
 }
 
 bool func_types__is_char(const struct btf *btf, const struct btf_type *t)

@@ -20,9 +20,10 @@ __u32 func_types__flags(const struct btf *btf, int func_id, const char *name);
 int func_types__arg_cnt(const struct btf *btf, int func_id);
 
 /*
- * Why fentry/fexit can't attach to BTF FUNC @func_id, NULL if it can: at most 6 integer,
- * enum or pointer parameters, no varargs, and a result that is void, an integer, enum,
- * void * or a pointer to a struct or union. The reason names the rule that failed.
+ * Why fentry/fexit can't attach to BTF FUNC @func_id, NULL if it can: not a function that
+ * never returns (func_types__noreturn()), at most 6 integer, enum or pointer parameters,
+ * no varargs, and a result that is void, an integer, enum, void * or a pointer to a
+ * struct or union. The reason names the rule that failed.
  */
 const char *func_types__fentry_unsupported(const struct btf *btf, int func_id);
 /*

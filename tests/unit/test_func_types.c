@@ -111,6 +111,22 @@ static void test_noreturn(void **state)
 	assert_false(func_types__noreturn("exit_mm"));
 }
 
+/* fentry's verdict names it, ahead of the type rules a void do_exit(long) passes */
+static void test_noreturn_fentry(void **state)
+{
+	struct btf *btf = btf__new_empty();
+	int i_long, f_exit, f_other;
+
+	assert_non_null(btf);
+	i_long = btf__add_int(btf, "long", 8, BTF_INT_SIGNED);
+	f_exit = add_func(btf, "do_exit", 0, 1, i_long);
+	f_other = add_func(btf, "do_exit_sig", 0, 1, i_long);
+	assert_string_equal(func_types__fentry_unsupported(btf, f_exit),
+			    "it never returns: the kernel refuses fexit on it");
+	assert_null(func_types__fentry_unsupported(btf, f_other));
+	btf__free(btf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +134,7 @@ int main(void)
 		cmocka_unit_test(test_helper_overrides),
 		cmocka_unit_test(test_arg_cnt),
 		cmocka_unit_test(test_noreturn),
+		cmocka_unit_test(test_noreturn_fentry),
 	};
 
 	return cmocka_run_group_tests_name("func_types", tests, NULL, NULL);
