@@ -557,24 +557,25 @@ int fexit_tmpl_void(__u64 *ctx)
  * skipping the return run, unlike a kprobe session). The result is bpf_get_func_ret()'s
  * (fsession kernels all have it), so one template serves every argument count.
  */
+/* One fsession run of function @id: the entry's, or the return's (@is_void: no result) */
+static __always_inline int fsession_common(__u64 *ctx, __u32 id, bool is_void)
+{
+	if (session_is_return(ctx))
+		return fexit_common(ctx, id, is_void ? 0 : fexit_ret(ctx, 0), TMPL_HELPER_LOOP);
+	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
+}
+
 SEC("fentry")
 int fsession_tmpl(__u64 *ctx)
 {
-	__u32 id = clone_func_id();	/* one mark: the clones' id is written there */
-
-	if (session_is_return(ctx))
-		return fexit_common(ctx, id, fexit_ret(ctx, 0), TMPL_HELPER_LOOP);
-	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
+	/* one mark: the clones' id is written there */
+	return fsession_common(ctx, clone_func_id(), false);
 }
 
 SEC("fentry")
 int fsession_tmpl_void(__u64 *ctx)
 {
-	__u32 id = clone_func_id();
-
-	if (session_is_return(ctx))
-		return fexit_common(ctx, id, 0, TMPL_HELPER_LOOP);
-	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
+	return fsession_common(ctx, clone_func_id(), true);
 }
 
 /*
@@ -589,11 +590,7 @@ SEC("?fsession.multi")
 int fsession_multi(__u64 *ctx)
 {
 	__u64 cookie = bpf_get_attach_cookie(ctx);
-	__u32 id = (__u32)cookie;
 
-	if (session_is_return(ctx))
-		return fexit_common(ctx, id, cookie & FMULTI_COOKIE_VOID ? 0 : fexit_ret(ctx, 0),
-				    TMPL_HELPER_LOOP);
-	return fentry_common(ctx, id, TMPL_HELPER_LOOP);
+	return fsession_common(ctx, (__u32)cookie, cookie & FMULTI_COOKIE_VOID);
 }
 
