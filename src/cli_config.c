@@ -30,14 +30,14 @@ static const struct cfg_key cfg_keys[] = {
 	  "BPF ring buffer size in bytes (defaults to 8388608, i.e. 8MB).\n"
 	  "\tIncrease it if samples get dropped; the kernel needs a power-of-2 multiple of the page size" },
 	{ "bpf.sessions-size", CFG_INT, CFG_OFF(sessions_size), 1, INT_MAX,
-	  "BPF sessions map capacity; setting it uses that map instead of task storage "
-	  "(default: task storage on 5.11+, else a map of 4096)" },
+	  "BPF sessions map capacity; setting it uses that map instead of task storage or "
+	  "the session table (default: unset; task storage, else the session table)" },
 	{ "bpf.session-table", CFG_INT, CFG_OFF(session_table), 0, 65536,
-	  "Slots of the session table (kernels with bpf_get_func_ret(), 5.17+), rounded up to a\n"
-	  "\tpower of 2: a session lives in the slot of its thread id's low bits or one of the\n"
-	  "\tnext 3, which a probe finds with an array lookup instead of a task storage lookup;\n"
-	  "\tit caps concurrent sessions, more are dropped and counted (defaults to 4096 where\n"
-	  "\ttask storage can't hold a session, as on 7.x, else 0: task storage)" },
+	  "Slots of the session table, rounded up to a power of 2: a session lives in the slot\n"
+	  "\tof its thread id's low bits or one of the next 3, which a probe finds with an array\n"
+	  "\tlookup instead of a task storage lookup; it caps concurrent sessions, more are\n"
+	  "\tdropped and counted (defaults to 4096 where task storage can't hold a session, as\n"
+	  "\ton 7.x, or there is none, 5.10; else 0: task storage)" },
 	{ "bpf.kprobe-session", CFG_BOOL, CFG_OFF(kprobe_session), 0, 0,
 	  "kprobe.multi: one session link per set, run at entry and return (Linux 6.10+), instead\n"
 	  "\tof an entry and a return link (defaults to true where the kernel has them)" },

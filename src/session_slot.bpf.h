@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: (BSD-2-Clause OR GPL-2.0) */
 /*
  * Where a thread's session lives, from its first traced entry function to its return:
- * the session table (a slot claimed at the start, freed at the end: 5.17+, by default
- * where task storage can't hold a session, 7.x), else task-local storage on 5.11+ (the
- * slot stays with the thread, a new session resets its header), else the sessions hash
- * map (a zeroed template copied in, deleted at the end: 5.10).
+ * the session table (a slot claimed at the start, freed at the end: by default where
+ * task storage can't hold a session, 7.x, and where there is no task storage, 5.10), else
+ * task-local storage on 5.11+ (the slot stays with the thread, a new session resets its
+ * header), else the sessions hash map (a zeroed template copied in, deleted at the end:
+ * bpf.sessions-size).
  * Also who may start one (-p -P -n -N, never retsnoop itself), the
  * session's key and its id.
  *
@@ -36,6 +37,21 @@ struct {
 	__type(key, int);
 	__type(value, struct session);
 } task_sessions SEC(".maps");
+
+/*
+ * Kernels without BPF's compare-and-swap (5.10; 5.12 brought it) claim a table slot by
+ * inserting its index here (BPF_NOEXIST: one thread wins) and free it by deleting it:
+ * two helper calls a session where the sessions hash map copied a whole zeroed session
+ * in (~8 KB) at every start. Slots taken this way have their owner written after the claim.
+ */
+const volatile bool table_claims_on = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);			/* the table's slots, with table_claims_on */
+	__type(key, __u32);
+	__type(value, __s64);
+} table_claims SEC(".maps");
 
 /*
  * The session table: slot i belongs to the thread whose key is in its owner, or to none
@@ -185,10 +201,22 @@ static __always_inline struct session *table_find(__s64 key)
 	return NULL;
 }
 
-/* A free slot for @key's thread, now its own (compare-and-swap: another CPU may race). */
-static __always_inline bool table_take(struct session *s, __s64 key)
+/*
+ * Slot @i (@s), if free, now @key's thread's (compare-and-swap or a claim: another CPU may
+ * race for it).
+ */
+static __always_inline bool table_take(struct session *s, __u32 i, __s64 key)
 {
-	return !s->owner && __sync_val_compare_and_swap(&s->owner, 0, key) == 0;
+	if (s->owner)
+		return false;
+	if (table_claims_on) {
+		i &= session_table_mask;
+		if (bpf_map_update_elem(&table_claims, &i, &key, BPF_NOEXIST))
+			return false;
+		s->owner = key;
+		return true;
+	}
+	return __sync_val_compare_and_swap(&s->owner, 0, key) == 0;
 }
 
 /* A table slot for @key's thread, now its own; NULL when its home and the next are taken. */
@@ -199,16 +227,18 @@ static __always_inline struct session *table_claim(__s64 key)
 
 	if (!home)
 		return NULL;
-	if (table_take(home, key)) {
+	if (table_take(home, (__u32)key, key)) {
 		home->away = false;
+		home->probe = 0;
 		return home;
 	}
 	/* counted first: a lookup of this thread looks past its home from the claim on */
 	__sync_fetch_and_add(&home->displaced, 1);
 	for (n = 1; n < SESSION_TABLE_PROBES; n++) {
 		s = table_at((__u32)key + n);
-		if (s && table_take(s, key)) {
+		if (s && table_take(s, (__u32)key + n, key)) {
 			s->away = true;
+			s->probe = n;
 			return s;
 		}
 	}
@@ -327,10 +357,17 @@ static __always_inline void __end_session(struct session *sess, __s64 key, bool 
 	if (session_store == SESS_STORE_TABLE) {
 		if (sess->away && (home = table_at((__u32)key)))
 			__sync_fetch_and_add(&home->displaced, -1);
-		if (subprog)	/* a plain atomic add: ordered on x86, not on arm64 */
+		if (table_claims_on) {
+			/* free before the claim goes: a claim after it writes its own owner */
+			__u32 i = ((__u32)key + sess->probe) & session_table_mask;
+
+			sess->owner = 0;
+			bpf_map_delete_elem(&table_claims, &i);
+		} else if (subprog) {	/* a plain atomic add: ordered on x86, not on arm64 */
 			__sync_fetch_and_add(&sess->owner, -key);
-		else		/* the writes above are seen before the slot is free (arm64) */
+		} else {	/* the writes above are seen before the slot is free (arm64) */
 			__sync_lock_test_and_set(&sess->owner, 0);
+		}
 	} else if (session_store == SESS_STORE_TASK) {
 		sess->stack.depth = 0;
 	} else {

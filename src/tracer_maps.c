@@ -15,19 +15,17 @@
 
 /*
  * The session table's slots: a power of 2, at least 2 (0: none). Each is a whole session
- * (~10 KB of kernel memory) and the table caps concurrent sessions, as the hash map does:
- * by default it takes the hash map's place where task storage can't hold a session (7.x),
- * and not task storage's (no cap, a slot per thread as needed). It needs compare-and-swap
- * (5.12+: present where bpf_get_func_ret() is, 5.17+); a sessions map size asked for
- * means that map.
+ * (8-10 KB of kernel memory) and the table caps concurrent sessions, as the hash map does:
+ * by default it takes the hash map's place (7.x, where task storage can't hold a session;
+ * 5.10, which has none), and not task storage's (no cap, a slot per thread as needed). A
+ * sessions map size asked for means that map.
  */
-static __u32 session_table_slots(const struct tracer_opts *o, const struct kernel_features *f,
-				 bool task_storage)
+static __u32 session_table_slots(const struct tracer_opts *o, bool task_storage)
 {
 	int want = o->session_table;
 	__u32 n = 2;
 
-	if (!f->has_func_ret || o->sessions_size || want == 0 || (want < 0 && task_storage))
+	if (o->sessions_size || want == 0 || (want < 0 && task_storage))
 		return 0;
 	while (n < (__u32)(want < 0 ? SESSION_TABLE_DEFAULT : want))
 		n <<= 1;
@@ -42,9 +40,9 @@ static bool is_fetch_atomic(const struct bpf_insn *in)
 }
 
 /*
- * Without the table its compare-and-swap and exchange never run, but a kernel without
- * them (5.10) refuses a program holding them at all: each becomes a jump to the next
- * instruction. 0 or a negative errno.
+ * Without the table, or with its slots claimed in a hash map, its compare-and-swap and
+ * exchange never run, but a kernel without them (5.10) refuses a program holding them at
+ * all: each becomes a jump to the next instruction. 0 or a negative errno.
  */
 static int drop_table_atomics(struct bpf_object *obj)
 {
@@ -66,7 +64,12 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 	const struct tracer_opts *opts = &t->o;
 	struct retsnoop *skel = t->skel;
 	bool task_storage = feat->has_task_storage && !opts->sessions_size;
-	__u32 table = session_table_slots(opts, feat, task_storage);
+	__u32 table = session_table_slots(opts, task_storage);
+	/*
+	 * Slots are taken by compare-and-swap (5.12+: present where bpf_get_func_ret() is,
+	 * 5.17+), else by a claim in a hash map (table_claims, session_slot.bpf.h).
+	 */
+	bool claims = table && !feat->has_func_ret;
 
 	if (table) {
 		skel->rodata->session_store = SESS_STORE_TABLE;
@@ -79,6 +82,11 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 	}
 	if (skel->rodata->session_store != SESS_STORE_TASK)
 		bpf_map__set_autocreate(skel->maps.task_sessions, false);
+	skel->rodata->table_claims_on = claims;
+	if (claims)
+		bpf_map__set_max_entries(skel->maps.table_claims, table);
+	else
+		bpf_map__set_autocreate(skel->maps.table_claims, false);
 	/* the code that uses the hash map never runs: keep it minimal */
 	bpf_map__set_max_entries(skel->maps.sessions,
 				 skel->rodata->session_store == SESS_STORE_HASH ?
@@ -87,13 +95,14 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 	bpf_program__set_autoload(skel->progs.session_table_exit,
 				  table && !bpf_program__autoload(skel->progs.thread_exit));
 	if (table)
-		pr(t, LOG_DEBUG, "Session state: a table of %u sessions.\n", table);
+		pr(t, LOG_DEBUG, "Session state: a table of %u sessions%s.\n", table,
+		   claims ? " (slots claimed in a hash map: no compare-and-swap)" : "");
 	else if (task_storage)
 		pr(t, LOG_DEBUG, "Session state: task-local storage.\n");
 	else
 		pr(t, LOG_DEBUG, "Session state: a hash map of %u sessions.\n",
 		   bpf_map__max_entries(skel->maps.sessions));
-	return table ? 0 : drop_table_atomics(skel->obj);
+	return table && !claims ? 0 : drop_table_atomics(skel->obj);
 }
 
 /* Each function's or probe's -A capture plan, by id, as BPF reads it (none: no capture). */

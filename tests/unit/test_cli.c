@@ -456,7 +456,7 @@ static void test_help_texts(void **state)
 	cli__print_config_help(f);
 	fflush(f);
 	assert_non_null(strstr(buf, "\nSupported configuration parameters:\n"));
-	assert_non_null(strstr(buf, "  bpf.sessions-size - BPF sessions map capacity; setting it uses that map instead of task storage (default: task storage on 5.11+, else a map of 4096)\n"));
+	assert_non_null(strstr(buf, "  bpf.sessions-size - BPF sessions map capacity; setting it uses that map instead of task storage or the session table (default: unset; task storage, else the session table)\n"));
 	/* long help continues on TAB-indented lines */
 	assert_non_null(strstr(buf, "\n\tIncrease it"));
 	assert_true(strstr(buf, "bpf.ringbuf-size") < strstr(buf, "fmt.lbr-max-count"));
