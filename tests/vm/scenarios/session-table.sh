@@ -72,7 +72,7 @@ s=$(section "$out" exits)
 # one process a run, each with its sample (5.10's simfail also fails a probing bpf() first)
 pids=$(printf '%s\n' "$s" | sed -n 's|.*TID/PID [0-9]*/\([0-9]*\) (simfail/simfail):$|\1|p' | sort -u | wc -l)
 [ "$pids" -eq 8 ] || fail "eight processes ending inside sessions through 2 slots: $pids of them had a sample"
-expect_count "$s" '\[-E2BIG\] +__x64_sys_bpf' 8 "exits: each process's bpf() failure"
+expect_count "$s" '\[-E2BIG\] +__(x64|arm64)_sys_bpf' 8 "exits: each process's bpf() failure"
 expect_not "$s" '^DROPPED SAMPLES' "eight processes ending inside sessions: their slots were freed, nothing dropped"
 expect "$s" '^rc=0$' "exits: exit status 0"
 finish
