@@ -123,7 +123,7 @@ struct session {
 	/* the table's: sessions of this home slot living in a later one; this one is away */
 	__u32 displaced;
 	bool away;
-	__u8 probe;		/* the table's: the slot is the home slot's + probe */
+	__u8 probe;		/* the table's, when away: the slot is the home slot's + probe */
 	__u64 start_ts;
 	__u32 pid;
 	__u32 tgid;

@@ -229,7 +229,6 @@ static __always_inline struct session *table_claim(__s64 key)
 		return NULL;
 	if (table_take(home, (__u32)key, key)) {
 		home->away = false;
-		home->probe = 0;
 		return home;
 	}
 	/* counted first: a lookup of this thread looks past its home from the claim on */
@@ -359,7 +358,7 @@ static __always_inline void __end_session(struct session *sess, __s64 key, bool 
 			__sync_fetch_and_add(&home->displaced, -1);
 		if (table_claims_on) {
 			/* free before the claim goes: a claim after it writes its own owner */
-			__u32 i = ((__u32)key + sess->probe) & session_table_mask;
+			__u32 i = ((__u32)key + (sess->away ? sess->probe : 0)) & session_table_mask;
 
 			sess->owner = 0;
 			bpf_map_delete_elem(&table_claims, &i);

@@ -7,7 +7,9 @@
 # below then runs through the claims).
 # - Six threads sleeping at once in a table of 4 slots: four sessions, found again at
 #   their return wherever they live (a thread whose home slot was taken lives further on),
-#   two dropped and counted; in a table of 8, all six.
+#   two dropped and counted, and the same again after them (their slots freed, away ones
+#   too); in a table of 8, all six. A session living away from its home slot frees the
+#   slot it took: four sleepers at once after it fill all 4 slots.
 # - Processes that exit inside a session (exit_group never returns) free their slot at
 #   their exit (session_table_exit): eight in a row through a table of 2 slots leave the
 #   later sessions room. A kept slot would drop every later one.
@@ -20,8 +22,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
 
 sleepers="for i in 1 2 3 4 5 6; do simfail syscall-long-sleep & done; wait"
+# a sleeper, then one whose home slot is the first's (pids burnt until the next one is the
+# first's modulo 4): it lives away, in the next slot; after them four at once need all 4
+away='simfail syscall-long-sleep & a=$!; while :; do /bin/true & p=$!; wait $p; [ $(( (p + 1) % 4 )) -eq $(( a % 4 )) ] && break; done; simfail syscall-long-sleep & wait; for i in 1 2 3 4; do simfail syscall-long-sleep & done; wait'
 guest="$(cat "$here/../guest-lib.sh")
-hunt crowd4 '$sleepers' -vv -S -C bpf.session-table=4 -n simfail -e '*sys_nanosleep' -e '*sys_clock_nanosleep'
+hunt crowd4 '$sleepers; $sleepers' -vv -S -C bpf.session-table=4 -n simfail -e '*sys_nanosleep' -e '*sys_clock_nanosleep'
+hunt away '$away' -vv -S -C bpf.session-table=4 -n simfail -e '*sys_nanosleep' -e '*sys_clock_nanosleep'
 hunt crowd8 '$sleepers' -vv -S -C bpf.session-table=8 -n simfail -e '*sys_nanosleep' -e '*sys_clock_nanosleep'
 hunt exits 'for i in 1 2 3 4 5 6 7 8; do simfail bpf-bad-map-val-size-percpu-array; done' \
 	-vv -n simfail -C bpf.session-table=2 -e '*sys_exit_group' -e '*sys_bpf'
@@ -59,9 +65,13 @@ kret_max=
 case $VM_KERNEL in 5.10*) kret_max=1 ;; esac
 s=$(section "$out" crowd4)
 expect "$s" "^Session state: a table of 4 sessions$how\\.\$" "bpf.session-table=4: a table of 4"
-[ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 4 "six sleepers at once, 4 slots: four samples"
-expect "$s" '^DROPPED SAMPLES: +2$' "six sleepers at once, 4 slots: two sessions dropped and counted"
+# twice: the first crowd's slots, home or away, are free again for the second
+[ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 8 "six sleepers at once, 4 slots, twice: four samples each time"
+expect "$s" '^DROPPED SAMPLES: +4$' "six sleepers at once, 4 slots, twice: two sessions dropped and counted each time"
 expect "$s" '^rc=0$' "crowd4: exit status 0"
+s=$(section "$out" away)
+[ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 6 "a session away from its home slot, then four at once in 4 slots: six samples"
+expect_not "$s" '^DROPPED SAMPLES' "a session away from its home slot freed that slot: four at once after it fit in 4"
 s=$(section "$out" crowd8)
 [ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 6 "six sleepers at once, 8 slots: six samples"
 expect_not "$s" '^DROPPED SAMPLES' "six sleepers at once, 8 slots: nothing dropped"
