@@ -8,6 +8,7 @@
 #include "quiet_thread.h"
 #include "opts.h"
 #include "ksyms.h"
+#include "prog_ksym.h"
 #include "symbolize.h"
 #include "mono_clock.h"
 
@@ -23,6 +24,9 @@ struct symbolize {
 	long load_ms;		/* the read's */
 	pthread_t loader;
 	__u64 text_start, text_end;	/* the kernel's own text; 0, 0: early_ksyms unusable */
+	/* kernel symbols known without kallsyms (our own programs): symbolize__add_ksym() */
+	struct prog_ksym *own;
+	size_t own_cnt;
 };
 
 /* An unsized (last) symbol can't plausibly cover more than this. */
@@ -145,7 +149,31 @@ void symbolize__free(struct symbolize *s)
 	}
 	ksyms__free(s->own_ksyms);
 	usyms__free(s->usyms);
+	free(s->own);
 	free(s);
+}
+
+int symbolize__add_ksym(struct symbolize *s, const struct prog_ksym *k)
+{
+	struct prog_ksym *own;
+
+	own = realloc(s->own, (s->own_cnt + 1) * sizeof(*own));
+	if (!own)
+		return -ENOMEM;
+	s->own = own;
+	own[s->own_cnt++] = *k;
+	return 0;
+}
+
+/* The known symbol covering @addr, or NULL: a handful, searched in turn. */
+static const struct prog_ksym *own_ksym(const struct symbolize *s, __u64 addr)
+{
+	size_t i;
+
+	for (i = 0; i < s->own_cnt; i++)
+		if (addr >= s->own[i].addr && addr - s->own[i].addr < s->own[i].size)
+			return &s->own[i];
+	return NULL;
 }
 
 /* The user-space part, made on first use; NULL with errno set if it can't be. */
@@ -176,11 +204,19 @@ int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_map
 static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	struct symbolize *s = ctx;
+	const struct prog_ksym *own;
 	const struct ksyms *ks;
 	const struct ksym *k;
 
 	if (as->kind == ADDR_SPACE_USER)
 		return s->usyms && usyms__sym(s->usyms, as->pid, addr, hit);
+	if ((own = own_ksym(s, addr))) {
+		hit->name = own->name;
+		hit->start = own->addr;
+		hit->size = own->size;
+		hit->image.path = "bpf";	/* kallsyms' [bpf] */
+		return true;
+	}
 	ks = ksyms_for(s, addr);
 	k = ks ? ksyms__map_addr(ks, addr) : NULL;
 
@@ -212,7 +248,8 @@ static int sym_src(void *ctx, const struct addr_space *as, __u64 addr,
 		inlines = s->opts.user_inlines;
 		goto found;
 	}
-	if (!s->opts.src.lookup || !(ks = ksyms_for(s, addr)))
+	/* no source lines for a BPF program, whose symbol needs no kallsyms either */
+	if (!s->opts.src.lookup || own_ksym(s, addr) || !(ks = ksyms_for(s, addr)))
 		return 0;
 	/* DWARF covers vmlinux only; module addresses never have link-time twins there */
 	k = ksyms__map_addr(ks, addr);

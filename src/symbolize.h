@@ -16,6 +16,7 @@
 
 struct ksyms;
 struct addr2line;
+struct prog_ksym;
 
 /* Source-level answers for link-time (non-KASLR) addresses; a DWARF backend provides it. */
 struct src_backend {
@@ -76,6 +77,13 @@ bool symbolize__early_text(const struct symbolize *s);
  * wait for it. Call after attaching. 0, or a negative errno (lookups then read it).
  */
 int symbolize__prefetch(struct symbolize *s);
+
+/*
+ * A kernel symbol known without kallsyms: one of our own BPF programs (prog_ksym.h),
+ * which a stack unwound from the task shows first; lookups in it never wait for the
+ * kallsyms read. 0 or -ENOMEM.
+ */
+int symbolize__add_ksym(struct symbolize *s, const struct prog_ksym *k);
 
 /*
  * Snapshot process @pid's executable mappings and open the files behind them now, so that

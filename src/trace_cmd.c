@@ -29,6 +29,7 @@
 #include "probe_ctx.h"
 #include "sink.h"
 #include "symbolize.h"
+#include "prog_ksym.h"
 #include "progress.h"
 #include "stop.h"
 #include "trace_cmd.h"
@@ -328,20 +329,44 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
  * most runs.
  */
 static bool stacks_need_kallsyms(bool early_text, const struct func *funcs, size_t cnt,
-				 const struct mass_attacher *att, const struct kernel_features *feat)
+				 const struct mass_attacher *att, const struct kernel_features *feat,
+				 bool own_progs_named)
 {
 	enum attach_mode mode = att ? mass_attacher__mode(att) : ATTACH_AUTO;
 	size_t i;
 
 	if (!early_text || mode == ATTACH_FENTRY)
 		return true;
-	/* 6.14+: a return's stack, unwound from the task, shows our program under fprobe's */
-	if (att && mode != ATTACH_KPROBE_SINGLE && feat->has_fgraph_fprobe)
+	/*
+	 * 6.14+: a return's stack, unwound from the task, shows our program under fprobe's,
+	 * which the program itself names (add_own_ksyms()) unless that failed
+	 */
+	if (att && mode != ATTACH_KPROBE_SINGLE && feat->has_fgraph_fprobe && !own_progs_named)
 		return true;
 	for (i = 0; i < cnt; i++)
 		if (!(funcs[i].flags & FUNC_USER) && funcs[i].module)
 			return true;
 	return false;
+}
+
+static int add_own_ksym(const struct prog_ksym *k, void *ctx)
+{
+	return symbolize__add_ksym(ctx, k);
+}
+
+/*
+ * Our loaded programs' symbols, from the programs: the frame of the one that took a
+ * stack then needs no kallsyms read (which the kernel formats in half a second of a
+ * 7.2 guest's instructions). False, said at -vv, when the kernel won't tell.
+ */
+static bool add_own_ksyms(struct tracer *t, struct symbolize *sym, log_print_fn print)
+{
+	int err = tracer__for_each_prog_ksym(t, add_own_ksym, sym);
+
+	if (err)
+		log_msg(print, LOG_DEBUG, "Symbols: our BPF programs' own addresses unknown (%s): "
+			"their frames wait for kallsyms.\n", strerror(-err));
+	return !err;
 }
 
 /*
@@ -628,7 +653,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * stacks are expected to need it.
 	 */
 	prefetch = stacks_need_kallsyms(symbolize__early_text(sym), funcs, cnt, tracer__attacher(t),
-					feat);
+					feat, add_own_ksyms(t, sym, print));
 	if (prefetch && (!tracer__attacher(t) ||
 			 mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY))
 		symbolize__prefetch(sym);

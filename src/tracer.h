@@ -132,6 +132,14 @@ struct tracer;
 struct tracer *tracer__open(const struct tracer_opts *opts);
 /* -EINTR (nothing said) when *opts.stop was set meanwhile, for load and attach alike. */
 int tracer__load(struct tracer *t);
+struct prog_ksym;
+/*
+ * After the load: @cb with each loaded program of the tracer's object as kallsyms names it
+ * (the clones of the mass attacher's are not). 0, or the first error (prog_ksym__get()'s
+ * or @cb's).
+ */
+int tracer__for_each_prog_ksym(struct tracer *t,
+			       int (*cb)(const struct prog_ksym *k, void *ctx), void *ctx);
 /* On failure or stop nothing is left attached. */
 int tracer__attach(struct tracer *t);
 /* Add a process to the traced set (opts.traced_tgids); 0 or a negative errno. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "ksyms.h"
 #include "symbolize.h"
+#include "prog_ksym.h"
 
 static const char kallsyms[] =
 	"ffffffffa1000000 T _stext\n"
@@ -287,6 +288,50 @@ static void test_early_ksyms(void **state)
 	ksyms__free(early);
 }
 
+/*
+ * Our own program, known from itself (symbolize__add_ksym()): a frame in it is named
+ * without the kallsyms read (none exists here: a lookup that needed it would fail and
+ * say so), has no source lines, and addresses beyond it still need the read.
+ */
+static void test_own_ksym(void **state)
+{
+	static const char early_txt[] =
+		"ffffffffa1000000 T _stext\n"
+		"ffffffffa1000100 T __sys_bpf\n"
+		"ffffffffa1001000 T _etext\n";
+	struct prog_ksym k = { .addr = 0xffffffffc03a0000ULL, .size = 0x400 };
+	struct ksyms *early = ksyms__parse(early_txt, sizeof(early_txt) - 1);
+	struct symbolize_opts o = {
+		.sz = sizeof(o), .kallsyms_path = "/nonexistent/kallsyms", .early_ksyms = early,
+		.src = { .lookup = fake_lookup }, .print = log_to_buf,
+	};
+	struct src_frame fr[4];
+	struct symbolize *s;
+	struct sym_resolver r;
+	struct sym_hit h = {};
+
+	assert_non_null(early);
+	snprintf(k.name, sizeof(k.name), "bpf_prog_ee4fd71b2fd6575a_ksession");
+	s = symbolize__new(&o);
+	assert_non_null(s);
+	assert_int_equal(symbolize__add_ksym(s, &k), 0);
+	r = symbolize__resolver(s);
+	logged[0] = '\0';
+	last_lookup = 0;
+	assert_true(r.sym(r.ctx, &kernel, 0xffffffffc03a030bULL, &h));
+	assert_string_equal(h.name, "bpf_prog_ee4fd71b2fd6575a_ksession");
+	assert_int_equal(h.start, 0xffffffffc03a0000ULL);
+	assert_string_equal(h.image.path, "bpf");
+	assert_int_equal(r.src(r.ctx, &kernel, 0xffffffffc03a030bULL, fr, 4, NULL), 0);
+	assert_int_equal(last_lookup, 0);
+	assert_string_equal(logged, "");	/* kallsyms never read */
+	/* the first byte past it is not it: that one needs the read, which fails here */
+	assert_false(r.sym(r.ctx, &kernel, 0xffffffffc03a0400ULL, &h));
+	assert_non_null(strstr(logged, "Failed to load"));
+	symbolize__free(s);
+	ksyms__free(early);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +342,7 @@ int main(void)
 		cmocka_unit_test(test_interrupted_lookup),
 		cmocka_unit_test(test_prefetch),
 		cmocka_unit_test(test_early_ksyms),
+		cmocka_unit_test(test_own_ksym),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);

@@ -41,6 +41,7 @@ vm_once && guest="$guest
 hunt X_e2big '$TWO' -e '*sys_bpf' $ALLOC $PRCTL -X E2BIG
 hunt x_e2big '$TWO' -e '*sys_bpf' $ALLOC $PRCTL -x E2BIG
 trace success bpf-simple-obj -S -e bpf_prog_load -a 'bpf_prog_alloc*' -a 'bpf_check'
+trace ownsym bpf-bad-map-val-size-percpu-array -vv -e '*sys_bpf' $ALLOC
 trace comm_keep bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -n simfail
 trace comm_drop bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -N simfail
 trace pid_drop bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -p 1
@@ -160,6 +161,13 @@ for m in $modes T; do
 	esac
 	[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "load $m: still attached: $a"
 done
+
+# the default mode over the kernel's own functions symbolizes its stacks without reading
+# kallsyms after attaching: the early table names the kernel's text, and our program's
+# frame (in every return's stack on the function graph, 6.14+) the program itself
+s=$(section "$out" ownsym)
+expect_count "$s" "$E2BIG_SAMPLE" 1 "ownsym: the E2BIG sample"
+expect_not "$s" '^Symbols: /proc/kallsyms read' "ownsym: no kallsyms read for the stack"
 
 vm_once || { echo "filters (-x/-X, -S, -n/-N, -p, -L): checked on $VM_ONCE"; finish; }
 PRCTL_SAMPLE="\\[-EINVAL\\] +$SYS_PRCTL(\\+0x[0-9a-f]+)?( |\$)"
