@@ -35,13 +35,13 @@ done
 guest="$guest
 hunt modeT '$TWO' -T -e '*sys_bpf' $ALLOC $PRCTL
 trace loadT bpf-simple-obj -T -S -n simfail -e bpf_prog_load -a bpf_obj_name_cpy
-enabled_functions afterT"
+enabled_functions afterT
+trace ownsym bpf-bad-map-val-size-percpu-array -vv -e '*sys_bpf' $ALLOC"
 # the errno filters with both errors in one run: each run keeps one and drops the other
 vm_once && guest="$guest
 hunt X_e2big '$TWO' -e '*sys_bpf' $ALLOC $PRCTL -X E2BIG
 hunt x_e2big '$TWO' -e '*sys_bpf' $ALLOC $PRCTL -x E2BIG
 trace success bpf-simple-obj -S -e bpf_prog_load -a 'bpf_prog_alloc*' -a 'bpf_check'
-trace ownsym bpf-bad-map-val-size-percpu-array -vv -e '*sys_bpf' $ALLOC
 trace comm_keep bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -n simfail
 trace comm_drop bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -N simfail
 trace pid_drop bpf-bad-map-val-size-percpu-array -e '*sys_bpf' $ALLOC -p 1
