@@ -581,10 +581,10 @@ int fsession_tmpl_void(__u64 *ctx)
 /*
  * The same on tracing multi-links (7.x x86-64, tracing_multi.h): loaded once for all of
  * vmlinux's traced functions (and cloned once for each module's), not per function; the
- * function comes from the BPF cookie (its id, FMULTI_COOKIE_VOID if it returns nothing). Its section is one libbpf doesn't
- * know, so the program starts unloaded and without a type: the mass attacher gives it
- * the type and attach type, and libbpf, with no section rules to apply, loads it without
- * an attach target as the kernel wants.
+ * function comes from the BPF cookie (its id, FMULTI_COOKIE_VOID if it returns nothing).
+ * Its section is one libbpf doesn't know, so the program starts unloaded and without a
+ * type: the mass attacher gives it the type and attach type, and libbpf, with no section
+ * rules to apply, loads it without an attach target as the kernel wants.
  */
 SEC("?fsession.multi")
 int fsession_multi(__u64 *ctx)

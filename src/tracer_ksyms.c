@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The tracer's loaded programs as kallsyms names them (prog_ksym.h). */
-#include <errno.h>
 #include <bpf/libbpf.h>
 #include "prog_ksym.h"
 #include "tracer_int.h"
