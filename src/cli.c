@@ -378,6 +378,7 @@ static void env__init(struct env *env)
 	env->cfg.kprobe_session = true;
 	env->cfg.fsession = true;
 	env->cfg.fsession_multi = true;
+	env->cfg.prune = true;
 	env->cfg.boot_cache = true;
 	env->cfg.sessions_size = 0;	/* task storage, or a map of 4096 (the tracer decides) */
 	env->cfg.session_table = -1;	/* SESSION_TABLE_DEFAULT where the kernel can */

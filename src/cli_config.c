@@ -50,6 +50,9 @@ static const struct cfg_key cfg_keys[] = {
 	  "\tverified once and linked to them all with one tracing multi-link (Linux 7.x on\n"
 	  "\tx86-64), instead of a program and a link per function (defaults to true where the\n"
 	  "\tkernel has them)" },
+	{ "bpf.prune", CFG_BOOL, CFG_OFF(prune), 0, 0,
+	  "Drop the BPF code this run's settings never run before the kernel's verifier reads it,\n"
+	  "\ta faster load (defaults to true; false leaves that to the verifier)" },
 	{ "bpf.uprobe-session", CFG_BOOL, CFG_OFF(uprobe_session), 0, 0,
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"

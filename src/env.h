@@ -42,6 +42,7 @@ struct env_config {
 	bool kprobe_session;		/* bpf.kprobe-session: session links where the kernel has them */
 	bool fsession;			/* bpf.fsession: -F's fsession programs where the kernel has them */
 	bool fsession_multi;		/* bpf.fsession-multi: on one tracing multi-link */
+	bool prune;			/* bpf.prune: dead code dropped before the load */
 	bool boot_cache;		/* start.boot-cache, true by default (boot_cache.h) */
 };
 

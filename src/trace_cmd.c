@@ -464,6 +464,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.user_mode = trace_cmd__user_mode_asked(env),
 		.no_session_links = !env->cfg.uprobe_session,
 		.verifier_stats = env->verbose >= 3,
+		.no_prune = !env->cfg.prune,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
 	bool prefetch;

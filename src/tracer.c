@@ -243,6 +243,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		/* BPF_LOG_STATS: instructions processed, states and time, printed by libbpf */
 		LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_level = opts->verifier_stats ? 4 : 0);
 
+		tracer__prune_register();	/* libbpf's hooks: before the open */
 		if (lite_ok(opts, carriers)) {
 			skel = t->skel = (struct retsnoop *)retsnoop_lite__open_opts(&oo);
 			pr(t, LOG_DEBUG, "BPF programs: the lite build (no -T, -I, --lbr, -U, -A, user functions or in-band errors to record).\n");
@@ -426,7 +427,11 @@ err:
 
 int tracer__load(struct tracer *t)
 {
-	int err = retsnoop__load(t->skel);
+	int err;
+
+	tracer__prune_begin(t);
+	err = retsnoop__load(t->skel);
+	tracer__prune_end(t);
 
 	/* the verifier gives up on a signal: that is the stop, not a failure */
 	if (err && t->o.stop && *t->o.stop)

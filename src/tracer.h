@@ -113,6 +113,8 @@ struct tracer_opts {
 	bool follow_forks;		/* and every process they fork from now on */
 	/* -vvv: the verifier's statistics of each program loaded (libbpf's debug log) */
 	bool verifier_stats;
+	/* bpf.prune=false: load the programs whole, the dead code left to the verifier */
+	bool no_prune;
 	/* tests: the full BPF build even where the lite one would do (tracer.c, lite_ok()) */
 	bool full_bpf;
 	/* session table slots (a power of 2 is used); -1: SESSION_TABLE_DEFAULT where task

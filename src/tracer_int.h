@@ -8,6 +8,7 @@
 #include "tracer.h"
 
 struct lbr;
+struct prog_prune;
 struct session_store;
 struct ringbuf_reader;
 
@@ -35,12 +36,24 @@ struct tracer {
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
 	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
+	/* programs pruned for the load (tracer_prune.c), their records kept until it returns */
+	struct prog_prune *prunes[8];
+	size_t prune_cnt;
+	int rodata_fd;			/* while loading: .rodata's, -1 until found */
 };
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
 
 /* Where sessions live, set in the BPF object before its load (tracer_maps.c): 0 or -errno. */
 int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat);
+
+/*
+ * Pruning of the big programs at load (tracer_prune.c): the libbpf hooks, registered once
+ * per process before the object is opened; begin and end around the object's load.
+ */
+void tracer__prune_register(void);
+void tracer__prune_begin(struct tracer *t);
+void tracer__prune_end(struct tracer *t);
 
 /* The maps' contents, after the load (tracer_maps.c): 0 or a negative errno. */
 int tracer__fill_maps(struct tracer *t);

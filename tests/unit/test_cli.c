@@ -378,6 +378,10 @@ static void test_config(void **state)
 	env__free(&env);
 	assert_int_equal(PARSE(&env, "-C", "bpf.uprobe-session=false"), 0);
 	assert_false(env.cfg.uprobe_session);
+	assert_true(env.cfg.prune);
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-C", "bpf.prune=n"), 0);
+	assert_false(env.cfg.prune);
 	env__free(&env);
 
 	expect_error(PARSE(&env, "-C", "bpf.ringbuf-size"), -EINVAL,

@@ -22,10 +22,10 @@
 QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table
 # kernel-builds: 5.10 lays a module out in one core_layout (6.4+: a region per kind), which
 # a kept module's symbols must follow (66 s)
-QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table
+QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table prune
 # the newest kernel: its stacks (kprobe.multi on the function-graph tracer, compared with
 # every other mode); its other scenarios (6 more minutes) in make test-kernels
-QUICK_latest := stack-trace session-table
+QUICK_latest := stack-trace session-table prune
 # 6.12: every scenario but the slow ones, which only make test-kernels runs: signals (a
 # signal in every phase, each run attaching and releasing a few hundred functions: 2 minutes
 # even in its VM_QUICK subset, 5 in full)

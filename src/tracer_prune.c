@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The tracer's big programs loaded without the code this run's settings make dead
+ * (prog_prune.h): ksession, kentry, kexit and the user-function ones, each pruned against
+ * the object's frozen .rodata when libbpf is about to load it.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "prog_prune.h"
+#include "tracer_int.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * libbpf calls a section's load hook for every object of the process: the hook looks at
+ * the tracer whose object is loading (one at a time, on the thread calling
+ * tracer__load()), and leaves any other program alone.
+ */
+static struct tracer *loading;
+
+static bool prunable(const struct tracer *t, const struct bpf_program *prog)
+{
+	const struct retsnoop *s = t->skel;
+
+	if (prog == s->progs.ksession || prog == s->progs.kentry || prog == s->progs.kexit)
+		return true;
+	/* clones of these (5.10) find their id's instruction where it was before the load */
+	if (s->rodata->user_id_clones)
+		return false;
+	return prog == s->progs.uentry || prog == s->progs.uexit || prog == s->progs.usession;
+}
+
+/*
+ * The fd of the object's .rodata as the relocated instructions name it: libbpf tells a
+ * map's fd only once the whole object is loaded, so it is found among the maps they load
+ * values from: read-only to programs, the name and size of ours. -1: not found (not
+ * pruned then).
+ */
+static int find_rodata_fd(struct tracer *t, const struct bpf_insn *insns, size_t cnt,
+			  size_t ro_sz)
+{
+	const char *name = bpf_map__name(t->skel->maps.rodata);
+	size_t i;
+
+	if (t->rodata_fd > 0)
+		return t->rodata_fd;
+	for (i = 0; i + 1 < cnt; i++) {
+		const struct bpf_insn *x = &insns[i];
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+
+		if (x->code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		i++;
+		if (x->src_reg != BPF_PSEUDO_MAP_VALUE || x->imm <= 0)
+			continue;
+		if (bpf_map_get_info_by_fd(x->imm, &info, &len))
+			continue;
+		if ((info.map_flags & BPF_F_RDONLY_PROG) && info.value_size == ro_sz &&
+		    !strncmp(info.name, name, sizeof(info.name) - 1)) {
+			t->rodata_fd = x->imm;
+			return x->imm;
+		}
+	}
+	return -1;
+}
+
+static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, long cookie)
+{
+	struct tracer *t = loading;
+	const struct prog_text *out;
+	struct prog_text in;
+	struct prog_prune *p;
+	size_t ro_sz = 0;
+	const void *ro;
+
+	(void)cookie;
+	if (!t || !prunable(t, prog) || t->prune_cnt == ARRAY_SIZE(t->prunes))
+		return 0;
+	ro = bpf_map__initial_value(t->skel->maps.rodata, &ro_sz);
+	if (!ro || find_rodata_fd(t, bpf_program__insns(prog), bpf_program__insn_cnt(prog),
+				  ro_sz) < 0)
+		return 0;
+	in = (struct prog_text){
+		.insns = bpf_program__insns(prog),
+		.insn_cnt = bpf_program__insn_cnt(prog),
+		.func_info = o->func_info,
+		.func_info_rec_size = o->func_info_rec_size,
+		.func_info_cnt = o->func_info_cnt,
+		.line_info = o->line_info,
+		.line_info_rec_size = o->line_info_rec_size,
+		.line_info_cnt = o->line_info_cnt,
+	};
+	p = prog_prune__new(&in, &(struct prog_prune_opts){
+		.sz = sizeof(struct prog_prune_opts), .rodata = ro, .rodata_sz = ro_sz,
+		.rodata_fd = t->rodata_fd });
+	if (!p) {
+		/* loaded whole: the verifier drops the same code, later and at more cost */
+		pr(t, LOG_DEBUG, "BPF program %s: loaded unpruned (%d).\n",
+		   bpf_program__name(prog), -errno);
+		return 0;
+	}
+	out = prog_prune__text(p);
+	/* libbpf copies the instructions; the records must live until the load returns */
+	if (bpf_program__set_insns(prog, (struct bpf_insn *)out->insns, out->insn_cnt)) {
+		prog_prune__free(p);
+		return 0;
+	}
+	o->func_info = out->func_info;
+	o->func_info_cnt = out->func_info_cnt;
+	o->line_info = out->line_info;
+	o->line_info_cnt = out->line_info_cnt;
+	t->prunes[t->prune_cnt++] = p;
+	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings).\n",
+	   bpf_program__name(prog), prog_prune__removed(p), in.insn_cnt, prog_prune__decided(p));
+	return 0;
+}
+
+/* The sections of the programs above, their types as libbpf's own rules give them */
+static const struct {
+	const char *sec;
+	enum bpf_prog_type type;
+} hooked[] = {
+	{ "kprobe", BPF_PROG_TYPE_KPROBE }, { "kretprobe", BPF_PROG_TYPE_KPROBE },
+	{ "uprobe", BPF_PROG_TYPE_KPROBE }, { "uretprobe", BPF_PROG_TYPE_KPROBE },
+};
+
+static void register_hooks(void)
+{
+	LIBBPF_OPTS(libbpf_prog_handler_opts, ho, .prog_prepare_load_fn = prepare_load);
+	size_t i;
+
+	/* exact names: libbpf's own rules still serve "kprobe/func" and the like */
+	for (i = 0; i < ARRAY_SIZE(hooked); i++)
+		libbpf_register_prog_handler(hooked[i].sec, hooked[i].type, 0, &ho);
+}
+
+void tracer__prune_register(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, register_hooks);
+}
+
+void tracer__prune_begin(struct tracer *t)
+{
+	t->rodata_fd = -1;
+	loading = t->o.no_prune ? NULL : t;
+}
+
+void tracer__prune_end(struct tracer *t)
+{
+	size_t i;
+
+	loading = NULL;
+	for (i = 0; i < t->prune_cnt; i++)
+		prog_prune__free(t->prunes[i]);
+	t->prune_cnt = 0;
+}

@@ -1,0 +1,65 @@
+#!/bin/bash
+# Programs pruned before the load (prog_prune.h, tracer_prune.c) against a real kernel:
+# the code a run's settings never run is dropped before the verifier reads it, and the
+# programs then record what the whole ones do.
+# - -vv says how many instructions each pruned program lost: some, for the program the
+#   mode loads (ksession where the kernel has kprobe sessions, else kentry and kexit; -K:
+#   kentry and kexit), and nothing with -C bpf.prune=n, whose programs load whole.
+# - The same error hunted pruned and whole: the stack view's chain, function for function,
+#   with its origin; with -T (the full build, every recording path) and -K, the call trace
+#   of the sample, line for line but for its times.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+
+globs="-e '*sys_bpf' -a 'array_map_*' -a 'map_create'"
+guest="$(cat "$here/../guest-lib.sh")
+trace def-on bpf-bad-map-val-size-percpu-array -vv $globs
+trace def-off bpf-bad-map-val-size-percpu-array -vv -C bpf.prune=n $globs
+trace k-on bpf-bad-map-val-size-percpu-array -vv -T -K $globs
+trace k-off bpf-bad-map-val-size-percpu-array -vv -T -K -C bpf.prune=n $globs"
+
+out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+dropped='^BPF program [a-z]+: [0-9]+ of [0-9]+ instructions dropped before the load'
+# "NAME N": each pruned program of run $1 and how many instructions it lost
+lost() { section "$out" "$1" | sed -En 's/^BPF program ([a-z]+): ([0-9]+) of.*/\1 \2/p'; }
+
+on=$(lost def-on)
+case $on in
+*ksession*) want=ksession ;;
+*) want="kentry kexit" ;;
+esac
+for p in $want; do
+	n=$(echo "$on" | awk -v p=$p '$1 == p { print $2 }')
+	[ -n "$n" ] && [ "$n" -gt 0 ] || fail "default: $p lost no instruction ($(echo $on))"
+done
+for p in kentry kexit; do
+	n=$(lost k-on | awk -v p=$p '$1 == p { print $2 }')
+	[ -n "$n" ] && [ "$n" -gt 0 ] || fail "-K -T: $p lost no instruction ($(echo $(lost k-on)))"
+done
+for n in def-off k-off; do
+	expect_not "$(section "$out" $n)" "$dropped" "$n: bpf.prune=n loads the programs whole"
+done
+echo "info: pruned: default $(echo $on); -K -T $(echo $(lost k-on))"
+
+# the stack view's chain, pruned and whole
+chain() { section "$out" "$1" | sed -n 's/^!* *[0-9.]*[mu]*s \[[^]]*\] *\([A-Za-z_0-9.]*\).*/\1/p'; }
+a=$(chain def-on) b=$(chain def-off)
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "the chain differs: pruned ($(echo $a)), whole ($(echo $b))"
+for n in def-on def-off; do
+	expect "$(section "$out" $n)" '\[-E2BIG\] +array_map_alloc_check' "$n: the origin array_map_alloc_check"
+done
+
+# -T -K: the call trace, its times and ids taken out
+calls() {
+	section "$out" "$1" | grep -E '^ *(→|←|↔)' |
+		sed -E 's/[0-9]+\.[0-9]+(us|ms|s)//g; s/ +$//'
+}
+a=$(calls k-on) b=$(calls k-off)
+[ -n "$a" ] && [ "$a" = "$b" ] || fail "the -T trace differs: pruned
+$a
+whole
+$b"
+expect "$a" '↔ array_map_alloc_check +\[-E2BIG\]' "-T: array_map_alloc_check's -E2BIG in the trace"
+finish
