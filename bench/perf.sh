@@ -99,7 +99,9 @@ if [ -n "${PEER_RETSNOOP:-}" ]; then
 	extra="$extra $(cd "$(dirname "$PEER_RETSNOOP")" && pwd)/$peer"
 fi
 
-# BASE_RETSNOOP: a second peer, an earlier build of ours (before/after in the same boot)
+# BASE_RETSNOOP: a second peer, an earlier build of ours (before/after in the same boot);
+# BASE_FLAGS: options it always runs with (a copy of ours with a feature off, say
+# BASE_FLAGS='-C bpf.prune=n': one build, so one boot cache, for both)
 base=
 if [ -n "${BASE_RETSNOOP:-}" ]; then
 	base=$(guest_tool BASE_RETSNOOP) || exit 2
@@ -112,6 +114,7 @@ cmdline="bench/perf.sh $*"
 [ -n "${MAKELEVEL:-}" ] && cmdline="make bench-perf${*:+ BENCH_TABLES='$*'}"
 [ -n "${PEER_RETSNOOP:-}" ] && cmdline="PEER_RETSNOOP=$PEER_RETSNOOP $cmdline"
 [ -n "${BASE_RETSNOOP:-}" ] && cmdline="BASE_RETSNOOP=$BASE_RETSNOOP $cmdline"
+[ -n "${BASE_FLAGS:-}" ] && cmdline="BASE_FLAGS='$BASE_FLAGS' $cmdline"
 [ "$REPS" = 3 ] || cmdline="BENCH_REPS=$REPS $cmdline"
 [ "$CALLS" = 200000 ] || cmdline="BENCH_CALLS=$CALLS $cmdline"
 [ -z "$RINGBUF" ] || cmdline="BENCH_RINGBUF=$RINGBUF $cmdline"
@@ -135,11 +138,11 @@ host_cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 peer_ver=
 [ -n "$peer" ] && peer_ver="$PEER_RETSNOOP (sha256 $(sha256sum "$PEER_RETSNOOP" | cut -c1-16))"
 base_ver=
-[ -n "$base" ] && base_ver="$BASE_RETSNOOP (sha256 $(sha256sum "$BASE_RETSNOOP" | cut -c1-16))"
+[ -n "$base" ] && base_ver="$BASE_RETSNOOP${BASE_FLAGS:+ $BASE_FLAGS} (sha256 $(sha256sum "$BASE_RETSNOOP" | cut -c1-16))"
 
 # The guest's part of one boot: the variables, bench/guest.sh, then CMDS.
 guest_cmds() {	# guest_cmds CMDS
-	printf 'PEER=%s BASE=%s REPS=%s CALLS=%s RINGBUF=%s\n' "$peer" "$base" "$REPS" "$CALLS" "$RINGBUF"
+	printf 'PEER=%s BASE="%s" REPS=%s CALLS=%s RINGBUF=%s\n' "$peer" "$base${BASE_FLAGS:+ $BASE_FLAGS}" "$REPS" "$CALLS" "$RINGBUF"
 	cat bench/guest.sh
 	printf 'guest_setup\nguest_info\n%s\n' "$1"
 }

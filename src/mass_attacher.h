@@ -168,6 +168,14 @@ size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 int mass_attacher__fexit_slot(const struct mass_attacher *att, __u32 id);
 /* The function the fexit template of @slot is loaded for, -1 if that template is unused. */
 int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot);
+/*
+ * Where in template @prog (fentry, fexit, fsession) the function id is written, -1 when it
+ * is not one or has none; after its instructions are rewritten before the load (pruned),
+ * set it to where that instruction went: clones write their own id there. 0 or -ENOENT.
+ */
+int mass_attacher__tmpl_id_insn(const struct mass_attacher *att, const struct bpf_program *prog);
+int mass_attacher__set_tmpl_id_insn(struct mass_attacher *att, const struct bpf_program *prog,
+				    int idx);
 /* Entries the ip -> id map needs. */
 size_t mass_attacher__ip_slots(const struct mass_attacher *att);
 /* True if BPF gets the function id from the cookie (else from ip_to_id). */

@@ -173,6 +173,46 @@ int mass_attacher__fexit_tmpl_func(const struct mass_attacher *att, int slot)
 	return slot >= 0 && slot <= MA_FEXIT_TMPLS ? att->fexit_tmpl_func[slot] : -1;
 }
 
+/* The id instruction's slot of template @prog, NULL if it is none of the templates */
+static int *tmpl_id_slot(struct mass_attacher *att, const struct bpf_program *prog)
+{
+	const struct mass_attacher_progs *p = &att->progs;
+	int slot;
+
+	if (!prog)
+		return NULL;
+	if (prog == p->fentry)
+		return &att->fentry_id_insn;
+	for (slot = 0; slot < MA_FEXIT_TMPLS; slot++)
+		if (prog == p->fexit[slot])
+			return &att->fexit_id_insn[slot];
+	if (prog == p->fexit_void)
+		return &att->fexit_id_insn[MA_FEXIT_TMPLS];
+	if (prog == p->fsession)
+		return &att->fsession_id_insn[0];
+	if (prog == p->fsession_void)
+		return &att->fsession_id_insn[1];
+	return NULL;
+}
+
+int mass_attacher__tmpl_id_insn(const struct mass_attacher *att, const struct bpf_program *prog)
+{
+	int *idx = tmpl_id_slot((struct mass_attacher *)att, prog);
+
+	return idx ? *idx : -1;
+}
+
+int mass_attacher__set_tmpl_id_insn(struct mass_attacher *att, const struct bpf_program *prog,
+				    int idx)
+{
+	int *slot = tmpl_id_slot(att, prog);
+
+	if (!slot || *slot < 0)
+		return -ENOENT;
+	*slot = idx;
+	return 0;
+}
+
 /* A module's BTF fd, for its functions' clones (kept open until the attacher is freed) */
 static int module_btf_fd(struct mass_attacher *att, const char *mod)
 {

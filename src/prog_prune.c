@@ -6,6 +6,7 @@
 #include <string.h>
 #include "opts.h"
 #include "prog_prune.h"
+#include "prog_prune_int.h"
 
 /*
  * What a register holds at an instruction, over all the paths found so far to reach it:
@@ -26,15 +27,13 @@ struct insn_state {
 	bool seen;
 };
 
-/* a conditional jump: not reached yet, either way, always, never */
-enum decision { D_UNSET, D_OPEN, D_TAKEN, D_FALL };
 
 struct prog_prune {
 	struct prog_text out;
 	struct bpf_insn *insns;
 	void *func_info, *line_info;
 	long *new_idx;
-	size_t in_cnt, removed, decided;
+	size_t in_cnt, removed, decided, dead_defs;
 };
 
 struct pass {
@@ -47,10 +46,10 @@ struct pass {
 	bool *queued;
 };
 
-static bool is_ld64(const struct bpf_insn *in)
-{
-	return in->code == (BPF_LD | BPF_IMM | BPF_DW);
-}
+#define is_ld64		prune__is_ld64
+#define has_target	prune__has_target
+#define target_of	prune__target
+#define is_cond_jump	prune__is_cond_jump
 
 static bool is_pseudo_call(const struct bpf_insn *in)
 {
@@ -60,26 +59,6 @@ static bool is_pseudo_call(const struct bpf_insn *in)
 static bool is_func_ref(const struct bpf_insn *in)
 {
 	return is_ld64(in) && in->src_reg == BPF_PSEUDO_FUNC;
-}
-
-static bool is_jump_class(__u8 code)
-{
-	return BPF_CLASS(code) == BPF_JMP || BPF_CLASS(code) == BPF_JMP32;
-}
-
-/* A jump with a target in off (imm for the 32-bit-class "gotol"); not call, exit */
-static bool has_target(const struct bpf_insn *in)
-{
-	__u8 op = BPF_OP(in->code);
-
-	return is_jump_class(in->code) && op != BPF_CALL && op != BPF_EXIT;
-}
-
-static long target_of(const struct bpf_insn *in, size_t i)
-{
-	if (in->code == (BPF_JMP32 | BPF_JA))
-		return (long)i + in->imm + 1;
-	return (long)i + in->off + 1;
 }
 
 static bool val_eq(const struct val *a, const struct val *b)
@@ -482,13 +461,6 @@ static void mark_used(const struct pass *p, const __u32 *starts, size_t n, bool 
 	}
 }
 
-static bool is_cond_jump(const struct bpf_insn *x)
-{
-	__u8 op = BPF_OP(x->code);
-
-	return has_target(x) && op != BPF_JA && op != BPF_JCOND;
-}
-
 /* Copy records of @rec_sz bytes (insn_off first) whose instruction stays, renumbered */
 static __u32 remap_recs(const void *src, __u32 rec_sz, __u32 cnt, void *dst, const long *pos,
 			const bool *kept, const bool *moved, size_t insn_cnt)
@@ -524,16 +496,18 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 	const struct prog_text *in = p->in;
 	size_t cnt = in->insn_cnt, i, n = 0;
 	bool *kept, *moved, *is_start;
+	__u8 *fate;
 	long *pos;
 	int err = -ENOMEM;
 
+	fate = calloc(cnt, sizeof(*fate));
 	kept = calloc(cnt, sizeof(*kept));
 	moved = calloc(cnt, sizeof(*moved));
 	is_start = calloc(cnt, sizeof(*is_start));
 	pos = calloc(cnt + 1, sizeof(*pos));
 	pp->new_idx = calloc(cnt, sizeof(*pp->new_idx));
 	pp->insns = calloc(cnt, sizeof(*pp->insns));
-	if (!kept || !moved || !is_start || !pos || !pp->new_idx || !pp->insns)
+	if (!fate || !kept || !moved || !is_start || !pos || !pp->new_idx || !pp->insns)
 		goto out;
 	for (i = 0; i < nsub; i++)
 		is_start[starts[i]] = true;
@@ -543,15 +517,18 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 
 		/* a branch never taken goes, but a subprogram keeps its first instruction */
 		if (live && is_cond_jump(x) && p->decision[i] == D_FALL && !is_start[i]) {
-			moved[i] = true;
+			fate[i] = F_PASS;
 			pp->decided++;
 			continue;
 		}
-		kept[i] = live;
-		if (is_ld64(x) && i + 1 < cnt) {
-			kept[i + 1] = live;
-			i++;
-		}
+		fate[i] = live ? F_KEPT : F_GONE;
+		if (is_ld64(x) && i + 1 < cnt)
+			fate[++i] = live ? F_KEPT : F_GONE;
+	}
+	pp->dead_defs = prune__dead_defs(in->insns, cnt, fate, p->decision, is_start);
+	for (i = 0; i < cnt; i++) {
+		kept[i] = fate[i] == F_KEPT;
+		moved[i] = fate[i] == F_PASS;
 	}
 	for (i = 0; i < cnt; i++) {
 		pos[i] = n;
@@ -626,6 +603,7 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 inval:
 	err = -EINVAL;
 out:
+	free(fate);
 	free(kept);
 	free(moved);
 	free(is_start);
@@ -707,6 +685,11 @@ size_t prog_prune__removed(const struct prog_prune *p)
 size_t prog_prune__decided(const struct prog_prune *p)
 {
 	return p->decided;
+}
+
+size_t prog_prune__dead_defs(const struct prog_prune *p)
+{
+	return p->dead_defs;
 }
 
 long prog_prune__new_index(const struct prog_prune *p, size_t old)

@@ -10,6 +10,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "prog_prune.h"
+#include "mass_attacher.h"
 #include "tracer_int.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -24,9 +25,25 @@ static struct tracer *loading;
 static bool prunable(const struct tracer *t, const struct bpf_program *prog)
 {
 	const struct retsnoop *s = t->skel;
+	size_t i;
 
 	if (prog == s->progs.ksession || prog == s->progs.kentry || prog == s->progs.kexit)
 		return true;
+	/* -F's templates: their clones are copies of what is loaded (the id moved with it) */
+	if (prog == s->progs.fentry_tmpl || prog == s->progs.fexit_tmpl_void ||
+	    prog == s->progs.fsession_tmpl || prog == s->progs.fsession_tmpl_void)
+		return true;
+	{
+		const struct bpf_program *fexit[] = {
+			s->progs.fexit_tmpl0, s->progs.fexit_tmpl1, s->progs.fexit_tmpl2,
+			s->progs.fexit_tmpl3, s->progs.fexit_tmpl4, s->progs.fexit_tmpl5,
+			s->progs.fexit_tmpl6,
+		};
+
+		for (i = 0; i < ARRAY_SIZE(fexit); i++)
+			if (prog == fexit[i])
+				return true;
+	}
 	/* clones of these (5.10) find their id's instruction where it was before the load */
 	if (s->rodata->user_id_clones)
 		return false;
@@ -76,6 +93,7 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	struct prog_prune *p;
 	size_t ro_sz = 0;
 	const void *ro;
+	int id;
 
 	(void)cookie;
 	if (!t || !prunable(t, prog) || t->prune_cnt == ARRAY_SIZE(t->prunes))
@@ -103,19 +121,28 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 		   bpf_program__name(prog), -errno);
 		return 0;
 	}
+	/* a template's function id: where its clones write theirs, if it stayed */
+	id = t->att ? mass_attacher__tmpl_id_insn(t->att, prog) : -1;
+	if (id >= 0 && prog_prune__new_index(p, id) < 0) {
+		prog_prune__free(p);
+		return 0;
+	}
 	out = prog_prune__text(p);
 	/* libbpf copies the instructions; the records must live until the load returns */
 	if (bpf_program__set_insns(prog, (struct bpf_insn *)out->insns, out->insn_cnt)) {
 		prog_prune__free(p);
 		return 0;
 	}
+	if (id >= 0)
+		mass_attacher__set_tmpl_id_insn(t->att, prog, prog_prune__new_index(p, id));
 	o->func_info = out->func_info;
 	o->func_info_cnt = out->func_info_cnt;
 	o->line_info = out->line_info;
 	o->line_info_cnt = out->line_info_cnt;
 	t->prunes[t->prune_cnt++] = p;
-	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings).\n",
-	   bpf_program__name(prog), prog_prune__removed(p), in.insn_cnt, prog_prune__decided(p));
+	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings, %zu slots only they read).\n",
+	   bpf_program__name(prog), prog_prune__removed(p), in.insn_cnt, prog_prune__decided(p),
+	   prog_prune__dead_defs(p));
 	return 0;
 }
 
@@ -123,9 +150,12 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 static const struct {
 	const char *sec;
 	enum bpf_prog_type type;
+	enum bpf_attach_type attach;
 } hooked[] = {
 	{ "kprobe", BPF_PROG_TYPE_KPROBE }, { "kretprobe", BPF_PROG_TYPE_KPROBE },
 	{ "uprobe", BPF_PROG_TYPE_KPROBE }, { "uretprobe", BPF_PROG_TYPE_KPROBE },
+	{ "fentry", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY },
+	{ "fexit", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 };
 
 static void register_hooks(void)
@@ -135,7 +165,7 @@ static void register_hooks(void)
 
 	/* exact names: libbpf's own rules still serve "kprobe/func" and the like */
 	for (i = 0; i < ARRAY_SIZE(hooked); i++)
-		libbpf_register_prog_handler(hooked[i].sec, hooked[i].type, 0, &ho);
+		libbpf_register_prog_handler(hooked[i].sec, hooked[i].type, hooked[i].attach, &ho);
 }
 
 void tracer__prune_register(void)

@@ -5,9 +5,11 @@
 # - -vv says how many instructions each pruned program lost: some, for the program the
 #   mode loads (ksession where the kernel has kprobe sessions, else kentry and kexit; -K:
 #   kentry and kexit), and nothing with -C bpf.prune=n, whose programs load whole.
+#   -F (a program a function): the templates its clones copy (fentry and fexit, or
+#   fsession on 7.0+), on kernels with fentry (5.15+).
 # - The same error hunted pruned and whole: the stack view's chain, function for function,
-#   with its origin; with -T (the full build, every recording path) and -K, the call trace
-#   of the sample, line for line but for its times.
+#   with its origin; with -T (the full build, every recording path) and -K, and -F, the
+#   call trace of the sample, line for line but for its times.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -17,13 +19,15 @@ guest="$(cat "$here/../guest-lib.sh")
 trace def-on bpf-bad-map-val-size-percpu-array -vv $globs
 trace def-off bpf-bad-map-val-size-percpu-array -vv -C bpf.prune=n $globs
 trace k-on bpf-bad-map-val-size-percpu-array -vv -T -K $globs
-trace k-off bpf-bad-map-val-size-percpu-array -vv -T -K -C bpf.prune=n $globs"
+trace k-off bpf-bad-map-val-size-percpu-array -vv -T -K -C bpf.prune=n $globs
+trace f-on bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n $globs
+trace f-off bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n -C bpf.prune=n $globs"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
-dropped='^BPF program [a-z]+: [0-9]+ of [0-9]+ instructions dropped before the load'
+dropped='^BPF program [a-z_0-9]+: [0-9]+ of [0-9]+ instructions dropped before the load'
 # "NAME N": each pruned program of run $1 and how many instructions it lost
-lost() { section "$out" "$1" | sed -En 's/^BPF program ([a-z]+): ([0-9]+) of.*/\1 \2/p'; }
+lost() { section "$out" "$1" | sed -En 's/^BPF program ([a-z_0-9]+): ([0-9]+) of.*/\1 \2/p'; }
 
 on=$(lost def-on)
 case $on in
@@ -62,4 +66,18 @@ $a
 whole
 $b"
 expect "$a" '↔ array_map_alloc_check +\[-E2BIG\]' "-T: array_map_alloc_check's -E2BIG in the trace"
+
+# -F: where the kernel has fentry (5.15+; on 5.10 it says it lacks bpf_get_func_ip())
+if ! section "$out" f-off | grep -q 'lacks bpf_get_func_ip()'; then
+	f=$(lost f-on)
+	echo "$f" | grep -Eq '^(fentry_tmpl|fsession_tmpl)[a-z_]* [1-9]' ||
+		fail "-F: no template lost an instruction ($(echo $f))"
+	expect_not "$(section "$out" f-off)" "$dropped" "f-off: bpf.prune=n loads the templates whole"
+	a=$(calls f-on) b=$(calls f-off)
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "the -F -T trace differs: pruned
+$a
+whole
+$b"
+	echo "info: pruned with -F: $(echo $f)"
+fi
 finish
