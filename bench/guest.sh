@@ -198,7 +198,7 @@ startup_run() {	# startup_run CASE TOOL REP
 	[ "$2" = cold ] && rm -rf /run/retsnoop
 	[ "$2" = first ] && rm -rf /run/retsnoop /var/cache/retsnoop
 	stamp -r 'Receiving data' -t "simfail $STARTUP_CASE" -l '^!.*array_map_alloc_check' \
-		-- "$_b" -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/run.log 2>&1
+		-- $_b -e '*sys_bpf' -a 'array_map_alloc*' >/tmp/run.log 2>&1
 	echo "@R table=startup case=$1 tool=$2 rep=$3 done_ms=$(num_after /tmp/run.log 'DONE in') $(stamp_summary /tmp/run.log)"
 	grep -q '^@stamp.* last=[0-9]' /tmp/run.log || tail -12 /tmp/run.log | sed 's/^/@E /'
 	return 0

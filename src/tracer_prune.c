@@ -31,7 +31,8 @@ static bool prunable(const struct tracer *t, const struct bpf_program *prog)
 		return true;
 	/* -F's templates: their clones are copies of what is loaded (the id moved with it) */
 	if (prog == s->progs.fentry_tmpl || prog == s->progs.fexit_tmpl_void ||
-	    prog == s->progs.fsession_tmpl || prog == s->progs.fsession_tmpl_void)
+	    prog == s->progs.fsession_tmpl || prog == s->progs.fsession_tmpl_void ||
+	    prog == s->progs.fsession_multi)
 		return true;
 	{
 		const struct bpf_program *fexit[] = {
@@ -156,6 +157,8 @@ static const struct {
 	{ "uprobe", BPF_PROG_TYPE_KPROBE }, { "uretprobe", BPF_PROG_TYPE_KPROBE },
 	{ "fentry", BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY },
 	{ "fexit", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
+	/* the multi-link's, a section libbpf has no rules for: the mass attacher types it */
+	{ "fsession.multi", BPF_PROG_TYPE_TRACING, 0 },
 };
 
 static void register_hooks(void)

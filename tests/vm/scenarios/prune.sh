@@ -6,7 +6,8 @@
 #   mode loads (ksession where the kernel has kprobe sessions, else kentry and kexit; -K:
 #   kentry and kexit), and nothing with -C bpf.prune=n, whose programs load whole.
 #   -F (a program a function): the templates its clones copy (fentry and fexit, or
-#   fsession on 7.0+), on kernels with fentry (5.15+).
+#   fsession on 7.0+), on kernels with fentry (5.15+); -F on 7.x x86-64: the one
+#   program of its tracing multi-links.
 # - The same error hunted pruned and whole: the stack view's chain, function for function,
 #   with its origin; with -T (the full build, every recording path) and -K, and -F, the
 #   call trace of the sample, line for line but for its times.
@@ -21,6 +22,8 @@ trace def-off bpf-bad-map-val-size-percpu-array -vv -C bpf.prune=n $globs
 trace k-on bpf-bad-map-val-size-percpu-array -vv -T -K $globs
 trace k-off bpf-bad-map-val-size-percpu-array -vv -T -K -C bpf.prune=n $globs
 trace f-on bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n $globs
+trace fm-on bpf-bad-map-val-size-percpu-array -vv -F $globs
+trace fm-off bpf-bad-map-val-size-percpu-array -vv -F -C bpf.prune=n $globs
 trace f-off bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n -C bpf.prune=n $globs"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
@@ -79,5 +82,13 @@ $a
 whole
 $b"
 	echo "info: pruned with -F: $(echo $f)"
+	# -F as it comes: on 7.x x86-64 one program on a tracing multi-link, pruned too
+	a=$(chain fm-on) b=$(chain fm-off)
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "-F: the chain differs: pruned ($(echo $a)), whole ($(echo $b))"
+	if section "$out" fm-on | grep -q '^Linked the fsession program to'; then
+		n=$(lost fm-on | awk '$1 == "fsession_multi" { print $2 }')
+		[ -n "$n" ] && [ "$n" -gt 0 ] || fail "-F: the multi-link's program lost no instruction ($(echo $(lost fm-on)))"
+	fi
+	echo "info: -F as it comes: $(echo $(lost fm-on))"
 fi
 finish
