@@ -33,7 +33,7 @@ struct prog_prune {
 	struct bpf_insn *insns;
 	void *func_info, *line_info;
 	long *new_idx;
-	size_t in_cnt, removed, decided, dead_defs;
+	size_t in_cnt, removed, decided, dead_defs, folded;
 };
 
 struct pass {
@@ -216,7 +216,7 @@ static void unknown_regs(struct val *r, int from, int to)
  * successors in @succ (at most 2; -1 for none), the branch decided or not in *@dec.
  * -EOPNOTSUPP for an instruction not modelled.
  */
-static int step(struct pass *p, size_t i, struct val *r, long succ[2], __u8 *dec)
+static int step(const struct pass *p, size_t i, struct val *r, long succ[2], __u8 *dec)
 {
 	const struct bpf_insn *in = &p->in->insns[i];
 	__u8 cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
@@ -490,16 +490,60 @@ static __u32 remap_recs(const void *src, __u32 rec_sz, __u32 cnt, void *dst, con
 	return n;
 }
 
+/*
+ * A kept load of .rodata, or arithmetic on what such loads read, whose result is a known
+ * number becomes a move of that number (if an immediate holds it): the verifier knew it
+ * too, but the JIT would load it at every run; the loads that fed it may then go
+ * (prune__dead_defs()). How many were rewritten in @w.
+ */
+static size_t fold_consts(const struct pass *p, struct bpf_insn *w, const __u8 *fate)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->in->insn_cnt; i++) {
+		const struct bpf_insn *x = &w[i];
+		__u8 cls = BPF_CLASS(x->code), dec;
+		struct val r[MAX_BPF_REG];
+		long succ[2];
+		__u64 v;
+
+		if (is_ld64(x)) {
+			i++;
+			continue;
+		}
+		if (fate[i] != F_KEPT || (cls != BPF_LDX && cls != BPF_ALU && cls != BPF_ALU64))
+			continue;
+		if (cls != BPF_LDX && BPF_OP(x->code) == BPF_MOV && BPF_SRC(x->code) == BPF_K)
+			continue;	/* one already */
+		memcpy(r, p->st[i].r, sizeof(r));
+		if (step(p, i, r, succ, &dec) || r[x->dst_reg].kind != V_CONST)
+			continue;
+		v = r[x->dst_reg].v;
+		if ((__s64)(__s32)v == (__s64)v)
+			w[i] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+						  .dst_reg = x->dst_reg, .imm = (__s32)v };
+		else if (!(v >> 32))	/* a 32-bit move zero-extends */
+			w[i] = (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_K,
+						  .dst_reg = x->dst_reg, .imm = (__s32)(__u32)v };
+		else
+			continue;
+		n++;
+	}
+	return n;
+}
+
 static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts, size_t nsub,
 		const bool *used)
 {
 	const struct prog_text *in = p->in;
 	size_t cnt = in->insn_cnt, i, n = 0;
 	bool *kept, *moved, *is_start;
+	struct bpf_insn *work;
 	__u8 *fate;
 	long *pos;
 	int err = -ENOMEM;
 
+	work = calloc(cnt, sizeof(*work));
 	fate = calloc(cnt, sizeof(*fate));
 	kept = calloc(cnt, sizeof(*kept));
 	moved = calloc(cnt, sizeof(*moved));
@@ -507,7 +551,7 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 	pos = calloc(cnt + 1, sizeof(*pos));
 	pp->new_idx = calloc(cnt, sizeof(*pp->new_idx));
 	pp->insns = calloc(cnt, sizeof(*pp->insns));
-	if (!fate || !kept || !moved || !is_start || !pos || !pp->new_idx || !pp->insns)
+	if (!work || !fate || !kept || !moved || !is_start || !pos || !pp->new_idx || !pp->insns)
 		goto out;
 	for (i = 0; i < nsub; i++)
 		is_start[starts[i]] = true;
@@ -525,7 +569,9 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 		if (is_ld64(x) && i + 1 < cnt)
 			fate[++i] = live ? F_KEPT : F_GONE;
 	}
-	pp->dead_defs = prune__dead_defs(in->insns, cnt, fate, p->decision, is_start);
+	memcpy(work, in->insns, cnt * sizeof(*work));
+	pp->folded = fold_consts(p, work, fate);
+	pp->dead_defs = prune__dead_defs(work, cnt, fate, p->decision, is_start);
 	for (i = 0; i < cnt; i++) {
 		kept[i] = fate[i] == F_KEPT;
 		moved[i] = fate[i] == F_PASS;
@@ -536,7 +582,7 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 	}
 	pos[cnt] = n;
 	for (i = 0; i < cnt; i++) {
-		const struct bpf_insn *x = &in->insns[i];
+		const struct bpf_insn *x = &work[i];
 		struct bpf_insn *y;
 		long t;
 
@@ -603,6 +649,7 @@ static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 inval:
 	err = -EINVAL;
 out:
+	free(work);
 	free(fate);
 	free(kept);
 	free(moved);
@@ -690,6 +737,11 @@ size_t prog_prune__decided(const struct prog_prune *p)
 size_t prog_prune__dead_defs(const struct prog_prune *p)
 {
 	return p->dead_defs;
+}
+
+size_t prog_prune__folded(const struct prog_prune *p)
+{
+	return p->folded;
 }
 
 long prog_prune__new_index(const struct prog_prune *p, size_t old)

@@ -51,6 +51,8 @@ size_t prog_prune__removed(const struct prog_prune *p);
 size_t prog_prune__decided(const struct prog_prune *p);
 /* Of the removed: slots whose only effect was a register nothing read (what fed branches) */
 size_t prog_prune__dead_defs(const struct prog_prune *p);
+/* Loads of .rodata (and arithmetic on them) that became moves of the number they read */
+size_t prog_prune__folded(const struct prog_prune *p);
 /* Where instruction @old of the input is in the output, -1 if removed or out of range */
 long prog_prune__new_index(const struct prog_prune *p, size_t old);
 void prog_prune__free(struct prog_prune *p);

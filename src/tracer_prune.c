@@ -141,9 +141,9 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	o->line_info = out->line_info;
 	o->line_info_cnt = out->line_info_cnt;
 	t->prunes[t->prune_cnt++] = p;
-	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings, %zu slots only they read).\n",
+	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings, %zu settings read as constants, %zu slots nothing read).\n",
 	   bpf_program__name(prog), prog_prune__removed(p), in.insn_cnt, prog_prune__decided(p),
-	   prog_prune__dead_defs(p));
+	   prog_prune__folded(p), prog_prune__dead_defs(p));
 	return 0;
 }
 
