@@ -43,7 +43,7 @@ BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop prog_line
 # Everything the benchmarks run, built without running anything.
 bench-build: $(BENCH_OUT)/consumer_bench $(BENCH_GUEST_BINS)
 
-bench: bench-consumer bench-sidecar bench-perf
+bench: bench-consumer bench-sidecar bench-perf bench-prune
 
 # Host: records/s decoded and rendered from the golden captures.
 bench-consumer: $(BENCH_OUT)/consumer_bench
@@ -53,6 +53,10 @@ bench-consumer: $(BENCH_OUT)/consumer_bench
 # floor and PEER_RETSNOOP when set (bench/perf.sh; BENCH_TABLES narrows the tables).
 bench-perf: $(BENCH_GUEST_BINS)
 	$(Q)bench/perf.sh $(BENCH_TABLES)
+
+# 7.2 and 6.12 guests: start-up of every mode, programs pruned before the load or whole.
+bench-prune: $(BENCH_OUT)/stamp
+	$(Q)bench/prune-modes.sh
 
 # The symbolization sidecar against gimli's addr2line, llvm-symbolizer, eu-addr2line and
 # binutils addr2line on the Debian 6.12 DWARF vmlinux (downloaded into the kernel cache).
@@ -64,7 +68,7 @@ bench-sidecar: $(SIDECAR_BIN) | $(BENCH_OUT)
 	  echo "# versions: $$(llvm-symbolizer --version | grep -o 'LLVM version [0-9.]*'), $$(eu-addr2line --version | head -1), $$(addr2line --version | head -1), gimli addr2line $$(basename $$(ls -d /usr/share/cargo/registry/addr2line-0.*) | sed 's/addr2line-//') (Debian librust-addr2line-dev)"; \
 	  bench/sidecar-bench.py $$kdir/vmlinux $$kdir/System.map --gimli $$gimli; } | tee bench/results/sidecar.txt
 
-.PHONY: bench bench-build bench-consumer bench-perf bench-sidecar
+.PHONY: bench bench-prune bench-build bench-consumer bench-perf bench-sidecar
 
 # User-space tracing on the host (bench/uprobe.sh): the empty uprobe pair floor, and a
 # program with 1,000 functions for attach/detach.
