@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* Dropping the code a program's frozen .rodata makes dead, before load; see prog_prune.h. */
+/*
+ * Dropping the code a program's frozen .rodata makes dead, before load (prog_prune.h): the
+ * constant propagation that decides branches, and which subprograms stay.
+ */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -8,58 +11,12 @@
 #include "prog_prune.h"
 #include "prog_prune_int.h"
 
-/*
- * What a register holds at an instruction, over all the paths found so far to reach it:
- * a number known before the load (from .rodata), a pointer into .rodata, or anything.
- * Only .rodata makes knowns: immediates moved into registers stay unknown, as the mass
- * attacher writes a function id over one in each clone of a template loaded once.
- */
-enum val_kind { V_UNK, V_CONST, V_RODATA };
-
-struct val {
-	__u8 kind;
-	__u64 v;	/* the number, or the offset into .rodata */
-};
-
-/* One instruction's state: its registers on entry; seen: reached at all */
-struct insn_state {
-	struct val r[MAX_BPF_REG];
-	bool seen;
-};
-
-
-struct prog_prune {
-	struct prog_text out;
-	struct bpf_insn *insns;
-	void *func_info, *line_info;
-	long *new_idx;
-	size_t in_cnt, removed, decided, dead_defs, folded;
-};
-
-struct pass {
-	const struct prog_text *in;
-	struct prog_prune_opts o;
-	struct insn_state *st;
-	__u8 *decision;
-	__u32 *work;
-	size_t work_cnt;
-	bool *queued;
-};
-
 #define is_ld64		prune__is_ld64
 #define has_target	prune__has_target
 #define target_of	prune__target
 #define is_cond_jump	prune__is_cond_jump
-
-static bool is_pseudo_call(const struct bpf_insn *in)
-{
-	return in->code == (BPF_JMP | BPF_CALL) && in->src_reg == BPF_PSEUDO_CALL;
-}
-
-static bool is_func_ref(const struct bpf_insn *in)
-{
-	return is_ld64(in) && in->src_reg == BPF_PSEUDO_FUNC;
-}
+#define is_pseudo_call	prune__is_pseudo_call
+#define is_func_ref	prune__is_func_ref
 
 static bool val_eq(const struct val *a, const struct val *b)
 {
@@ -216,7 +173,7 @@ static void unknown_regs(struct val *r, int from, int to)
  * successors in @succ (at most 2; -1 for none), the branch decided or not in *@dec.
  * -EOPNOTSUPP for an instruction not modelled.
  */
-static int step(const struct pass *p, size_t i, struct val *r, long succ[2], __u8 *dec)
+int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u8 *dec)
 {
 	const struct bpf_insn *in = &p->in->insns[i];
 	__u8 cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
@@ -368,7 +325,7 @@ static int propagate(struct pass *p, size_t start)
 
 		p->queued[i] = false;
 		memcpy(r, p->st[i].r, sizeof(r));
-		err = step(p, i, r, succ, &dec);
+		err = prune__step(p, i, r, succ, &dec);
 		if (err)
 			return err;
 		/*
@@ -426,7 +383,7 @@ static size_t subprog_starts(const struct prog_text *in, __u32 *starts)
 	return n;
 }
 
-static size_t subprog_of(const __u32 *starts, size_t n, size_t i)
+size_t prune__subprog_of(const __u32 *starts, size_t n, size_t i)
 {
 	size_t k = n - 1;
 
@@ -450,212 +407,15 @@ static void mark_used(const struct pass *p, const __u32 *starts, size_t n, bool 
 		for (i = 0; i < p->in->insn_cnt; i++) {
 			const struct bpf_insn *x = &p->in->insns[i];
 
-			if (p->st[i].seen && used[subprog_of(starts, n, i)] &&
+			if (p->st[i].seen && used[prune__subprog_of(starts, n, i)] &&
 			    (is_pseudo_call(x) || is_func_ref(x))) {
-				k = subprog_of(starts, n, i + x->imm + 1);
+				k = prune__subprog_of(starts, n, i + x->imm + 1);
 				if (!used[k])
 					used[k] = more = true;
 			}
 			i += is_ld64(x);
 		}
 	}
-}
-
-/* Copy records of @rec_sz bytes (insn_off first) whose instruction stays, renumbered */
-static __u32 remap_recs(const void *src, __u32 rec_sz, __u32 cnt, void *dst, const long *pos,
-			const bool *kept, const bool *moved, size_t insn_cnt)
-{
-	__u32 k, n = 0, off;
-	__u8 *d = dst;
-
-	for (k = 0; k < cnt; k++) {
-		const __u8 *r = (const __u8 *)src + (size_t)k * rec_sz;
-
-		memcpy(&off, r, sizeof(off));
-		if (off >= insn_cnt || (!kept[off] && !moved[off]))
-			continue;
-		off = pos[off];
-		/* two records now on one instruction: the later one, nearer to it, wins */
-		if (n) {
-			__u32 prev;
-
-			memcpy(&prev, d + (size_t)(n - 1) * rec_sz, sizeof(prev));
-			if (prev == off)
-				n--;
-		}
-		memcpy(d + (size_t)n * rec_sz, r, rec_sz);
-		memcpy(d + (size_t)n * rec_sz, &off, sizeof(off));
-		n++;
-	}
-	return n;
-}
-
-/*
- * A kept load of .rodata, or arithmetic on what such loads read, whose result is a known
- * number becomes a move of that number (if an immediate holds it): the verifier knew it
- * too, but the JIT would load it at every run; the loads that fed it may then go
- * (prune__dead_defs()). How many were rewritten in @w.
- */
-static size_t fold_consts(const struct pass *p, struct bpf_insn *w, const __u8 *fate)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < p->in->insn_cnt; i++) {
-		const struct bpf_insn *x = &w[i];
-		__u8 cls = BPF_CLASS(x->code), dec;
-		struct val r[MAX_BPF_REG];
-		long succ[2];
-		__u64 v;
-
-		if (is_ld64(x)) {
-			i++;
-			continue;
-		}
-		if (fate[i] != F_KEPT || (cls != BPF_LDX && cls != BPF_ALU && cls != BPF_ALU64))
-			continue;
-		if (cls != BPF_LDX && BPF_OP(x->code) == BPF_MOV && BPF_SRC(x->code) == BPF_K)
-			continue;	/* one already */
-		memcpy(r, p->st[i].r, sizeof(r));
-		if (step(p, i, r, succ, &dec) || r[x->dst_reg].kind != V_CONST)
-			continue;
-		v = r[x->dst_reg].v;
-		if ((__s64)(__s32)v == (__s64)v)
-			w[i] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
-						  .dst_reg = x->dst_reg, .imm = (__s32)v };
-		else if (!(v >> 32))	/* a 32-bit move zero-extends */
-			w[i] = (struct bpf_insn){ .code = BPF_ALU | BPF_MOV | BPF_K,
-						  .dst_reg = x->dst_reg, .imm = (__s32)(__u32)v };
-		else
-			continue;
-		n++;
-	}
-	return n;
-}
-
-static int emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts, size_t nsub,
-		const bool *used)
-{
-	const struct prog_text *in = p->in;
-	size_t cnt = in->insn_cnt, i, n = 0;
-	bool *kept, *moved, *is_start;
-	struct bpf_insn *work;
-	__u8 *fate;
-	long *pos;
-	int err = -ENOMEM;
-
-	work = calloc(cnt, sizeof(*work));
-	fate = calloc(cnt, sizeof(*fate));
-	kept = calloc(cnt, sizeof(*kept));
-	moved = calloc(cnt, sizeof(*moved));
-	is_start = calloc(cnt, sizeof(*is_start));
-	pos = calloc(cnt + 1, sizeof(*pos));
-	pp->new_idx = calloc(cnt, sizeof(*pp->new_idx));
-	pp->insns = calloc(cnt, sizeof(*pp->insns));
-	if (!work || !fate || !kept || !moved || !is_start || !pos || !pp->new_idx || !pp->insns)
-		goto out;
-	for (i = 0; i < nsub; i++)
-		is_start[starts[i]] = true;
-	for (i = 0; i < cnt; i++) {
-		const struct bpf_insn *x = &in->insns[i];
-		bool live = p->st[i].seen && used[subprog_of(starts, nsub, i)];
-
-		/* a branch never taken goes, but a subprogram keeps its first instruction */
-		if (live && is_cond_jump(x) && p->decision[i] == D_FALL && !is_start[i]) {
-			fate[i] = F_PASS;
-			pp->decided++;
-			continue;
-		}
-		fate[i] = live ? F_KEPT : F_GONE;
-		if (is_ld64(x) && i + 1 < cnt)
-			fate[++i] = live ? F_KEPT : F_GONE;
-	}
-	memcpy(work, in->insns, cnt * sizeof(*work));
-	pp->folded = fold_consts(p, work, fate);
-	pp->dead_defs = prune__dead_defs(work, cnt, fate, p->decision, is_start);
-	for (i = 0; i < cnt; i++) {
-		kept[i] = fate[i] == F_KEPT;
-		moved[i] = fate[i] == F_PASS;
-	}
-	for (i = 0; i < cnt; i++) {
-		pos[i] = n;
-		n += kept[i];
-	}
-	pos[cnt] = n;
-	for (i = 0; i < cnt; i++) {
-		const struct bpf_insn *x = &work[i];
-		struct bpf_insn *y;
-		long t;
-
-		pp->new_idx[i] = kept[i] ? pos[i] : -1;
-		if (!kept[i])
-			continue;
-		y = &pp->insns[pos[i]];
-		*y = *x;
-		if (is_ld64(x)) {
-			y[1] = x[1];
-			pp->new_idx[i + 1] = pos[i + 1];
-		}
-		if (is_pseudo_call(x) || is_func_ref(x)) {
-			t = (long)i + x->imm + 1;
-			y->imm = pos[t] - pos[i] - 1;
-		} else if (has_target(x)) {
-			t = target_of(x, i);
-			if (t < 0 || (size_t)t >= cnt)
-				goto inval;
-			if (is_cond_jump(x) && p->decision[i] == D_TAKEN) {
-				*y = (struct bpf_insn){ .code = BPF_JMP | BPF_JA };
-				pp->decided++;
-			} else if (is_cond_jump(x) && p->decision[i] == D_FALL) {
-				/* a subprogram's first instruction: a jump to the next */
-				*y = (struct bpf_insn){ .code = BPF_JMP | BPF_JA };
-				pp->decided++;
-				t = i + 1;
-			}
-			if (y->code == (BPF_JMP32 | BPF_JA))
-				y->imm = pos[t] - pos[i] - 1;
-			else if (pos[t] - pos[i] - 1 < -32768 || pos[t] - pos[i] - 1 > 32767)
-				goto inval;
-			else
-				y->off = pos[t] - pos[i] - 1;
-		}
-		i += is_ld64(x);
-	}
-	pp->removed = cnt - n;
-	pp->out.insns = pp->insns;
-	pp->out.insn_cnt = n;
-	if (in->func_info_cnt) {
-		pp->func_info = calloc(in->func_info_cnt, in->func_info_rec_size);
-		if (!pp->func_info)
-			goto out;
-		pp->out.func_info = pp->func_info;
-		pp->out.func_info_rec_size = in->func_info_rec_size;
-		pp->out.func_info_cnt = remap_recs(in->func_info, in->func_info_rec_size,
-						   in->func_info_cnt, pp->func_info, pos, kept,
-						   moved, cnt);
-	}
-	if (in->line_info_cnt) {
-		pp->line_info = calloc(in->line_info_cnt, in->line_info_rec_size);
-		if (!pp->line_info)
-			goto out;
-		pp->out.line_info = pp->line_info;
-		pp->out.line_info_rec_size = in->line_info_rec_size;
-		pp->out.line_info_cnt = remap_recs(in->line_info, in->line_info_rec_size,
-						   in->line_info_cnt, pp->line_info, pos, kept,
-						   moved, cnt);
-	}
-	pp->in_cnt = cnt;
-	err = 0;
-	goto out;
-inval:
-	err = -EINVAL;
-out:
-	free(work);
-	free(fate);
-	free(kept);
-	free(moved);
-	free(is_start);
-	free(pos);
-	return err;
 }
 
 static bool text_valid(const struct prog_text *in)
@@ -701,7 +461,7 @@ struct prog_prune *prog_prune__new(const struct prog_text *in, const struct prog
 			goto err;
 	}
 	mark_used(&p, starts, nsub, used);
-	err = emit(pp, &p, starts, nsub, used);
+	err = prune__emit(pp, &p, starts, nsub, used);
 	if (err)
 		goto err;
 	goto out;
