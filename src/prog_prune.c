@@ -217,8 +217,10 @@ int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u
 		return 0;
 	}
 	case BPF_ST:
-		return 0;
+		return mode == BPF_MEM ? 0 : -EOPNOTSUPP;
 	case BPF_STX:
+		if (mode != BPF_MEM && mode != BPF_ATOMIC)
+			return -EOPNOTSUPP;
 		if (mode == BPF_ATOMIC) {
 			if (in->imm == BPF_CMPXCHG)
 				r[BPF_REG_0].kind = V_UNK;
@@ -236,15 +238,15 @@ int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u
 		return -EOPNOTSUPP;
 	}
 
+	/* exit, calls and jumps by an immediate only: what else the kernel knows, we don't */
+	if ((op == BPF_EXIT || op == BPF_CALL || op == BPF_JA || op == BPF_JCOND) &&
+	    (BPF_SRC(in->code) != BPF_K || ((op == BPF_EXIT || op == BPF_CALL) && cls != BPF_JMP)))
+		return -EOPNOTSUPP;
 	if (op == BPF_EXIT) {
-		if (cls != BPF_JMP)
-			return -EOPNOTSUPP;
 		succ[0] = -1;
 		return 0;
 	}
 	if (op == BPF_CALL) {
-		if (cls != BPF_JMP)
-			return -EOPNOTSUPP;
 		unknown_regs(r, BPF_REG_0, BPF_REG_5);
 		return 0;
 	}
@@ -307,14 +309,14 @@ static void push(struct pass *p, long t)
 }
 
 /*
- * Propagate from subprogram entry @start (all registers unknown) to a fixed point: every
+ * Propagate from subprogram entry @start (all registers unknown; the next subprogram, or
+ * the end, at @end) to a fixed point: every
  * instruction its reachable paths can reach is seen, every branch its decision. States
  * only lose knowledge, so each instruction is revisited a bounded number of times.
  */
-static int propagate(struct pass *p, size_t start)
+static int propagate(struct pass *p, size_t start, size_t end)
 {
 	struct val r[MAX_BPF_REG] = {};
-	size_t cnt = p->in->insn_cnt;
 
 	merge_into(p, start, r);
 	push(p, start);
@@ -342,7 +344,12 @@ static int propagate(struct pass *p, size_t start)
 		for (k = 0; k < 2; k++) {
 			if (succ[k] < 0)
 				continue;
-			if ((size_t)succ[k] >= cnt)
+			/*
+			 * The verifier refuses a jump or a fall out of a subprogram too, and
+			 * into a 16-byte load's second half
+			 */
+			if ((size_t)succ[k] < start || (size_t)succ[k] >= end ||
+			    p->half[succ[k]])
 				return -EINVAL;
 			if (merge_into(p, succ[k], r))
 				push(p, succ[k]);
@@ -446,17 +453,24 @@ struct prog_prune *prog_prune__new(const struct prog_text *in, const struct prog
 	p.decision = calloc(cnt, sizeof(*p.decision));
 	p.work = calloc(cnt, sizeof(*p.work));
 	p.queued = calloc(cnt, sizeof(*p.queued));
+	p.half = calloc(cnt, sizeof(*p.half));
 	starts = calloc(cnt, sizeof(*starts));
 	used = calloc(cnt, sizeof(*used));
 	pp = calloc(1, sizeof(*pp));
-	if (!p.st || !p.decision || !p.work || !p.queued || !starts || !used || !pp)
+	if (!p.st || !p.decision || !p.work || !p.queued || !p.half || !starts || !used || !pp)
 		goto err;
+	for (k = 0; k + 1 < cnt; k++)
+		if (is_ld64(&in->insns[k]))
+			p.half[++k] = true;
 	err = -EINVAL;
 	nsub = subprog_starts(in, starts);
 	if (!nsub)
 		goto err;
+	for (k = 0; k < nsub; k++)
+		if (p.half[starts[k]])
+			goto err;
 	for (k = 0; k < nsub; k++) {
-		err = propagate(&p, starts[k]);
+		err = propagate(&p, starts[k], k + 1 < nsub ? starts[k + 1] : cnt);
 		if (err)
 			goto err;
 	}
@@ -474,6 +488,7 @@ out:
 	free(p.decision);
 	free(p.work);
 	free(p.queued);
+	free(p.half);
 	free(starts);
 	free(used);
 	return pp;

@@ -84,6 +84,7 @@ struct pass {
 	__u32 *work;
 	size_t work_cnt;
 	bool *queued;
+	bool *half;		/* the second halves of 16-byte loads */
 };
 
 static inline bool prune__is_pseudo_call(const struct bpf_insn *in)

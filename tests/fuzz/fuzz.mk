@@ -11,7 +11,7 @@
 # other fragments append theirs (sidecar/fuzz.mk adds fuzz-sidecar). make fuzz runs them one
 # after the other and fails if any found something.
 
-FUZZ_NAMES := ksyms ftrace_funcs kernel_notes discovery glob cli capture session proc_maps \
+FUZZ_NAMES := ksyms ftrace_funcs kernel_notes discovery glob cli capture session proc_maps prune \
 	elf_funcs
 FUZZ_OUT := $(OUTPUT)/fuzz
 FUZZ_CC ?= clang
