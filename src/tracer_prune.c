@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The tracer's big programs loaded without the code this run's settings make dead
- * (prog_prune.h): ksession, kentry, kexit and the user-function ones, each pruned against
- * the object's frozen .rodata when libbpf is about to load it.
+ * (prog_prune.h): ksession, kentry, kexit, -F's templates and multi-link program, and the
+ * user-function ones, each pruned against the object's frozen .rodata when libbpf is about
+ * to load it (its prepare hook for their sections).
  */
 #include <errno.h>
 #include <pthread.h>
