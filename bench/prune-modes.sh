@@ -3,7 +3,8 @@
 # BPF programs pruned before the load (prog_prune.h) and whole (-C bpf.prune=n), the two
 # alternated in one boot per kernel (default: latest 6.12), the guest's clock counting
 # instructions (BENCH_ICOUNT's qemu -icount). The 7 functions of the startup table;
-# medians of 3. Output: bench/results/startup-prune-modes.txt, raw/startup-prune-modes.log.
+# medians of 3; and '-- sleep 1' over the whole kernel. Output:
+# bench/results/startup-prune-modes.txt, raw/startup-prune-modes.log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make -s src/.output/bench/stamp >&2
@@ -20,6 +21,13 @@ for m in "" "-T" "-A" "-K" "-K -T" "-F" "-F -T"; do
 		echo "@A mode='$m' rep=$rep pruned=$a whole=$b"
 	done
 done
+# -- CMD: the whole kernel, no globs (the full build: its session tracks the command)
+c() { stamp -r 'Receiving data' -- retsnoop "$@" -- sleep 1 > /tmp/run.log 2>&1; grep '^@stamp' /tmp/run.log | grep -o 'ready=[0-9.]*' | cut -d= -f2; }
+c >/dev/null; c -C bpf.prune=n >/dev/null
+for rep in 1 2 3; do
+	a=$(c); b=$(c -C bpf.prune=n)
+	echo "@A mode='-- CMD' rep=$rep pruned=$a whole=$b"
+done
 EOG
 )
 : >"$raw"
@@ -33,7 +41,7 @@ done
 	echo "# start -> 'Receiving data...', BPF programs pruned before the load and whole (-C bpf.prune=n)"
 	echo "# command: bench/prune-modes.sh $*   ($(git describe --always --dirty), $(date -u +%Y-%m-%dT%H:%MZ))"
 	echo "# guest clock = instruction count (qemu -icount shift=0,sleep=off); one boot per kernel, the two alternated, medians of 3"
-	echo "# 7 functions: -e '*sys_bpf' -a 'array_map_alloc*'; -T and -A load the full build, the rest the lite one"
+	echo "# 7 functions: -e '*sys_bpf' -a 'array_map_alloc*'; -T and -A load the full build, the rest the lite one; '-- CMD': retsnoop -- sleep 1, every traceable kernel function, the full build"
 	awk '
 	/^@K/ { k = $2; printf "\n## %s\nmode        pruned     whole   ratio\n", k; next }
 	{
