@@ -11,13 +11,6 @@
 #include "prog_prune.h"
 #include "prog_prune_int.h"
 
-#define is_ld64		prune__is_ld64
-#define has_target	prune__has_target
-#define target_of	prune__target
-#define is_cond_jump	prune__is_cond_jump
-#define is_pseudo_call	prune__is_pseudo_call
-#define is_func_ref	prune__is_func_ref
-
 static bool val_eq(const struct val *a, const struct val *b)
 {
 	return a->kind == b->kind && (a->kind == V_UNK || a->v == b->v);
@@ -177,7 +170,7 @@ int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u
 {
 	const struct bpf_insn *in = &p->in->insns[i];
 	__u8 cls = BPF_CLASS(in->code), op = BPF_OP(in->code), mode = BPF_MODE(in->code);
-	long next = (long)i + 1 + is_ld64(in);
+	long next = (long)i + 1 + prune__is_ld64(in);
 
 	succ[0] = next;
 	succ[1] = -1;
@@ -186,7 +179,7 @@ int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u
 		return -EOPNOTSUPP;
 	switch (cls) {
 	case BPF_LD:
-		if (is_ld64(in)) {
+		if (prune__is_ld64(in)) {
 			if (i + 1 >= p->in->insn_cnt)
 				return -EOPNOTSUPP;
 			if (in->src_reg == BPF_PSEUDO_MAP_VALUE && in->imm == p->o.rodata_fd)
@@ -251,11 +244,11 @@ int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u
 		return 0;
 	}
 	if (op == BPF_JA) {
-		succ[0] = target_of(in, i);
+		succ[0] = prune__target(in, i);
 		return 0;
 	}
 	if (op == BPF_JCOND) {	/* may_goto: the kernel decides */
-		succ[1] = target_of(in, i);
+		succ[1] = prune__target(in, i);
 		return 0;
 	}
 	{
@@ -271,10 +264,10 @@ int prune__step(const struct pass *p, size_t i, struct val *r, long succ[2], __u
 		if (a->kind == V_CONST && b.kind == V_CONST) {
 			*dec = taken ? D_TAKEN : D_FALL;
 			if (taken)
-				succ[0] = target_of(in, i);
+				succ[0] = prune__target(in, i);
 			return 0;
 		}
-		succ[1] = target_of(in, i);
+		succ[1] = prune__target(in, i);
 		return 0;
 	}
 }
@@ -339,7 +332,7 @@ static int propagate(struct pass *p, size_t start, size_t end)
 		} else if (p->decision[i] != dec) {
 			p->decision[i] = D_OPEN;	/* not expected; both ways then */
 			succ[0] = i + 1;
-			succ[1] = target_of(&p->in->insns[i], i);
+			succ[1] = prune__target(&p->in->insns[i], i);
 		}
 		for (k = 0; k < 2; k++) {
 			if (succ[k] < 0)
@@ -368,7 +361,7 @@ static size_t subprog_starts(const struct prog_text *in, __u32 *starts)
 		const struct bpf_insn *x = &in->insns[i];
 		long t;
 
-		if (is_pseudo_call(x) || is_func_ref(x)) {
+		if (prune__is_pseudo_call(x) || prune__is_func_ref(x)) {
 			t = (long)i + x->imm + 1;
 			if (t <= 0 || (size_t)t >= in->insn_cnt)
 				return 0;
@@ -377,7 +370,7 @@ static size_t subprog_starts(const struct prog_text *in, __u32 *starts)
 			if (j == n)
 				starts[n++] = t;
 		}
-		i += is_ld64(x);
+		i += prune__is_ld64(x);
 	}
 	/* insertion sort: a handful of subprograms */
 	for (i = 1; i < n; i++)
@@ -415,12 +408,12 @@ static void mark_used(const struct pass *p, const __u32 *starts, size_t n, bool 
 			const struct bpf_insn *x = &p->in->insns[i];
 
 			if (p->st[i].seen && used[prune__subprog_of(starts, n, i)] &&
-			    (is_pseudo_call(x) || is_func_ref(x))) {
+			    (prune__is_pseudo_call(x) || prune__is_func_ref(x))) {
 				k = prune__subprog_of(starts, n, i + x->imm + 1);
 				if (!used[k])
 					used[k] = more = true;
 			}
-			i += is_ld64(x);
+			i += prune__is_ld64(x);
 		}
 	}
 }
@@ -460,7 +453,7 @@ struct prog_prune *prog_prune__new(const struct prog_text *in, const struct prog
 	if (!p.st || !p.decision || !p.work || !p.queued || !p.half || !starts || !used || !pp)
 		goto err;
 	for (k = 0; k + 1 < cnt; k++)
-		if (is_ld64(&in->insns[k]))
+		if (prune__is_ld64(&in->insns[k]))
 			p.half[++k] = true;
 	err = -EINVAL;
 	nsub = subprog_starts(in, starts);
