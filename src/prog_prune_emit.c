@@ -10,7 +10,7 @@
 
 /* Copy records of @rec_sz bytes (insn_off first) whose instruction stays, renumbered */
 static __u32 remap_recs(const void *src, __u32 rec_sz, __u32 cnt, void *dst, const long *pos,
-			const bool *kept, const bool *moved, size_t insn_cnt)
+			const __u8 *fate, size_t insn_cnt)
 {
 	__u32 k, n = 0, off;
 	__u8 *d = dst;
@@ -19,7 +19,7 @@ static __u32 remap_recs(const void *src, __u32 rec_sz, __u32 cnt, void *dst, con
 		const __u8 *r = (const __u8 *)src + (size_t)k * rec_sz;
 
 		memcpy(&off, r, sizeof(off));
-		if (off >= insn_cnt || (!kept[off] && !moved[off]))
+		if (off >= insn_cnt || fate[off] == F_GONE)
 			continue;
 		off = pos[off];
 		/* two records now on one instruction: the later one, nearer to it, wins */
@@ -39,12 +39,12 @@ static __u32 remap_recs(const void *src, __u32 rec_sz, __u32 cnt, void *dst, con
 
 /* The records renumbered into a new array (*@out_cnt of them), NULL when out of memory */
 static void *remap_info(const void *src, __u32 rec_sz, __u32 cnt, __u32 *out_cnt,
-			const long *pos, const bool *kept, const bool *moved, size_t insn_cnt)
+			const long *pos, const __u8 *fate, size_t insn_cnt)
 {
 	void *dst = calloc(cnt, rec_sz);
 
 	if (dst)
-		*out_cnt = remap_recs(src, rec_sz, cnt, dst, pos, kept, moved, insn_cnt);
+		*out_cnt = remap_recs(src, rec_sz, cnt, dst, pos, fate, insn_cnt);
 	return dst;
 }
 
@@ -95,7 +95,7 @@ int prune__emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 {
 	const struct prog_text *in = p->in;
 	size_t cnt = in->insn_cnt, i, n = 0;
-	bool *kept, *moved, *is_start;
+	bool *is_start;
 	struct bpf_insn *work;
 	__u8 *fate;
 	long *pos;
@@ -103,13 +103,11 @@ int prune__emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 
 	work = calloc(cnt, sizeof(*work));
 	fate = calloc(cnt, sizeof(*fate));
-	kept = calloc(cnt, sizeof(*kept));
-	moved = calloc(cnt, sizeof(*moved));
 	is_start = calloc(cnt, sizeof(*is_start));
 	pos = calloc(cnt + 1, sizeof(*pos));
 	pp->new_idx = calloc(cnt, sizeof(*pp->new_idx));
 	pp->insns = calloc(cnt, sizeof(*pp->insns));
-	if (!work || !fate || !kept || !moved || !is_start || !pos || !pp->new_idx || !pp->insns)
+	if (!work || !fate || !is_start || !pos || !pp->new_idx || !pp->insns)
 		goto out;
 	for (i = 0; i < nsub; i++)
 		is_start[starts[i]] = true;
@@ -129,14 +127,10 @@ int prune__emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 	}
 	memcpy(work, in->insns, cnt * sizeof(*work));
 	pp->folded = fold_consts(p, work, fate);
-	pp->dead_defs = prune__dead_defs(work, cnt, fate, p->decision, is_start);
-	for (i = 0; i < cnt; i++) {
-		kept[i] = fate[i] == F_KEPT;
-		moved[i] = fate[i] == F_PASS;
-	}
+	pp->dead_defs = prune__dead_defs(work, cnt, fate, p->decision, is_start, p->half);
 	for (i = 0; i < cnt; i++) {
 		pos[i] = n;
-		n += kept[i];
+		n += fate[i] == F_KEPT;
 	}
 	pos[cnt] = n;
 	for (i = 0; i < cnt; i++) {
@@ -144,8 +138,8 @@ int prune__emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 		struct bpf_insn *y;
 		long t;
 
-		pp->new_idx[i] = kept[i] ? pos[i] : -1;
-		if (!kept[i])
+		pp->new_idx[i] = fate[i] == F_KEPT ? pos[i] : -1;
+		if (fate[i] != F_KEPT)
 			continue;
 		y = &pp->insns[pos[i]];
 		*y = *x;
@@ -183,13 +177,13 @@ int prune__emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 	pp->out.insn_cnt = n;
 	if (in->func_info_cnt &&
 	    !(pp->func_info = remap_info(in->func_info, in->func_info_rec_size, in->func_info_cnt,
-					 &pp->out.func_info_cnt, pos, kept, moved, cnt)))
+					 &pp->out.func_info_cnt, pos, fate, cnt)))
 		goto out;
 	pp->out.func_info = pp->func_info;
 	pp->out.func_info_rec_size = in->func_info_rec_size;
 	if (in->line_info_cnt &&
 	    !(pp->line_info = remap_info(in->line_info, in->line_info_rec_size, in->line_info_cnt,
-					 &pp->out.line_info_cnt, pos, kept, moved, cnt)))
+					 &pp->out.line_info_cnt, pos, fate, cnt)))
 		goto out;
 	pp->out.line_info = pp->line_info;
 	pp->out.line_info_rec_size = in->line_info_rec_size;
@@ -201,8 +195,6 @@ inval:
 out:
 	free(work);
 	free(fate);
-	free(kept);
-	free(moved);
 	free(is_start);
 	free(pos);
 	return err;

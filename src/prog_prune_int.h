@@ -114,11 +114,12 @@ int prune__emit(struct prog_prune *pp, const struct pass *p, const __u32 *starts
 
 /*
  * Pass through every kept instruction (@fate, @cnt of @insns; @decision for the kept
- * conditional jumps, @is_start for subprograms' first instructions, which stay) whose only
+ * conditional jumps, @is_start for subprograms' first instructions, which stay, @half
+ * for 16-byte loads' second halves) whose only
  * effect is a register no later instruction reads: the loads of .rodata that fed branches
  * now decided, and what only they needed. Returns how many 8-byte slots went.
  */
 size_t prune__dead_defs(const struct bpf_insn *insns, size_t cnt, __u8 *fate,
-			const __u8 *decision, const bool *is_start);
+			const __u8 *decision, const bool *is_start, const bool *half);
 
 #endif /* __RETSNOOP_PROG_PRUNE_INT_H */

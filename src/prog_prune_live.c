@@ -99,23 +99,30 @@ static int succs(const struct bpf_insn *insns, size_t i, const __u8 *decision, l
 	return 2;
 }
 
+/* Registers live after kept instruction @i: live into any of its successors */
+static __u16 live_out(const struct bpf_insn *insns, size_t cnt, size_t i, const __u8 *decision,
+		      const __u16 *in)
+{
+	__u16 out = 0;
+	long s[2];
+	int k, ns;
+
+	ns = succs(insns, i, decision, s);
+	for (k = 0; k < ns; k++)
+		if (s[k] >= 0 && (size_t)s[k] < cnt)
+			out |= in[s[k]];
+	return out;
+}
+
 size_t prune__dead_defs(const struct bpf_insn *insns, size_t cnt, __u8 *fate,
-			const __u8 *decision, const bool *is_start)
+			const __u8 *decision, const bool *is_start, const bool *half)
 {
 	__u16 *in = calloc(cnt + 1, sizeof(*in));
-	bool *half = calloc(cnt + 1, sizeof(*half));
 	bool changed = true;
 	size_t i, n = 0;
 
-	if (!in || !half) {
-		free(in);
-		free(half);
+	if (!in)
 		return 0;	/* only a chance missed */
-	}
-	/* the second halves of 16-byte loads: data, passed through */
-	for (i = 0; i + 1 < cnt; i++)
-		if (prune__is_ld64(&insns[i]))
-			half[++i] = true;
 	/*
 	 * Least fixed point from nothing live: a register becomes live only where a kept
 	 * instruction reads it, a pure one only when what it writes is live after it.
@@ -123,20 +130,15 @@ size_t prune__dead_defs(const struct bpf_insn *insns, size_t cnt, __u8 *fate,
 	while (changed) {
 		changed = false;
 		for (i = cnt; i-- > 0;) {
-			__u16 out = 0, use, def, v;
-			long s[2];
+			__u16 out, use, def, v;
 			bool pure;
-			int k, ns;
 
 			if (fate[i] == F_GONE)
 				continue;
-			if (fate[i] == F_PASS || half[i]) {
+			if (fate[i] == F_PASS || half[i]) {	/* a load's second half is data */
 				v = i + 1 < cnt ? in[i + 1] : 0;
 			} else {
-				ns = succs(insns, i, decision, s);
-				for (k = 0; k < ns; k++)
-					if (s[k] >= 0 && (size_t)s[k] < cnt)
-						out |= in[s[k]];
+				out = live_out(insns, cnt, i, decision, in);
 				regs_of(&insns[i], &use, &def, &pure);
 				/* a decided branch is a jump now: it reads nothing */
 				if (prune__is_cond_jump(&insns[i]) && decision[i] != D_OPEN)
@@ -153,20 +155,14 @@ size_t prune__dead_defs(const struct bpf_insn *insns, size_t cnt, __u8 *fate,
 		}
 	}
 	for (i = 0; i < cnt; i++) {
-		__u16 out = 0, use, def;
-		long s[2];
+		__u16 use, def;
 		bool pure;
-		int k, ns;
 
 		if (fate[i] != F_KEPT)
 			continue;
 		regs_of(&insns[i], &use, &def, &pure);
 		if (pure && !is_start[i]) {
-			ns = succs(insns, i, decision, s);
-			for (k = 0; k < ns; k++)
-				if (s[k] >= 0 && (size_t)s[k] < cnt)
-					out |= in[s[k]];
-			if (!(out & def)) {
+			if (!(live_out(insns, cnt, i, decision, in) & def)) {
 				fate[i] = F_PASS;
 				n++;
 				if (prune__is_ld64(&insns[i]) && i + 1 < cnt) {
@@ -178,6 +174,5 @@ size_t prune__dead_defs(const struct bpf_insn *insns, size_t cnt, __u8 *fate,
 		i += prune__is_ld64(&insns[i]);
 	}
 	free(in);
-	free(half);
 	return n;
 }

@@ -36,9 +36,11 @@ struct tracer {
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
 	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
-	/* programs pruned for the load (tracer_prune.c), their records kept until it returns */
-	struct prog_prune *prunes[8];
-	size_t prune_cnt;
+	/*
+	 * The program last pruned for the load (tracer_prune.c): libbpf loads it after the
+	 * hook returns, with its records, freed at the next program's hook or the load's end
+	 */
+	struct prog_prune *pruned;
 	int rodata_fd;			/* while loading: .rodata's, -1 until found */
 };
 

@@ -98,8 +98,11 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	int id;
 
 	(void)cookie;
-	if (!t || !prunable(t, prog) || t->prune_cnt == ARRAY_SIZE(t->prunes))
+	if (!t || !prunable(t, prog))
 		return 0;
+	/* libbpf loaded the one before (one at a time): its records are no longer read */
+	prog_prune__free(t->pruned);
+	t->pruned = NULL;
 	ro = bpf_map__initial_value(t->skel->maps.rodata, &ro_sz);
 	if (!ro || find_rodata_fd(t, bpf_program__insns(prog), bpf_program__insn_cnt(prog),
 				  ro_sz) < 0)
@@ -141,7 +144,7 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	o->func_info_cnt = out->func_info_cnt;
 	o->line_info = out->line_info;
 	o->line_info_cnt = out->line_info_cnt;
-	t->prunes[t->prune_cnt++] = p;
+	t->pruned = p;
 	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings, %zu settings read as constants, %zu slots nothing read).\n",
 	   bpf_program__name(prog), prog_prune__removed(p), in.insn_cnt, prog_prune__decided(p),
 	   prog_prune__folded(p), prog_prune__dead_defs(p));
@@ -187,10 +190,7 @@ void tracer__prune_begin(struct tracer *t)
 
 void tracer__prune_end(struct tracer *t)
 {
-	size_t i;
-
 	loading = NULL;
-	for (i = 0; i < t->prune_cnt; i++)
-		prog_prune__free(t->prunes[i]);
-	t->prune_cnt = 0;
+	prog_prune__free(t->pruned);
+	t->pruned = NULL;
 }

@@ -6,7 +6,8 @@
 #   mode loads (ksession where the kernel has kprobe sessions, else kentry and kexit; -K:
 #   kentry and kexit), and nothing with -C bpf.prune=n, whose programs load whole.
 #   -F (a program a function): the templates its clones copy (fentry and fexit, or
-#   fsession on 7.0+), on kernels with fentry (5.15+); -F on 7.x x86-64: the one
+#   fsession on 7.0+), on kernels with fentry (5.15+), each program handed to the kernel
+#   (-vvv's load log) among them, kentry and kexit too; -F on 7.x x86-64: the one
 #   program of its tracing multi-links.
 # - The same error hunted pruned and whole: the stack view's chain, function for function,
 #   with its origin; with -T (the full build, every recording path) and -K, and -F, the
@@ -21,10 +22,10 @@ trace def-on bpf-bad-map-val-size-percpu-array -vv $globs
 trace def-off bpf-bad-map-val-size-percpu-array -vv -C bpf.prune=n $globs
 trace k-on bpf-bad-map-val-size-percpu-array -vv -T -K $globs
 trace k-off bpf-bad-map-val-size-percpu-array -vv -T -K -C bpf.prune=n $globs
-trace f-on bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n $globs
+trace f-on bpf-bad-map-val-size-percpu-array -vvv -T -F -C bpf.fsession-multi=n -C bpf.kprobe-session=n $globs
 trace fm-on bpf-bad-map-val-size-percpu-array -vv -F $globs
 trace fm-off bpf-bad-map-val-size-percpu-array -vv -F -C bpf.prune=n $globs
-trace f-off bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n -C bpf.prune=n $globs"
+trace f-off bpf-bad-map-val-size-percpu-array -vv -T -F -C bpf.fsession-multi=n -C bpf.kprobe-session=n -C bpf.prune=n $globs"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
@@ -73,6 +74,12 @@ expect "$a" '↔ array_map_alloc_check +\[-E2BIG\]' "-T: array_map_alloc_check's
 # -F: where the kernel has fentry (5.15+; on 5.10 it says it lacks bpf_get_func_ip())
 if ! section "$out" f-off | grep -q 'lacks bpf_get_func_ip()'; then
 	f=$(lost f-on)
+	# every program of ours the kernel was handed (libbpf's -vvv load log names each) was
+	# pruned first: kentry, kexit and the templates, more than a handful on 6.x
+	for p in $(section "$out" f-on | sed -En "s/^libbpf: prog '([a-z_0-9]+)': -- BEGIN PROG LOAD LOG --.*/\1/p" |
+		   grep -E '^(kentry|kexit|ksession|fentry_tmpl|fexit_tmpl|fsession_tmpl|fsession_multi)'); do
+		echo "$f" | grep -q "^$p [0-9]" || fail "-F: $p was loaded unpruned ($(echo $f))"
+	done
 	echo "$f" | grep -Eq '^(fentry_tmpl|fsession_tmpl)[a-z_]* [1-9]' ||
 		fail "-F: no template lost an instruction ($(echo $f))"
 	expect_not "$(section "$out" f-off)" "$dropped" "f-off: bpf.prune=n loads the templates whole"
