@@ -381,7 +381,7 @@ static void env__init(struct env *env)
 	env->cfg.prune = true;
 	env->cfg.boot_cache = true;
 	env->cfg.sessions_size = 0;	/* task storage, or a map of 4096 (the tracer decides) */
-	env->cfg.session_table = -1;	/* SESSION_TABLE_DEFAULT where the kernel can */
+	env->cfg.session_table = -1;	/* tracer__default_table_slots() where needed */
 	env->cfg.args_max_total_args_size = 3072;
 	env->cfg.args_max_sized_arg_size = 256;
 	env->cfg.args_max_str_arg_size = 256;

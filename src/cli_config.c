@@ -36,8 +36,9 @@ static const struct cfg_key cfg_keys[] = {
 	  "Slots of the session table, rounded up to a power of 2: a session lives in the slot\n"
 	  "\tof its thread id's low bits or one of the next 3, which a probe finds with an array\n"
 	  "\tlookup instead of a task storage lookup; it caps concurrent sessions, more are\n"
-	  "\tdropped and counted (defaults to 4096 where task storage can't hold a session, as\n"
-	  "\ton 7.x, or there is none, 5.10; else 0: task storage)" },
+	  "\tdropped and counted (NO SESSION SLOT). Defaults, where task storage can't hold a\n"
+	  "\tsession (7.x) or there is none (5.10), to 4 per thread alive at the start, at least\n"
+	  "\t1024 and at most 4096; else 0: task storage" },
 	{ "bpf.kprobe-session", CFG_BOOL, CFG_OFF(kprobe_session), 0, 0,
 	  "kprobe.multi: one session link per set, run at entry and return (Linux 6.10+), instead\n"
 	  "\tof an entry and a return link (defaults to true where the kernel has them)" },

@@ -274,6 +274,7 @@ struct drop_stats {
 	__u64 skipped_calls;		/* fentry/fexit re-entered on a CPU: not recorded */
 	__u64 unfollowed_forks;		/* -- CMD: children not followed (PID over pid_max) */
 	__u64 lost_ends;		/* sessions whose entry function's return never came */
+	__u64 no_slot;			/* of dropped_sessions: the table or map was full */
 };
 
 /*

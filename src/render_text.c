@@ -104,14 +104,32 @@ static void text_ready(struct sink *sk)
 	fflush(ts->o.out);
 }
 
+/* The setting that raises the cap on concurrent sessions, and twice its value. */
+static const char *slot_knob(const struct drop_report *d, unsigned long long *more)
+{
+	*more = d->session_slots ? 2ull * d->session_slots : 8192;
+	return d->slots_in_table ? "bpf.session-table" : "bpf.sessions-size";
+}
+
 static void text_drops(struct sink *sk, const struct drop_report *d)
 {
 	struct text_sink *ts = (struct text_sink *)sk;
+	unsigned long long more;
+	const char *knob = slot_knob(d, &more);
 
-	fprintf(ts->o.err, "WARNING! %llu samples were dropped and %llu are incomplete so far, "
-		"you are missing data! Consider increasing the ring buffer (-C bpf.ringbuf-size).\n",
-		(unsigned long long)d->dropped_sessions,
-		(unsigned long long)d->incomplete_sessions);
+	/* the advice follows the cause: a full ring buffer, or no free session slot */
+	if (d->no_slot && d->no_slot == d->dropped_sessions && !d->incomplete_sessions)
+		fprintf(ts->o.err, "WARNING! %llu samples were dropped so far, you are missing data! "
+			"More threads were inside entry functions at once than the %u session slots; "
+			"consider -C %s=%llu.\n",
+			(unsigned long long)d->dropped_sessions, d->session_slots, knob, more);
+	else
+		fprintf(ts->o.err, "WARNING! %llu samples were dropped and %llu are incomplete so far, "
+			"you are missing data! Consider increasing the ring buffer (-C bpf.ringbuf-size)%s%s%s.\n",
+			(unsigned long long)d->dropped_sessions,
+			(unsigned long long)d->incomplete_sessions,
+			d->no_slot ? " and the session slots (-C " : "", d->no_slot ? knob : "",
+			d->no_slot ? ")" : "");
 }
 
 static void text_detaching(struct sink *sk, const struct drop_report *d)
@@ -134,6 +152,15 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 			(unsigned long long)d->dropped_sessions);
 		fprintf(ts->o.err, "%-20s%llu\n", "INCOMPLETE SAMPLES:",
 			(unsigned long long)d->incomplete_sessions);
+		/* of the dropped: no free slot, the cap on concurrent sessions */
+		if (d->no_slot) {
+			unsigned long long more;
+			const char *knob = slot_knob(d, &more);
+
+			fprintf(ts->o.err, "%-20s%llu (more threads were inside entry functions at once than the %u session slots; -C %s=%llu gives more)\n",
+				"NO SESSION SLOT:", (unsigned long long)d->no_slot,
+				d->session_slots, knob, more);
+		}
 		if (d->skipped_calls)
 			fprintf(ts->o.err, "%-20s%llu\n", "SKIPPED CALLS:",
 				(unsigned long long)d->skipped_calls);

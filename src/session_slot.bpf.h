@@ -333,8 +333,12 @@ static __always_inline struct session *new_session_slot(__s64 key, struct sessio
 	} else {
 		sess = hash_session(key);
 	}
-	if (!sess && (st = drop_stats()))
+	if (!sess && (st = drop_stats())) {
 		__sync_fetch_and_add(&st->dropped_sessions, 1);
+		/* every slot taken: the cap (bpf.session-table, bpf.sessions-size) is too low */
+		if (session_store != SESS_STORE_TASK)
+			__sync_fetch_and_add(&st->no_slot, 1);
+	}
 	return sess;
 }
 

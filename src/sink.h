@@ -18,6 +18,13 @@
 /* Data the run lost, as BPF counted it (sums over CPUs). */
 struct drop_report {
 	__u64 dropped_sessions;		/* samples lost entirely */
+	/*
+	 * Of those, sessions that found every slot taken: more threads were inside entry
+	 * functions at once than the session table's slots (or the sessions map's size).
+	 */
+	__u64 no_slot;
+	__u32 session_slots;		/* that cap (0: none, task storage) */
+	bool slots_in_table;		/* the cap is the table's: bpf.session-table */
 	__u64 incomplete_sessions;	/* samples that lost some of their records */
 	__u64 skipped_calls;		/* calls re-entering a handler on one CPU, not recorded */
 	__u64 trace_lost;		/* -T records over the consumer's memory budget */

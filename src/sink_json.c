@@ -624,6 +624,8 @@ static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
 		return NULL;
 	put(o, "final", json_boolean(final));
 	put(o, "dropped_samples", jint(d->dropped_sessions));
+	put(o, "no_session_slot", jint(d->no_slot));
+	put(o, "session_slots", jint(d->session_slots));
 	put(o, "incomplete_samples", jint(d->incomplete_sessions));
 	put(o, "skipped_calls", jint(d->skipped_calls));
 	put(o, "lost_session_ends", jint(d->lost_ends));

@@ -65,6 +65,8 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	}
 	if (t->stopped)
 		d->running_sessions = running_sessions(t);
+	d->session_slots = t->session_slots;
+	d->slots_in_table = t->slots_in_table;
 	if (ncpu <= 0 || !(st = calloc(ncpu, sizeof(*st))))
 		return;
 	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &zero, st)) {
@@ -74,6 +76,7 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 			d->skipped_calls += st[i].skipped_calls;
 			d->unfollowed_forks += st[i].unfollowed_forks;
 			d->lost_ends += st[i].lost_ends;
+			d->no_slot += st[i].no_slot;
 		}
 	}
 	free(st);

@@ -35,6 +35,9 @@ struct tracer {
 	size_t pending_cnt;
 	long last_drop_check, last_drop_report;
 	struct drop_report reported;	/* what the sink was told while running */
+	/* the cap on concurrent sessions (table slots, hash map size; 0: task storage) */
+	__u32 session_slots;
+	bool slots_in_table;		/* ... the session table's: bpf.session-table */
 	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
 	/*
 	 * The program last pruned for the load (tracer_prune.c): libbpf loads it after the

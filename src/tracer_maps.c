@@ -4,6 +4,7 @@
  * object is loaded: each function's flags, the -A and -J capture plans, who may be traced.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/bpf.h>
@@ -13,21 +14,56 @@
 #include "prog_patch.h"
 #include "tracer_int.h"
 
+__u32 tracer__default_table_slots(unsigned long threads)
+{
+	__u32 n = SESSION_TABLE_MIN;
+
+	if (!threads)
+		return SESSION_TABLE_DEFAULT;
+	while (n < SESSION_TABLE_DEFAULT && n / SESSION_TABLE_PER_THREAD < threads)
+		n <<= 1;
+	return n;
+}
+
+/*
+ * Threads alive now: /proc/loadavg's "running/total" (the kernel's thread count, any
+ * namespace's); 0 when it can't be read.
+ */
+static unsigned long threads_now(void)
+{
+	unsigned long running, total;
+	FILE *f = fopen("/proc/loadavg", "re");
+	int n;
+
+	if (!f)
+		return 0;
+	n = fscanf(f, "%*s %*s %*s %lu/%lu", &running, &total);
+	fclose(f);
+	return n == 2 ? total : 0;
+}
+
 /*
  * The session table's slots: a power of 2, at least 2 (0: none). Each is a whole session
  * (8-10 KB of kernel memory) and the table caps concurrent sessions, as the hash map does:
  * by default it takes the hash map's place (7.x, where task storage can't hold a session;
- * 5.10, which has none), and not task storage's (no cap, a slot per thread as needed). A
- * sessions map size asked for means that map.
+ * 5.10, which has none), sized by the threads alive now (tracer__default_table_slots()),
+ * and not task storage's (no cap, a slot per thread as needed). A sessions map size asked
+ * for means that map. *@threads: the count the default came from (0: none read).
  */
-static __u32 session_table_slots(const struct tracer_opts *o, bool task_storage)
+static __u32 session_table_slots(const struct tracer_opts *o, bool task_storage,
+				 unsigned long *threads)
 {
 	int want = o->session_table;
 	__u32 n = 2;
 
+	*threads = 0;
 	if (o->sessions_size || want == 0 || (want < 0 && task_storage))
 		return 0;
-	while (n < (__u32)(want < 0 ? SESSION_TABLE_DEFAULT : want))
+	if (want < 0) {
+		*threads = threads_now();
+		return tracer__default_table_slots(*threads);
+	}
+	while (n < (__u32)want)
 		n <<= 1;
 	return n;
 }
@@ -64,7 +100,8 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 	const struct tracer_opts *opts = &t->o;
 	struct retsnoop *skel = t->skel;
 	bool task_storage = feat->has_task_storage && !opts->sessions_size;
-	__u32 table = session_table_slots(opts, task_storage);
+	unsigned long threads;
+	__u32 table = session_table_slots(opts, task_storage, &threads);
 	/*
 	 * Slots are taken by compare-and-swap (5.12+: present where bpf_get_func_ret() is,
 	 * 5.17+), else by a claim in a hash map (table_claims, session_slot.bpf.h).
@@ -94,7 +131,14 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 	/* the table's slots of threads that exit in a session: free again (thread_exit too) */
 	bpf_program__set_autoload(skel->progs.session_table_exit,
 				  table && !bpf_program__autoload(skel->progs.thread_exit));
-	if (table)
+	t->session_slots = table ?: skel->rodata->session_store == SESS_STORE_HASH ?
+			   bpf_map__max_entries(skel->maps.sessions) : 0;
+	t->slots_in_table = table;
+	if (table && threads)
+		pr(t, LOG_DEBUG, "Session state: a table of %u sessions%s, for %lu threads alive.\n",
+		   table, claims ? " (slots claimed in a hash map: no compare-and-swap)" : "",
+		   threads);
+	else if (table)
 		pr(t, LOG_DEBUG, "Session state: a table of %u sessions%s.\n", table,
 		   claims ? " (slots claimed in a hash map: no compare-and-swap)" : "");
 	else if (task_storage)

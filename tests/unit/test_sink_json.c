@@ -124,11 +124,42 @@ static void test_origin_and_replaced(void **state)
 	json_decref(st);
 }
 
+/* The final drops line: the slot-less sessions among the dropped, and the cap they met. */
+static void test_drops_no_slot(void **state)
+{
+	struct drop_report d = {
+		.dropped_sessions = 5, .no_slot = 4, .session_slots = 1024, .slots_in_table = true,
+	};
+	struct json_sink_opts jo = { .sz = sizeof(jo) };
+	char *out = NULL;
+	size_t len = 0;
+	struct sink *sk;
+	json_t *o;
+
+	(void)state;
+	jo.out = open_memstream(&out, &len);
+	sk = json_sink__new(&jo);
+	assert_non_null(sk);
+	sink__detaching(sk, &d);
+	sink__free(sk);
+	fclose(jo.out);
+	o = json_loads(out, JSON_DISABLE_EOF_CHECK, NULL);
+	assert_non_null(o);
+	assert_string_equal(json_string_value(json_object_get(o, "type")), "drops");
+	assert_true(json_is_true(json_object_get(o, "final")));
+	assert_int_equal(json_integer_value(json_object_get(o, "dropped_samples")), 5);
+	assert_int_equal(json_integer_value(json_object_get(o, "no_session_slot")), 4);
+	assert_int_equal(json_integer_value(json_object_get(o, "session_slots")), 1024);
+	json_decref(o);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_and_kernel_locs),
 		cmocka_unit_test(test_origin_and_replaced),
+		cmocka_unit_test(test_drops_no_slot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

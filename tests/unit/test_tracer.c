@@ -5,7 +5,7 @@
  * (function discovery's copy gives feature detection the answers, feature detection the
  * tracer its offsets). A struct field read through vmlinux.h's relocatable types would
  * quietly bring that parse back; this test names the cost instead.
- * (What the objects do is proven in the test VM.)
+ * (What the objects do is proven in the test VM.) And the session table's default size.
  */
 #include <string.h>
 #include <gelf.h>
@@ -13,6 +13,7 @@
 #include "unit.h"
 #include "retsnoop.skel.h"
 #include "calib_feat.skel.h"
+#include "tracer.h"
 
 /* .BTF.ext's header: libbpf's layout, CO-RE records since its first version (hdr_len 32) */
 struct btf_ext_hdr {
@@ -90,9 +91,34 @@ static void test_calib_no_core_relocations(void **state)
 	check_no_core_relocations("calib_feat.bpf.c", bytes, sz);
 }
 
+/*
+ * The session table's default size: four slots a thread alive, a power of 2 between
+ * SESSION_TABLE_MIN and SESSION_TABLE_DEFAULT; the largest when the count is not known.
+ */
+static void test_default_table_slots(void **state)
+{
+	static const struct { unsigned long threads; __u32 slots; } cases[] = {
+		{ 0, 4096 }, { 1, 1024 }, { 93, 1024 }, { 256, 1024 }, { 257, 2048 },
+		{ 512, 2048 }, { 513, 4096 }, { 1024, 4096 }, { 1025, 4096 }, { 250000, 4096 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		__u32 n = tracer__default_table_slots(cases[i].threads);
+
+		if (n != cases[i].slots)
+			fprintf(stderr, "%lu threads: %u slots, want %u\n", cases[i].threads, n,
+				cases[i].slots);
+		assert_int_equal(n, cases[i].slots);
+		assert_int_equal(n & (n - 1), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_table_slots),
 		cmocka_unit_test(test_tracer_no_core_relocations),
 		cmocka_unit_test(test_calib_no_core_relocations),
 	};

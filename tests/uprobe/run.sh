@@ -709,13 +709,14 @@ fi
 X=$D/ucrowd
 crowd='len({x["tid"] for x in s}) == len(s) and all([f["function"] for f in x["stack"] if f["kind"] == "traced_user"] == ["crowd_work", "open_config"] for x in s)'
 dropped='[r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "drops" and r["final"]][-1]["dropped_samples"]'
+final_drops='[r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "drops" and r["final"]][-1]'
 life -vv -C bpf.session-table=16 -e "crowd_work [$X]" -a "open_config [$X]" -- "$X" 12 /nonexistent/crowd
 check "12 threads at once, a table of 16 slots: 12 samples crowd_work -> open_config, one per thread, nothing dropped" \
 	eval 'jq_samples "len(s) == 12 and $crowd and $dropped == 0" && grep -q "^Session state: a table of 16 sessions\.$" "$T/err"'
 check "a table of 16 slots: none still running, nothing left attached" eval 'jq_samples "$running0" && nothing_left'
 life -vv -C bpf.session-table=8 -e "crowd_work [$X]" -a "open_config [$X]" -- "$X" 12 /nonexistent/crowd
-check "12 threads at once, a table of 8 slots: 8 samples, one per thread, 4 sessions dropped and counted" \
-	jq_samples "len(s) == 8 and $crowd and $dropped == 4"
+check "12 threads at once, a table of 8 slots: 8 samples, one per thread, 4 sessions dropped and counted as finding no slot of 8" \
+	jq_samples "len(s) == 8 and $crowd and $dropped == 4 and $final_drops[\"no_session_slot\"] == 4 and $final_drops[\"session_slots\"] == 8"
 life -vv -e "crowd_work [$X]" -a "open_config [$X]" -- "$X" 12 /nonexistent/crowd
 check "12 threads at once, by default (task storage on this kernel): 12 samples, nothing dropped" \
 	eval 'jq_samples "len(s) == 12 and $crowd and $dropped == 0" && grep -q "^Session state: task-local storage\.$" "$T/err"'

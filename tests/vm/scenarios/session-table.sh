@@ -1,20 +1,23 @@
 #!/bin/bash
 # The session table (session_slot.bpf.h) against a real kernel: sessions live in the slot
 # of their thread id's low bits, or one of the next 3. By default it holds sessions where
-# task storage can't (7.x: 4096 slots, the hash map's place) or where there is none (5.10);
-# -C bpf.session-table=N asks for it anywhere. Its slots are taken by compare-and-swap
-# (bpf_get_func_ret()'s kernels, 5.17+), else claimed in a hash map (5.10: every check
-# below then runs through the claims).
+# task storage can't (7.x: the hash map's place, 4 slots a thread alive, 1024 to 4096) or
+# where there is none (5.10); -C bpf.session-table=N asks for it anywhere. Its slots are
+# taken by compare-and-swap (bpf_get_func_ret()'s kernels, 5.17+), else claimed in a hash
+# map (5.10: every check below then runs through the claims).
 # - Six threads sleeping at once in a table of 4 slots: four sessions, found again at
 #   their return wherever they live (a thread whose home slot was taken lives further on),
-#   two dropped and counted, and the same again after them (their slots freed, away ones
-#   too); in a table of 8, all six. A session living away from its home slot frees the
-#   slot it took: four sleepers at once after it fill all 4 slots.
+#   two dropped and counted (NO SESSION SLOT, with the setting), and the same again after
+#   them (their slots freed, away ones too); in a table of 8, all six. A session living
+#   away from its home slot frees the slot it took: four sleepers at once after it fill
+#   all 4 slots.
 # - Processes that exit inside a session (exit_group never returns) free their slot at
 #   their exit (session_table_exit): eight in a row through a table of 2 slots leave the
 #   later sessions room. A kept slot would drop every later one.
 # - The same error hunted with the table and without it (-C bpf.session-table=0): the
 #   same chain, function for function.
+# - The default table's size follows the threads alive at the start (four slots each,
+#   1024 to 4096): with 300 sleepers more it is at least 2048.
 # 5.10 refuses the table's compare-and-swap in a program at all: its programs load with it
 # rewritten (tracer_maps.c).
 set -u
@@ -33,7 +36,10 @@ hunt exits 'for i in 1 2 3 4 5 6 7 8; do simfail bpf-bad-map-val-size-percpu-arr
 	-vv -n simfail -C bpf.session-table=2 -e '*sys_exit_group' -e '*sys_bpf'
 trace chain-table bpf-bad-map-val-size-percpu-array -vv -C bpf.session-table=256 -e '*sys_bpf' -a 'array_map_*' -a 'map_create'
 trace chain-none bpf-bad-map-val-size-percpu-array -vv -C bpf.session-table=0 -e '*sys_bpf' -a 'array_map_*' -a 'map_create'
-trace chain-default bpf-bad-map-val-size-percpu-array -vv -e '*sys_bpf' -a 'array_map_*' -a 'map_create'"
+trace chain-default bpf-bad-map-val-size-percpu-array -vv -e '*sys_bpf' -a 'array_map_*' -a 'map_create'
+crowd=; i=0; while [ \$i -lt 300 ]; do sleep 60 & crowd=\"\$crowd \$!\"; i=\$((i + 1)); done
+trace crowded-default '' -vv -e '*sys_bpf'
+kill \$crowd; wait"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
@@ -53,8 +59,26 @@ case $VM_KERNEL in
 5.10*) how=$claims ;;
 *) how= ; expect_not "$out" "$claims" "compare-and-swap where the kernel has it" ;;
 esac
-# the default: task storage where it can hold a session, else the table of 4096
-expect "$d" "^Session state: (task-local storage|a table of 4096 sessions$how)\\.\$" "default: task storage, or a table of 4096"
+# the default: task storage where it can hold a session, else a table of four slots a
+# thread alive at the start (a power of 2, 1024 to 4096)
+expect "$d" "^Session state: (task-local storage|a table of [0-9]+ sessions$how, for [0-9]+ threads alive)\\.\$" \
+	"default: task storage, or a table sized by the threads alive"
+# default_table SECTION MIN-THREADS: its table, as many slots as four a thread alive asks
+default_table() {
+	local line slots threads want=1024
+
+	line=$(section "$out" "$1" | grep '^Session state: a table of' || true)
+	[ -n "$line" ] || return 0
+	slots=$(echo "$line" | sed 's/.*a table of \([0-9]*\) sessions.*/\1/')
+	threads=$(echo "$line" | sed 's/.* for \([0-9]*\) threads alive.*/\1/')
+	while [ $want -lt 4096 ] && [ $((want / 4)) -lt "$threads" ]; do want=$((want * 2)); done
+	[ "$slots" -eq "$want" ] || fail "$1: $slots slots for $threads threads, want $want"
+	[ "$threads" -ge "$2" ] || fail "$1: $threads threads alive counted, at least $2 were"
+	echo "info: $1: $slots slots for $threads threads alive"
+}
+default_table chain-default 1
+# 300 sleepers more: the table grows with them (2048 slots at least)
+default_table crowded-default 300
 expect "$(section "$out" chain-table)" "^Session state: a table of 256 sessions$how\\.\$" "bpf.session-table=256"
 expect "$(section "$out" chain-none)" '^Session state: (task-local storage|a hash map of 4096 sessions)\.$' \
 	"bpf.session-table=0: task storage, or the map"
@@ -68,6 +92,10 @@ expect "$s" "^Session state: a table of 4 sessions$how\\.\$" "bpf.session-table=
 # twice: the first crowd's slots, home or away, are free again for the second
 [ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 8 "six sleepers at once, 4 slots, twice: four samples each time"
 expect "$s" '^DROPPED SAMPLES: +4$' "six sleepers at once, 4 slots, twice: two sessions dropped and counted each time"
+expect "$s" '^NO SESSION SLOT: +4 \(more threads were inside entry functions at once than the 4 session slots; -C bpf\.session-table=8 gives more\)$' \
+	"six sleepers at once, 4 slots: the drops named as the table's, with the setting"
+expect "$s" 'More threads were inside entry functions at once than the 4 session slots; consider -C bpf\.session-table=8\.$' \
+	"six sleepers at once, 4 slots: the warning while running names the table's setting"
 expect "$s" '^rc=0$' "crowd4: exit status 0"
 s=$(section "$out" away)
 [ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 6 "a session away from its home slot, then four at once in 4 slots: six samples"

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The text sink's words on lost samples: while running (a warning at most every 2 s) and
+ * at the end (the totals), each with the setting that helps. Samples dropped because
+ * every session slot was taken name the session table's or map's setting and a larger
+ * size, not the ring buffer's.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "sink.h"
+
+enum when { WHILE_RUNNING, AT_THE_END };
+
+/* What the text sink wrote to its error stream for @d. */
+static char *warned(const struct drop_report *d, enum when when)
+{
+	struct text_sink_opts to = { .sz = sizeof(to), .whole_lines = true };
+	char *out = NULL, *err = NULL;
+	size_t out_len = 0, err_len = 0;
+	struct sink *sk;
+
+	to.out = open_memstream(&out, &out_len);
+	to.err = open_memstream(&err, &err_len);
+	sk = text_sink__new(&to);
+	assert_non_null(sk);
+	if (when == WHILE_RUNNING)
+		sink__drops(sk, d);
+	else
+		sink__detaching(sk, d);
+	sink__free(sk);
+	fclose(to.out);
+	fclose(to.err);
+	free(out);
+	return err;
+}
+
+static void test_no_slot_while_running(void **state)
+{
+	struct drop_report d = {
+		.dropped_sessions = 2, .no_slot = 2, .session_slots = 4, .slots_in_table = true,
+	};
+	char *w;
+
+	(void)state;
+	w = warned(&d, WHILE_RUNNING);
+	assert_string_equal(w, "WARNING! 2 samples were dropped so far, you are missing data! More threads were inside entry functions at once than the 4 session slots; consider -C bpf.session-table=8.\n");
+	free(w);
+	/* the sessions map's cap names its own setting */
+	d.slots_in_table = false;
+	d.session_slots = 4096;
+	w = warned(&d, WHILE_RUNNING);
+	assert_non_null(strstr(w, "than the 4096 session slots; consider -C bpf.sessions-size=8192.\n"));
+	free(w);
+}
+
+static void test_ring_buffer_while_running(void **state)
+{
+	struct drop_report d = { .dropped_sessions = 3, .incomplete_sessions = 1 };
+	char *w;
+
+	(void)state;
+	w = warned(&d, WHILE_RUNNING);
+	assert_string_equal(w, "WARNING! 3 samples were dropped and 1 are incomplete so far, you are missing data! Consider increasing the ring buffer (-C bpf.ringbuf-size).\n");
+	free(w);
+	/* both causes: both settings */
+	d.no_slot = 1;
+	d.session_slots = 1024;
+	d.slots_in_table = true;
+	w = warned(&d, WHILE_RUNNING);
+	assert_non_null(strstr(w, "(-C bpf.ringbuf-size) and the session slots (-C bpf.session-table).\n"));
+	free(w);
+}
+
+static void test_no_slot_at_the_end(void **state)
+{
+	struct drop_report d = {
+		.dropped_sessions = 4, .no_slot = 4, .session_slots = 1024, .slots_in_table = true,
+	};
+	char *w;
+
+	(void)state;
+	w = warned(&d, AT_THE_END);
+	assert_non_null(strstr(w, "DROPPED SAMPLES:    4\n"));
+	assert_non_null(strstr(w, "NO SESSION SLOT:    4 (more threads were inside entry functions at once than the 1024 session slots; -C bpf.session-table=2048 gives more)\n"));
+	free(w);
+	/* dropped for the ring buffer alone: no slot line */
+	d.no_slot = 0;
+	w = warned(&d, AT_THE_END);
+	assert_non_null(strstr(w, "DROPPED SAMPLES:    4\n"));
+	assert_null(strstr(w, "NO SESSION SLOT"));
+	free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_slot_while_running),
+		cmocka_unit_test(test_ring_buffer_while_running),
+		cmocka_unit_test(test_no_slot_at_the_end),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
