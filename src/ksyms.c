@@ -493,9 +493,13 @@ void ksyms__free(struct ksyms *ks)
 {
 	if (!ks)
 		return;
+	free(ks->found);
 	free(ks->by_name);
 	free(ks->by_addr);
-	free(ks->syms);
+	if (ks->syms_map_len)
+		munmap(ks->syms, ks->syms_map_len);
+	else
+		free(ks->syms);
 	if (ks->map) {
 		munmap(ks->map, ks->map_len);
 	} else {
@@ -510,27 +514,94 @@ size_t ksyms__cnt(const struct ksyms *ks)
 	return ks->cnt;
 }
 
+const struct ksym *ksyms__sym_at(const struct ksyms *ks, size_t i)
+{
+	struct ksym *s = &ks->syms[i];
+	const struct ksym_rec *r;
+
+	if (!ks->recs || s->name)
+		return s;
+	/* the records were checked at the load: offsets inside the names */
+	r = &ks->recs[i];
+	s->addr = r->addr;
+	s->size = r->size;
+	s->type = r->type;
+	s->module = r->module ? ks->buf + r->module - 1 : NULL;
+	s->name = ks->buf + r->name;
+	return s;
+}
+
 const struct ksym *ksyms__get(const struct ksyms *ks, size_t idx)
 {
-	return idx < ks->cnt ? &ks->syms[idx] : NULL;
+	return idx < ks->cnt ? ksyms__sym_at(ks, idx) : NULL;
+}
+
+/* Function @i of the address order: its address, and the symbol */
+static __u64 addr_at(const struct ksyms *ks, size_t i)
+{
+	return ks->recs ? ks->recs[ks->rec_by_addr[i]].addr : ks->by_addr[i]->addr;
+}
+
+static const struct ksym *func_by_addr(const struct ksyms *ks, size_t i)
+{
+	return ks->recs ? ksyms__sym_at(ks, ks->rec_by_addr[i]) : ks->by_addr[i];
+}
+
+/* Function @i of the name order: its name and module (NULL: vmlinux) */
+static const char *name_at(const struct ksyms *ks, size_t i, const char **mod)
+{
+	const struct ksym_rec *r;
+
+	if (!ks->recs) {
+		*mod = ks->by_name[i]->module;
+		return ks->by_name[i]->name;
+	}
+	r = &ks->recs[ks->rec_by_name[i]];
+	*mod = r->module ? ks->buf + r->module - 1 : NULL;
+	return ks->buf + r->name;
+}
+
+static bool has_name_index(const struct ksyms *ks)
+{
+	return ks->recs ? ks->rec_by_name != NULL : ks->by_name != NULL;
 }
 
 static int cmp_key(__u32 hash, const char *name, const char *mod, const struct ksyms *ks,
 		   size_t idx)
 {
-	const struct ksym *s = ks->by_name[idx];
+	const char *s_mod, *s_name;
 	int c;
 
 	if (hash != ks->name_hashes[idx])
 		return hash < ks->name_hashes[idx] ? -1 : 1;
-	c = strcmp(name, s->name);
-	return c ? c : cmp_str_null_first(mod, s->module);
+	s_name = name_at(ks, idx, &s_mod);
+	c = strcmp(name, s_name);
+	return c ? c : cmp_str_null_first(mod, s_mod);
+}
+
+/* An image's answer: the symbols of name order [@lo, @lo + @n), filled, in ks->found */
+static const struct ksym *const *found_syms(const struct ksyms *ks, size_t lo, size_t n)
+{
+	struct ksyms *w = (struct ksyms *)ks;	/* the answer's array is the table's own */
+	size_t i;
+
+	if (n > w->found_cap) {
+		const struct ksym **f = realloc(w->found, n * sizeof(*f));
+
+		if (!f)
+			return NULL;
+		w->found = f;
+		w->found_cap = n;
+	}
+	for (i = 0; i < n; i++)
+		w->found[i] = ksyms__sym_at(ks, ks->rec_by_name[lo + i]);
+	return w->found;
 }
 
 size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
 			 const struct ksym *const **syms)
 {
-	size_t n = ks->by_name ? ks->func_cnt : 0, lo = 0, hi = n, end;
+	size_t n = has_name_index(ks) ? ks->func_cnt : 0, lo = 0, hi = n, end;
 	__u32 hash = name_hash(name);
 
 	/* lower bound of (hash, name, mod), then extend over equal keys */
@@ -544,8 +615,16 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 	}
 	for (end = lo; end < n && cmp_key(hash, name, mod, ks, end) == 0; end++)
 		;
-	*syms = ks->by_name ? ks->by_name + lo : NULL;
-	return end - lo;
+	if (!n) {
+		*syms = NULL;
+		return 0;
+	}
+	if (!ks->recs) {
+		*syms = ks->by_name + lo;
+		return end - lo;
+	}
+	*syms = found_syms(ks, lo, end - lo);
+	return *syms ? end - lo : 0;
 }
 
 void ksyms__drop_name_index(struct ksyms *ks)
@@ -554,6 +633,7 @@ void ksyms__drop_name_index(struct ksyms *ks)
 	if (!ks->map)
 		free(ks->name_hashes);
 	ks->by_name = NULL;
+	ks->rec_by_name = NULL;
 	ks->name_hashes = NULL;
 }
 
@@ -562,8 +642,13 @@ const struct ksym *ksyms__find(const struct ksyms *ks, const char *name)
 	size_t i;
 
 	for (i = 0; i < ks->cnt; i++) {
-		if (!ks->syms[i].module && strcmp(ks->syms[i].name, name) == 0)
+		if (ks->recs) {
+			/* compared in the map: only the one found is filled */
+			if (!ks->recs[i].module && strcmp(ks->buf + ks->recs[i].name, name) == 0)
+				return ksyms__sym_at(ks, i);
+		} else if (!ks->syms[i].module && strcmp(ks->syms[i].name, name) == 0) {
 			return &ks->syms[i];
+		}
 	}
 	return NULL;
 }
@@ -576,7 +661,7 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ks->by_addr[mid]->addr <= addr)
+		if (addr_at(ks, mid) <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -584,13 +669,13 @@ const struct ksym *ksyms__map_addr(const struct ksyms *ks, __u64 addr)
 	if (lo == 0)
 		return NULL;
 	/* among aliases at that address, report the first in file order */
-	while (lo > 1 && ks->by_addr[lo - 2]->addr == ks->by_addr[lo - 1]->addr)
+	while (lo > 1 && addr_at(ks, lo - 2) == addr_at(ks, lo - 1))
 		lo--;
-	return ks->by_addr[lo - 1];
+	return func_by_addr(ks, lo - 1);
 }
 
 bool ksyms__addrs_hidden(const struct ksyms *ks)
 {
 	/* sorted by address: hidden ones are all zero, so the highest one is too */
-	return ks->func_cnt && ks->by_addr[ks->func_cnt - 1]->addr == 0;
+	return ks->func_cnt && addr_at(ks, ks->func_cnt - 1) == 0;
 }

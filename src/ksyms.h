@@ -99,7 +99,9 @@ const struct ksym *ksyms__get(const struct ksyms *ks, size_t idx);
 
 /*
  * Function symbols named @name in module @mod (NULL: vmlinux). Returns how many there are
- * and points @syms at the first of them (an array of pointers, ordered by address).
+ * and points @syms at the first of them (an array of pointers, ordered by address). The
+ * array is the table's: valid until the next call on @ks (a table from an image fills it
+ * anew) or ksyms__drop_name_index(); the symbols it points to, as long as @ks.
  */
 size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *mod,
 			 const struct ksym *const **syms);

@@ -7,7 +7,7 @@
  *
  * Layout, in the host's byte order (the file never leaves the machine):
  *   struct image_hdr
- *   struct image_sym [cnt]
+ *   struct ksym_rec [cnt]
  *   __u32 by_addr[func_cnt], by_name[func_cnt]   indexes into the symbols
  *   __u32 name_hashes[func_cnt]
  *   char names[names_len]                        NUL-terminated strings
@@ -31,15 +31,6 @@ struct image_hdr {
 	__u32 cnt;
 	__u32 func_cnt;
 	__u64 names_len;
-};
-
-struct image_sym {
-	__u64 addr;
-	__u64 size;
-	__u32 name;	/* offset into names */
-	__u32 module;	/* offset into names plus one; 0: vmlinux */
-	char type;
-	char pad[7];
 };
 
 /* The names' bytes: each name, and each module once per run of symbols that share it */
@@ -72,7 +63,7 @@ static int write_table(const struct ksyms *k, FILE *f)
 	fwrite(&hdr, sizeof(hdr), 1, f);
 	for (i = 0; i < k->cnt; i++) {
 		const struct ksym *s = &k->syms[i];
-		struct image_sym r = { .addr = s->addr, .size = s->size, .type = s->type };
+		struct ksym_rec r = { .addr = s->addr, .size = s->size, .type = s->type };
 
 		if (s->module && (!mod || strcmp(mod, s->module))) {
 			mod = s->module;
@@ -153,38 +144,69 @@ static void drop_mapped(const void *from, const void *to)
 
 #define CONVERT_CHUNK 4096	/* entries between two drop_mapped()s */
 
-/* The symbols from the image's records; names as offsets until the names are in */
-static int read_syms(struct ksyms *ks, const struct image_sym *r, __u64 names_len)
+/* Any index of @idx[0, @n) at or past @cnt: one pass without branches, a chunk at a time */
+static bool bad_indexes(const __u32 *idx, size_t n, size_t cnt)
 {
-	size_t i;
+	size_t i, j, end;
+	__u32 bad = 0;
 
-	for (i = 0; i < ks->cnt; i++) {
-		struct ksym *s = &ks->syms[i];
-
-		if (i && i % CONVERT_CHUNK == 0)
-			drop_mapped(&r[i - CONVERT_CHUNK], &r[i]);
-		if (r[i].name >= names_len || r[i].module > names_len || !ksym__is_func(r[i].type))
-			return -EINVAL;
-		s->addr = r[i].addr;
-		s->size = r[i].size;
-		s->type = r[i].type;
-		s->name = (const char *)(uintptr_t)r[i].name;
-		s->module = (const char *)(uintptr_t)r[i].module;
+	for (i = 0; i < n; i = end) {
+		end = i + CONVERT_CHUNK < n ? i + CONVERT_CHUNK : n;
+		for (j = i; j < end; j++)
+			bad |= idx[j] >= cnt;
+		drop_mapped(&idx[i], &idx[end]);
 	}
-	return 0;
+	return bad;
 }
 
-static int read_order(struct ksyms *ks, const __u32 *idx, const struct ksym **order)
+/*
+ * The image whole: every record a function's, its name and module inside the names, every
+ * index of both orders inside the records, the names ending with one. Searches and
+ * ksyms__sym_at() then read it unchecked. Only reads, in chunks that leave the process
+ * once read (the file keeps them in the page cache).
+ */
+static int check_image(const struct ksyms *ks, __u64 names_len)
+{
+	const struct ksym_rec *r = ks->recs;
+	size_t i, j, end, cnt = ks->cnt;
+	__u32 bad = 0;
+
+	for (i = 0; i < cnt; i = end) {
+		end = i + CONVERT_CHUNK < cnt ? i + CONVERT_CHUNK : cnt;
+		for (j = i; j < end; j++) {
+			char lower = r[j].type | 0x20;	/* t T w W: ksym__is_func() */
+
+			bad |= (r[j].name >= names_len) | (r[j].module > names_len) |
+			       ((lower != 't') & (lower != 'w'));
+		}
+		drop_mapped(&r[i], &r[end]);
+	}
+	if (bad || bad_indexes(ks->rec_by_addr, ks->func_cnt, cnt) ||
+	    bad_indexes(ks->rec_by_name, ks->func_cnt, cnt))
+		return -EINVAL;
+	return ks->buf[names_len - 1] ? -EINVAL : 0;
+}
+
+/*
+ * A table from an image as a parse makes it: every symbol filled, both orders as
+ * pointers, the records no longer read. For what changes the symbols (addresses moved).
+ */
+static int materialize(struct ksyms *ks)
 {
 	size_t i;
 
+	ks->by_addr = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_addr));
+	ks->by_name = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_name));
+	if (!ks->by_addr || !ks->by_name || !ks->rec_by_name)
+		return -ENOMEM;
+	for (i = 0; i < ks->cnt; i++)
+		ksyms__sym_at(ks, i);
 	for (i = 0; i < ks->func_cnt; i++) {
-		if (i && i % CONVERT_CHUNK == 0)
-			drop_mapped(&idx[i - CONVERT_CHUNK], &idx[i]);
-		if (idx[i] >= ks->cnt)
-			return -EINVAL;
-		order[i] = &ks->syms[idx[i]];
+		ks->by_addr[i] = &ks->syms[ks->rec_by_addr[i]];
+		ks->by_name[i] = &ks->syms[ks->rec_by_name[i]];
 	}
+	ks->recs = NULL;
+	ks->rec_by_addr = ks->rec_by_name = NULL;
 	return 0;
 }
 
@@ -201,7 +223,7 @@ static int read_header(int fd, struct image_hdr *hdr)
 	    !hdr->names_len || fstat(fd, &st))
 		return -EINVAL;
 	/* the whole file is this image: counts that don't add up to its size are damage */
-	if ((__u64)st.st_size != sizeof(*hdr) + (__u64)hdr->cnt * sizeof(struct image_sym) +
+	if ((__u64)st.st_size != sizeof(*hdr) + (__u64)hdr->cnt * sizeof(struct ksym_rec) +
 				 (__u64)hdr->func_cnt * 12 + hdr->names_len)
 		return -EINVAL;
 	return 0;
@@ -222,7 +244,7 @@ int ksyms__check_image(const char *path)
 /* With one offset for all: the records a chunk at a time, the rest as it is */
 static int copy_moved_all(int fd, const struct image_hdr *hdr, FILE *out, __u64 delta)
 {
-	struct image_sym recs[512];
+	struct ksym_rec recs[512];
 	char rest[16384];
 	__u64 left;
 	size_t i, n;
@@ -280,7 +302,8 @@ static int copy_moved_each(const char *src, FILE *out, __u64 delta,
 	ks = ksyms__load_image(src);
 	if (!ks)
 		return -errno;
-	for (i = 0; i < ks->cnt; i++) {
+	err = materialize(ks);
+	for (i = 0; !err && i < ks->cnt; i++) {
 		struct ksym *s = &ks->syms[i];
 
 		if (!s->module) {
@@ -326,7 +349,7 @@ int ksyms__copy_image(const char *src, FILE *out, __u64 delta, const struct ksym
 
 int ksyms__image_head(const char *path, struct ksyms_head_sym *syms, size_t n)
 {
-	struct image_sym rec;
+	struct ksym_rec rec;
 	struct image_hdr hdr = {};
 	off_t names_off;
 	ssize_t got;
@@ -359,10 +382,8 @@ int ksyms__image_head(const char *path, struct ksyms_head_sym *syms, size_t n)
 
 static int from_image(struct ksyms *ks, int fd)
 {
-	const struct image_sym *recs;
-	const __u32 *by_addr, *by_name;
 	struct image_hdr hdr;
-	size_t i;
+	size_t len;
 	int err;
 
 	err = read_header(fd, &hdr);
@@ -373,44 +394,33 @@ static int from_image(struct ksyms *ks, int fd)
 	ks->funcs_only = true;
 	ks->static_only = true;
 	/*
-	 * The file is mapped, not read: the name hashes and the names are used as it has
-	 * them, the records and the two orders converted from it (reading into fresh memory
-	 * made the kernel zero those pages first: a third of a warm start's reading).
+	 * The file is mapped, not read, and used as it is: records, orders, name hashes and
+	 * names (reading into fresh memory made the kernel zero those pages first).
 	 */
-	ks->map_len = sizeof(hdr) + (size_t)hdr.cnt * sizeof(struct image_sym) +
+	ks->map_len = sizeof(hdr) + (size_t)hdr.cnt * sizeof(struct ksym_rec) +
 		      (size_t)hdr.func_cnt * 12 + hdr.names_len;
 	ks->map = mmap(NULL, ks->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (ks->map == MAP_FAILED) {
 		ks->map = NULL;
 		return -errno;
 	}
-	recs = (const struct image_sym *)((char *)ks->map + sizeof(hdr));
-	by_addr = (const __u32 *)(recs + hdr.cnt);
-	by_name = by_addr + hdr.func_cnt;
-	ks->name_hashes = (__u32 *)(by_name + hdr.func_cnt);
+	ks->recs = (const struct ksym_rec *)((char *)ks->map + sizeof(hdr));
+	ks->rec_by_addr = (const __u32 *)(ks->recs + hdr.cnt);
+	ks->rec_by_name = ks->rec_by_addr + hdr.func_cnt;
+	ks->name_hashes = (__u32 *)(ks->rec_by_name + hdr.func_cnt);
 	ks->buf = (char *)(ks->name_hashes + hdr.func_cnt);
-	ks->syms = malloc((ks->cnt ?: 1) * sizeof(*ks->syms));
-	ks->by_addr = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_addr));
-	ks->by_name = malloc((ks->func_cnt ?: 1) * sizeof(*ks->by_name));
-	if (!ks->syms || !ks->by_addr || !ks->by_name)
+	/*
+	 * Pages the kernel zeroes on first touch: only symbols handed out cost memory (calloc()
+	 * from a heap that has grown zeroes them all, 5 MB for 122k symbols, at every load).
+	 */
+	len = (ks->cnt ?: 1) * sizeof(*ks->syms);
+	ks->syms = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ks->syms == MAP_FAILED) {
+		ks->syms = NULL;
 		return -ENOMEM;
-	err = read_syms(ks, recs, hdr.names_len);
-	if (!err)
-		err = read_order(ks, by_addr, ks->by_addr);
-	if (!err)
-		err = read_order(ks, by_name, ks->by_name);
-	if (err)
-		return err;
-	if (ks->buf[hdr.names_len - 1])
-		return -EINVAL;	/* every name ends before the names do */
-	for (i = 0; i < ks->cnt; i++) {
-		struct ksym *s = &ks->syms[i];
-
-		s->name = ks->buf + (uintptr_t)s->name;
-		if (s->module)
-			s->module = ks->buf + (uintptr_t)s->module - 1;
 	}
-	return 0;
+	ks->syms_map_len = len;
+	return check_image(ks, hdr.names_len);
 }
 
 struct ksyms *ksyms__load_image(const char *path)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "ksyms.h"
+#include "ksyms_int.h"
 
 static const char text[] =
 	"ffffffff81000000 T _stext\n"
@@ -111,6 +112,82 @@ static void test_roundtrip(void **state)
 	ksyms__free(got);
 }
 
+/* How many of @ks' symbols are filled in (struct ksym made from the image's record) */
+static size_t filled(const struct ksyms *ks)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < ks->cnt; i++)
+		n += ks->syms[i].name != NULL;
+	return n;
+}
+
+/*
+ * A loaded image is searched where it is mapped: a symbol becomes a struct ksym only when
+ * a lookup hands it out, and every lookup answers as the parsed table does.
+ */
+static void test_lazy(void **state)
+{
+	const struct ksym *const *a, *const *b;
+	struct ksyms *want, *got;
+	char name[32], *buf;
+	size_t i, len = 0, n;
+	FILE *f;
+
+	/* 3000 functions, each name twice (two static functions) and once in a module */
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	for (i = 0; i < 3000; i++) {
+		fprintf(f, "%016llx t fn_%zu\n", 0xffffffff81000000ULL + i * 0x40, i);
+		fprintf(f, "%016llx t fn_%zu\n", 0xffffffff82000000ULL + i * 0x40, i);
+		fprintf(f, "%016llx t fn_%zu\t[mod]\n", 0xffffffffc0000000ULL + i * 0x40, i);
+	}
+	fclose(f);
+	want = ksyms__parse(buf, len);
+	free(buf);
+	assert_non_null(want);
+	write_image(want);
+	got = ksyms__load_image(path);
+	assert_non_null(got);
+	assert_int_equal(filled(got), 0);
+
+	/* by name: the two instances, filled, and only they */
+	assert_int_equal(ksyms__find_funcs(got, "fn_1234", NULL, &b), 2);
+	assert_int_equal(filled(got), 2);
+	assert_int_equal(ksyms__find_funcs(want, "fn_1234", NULL, &a), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(a[i]->addr, b[i]->addr);
+		assert_string_equal(b[i]->name, "fn_1234");
+		assert_null(b[i]->module);
+	}
+	assert_int_equal(ksyms__find_funcs(got, "fn_1234", "mod", &b), 1);
+	assert_string_equal(b[0]->module, "mod");
+	assert_int_equal(filled(got), 3);
+	/* the answers agree for every name, and by address for every symbol */
+	for (i = 0; i < 3000; i += 7) {
+		snprintf(name, sizeof(name), "fn_%zu", i);
+		n = ksyms__find_funcs(want, name, NULL, &a);
+		assert_int_equal(ksyms__find_funcs(got, name, NULL, &b), n);
+		assert_int_equal(b[n - 1]->addr, a[n - 1]->addr);
+	}
+	for (i = 0; i < ksyms__cnt(want); i++) {
+		const struct ksym *x = ksyms__get(want, i);
+		const struct ksym *y = ksyms__map_addr(got, x->addr + 0x3f);
+
+		assert_non_null(y);
+		assert_int_equal(y->addr, x->addr);
+		assert_string_equal(y->name, x->name);
+		assert_int_equal(y->size, x->size);
+	}
+	assert_null(ksyms__map_addr(got, 0xffffffff80000000ULL));
+	/* without the name index: nothing by name, still everything by address */
+	ksyms__drop_name_index(got);
+	assert_int_equal(ksyms__find_funcs(got, "fn_1", NULL, &b), 0);
+	assert_string_equal(ksyms__map_addr(got, 0xffffffff81000041ULL)->name, "fn_1");
+	ksyms__free(want);
+	ksyms__free(got);
+}
+
 /* Only a table of functions with its name index can be written */
 static void test_refused(void **state)
 {
@@ -188,6 +265,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lazy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 	};
