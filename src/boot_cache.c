@@ -336,23 +336,8 @@ static int write_ksyms(const struct boot_cache *c, FILE *f, const void *ctx)
 
 static int write_ftrace_funcs(const struct boot_cache *c, FILE *f, const void *ctx)
 {
-	size_t i, n = ftrace_funcs__cnt(c->ff);
-
 	(void)ctx;
-	for (i = 0; i < n; i++) {
-		const struct ftrace_func *fn = ftrace_funcs__get(c->ff, i);
-
-		if ((i & 4095) == 0 && stopped(c))
-			return -EINTR;
-		fputs(fn->name, f);
-		if (fn->module) {
-			fputs(" [", f);
-			fputs(fn->module, f);
-			putc(']', f);
-		}
-		putc('\n', f);
-	}
-	return 0;
+	return stopped(c) ? -EINTR : ftrace_funcs__write_image(c->ff, f);
 }
 
 static int write_bytes(const struct boot_cache *c, FILE *f, const void *ctx)

@@ -2,7 +2,8 @@
 /*
  * The kernel's function lists kept for the rest of the boot: /proc/kallsyms' function
  * symbols (as a table image, ksyms__write_image()) and tracefs's available_filter_functions
- * (as text), feature detection's answers (what the kernel can do does not change
+ * (as an image too, ftrace_funcs__write_image(); a text copy an older build kept still
+ * reads), feature detection's answers (what the kernel can do does not change
  * until it reboots) and what discovery takes from the vmlinux BTF (btf_funcs.h), saved by one run in a root-only directory on tmpfs (/run/retsnoop) and read
  * by the next ones instead of the kernel's own files. The kernel formats those a line at
  * a time on every read, the longest step of a run's start in a slow guest.
@@ -47,7 +48,7 @@ struct boot_cache_opts {
 
 enum boot_cache_file {
 	BOOT_CACHE_KALLSYMS,		/* kallsyms' function symbols, a ksyms image */
-	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions' format */
+	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions, an image (or text) */
 	BOOT_CACHE_FEATURES,		/* feature detection's answers (kernel_features__format()) */
 	BOOT_CACHE_BTF_FUNCS,		/* the vmlinux BTF's functions (btf_funcs.h) */
 	BOOT_CACHE_FILE_CNT,

@@ -6,19 +6,15 @@
 #include <unistd.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include "file_buf.h"
 #include "ftrace_funcs.h"
+#include "ftrace_funcs_int.h"
 
 #define AFF_NAME "available_filter_functions"
 /* ftrace lists functions whose address it could not resolve under this prefix */
 #define INVALID_PREFIX "__ftrace_invalid_address___"
-
-struct ftrace_funcs {
-	char *buf;
-	struct ftrace_func *funcs;
-	size_t cnt;
-};
 
 static const char *const tracefs_dirs[] = {
 	"/sys/kernel/debug/tracing",
@@ -173,6 +169,8 @@ void ftrace_funcs__free(struct ftrace_funcs *ff)
 {
 	if (!ff)
 		return;
+	if (ff->map)
+		munmap(ff->map, ff->map_len);
 	free(ff->funcs);
 	free(ff->buf);
 	free(ff);
@@ -185,5 +183,7 @@ size_t ftrace_funcs__cnt(const struct ftrace_funcs *ff)
 
 const struct ftrace_func *ftrace_funcs__get(const struct ftrace_funcs *ff, size_t idx)
 {
-	return idx < ff->cnt ? &ff->funcs[idx] : NULL;
+	if (idx >= ff->cnt)
+		return NULL;
+	return ff->recs ? ftrace_funcs__image_entry(ff, idx) : &ff->funcs[idx];
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct ftrace_func {
 	const char *name;
@@ -28,11 +29,27 @@ int ftrace_funcs__unmount(void);
 
 /* Load @path (NULL: ftrace_funcs__find_path()). NULL with errno set on failure. */
 struct ftrace_funcs *ftrace_funcs__load(const char *path);
+/*
+ * Load @path, text or an image (ftrace_funcs__write_image()), told apart by its first
+ * bytes: for the boot cache's copy. NULL with errno set (EINVAL: a damaged image).
+ */
+struct ftrace_funcs *ftrace_funcs__open(const char *path);
+/*
+ * The list as an image file that ftrace_funcs__open() maps instead of parsing. -EINVAL
+ * for a list that came from an image (the file is copied as it is), -EIO on a write error.
+ */
+int ftrace_funcs__write_image(const struct ftrace_funcs *ff, FILE *f);
+/* 0 if @path is a whole image of this build's layout, else negative errno */
+int ftrace_funcs__check_image(const char *path);
 /* Parse file contents; @buf is copied. */
 struct ftrace_funcs *ftrace_funcs__parse(const char *buf, size_t len);
 void ftrace_funcs__free(struct ftrace_funcs *ff);
 
-/* Entries in file order; placeholders of unknown addresses are already dropped. */
+/*
+ * Entries in file order; placeholders of unknown addresses are already dropped. The
+ * strings live as long as @ff; the entry of a list from an image is made anew at each
+ * call (valid until the next one on @ff).
+ */
 size_t ftrace_funcs__cnt(const struct ftrace_funcs *ff);
 const struct ftrace_func *ftrace_funcs__get(const struct ftrace_funcs *ff, size_t idx);
 

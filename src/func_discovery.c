@@ -104,7 +104,8 @@ static int load_ftrace_funcs(struct func_discovery *d)
 		}
 		path = found;
 	}
-	d->ff = ftrace_funcs__load(path);
+	/* a path given may be the boot cache's copy, an image */
+	d->ff = d->opts.aff_path ? ftrace_funcs__open(path) : ftrace_funcs__load(path);
 	err = d->ff ? 0 : -errno;
 	/* mounted only for this read, and only in our own mount namespace */
 	if (mounted)

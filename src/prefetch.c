@@ -125,7 +125,9 @@ static void *read_ftrace_funcs(void *arg)
 	else
 		err = ftrace_funcs__find_path(path, sizeof(path), &mounted);
 	if (!err) {
-		p->ff.result = ftrace_funcs__load(path);
+		/* the boot cache's copy is an image: mapped, not parsed */
+		p->ff.result = p->opts.aff_path ? ftrace_funcs__open(path) :
+			       ftrace_funcs__load(path);
 		err = p->ff.result ? 0 : -errno;
 		if (mounted)
 			ftrace_funcs__unmount();

@@ -183,7 +183,7 @@ static void test_roundtrip(void **state)
 	}
 	assert_int_equal(j, 7);
 
-	ff = ftrace_funcs__load(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
+	ff = ftrace_funcs__open(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
 	assert_non_null(ff);
 	assert_int_equal(ftrace_funcs__cnt(ff), ftrace_funcs__cnt(ff_orig));
 	for (i = 0; i < ftrace_funcs__cnt(ff); i++) {

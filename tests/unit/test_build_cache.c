@@ -247,7 +247,7 @@ static void test_restore_moved(void **state)
 	assert_non_null(restored);
 	assert_int_equal(ksyms__cnt(restored), 5);
 	assert_same_funcs(now, restored);
-	ff = ftrace_funcs__load(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
+	ff = ftrace_funcs__open(boot_cache__path(c, BOOT_CACHE_FTRACE_FUNCS));
 	assert_int_equal(ftrace_funcs__cnt(ff), 3);
 	assert_string_equal(ftrace_funcs__get(ff, 2)->name, "weak_one");
 	/* restored copies are this boot's: nothing to save, nothing kept again */
