@@ -26,7 +26,11 @@
 
 static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
 	[BOOT_CACHE_KALLSYMS] = "ksyms",
-	[BOOT_CACHE_FTRACE_FUNCS] = "ftrace",
+	/*
+	 * An image since round 13: under the name older builds read as text (".ftrace") it
+	 * would be parsed as garbage by one still installed ("No matching functions found")
+	 */
+	[BOOT_CACHE_FTRACE_FUNCS] = "aff",
 	[BOOT_CACHE_FEATURES] = "features",
 	[BOOT_CACHE_BTF_FUNCS] = "btf-funcs",
 };

@@ -112,7 +112,7 @@ cmp /tmp/bc1.list /tmp/bc3.list && echo 'cold=off'
 grep -c 'nft_' /tmp/bc2.list
 grep -v '^__ftrace_invalid_address' /sys/kernel/tracing/available_filter_functions >/tmp/bc.af
 n=\$(sed -n 's/^Discovered \\([0-9]*\\) available kprobes.*/\\1/p' /tmp/bc2.out)
-[ \"\$n\" = \"\$(wc -l </tmp/bc.af)\" ] && head -c 5 /run/retsnoop/*.ftrace | grep -q RSAFF && echo \"ftrace copy=kernel \$n\"
+[ \"\$n\" = \"\$(wc -l </tmp/bc.af)\" ] && head -c 5 /run/retsnoop/*.aff | grep -q RSAFF && echo \"ftrace copy=kernel \$n\"
 echo '=== END bc_same'
 # feature detection's answers: the same when detected again; a damaged copy is replaced; a
 # run that traces user-space functions too detects the uprobe links and keeps them
@@ -235,9 +235,9 @@ expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\), available_fi
 	"boot cache: the first run reads the kernel's files"
 expect "$s" '^Dry run successful' "boot cache: the first run finds the functions"
 s=$(section "$out" bc2)
-expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ksyms, available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ftrace\.$' \
+expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ksyms, available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.aff\.$' \
 	"boot cache: the second run reads the copies"
-expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(ksyms|ftrace|features|btf-funcs)$' 4 \
+expect_count "$(section "$out" bc_files)" '^-rw------- .* root .*\.(ksyms|aff|features|btf-funcs)$' 4 \
 	"boot cache: four copies (kallsyms, available_filter_functions, the features, the BTF's functions), readable by root alone"
 s=$(section "$out" bc2)
 expect "$s" '^Boot cache: kernel features from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.features\.$' \
@@ -275,7 +275,7 @@ expect "$s" '^ftrace copy=kernel [1-9][0-9]*$' "boot cache: the ftrace copy (an 
 s=$(section "$out" bccold)
 expect "$s" "$E2BIG" "boot cache: the first tracing run traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' "boot cache: the first tracing run reads the kernel's files"
-expect_count "$(section "$out" bccold_files)" '\.(ksyms|ftrace|features|btf-funcs)$' 4 "boot cache: a tracing run saves the copies"
+expect_count "$(section "$out" bccold_files)" '\.(ksyms|aff|features|btf-funcs)$' 4 "boot cache: a tracing run saves the copies"
 s=$(section "$out" bcwarm)
 expect "$s" "$E2BIG" "boot cache: a run from the copies traces the E2BIG chain"
 expect "$s" '^Boot cache: kallsyms from /run/retsnoop/' "boot cache: the next tracing run reads the copies"
@@ -314,7 +314,7 @@ if [ "$(section "$out" bc_mods | tr -d '[:space:]')" = 1 ]; then
 	s=$(section "$out" bc4)
 	expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\)' \
 		"boot cache: nf_tables unloaded, the copies are not used"
-	expect_count "$s" '\.(ksyms|ftrace|features|btf-funcs)$' 4 "boot cache: the old module set's copies removed"
+	expect_count "$s" '\.(ksyms|aff|features|btf-funcs)$' 4 "boot cache: the old module set's copies removed"
 fi
 expect "$(section "$out" bc5)" '^Boot cache: not used: /run/retsnoop can.t be made, or is not a directory only root can open\.$' \
 	"boot cache: a directory others can open is not used"

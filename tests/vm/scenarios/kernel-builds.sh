@@ -39,13 +39,13 @@ expect "$s" '^Boot cache: kallsyms from the kernel \(to be saved\), available_fi
 	"first boot: the lists come from the kernel"
 expect "$s" '^rc=0$' "first boot: the dry run exits 0"
 expect "$s" '^drwx------ .* /var/cache/retsnoop$' "the build's directory is root's alone"
-for f in ksyms ftrace btf-funcs; do
+for f in ksyms aff btf-funcs; do
 	expect "$s" "^-rw------- .* [0-9a-f]{40}\\.$f\$" "first boot: the build's $f copy kept"
 done
 s=$(section "$out" first_mods)
 expect "$s" "^Boot cache: no copy of this kernel build's lists: none kept for this kernel and its loaded modules yet" \
 	"first boot, nf_tables loaded: another key, nothing kept for it yet"
-for f in ksyms ftrace btf-funcs modules; do
+for f in ksyms aff btf-funcs modules; do
 	expect "$s" "^[0-9a-f]{40}-[0-9a-f]{16}\\.$f\$" "first boot, nf_tables loaded: the $f copy kept under the kernel's and modules' key"
 done
 stext1=$(printf '%s\n' "$out" | sed -n 's/^stext //p')
@@ -90,7 +90,7 @@ rm -rf /var/cache/retsnoop; rmdir /var/cache /var /mnt/t /mnt 2>/dev/null"
 out=$(RETSNOOP_VM_DYN=$copies vm_run "$guest") ||
 	{ echo "$out" | tail -20; fail "second boot failed"; finish; }
 s=$(section "$out" hunt)
-expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ksyms \(this kernel build.s copy, /var/cache/retsnoop/[0-9a-f]{40}\.ksyms\), available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ftrace \(this kernel build.s copy, /var/cache/retsnoop/[0-9a-f]{40}\.ftrace\)\.$' \
+expect "$s" '^Boot cache: kallsyms from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.ksyms \(this kernel build.s copy, /var/cache/retsnoop/[0-9a-f]{40}\.ksyms\), available_filter_functions from /run/retsnoop/[0-9a-f-]+-[0-9a-f]{16}\.aff \(this kernel build.s copy, /var/cache/retsnoop/[0-9a-f]{40}\.aff\)\.$' \
 	"second boot: its first run restores the lists from the build's copies"
 expect "$s" '^Boot cache: the vmlinux BTF.s functions restored from this kernel build.s copy, /var/cache/retsnoop/[0-9a-f]{40}\.btf-funcs\.$' \
 	"second boot: the BTF's functions restored too"
