@@ -33,6 +33,7 @@ OBJCOPY ?= objcopy
 STRIP ?= strip
 CLANG ?= clang
 BPFTOOL ?= bpftool
+LLVM_OBJCOPY ?= llvm-objcopy
 V ?= 0
 Q := $(if $(filter 1,$(V)),,@)
 # progress lines, unless V=1 (full commands) or make -s (silent)
@@ -96,9 +97,15 @@ $(OUTPUT)/bpf/retsnoop_lite.bpf.o: src/retsnoop.bpf.c src/$(ARCH)/vmlinux.h $(wi
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -DRETSNOOP_LITE -c $< -o $@
 
+# The skeleton embeds the object without its DWARF (.BTF and .BTF.ext stay: libbpf and the
+# kernel read those) and without clang's basic-block labels (LBB*: 2,785 of the lite
+# object's 2,919 symbols, named by no relocation): opening the lite object in libbpf took
+# 8.9 M instructions with them, 3.9 M without (host callgrind, three opens). The object
+# file itself keeps both, for llvm-objdump -S and llvm-dwarfdump.
 $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $* > $@.tmp && mv $@.tmp $@
+	$(Q)$(LLVM_OBJCOPY) --strip-debug --wildcard --strip-symbol='LBB*' $< $@.o && \
+		$(BPFTOOL) gen skeleton $@.o name $* > $@.tmp && mv $@.tmp $@ && rm -f $@.o
 
 $(OUTPUT)/%.o: src/%.c $(wildcard src/*.h) $(SKELS) $(LIBBPF_TARGET) | $(OUTPUT)
 	$(call msg,CC,$@)
