@@ -199,6 +199,19 @@ static int read_key(struct boot_cache *c)
 }
 
 /* The lists a boot's copies can come from, or go to, the kernel build's */
+/*
+ * A copy this build can read: the lists' images start with their layout's header and are
+ * as long as it says (0), anything else is -EINVAL; the other copies are checked as read.
+ */
+static int check_image(enum boot_cache_file which, const char *path)
+{
+	switch (which) {
+	case BOOT_CACHE_KALLSYMS: return ksyms__check_image(path);
+	case BOOT_CACHE_FTRACE_FUNCS: return ftrace_funcs__check_image(path);
+	default: return 0;
+	}
+}
+
 static const enum boot_cache_file build_lists[] = {
 	BOOT_CACHE_KALLSYMS, BOOT_CACHE_FTRACE_FUNCS, BOOT_CACHE_BTF_FUNCS,
 };
@@ -231,8 +244,8 @@ static void restore_build(struct boot_cache *c)
 		if (c->present[which])
 			continue;
 		err = build_cache__restore(c->build, which, c->paths[which]);
-		if (!err && which == BOOT_CACHE_KALLSYMS)
-			err = ksyms__check_image(c->paths[which]);
+		if (!err)
+			err = check_image(which, c->paths[which]);
 		if (!err) {
 			c->present[which] = c->restored[which] = true;
 			continue;
@@ -292,8 +305,9 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
 	 * Another retsnoop's image (an upgrade that changed its layout) or a damaged one is
 	 * not there: this run reads the kernel's file and saves its own over it
 	 */
-	if (c->present[BOOT_CACHE_KALLSYMS] && ksyms__check_image(c->paths[BOOT_CACHE_KALLSYMS]))
-		c->present[BOOT_CACHE_KALLSYMS] = false;
+	for (i = 0; i < BOOT_CACHE_FILE_CNT; i++)
+		if (c->present[i] && check_image(i, c->paths[i]))
+			c->present[i] = false;
 	pthread_mutex_init(&c->build_lock, NULL);
 	restore_build(c);
 	return c;

@@ -39,7 +39,10 @@ struct ftrace_funcs *ftrace_funcs__open(const char *path);
  * for a list that came from an image (the file is copied as it is), -EIO on a write error.
  */
 int ftrace_funcs__write_image(const struct ftrace_funcs *ff, FILE *f);
-/* 0 if @path is a whole image of this build's layout, else negative errno */
+/*
+ * 0 if @path starts with this build's image header and is as long as it says (text, a cut
+ * or another layout's image: -EINVAL), without reading the rest.
+ */
 int ftrace_funcs__check_image(const char *path);
 /* Parse file contents; @buf is copied. */
 struct ftrace_funcs *ftrace_funcs__parse(const char *buf, size_t len);

@@ -2,8 +2,8 @@
 /*
  * The function list as one file that loads without parsing: for the boot cache
  * (boot_cache.h), whose copy every later run of the boot reads. As text, each run read it
- * into fresh memory and split 60k lines (a seventh of a warm 7.2 start's own
- * instructions); mapped, only the entries discovery asks for are ever looked at.
+ * into fresh memory and split 60k lines (with the read, ~4% of a warm 7.2 start's samples
+ * in a profile); mapped, nothing is parsed.
  *
  * Layout, in the host's byte order (the file never leaves the machine):
  *   struct aff_image_hdr
@@ -92,18 +92,34 @@ static int check_image(const struct ftrace_funcs *ff, __u64 names_len)
 	return bad || (names_len && ff->names[names_len - 1]) ? -EINVAL : 0;
 }
 
-/* The image in @fd, whose magic has been read; 0 or negative errno */
+/*
+ * The header at @fd's start, if it is this layout's and its counts add up to the file
+ * (a cut or foreign file is damage): 0 or -EINVAL. What a check needs, without the rest.
+ */
+static int read_header(int fd, struct aff_image_hdr *hdr)
+{
+	struct stat st;
+
+	if (pread(fd, hdr, sizeof(*hdr), 0) != sizeof(*hdr) ||
+	    memcmp(hdr->magic, aff_magic, sizeof(aff_magic)) || fstat(fd, &st))
+		return -EINVAL;
+	if ((!hdr->names_len && hdr->cnt) ||
+	    (__u64)st.st_size != sizeof(*hdr) + (__u64)hdr->cnt * sizeof(struct aff_rec) +
+				 hdr->names_len)
+		return -EINVAL;
+	return 0;
+}
+
+/* The image in @fd: 0 or negative errno */
 static int from_image(struct ftrace_funcs *ff, int fd)
 {
 	struct aff_image_hdr hdr;
-	struct stat st;
+	int err;
 
-	if (pread(fd, &hdr, sizeof(hdr), 0) != sizeof(hdr) || fstat(fd, &st))
-		return -EINVAL;
+	err = read_header(fd, &hdr);
+	if (err)
+		return err;
 	ff->map_len = sizeof(hdr) + (size_t)hdr.cnt * sizeof(struct aff_rec) + hdr.names_len;
-	/* the whole file is this image: counts that don't add up to its size are damage */
-	if ((!hdr.names_len && hdr.cnt) || (__u64)st.st_size != ff->map_len)
-		return -EINVAL;
 	ff->map = mmap(NULL, ff->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (ff->map == MAP_FAILED) {
 		ff->map = NULL;
@@ -148,12 +164,13 @@ struct ftrace_funcs *ftrace_funcs__open(const char *path)
 
 int ftrace_funcs__check_image(const char *path)
 {
-	struct ftrace_funcs *ff = ftrace_funcs__open(path);
-	int err = ff ? 0 : -errno;
+	struct aff_image_hdr hdr;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
-	if (ff && !ff->recs)
-		err = -EINVAL;	/* text, not an image */
-	ftrace_funcs__free(ff);
+	if (fd < 0)
+		return -errno;
+	err = read_header(fd, &hdr);
+	close(fd);
 	return err;
 }
 

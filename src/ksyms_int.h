@@ -38,8 +38,9 @@ struct ksyms {
 	 * ksyms__load_image(): the records and both orders (indexes into them) as the map has
 	 * them, searched there; by_name and by_addr stay NULL, and a symbol becomes a struct
 	 * ksym in syms (zeroed until then) only when handed out: converting all 100k of them
-	 * and both orders was a fifth of a warm 7.2 start's own instructions, for the few
-	 * that discovery and symbolization ever ask for. NULL for a parsed table.
+	 * and both orders (5.6% of a warm 7.2 start's samples in a profile, with the fresh
+	 * memory's zeroing) served the few that discovery and symbolization ever ask for.
+	 * NULL for a parsed table.
 	 */
 	const struct ksym_rec *recs;
 	size_t syms_map_len;		/* syms is mapped (an image's), not allocated */

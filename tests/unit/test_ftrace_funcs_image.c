@@ -160,11 +160,12 @@ static void test_damaged(void **state)
 	bad = malloc(len);
 	assert_non_null(bad);
 
-	/* cut short */
+	/* cut short: the check of the header and size says so too */
 	spill(good, len - 1);
 	errno = 0;
 	assert_null(ftrace_funcs__open(path));
 	assert_int_equal(errno, EINVAL);
+	assert_int_equal(ftrace_funcs__check_image(path), -EINVAL);
 	/* a name's offset past the names (the first record, after the 24-byte header) */
 	memcpy(bad, good, len);
 	off = 0x7fffffff;
@@ -178,7 +179,8 @@ static void test_damaged(void **state)
 	bad[len - 1] = 'x';
 	spill(bad, len);
 	assert_null(ftrace_funcs__open(path));
-	assert_int_equal(ftrace_funcs__check_image(path), -EINVAL);
+	/* the check reads the header alone: damage inside a whole-sized file is the open's */
+	assert_int_equal(ftrace_funcs__check_image(path), 0);
 	free(bad);
 	free(good);
 }
