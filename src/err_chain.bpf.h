@@ -29,14 +29,18 @@ static __always_inline bool is_err_result(__u32 flags, __s64 res)
 	return res >= -MAX_ERRNO && res < 0;
 }
 
-/* Copy call levels [from, to) of the traced frames from @src to @dst. */
-static __always_inline void copy_levels(struct call_stack *dst, const struct call_stack *src,
-					__u32 from, __u32 to)
+/*
+ * Copy call levels [from, to) of the traced frames from @src to @dst. Out of line: two to
+ * four callers a program (keeping a chain aside, putting it back, the interim samples)
+ * share one copy for 7.x's liveness pass (send_session_end()).
+ */
+static __noinline int copy_levels(struct call_stack *dst, const struct call_stack *src,
+				  __u32 from, __u32 to)
 {
 	__u32 n;
 
 	if (to > MAX_FSTACK_DEPTH || from >= to)
-		return;
+		return 0;
 	/*
 	 * Four helper calls rather than a loop over the levels (see copy_words()). The mask
 	 * and the test only give the verifier bounds: from < to <= MAX_FSTACK_DEPTH holds.
@@ -45,7 +49,7 @@ static __always_inline void copy_levels(struct call_stack *dst, const struct cal
 	from = frame_idx(from);
 	barrier_var(n);
 	if (n > MAX_FSTACK_DEPTH)
-		return;
+		return 0;
 	/* older verifiers (6.1) need the sizes made from the very register just tested */
 	barrier_var(n);
 	n &= 2 * MAX_FSTACK_DEPTH - 1;
@@ -53,6 +57,7 @@ static __always_inline void copy_levels(struct call_stack *dst, const struct cal
 	bpf_probe_read_kernel(&dst->seq_ids[from], n * sizeof(__u32), &src->seq_ids[from]);
 	bpf_probe_read_kernel(&dst->func_res[from], n * sizeof(__s64), &src->func_res[from]);
 	bpf_probe_read_kernel(&dst->func_lat[from], n * sizeof(__u64), &src->func_lat[from]);
+	return 0;
 }
 
 /* Bits for call levels >= @from (and < 64). */

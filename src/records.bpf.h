@@ -116,22 +116,16 @@ static __always_inline void emit_lbrs(struct session *sess, __s32 sz,
 }
 
 /*
- * Final sample of a session whose outermost frame just returned; @forget: the session lost
- * track, only tell user space to drop what it holds of it. A session filtered out (or
- * lost) that user space heard of gets a REC_SESSION_FORGET, one it never heard of nothing.
+ * emit_session_end()'s records, for a session user space hears of. Out of line: a
+ * program's three or four calls share one copy, which 7.x's verifier analyses once (its
+ * per-instruction liveness pass was a third of a 7.2 start's instructions); most sessions
+ * end well, unannounced, and never call it.
  */
-static __always_inline void emit_session_end(struct session *sess, __u64 now, bool forget)
+static __noinline int send_session_end(struct session *sess, __u64 now, bool ignored)
 {
 	struct rec_session_end *r;
 	struct drop_stats *st;
-	bool ignored;
 
-	/* an in-band error (SESS_F_INBAND) is the session's failure, though it ended well */
-	ignored = forget ||
-		  (!sess->tail_err && !(sess->flags & SESS_F_INBAND) && !emit_success_stacks) ||
-		  (sess->stack.func_lat[0] & ~LAT_NO_RETURN) < duration_ns;
-	if (ignored && !sess->start_emitted)
-		return;
 	if (ignored) {
 		/* user space only drops what it holds: no stack to copy (struct rec_session_forget) */
 		struct rec_session_forget *f = bpf_ringbuf_reserve(&rb, sizeof(*f), 0);
@@ -142,7 +136,7 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 		f->dropped_records = sess->dropped_records;
 		f->sess_id = sess->sess_id;
 		bpf_ringbuf_submit(f, quiet_rec_flags());
-		return;
+		return 0;
 	}
 	if (!sess->start_emitted && !emit_session_start(sess))
 		goto drop;
@@ -164,11 +158,30 @@ static __always_inline void emit_session_end(struct session *sess, __u64 now, bo
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
 	bpf_ringbuf_submit(r, sample_rec_flags());
-	return;
+	return 0;
 drop:
 	st = drop_stats();
 	if (st)
 		__sync_fetch_and_add(&st->dropped_sessions, 1);
+	return 0;
+}
+
+/*
+ * Final sample of a session whose outermost frame just returned; @forget: the session lost
+ * track, only tell user space to drop what it holds of it. A session filtered out (or
+ * lost) that user space heard of gets a REC_SESSION_FORGET, one it never heard of nothing.
+ */
+static __always_inline void emit_session_end(struct session *sess, __u64 now, bool forget)
+{
+	bool ignored;
+
+	/* an in-band error (SESS_F_INBAND) is the session's failure, though it ended well */
+	ignored = forget ||
+		  (!sess->tail_err && !(sess->flags & SESS_F_INBAND) && !emit_success_stacks) ||
+		  (sess->stack.func_lat[0] & ~LAT_NO_RETURN) < duration_ns;
+	if (ignored && !sess->start_emitted)
+		return;
+	send_session_end(sess, now, ignored);
 }
 
 #endif /* __RETSNOOP_RECORDS_BPF_H */

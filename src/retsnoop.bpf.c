@@ -273,6 +273,13 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 
 	fi = bpf_map_lookup_elem(&func_infos, &id);
 	flags = fi ? fi->flags : 0;
+	/*
+	 * A kernel function's program (@usp 0 where it calls this) never sees a user
+	 * function's flags: said so, the user-space rules leave its code (7.x's verifier
+	 * analyses every instruction loaded, run or not).
+	 */
+	if (!usp)
+		flags &= ~FUNC_USER;
 	lat = now - sess->entry_ts[d];
 	sess->stack.func_res[d] = res;
 	sess->stack.func_lat[d] = lat;
@@ -280,7 +287,8 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 	settle_result(ctx, sess, d, flags, res);
 	if (flags & FUNC_USER)
 		note_sys_err(sess, d, flags, res);
-	if (sess->inband_depth)
+	/* only a carrier's call sets it (note_inband_err()): none traced, none to settle */
+	if (carrier_cnt && sess->inband_depth)
 		note_inband_ret(sess, d, id, now, lat, res);
 
 	if (emit_func_trace)

@@ -456,10 +456,21 @@ static __always_inline bool ___pop_unreturned(struct session *sess, __u32 nd, __
 	return true;
 }
 
+/*
+ * The bpf_loop() pop, out of line: ksession has two callers (a resync, a stale session's
+ * end), and one copy is one for 7.x's liveness pass to analyse (send_session_end()).
+ */
+static __noinline int pop_unreturned_looped(struct session *sess, __u32 nd, __s64 key, __u64 now)
+{
+	return ___pop_unreturned(sess, nd, key, now, true, false);
+}
+
 static __always_inline bool __pop_unreturned(struct session *sess, __u32 nd, __s64 key,
 					      __u64 now, bool helper_loop)
 {
-	return ___pop_unreturned(sess, nd, key, now, helper_loop, false);
+	if (helper_loop)
+		return pop_unreturned_looped(sess, nd, key, now);
+	return ___pop_unreturned(sess, nd, key, now, false, false);
 }
 
 /* The same from user_pop(), a global function (__end_session()) */
