@@ -457,8 +457,8 @@ static __always_inline bool ___pop_unreturned(struct session *sess, __u32 nd, __
 }
 
 /*
- * The bpf_loop() pop, out of line: ksession has two callers (a resync, a stale session's
- * end), and one copy is one for 7.x's liveness pass to analyse (send_session_end()).
+ * The bpf_loop() pop, out of line: ksession's two callers (a resync, a stale session's
+ * end) share one copy for 7.x's liveness pass to analyse (send_session_end()).
  */
 static __noinline int pop_unreturned_looped(struct session *sess, __u32 nd, __s64 key, __u64 now)
 {
