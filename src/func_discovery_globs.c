@@ -42,6 +42,13 @@ static const char *const builtin_deny[] = {
 	"__bpf_get_task_stack", "bpf_get_branch_snapshot", "bpf_task_storage_get*",
 	"__bpf_task_storage_get", "bpf_ringbuf_*", "__bpf_ringbuf_reserve",
 	"__htab_map_lookup_elem", "htab_map_lookup_elem",
+	/*
+	 * x86 with IBT: kprobe.multi's entry and return handlers ask it where each hit's
+	 * function starts, before any BPF program runs, so every traced call's exit got it
+	 * as a last callee and every call after it one more; on 7.2 a whole-kernel hunt of
+	 * mkdir in /proc then ended the chain a frame early (proc_lookup, not proc_lookup_de).
+	 */
+	"is_endbr",
 };
 
 /*

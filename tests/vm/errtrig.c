@@ -61,6 +61,12 @@ static int open_enoent(void)
 	return sys_ret(open("/nonexistent/dir/file", O_RDONLY));
 }
 
+/* procfs answers a lookup of a name it doesn't have with -ENOENT (proc_lookup_de()) */
+static int mkdir_proc(void)
+{
+	return sys_ret(syscall(SYS_mkdirat, AT_FDCWD, "/proc/errtrig-nonexistent", 0755));
+}
+
 static int open_enotdir(void)
 {
 	int fd = open(SCRATCH "/file", O_CREAT | O_WRONLY, 0644);
@@ -419,6 +425,7 @@ static const struct errcase cases[] = {
 	{ "open-enotdir", "open a path below a regular file", ENOTDIR, open_enotdir },
 	{ "open-eloop", "open a symlink loop", ELOOP, open_eloop },
 	{ "open-eisdir", "open a directory for writing", EISDIR, open_eisdir },
+	{ "mkdir-proc", "mkdir a new name in /proc", ENOENT, mkdir_proc },
 	{ "mount-unknown-fs", "mount a filesystem type that doesn't exist", ENODEV, mount_unknown_fs },
 	{ "mount-not-blockdev", "mount ext4 from a regular file", ENOTBLK, mount_not_blockdev },
 	{ "mount-bad-option", "mount tmpfs with an unknown option", EINVAL, mount_bad_option },

@@ -25,7 +25,7 @@ QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exit
 QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table prune
 # the newest kernel: its stacks (kprobe.multi on the function-graph tracer, compared with
 # every other mode); its other scenarios (6 more minutes) in make test-kernels
-QUICK_latest := stack-trace session-table prune
+QUICK_latest := stack-trace session-table prune hunt-origin
 # 6.12: every scenario but the slow ones, which only make test-kernels runs: signals (a
 # signal in every phase, each run attaching and releasing a few hundred functions: 2 minutes
 # even in its VM_QUICK subset, 5 in full)

@@ -1,0 +1,39 @@
+#!/bin/bash
+# One whole-kernel hunt on every kernel make test boots with kprobe.multi (command.sh's hunt
+# of all errtrig cases is make test-kernels' alone): `retsnoop -- errtrig mkdir-proc` with
+# no globs must name the origin a glob-targeted hunt of the same error names
+# (tests/vm/check-hunt.py), proc_lookup_de, the function procfs answers a missing name in.
+# On x86 with IBT, kprobe.multi's handlers call is_endbr() at every hit before any BPF
+# program runs; traced (7.2), it became every call's last callee and cost the chain its
+# last frame (proc_lookup). Nothing stays attached afterwards.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib.sh"
+. "$here/../hunt-globs.sh"
+
+case " $(vm_modes) " in
+*" -M "*) ;;
+*) echo "needs kprobe.multi for a whole-kernel hunt in a minute (not on $VM_KERNEL)"; exit 77 ;;
+esac
+
+out=$(vm_run "$(cat "$here/../guest-lib.sh")
+hunt_json targeted 'errtrig mkdir-proc' -n errtrig $MKDIR
+retsnoop --json -- errtrig mkdir-proc >/tmp/globless.out 2>/tmp/globless.err
+echo \"rc=\$?\" >>/tmp/globless.err
+echo '=== BEGIN glob-less'; cat /tmp/globless.out; echo '=== END glob-less'
+echo '=== BEGIN glob-less.err'; cat /tmp/globless.err; echo '=== END glob-less.err'
+leftovers after") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+a=$(section "$out" after)
+[ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached afterwards: $a"
+# errtrig's status is 0 when the case failed as it expects (ENOENT), and retsnoop's is its
+expect "$(section "$out" glob-less.err)" '^rc=0$' "glob-less: errtrig's status 0 passed on"
+expect "$(section "$out" glob-less.err)" '^Whole-kernel hunt: ' "glob-less: a whole-kernel hunt"
+res=$(python3 "$here/../check-hunt.py" --globs "$MKDIR" \
+	<(section "$out" targeted) <(section "$out" glob-less))
+printf '%s\n' "$res" | sed 's/^/info: /'
+printf '%s\n' "$res" | grep -qE '^check-hunt: [1-9][0-9]* judged, 0 disagree' ||
+	fail "the whole-kernel hunt does not name the targeted hunt's origin"
+printf '%s\n' "$res" | grep -qE 'proc_lookup_de' ||
+	fail "the targeted hunt's chain does not reach proc_lookup_de"
+finish
