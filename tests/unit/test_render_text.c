@@ -3,13 +3,16 @@
  * The text sink's words on lost samples: while running (a warning at most every 2 s) and
  * at the end (the totals), each with the setting that helps. Samples dropped because
  * every session slot was taken name the session table's or map's setting and a larger
- * size, not the ring buffer's.
+ * size, not the ring buffer's. A sample whose error chain or call depth BPF could not keep
+ * whole says so under its stack, as its JSON does.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
 #include "sink.h"
+#include "render.h"
+#include "sample.h"
 
 enum when { WHILE_RUNNING, AT_THE_END };
 
@@ -93,12 +96,50 @@ static void test_no_slot_at_the_end(void **state)
 	free(w);
 }
 
+/* What render_text__sample() wrote for @s (its stack and trace views off) */
+static char *rendered(const struct sample *s)
+{
+	struct view_opts v = { 0 };
+	size_t len = 0;
+	char *out = NULL;
+	FILE *f = open_memstream(&out, &len);
+
+	assert_non_null(f);
+	assert_int_equal(render_text__sample(f, s, &v), 0);
+	fclose(f);
+	return out;
+}
+
+static void test_incomplete_chain_said(void **state)
+{
+	struct sample s = { .tid = 7, .pid = 7, .task_comm = "t", .proc_comm = "t" };
+	char *w;
+
+	(void)state;
+	w = rendered(&s);
+	assert_null(strstr(w, "WARNING!"));
+	free(w);
+	s.chain_lost = true;
+	w = rendered(&s);
+	assert_non_null(strstr(w, "WARNING! Error chain incomplete: "));
+	assert_non_null(strstr(w, "the origin shown may be a caller of the real one.\n"));
+	assert_null(strstr(w, "nested deeper"));
+	free(w);
+	s.chain_lost = false;
+	s.truncated = true;
+	w = rendered(&s);
+	assert_non_null(strstr(w, "WARNING! Calls nested deeper than 64 traced levels were not recorded.\n"));
+	assert_null(strstr(w, "Error chain incomplete"));
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_slot_while_running),
 		cmocka_unit_test(test_ring_buffer_while_running),
 		cmocka_unit_test(test_no_slot_at_the_end),
+		cmocka_unit_test(test_incomplete_chain_said),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

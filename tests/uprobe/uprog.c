@@ -12,6 +12,7 @@
  *   uprog --fork PATH      fork_work(): fork inside a traced function, both sides fail on PATH
  *   uprog --exec PATH      exec_work(): exec this program on PATH inside a traced function
  *   uprog --kill PATH      kill_work(): fail on PATH, then SIGKILL itself inside it
+ *   uprog --nested-cleanup nc_top(): three failed calls wait for cleanup at once
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -90,6 +91,43 @@ __attribute__((noipa)) int kill_work(const char *path)
 	return -1;
 }
 
+/*
+ * Failed calls waiting, nested, for their callers' cleanup: nc_top's callee failed and it
+ * goes on to clean up, whose own callee failed before more cleanup, whose callee failed
+ * too before still more: three chains kept aside at once, one more than a session keeps.
+ */
+static volatile int nc_sink;
+
+__attribute__((noipa)) int nc_fail(int e)
+{
+	return -e;
+}
+
+__attribute__((noipa)) void nc_tidy(void)
+{
+	nc_sink++;
+}
+
+__attribute__((noipa)) void nc_cleanup2(void)
+{
+	nc_fail(5);
+	nc_tidy();
+}
+
+__attribute__((noipa)) void nc_cleanup1(void)
+{
+	nc_fail(3);
+	nc_cleanup2();
+}
+
+__attribute__((noipa)) int nc_top(void)
+{
+	int r = nc_fail(2);
+
+	nc_cleanup1();
+	return r;
+}
+
 __attribute__((noipa)) int bench_leaf(int x)
 {
 	return x & 1;
@@ -113,6 +151,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 1 && strcmp(argv[1], "--nested-cleanup") == 0)
+		return nc_top() < 0 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--fork") == 0)
 		return fork_work(argv[2]) < 0 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--exec") == 0)
