@@ -44,9 +44,10 @@ static const char *const builtin_deny[] = {
 	"__htab_map_lookup_elem", "htab_map_lookup_elem",
 	/*
 	 * x86 with IBT: kprobe.multi's entry and return handlers ask it where each hit's
-	 * function starts, before any BPF program runs, so every traced call's exit got it
-	 * as a last callee and every call after it one more; on 7.2 a whole-kernel hunt of
-	 * mkdir in /proc then ended the chain a frame early (proc_lookup, not proc_lookup_de).
+	 * function starts, before any BPF program runs. Traced, it ran between every failed
+	 * call's return and its caller's, so each level's chain had to be kept aside and a
+	 * session's few fragments ran out: on 7.2 a whole-kernel hunt of mkdir in /proc lost
+	 * proc_lookup_de and named proc_lookup (scenario hunt-origin).
 	 */
 	"is_endbr",
 };
