@@ -247,6 +247,8 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 	/* the frames above the returning one were left by longjmp() or an exception */
 	if (usp && user_unwind(sess, usp - URET_SP_ADJ, key, now))
 		return 0;
+	if (sess->overflow && usp && user_top_returns(sess, usp - URET_SP_ADJ))
+		sess->overflow = 0;	/* the calls counted past it lost their return probes */
 	if (sess->overflow) {
 		sess->overflow--;
 		return 0;

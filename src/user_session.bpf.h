@@ -154,6 +154,23 @@ __noinline int user_unwind_walk(__s64 key, __u64 limit, __u64 now)
 }
 
 /* user_unwind_walk(), after the usual case: the innermost frame is a user frame still running */
+/*
+ * Is the user call returning to stack address @limit the innermost recorded frame (entered
+ * at that very stack pointer)? The kernel keeps at most 64 return probes nested in a thread
+ * ("omit uretprobe due to nestedness limit"): calls beyond them, which handle_entry()
+ * counted in sess->overflow, never return to us, so a return that is the innermost
+ * frame's own is that frame's, whatever the count says.
+ */
+static __always_inline bool user_top_returns(struct session *sess, __u64 limit)
+{
+	__u32 d = sess->stack.depth, esp;
+
+	if (d == 0 || d > MAX_FSTACK_DEPTH)
+		return false;
+	esp = sess->entry_sp[frame_idx(d - 1)];
+	return esp && esp == user_sp_code(sess, limit);
+}
+
 static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
 {
 	__u32 d = sess->stack.depth, sp;

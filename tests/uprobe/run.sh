@@ -305,7 +305,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_tidy nc_top open_config"
+	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_tidy nc_top open_config"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -735,6 +735,15 @@ check "nested cleanup, text: 'WARNING! Error chain incomplete' under the stack" 
 PROG_ARGS=--nested-cleanup trace "$P" -e "nc_cleanup1 [$P]" -a "nc_* [$P]" -S
 check "nested cleanup, two chains aside: no warning" \
 	eval '! grep -q "Error chain incomplete" "$T/out" && grep -q "nc_cleanup1" "$T/out"'
+
+# 16. calls nested deeper than a session records (uprog --deep: 71 levels of deep(), the
+# innermost failing): the 64 recorded levels, and the sample says the rest were not
+PROG_ARGS=--deep trace "$P" -e "deep [$P]" --json
+check "deep nesting: 64 levels of deep() [-1], lost.truncated said" \
+	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack'] if f['kind'].startswith('traced')] == ['deep'] * 64 and s[0]['lost']['truncated']"
+PROG_ARGS=--deep trace "$P" -e "deep [$P]"
+check "deep nesting, text: 'WARNING! Calls nested deeper than 64 traced levels were not recorded.'" \
+	grep -q '^WARNING! Calls nested deeper than 64 traced levels were not recorded\.$' "$T/out"
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {

@@ -13,6 +13,7 @@
  *   uprog --exec PATH      exec_work(): exec this program on PATH inside a traced function
  *   uprog --kill PATH      kill_work(): fail on PATH, then SIGKILL itself inside it
  *   uprog --nested-cleanup nc_top(): three failed calls wait for cleanup at once
+ *   uprog --deep           deep(70): 71 nested calls, the innermost failing
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -128,6 +129,15 @@ __attribute__((noipa)) int nc_top(void)
 	return r;
 }
 
+/* Calls nested deeper than a session records (MAX_FSTACK_DEPTH, 64): the innermost fails */
+__attribute__((noipa)) int deep(int n)
+{
+	int r = n ? deep(n - 1) : -1;
+
+	nc_sink++;	/* after the call: not a tail call, every level a frame */
+	return r;
+}
+
 __attribute__((noipa)) int bench_leaf(int x)
 {
 	return x & 1;
@@ -151,6 +161,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 1 && strcmp(argv[1], "--deep") == 0)
+		return deep(70) < 0 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--nested-cleanup") == 0)
 		return nc_top() < 0 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--fork") == 0)
