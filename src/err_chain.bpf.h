@@ -13,6 +13,7 @@
 
 #include "retsnoop_state.bpf.h"
 #include "lbr_snap.bpf.h"
+#include "args.bpf.h"
 #include "user_err.h"
 
 /* Must match result__is_err() in user space: one rule for the stack and the call trace. */
@@ -70,7 +71,7 @@ static __always_inline __u64 levels_from(__u32 from)
  * A call at level @d is about to overwrite the error chain [d, max_depth) that its caller's
  * previous callee returned: keep it aside until the caller returns.
  */
-static __always_inline void keep_chain(struct session *sess, __u32 d)
+static __always_inline struct frag *keep_chain(struct session *sess, __u32 d)
 {
 	__u32 n = sess->frag_cnt, slot;
 	struct frag *f;
@@ -83,11 +84,12 @@ static __always_inline void keep_chain(struct session *sess, __u32 d)
 		sess->frag_cnt = n + 1;
 	} else {
 		sess->flags |= SESS_F_CHAIN_LOST;
-		return;
+		return NULL;
 	}
 	f = &sess->frags[slot & (MAX_FRAGS - 1)];
 	f->start = d;
 	f->handled = false;
+	f->passed_in = false;
 	/* the chain's last record: the call overwriting it already took next_seq_id - 1 */
 	f->last_seq_id = sess->next_seq_id - 2;
 	f->cs.max_depth = sess->stack.max_depth;
@@ -99,6 +101,43 @@ static __always_inline void keep_chain(struct session *sess, __u32 d)
 		copy_words(f->lbrs, sess->lbrs, sizeof(f->lbrs));
 	}
 	copy_levels(&f->cs, &sess->stack, d, sess->stack.max_depth);
+	return f;
+}
+
+/*
+ * Whether function @id, being entered, was handed @res, the ERR_PTR() its caller's
+ * previous callee failed with, as one of its first six arguments: path_lookupat() hands
+ * the ERR_PTR(-ENOENT) of a missing last component to link_path_walk(), which returns it
+ * at once; that call only passes the error on. An exact 64-bit error pointer is what such
+ * a call's argument is and what an unrelated one almost never is (an int errno in a
+ * register is no pointer: those aren't taken). Only the registers of the arguments it has
+ * (its type's count; none without one): the others hold whatever the caller left there,
+ * an error value just returned among them. Without bpf_get_func_arg() (fentry before
+ * 5.17) nothing is taken.
+ */
+static __always_inline bool error_passed_in(void *ctx, bool fentry, __u32 id, __s64 res)
+{
+	struct func_info *fi;
+	__u64 r[8] = {};
+	__u32 n;
+	int i;
+
+	if (res < -MAX_ERRNO || res >= 0)
+		return false;
+	fi = bpf_map_lookup_elem(&func_infos, &id);
+	n = fi ? fi->arg_cnt : 0;
+	if (fentry) {
+		if (!has_func_arg)
+			return false;
+		for (i = 0; i < 6; i++)
+			bpf_get_func_arg(ctx, i, &r[i]);
+	} else {
+		save_arg_regs(ctx, r);
+	}
+	for (i = 0; i < 6; i++)
+		if (i < n && r[i] == (__u64)res)
+			return true;
+	return false;
 }
 
 /* The frame at level @d failed after its failed callee's chain was kept aside: put it back. */
@@ -152,12 +191,26 @@ static __always_inline bool same_error(__s64 a, __s64 b)
 }
 
 /*
+ * The frame at level @d failed on its own with @res, the very error of the chain its caller's
+ * previous callee left (kept aside when this call began), having been handed that error as
+ * an argument: it passed the error on, it didn't make it.
+ */
+static __always_inline bool passes_on(struct session *sess, struct frag *top, __u32 d,
+				      __s64 res)
+{
+	return d > 0 && sess->frag_cnt > 0 && top->start == d && top->passed_in &&
+	       same_error(res, top->cs.func_res[frame_idx(d)]);
+}
+
+/*
  * The frame at level @d returned @res. Decide what the session's error chain is now:
  * - failed after a failed last callee: the error came from there, the chain goes on below;
  * - failed after a non-failing last callee, with an earlier failed callee's chain kept
  *   aside: the error came from that chain (cleanup ran in between), put it back -- unless
  *   a later callee that could fail succeeded and this frame's error is another one (then
  *   the earlier error was dealt with, and this frame made its own);
+ * - failed on its own with the error pointer it was handed by its caller, which its
+ *   previous sibling had failed with: that sibling's chain takes its place (passes_on());
  * - failed otherwise: this frame is where the error originated (kernel stack taken here);
  * - succeeded although it could fail: an earlier failed sibling's chain may have been
  *   dealt with (marked, see struct frag);
@@ -170,11 +223,23 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 	struct frag *top = &sess->frags[(n - 1) & (MAX_FRAGS - 1)];
 	bool failed = is_err_result(flags, res);
 	bool own = n > 0 && top->start == d + 1;	/* kept aside for this frame's callees */
+	__s32 under = -1;
 
 	if (failed && !sess->tail_err) {
 		if (own && (!top->handled ||
 			    same_error(res, top->cs.func_res[frame_idx(top->start)]))) {
-			restore_chain(sess, top, d);
+			under = d;
+		} else if (passes_on(sess, top, d, res)) {
+			/*
+			 * the sibling's chain takes level @d's place, as if put back under the
+			 * caller (still running: its '*' bit is clear); the call that passed
+			 * the error on stays in the call trace only
+			 */
+			under = d - 1;
+			sess->flags |= SESS_F_PASSED_ON;
+		}
+		if (under >= 0) {
+			restore_chain(sess, top, under);
 		} else {
 			sess->stack.max_depth = d + 1;
 			sess->stack.stitched &= ~levels_from(d);

@@ -21,7 +21,7 @@ struct func {
 	__u64 size;			/* to the next kallsyms function, 0 if unknown */
 	const struct btf *btf;		/* vmlinux or module BTF, NULL without */
 	int btf_id;			/* BTF FUNC id in @btf, 0 without BTF */
-	int arg_cnt;			/* from BTF, 0 without */
+	int arg_cnt;			/* from BTF (user space: DWARF), 0 without */
 	__u32 flags;			/* enum func_flags (records.h), FUNC_IS_ENTRY included */
 	/*
 	 * -F only: fentry/fexit can't attach here (see fentry_why), so a kprobe pair traces

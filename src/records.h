@@ -179,6 +179,12 @@ enum session_end_flags {
 	SESS_F_INBAND = 0x4,
 	/* the thread exited inside the session: frames [0, depth at exit) have NORET_EXIT */
 	SESS_F_EXITED = 0x8,
+	/*
+	 * A call handed the error pointer its caller's previous callee had failed with, and
+	 * failing with it without a failed callee of its own, passed that error on: the
+	 * chain shown is the earlier callee's (err_chain.bpf.h, passes_on())
+	 */
+	SESS_F_PASSED_ON = 0x10,
 };
 
 struct rec_session_end {

@@ -138,8 +138,13 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 		emit_stitch_sample(sess, d, now, seq);
 	if (carrier_cnt)
 		note_inband_err(ctx, fentry, sess, d, id, now);
-	if (sess->tail_err && d < sess->stack.max_depth)
-		keep_chain(sess, d);
+	if (sess->tail_err && d < sess->stack.max_depth) {
+		struct frag *f = keep_chain(sess, d);
+
+		if (f)
+			f->passed_in = error_passed_in(ctx, fentry, id,
+							f->cs.func_res[frame_idx(d)]);
+	}
 	d = frame_idx(d);
 
 	sess->stack.func_ids[d] = id;

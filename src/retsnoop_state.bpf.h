@@ -113,6 +113,12 @@ struct frag {
 	 * dealt with. The chain is used only if the caller fails with this very error.
 	 */
 	bool handled;
+	/*
+	 * The call that overwrote this chain was handed its failed frame's result, an
+	 * ERR_PTR(), as an argument: if it fails with that error on its own, it only passed
+	 * the error on (see passes_on()).
+	 */
+	bool passed_in;
 	struct call_stack cs;	/* frames [start, cs.max_depth), kernel stack of the failure */
 	struct lbr_record lbrs[SESSION_LBR_ENTRIES];
 };

@@ -209,6 +209,11 @@ struct sample {
 	size_t args_lost;		/* -A records over the consumer's memory budget */
 	bool chain_lost;		/* a nested error chain wasn't kept (SESS_F_CHAIN_LOST) */
 	bool truncated;			/* calls nested deeper than recorded (SESS_F_TRUNCATED) */
+	/*
+	 * A call of the chain only passed on the error pointer it was handed, which its
+	 * previous sibling had failed with: the chain shown is that sibling's (SESS_F_PASSED_ON)
+	 */
+	bool passed_on;
 
 	struct sample_pool *pool;	/* private: owns every string and array above */
 	char exit_noret[96];		/* private: no_return_why() of an exit-cut frame */

@@ -574,6 +574,7 @@ int sample__build(const struct sess_recs *r, const struct sample_build_opts *o,
 	}
 	s->chain_lost = r->end->flags & SESS_F_CHAIN_LOST;
 	s->truncated = r->end->flags & SESS_F_TRUNCATED;
+	s->passed_on = r->end->flags & SESS_F_PASSED_ON;
 	s->exited = s->kind == SAMPLE_FINAL && (r->end->flags & SESS_F_EXITED);
 
 	err = sample__build_stack(s, r->end, o);

@@ -334,8 +334,12 @@ static int deliver_inband(struct session_store *st, struct sess *s,
 	m.last_seq_id = e->last_seq_id;
 	m.emit_ts = e->emit_ts;
 	m.dropped_records = e->dropped_records;
-	/* a nested chain not kept matters if it was lost before this chain was sent */
-	m.flags = (e->flags & ~SESS_F_CHAIN_LOST) | (in->end.flags & SESS_F_CHAIN_LOST);
+	/*
+	 * a nested chain not kept matters if it was lost before this chain was sent; an
+	 * error passed on, if it was passed on in this chain
+	 */
+	m.flags = (e->flags & ~(SESS_F_CHAIN_LOST | SESS_F_PASSED_ON)) |
+		  (in->end.flags & (SESS_F_CHAIN_LOST | SESS_F_PASSED_ON));
 	m.ignored = 0;
 	m.is_err = 1;
 	/* the sample's own user stack (-U) came with @e; its LBR is the chain's */

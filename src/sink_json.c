@@ -580,6 +580,8 @@ static int json_sample(struct sink *sk, const struct sample *s)
 		put(o, "inband_error", jinband(s));
 	if (s->exited)
 		put(o, "thread_exit", jthread_exit(s));
+	if (s->passed_on)
+		put(o, "error_passed_on", json_true());
 
 	arr = json_array();
 	for (i = 0; arr && i < s->frame_cnt; i++)

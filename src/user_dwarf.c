@@ -91,6 +91,24 @@ int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const
 	return dwarf_btf__add_func(w->db, w->die, name);
 }
 
+/* A subprogram's parameters come first among its children (template parameters aside). */
+static __u32 param_cnt(Dwarf_Die *die)
+{
+	Dwarf_Die c;
+	__u32 n = 0;
+	int r, tag;
+
+	for (r = dwarf_child(die, &c); r == 0; r = dwarf_siblingof(&c, &c)) {
+		tag = dwarf_tag(&c);
+		if (tag == DW_TAG_formal_parameter)
+			n++;
+		else if (tag != DW_TAG_template_type_parameter &&
+			 tag != DW_TAG_template_value_parameter)
+			break;
+	}
+	return n;
+}
+
 static int on_func(Dwarf_Die *die, void *arg)
 {
 	struct walk *w = arg;
@@ -104,6 +122,7 @@ static int on_func(Dwarf_Die *die, void *arg)
 	f.addr = lo;
 	f.file = dwarf_decl_file(die);
 	f.ret_flags = type_flags(die);
+	f.param_cnt = param_cnt(die);
 	f.priv = w;
 	w->die = die;
 	w->err = w->cb(&f, w->ctx);

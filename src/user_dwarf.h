@@ -21,6 +21,7 @@ struct user_dwarf_func {
 	__u64 addr;		/* DW_AT_low_pc: the ELF symbol's address */
 	const char *file;	/* DW_AT_decl_file, as the compiler recorded it */
 	__u32 ret_flags;	/* FUNC_RET_PTR, FUNC_NEEDS_SIGN_EXT, FUNC_CANT_FAIL, ... */
+	__u32 param_cnt;	/* its named parameters (varargs not counted) */
 	void *priv;		/* the walk's, for user_dwarf__func_btf() */
 };
 

@@ -499,6 +499,9 @@ static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
 			continue;
 		if (uf->o.arg_types)
 			add_proto(tc, df, f);
+		/* what BPF compares a failed sibling's error with (err_chain.bpf.h) */
+		if (!f->arg_cnt && !strchr(f->name, '.'))
+			f->arg_cnt = df->param_cnt;
 		/* only the default rule follows the type; "=RULE" globs keep theirs */
 		if ((f->flags & FUNC_ERR_GUESS) && !(f->flags & FUNC_CANT_FAIL)) {
 			f->flags = (f->flags & ~FUNC_ERR_GUESS) | df->ret_flags;

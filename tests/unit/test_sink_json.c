@@ -13,22 +13,19 @@
 
 static const struct func funcs[] = { { .name = "<unknown>" } };
 
-/* The stack of a one-sample JSON run over @frames. */
-static json_t *render(struct sample_frame *frames, size_t n)
+/* The sample line of a one-sample JSON run over @s. */
+static json_t *render_sample(struct sample *s)
 {
-	struct sample s = {
-		.funcs = funcs, .func_cnt = 1, .frames = frames, .frame_cnt = n, .deepest = -1,
-	};
 	struct json_sink_opts jo = { .sz = sizeof(jo) };
 	char *out = NULL, *line, *save;
-	json_t *stack = NULL;
+	json_t *sample = NULL;
 	struct sink *sk;
 	size_t len = 0;
 
 	jo.out = open_memstream(&out, &len);
 	sk = json_sink__new(&jo);
 	assert_non_null(sk);
-	assert_int_equal(sink__sample(sk, &s), 0);
+	assert_int_equal(sink__sample(sk, s), 0);
 	sink__free(sk);
 	fclose(jo.out);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -36,10 +33,23 @@ static json_t *render(struct sample_frame *frames, size_t n)
 
 		assert_non_null(o);
 		if (strcmp(json_string_value(json_object_get(o, "type")) ?: "", "sample") == 0)
-			stack = json_incref(json_object_get(o, "stack"));
+			sample = json_incref(o);
 		json_decref(o);
 	}
 	free(out);
+	assert_non_null(sample);
+	return sample;
+}
+
+/* The stack of a one-sample JSON run over @frames. */
+static json_t *render(struct sample_frame *frames, size_t n)
+{
+	struct sample s = {
+		.funcs = funcs, .func_cnt = 1, .frames = frames, .frame_cnt = n, .deepest = -1,
+	};
+	json_t *o = render_sample(&s), *stack = json_incref(json_object_get(o, "stack"));
+
+	json_decref(o);
 	assert_non_null(stack);
 	return stack;
 }
@@ -124,6 +134,24 @@ static void test_origin_and_replaced(void **state)
 	json_decref(st);
 }
 
+/* An error passed on (SESS_F_PASSED_ON) is said, only when it was. */
+static void test_error_passed_on(void **state)
+{
+	struct sample_frame f = { .func_id = 0, .failed = true, .res = -2, .origin = true };
+	struct sample s = {
+		.funcs = funcs, .func_cnt = 1, .frames = &f, .frame_cnt = 1, .deepest = 0,
+		.is_err = true, .passed_on = true,
+	};
+	json_t *o = render_sample(&s);
+
+	assert_true(json_is_true(json_object_get(o, "error_passed_on")));
+	json_decref(o);
+	s.passed_on = false;
+	o = render_sample(&s);
+	assert_null(json_object_get(o, "error_passed_on"));
+	json_decref(o);
+}
+
 /* The final drops line: the slot-less sessions among the dropped, and the cap they met. */
 static void test_drops_no_slot(void **state)
 {
@@ -159,6 +187,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user_and_kernel_locs),
 		cmocka_unit_test(test_origin_and_replaced),
+		cmocka_unit_test(test_error_passed_on),
 		cmocka_unit_test(test_drops_no_slot),
 	};
 

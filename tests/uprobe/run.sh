@@ -305,7 +305,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_tidy nc_top open_config"
+	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_tidy nc_top open_config pt_control pt_last pt_top pt_walk"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -744,6 +744,17 @@ check "deep nesting: 64 levels of deep() [-1], lost.truncated said" \
 PROG_ARGS=--deep trace "$P" -e "deep [$P]"
 check "deep nesting, text: 'WARNING! Calls nested deeper than 64 traced levels were not recorded.'" \
 	grep -q '^WARNING! Calls nested deeper than 64 traced levels were not recorded\.$' "$T/out"
+
+# 17. an error handed to a callee that only passes it on (uprog --passed-on, path_lookupat's
+# idiom): pt_top's chain is pt_last's, the call that failed first, not pt_walk's, which was
+# handed pt_last's result and returned it, and the sample says so (error_passed_on); in
+# pt_control pt_walk makes the same error on its own: its own chain, nothing said. The
+# chain oracle agrees on both, from the call trace.
+PROG_ARGS=--passed-on trace "$P" -e "pt_top [$P]" -e "pt_control [$P]" -a "pt_* [$P]" --json -T
+check "passed on: pt_top -> pt_last [-2] *, error_passed_on; pt_control -> pt_walk [-2]" \
+	jq_samples "len(s) == 2 and [[(f['function'], f.get('result'), f['stitched']) for f in x['stack'] if f['kind'].startswith('traced')] for x in s] == [[('pt_top', -2, False), ('pt_last', -2, True)], [('pt_control', -2, False), ('pt_walk', -2, False)]] and [x.get('error_passed_on') for x in s] == [True, None]"
+check "passed on: the chain oracle agrees (2 samples)" \
+	eval 'python3 tests/vm/check-chain.py --min 2 "$T/out" >"$T/oracle" 2>&1 && grep -q " 0 disagree" "$T/oracle"'
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {

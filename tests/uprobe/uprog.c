@@ -14,6 +14,8 @@
  *   uprog --kill PATH      kill_work(): fail on PATH, then SIGKILL itself inside it
  *   uprog --nested-cleanup nc_top(): three failed calls wait for cleanup at once
  *   uprog --deep           deep(70): 71 nested calls, the innermost failing
+ *   uprog --passed-on      pt_top(): an error handed to a callee that passes it on, then
+ *                          pt_control(): the same error made on its own
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -129,6 +131,40 @@ __attribute__((noipa)) int nc_top(void)
 	return r;
 }
 
+/*
+ * path_lookupat()'s idiom: pt_last()'s error is handed to pt_walk(), which returns it at
+ * once (a long here: a user-space function's negative result fails, where the kernel's
+ * would be an ERR_PTR()). In pt_control() pt_walk() fails with the same error on its own.
+ */
+__attribute__((noipa)) long pt_last(int e)
+{
+	nc_sink++;
+	return -e;
+}
+
+__attribute__((noipa)) long pt_walk(long name)
+{
+	if (name < 0)
+		return name;	/* an error handed in: passed on */
+	nc_sink++;
+	return name == 7 ? -2 : 0;	/* its own failure */
+}
+
+__attribute__((noipa)) long pt_top(void)
+{
+	long s = 1, err;
+
+	while (!(err = pt_walk(s)) && (s = pt_last(2)) != 0)
+		;
+	return err;
+}
+
+__attribute__((noipa)) long pt_control(void)
+{
+	pt_last(2);
+	return pt_walk(7);
+}
+
 /* Calls nested deeper than a session records (MAX_FSTACK_DEPTH, 64): the innermost fails */
 __attribute__((noipa)) int deep(int n)
 {
@@ -161,6 +197,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 1 && strcmp(argv[1], "--passed-on") == 0)
+		return pt_top() == -2 && pt_control() == -2 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--deep") == 0)
 		return deep(70) < 0 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--nested-cleanup") == 0)

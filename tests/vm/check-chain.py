@@ -10,7 +10,11 @@ stack view must show, by the rules of the behaviour reference (section 4.4):
     (void, bool, unsigned) after it change nothing, so cleanup calls don't hide it;
   - if a later callee that can fail succeeded, the earlier error may have been dealt with:
     the chain goes on only if the call failed with that callee's very error (same errno);
-  - a failed call with no such callee is where the error originated.
+  - a failed call with no such callee is where the error originated;
+  - except, where the sample says an error was passed on (error_passed_on): a call that
+    failed right after its failed sibling with that sibling's very errno value, with no
+    failed callee of its own, only passed it on (BPF saw the value handed to it as an
+    argument, which the trace doesn't show): the chain is that sibling's, kept aside.
 
 The traced frames of the sample's stack view must be exactly that chain: same functions,
 same results, same durations (so the same calls, not just the same names), with the '*'
@@ -97,12 +101,31 @@ def same_error(a, b):
     return a is not None and b is not None and (a & 0xffffffff) == (b & 0xffffffff)
 
 
-def expected_chain(node, stitched=False):
+def errno_value(r):
+    """@r, a result as JSON gives it, is an errno's value in all its 64 bits"""
+    if r is not None and r >= 1 << 63:
+        r -= 1 << 64
+    return r is not None and -4095 <= r < 0
+
+
+def passes_on(p, c):
+    """@c, failing right after its failed sibling @p with @p's very error and with no failed
+    callee of its own, may only have passed @p's error on: BPF takes it so when @c was
+    handed @p's error value as an argument, which the trace can't show (the sample says
+    it happened: error_passed_on)"""
+    return same_error(c.row.get("result"), p.row.get("result")) and \
+        errno_value(p.row.get("result")) and len(expected_chain(c)) == 1
+
+
+def expected_chain(node, stitched=False, passed_on=False):
     """[(node, stitched)] from @node (which failed) down to where its error originated."""
     chain = [(node, stitched)]
     pending, handled = None, False
-    for c in node.children:
+    for i, c in enumerate(node.children):
         if c.failed:
+            if passed_on and pending is not None and node.children[i - 1] is pending and \
+                    passes_on(pending, c):
+                continue
             pending, handled = c, False
         elif c.can_fail:
             handled = True
@@ -112,7 +135,7 @@ def expected_chain(node, stitched=False):
     if pending is not None:
         # kept aside while later (cleanup) calls ran, then put back: the '*' marker
         aside = pending is not node.children[-1]
-        chain += expected_chain(pending, stitched or aside)
+        chain += expected_chain(pending, stitched or aside, passed_on)
     return chain
 
 
@@ -252,8 +275,9 @@ def check_sample(s, verbose):
         return check_inband(s, root)
     if not root.failed:
         return "mismatch: error sample whose outermost call did not fail: %s" % root.name
+    passed_on = s.get("error_passed_on", False)
     want = [(describe(n.name, n.row.get("result_text"), n.row.get("duration_ns")), st)
-            for n, st in expected_chain(root)]
+            for n, st in expected_chain(root, passed_on=passed_on)]
     got = [(describe(f["function"], f.get("result_text"), f.get("duration_ns")),
             f.get("stitched", False))
            for f in s["stack"] if f["kind"] != "kernel"]
@@ -264,7 +288,7 @@ def check_sample(s, verbose):
         return "mismatch in '*' markers:\n  call trace says: %s\n  stack view says: %s" % (
             " ".join("%s%s" % ("*" if st else "", w.split()[0]) for w, st in want),
             " ".join("%s%s" % ("*" if st else "", g.split()[0]) for g, st in got))
-    chain = expected_chain(root)
+    chain = expected_chain(root, passed_on=passed_on)
     want_marks = expected_marks(chain)
     got_marks = [(f.get("marker") or "  ")[0] for f in s["stack"] if f["kind"] != "kernel"]
     problems = []

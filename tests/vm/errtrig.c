@@ -61,6 +61,18 @@ static int open_enoent(void)
 	return sys_ret(open("/nonexistent/dir/file", O_RDONLY));
 }
 
+/*
+ * A missing last component: the lookup finds a negative dentry for it. 7.x's
+ * path_lookupat() then hands that ERR_PTR(-ENOENT) to link_path_walk(), which returns it
+ * (an error passed on, not made there). newfstatat on every architecture retsnoop runs on.
+ */
+static int stat_enoent(void)
+{
+	struct stat st;
+
+	return sys_ret(syscall(SYS_newfstatat, AT_FDCWD, "/errtrig-nonexistent", &st, 0));
+}
+
 /* procfs answers a lookup of a name it doesn't have with -ENOENT (proc_lookup_de()) */
 static int mkdir_proc(void)
 {
@@ -426,6 +438,7 @@ static const struct errcase cases[] = {
 	{ "open-eloop", "open a symlink loop", ELOOP, open_eloop },
 	{ "open-eisdir", "open a directory for writing", EISDIR, open_eisdir },
 	{ "mkdir-proc", "mkdir a new name in /proc", ENOENT, mkdir_proc },
+	{ "stat-enoent", "stat a missing name in an existing directory", ENOENT, stat_enoent },
 	{ "mount-unknown-fs", "mount a filesystem type that doesn't exist", ENODEV, mount_unknown_fs },
 	{ "mount-not-blockdev", "mount ext4 from a regular file", ENOTBLK, mount_not_blockdev },
 	{ "mount-bad-option", "mount tmpfs with an unknown option", EINVAL, mount_bad_option },

@@ -20,6 +20,8 @@ PRCTL="-e $(sys prctl) -a security_task_prctl"
 # mkdirat rather than mkdir: arm64 has no mkdir syscall; 5.10 looks up in __lookup_hash,
 # later kernels in lookup_one_qstr_excl; 7.x's filename_mkdirat was do_mkdirat
 MKDIR="-e $(sys mkdirat) -a do_mkdirat -a filename_mkdirat -a filename_create -a '*lookup_hash' -a lookup_one_qstr_excl -a proc_root_lookup -a proc_pid_lookup -a 'proc_lookup*'"
+# a missing last component, whose error 7.x's path_lookupat() passes to link_path_walk()
+STAT="-e $(sys newfstatat) -a vfs_fstatat -a vfs_statx -a filename_lookup -a path_lookupat -a 'link_path_walk*' -a walk_component -a 'step_into*' -a 'lookup_fast*' -a lookup_slow -a terminate_walk"
 # in-band errors (tests/vm/scenarios/inband.sh): netlink requests whose error goes back in
 # the ack; netlink_ack and nfnl_err_add are not named, retsnoop adds them for a sendto
 # entry. nft-missing-table needs nf_tables loaded (mods_load nf_tables, guest-lib.sh).
@@ -38,6 +40,7 @@ HUNTS="open-enoent|open-enoent|do_sys_openat2 -> do_fil._open -> path_openat -> 
 open-enotdir|open-enotdir|do_fil._open -> path_openat -> link_path_walk
 open-eloop|open-eloop|do_fil._open -> path_openat -> .*step_into
 open-eisdir|open-eisdir|do_fil._open -> path_openat -> may_open
+stat|stat-enoent|filename_lookup -> path_lookupat -> .*step_into[a-z_]* \(origin step_into[a-z_]*\)
 mkdir|mkdir-proc|filename_create -> .*proc_root_lookup -> proc_lookup -> proc_lookup_de \(origin proc_lookup_de\)
 mount|mount-unknown-fs mount-not-blockdev mount-bad-option|$(sys mount) -> path_mount -> get_fs_type \(origin path_mount; replaced get_fs_type\)
 mmap|mmap-enomem mmap-ebadf mmap-eacces|vm_mmap_pgoff -> do_mmap -> .*get_unmapped_area
@@ -53,10 +56,10 @@ prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl)
 if [ "$VM_ARCH" = arm64 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap \\(origin do_mmap\\)$/')
 fi
-ALL_GLOBS="$OPEN $MKDIR $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
+ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
 # 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
 if [ "$VM_KERNEL" = 5.10 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | grep -v '^perf|')
-	ALL_GLOBS="$OPEN $MKDIR $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
+	ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
 fi

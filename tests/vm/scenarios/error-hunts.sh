@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # the hunts: their globs, errtrig cases and the chains they must find
 . "$here/../hunt-globs.sh"
 
-# the other attach modes this kernel has, on three hunts. Their sets are the functions of
+# the other attach modes this kernel has, on four hunts. Their sets are the functions of
 # those hunts' chains and their near callees, not the default run's wide globs ('path_*',
 # 'lookup_*', 'inet_csk_*': 141 functions on 6.12): the chains are the same, and under TCG
 # every fentry program costs a load and its links ~70 ms each to detach (6.12's -F run:
@@ -29,12 +29,13 @@ case " $(vm_modes) " in
 *" -M "*) other_modes=$(vm_modes | sed 's/ *-M//') ;;
 *) other_modes=$(vm_modes | sed 's/ *-K//') ;;
 esac
-MODE_HUNTS="open-enoent mmap bind"
+MODE_HUNTS="open-enoent stat mmap bind"
 MODE_GLOBS="-e do_sys_openat2 -a 'do_fil?_open' -a path_openat -a path_init -a '*link_path_walk*' -a walk_component -a 'step_into*' -a pick_link -a terminate_walk -a may_open
+-e $(sys newfstatat) -a vfs_fstatat -a vfs_statx -a filename_lookup -a path_lookupat -a lookup_slow
 -e $(sys mmap) -a ksys_mmap_pgoff -a vm_mmap_pgoff -a do_mmap -a '*get_unmapped_area*' -a fget -a mmap_region
 -e $(sys bind) -a __sys_bind -a 'inet_bind*' -a __inet_bind -a inet_csk_get_port -a move_addr_to_kernel"
 MODE_GLOBS=$(printf '%s' "$MODE_GLOBS" | tr '\n' ' ')
-MODE_CASES="open-enoent mmap-enomem mmap-ebadf mmap-eacces bind-in-use bind-bad-len"
+MODE_CASES="open-enoent stat-enoent mmap-enomem mmap-ebadf mmap-eacces bind-in-use bind-bad-len"
 
 guest="$(cat "$here/../guest-lib.sh")
 hunt_json all 'errtrig $ALL_CASES' -T -n errtrig $ALL_GLOBS"

@@ -5,7 +5,10 @@
 # (tests/vm/check-hunt.py), proc_lookup_de, the function procfs answers a missing name in.
 # On x86 with IBT, kprobe.multi's handlers call is_endbr() at every hit before any BPF
 # program runs; traced (7.2), it became every call's last callee and cost the chain its
-# last frame (proc_lookup). Nothing stays attached afterwards.
+# last frame (proc_lookup). And `errtrig stat-enoent`: a missing last component, whose
+# ERR_PTR(-ENOENT) 7.x's path_lookupat() hands to link_path_walk(), which returns it; the
+# origin is the lookup's (step_into_slowpath on 7.x, step_into before), not the call that
+# passed the error on. Nothing stays attached afterwards.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -17,8 +20,8 @@ case " $(vm_modes) " in
 esac
 
 out=$(vm_run "$(cat "$here/../guest-lib.sh")
-hunt_json targeted 'errtrig mkdir-proc' -n errtrig $MKDIR
-retsnoop --json -- errtrig mkdir-proc >/tmp/globless.out 2>/tmp/globless.err
+hunt_json targeted 'errtrig mkdir-proc stat-enoent' -n errtrig $MKDIR $STAT
+retsnoop --json -- errtrig mkdir-proc stat-enoent >/tmp/globless.out 2>/tmp/globless.err
 echo \"rc=\$?\" >>/tmp/globless.err
 echo '=== BEGIN glob-less'; cat /tmp/globless.out; echo '=== END glob-less'
 echo '=== BEGIN glob-less.err'; cat /tmp/globless.err; echo '=== END glob-less.err'
@@ -29,11 +32,13 @@ a=$(section "$out" after)
 # errtrig's status is 0 when the case failed as it expects (ENOENT), and retsnoop's is its
 expect "$(section "$out" glob-less.err)" '^rc=0$' "glob-less: errtrig's status 0 passed on"
 expect "$(section "$out" glob-less.err)" '^Whole-kernel hunt: ' "glob-less: a whole-kernel hunt"
-res=$(python3 "$here/../check-hunt.py" --globs "$MKDIR" \
+res=$(python3 "$here/../check-hunt.py" --globs "$MKDIR $STAT" \
 	<(section "$out" targeted) <(section "$out" glob-less))
 printf '%s\n' "$res" | sed 's/^/info: /'
 printf '%s\n' "$res" | grep -qE '^check-hunt: [1-9][0-9]* judged, 0 disagree' ||
 	fail "the whole-kernel hunt does not name the targeted hunt's origin"
 printf '%s\n' "$res" | grep -qE 'proc_lookup_de' ||
 	fail "the targeted hunt's chain does not reach proc_lookup_de"
+printf '%s\n' "$res" | grep -qE 'path_lookupat -> [a-z_ >-]*step_into' ||
+	fail "the targeted hunt's stat chain does not end in the lookup's step_into"
 finish
