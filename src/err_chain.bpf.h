@@ -83,13 +83,17 @@ static __always_inline struct frag *keep_chain(struct session *sess, __u32 d)
 		slot = n;
 		sess->frag_cnt = n + 1;
 	} else {
-		sess->flags |= SESS_F_CHAIN_LOST;
+		sess->lost_levels |= 1ULL << (d & 63);
+		sess->lost_last = d + 1;
+		sess->lost_err = sess->stack.func_res[frame_idx(d)];
+		sess->lost_handled = false;
 		return NULL;
 	}
 	f = &sess->frags[slot & (MAX_FRAGS - 1)];
 	f->start = d;
 	f->handled = false;
 	f->passed_in = false;
+	f->chain_lost = sess->chain_lost;
 	/* the chain's last record: the call overwriting it already took next_seq_id - 1 */
 	f->last_seq_id = sess->next_seq_id - 2;
 	f->cs.max_depth = sess->stack.max_depth;
@@ -147,6 +151,7 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 
 	copy_levels(&sess->stack, &f->cs, d + 1, end);
 	sess->stack.max_depth = end;
+	sess->chain_lost = f->chain_lost;
 	sess->stack.stitched = (sess->stack.stitched & ~levels_from(d)) | levels_from(d + 1);
 	sess->stack.kstack_sz = f->cs.kstack_sz;
 	copy_words(sess->stack.kstack, f->cs.kstack, sizeof(sess->stack.kstack));
@@ -203,6 +208,19 @@ static __always_inline bool passes_on(struct session *sess, struct frag *top, __
 }
 
 /*
+ * The frame at level @d, failing with @res, takes itself for the origin: would it have put
+ * back its callees' chain, had that been kept aside? Yes, unless it was the last one lost
+ * and a later callee that could fail succeeded and @res is another error (restore_chain()'s
+ * rule); an older one lost there is taken as yes.
+ */
+static __always_inline bool lost_chain_mattered(struct session *sess, __u32 d, __s64 res)
+{
+	if (d + 1 >= 64 || !(sess->lost_levels >> (d + 1) & 1))
+		return false;
+	return sess->lost_last != d + 2 || !sess->lost_handled || same_error(res, sess->lost_err);
+}
+
+/*
  * The frame at level @d returned @res. Decide what the session's error chain is now:
  * - failed after a failed last callee: the error came from there, the chain goes on below;
  * - failed after a non-failing last callee, with an earlier failed callee's chain kept
@@ -243,6 +261,7 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 		} else {
 			sess->stack.max_depth = d + 1;
 			sess->stack.stitched &= ~levels_from(d);
+			sess->chain_lost = lost_chain_mattered(sess, d, res);
 			capture_origin(ctx, sess, flags);
 		}
 	} else if (!failed && emit_success_stacks && d + 1 == sess->stack.max_depth) {
@@ -250,6 +269,9 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 		capture_origin(ctx, sess, flags);
 	}
 	sess->tail_err = failed;
+	/* a chain of this frame's callees not kept aside mattered above, or never will */
+	if (sess->lost_levels && d + 1 < 64)
+		sess->lost_levels &= ~(1ULL << (d + 1));
 
 	/* a chain kept aside for this frame's callees is used up or stale now */
 	if (own)
@@ -258,6 +280,8 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 	if (!failed && !(flags & FUNC_CANT_FAIL) && n > 0)
 		sess->frags[(n - 1) & (MAX_FRAGS - 1)].handled |=
 			sess->frags[(n - 1) & (MAX_FRAGS - 1)].start == d;
+	if (!failed && !(flags & FUNC_CANT_FAIL) && sess->lost_last == d + 1)
+		sess->lost_handled = true;
 }
 
 /*

@@ -90,7 +90,7 @@ inband_begin(struct session *sess, __u64 now, __s32 lbrs_sz, const struct lbr_re
 	r->end.dropped_records = sess->dropped_records;
 	r->end.ignored = 0;
 	r->end.is_err = 1;
-	r->end.flags = sess->flags;
+	r->end.flags = sess_end_flags(sess);
 	return r;
 }
 

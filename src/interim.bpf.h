@@ -65,7 +65,7 @@ interim_begin(struct session *sess, __u32 type, __u64 now, __u32 last_seq, bool 
 	r->end.dropped_records = sess->dropped_records;
 	r->end.ignored = 0;
 	r->end.is_err = is_err;
-	r->end.flags = sess->flags;
+	r->end.flags = sess_end_flags(sess);
 	r->probe_id = -1;
 	r->err = 0;
 	return r;

@@ -154,7 +154,7 @@ static __noinline int send_session_end(struct session *sess, __u64 now, bool ign
 	r->dropped_records = sess->dropped_records;
 	r->ignored = 0;
 	r->is_err = sess->tail_err;
-	r->flags = sess->flags;
+	r->flags = sess_end_flags(sess);
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
 	bpf_ringbuf_submit(r, sample_rec_flags());

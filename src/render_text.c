@@ -81,8 +81,8 @@ int render_text__sample(FILE *out, const struct sample *s, const struct view_opt
 	/* said as JSON's lost.error_chain and lost.truncated are: the stack is not the whole */
 	if (s->chain_lost)
 		fprintf(out, "WARNING! Error chain incomplete: more failed calls waited, nested, "
-			"for their callers' cleanup than a session keeps aside; the origin shown "
-			"may be a caller of the real one.\n");
+			"for their callers' cleanup than a session keeps aside, this chain's "
+			"among them; the origin shown may be a caller of the real one.\n");
 	if (s->truncated)
 		fprintf(out, "WARNING! Calls nested deeper than %d traced levels were not "
 			"recorded.\n", MAX_FSTACK_DEPTH);

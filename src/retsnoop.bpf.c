@@ -138,6 +138,12 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 		emit_stitch_sample(sess, d, now, seq);
 	if (carrier_cnt)
 		note_inband_err(ctx, fentry, sess, d, id, now);
+	/*
+	 * chains not kept aside below this level were the callees' of calls that are gone: a
+	 * frame popped without its return (resync) never settled whether they mattered
+	 */
+	if (sess->lost_levels)
+		sess->lost_levels &= ~levels_from(d + 1);
 	if (sess->tail_err && d < sess->stack.max_depth) {
 		struct frag *f = keep_chain(sess, d);
 

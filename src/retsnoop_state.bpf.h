@@ -119,6 +119,7 @@ struct frag {
 	 * the error on (see passes_on()).
 	 */
 	bool passed_in;
+	bool chain_lost;	/* the session's chain_lost when this chain was kept aside */
 	struct call_stack cs;	/* frames [start, cs.max_depth), kernel stack of the failure */
 	struct lbr_record lbrs[SESSION_LBR_ENTRIES];
 };
@@ -157,12 +158,33 @@ struct session {
 	__u64 kpos0;
 	bool frame0_syscall;	/* frame 0 is a syscall entry wrapper (FUNC_SYSCALL) */
 	/*
+	 * The error chain in @stack misses a part: a frame took itself for the origin where
+	 * its callees' chain, which it would have put back, could not be kept aside
+	 * (SESS_F_CHAIN_LOST when sent; a kept chain carries its own, struct frag).
+	 */
+	bool chain_lost;
+	/*
+	 * The last chain not kept aside (see lost_levels): its level + 1 (0: none), its
+	 * error, and whether a later call of its caller that could fail succeeded. What
+	 * decides whether a kept chain would be put back decides for this one too.
+	 */
+	__u8 lost_last;
+	bool lost_handled;
+	__s32 lost_err;
+	/*
 	 * A user frame's stack pointer at entry, its low 32 bits and flags (USP_*; 0 is a
 	 * kernel frame), placed against usp_base, the session's first user frame's: the
 	 * session fits in its task storage slot. See user_sp_code() (user_session.bpf.h).
 	 */
 	__u32 entry_sp[MAX_FSTACK_DEPTH];
 	__u64 usp_base;
+	/*
+	 * Bit L: a chain of call level L could not be kept aside (MAX_FRAGS were in use).
+	 * Whether that mattered is known when its caller returns: only if the caller then
+	 * takes itself for the origin (settle_result()); most such chains are cleanup's own
+	 * failures (a void caller, a scheduler's NULLs while the thread slept) and don't.
+	 */
+	__u64 lost_levels;
 	struct call_stack stack;
 	__s32 lbrs_sz;
 	struct lbr_record lbrs[SESSION_LBR_ENTRIES];
@@ -226,6 +248,15 @@ static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
  * each time the reader has caught up: with -A on a getpid() loop, every call. A buffer
  * a quarter full wakes the reader as usual, so that it never fills meanwhile.
  */
+/*
+ * A record's enum session_end_flags: the chain it sends misses a part, or a chain that
+ * could not be kept aside was not settled yet (its caller never returned to us).
+ */
+static __always_inline __u16 sess_end_flags(const struct session *sess)
+{
+	return sess->flags | (sess->chain_lost || sess->lost_levels ? SESS_F_CHAIN_LOST : 0);
+}
+
 static __always_inline __u64 quiet_rec_flags(void)
 {
 	if (rb_size && bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < rb_size / 4)

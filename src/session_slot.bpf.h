@@ -285,6 +285,9 @@ static __always_inline void reset_session(struct session *sess)
 	sess->tail_err = false;
 	sess->frag_cnt = 0;
 	sess->flags = 0;
+	sess->chain_lost = false;
+	sess->lost_levels = 0;
+	sess->lost_last = 0;
 	sess->inband_depth = 0;
 	sess->overflow = 0;
 	sess->stack.depth = 0;

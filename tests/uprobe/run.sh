@@ -305,7 +305,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_tidy nc_top open_config pt_control pt_last pt_top pt_walk"
+	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_top pt_walk"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -722,14 +722,23 @@ check "12 threads at once, by default (task storage on this kernel): 12 samples,
 	eval 'jq_samples "len(s) == 12 and $crowd and $dropped == 0" && grep -q "^Session state: task-local storage\.$" "$T/err"'
 
 # 15. three failed calls waiting for their callers' cleanup at once (uprog --nested-cleanup),
-# one more than a session keeps aside: the sample still names nc_top's own failed callee,
-# and says its chain is incomplete, in text as in JSON (lost.error_chain)
+# one more than a session keeps aside: the one not kept was cleanup's own (its caller
+# nc_cleanup2 is void), so nc_top's chain is whole and nothing is said of a loss. In
+# uprog --nested-lost the one not kept is the sample's own chain (nc_inner returns its
+# callee's error, its callers theirs): the chain ends at nc_inner, and the sample says it
+# is incomplete, in text as in JSON (lost.error_chain)
 PROG_ARGS=--nested-cleanup trace "$P" -e "nc_top [$P]" -a "nc_* [$P]" --json
-check "nested cleanup: nc_top -> nc_fail [-2], lost.error_chain said" \
-	jq_samples "len(s) == 1 and [(f['function'], f.get('result')) for f in s[0]['stack'] if f['kind'].startswith('traced')] == [('nc_top', -2), ('nc_fail', -2)] and s[0]['lost']['error_chain']"
+check "nested cleanup: nc_top -> nc_fail [-2], the chain not kept was cleanup's: no loss said" \
+	jq_samples "len(s) == 1 and [(f['function'], f.get('result')) for f in s[0]['stack'] if f['kind'].startswith('traced')] == [('nc_top', -2), ('nc_fail', -2)] and not s[0]['lost']['error_chain']"
 PROG_ARGS=--nested-cleanup trace "$P" -e "nc_top [$P]" -a "nc_* [$P]"
-check "nested cleanup, text: 'WARNING! Error chain incomplete' under the stack" \
-	grep -qzP '\[-2\]\s+nc_fail\s+\(tests/uprobe/uprog\.c:\d+:\d+\)\nWARNING! Error chain incomplete: ' "$T/out"
+check "nested cleanup, text: no 'Error chain incomplete' warning" \
+	eval '! grep -q "Error chain incomplete" "$T/out" && grep -qP "\[-2\]\s+nc_fail" "$T/out"'
+PROG_ARGS=--nested-lost trace "$P" -e "nc_lost [$P]" -a "nc_* [$P]" --json
+check "nested cleanup, the sample's own chain not kept: nc_lost -> nc_mid -> nc_inner [-5], lost.error_chain said" \
+	jq_samples "len(s) == 1 and [(f['function'], f.get('result')) for f in s[0]['stack'] if f['kind'].startswith('traced')] == [('nc_lost', -5), ('nc_mid', -5), ('nc_inner', -5)] and s[0]['lost']['error_chain']"
+PROG_ARGS=--nested-lost trace "$P" -e "nc_lost [$P]" -a "nc_* [$P]"
+check "nested cleanup, the sample's own chain not kept, text: 'WARNING! Error chain incomplete' under the stack" \
+	grep -qzP '\[-5\]\s+nc_inner\s+\(tests/uprobe/uprog\.c:\d+:\d+\)\nWARNING! Error chain incomplete: ' "$T/out"
 # two waiting at once fit: nc_cleanup1 alone (nc_fail(3), then nc_cleanup2's nc_fail(5)
 # and nc_tidy) keeps two chains aside and says nothing
 PROG_ARGS=--nested-cleanup trace "$P" -e "nc_cleanup1 [$P]" -a "nc_* [$P]" -S

@@ -13,6 +13,7 @@
  *   uprog --exec PATH      exec_work(): exec this program on PATH inside a traced function
  *   uprog --kill PATH      kill_work(): fail on PATH, then SIGKILL itself inside it
  *   uprog --nested-cleanup nc_top(): three failed calls wait for cleanup at once
+ *   uprog --nested-lost    nc_lost(): the same, where the innermost one is the chain's origin
  *   uprog --deep           deep(70): 71 nested calls, the innermost failing
  *   uprog --passed-on      pt_top(): an error handed to a callee that passes it on, then
  *                          pt_control(): the same error made on its own
@@ -165,6 +166,39 @@ __attribute__((noipa)) long pt_control(void)
 	return pt_walk(7);
 }
 
+/*
+ * Three failed calls waiting at once again, but the innermost cleanup returns its failed
+ * callee's error and so do its callers: the chain that could not be kept aside is the
+ * sample's own (nc_lost -> nc_mid -> nc_inner -> nc_fail(5)).
+ */
+__attribute__((noipa)) int nc_inner(void)
+{
+	int r = nc_fail(5);
+
+	nc_tidy();
+	return r;
+}
+
+__attribute__((noipa)) int nc_mid(void)
+{
+	int r;
+
+	nc_fail(3);
+	r = nc_inner();
+	nc_sink++;	/* not a tail call */
+	return r;
+}
+
+__attribute__((noipa)) int nc_lost(void)
+{
+	int r;
+
+	nc_fail(2);
+	r = nc_mid();
+	nc_sink++;
+	return r;
+}
+
 /* Calls nested deeper than a session records (MAX_FSTACK_DEPTH, 64): the innermost fails */
 __attribute__((noipa)) int deep(int n)
 {
@@ -201,6 +235,8 @@ int main(int argc, char **argv)
 		return pt_top() == -2 && pt_control() == -2 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--deep") == 0)
 		return deep(70) < 0 ? 0 : 1;
+	if (argc > 1 && strcmp(argv[1], "--nested-lost") == 0)
+		return nc_lost() < 0 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--nested-cleanup") == 0)
 		return nc_top() < 0 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--fork") == 0)
