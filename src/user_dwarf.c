@@ -92,13 +92,13 @@ int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const
 }
 
 /* A subprogram's parameters come first among its children (template parameters aside). */
-static __u32 param_cnt(Dwarf_Die *die)
+int user_dwarf__func_param_cnt(const struct user_dwarf_func *f)
 {
+	struct walk *w = f->priv;
 	Dwarf_Die c;
-	__u32 n = 0;
-	int r, tag;
+	int r, tag, n = 0;
 
-	for (r = dwarf_child(die, &c); r == 0; r = dwarf_siblingof(&c, &c)) {
+	for (r = dwarf_child(w->die, &c); r == 0; r = dwarf_siblingof(&c, &c)) {
 		tag = dwarf_tag(&c);
 		if (tag == DW_TAG_formal_parameter)
 			n++;
@@ -122,7 +122,6 @@ static int on_func(Dwarf_Die *die, void *arg)
 	f.addr = lo;
 	f.file = dwarf_decl_file(die);
 	f.ret_flags = type_flags(die);
-	f.param_cnt = param_cnt(die);
 	f.priv = w;
 	w->die = die;
 	w->err = w->cb(&f, w->ctx);

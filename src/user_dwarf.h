@@ -21,7 +21,6 @@ struct user_dwarf_func {
 	__u64 addr;		/* DW_AT_low_pc: the ELF symbol's address */
 	const char *file;	/* DW_AT_decl_file, as the compiler recorded it */
 	__u32 ret_flags;	/* FUNC_RET_PTR, FUNC_NEEDS_SIGN_EXT, FUNC_CANT_FAIL, ... */
-	__u32 param_cnt;	/* its named parameters (varargs not counted) */
 	void *priv;		/* the walk's, for user_dwarf__func_btf() */
 };
 
@@ -33,6 +32,8 @@ struct btf;
  * -errno. Types met again in the same walk and @btf are added once.
  */
 int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const char *name);
+/* During a callback: @f's named parameters (varargs not counted). */
+int user_dwarf__func_param_cnt(const struct user_dwarf_func *f);
 
 /*
  * Call @cb for every function with code that the DWARF of image @path (read before as

@@ -501,7 +501,7 @@ static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
 			add_proto(tc, df, f);
 		/* what BPF compares a failed sibling's error with (err_chain.bpf.h) */
 		if (!f->arg_cnt && !strchr(f->name, '.'))
-			f->arg_cnt = df->param_cnt;
+			f->arg_cnt = user_dwarf__func_param_cnt(df);
 		/* only the default rule follows the type; "=RULE" globs keep theirs */
 		if ((f->flags & FUNC_ERR_GUESS) && !(f->flags & FUNC_CANT_FAIL)) {
 			f->flags = (f->flags & ~FUNC_ERR_GUESS) | df->ret_flags;
