@@ -92,6 +92,26 @@ static __always_inline __u64 round8(__u64 n)
 	return (n + 7) & ~7ULL;
 }
 
+/*
+ * Argument @n (< 6) of the function being entered. fentry: through bpf_get_func_arg(),
+ * which checks @n against the function's own count at run time (every -F clone is
+ * verified against its own function); 0 where the helper is missing (before 5.17: user
+ * space traces no in-band carrier with -F there). kprobes: the argument registers (@n < ARG_REG_CNT).
+ */
+static __always_inline __s64 entry_arg(void *ctx, bool fentry, __u32 n)
+{
+	__u64 v = 0, r[8] = {};
+
+	if (fentry) {
+		if (has_func_arg)
+			bpf_get_func_arg(ctx, n, &v);
+		return v;
+	}
+	/* all of them, then one: a context load at a computed offset is refused */
+	save_arg_regs(ctx, r);
+	return r[n & 7];
+}
+
 /* Argument slot @i: a register (kprobe, saved in @b) or the trampoline's saved argument (fentry). */
 static __always_inline __u64 arg_word(void *ctx, bool fentry, const struct fnargs_buf *b, __u32 i)
 {

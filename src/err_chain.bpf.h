@@ -93,7 +93,7 @@ static __always_inline struct frag *keep_chain(struct session *sess, __u32 d)
 	f->start = d;
 	f->handled = false;
 	f->passed_in = false;
-	f->chain_lost = sess->chain_lost;
+	f->chain_flags = sess->chain_flags;
 	/* the chain's last record: the call overwriting it already took next_seq_id - 1 */
 	f->last_seq_id = sess->next_seq_id - 2;
 	f->cs.max_depth = sess->stack.max_depth;
@@ -122,24 +122,14 @@ static __always_inline struct frag *keep_chain(struct session *sess, __u32 d)
 static __always_inline bool error_passed_in(void *ctx, bool fentry, __u32 id, __s64 res)
 {
 	struct func_info *fi;
-	__u64 r[8] = {};
-	__u32 n;
-	int i;
+	__u32 n, i;
 
 	if (res < -MAX_ERRNO || res >= 0)
 		return false;
 	fi = bpf_map_lookup_elem(&func_infos, &id);
 	n = fi ? fi->arg_cnt : 0;
-	if (fentry) {
-		if (!has_func_arg)
-			return false;
-		for (i = 0; i < 6; i++)
-			bpf_get_func_arg(ctx, i, &r[i]);
-	} else {
-		save_arg_regs(ctx, r);
-	}
 	for (i = 0; i < 6; i++)
-		if (i < n && r[i] == (__u64)res)
+		if (i < n && entry_arg(ctx, fentry, i) == res)
 			return true;
 	return false;
 }
@@ -151,7 +141,7 @@ static __always_inline void restore_chain(struct session *sess, struct frag *f, 
 
 	copy_levels(&sess->stack, &f->cs, d + 1, end);
 	sess->stack.max_depth = end;
-	sess->chain_lost = f->chain_lost;
+	sess->chain_flags = f->chain_flags;
 	sess->stack.stitched = (sess->stack.stitched & ~levels_from(d)) | levels_from(d + 1);
 	sess->stack.kstack_sz = f->cs.kstack_sz;
 	copy_words(sess->stack.kstack, f->cs.kstack, sizeof(sess->stack.kstack));
@@ -254,14 +244,16 @@ static __always_inline void settle_result(void *ctx, struct session *sess, __u32
 			 * the error on stays in the call trace only
 			 */
 			under = d - 1;
-			sess->flags |= SESS_F_PASSED_ON;
 		}
 		if (under >= 0) {
 			restore_chain(sess, top, under);
+			if (under < d)
+				sess->chain_flags |= SESS_F_PASSED_ON;
 		} else {
 			sess->stack.max_depth = d + 1;
 			sess->stack.stitched &= ~levels_from(d);
-			sess->chain_lost = lost_chain_mattered(sess, d, res);
+			sess->chain_flags = lost_chain_mattered(sess, d, res) ?
+					    SESS_F_CHAIN_LOST : 0;
 			capture_origin(ctx, sess, flags);
 		}
 	} else if (!failed && emit_success_stacks && d + 1 == sess->stack.max_depth) {

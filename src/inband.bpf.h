@@ -46,26 +46,6 @@ static __always_inline int carrier_idx(__u32 id)
 	return -1;
 }
 
-/*
- * Argument @n (< 6) of the function being entered. fentry: through bpf_get_func_arg(),
- * which checks @n against the function's own count at run time (every -F clone is
- * verified against its own function); user space traces no carrier with -F where the
- * helper is missing (before 5.17). kprobes: the argument registers (@n < ARG_REG_CNT).
- */
-static __always_inline __s64 entry_arg(void *ctx, bool fentry, __u32 n)
-{
-	__u64 v = 0, r[8] = {};
-
-	if (fentry) {
-		if (has_func_arg)
-			bpf_get_func_arg(ctx, n, &v);
-		return v;
-	}
-	/* all of them, then one: a context load at a computed offset is refused */
-	save_arg_regs(ctx, r);
-	return r[n & 7];
-}
-
 /* The in-band record, its LBR record (@lbrs, NULL: none) first, as for every sample. */
 static __always_inline struct rec_session_interim *
 inband_begin(struct session *sess, __u64 now, __s32 lbrs_sz, const struct lbr_record *lbrs)

@@ -119,7 +119,7 @@ struct frag {
 	 * the error on (see passes_on()).
 	 */
 	bool passed_in;
-	bool chain_lost;	/* the session's chain_lost when this chain was kept aside */
+	__u8 chain_flags;	/* the session's chain_flags when this chain was kept aside */
 	struct call_stack cs;	/* frames [start, cs.max_depth), kernel stack of the failure */
 	struct lbr_record lbrs[SESSION_LBR_ENTRIES];
 };
@@ -158,11 +158,12 @@ struct session {
 	__u64 kpos0;
 	bool frame0_syscall;	/* frame 0 is a syscall entry wrapper (FUNC_SYSCALL) */
 	/*
-	 * The error chain in @stack misses a part: a frame took itself for the origin where
-	 * its callees' chain, which it would have put back, could not be kept aside
-	 * (SESS_F_CHAIN_LOST when sent; a kept chain carries its own, struct frag).
+	 * What the error chain in @stack is (enum session_end_flags, sent with it; a kept
+	 * chain carries its own, struct frag): SESS_F_CHAIN_LOST, it misses a part (a frame
+	 * took itself for the origin where its callees' chain, which it would have put back,
+	 * could not be kept aside); SESS_F_PASSED_ON, a call in it passed an error on.
 	 */
-	bool chain_lost;
+	__u8 chain_flags;
 	/*
 	 * The last chain not kept aside (see lost_levels): its level + 1 (0: none), its
 	 * error, and whether a later call of its caller that could fail succeeded. What
@@ -254,7 +255,7 @@ static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
  */
 static __always_inline __u16 sess_end_flags(const struct session *sess)
 {
-	return sess->flags | (sess->chain_lost || sess->lost_levels ? SESS_F_CHAIN_LOST : 0);
+	return sess->flags | sess->chain_flags | (sess->lost_levels ? SESS_F_CHAIN_LOST : 0);
 }
 
 static __always_inline __u64 quiet_rec_flags(void)

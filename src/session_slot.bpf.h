@@ -285,7 +285,7 @@ static __always_inline void reset_session(struct session *sess)
 	sess->tail_err = false;
 	sess->frag_cnt = 0;
 	sess->flags = 0;
-	sess->chain_lost = false;
+	sess->chain_flags = 0;
 	sess->lost_levels = 0;
 	sess->lost_last = 0;
 	sess->inband_depth = 0;

@@ -305,7 +305,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_top pt_walk"
+	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -764,6 +764,11 @@ check "passed on: pt_top -> pt_last [-2] *, error_passed_on; pt_control -> pt_wa
 	jq_samples "len(s) == 2 and [[(f['function'], f.get('result'), f['stitched']) for f in x['stack'] if f['kind'].startswith('traced')] for x in s] == [[('pt_top', -2, False), ('pt_last', -2, True)], [('pt_control', -2, False), ('pt_walk', -2, False)]] and [x.get('error_passed_on') for x in s] == [True, None]"
 check "passed on: the chain oracle agrees (2 samples)" \
 	eval 'python3 tests/vm/check-chain.py --min 2 "$T/out" >"$T/oracle" 2>&1 && grep -q " 0 disagree" "$T/oracle"'
+# the flag goes with the chain: pt_stale's own failure after pt_top's (passed on inside
+# it) was dealt with is a chain of its own, and nothing is said of an error passed on
+PROG_ARGS=--passed-stale trace "$P" -e "pt_stale [$P]" -a "pt_* [$P]" --json
+check "passed on, then dealt with: pt_stale -> pt_walk [-2], error_passed_on not said" \
+	jq_samples "len(s) == 1 and [(f['function'], f.get('result')) for f in s[0]['stack'] if f['kind'].startswith('traced')] == [('pt_stale', -2), ('pt_walk', -2)] and 'error_passed_on' not in s[0]"
 
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {

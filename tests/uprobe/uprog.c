@@ -17,6 +17,7 @@
  *   uprog --deep           deep(70): 71 nested calls, the innermost failing
  *   uprog --passed-on      pt_top(): an error handed to a callee that passes it on, then
  *                          pt_control(): the same error made on its own
+ *   uprog --passed-stale   pt_stale(): pt_top()'s chain, dealt with, then pt_walk's own
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -199,6 +200,18 @@ __attribute__((noipa)) int nc_lost(void)
 	return r;
 }
 
+/* pt_top()'s error is dealt with (a call that could fail succeeds), then one made anew */
+__attribute__((noipa)) long pt_stale(void)
+{
+	long r;
+
+	pt_top();
+	pt_walk(1);
+	r = pt_walk(7);
+	nc_sink++;	/* not a tail call */
+	return r;
+}
+
 /* Calls nested deeper than a session records (MAX_FSTACK_DEPTH, 64): the innermost fails */
 __attribute__((noipa)) int deep(int n)
 {
@@ -233,6 +246,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "--passed-on") == 0)
 		return pt_top() == -2 && pt_control() == -2 ? 0 : 1;
+	if (argc > 1 && strcmp(argv[1], "--passed-stale") == 0)
+		return pt_stale() == -2 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--deep") == 0)
 		return deep(70) < 0 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--nested-lost") == 0)
