@@ -158,6 +158,11 @@ static int collect_cands(struct func_discovery *d)
 		}
 		d->cands[d->cand_cnt++] = d->cands[i];
 	}
+	for (i = 0; i < d->cand_cnt; i++) {
+		unsigned int k = disc_cand_key(d->cands[i].name);
+
+		d->cand_keys[k / 64] |= 1ULL << (k % 64);
+	}
 	d->stats.unique_cnt = d->cand_cnt;
 	pr(d, 1, "Discovered %zu available kprobes, filtered down to %zu, and compacted to %zu unique names!\n",
 	   d->stats.aff_cnt, d->stats.filtered_cnt, d->stats.unique_cnt);

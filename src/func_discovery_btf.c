@@ -19,6 +19,8 @@ static struct cand *find_cand(struct func_discovery *d, const char *name, const 
 {
 	struct cand key = { .name = name, .module = mod };
 
+	if (!disc_may_be_cand(d, name))
+		return NULL;
 	return bsearch(&key, d->cands, d->cand_cnt, sizeof(key), cmp_cand);
 }
 
@@ -122,16 +124,21 @@ static int prepare(struct func_discovery *d, struct cand *c, const struct btf *b
 /*
  * One BTF FUNC @name (module @mod) of a walk: an allowed name ftrace can attach to becomes
  * its candidate's functions, the first time only (@btf and @id, or @facts: push_func()).
+ * The candidates are the allowed names of available_filter_functions, so a name that is
+ * one is allowed; the globs are tested only to tell of allowed names that ftrace can't
+ * attach (opts.no_unattachable: not at all).
  */
 static int match_func(struct func_discovery *d, const char *name, const char *mod,
 		      const struct btf *btf, int id, const struct btf_func_facts *facts)
 {
 	struct cand *c;
 
-	if (!name || !func_discovery__is_allowed(d, name, mod))
+	if (!name)
 		return 0;
 	c = find_cand(d, name, mod);
 	if (!c) {
+		if (d->opts.no_unattachable || !func_discovery__is_allowed(d, name, mod))
+			return 0;
 		/* inlined, notrace, or otherwise unknown to ftrace */
 		pr(d, 1, "Function '%s' is not an attachable kprobe, skipping.\n", name);
 		d->stats.skipped_cnt++;

@@ -35,6 +35,21 @@ static inline bool disc_glob__may_match(const struct disc_glob *g, const char *n
 	return !g->lead || g->lead == name[0];
 }
 
+#define DISC_CAND_KEYS	65536
+
+/* A name's first three characters, hashed: what struct func_discovery's cand_keys holds */
+static inline unsigned int disc_cand_key(const char *name)
+{
+	unsigned int h = (unsigned char)name[0];
+
+	if (name[0]) {
+		h = h * 257 + (unsigned char)name[1];
+		if (name[1])
+			h = h * 257 + (unsigned char)name[2];
+	}
+	return h & (DISC_CAND_KEYS - 1);
+}
+
 /* A (name, module) from available_filter_functions, with how often it was listed. */
 struct cand {
 	const char *name;
@@ -74,6 +89,12 @@ struct func_discovery {
 
 	struct cand *cands;
 	size_t cand_cnt;
+	/*
+	 * Bit disc_cand_key(name) is set for each candidate's name: the BTF walks test each of
+	 * the BTF's ~50,000 function names against the candidates, and in a targeted run all
+	 * but a few fail this test, before any string comparison.
+	 */
+	__u64 cand_keys[DISC_CAND_KEYS / 64];
 
 	struct func *funcs;
 	size_t func_cnt, func_cap;
@@ -112,6 +133,13 @@ static inline int cmp_cand(const void *pa, const void *pb)
 	const struct cand *a = pa, *b = pb;
 
 	return cmp_mod_name(a->module, a->name, b->module, b->name);
+}
+
+static inline bool disc_may_be_cand(const struct func_discovery *d, const char *name)
+{
+	unsigned int k = disc_cand_key(name);
+
+	return d->cand_keys[k / 64] & (1ULL << (k % 64));
 }
 
 static inline void progress(struct func_discovery *d, const char *stage, size_t done, size_t total)

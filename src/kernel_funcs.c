@@ -181,6 +181,8 @@ int kernel_funcs__find(const struct kernel_funcs_opts *opts, struct func_discove
 	dopts->vmlinux_btf = ko.vmlinux_btf;
 	/* the deny globs' counts are printed at -vv only */
 	dopts->no_deny_counts = env->verbose < 2;
+	/* and what ftrace can't attach at -v only ("Skipped N functions" too) */
+	dopts->no_unattachable = env->verbose < 1;
 	if (pre) {
 		/* NULL: discovery reads it (and says why that failed) */
 		dopts->ksyms = prefetch__take_ksyms(pre);
@@ -216,7 +218,16 @@ int kernel_funcs__find(const struct kernel_funcs_opts *opts, struct func_discove
 	progress__clear(*progress);
 	if (err)
 		return err;
-	/* names are looked up no more: symbolization needs only the address index */
+	/*
+	 * Names are looked up no more: symbolization needs only the address index, and the
+	 * kernel text's bounds, found here by name (ksyms__text_bounds()), on this thread: the
+	 * boot cache's saving thread drops a kept index later.
+	 */
+	if (func_discovery__ksyms(*d)) {
+		__u64 start, end;
+
+		ksyms__text_bounds(func_discovery__ksyms(*d), &start, &end);
+	}
 	if (!ko.keep_name_index)
 		func_discovery__drop_name_index(*d);
 	trace_cmd__phase_done(log_print, "function discovery");

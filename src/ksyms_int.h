@@ -48,6 +48,9 @@ struct ksyms {
 	/* an image's ksyms__find_funcs() answer: pointers to its symbols, until the next */
 	const struct ksym **found;
 	size_t found_cap;
+	/* ksyms__text_bounds()' answer, once looked up (by name, before the index goes) */
+	bool text_looked;
+	__u64 text_start, text_end;
 };
 
 /*

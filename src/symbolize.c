@@ -92,15 +92,9 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 		free(s);
 		return errno = EINVAL, NULL;
 	}
-	if (s->opts.early_ksyms) {
-		const struct ksym *a = ksyms__find(s->opts.early_ksyms, "_stext");
-		const struct ksym *b = ksyms__find(s->opts.early_ksyms, "_etext");
-
-		if (a && b && a->addr && a->addr < b->addr) {
-			s->text_start = a->addr;
-			s->text_end = b->addr;
-		}
-	}
+	if (s->opts.early_ksyms &&
+	    !ksyms__text_bounds(s->opts.early_ksyms, &s->text_start, &s->text_end))
+		s->text_start = s->text_end = 0;
 	return s;
 }
 

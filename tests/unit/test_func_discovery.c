@@ -13,6 +13,7 @@
 #include "unit.h"
 #include "btf_funcs.h"
 #include "func_discovery.h"
+#include "func_discovery_int.h"
 #include "func_types.h"
 #include "records.h"
 
@@ -163,6 +164,7 @@ static int teardown(void **state)
 static const struct btf_funcs *use_digest;
 static char vmlinux_path[600];
 static bool no_deny_counts;
+static bool no_unattachable;
 
 /* Globs as "e:GLOB", "a:GLOB" or "d:GLOB". */
 static int discover(bool fentry, size_t max, const char *const *globs, struct func_discovery **out)
@@ -180,6 +182,7 @@ static int discover(bool fentry, size_t max, const char *const *globs, struct fu
 	int err;
 
 	opts.no_deny_counts = no_deny_counts;
+	opts.no_unattachable = no_unattachable;
 	if (use_digest) {
 		opts.vmlinux_btf = NULL;
 		opts.btf_funcs = use_digest;
@@ -583,7 +586,7 @@ static void test_fentry_unsupported(void **state)
 	assert_string_equal(func_types__fentry_unsupported(vmlinux_btf, t_int), "not a BTF function");
 }
 
-static void assert_same_funcs(const struct func_discovery *a, const struct func_discovery *b)
+static void assert_same_funcs_only(const struct func_discovery *a, const struct func_discovery *b)
 {
 	size_t i, n = func_discovery__func_cnt(a);
 
@@ -602,6 +605,12 @@ static void assert_same_funcs(const struct func_discovery *a, const struct func_
 		assert_int_equal(x->flags, y->flags);
 		assert_int_equal(x->kprobe_fallback, y->kprobe_fallback);
 	}
+}
+
+/* the same functions and the same counts */
+static void assert_same_funcs(const struct func_discovery *a, const struct func_discovery *b)
+{
+	assert_same_funcs_only(a, b);
 	assert_memory_equal(func_discovery__stats(a), func_discovery__stats(b),
 			    sizeof(struct func_discovery_stats));
 }
@@ -691,6 +700,64 @@ static void test_no_deny_counts(void **state)
 	func_discovery__free(b);
 }
 
+/*
+ * Without looking for what ftrace can't attach (below -v): the same functions, found
+ * without testing the globs against the BTF's names; the allowed BTF function missing from
+ * available_filter_functions is neither named nor counted.
+ */
+static void test_no_unattachable(void **state)
+{
+	struct func_discovery *a, *b;
+	struct func_discovery_stats sa, sb;
+
+	assert_int_equal(discover(false, 0, bpf_globs, &a), 0);
+	assert_msg("1:Function 'notrace_fn' is not an attachable kprobe, skipping.\n");
+	no_unattachable = true;
+	assert_int_equal(discover(false, 0, bpf_globs, &b), 0);
+	no_unattachable = false;
+	assert_null(strstr(msgs, "not an attachable kprobe"));
+	assert_msg("1:Skipped 5 functions in total.\n");
+	sa = *func_discovery__stats(a);
+	sb = *func_discovery__stats(b);
+	assert_int_equal(sa.skipped_cnt, 6);
+	assert_int_equal(sb.skipped_cnt, 5);
+	assert_same_funcs_only(a, b);
+	sb.skipped_cnt = sa.skipped_cnt;
+	assert_memory_equal(&sa, &sb, sizeof(sa));
+	func_discovery__free(a);
+	func_discovery__free(b);
+
+	/* -F, and module functions, the same way */
+	assert_int_equal(discover(true, 0, bpf_globs, &a), 0);
+	no_unattachable = true;
+	assert_int_equal(discover(true, 0, bpf_globs, &b), 0);
+	no_unattachable = false;
+	assert_same_funcs_only(a, b);
+	func_discovery__free(a);
+	func_discovery__free(b);
+}
+
+/*
+ * A name's first three characters pick its candidate key: names that share them, and
+ * names shorter than three characters, are told apart by the search that follows.
+ */
+static void test_cand_keys(void **state)
+{
+	static const char *const globs[] = { "a:vfs_*", "a:v", NULL };
+	struct func_discovery *d;
+
+	assert_int_equal(disc_cand_key("vfs_read"), disc_cand_key("vfs_write"));
+	assert_int_equal(disc_cand_key(""), 0);
+	assert_int_not_equal(disc_cand_key("v"), disc_cand_key("vf"));
+	no_unattachable = true;
+	assert_int_equal(discover(false, 0, globs, &d), 0);
+	no_unattachable = false;
+	assert_true(disc_may_be_cand(d, "vfs_read"));
+	assert_true(disc_may_be_cand(d, "vfs_anything"));	/* same key: a search says no */
+	assert_false(disc_may_be_cand(d, "array_map_free"));
+	func_discovery__free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -710,6 +777,8 @@ int main(void)
 		cmocka_unit_test(test_fentry_unsupported),
 		cmocka_unit_test(test_btf_funcs_digest),
 		cmocka_unit_test(test_no_deny_counts),
+		cmocka_unit_test(test_no_unattachable),
+		cmocka_unit_test(test_cand_keys),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

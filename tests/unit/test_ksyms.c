@@ -333,6 +333,93 @@ static void test_many_names(void **state)
 	ksyms__free(ks);
 }
 
+static struct ksyms *load_text(const char *txt)
+{
+	char path[] = "/tmp/test_ksyms.XXXXXX";
+	int fd = mkstemp(path);
+	struct ksyms *ks;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, txt, strlen(txt)), strlen(txt));
+	close(fd);
+	ks = ksyms__load_static_funcs(path);
+	unlink(path);
+	assert_non_null(ks);
+	return ks;
+}
+
+/*
+ * The kernel text's bounds, found by name: from a parsed table, kept through the name
+ * index's drop, from an image; arm64's _etext is a data symbol kept as text; none without
+ * _etext, or when it comes first.
+ */
+static void test_text_bounds(void **state)
+{
+	static const char arm64[] =
+		"ffff800080000000 T _text\n"
+		"ffff800080010000 T _stext\n"
+		"ffff800080010100 T __arm64_sys_bpf\n"
+		"ffff800081100000 D _etext\n"
+		"ffff800081e00000 T _sinittext\n";
+	static const char x86[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t dup_static\n"
+		"ffffffff81000180 t dup_static\n"
+		"ffffffff8220bb08 T _etext\n"
+		"ffffffffc0000000 t _etext\t[kvm]\n";
+	static const char none[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 T vfs_read\n";
+	static const char reversed[] =
+		"ffffffff81000000 T _etext\n"
+		"ffffffff81000100 T _stext\n";
+	__u64 a, b, c, d;
+	struct ksyms *ks;
+
+	ks = load_text(arm64);
+	assert_true(ksyms__text_bounds(ks, &a, &b));
+	assert_true(a == 0xffff800080010000ULL && b == 0xffff800081100000ULL);
+	ksyms__free(ks);
+
+	/* by name through the index; kept through the index's drop; from an image the same */
+	ks = load_text(x86);
+	assert_true(ksyms__text_bounds(ks, &a, &b));
+	assert_true(a == 0xffffffff81000000ULL && b == 0xffffffff8220bb08ULL);
+	ksyms__free(ks);
+	ks = load_text(x86);
+	ksyms__drop_name_index(ks);
+	assert_true(ksyms__text_bounds(ks, &c, &d));
+	assert_true(c == a && d == b);
+	{
+		char path[] = "/tmp/test_ksyms_img.XXXXXX";
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+		struct ksyms *img;
+
+		ksyms__free(ks);
+		ks = load_text(x86);
+		assert_non_null(f);
+		assert_int_equal(ksyms__write_image(ks, f), 0);
+		fclose(f);
+		img = ksyms__load_image(path);
+		unlink(path);
+		assert_non_null(img);
+		c = d = 0;
+		assert_true(ksyms__text_bounds(img, &c, &d));
+		assert_true(c == a && d == b);
+		ksyms__free(img);
+	}
+	ksyms__free(ks);
+
+	ks = load_text(none);
+	assert_false(ksyms__text_bounds(ks, &a, &b));
+	assert_true(a == 0 && b == 0);
+	ksyms__free(ks);
+	ks = load_text(reversed);
+	assert_false(ksyms__text_bounds(ks, &a, &b));
+	ksyms__free(ks);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_addr_parse_as_strtoull),
 		cmocka_unit_test(test_load_funcs_except),
 		cmocka_unit_test(test_etext_kept),
+		cmocka_unit_test(test_text_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -261,12 +261,73 @@ static void test_damaged(void **state)
 	ksyms__free(src);
 }
 
+/*
+ * An index out of range is found wherever it is: each index of both orders in turn, in
+ * an image whose 21 functions put them in full groups of eight and in the rest after.
+ */
+static void test_damaged_index_each(void **state)
+{
+	struct ksyms *src;
+	size_t cnt, fcnt, i;
+	char *img;
+	long len, first;
+	FILE *f;
+	int k;
+
+	f = fopen(path, "w");
+	assert_non_null(f);
+	for (k = 0; k < 21; k++)
+		fprintf(f, "ffffffff81%06x T fn_%02d\n", 0x100 * (21 - k), k);
+	fclose(f);
+	src = ksyms__load_static_funcs(path);
+	assert_non_null(src);
+	cnt = ksyms__cnt(src);
+	fcnt = cnt;
+	assert_int_equal(cnt, 21);
+	write_image(src);
+	f = fopen(path, "r");
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	img = malloc(len);
+	assert_int_equal(fread(img, 1, len, f), len);
+	fclose(f);
+	first = 24 + (long)cnt * 32;	/* the by-address order, then the by-name order */
+	assert_true(first + (long)(2 * fcnt * 4) <= len);
+
+	for (i = 0; i < 2 * fcnt; i++) {
+		long at = first + (long)i * 4 + 3;	/* the high byte, little-endian */
+		char saved = img[at];
+		struct ksyms *got;
+
+		img[at] = 0x01;
+		f = fopen(path, "w");
+		fwrite(img, 1, len, f);
+		fclose(f);
+		errno = 0;
+		got = ksyms__load_image(path);
+		if (got)
+			fail_msg("index %zu of %zu out of range, the image was taken", i, 2 * fcnt);
+		assert_int_equal(errno, EINVAL);
+		img[at] = saved;
+	}
+	/* unchanged, it loads */
+	f = fopen(path, "w");
+	fwrite(img, 1, len, f);
+	fclose(f);
+	src = (ksyms__free(src), ksyms__load_image(path));
+	assert_non_null(src);
+	free(img);
+	ksyms__free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lazy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_damaged, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_index_each, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
 	};
 
