@@ -119,32 +119,6 @@ static void test_text_and_empty(void **state)
 	ftrace_funcs__free(ff);
 }
 
-/* The image's bytes, read back whole */
-static char *slurp(size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *buf;
-
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	*len = ftell(f);
-	rewind(f);
-	buf = malloc(*len);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, *len, f), *len);
-	fclose(f);
-	return buf;
-}
-
-static void spill(const char *buf, size_t len)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fwrite(buf, 1, len, f), len);
-	fclose(f);
-}
-
 /* A damaged image is refused (EINVAL), never half read */
 static void test_damaged(void **state)
 {
@@ -156,12 +130,12 @@ static void test_damaged(void **state)
 	(void)state;
 	write_image(want);
 	ftrace_funcs__free(want);
-	good = slurp(&len);
+	good = unit_read_file(path, &len);
 	bad = malloc(len);
 	assert_non_null(bad);
 
 	/* cut short: the check of the header and size says so too */
-	spill(good, len - 1);
+	unit_write_file(path, good, len - 1);
 	errno = 0;
 	assert_null(ftrace_funcs__open(path));
 	assert_int_equal(errno, EINVAL);
@@ -170,14 +144,14 @@ static void test_damaged(void **state)
 	memcpy(bad, good, len);
 	off = 0x7fffffff;
 	memcpy(bad + 24, &off, sizeof(off));
-	spill(bad, len);
+	unit_write_file(path, bad, len);
 	errno = 0;
 	assert_null(ftrace_funcs__open(path));
 	assert_int_equal(errno, EINVAL);
 	/* names that don't end with a NUL */
 	memcpy(bad, good, len);
 	bad[len - 1] = 'x';
-	spill(bad, len);
+	unit_write_file(path, bad, len);
 	assert_null(ftrace_funcs__open(path));
 	/* the check reads the header alone: damage inside a whole-sized file is the open's */
 	assert_int_equal(ftrace_funcs__check_image(path), 0);

@@ -209,7 +209,7 @@ static void test_damaged(void **state)
 {
 	struct ksyms *src = load_text();
 	char *img;
-	long len;
+	size_t len;
 	FILE *f;
 	int i;
 	/* byte offsets: magic, a count, a record's name offset, an index, the last NUL */
@@ -217,32 +217,22 @@ static void test_damaged(void **state)
 
 	assert_non_null(src);
 	write_image(src);
-	f = fopen(path, "r");
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	img = malloc(len);
-	assert_int_equal(fread(img, 1, len, f), len);
-	fclose(f);
+	img = unit_read_file(path, &len);
 
 	for (i = 0; i < (int)(sizeof(spots) / sizeof(spots[0])); i++) {
 		long at = spots[i] == -1 ? 24 + (long)ksyms__cnt(src) * 32 :
-			  spots[i] == -2 ? len - 1 : spots[i];
+			  spots[i] == -2 ? (long)len - 1 : spots[i];
 		char saved = img[at];
 
 		img[at] = spots[i] == -1 ? 0x7f : (char)0xff;
-		f = fopen(path, "w");
-		fwrite(img, 1, len, f);
-		fclose(f);
+		unit_write_file(path, img, len);
 		errno = 0;
 		assert_null(ksyms__load_image(path));
 		assert_int_equal(errno, EINVAL);
 		img[at] = saved;
 	}
 	/* cut short */
-	f = fopen(path, "w");
-	fwrite(img, 1, len - 5, f);
-	fclose(f);
+	unit_write_file(path, img, len - 5);
 	errno = 0;
 	assert_null(ksyms__load_image(path));
 	assert_int_equal(errno, EINVAL);
@@ -268,9 +258,10 @@ static void test_damaged(void **state)
 static void test_damaged_index_each(void **state)
 {
 	struct ksyms *src;
-	size_t cnt, fcnt, i;
+	size_t cnt, i;
 	char *img;
-	long len, first;
+	size_t len;
+	long first;
 	FILE *f;
 	int k;
 
@@ -282,40 +273,30 @@ static void test_damaged_index_each(void **state)
 	src = ksyms__load_static_funcs(path);
 	assert_non_null(src);
 	cnt = ksyms__cnt(src);
-	fcnt = cnt;
-	assert_int_equal(cnt, 21);
+	assert_int_equal(cnt, 21);	/* all functions: both orders hold each */
 	write_image(src);
-	f = fopen(path, "r");
-	fseek(f, 0, SEEK_END);
-	len = ftell(f);
-	rewind(f);
-	img = malloc(len);
-	assert_int_equal(fread(img, 1, len, f), len);
-	fclose(f);
+	img = unit_read_file(path, &len);
 	first = 24 + (long)cnt * 32;	/* the by-address order, then the by-name order */
-	assert_true(first + (long)(2 * fcnt * 4) <= len);
+	assert_true(first + (long)(2 * cnt * 4) <= (long)len);
 
-	for (i = 0; i < 2 * fcnt; i++) {
+	for (i = 0; i < 2 * cnt; i++) {
 		long at = first + (long)i * 4 + 3;	/* the high byte, little-endian */
 		char saved = img[at];
 		struct ksyms *got;
 
 		img[at] = 0x01;
-		f = fopen(path, "w");
-		fwrite(img, 1, len, f);
-		fclose(f);
+		unit_write_file(path, img, len);
 		errno = 0;
 		got = ksyms__load_image(path);
 		if (got)
-			fail_msg("index %zu of %zu out of range, the image was taken", i, 2 * fcnt);
+			fail_msg("index %zu of %zu out of range, the image was taken", i, 2 * cnt);
 		assert_int_equal(errno, EINVAL);
 		img[at] = saved;
 	}
 	/* unchanged, it loads */
-	f = fopen(path, "w");
-	fwrite(img, 1, len, f);
-	fclose(f);
-	src = (ksyms__free(src), ksyms__load_image(path));
+	unit_write_file(path, img, len);
+	ksyms__free(src);
+	src = ksyms__load_image(path);
 	assert_non_null(src);
 	free(img);
 	ksyms__free(src);
