@@ -230,41 +230,12 @@ void func_discovery_globs__free_index(struct func_discovery *d)
 }
 
 /*
- * Call @fn on each glob of @ix that may match @name (bucket 0 and the bucket of its first
- * character) until it returns true; without an index (globs added since), on every glob
- * of the class. True when @fn did.
- */
-static bool each_glob(const struct func_discovery *d, const struct disc_glob_index *ix,
-		      bool deny, const char *name, const char *mod,
-		      bool (*fn)(const struct func_discovery *d, size_t i, const char *name,
-				 const char *mod, void *ctx), void *ctx)
-{
-	unsigned char c = name[0];
-	size_t i;
-
-	if (d->indexed_cnt != d->glob_cnt || !ix->idx) {
-		for (i = 0; i < d->glob_cnt; i++)
-			if ((d->globs[i].role == FUNC_GLOB_DENY) == deny &&
-			    disc_glob__may_match(&d->globs[i], name) && fn(d, i, name, mod, ctx))
-				return true;
-		return false;
-	}
-	for (i = ix->off[0]; i < ix->off[1]; i++)
-		if (fn(d, ix->idx[i], name, mod, ctx))
-			return true;
-	for (i = c ? ix->off[c] : 0; c && i < ix->off[c + 1]; i++)
-		if (fn(d, ix->idx[i], name, mod, ctx))
-			return true;
-	return false;
-}
-
-/*
  * Whether @g matches @name; *@len is the name's length, measured here the first time a
  * glob needs it (SIZE_MAX: not yet), so that the globs tested against one name measure it
  * once. A tail's last character is compared before the rest of it.
  */
-static inline bool disc_glob_match_len(const struct disc_glob *g, const char *name,
-				       size_t *len, const char *mod)
+static inline bool disc_glob_match(const struct disc_glob *g, const char *name, size_t *len,
+				   const char *mod)
 {
 	if (g->tail_len) {
 		if (*len == SIZE_MAX)
@@ -276,23 +247,20 @@ static inline bool disc_glob_match_len(const struct disc_glob *g, const char *na
 	return glob_spec__match(&g->spec, name, mod);
 }
 
-static bool disc_glob_match(const struct disc_glob *g, const char *name, const char *mod)
-{
-	size_t len = SIZE_MAX;
-
-	return disc_glob_match_len(g, name, &len, mod);
-}
+typedef bool (*glob_fn)(const struct func_discovery *d, size_t i, const char *name,
+			size_t *len, const char *mod, void *ctx);
 
 /*
- * Whether a glob of class @deny matches @name: each_glob()'s walk with the match written
- * in, and itself written into func_discovery__is_allowed(), because this is discovery's
- * inner loop, run for each of tens of thousands of names: the calls (through each_glob()'s
- * function pointer) were most of its time (issue 25; 7.2's names, host callgrind: 26.4 M
+ * Call @fn on each glob of @ix that may match @name (bucket 0 and the bucket of its first
+ * character) until it returns true; without an index (globs added since), on every glob
+ * of the class. True when @fn did. Written into each caller, so that @fn is too: this is
+ * discovery's inner loop, run for each of tens of thousands of names, and the calls
+ * through the pointer were most of its time (issue 25; 7.2's names, host callgrind: 26.4 M
  * instructions for a targeted discovery before, 14.8 M with the BTF walk's change).
  */
 static inline __attribute__((always_inline)) bool
-index_matches(const struct func_discovery *d, const struct disc_glob_index *ix, bool deny,
-	      const char *name, const char *mod)
+each_glob(const struct func_discovery *d, const struct disc_glob_index *ix, bool deny,
+	  const char *name, const char *mod, glob_fn fn, void *ctx)
 {
 	unsigned char c = name[0];
 	size_t i, len = SIZE_MAX;
@@ -301,26 +269,32 @@ index_matches(const struct func_discovery *d, const struct disc_glob_index *ix, 
 		for (i = 0; i < d->glob_cnt; i++)
 			if ((d->globs[i].role == FUNC_GLOB_DENY) == deny &&
 			    disc_glob__may_match(&d->globs[i], name) &&
-			    disc_glob_match_len(&d->globs[i], name, &len, mod))
+			    fn(d, i, name, &len, mod, ctx))
 				return true;
 		return false;
 	}
 	for (i = ix->off[0]; i < ix->off[1]; i++)
-		if (disc_glob_match_len(&d->globs[ix->idx[i]], name, &len, mod))
+		if (fn(d, ix->idx[i], name, &len, mod, ctx))
 			return true;
 	for (i = c ? ix->off[c] : 0; c && i < ix->off[c + 1]; i++)
-		if (disc_glob_match_len(&d->globs[ix->idx[i]], name, &len, mod))
+		if (fn(d, ix->idx[i], name, &len, mod, ctx))
 			return true;
 	return false;
 }
 
+static inline bool glob_matches(const struct func_discovery *d, size_t i, const char *name,
+				size_t *len, const char *mod, void *ctx)
+{
+	return disc_glob_match(&d->globs[i], name, len, mod);
+}
+
 /* @ctx: the discovery, writable, whose hit counts go up */
 static bool count_hit(const struct func_discovery *d, size_t i, const char *name,
-		      const char *mod, void *ctx)
+		      size_t *len, const char *mod, void *ctx)
 {
 	struct func_discovery *counted = ctx;
 
-	if (disc_glob_match(&d->globs[i], name, mod))
+	if (disc_glob_match(&d->globs[i], name, len, mod))
 		counted->globs[i].match_cnt++;
 	return false;	/* every glob that matches counts */
 }
@@ -341,7 +315,7 @@ bool func_discovery__is_allowed(const struct func_discovery *d, const char *name
 		if (ns->role != FUNC_GLOB_DENY && names_has(ns, name))
 			allowed = true;
 	}
-	if (!allowed && !index_matches(d, &d->allow_idx, false, name, mod))
+	if (!allowed && !each_glob(d, &d->allow_idx, false, name, mod, glob_matches, NULL))
 		return false;
 
 	for (i = 0; i < d->name_set_cnt; i++) {
@@ -350,7 +324,7 @@ bool func_discovery__is_allowed(const struct func_discovery *d, const char *name
 		if (ns->role == FUNC_GLOB_DENY && names_has(ns, name))
 			return false;
 	}
-	return !index_matches(d, &d->deny_idx, true, name, mod);
+	return !each_glob(d, &d->deny_idx, true, name, mod, glob_matches, NULL);
 }
 
 /* Count deny-glob hits of a rejected function, for -vv statistics. */

@@ -117,7 +117,7 @@ void ksyms__drop_name_index(struct ksyms *ks);
 const struct ksym *ksyms__find(const struct ksyms *ks, const char *name);
 
 /*
- * The kernel's own text, [_stext, _etext): false when either is missing or they are out
+ * The kernel's own text, [_stext, _etext): false, both 0, when either is missing or they are out
  * of order. Looked up once, by name while the table has its name index (and before
  * ksyms__drop_name_index() drops it), else with ksyms__find(), which reads every symbol
  * before _etext: 4 M instructions of a warm 7.2 start.

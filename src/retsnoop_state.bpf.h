@@ -242,14 +242,6 @@ static __always_inline void copy_words(void *dst, const void *src, __u32 sz)
 }
 
 /*
- * How a record that user space needs only once its session's sample or end arrives (a
- * start, -T and -A records, an LBR or user stack record before a sample, the end of a
- * session not reported) is submitted: without waking the reader, which reads it at its
- * next wakeup or poll timeout. A wakeup is an irq_work, an interrupt and a task wakeup
- * each time the reader has caught up: with -A on a getpid() loop, every call. A buffer
- * a quarter full wakes the reader as usual, so that it never fills meanwhile.
- */
-/*
  * A record's enum session_end_flags: the chain it sends misses a part, or a chain that
  * could not be kept aside was not settled yet (its caller never returned to us).
  */
@@ -258,6 +250,14 @@ static __always_inline __u16 sess_end_flags(const struct session *sess)
 	return sess->flags | sess->chain_flags | (sess->lost_levels ? SESS_F_CHAIN_LOST : 0);
 }
 
+/*
+ * How a record that user space needs only once its session's sample or end arrives (a
+ * start, -T and -A records, an LBR or user stack record before a sample, the end of a
+ * session not reported) is submitted: without waking the reader, which reads it at its
+ * next wakeup or poll timeout. A wakeup is an irq_work, an interrupt and a task wakeup
+ * each time the reader has caught up: with -A on a getpid() loop, every call. A buffer
+ * a quarter full wakes the reader as usual, so that it never fills meanwhile.
+ */
 static __always_inline __u64 quiet_rec_flags(void)
 {
 	if (rb_size && bpf_ringbuf_query(&rb, BPF_RB_AVAIL_DATA) < rb_size / 4)

@@ -92,9 +92,9 @@ struct symbolize *symbolize__new(const struct symbolize_opts *opts)
 		free(s);
 		return errno = EINVAL, NULL;
 	}
-	if (s->opts.early_ksyms &&
-	    !ksyms__text_bounds(s->opts.early_ksyms, &s->text_start, &s->text_end))
-		s->text_start = s->text_end = 0;
+	/* both stay 0 without usable bounds: symbolization reads kallsyms whole */
+	if (s->opts.early_ksyms)
+		ksyms__text_bounds(s->opts.early_ksyms, &s->text_start, &s->text_end);
 	return s;
 }
 
