@@ -29,7 +29,7 @@ retsnoop --dry-run -vv $ALLOC -a 'nft_*' >/tmp/k2.out 2>&1
 echo \"nft \$(grep -m1 ' nft_register_expr' /proc/kallsyms | cut -d' ' -f1)\"
 echo '=== BEGIN first_mods'; grep 'Boot cache' /tmp/k2.out; ls /var/cache/retsnoop; echo '=== END first_mods'
 mods_unload nf_tables
-echo '=== BEGIN copies'; tar -c -C /var/cache retsnoop | base64; echo '=== END copies'
+echo '=== BEGIN copies'; tar -c -C /var/cache retsnoop | gzip -1 | base64; echo '=== END copies'
 rm -rf /var/cache/retsnoop; rmdir /var/cache /var 2>/dev/null") ||
 	{ echo "$out" | tail -20; fail "first boot failed"; finish; }
 s=$(section "$out" first)
@@ -53,7 +53,7 @@ nft1=$(printf '%s\n' "$out" | sed -n 's/^nft //p')
 
 copies=$(mktemp -d "${TMPDIR:-/tmp}/retsnoop-builds.XXXXXX")
 trap 'rm -rf "$copies"' EXIT
-section "$out" copies | base64 -d | tar -x -C "$copies" ||
+section "$out" copies | base64 -d | tar -xz -C "$copies" ||
 	{ fail "the first boot's copies could not be carried over"; finish; }
 
 guest="$(cat "$here/../guest-lib.sh")
