@@ -100,6 +100,14 @@ finish() {
 	exit $_failed
 }
 
+# wait_host_build: make test starts the VM part while the host's binaries build
+# (tests/run-all.sh holds RETSNOOP_HOST_BUILD_LOCK meanwhile); a scenario that builds or
+# runs host binaries waits for that build first, so two makes never build one file at once
+wait_host_build() {
+	[ -n "${RETSNOOP_HOST_BUILD_LOCK:-}" ] && [ -e "$RETSNOOP_HOST_BUILD_LOCK" ] || return 0
+	flock -s "$RETSNOOP_HOST_BUILD_LOCK" true
+}
+
 # Tracing needs BPF cookies or bpf_get_func_ip() (5.15+) until kretprobe IP calibration is
 # used on the BPF side: say so and skip (exit 77) on older series.
 # Attach modes the guest kernel has, as retsnoop flags: fentry/fexit needs bpf_get_func_ip()

@@ -36,6 +36,7 @@ UCLONES=0
 extra=
 if [ $UCLONES = 1 ]; then
 	top=$(cd "$here/../../.." && pwd)
+	wait_host_build
 	make -s -C "$top" uprog-static >&2 || { fail "building uprog-static"; finish; }
 	extra=$top/src/.output/uprobe/uprog-static
 fi

@@ -21,6 +21,7 @@ FRUN=1
 case $VM_KERNEL in 5.10) FRUN=0 ;; esac
 # built once by make (tests/uprobe/uprobe.mk), not at every run; arm64: the cross gcc
 top=$(cd "$here/../../.." && pwd)
+wait_host_build
 if [ "$VM_ARCH" = arm64 ]; then
 	make -s -C "$top" ARCH=arm64 uprog-static >&2 || { fail "building uprog-static, ujmp-static and utail-static for arm64"; finish; }
 	U=$top/src/.output-arm64/uprobe

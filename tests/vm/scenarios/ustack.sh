@@ -14,6 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # the test program for the guest's arch: the host's build, or the arm64 cross build (with
 # the host's multiarch arm64 libc in the guest, and the arm64 binutils as the oracle)
 top=$(cd "$here/../../.." && pwd)
+wait_host_build
 if [ "$VM_ARCH" = arm64 ]; then
 	make -s -C "$top" ARCH=arm64 userprog >&2 || fail "building tests/userprog for arm64 failed"
 	U=$top/src/.output-arm64/userprog
