@@ -152,9 +152,34 @@ static int collect_kframes(const struct call_stack *cs, const struct sample_buil
 	return n;
 }
 
+/*
+ * @suffix ends the name of a part GCC split out of a function: ".cold" (".cold.N" before
+ * GCC 8), its unlikely paths. They run in the function's own frame (jumped to, never
+ * called), so a call made there returns into the cold part: the frame is still the
+ * function's. ".part.N", ".constprop.N" and ".isra.N" are functions of their own.
+ */
+static bool is_cold_part(const char *suffix)
+{
+	if (strncmp(suffix, ".cold", 5) != 0)
+		return false;
+	suffix += 5;
+	if (*suffix == '\0')
+		return true;
+	if (*suffix++ != '.' || !*suffix)
+		return false;
+	while (*suffix >= '0' && *suffix <= '9')
+		suffix++;
+	return *suffix == '\0';
+}
+
+/* Kernel frame @k is a frame of traced function @fname: in its code, or in its cold part. */
 static bool pairs(const struct kframe *k, const char *fname)
 {
-	return k->name && !k->filtered && strcmp(k->name, fname) == 0;
+	size_t len = strlen(fname);
+
+	if (!k->name || k->filtered || strncmp(k->name, fname, len) != 0)
+		return false;
+	return k->name[len] == '\0' || is_cold_part(k->name + len);
 }
 
 /*

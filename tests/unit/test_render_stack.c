@@ -41,6 +41,9 @@ static const struct fake_sym syms[] = {
 	/* foo calls do_foo, which tail-calls foo_impl */
 	{ "foo", 0xb000, 0x100, 0, {} },
 	{ "foo_impl", 0xc000, 0x100, 0, {} },
+	/* __sys_bpf's unlikely paths, split out by GCC; and a clone of it, a function of its own */
+	{ "__sys_bpf.cold", 0xd000, 0x100, 0, {} },
+	{ "__sys_bpf.constprop.0", 0xe000, 0x100, 0, {} },
 };
 
 /* fake_src answers -EINTR (a lookup cut short) for addresses inside this symbol */
@@ -362,6 +365,45 @@ SEED_ENTRY_MODEL
 "                    foo_impl+0x20\n"
 "    30us [-EINVAL]  do_foo\n"
 "!    3us [-EINVAL]  security_task_prctl\n",
+}, {
+	/*
+	 * 7.2's io_uring_setup() called io_prepare_config() from its cold part: the return
+	 * address is in "io_uring_setup.cold", a frame of the traced io_uring_setup, not a
+	 * caller above every traced frame
+	 */
+	.name = "a frame in a traced function's cold part is that function's frame",
+	.kstack = { 0xd017, 0x301a, 0x2035, 0x1063 }, .kcnt = 4,
+	.model =
+SEED_ENTRY_MODEL
+"T __x64_sys_bpf+0x1a -12\n"
+"T __sys_bpf.cold+0x17 4294967284\n"
+"N ! array_map_alloc -12\n"
+"N ^ bpf_map_alloc_percpu 0\n",
+	.text =
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"    70us [-ENOMEM]  __sys_bpf.cold+0x17\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"^    2us [NULL]     bpf_map_alloc_percpu\n",
+}, {
+	.name = "a clone of a traced function (.constprop.0) is no frame of it",
+	.kstack = { 0xe017, 0x301a, 0x2035, 0x1063 }, .kcnt = 4,
+	.model =
+SEED_ENTRY_MODEL
+"T __x64_sys_bpf+0x1a -12\n"
+"K __sys_bpf.constprop.0+0x17\n"
+"N __sys_bpf 4294967284\n"
+"N ! array_map_alloc -12\n"
+"N ^ bpf_map_alloc_percpu 0\n",
+	.text =
+"                    entry_SYSCALL_64_after_hwframe+0x63\n"
+"                    do_syscall_64+0x35\n"
+"    73us [-ENOMEM]  __x64_sys_bpf+0x1a\n"
+"                    __sys_bpf.constprop.0+0x17\n"
+"    70us [-ENOMEM]  __sys_bpf\n"
+"!   50us [-ENOMEM]  array_map_alloc\n"
+"^    2us [NULL]     bpf_map_alloc_percpu\n",
 }, {
 	.name = "recursion: two traced frames of one name pair with its two kernel frames",
 	.kstack = { 0x4400, 0x438b, 0x2035, 0x1063 }, .kcnt = 4,
