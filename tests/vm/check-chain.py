@@ -160,6 +160,9 @@ ENTRY = re.compile(r"^(entry_SYSCALL_64\w*|do_syscall_64|x64_sys_call|el0_svc\w*
                    r"invoke_syscall\w*|do_el0_svc\w*)$")
 
 
+COLD = re.compile(r"^(.+)\.cold(\.[0-9]+)?$")
+
+
 def frame_name(f):
     return f.get("function") if f["kind"] != "kernel" else f.get("symbol")
 
@@ -175,6 +178,12 @@ def order_problem(stack):
         for j in range(i):
             if names[j][1] == "kernel" and names[j][0] in inner:
                 return "%s (the wrapper) is below %s (what it wraps)" % (name, names[j][0])
+    # GCC's "X.cold" is X's unlikely code, run in X's own frame: a traced X owns it
+    traced = {name for name, kind in names if kind != "kernel"}
+    for name, kind in names:
+        m = COLD.match(name or "") if kind == "kernel" else None
+        if m and m.group(1) in traced:
+            return "kernel frame %s is not the traced %s's own" % (name, m.group(1))
     first_traced = next((i for i, (_, k) in enumerate(names) if k != "kernel"), None)
     if first_traced is not None:
         for j in range(first_traced + 1, len(names)):

@@ -295,6 +295,18 @@ static int prctl_bad_option(void)
 	return sys_ret(prctl(0x7fff1234, 0, 0, 0, 0));
 }
 
+/*
+ * io_uring_setup() for a ring of no entries. 7.2's io_uring_setup() calls the check
+ * (io_prepare_config()) from its cold part: the stack's frame there is "io_uring_setup.cold",
+ * which the stack view must take for the traced io_uring_setup's own.
+ */
+static int iouring_no_entries(void)
+{
+	char params[120] = {};	/* struct io_uring_params: zeroes are a valid request */
+
+	return sys_ret(syscall(__NR_io_uring_setup, 0, params));
+}
+
 /* Send @len bytes of netlink messages to the kernel; the first reply's error (its ack). */
 static int nl_exchange(int proto, const void *req, size_t len)
 {
@@ -456,6 +468,8 @@ static const struct errcase cases[] = {
 	  bpf_verifier_reject },
 	{ "msgctl-einval", "msgctl on a negative queue id", EINVAL, msgctl_einval },
 	{ "prctl-bad-option", "prctl with an option no one handles", EINVAL, prctl_bad_option },
+	{ "iouring-no-entries", "io_uring_setup for a ring of no entries", EINVAL,
+	  iouring_no_entries },
 	/* in-band: the syscall succeeds, the error comes back in the netlink ack */
 	{ "netlink-unknown-kind", "RTM_NEWLINK of a link kind that doesn't exist (netlink ack)",
 	  EOPNOTSUPP, netlink_unknown_kind },

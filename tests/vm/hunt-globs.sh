@@ -17,6 +17,8 @@ EXEC="-e $(sys execve) -a 'do_execveat_common*' -a bprm_execve -a do_open_execat
 IOCTL="-e $(sys ioctl) -a do_vfs_ioctl -a vfs_ioctl -a 'ioctl_*' -a security_file_ioctl"
 BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 'bpf_lsm*'"
 PRCTL="-e $(sys prctl) -a security_task_prctl"
+# 7.x checks the ring's size in io_prepare_config(), called from io_uring_setup's cold part
+IOURING="-e $(sys io_uring_setup) -a 'io_uring_*' -a io_prepare_config -a '*uring_create'"
 # mkdirat rather than mkdir: arm64 has no mkdir syscall; 5.10 looks up in __lookup_hash,
 # later kernels in lookup_one_qstr_excl; 7.x's filename_mkdirat was do_mkdirat
 MKDIR="-e $(sys mkdirat) -a do_mkdirat -a filename_mkdirat -a filename_create -a '*lookup_hash' -a lookup_one_qstr_excl -a proc_root_lookup -a proc_pid_lookup -a 'proc_lookup*'"
@@ -50,16 +52,17 @@ socket|socket-bad-proto|__sock_create -> inet_create
 execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_fil._open -> path_openat -> may_open
 ioctl|ioctl-enotty|$(sys ioctl) -> do_vfs_ioctl
 bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check
-prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl); replaced security_task_prctl\)"
+prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl); replaced security_task_prctl\)
+iouring|iouring-no-entries|$(sys io_uring_setup) -> io_uring_setup"
 # arm64 (measured): the oversized mmap fails in do_mmap itself, before any unmapped-area
 # search (the oracle's line ends with the origin it names)
 if [ "$VM_ARCH" = arm64 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap \\(origin do_mmap\\)$/')
 fi
-ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
+ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL $IOURING"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
 # 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
 if [ "$VM_KERNEL" = 5.10 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | grep -v '^perf|')
-	ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL"
+	ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL $IOURING"
 fi

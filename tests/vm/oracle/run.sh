@@ -7,6 +7,9 @@
 #
 #   prctl: errtrig prctl-bad-option, -e '*sys_prctl' -a security_task_prctl (-K: -K too)
 #   mount: errtrig mount-unknown-fs, -e '*sys_mount' -a path_mount -a get_fs_type
+#   iouring (7.2 guest): errtrig iouring-no-entries, -T --json -e '*sys_io_uring_setup'
+#     -a 'io_uring_*' -a io_prepare_config ...; *-23f512a.json printed the frame in
+#     io_uring_setup's cold part above the chain, as a caller of its own
 dir=$(dirname "$0")
 oracle="$dir/../check-chain.py"
 passed=0 failed=0
@@ -27,6 +30,8 @@ expect() {
 expect prctl-0265f47.json 1 "markers:"
 expect prctl-0265f47.json 1 "frame order: __x64_sys_prctl \(the wrapper\) is below __do_sys_prctl"
 expect mount-0265f47.json 1 "call trace says: __x64_sys_mount !path_mount \^get_fs_type"
+expect iouring-23f512a.json 1 "frame order: kernel frame io_uring_setup.cold is not the traced io_uring_setup's own"
+expect iouring.json 0 "ok: __x64_sys_io_uring_setup -> io_uring_setup -> io_prepare_config \(origin io_prepare_config\)"
 expect prctl.json 0 "ok: __x64_sys_prctl -> security_task_prctl \(origin __x64_sys_prctl; replaced security_task_prctl\)"
 expect prctl-K.json 0 "ok: __x64_sys_prctl -> security_task_prctl \(origin __x64_sys_prctl; replaced security_task_prctl\)"
 expect mount.json 0 "ok: __x64_sys_mount -> path_mount -> get_fs_type \(origin path_mount; replaced get_fs_type\)"

@@ -8,7 +8,11 @@
 # last frame (proc_lookup). And `errtrig stat-enoent`: a missing last component, whose
 # ERR_PTR(-ENOENT) 7.x's path_lookupat() hands to link_path_walk(), which returns it; the
 # origin is the lookup's (step_into_slowpath on 7.x, step_into before), not the call that
-# passed the error on. Nothing stays attached afterwards.
+# passed the error on. And `errtrig iouring-no-entries`: 7.2's io_uring_setup() calls the
+# check that fails from its cold part, so the stack's frame of it is "io_uring_setup.cold":
+# that is the traced io_uring_setup's own frame, never one above the chain
+# (tests/vm/check-chain.py's rule, here over the glob-less hunt). Nothing stays attached
+# afterwards.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib.sh"
@@ -20,8 +24,8 @@ case " $(vm_modes) " in
 esac
 
 out=$(vm_run "$(cat "$here/../guest-lib.sh")
-hunt_json targeted 'errtrig mkdir-proc stat-enoent' -n errtrig $MKDIR $STAT
-retsnoop --json -- errtrig mkdir-proc stat-enoent >/tmp/globless.out 2>/tmp/globless.err
+hunt_json targeted 'errtrig mkdir-proc stat-enoent iouring-no-entries' -n errtrig $MKDIR $STAT $IOURING
+retsnoop --json -- errtrig mkdir-proc stat-enoent iouring-no-entries >/tmp/globless.out 2>/tmp/globless.err
 echo \"rc=\$?\" >>/tmp/globless.err
 echo '=== BEGIN glob-less'; cat /tmp/globless.out; echo '=== END glob-less'
 echo '=== BEGIN glob-less.err'; cat /tmp/globless.err; echo '=== END glob-less.err'
@@ -32,7 +36,7 @@ a=$(section "$out" after)
 # errtrig's status is 0 when the case failed as it expects (ENOENT), and retsnoop's is its
 expect "$(section "$out" glob-less.err)" '^rc=0$' "glob-less: errtrig's status 0 passed on"
 expect "$(section "$out" glob-less.err)" '^Whole-kernel hunt: ' "glob-less: a whole-kernel hunt"
-res=$(python3 "$here/../check-hunt.py" --globs "$MKDIR $STAT" \
+res=$(python3 "$here/../check-hunt.py" --globs "$MKDIR $STAT $IOURING" \
 	<(section "$out" targeted) <(section "$out" glob-less))
 printf '%s\n' "$res" | sed 's/^/info: /'
 printf '%s\n' "$res" | grep -qE '^check-hunt: [1-9][0-9]* judged, 0 disagree' ||
@@ -41,4 +45,27 @@ printf '%s\n' "$res" | grep -qE 'proc_lookup_de' ||
 	fail "the targeted hunt's chain does not reach proc_lookup_de"
 printf '%s\n' "$res" | grep -qE 'path_lookupat -> [a-z_ >-]*step_into' ||
 	fail "the targeted hunt's stat chain does not end in the lookup's step_into"
+printf '%s\n' "$res" | grep -qE 'io_uring_setup.*: ' ||
+	fail "the targeted hunt has no io_uring_setup chain"
+cold=$(section "$out" glob-less | python3 -c '
+import json, re, sys
+for line in sys.stdin:
+    try:
+        s = json.loads(line)
+    except ValueError:
+        continue
+    if s.get("type") != "sample":
+        continue
+    traced = {f.get("function") for f in s["stack"] if f["kind"] != "kernel"}
+    for f in s["stack"]:
+        m = re.match(r"^(.+)\.cold(\.[0-9]+)?$", f.get("symbol") or "")
+        if f["kind"] == "kernel" and m and m.group(1) in traced:
+            print(f["symbol"])
+    for f in s["stack"]:
+        if f["kind"] == "traced" and ".cold" in (f.get("symbol") or ""):
+            print("info: traced %s at %s+%d" % (f["function"], f["symbol"], f["offset"]))
+')
+printf '%s\n' "$cold" | grep '^info: ' || true
+[ -z "$(printf '%s\n' "$cold" | grep -v '^info: ')" ] ||
+	fail "a traced function's cold part printed as a frame of its own: $(printf '%s' "$cold" | grep -v '^info: ' | tr '\n' ' ')"
 finish
