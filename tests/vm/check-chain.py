@@ -326,6 +326,8 @@ def main():
     ap.add_argument("file", nargs="?", default="-")
     ap.add_argument("--min", type=int, default=1, help="samples that must be judged")
     ap.add_argument("--name", default="", help="prefix for report lines")
+    ap.add_argument("--order-only", action="store_true",
+                    help="judge only the order of the stack view's frames (samples without -T rows)")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     f = sys.stdin if args.file == "-" else open(args.file, errors="replace")
@@ -337,7 +339,12 @@ def main():
         obj = json.loads(line)
         if obj.get("type") != "sample":
             continue
-        verdict = check_sample(obj, args.v)
+        if args.order_only:
+            why = order_problem(obj["stack"]) if obj.get("error") else None
+            verdict = "skip: not an error sample" if not obj.get("error") else \
+                "mismatch in frame order: " + why if why else "ok: frame order"
+        else:
+            verdict = check_sample(obj, args.v)
         who = "%s%s/%d" % (args.name, obj.get("process_comm"), obj.get("tid", 0))
         if verdict.startswith("ok"):
             ok += 1

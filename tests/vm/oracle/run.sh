@@ -14,9 +14,9 @@ dir=$(dirname "$0")
 oracle="$dir/../check-chain.py"
 passed=0 failed=0
 
-# expect FILE STATUS ERE: the oracle's exit status and a line of its verdict
+# expect FILE STATUS ERE [OPTION]: the oracle's exit status and a line of its verdict
 expect() {
-	out=$(python3 "$oracle" -v "$dir/$1" 2>&1)
+	out=$(python3 "$oracle" -v ${4:-} "$dir/$1" 2>&1)
 	rc=$?
 	if [ $rc -eq "$2" ] && printf '%s\n' "$out" | grep -qE "$3"; then
 		passed=$((passed + 1))
@@ -32,6 +32,10 @@ expect prctl-0265f47.json 1 "frame order: __x64_sys_prctl \(the wrapper\) is bel
 expect mount-0265f47.json 1 "call trace says: __x64_sys_mount !path_mount \^get_fs_type"
 expect iouring-23f512a.json 1 "frame order: kernel frame io_uring_setup.cold is not the traced io_uring_setup's own"
 expect iouring.json 0 "ok: __x64_sys_io_uring_setup -> io_uring_setup -> io_prepare_config \(origin io_prepare_config\)"
+# --order-only (hunt-origin's glob-less hunts, no -T rows): the frame order rules alone
+expect iouring-23f512a.json 1 "frame order: kernel frame io_uring_setup.cold is not the traced io_uring_setup's own" --order-only
+expect iouring.json 0 "ok: frame order" --order-only
+expect prctl-0265f47.json 1 "frame order: __x64_sys_prctl \(the wrapper\) is below __do_sys_prctl" --order-only
 expect prctl.json 0 "ok: __x64_sys_prctl -> security_task_prctl \(origin __x64_sys_prctl; replaced security_task_prctl\)"
 expect prctl-K.json 0 "ok: __x64_sys_prctl -> security_task_prctl \(origin __x64_sys_prctl; replaced security_task_prctl\)"
 expect mount.json 0 "ok: __x64_sys_mount -> path_mount -> get_fs_type \(origin path_mount; replaced get_fs_type\)"
