@@ -26,7 +26,8 @@ marker column:
   - '^' on the frames below it that failed with another error (a caller replaced it);
   - nothing on the others.
 
-And the frames must be in an order the kernel can have run them in: a syscall wrapper
+Every traced frame that returned shows its duration. And the frames must be in an order the
+kernel can have run them in: a syscall wrapper
 (__x64_sys_X, __arm64_sys_X, ...) above the __se_sys_X/__do_sys_X it wraps, even when it
 tail-called and left no frame of its own; the syscall entry frames above every traced one.
 
@@ -193,6 +194,26 @@ def order_problem(stack):
     return None
 
 
+def duration_problem(stack):
+    """A traced frame that returned but shows no time, or None. The exit reads the clock
+    only for the calls someone sees (a failed one, -T, -S, -L...): a frame shown without
+    its time is one it wrongly thought nobody would."""
+    for f in stack:
+        if f["kind"] != "kernel" and not f.get("running") and "no_return" not in f \
+                and not f.get("duration_ns"):
+            return "traced %s returned but shows no duration" % f["function"]
+    return None
+
+
+def frame_problem(stack):
+    """The frame rules a sample without -T rows can be held to: (what, why) or None."""
+    why = order_problem(stack)
+    if why:
+        return "frame order", why
+    why = duration_problem(stack)
+    return ("frame durations", why) if why else None
+
+
 def describe(name, result, dur):
     return "%s [%s] %sns" % (name, result, dur)
 
@@ -307,9 +328,9 @@ def check_sample(s, verbose):
             " ".join("%s%s" % (m.strip(), n.name) for m, (n, _) in zip(want_marks, chain)),
             " ".join("%s%s" % (m.strip(), f["function"]) for m, f in
                      zip(got_marks, [f for f in s["stack"] if f["kind"] != "kernel"]))))
-    why = order_problem(s["stack"])
-    if why:
-        problems.append("mismatch in frame order: " + why + "\n  stack view says: " +
+    fp = frame_problem(s["stack"])
+    if fp:
+        problems.append("mismatch in %s: %s\n  stack view says: " % fp +
                         " -> ".join("%s%s" % ("" if f["kind"] == "kernel" else "[traced]",
                                               frame_name(f)) for f in s["stack"]))
     if problems:
@@ -327,7 +348,8 @@ def main():
     ap.add_argument("--min", type=int, default=1, help="samples that must be judged")
     ap.add_argument("--name", default="", help="prefix for report lines")
     ap.add_argument("--order-only", action="store_true",
-                    help="judge only the order of the stack view's frames (samples without -T rows)")
+                    help="judge only the stack view's frame order and durations "
+                         "(samples without -T rows)")
     ap.add_argument("-v", action="store_true")
     args = ap.parse_args()
     f = sys.stdin if args.file == "-" else open(args.file, errors="replace")
@@ -340,9 +362,9 @@ def main():
         if obj.get("type") != "sample":
             continue
         if args.order_only:
-            why = order_problem(obj["stack"]) if obj.get("error") else None
+            fp = frame_problem(obj["stack"]) if obj.get("error") else None
             verdict = "skip: not an error sample" if not obj.get("error") else \
-                "mismatch in frame order: " + why if why else "ok: frame order"
+                "mismatch in %s: %s" % fp if fp else "ok: frame order and durations"
         else:
             verdict = check_sample(obj, args.v)
         who = "%s%s/%d" % (args.name, obj.get("process_comm"), obj.get("tid", 0))

@@ -345,5 +345,14 @@ if [ $full_hunt = 1 ]; then
 	printf '%s\n' "$res" | sed -n 's/^check-hunt: /info: glob-less hunt vs glob-targeted: /p'
 	printf '%s\n' "$res" | grep -qE '^check-hunt: [1-9][0-9]* judged, 0 disagree' ||
 		{ fail "glob-less: the whole-kernel hunt does not name the targeted hunts' origins"; printf '%s\n' "$res"; }
+	# neither hunt has -T rows: their stack views are held to the frame rules alone (the
+	# order, and a time on every frame that returned: the exit skips the clock for calls
+	# nobody sees)
+	for sec in targeted glob-less; do
+		res=$(section "$out" $sec | python3 "$here/../check-chain.py" --order-only --name "$sec: ")
+		printf '%s\n' "$res" | grep -v ' agree, ' | sed 's/^/info: /'
+		printf '%s\n' "$res" | grep -qE "^$sec: chains: [1-9][0-9]* agree, 0 disagree" ||
+			fail "$sec: a stack view breaks the frame rules (order, durations)"
+	done
 fi
 finish

@@ -47,12 +47,15 @@ printf '%s\n' "$res" | grep -qE 'path_lookupat -> [a-z_ >-]*step_into' ||
 	fail "the targeted hunt's stat chain does not end in the lookup's step_into"
 printf '%s\n' "$res" | grep -qE 'io_uring_setup.*: ' ||
 	fail "the targeted hunt has no io_uring_setup chain"
-# the frame-order rules (a traced function's cold part is its own frame among them) over
-# the glob-less hunt, which has no -T rows to judge its chains by
-res=$(section "$out" glob-less | python3 "$here/../check-chain.py" --order-only --name "glob-less: ")
-printf '%s\n' "$res" | grep -v ' agree, ' | sed 's/^/info: /'
-printf '%s\n' "$res" | grep -qE '^glob-less: chains: [1-9][0-9]* agree, 0 disagree' ||
-	fail "the glob-less hunt's stack view puts a frame out of order"
+# the frame rules (the order: a traced function's cold part is its own frame among them;
+# a time on every frame that returned) over both hunts, which have no -T rows to judge
+# their chains by
+for sec in glob-less targeted; do
+	res=$(section "$out" $sec | python3 "$here/../check-chain.py" --order-only --name "$sec: ")
+	printf '%s\n' "$res" | grep -v ' agree, ' | sed 's/^/info: /'
+	printf '%s\n' "$res" | grep -qE "^$sec: chains: [1-9][0-9]* agree, 0 disagree" ||
+		fail "the $sec hunt's stack view breaks the frame rules (order, durations)"
+done
 # which traced frame took the cold part's address (7.2 x86: io_uring_setup)
 section "$out" glob-less | grep -o '"function":"[a-z_0-9]*","[^}]*"symbol":"[a-z_0-9]*\.cold[.0-9]*","offset":[0-9]*' |
 	sed 's/"function":"\([^"]*\)".*"symbol":"\([^"]*\)","offset":\(.*\)/info: traced \1 at \2+\3/' || true
