@@ -321,6 +321,18 @@ static void copy_out(const struct calib_feat *skel, struct kernel_features *f)
 	f->user_regs_off = skel->bss->user_regs_off;
 }
 
+unsigned long kernel_features__kstack_size(const struct kernel_features *f)
+{
+	unsigned long size = 4096;
+
+	/* the registers take far less than half the stack: the next power of two is its size */
+	if (!f->user_regs_off)
+		return 0;
+	while (size <= f->user_regs_off && size < (1UL << 20))
+		size <<= 1;
+	return size > f->user_regs_off ? size : 0;
+}
+
 static const char *yes_no(bool v)
 {
 	return v ? "yes" : "no";

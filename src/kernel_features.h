@@ -164,6 +164,12 @@ int kernel_features__parse(struct kernel_features *f, bool *uprobe_links, const 
  */
 int kernel_features__text_check(void);
 
+/*
+ * THREAD_SIZE, the kernel stack's size: the power of two the user registers at its top
+ * (user_regs_off from its base) fit in; 0 when they were not found.
+ */
+unsigned long kernel_features__kstack_size(const struct kernel_features *f);
+
 /* The "-V -v" report: "Feature detection:" and "Feature calibration:" blocks. */
 void kernel_features__print(const struct kernel_features *f, FILE *out);
 

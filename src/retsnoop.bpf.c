@@ -37,6 +37,7 @@
 #include "inject.bpf.h"
 #include "user_session.bpf.h"
 #include "missed_exit.bpf.h"
+#include "irq_calls.bpf.h"
 #include "exit_cut.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -83,6 +84,9 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	/* one storage lookup: a new session reuses the thread's slot found here */
 	slot = session_slot(key);
 	sess = slot_session(slot);
+	/* an interrupt's call inside the thread's session is not the thread's: left out */
+	if (sess && !usp && irq_call(sess, entry_kpos(ctx, fentry)))
+		return 1;
 	/*
 	 * One timestamp per call, taken before the checks below: an argument's helper call
 	 * is made before the callee looks at its other conditions, so each check that took
@@ -239,10 +243,12 @@ static __always_inline int resync_stack(struct session *sess, __u32 top, __u32 i
 
 /*
  * @usp: a user function's stack pointer after its return, 0 for a kernel function;
+ * @kpos: a kernel function's stack position at its return, 0 where its entry run already
+ * left an interrupt's call out (a kprobe session's return run is skipped then);
  * @helper_loop: see handle_entry()
  */
 static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp,
-				       bool helper_loop)
+				       __u64 kpos, bool helper_loop)
 {
 	struct func_info *fi;
 	struct session *sess;
@@ -252,7 +258,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 
 	key = probe_session_key();
 	sess = find_session(key);
-	if (!sess)
+	if (!sess || irq_call(sess, kpos))
 		return 0;
 	now = bpf_ktime_get_ns();
 	/* the frames above the returning one were left by longjmp() or an exception */
@@ -376,7 +382,7 @@ int kexit(struct pt_regs *ctx)
 	snapshot_lbrs();
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, true))
 		return 0;
-	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0, false);
+	return handle_exit(ctx, id, PT_REGS_RC(ctx), 0, PT_REGS_SP(ctx), false);
 }
 
 /* Rewritten at load into the kfuncs bpf_session_is_return(ctx), bpf_session_cookie(ctx) */
@@ -404,7 +410,7 @@ int ksession(struct pt_regs *ctx)
 		/* the entry run found it set; a teardown may have begun since */
 		if (!ready)
 			return 0;
-		handle_exit(ctx, (__u32)*cookie, PT_REGS_RC(ctx), 0, true);
+		handle_exit(ctx, (__u32)*cookie, PT_REGS_RC(ctx), 0, 0, true);
 		return 0;
 	}
 	if (!ready || !task_traced() || !kprobe_func_id(ctx, &id, false))
@@ -444,7 +450,7 @@ int uexit(struct pt_regs *ctx)
 		return 0;
 	/* no cookies: one program for all, the returning frame is the innermost user frame */
 	return handle_exit(ctx, user_id_clones ? USER_ID_TOP : bpf_get_attach_cookie(ctx),
-			   PT_REGS_RC(ctx), PT_REGS_SP(ctx), false);
+			   PT_REGS_RC(ctx), PT_REGS_SP(ctx), 0, false);
 }
 
 /*
@@ -462,7 +468,7 @@ int usession(struct pt_regs *ctx)
 
 	if (usession_is_return(ctx)) {
 		if (ready && task_traced())
-			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx), false);
+			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx), 0, false);
 		return 0;
 	}
 	if (!ready || !task_traced())
@@ -519,7 +525,7 @@ static __always_inline int fexit_common(void *ctx, __u32 id, __s64 res, bool hel
 	snapshot_lbrs();
 	if (!ready || !task_traced() || !(guard = enter_guard()))
 		return 0;
-	handle_exit(ctx, id, res, 0, helper_loop);
+	handle_exit(ctx, id, res, 0, (__u64)ctx, helper_loop);
 	leave_guard(guard);
 	return 0;
 }

@@ -98,12 +98,36 @@ static void test_btf_and_kprobes_checks(void **state)
 	unlink(path);
 }
 
+/*
+ * The kernel stack's size from where the user registers sit at its top: the offsets
+ * measured in the guests (tests/vm/scenarios/irq-calls.sh prints them), a KASAN
+ * kernel's 32 KiB, and none measured.
+ */
+static void test_kstack_size(void **state)
+{
+	struct kernel_features f = {};
+
+	assert_int_equal(kernel_features__kstack_size(&f), 0);
+	f.user_regs_off = 16216;	/* 6.12 x86-64: a 168-byte struct pt_regs */
+	assert_int_equal(kernel_features__kstack_size(&f), 16384);
+	f.user_regs_off = 16200;	/* 7.2 x86-64: and 16 bytes of padding */
+	assert_int_equal(kernel_features__kstack_size(&f), 16384);
+	f.user_regs_off = 16064;	/* 7.2 arm64 */
+	assert_int_equal(kernel_features__kstack_size(&f), 16384);
+	f.user_regs_off = 32768 - 184;	/* a KASAN kernel's doubled stack */
+	assert_int_equal(kernel_features__kstack_size(&f), 32768);
+	/* not a stack's: no size rather than a wrong one */
+	f.user_regs_off = 3 << 20;
+	assert_int_equal(kernel_features__kstack_size(&f), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_btf_and_kprobes_checks),
 		cmocka_unit_test(test_all_yes),
 		cmocka_unit_test(test_old_kernel),
+		cmocka_unit_test(test_kstack_size),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,13 +19,15 @@
 # missed-exits: -K's kretprobes on 6.1 and 5.10 too (21 s, 7 s; 5.10: the table's claims)
 # session-table: asked for on 6.1, the default on latest, and on 5.10 with its slots claimed
 # in a hash map (no compare-and-swap there; 7 s)
-QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table
+# irq-calls: interrupts' calls told apart by their stack in every probe kind: 5.10's
+# kretprobes and its interrupt entry, 6.1's pair, latest's sessions (10-30 s each)
+QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table irq-calls
 # kernel-builds: 5.10 lays a module out in one core_layout (6.4+: a region per kind), which
 # a kept module's symbols must follow (66 s)
-QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table prune
+QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table prune irq-calls
 # the newest kernel: its stacks (kprobe.multi on the function-graph tracer, compared with
 # every other mode); its other scenarios (6 more minutes) in make test-kernels
-QUICK_latest := stack-trace session-table prune hunt-origin
+QUICK_latest := stack-trace session-table prune hunt-origin irq-calls
 # 6.12: every scenario but the slow ones, which only make test-kernels runs: signals (a
 # signal in every phase, each run attaching and releasing a few hundred functions: 2 minutes
 # even in its VM_QUICK subset, 5 in full)
