@@ -54,6 +54,10 @@ static const struct cfg_key cfg_keys[] = {
 	{ "bpf.prune", CFG_BOOL, CFG_OFF(prune), 0, 0,
 	  "Drop the BPF code this run's settings never run before the kernel's verifier reads it,\n"
 	  "\ta faster load (defaults to true; false leaves that to the verifier)" },
+	{ "bpf.irq-calls", CFG_BOOL, CFG_OFF(irq_calls), 0, 0,
+	  "Keep the calls of an interrupt that comes while a session runs (a timer tick's\n"
+	  "\thandler, the softirqs run at its end) in that session, as the original does\n"
+	  "\t(defaults to false: left out, told apart by the stack they run on)" },
 	{ "bpf.uprobe-session", CFG_BOOL, CFG_OFF(uprobe_session), 0, 0,
 	  "Attach user-space functions with session links where the kernel has them (6.13+):\n"
 	  "\tone program at entry and return, the return skipped for calls outside sessions\n"

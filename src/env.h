@@ -43,6 +43,7 @@ struct env_config {
 	bool fsession;			/* bpf.fsession: -F's fsession programs where the kernel has them */
 	bool fsession_multi;		/* bpf.fsession-multi: on one tracing multi-link */
 	bool prune;			/* bpf.prune: dead code dropped before the load */
+	bool irq_calls;			/* bpf.irq-calls: interrupts' calls kept in sessions */
 	bool boot_cache;		/* start.boot-cache, true by default (boot_cache.h) */
 };
 

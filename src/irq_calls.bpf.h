@@ -8,19 +8,22 @@
  * in the middle of syscalls, with their NULLs among the syscall's own callees' results
  * and their depth taking the slots chains are kept aside in.
  *
- * They are told apart by the stack they run on. A syscall entry wrapper (FUNC_SYSCALL)
- * runs in the thread's own context, on its kernel stack: a block of THREAD_SIZE bytes
- * aligned to its size, which only that thread's calls use. The kernel runs interrupt
- * handlers, softirqs and NMIs on per-CPU stacks of their own, so a call whose stack
- * position is outside frame 0's block, in a session whose frame 0 is a syscall, is an
- * interrupt's: its entry is not recorded (a kprobe session skips its return run) and its
- * exit is not looked at. What each kernel still runs on the task's stack (the interrupt
- * entry's wrappers on some) stays in; tests/vm/scenarios/irq-calls.sh measures it.
- * Sessions started elsewhere (a function an interrupt may run itself, a user function)
- * are left as they were: their frame 0's block need not be a task stack.
+ * They are told apart by the stack they run on. A thread's own calls run on its kernel
+ * stack, a block of THREAD_SIZE bytes aligned to its size that only its calls use; the
+ * kernel runs interrupt handlers, softirqs and NMIs on per-CPU stacks of their own. A
+ * session whose frame 0 ran on the thread's stack (FRAME0_TASK) takes a call whose stack
+ * position is outside that block for an interrupt's and leaves it out: its entry is not
+ * recorded (a kprobe session skips its return run) and its exit is not looked at. Frame
+ * 0 is on that stack when it is a syscall entry wrapper, which only a thread runs, and
+ * otherwise when its position is within task_struct.stack's block (one read when the
+ * session starts). A session an interrupt started itself (frame 0 on an interrupt
+ * stack) and one started at a user function are left as they were. What a kernel runs
+ * of the interrupt entry on the thread's stack (irq_enter_rcu() and irq_exit_rcu() on
+ * some) stays in: tests/vm/scenarios/irq-calls.sh measures it.
  *
  * THREAD_SIZE comes from where feature detection found the user registers, at the top of
- * the task stack (tracer.c); 0 when not known, and nothing is left out.
+ * the task stack (tracer.c); 0 when not known or -C bpf.irq-calls=y, and nothing is left
+ * out.
  *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
@@ -33,6 +36,32 @@
 const volatile __u64 kstack_mask = 0;
 
 /*
+ * What @sess's frame 0, a kernel function's at stack position @kpos0, is (FRAME0_*);
+ * @syscall: a syscall entry wrapper. Compared, not masked: an fentry's position is its
+ * ctx pointer, which the verifier allows no bitwise operation on.
+ */
+static __always_inline __u8 frame0_kind(struct session *sess, __u64 kpos0, bool syscall)
+{
+	void *task;
+	__u64 base;
+
+	if (syscall)
+		return FRAME0_SYSCALL | FRAME0_TASK;
+	if (!kstack_mask || !task_stack_off)
+		return 0;
+	/*
+	 * Read into the session's usp_base, which a kernel frame's session never uses (0),
+	 * not the stack: kentry's with -A's capture is at the verifier's 512 bytes on 6.1.
+	 */
+	task = (void *)bpf_get_current_task();
+	if (bpf_probe_read_kernel(&sess->usp_base, sizeof(sess->usp_base), task + task_stack_off))
+		sess->usp_base = 0;
+	base = sess->usp_base;
+	sess->usp_base = 0;
+	return base && kpos0 >= base && kpos0 <= (base | ~kstack_mask) ? FRAME0_TASK : 0;
+}
+
+/*
  * Is the kernel call at stack position @kpos an interrupt's, inside @sess? @kpos 0: not
  * known (a probe whose registers carry no stack pointer), never.
  */
@@ -40,8 +69,7 @@ static __always_inline bool irq_call(const struct session *sess, __u64 kpos)
 {
 	__u64 block = sess->kpos0 & kstack_mask;
 
-	/* compared, not masked: an fentry's position is its ctx pointer (no bitwise ops) */
-	return kstack_mask && sess->frame0_syscall && kpos &&
+	return kstack_mask && (sess->frame0 & FRAME0_TASK) && kpos &&
 	       (kpos < block || kpos > (block | ~kstack_mask));
 }
 

@@ -71,7 +71,7 @@ static __always_inline bool frame0_gone(struct session *sess, __u64 kpos, __u32 
 		return false;
 	if (!fentry && kpos > start)
 		return true;
-	if (!sess->frame0_syscall)
+	if (!(sess->frame0 & FRAME0_SYSCALL))
 		return false;
 	fi = bpf_map_lookup_elem(&func_infos, &id);
 	return fi && (fi->flags & FUNC_SYSCALL);

@@ -76,6 +76,7 @@ const volatile bool has_func_arg = false;
 const volatile __u32 task_group_leader_off = 0;
 const volatile __u32 task_comm_off = 0;
 const volatile __u32 task_pid_off = 0;
+const volatile __u32 task_stack_off = 0;	/* task_struct.stack (-U, exit_cut, irq_calls) */
 const volatile __u32 tk_addr_off = 0;
 
 /* Handlers do nothing until user space is ready to consume, and stop first on teardown. */
@@ -124,6 +125,10 @@ struct frag {
 	struct lbr_record lbrs[SESSION_LBR_ENTRIES];
 };
 
+/* struct session's frame0 */
+#define FRAME0_SYSCALL	1	/* a syscall entry wrapper (FUNC_SYSCALL), see frame0_gone() */
+#define FRAME0_TASK	2	/* run on the thread's own kernel stack (irq_calls.bpf.h) */
+
 struct session {
 	__u64 sess_id;
 	__s64 owner;		/* the session table's: its thread's key, 0 when free */
@@ -156,7 +161,7 @@ struct session {
 	__u32 sys_err_seq;
 	/* where frame 0 entered on the kernel stack (0: a user frame), see frame0_gone() */
 	__u64 kpos0;
-	bool frame0_syscall;	/* frame 0 is a syscall entry wrapper (FUNC_SYSCALL) */
+	__u8 frame0;		/* FRAME0_*: what frame 0 is */
 	/*
 	 * What the error chain in @stack is (enum session_end_flags, sent with it; a kept
 	 * chain carries its own, struct frag): SESS_F_CHAIN_LOST, it misses a part (a frame

@@ -465,6 +465,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		.no_session_links = !env->cfg.uprobe_session,
 		.verifier_stats = env->verbose >= 3,
 		.no_prune = !env->cfg.prune,
+		.keep_irq_calls = env->cfg.irq_calls,
 	};
 	const char *cap_path = getenv("RETSNOOP_CAPTURE");
 	bool prefetch;

@@ -85,26 +85,30 @@ static void set_err_carriers(struct tracer *t, struct retsnoop *skel,
 }
 
 /*
- * Interrupts' calls inside a syscall's session, told apart by their stack (irq_calls.bpf.h).
+ * Interrupts' calls inside a thread's session, told apart by their stack (irq_calls.bpf.h).
  * Not where a kprobe.multi pair sits on the function-graph tracer: its return probe's
  * registers are partial, and an entry left out whose return is looked at would be lost.
  */
 static void set_kstack_mask(struct tracer *t, struct retsnoop *skel,
-			    const struct kernel_features *feat)
+			    const struct tracer_opts *opts, const struct kernel_features *feat)
 {
 	unsigned long size = kernel_features__kstack_size(feat);
+	const char *why = feat->user_regs_off ? NULL : "the kernel stack's size is not known";
 
 	if (size && feat->has_fgraph_fprobe && t->att && mass_attacher__kprobe_multi_used(t->att) &&
 	    !mass_attacher__kprobe_session_used(t->att))
+		why = "kprobe.multi pair on the function-graph tracer";
+	if (opts->keep_irq_calls)
+		why = "bpf.irq-calls";
+	if (why)
 		size = 0;
 	skel->rodata->kstack_mask = size ? ~(__u64)(size - 1) : 0;
+	skel->rodata->task_stack_off = feat->task_stack_off;
 	if (size)
-		pr(t, LOG_DEBUG, "Interrupts' calls inside syscalls are left out (kernel stacks of %lu KiB).\n",
+		pr(t, LOG_DEBUG, "Interrupts' calls inside sessions are left out (kernel stacks of %lu KiB).\n",
 		   size / 1024);
 	else
-		pr(t, LOG_DEBUG, "Interrupts' calls inside syscalls are not told apart (%s).\n",
-		   feat->user_regs_off ? "kprobe.multi pair on the function-graph tracer" :
-		   "the kernel stack's size is not known");
+		pr(t, LOG_DEBUG, "Interrupts' calls inside sessions are kept (%s).\n", why);
 }
 
 /* A run without kernel functions or probes loads none of their programs. */
@@ -380,7 +384,7 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	 */
 	skel->rodata->kstack_from_task = KSTACK_FROM_TASK_OK && feat->has_fgraph_fprobe &&
 		feat->has_task_stack && t->att && mass_attacher__kprobe_multi_used(t->att);
-	set_kstack_mask(t, skel, feat);
+	set_kstack_mask(t, skel, opts, feat);
 	bpf_map__set_max_entries(skel->maps.func_infos, at_least_one(opts->func_cnt));
 	set_err_carriers(t, skel, opts, feat, carrier_ids, carrier_args, carriers);
 	skel->rodata->tgid_set_on = opts->traced_tgid_cnt > 0;
@@ -401,7 +405,6 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	skel->rodata->task_exit_code_off = feat->task_exit_code_off;
 	if (opts->user_stacks || opts->user_func_cnt) {
 		/* -U, user_resync() (user_session.bpf.h), own_exit_call(): the user registers */
-		skel->rodata->task_stack_off = feat->task_stack_off;
 		skel->rodata->user_regs_off = feat->user_regs_off;
 	}
 	if (opts->user_func_cnt) {

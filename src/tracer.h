@@ -115,6 +115,8 @@ struct tracer_opts {
 	bool verifier_stats;
 	/* bpf.prune=false: load the programs whole, the dead code left to the verifier */
 	bool no_prune;
+	/* bpf.irq-calls=true: interrupts' calls stay in the sessions they come in */
+	bool keep_irq_calls;
 	/* tests: the full BPF build even where the lite one would do (tracer.c, lite_ok()) */
 	bool full_bpf;
 	/* session table slots (a power of 2 is used); -1: tracer__default_table_slots() where

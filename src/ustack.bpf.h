@@ -18,7 +18,6 @@
 #include "uret.bpf.h"
 
 const volatile __u32 ustack_size = USTACK_DEFAULT_SIZE;	/* -C stacks.user-stack-size */
-const volatile __u32 task_stack_off = 0;	/* task_struct.stack */
 const volatile __u32 user_regs_off = 0;	/* user pt_regs, from the kernel stack's base */
 
 #define USTACK_PAGE		4096

@@ -382,6 +382,10 @@ static void test_config(void **state)
 	env__free(&env);
 	assert_int_equal(PARSE(&env, "-C", "bpf.prune=n"), 0);
 	assert_false(env.cfg.prune);
+	assert_false(env.cfg.irq_calls);	/* interrupts' calls left out by default */
+	env__free(&env);
+	assert_int_equal(PARSE(&env, "-C", "bpf.irq-calls=y"), 0);
+	assert_true(env.cfg.irq_calls);
 	env__free(&env);
 
 	expect_error(PARSE(&env, "-C", "bpf.ringbuf-size"), -EINVAL,

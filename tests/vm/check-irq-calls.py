@@ -11,9 +11,9 @@ every tick of a CONFIG_HZ kernel). NAMES are kernel functions that only interrup
 (a timer interrupt's handler, the softirqs run at its end). --want none: no such call may
 be in those sessions' call traces, except the --allowed ones (the interrupt entry's
 wrappers some kernels run on the task's stack: counted, said, not judged). --want some:
-at least one judged session has one (the control: interrupts came and were traced, in a
-session the rule does not apply to). Exit status 0 when the verdict holds and at least one
-session was judged.
+at least one judged session has one (the controls: interrupts came and were traced, with
+-C bpf.irq-calls=y; a session an interrupt started keeps its own callees). Exit status 0
+when the verdict holds and at least one session was judged.
 """
 import argparse
 import json
