@@ -15,9 +15,9 @@
  * position is outside that block for an interrupt's and leaves it out: its entry is not
  * recorded (a kprobe session skips its return run) and its exit is not looked at. Frame
  * 0 is on that stack when it is a syscall entry wrapper, which only a thread runs, and
- * otherwise when its position is within task_struct.stack's block (one read when the
- * session starts). A session an interrupt started itself (frame 0 on an interrupt
- * stack) and one started at a user function are left as they were. What a kernel runs
+ * otherwise when its position is within task_struct.stack's block (one read, the first
+ * time a call comes from another stack). A session an interrupt started itself (frame 0
+ * on an interrupt stack) and one started at a user function are left as they were. What a kernel runs
  * of the interrupt entry on the thread's stack (irq_enter_rcu() and irq_exit_rcu() on
  * some) stays in: tests/vm/scenarios/irq-calls.sh measures it.
  *
@@ -35,42 +35,49 @@
 /* ~(THREAD_SIZE - 1), set by user space before load; 0: interrupts' calls are not told apart */
 const volatile __u64 kstack_mask = 0;
 
-/*
- * What @sess's frame 0, a kernel function's at stack position @kpos0, is (FRAME0_*);
- * @syscall: a syscall entry wrapper. Compared, not masked: an fentry's position is its
- * ctx pointer, which the verifier allows no bitwise operation on.
- */
-static __always_inline __u8 frame0_kind(struct session *sess, __u64 kpos0, bool syscall)
+/* What a new session's frame 0 is (FRAME0_*); @syscall: a syscall entry wrapper */
+static __always_inline __u8 frame0_kind(bool syscall)
 {
-	void *task;
+	/* a syscall runs on its thread's stack; another function's is known when needed */
+	return syscall ? FRAME0_SYSCALL | FRAME0_TASK | FRAME0_KNOWN : 0;
+}
+
+/*
+ * Did @sess's frame 0, not a syscall, run on its thread's stack? Asked once a session, and
+ * only when a call comes from another stack (an interrupt's, most likely): one read of
+ * task_struct.stack, into the session's usp_base, which a kernel frame's session never
+ * uses (0), not the stack: kentry's with -A's capture is near the verifier's 512 bytes.
+ * Compared, not masked: an fentry's position is its ctx pointer, which the verifier
+ * allows no bitwise operation on.
+ */
+static __always_inline bool frame0_on_task_stack(struct session *sess)
+{
+	void *task = (void *)bpf_get_current_task();
 	__u64 base;
 
-	if (syscall)
-		return FRAME0_SYSCALL | FRAME0_TASK;
-	if (!kstack_mask || !task_stack_off)
-		return 0;
-	/*
-	 * Read into the session's usp_base, which a kernel frame's session never uses (0),
-	 * not the stack: kentry's with -A's capture is at the verifier's 512 bytes on 6.1.
-	 */
-	task = (void *)bpf_get_current_task();
-	if (bpf_probe_read_kernel(&sess->usp_base, sizeof(sess->usp_base), task + task_stack_off))
+	if (!task_stack_off ||
+	    bpf_probe_read_kernel(&sess->usp_base, sizeof(sess->usp_base), task + task_stack_off))
 		sess->usp_base = 0;
 	base = sess->usp_base;
 	sess->usp_base = 0;
-	return base && kpos0 >= base && kpos0 <= (base | ~kstack_mask) ? FRAME0_TASK : 0;
+	return base && sess->kpos0 >= base && sess->kpos0 <= (base | ~kstack_mask);
 }
 
 /*
  * Is the kernel call at stack position @kpos an interrupt's, inside @sess? @kpos 0: not
- * known (a probe whose registers carry no stack pointer), never.
+ * known (a probe whose registers carry no stack pointer), never. A call on frame 0's own
+ * stack, every call but an interrupt's, costs two compares.
  */
-static __always_inline bool irq_call(const struct session *sess, __u64 kpos)
+static __always_inline bool irq_call(struct session *sess, __u64 kpos)
 {
 	__u64 block = sess->kpos0 & kstack_mask;
 
-	return kstack_mask && (sess->frame0 & FRAME0_TASK) && kpos &&
-	       (kpos < block || kpos > (block | ~kstack_mask));
+	if (!kstack_mask || !sess->kpos0 || !kpos ||
+	    (kpos >= block && kpos <= (block | ~kstack_mask)))
+		return false;
+	if (!(sess->frame0 & FRAME0_KNOWN))
+		sess->frame0 |= FRAME0_KNOWN | (frame0_on_task_stack(sess) ? FRAME0_TASK : 0);
+	return sess->frame0 & FRAME0_TASK;
 }
 
 #endif /* __RETSNOOP_IRQ_CALLS_BPF_H */

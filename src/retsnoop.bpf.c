@@ -127,7 +127,7 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 		if (!sess)
 			return 1;
 		sess->kpos0 = usp ? 0 : entry_kpos(ctx, fentry);
-		sess->frame0 = usp ? 0 : frame0_kind(sess, sess->kpos0, fi->flags & FUNC_SYSCALL);
+		sess->frame0 = usp ? 0 : frame0_kind(fi->flags & FUNC_SYSCALL);
 	}
 
 	d = sess->stack.depth;

@@ -45,6 +45,7 @@ static bool lockdown_refuses(void);
 
 static int libbpf_print_fn(enum libbpf_print_level level, const char *fmt, va_list args)
 {
+	trace_cmd__saw_libbpf(fmt);
 	if (level == LIBBPF_DEBUG && env.verbose < 3)
 		return 0;
 	/* a verifier cut short by the stop is no failure to tell about */

@@ -128,6 +128,7 @@ struct frag {
 /* struct session's frame0 */
 #define FRAME0_SYSCALL	1	/* a syscall entry wrapper (FUNC_SYSCALL), see frame0_gone() */
 #define FRAME0_TASK	2	/* run on the thread's own kernel stack (irq_calls.bpf.h) */
+#define FRAME0_KNOWN	4	/* whether FRAME0_TASK holds is known (irq_calls.bpf.h) */
 
 struct session {
 	__u64 sess_id;

@@ -247,12 +247,25 @@ static struct sink *make_sink(const struct env *env, const struct view_opts *vie
 	return &fs->sink;
 }
 
+/* libbpf printed a program's load log: the verifier, not a policy, refused it */
+static bool verifier_log_seen;
+
+void trace_cmd__saw_libbpf(const char *fmt)
+{
+	if (strstr(fmt, "BEGIN PROG LOAD LOG"))
+		verifier_log_seen = true;
+}
+
 /* Why loading failed, in the words the user can act on. */
 static void explain_load_error(int err, log_print_fn print)
 {
 	if (err != -EPERM && err != -EACCES)
 		return;
-	if (geteuid() == 0)
+	if (verifier_log_seen)
+		log_msg(print, LOG_ERROR, "The kernel's verifier refused one of retsnoop's BPF programs "
+			"(its log is above): a retsnoop bug on this kernel, please report it with that "
+			"log; another attach mode (-K, -F) or fewer options may load.\n");
+	else if (geteuid() == 0)
 		log_msg(print, LOG_ERROR, "The kernel refuses BPF tracing even to root: kernel lockdown "
 			"(cat /sys/kernel/security/lockdown), a security module, or a container "
 			"or VM sandbox forbids it.\n");
@@ -635,6 +648,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	}
 	trace_cmd__phase_done(print, "BPF open");
 	progress__update(progress, "loading BPF programs", 0, 0);
+	verifier_log_seen = false;	/* feature detection's refused probes are not ours */
 	err = tracer__load(t);
 	if (err) {
 		progress__clear(progress);

@@ -56,6 +56,12 @@ int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib *calib, 
  */
 void trace_cmd__phase_done(log_print_fn print, const char *phase);
 
+/*
+ * libbpf's print callback hands each message's format here first: a program load log
+ * (the kernel's verifier refusing a program) changes what a failed load is said to be.
+ */
+void trace_cmd__saw_libbpf(const char *fmt);
+
 /* -vv: when a step that ran beside the phases (a prefetch thread's read) began and ended,
  * CLOCK_MONOTONIC milliseconds, on the phases' clock. */
 void trace_cmd__phase_span(log_print_fn print, const char *what, long start_ms, long end_ms);

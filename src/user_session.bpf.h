@@ -104,6 +104,11 @@ const volatile bool user_resync_on = false;
  * and 5.10 checks every global function of a program, these too in its kernel probes.
  * So each finds the thread's session again (one lookup, on the rare path only), and
  * does nothing unless user functions are traced (a constant: dead code otherwise).
+ * A walk only says how far to pop; the program pops (user_pop()): a walk that popped
+ * itself put its own frame and its callee walk's on the call chain to the record sent,
+ * and before 6.x verifiers add every frame of a chain up against BPF's 512 bytes of
+ * stack: kentry with -A's capture, user_resync_walk(), user_unwind_walk(), user_pop(),
+ * send_session_end() and copy_levels() came to 608, and 6.1 refused the program.
  */
 
 /* pop_unreturned() of the thread's session, for the walks below; 1: the session ended */
@@ -124,21 +129,22 @@ __noinline int user_pop(__s64 key, __u32 nd, __u64 now)
  * so a frame whose stack pointer at entry is below @limit (the next call's stack pointer
  * + 1, its stack pointer itself when it was tail-called, see user_tail_call(), or the
  * returning frame's own at its entry) is not running any more.
- * Pops those (pop_unreturned()); 1 when that ended the session. @key: find_session()'s.
+ * Returns the depth to pop those to (pop_unreturned()), -1 when none is gone.
+ * @key: find_session()'s.
  */
-__noinline int user_unwind_walk(__s64 key, __u64 limit, __u64 now)
+__noinline int user_unwind_walk(__s64 key, __u64 limit)
 {
 	struct session *sess;
 	__u32 d, nd, n, i, sp;
 
 	if (!user_resync_on)
-		return 0;
+		return -1;
 	sess = find_session(key);
 	if (!sess)
-		return 0;
+		return -1;
 	d = nd = sess->stack.depth;
 	if (d == 0 || d > MAX_FSTACK_DEPTH)
-		return 0;
+		return -1;
 	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
 		if (n >= d)
 			break;
@@ -150,10 +156,9 @@ __noinline int user_unwind_walk(__s64 key, __u64 limit, __u64 now)
 			break;
 		nd = i;
 	}
-	return user_pop(key, nd, now);
+	return nd < d ? (int)nd : -1;
 }
 
-/* user_unwind_walk(), after the usual case: the innermost frame is a user frame still running */
 /*
  * Is the user call returning to stack address @limit the innermost recorded frame (entered
  * at that very stack pointer)? The kernel keeps at most 64 return probes nested in a thread
@@ -171,16 +176,25 @@ static __always_inline bool user_top_returns(struct session *sess, __u64 limit)
 	return esp && esp == user_sp_code(sess, limit);
 }
 
-static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
+/* user_unwind_walk() after the usual case: the innermost frame is a user frame still running */
+static __always_inline int user_unwind_depth(struct session *sess, __u64 limit, __s64 key)
 {
 	__u32 d = sess->stack.depth, sp;
 
 	if (d == 0 || d > MAX_FSTACK_DEPTH)
-		return false;
+		return -1;
 	sp = sess->entry_sp[frame_idx(d - 1)];
 	if (sp && !user_sp_below(sess, sp, limit))
-		return false;
-	return user_unwind_walk(key, limit, now);
+		return -1;
+	return user_unwind_walk(key, limit);
+}
+
+/* Pops the frames longjmp() left below @limit; true when that ended the session. */
+static __always_inline bool user_unwind(struct session *sess, __u64 limit, __s64 key, __u64 now)
+{
+	int nd = user_unwind_depth(sess, limit, key);
+
+	return nd >= 0 && user_pop(key, nd, now);
 }
 
 
@@ -289,32 +303,35 @@ static __always_inline bool user_tail_call(struct session *sess, struct pt_regs 
  *   are gone. Innermost first: a running frame's slot ends the walk (one read).
  * Not while the thread is in the trampoline's own page (the return probe's syscall or
  * trap): a returning frame's slot is overwritten there before its exit is seen.
- * Returns 1 when the session ended (its entry frame was left). @key: find_session()'s.
+ * Returns the depth to pop the gone frames to (0: the entry frame was left, the session
+ * ends), -1 when none is gone. @key: find_session()'s.
  */
-__noinline int user_resync_walk(__s64 key, __u64 now)
+__noinline int user_resync_walk(__s64 key)
 {
 	struct session *sess;
 	__u64 sp, pc, tramp;
 	__u32 d;
+	int gone;
 
 	if (!user_resync_on)
-		return 0;
+		return -1;
 	sess = find_session(key);
 	if (!sess || !read_user_sp_pc(&sp, &pc))
-		return 0;
+		return -1;
 	tramp = uprobe_trampoline();
 	if (tramp && pc - tramp < UPROBE_XOL_SIZE)
+		return -1;
+	/* the frames entered below the stack pointer are gone; the walks go on under them */
+	gone = user_unwind_depth(sess, sp, key);
+	if (gone == 0)
 		return 0;
-	if (user_unwind(sess, sp, key, now))
-		return 1;
-	/* the session goes on: the pointer still holds it */
+	d = gone > 0 ? gone : sess->stack.depth;
 #if defined(__TARGET_ARCH_x86)
 	__u32 nd, n, i, esp;
 	__u64 slot, addr;
 
-	d = sess->stack.depth;
 	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH)
-		return 0;
+		return gone;
 	nd = d;
 	for (n = 0; n < MAX_FSTACK_DEPTH; n++) {
 		if (n >= d)
@@ -339,21 +356,21 @@ __noinline int user_resync_walk(__s64 key, __u64 now)
 			break;
 		nd = i;
 	}
-	return user_pop(key, nd, now);
+	return nd < d ? (int)nd : gone;
 #elif defined(__TARGET_ARCH_arm64)
 	__u64 fp, rec[2], regs[2];
 	__u32 n;
+	int nd;
 
-	d = sess->stack.depth;
 	if (!tramp || d == 0 || d > MAX_FSTACK_DEPTH || !read_user_fp_lr(regs))
-		return 0;
+		return gone;
 	/*
 	 * The trampoline still in the link register: a traced function's prologue before
 	 * it saved it, its epilogue after it restored it, or a leaf: its record is not in
 	 * the chain, so nothing is judged
 	 */
 	if (regs[1] == tramp)
-		return 0;
+		return gone;
 	fp = regs[0];
 	/*
 	 * The return address is in the link register at entry, and the callee's prologue
@@ -369,16 +386,19 @@ __noinline int user_resync_walk(__s64 key, __u64 now)
 	for (n = 0; n < UFP_WALK_MAX; n++) {
 		if (!fp || (fp & 7) || fp < sp ||
 		    bpf_probe_read_user(rec, sizeof(rec), (void *)fp))
-			return 0;
-		if (rec[1] == tramp)
-			return user_unwind(sess, fp + 1, key, now);
+			return gone;
+		if (rec[1] == tramp) {
+			/* fp >= sp: what went below sp went below fp + 1 too */
+			nd = user_unwind_depth(sess, fp + 1, key);
+			return nd >= 0 && (gone < 0 || nd < gone) ? nd : gone;
+		}
 		if (rec[0] <= fp)
-			return 0;
+			return gone;
 		fp = rec[0];
 	}
-	return 0;
+	return gone;
 #else
-	return 0;
+	return gone;
 #endif
 }
 
@@ -387,9 +407,12 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 {
 	__u32 d = sess->stack.depth;
 
+	int nd;
+
 	if (!user_resync_on || d == 0 || d > MAX_FSTACK_DEPTH || !sess->entry_sp[frame_idx(d - 1)])
 		return false;
-	return user_resync_walk(key, now);
+	nd = user_resync_walk(key);
+	return nd >= 0 && user_pop(key, nd, now);
 }
 
 /*
