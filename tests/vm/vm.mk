@@ -21,7 +21,9 @@
 # in a hash map (no compare-and-swap there; 7 s)
 # irq-calls: interrupts' calls told apart by their stack in every probe kind: 5.10's
 # kretprobes and its interrupt entry, 6.1's pair, latest's sessions (10-30 s each)
-QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table irq-calls
+# uprobe-session on 6.1 (Debian 12's kernel): its verifier adds up the stack of every
+# call chain, global functions' too, and refused kentry with -A and user functions (25 s)
+QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table irq-calls uprobe-session
 # kernel-builds: 5.10 lays a module out in one core_layout (6.4+: a region per kind), which
 # a kept module's symbols must follow (66 s)
 QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table prune irq-calls
