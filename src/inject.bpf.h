@@ -3,7 +3,8 @@
  * Injected probes (-J): a kprobe, kretprobe, tracepoint or raw tracepoint whose hits are
  * placed inside the call trace of the session running on the same thread. One program per
  * kind, attached once per probe with the probe id as its BPF cookie. A hit outside a
- * session means nothing and is ignored. With -I a hit also sends an interim sample
+ * session means nothing and is ignored, and so is a kprobe's hit in an interrupt that came
+ * while a session ran (irq_calls.bpf.h; a tracepoint's stack position is not known). With -I a hit also sends an interim sample
  * (interim.bpf.h), whose branch records are taken first thing, by every kind of probe:
  * the LBR of a tracepoint's hit is as telling as a kprobe's.
  *
@@ -20,8 +21,10 @@
 #include "probe_ctx.bpf.h"
 #include "interim.bpf.h"
 #include "lbr_snap.bpf.h"
+#include "irq_calls.bpf.h"
 
-static __always_inline int handle_probe(void *ctx)
+/* @kpos: a kprobe's stack position, 0 for a tracepoint's (not known: always the session's) */
+static __always_inline int handle_probe(void *ctx, __u64 kpos)
 {
 	struct session *sess;
 	__u64 now, pid_tgid;
@@ -38,7 +41,8 @@ static __always_inline int handle_probe(void *ctx)
 	pid_tgid = bpf_get_current_pid_tgid();
 	key = session_key(pid_tgid);
 	sess = find_session(key);
-	if (!sess)
+	/* an interrupt's hit is not the thread's (irq_calls.bpf.h) */
+	if (!sess || irq_call(sess, kpos))
 		goto out;
 	now = bpf_ktime_get_ns();
 	probe_id = bpf_get_attach_cookie(ctx);
@@ -61,21 +65,21 @@ SEC("kprobe")
 int inj_kprobe(struct pt_regs *ctx)
 {
 	snapshot_lbrs();
-	return handle_probe(ctx);
+	return handle_probe(ctx, PT_REGS_SP(ctx));
 }
 
 SEC("kretprobe")
 int inj_kretprobe(struct pt_regs *ctx)
 {
 	snapshot_lbrs();
-	return handle_probe(ctx);
+	return handle_probe(ctx, PT_REGS_SP(ctx));
 }
 
 SEC("tracepoint")
 int inj_tp(void *ctx)
 {
 	snapshot_lbrs();
-	return handle_probe(ctx);
+	return handle_probe(ctx, 0);
 }
 
 /* raw tracepoint cookies need Linux 6.10+: loaded only when a rawtp: probe is given */
@@ -83,7 +87,7 @@ SEC("raw_tp")
 int inj_rawtp(void *ctx)
 {
 	snapshot_lbrs();
-	return handle_probe(ctx);
+	return handle_probe(ctx, 0);
 }
 
 #endif /* __RETSNOOP_INJECT_BPF_H */

@@ -47,7 +47,9 @@ def main():
         if dur < args.min_ms * 1e6:
             continue
         judged += 1
-        names = [r["function"] for r in rows if r["kind"] in ("entry", "leaf")]
+        # calls, and -J kprobe hits (their target)
+        names = [r["function"] for r in rows if r["kind"] in ("entry", "leaf")] + \
+            [r.get("target") for r in rows if r["kind"] == "probe"]
         hits = [n for n in names if n in irq]
         for n in names:
             if n in allowed:

@@ -9,7 +9,8 @@
 # the interrupt entry on the task's stack itself (irq_enter_rcu()/irq_exit_rcu() on arm64
 # and 5.10) is said, not judged. The controls: with -C bpf.irq-calls=y the read sessions
 # show the interrupts' calls (the ticks came and were traced), and sessions an interrupt
-# starts itself (-e hrtimer_interrupt, on an interrupt stack) keep their own callees.
+# starts itself (-e hrtimer_interrupt, on an interrupt stack) keep their own callees. A -J
+# kprobe in the tick (update_process_times) is left out of the read sessions alike.
 # Nothing stays attached.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,9 +35,12 @@ modes=$(vm_modes)
 case " $modes :$VM_KERNEL" in
 *" -M "*:6.12) modes="$modes pair" ;;
 esac
+# a -J kprobe in the timer tick (BPF cookies: not on 5.10): its hits are the interrupt's too
+inj=""
+[ "$VM_KERNEL" = 5.10 ] || inj="-J kprobe:update_process_times"
 guest=$(cat "$here/../guest-lib.sh")
 for m in $modes; do
-	a=${m/pair/-C bpf.kprobe-session=n}
+	a="${m/pair/-C bpf.kprobe-session=n} $inj"
 	guest="$guest
 hunt_json sys$m '$DD' -T -S -n dd $a -e $(sys read) -a ksys_read $READ $globs
 hunt_json task$m '$DD' -T -S -n dd $a -e ksys_read $READ $globs"
@@ -46,7 +50,7 @@ for f in $TICK; do
 	tick_globs="$tick_globs -a $f"
 done
 guest="$guest
-hunt_json keep '$DD' -T -S -n dd -C bpf.irq-calls=y -e $(sys read) -a ksys_read $READ $globs
+hunt_json keep '$DD' -T -S -n dd -C bpf.irq-calls=y $inj -e $(sys read) -a ksys_read $READ $globs
 hunt_json irq 'dd if=/dev/urandom of=/dev/null bs=4M count=1' -T -S -n dd -e hrtimer_interrupt $tick_globs
 echo '=== BEGIN feat'; grep -rh '^user_regs_off ' /run/retsnoop 2>/dev/null; echo '=== END feat'
 leftovers after"
@@ -67,6 +71,8 @@ for m in $modes; do
 	judge task$m ksys_read none "an interrupt's calls in a ksys_read session (or no long read judged)"
 done
 judge keep "$(sys read)" some "no interrupt's call in read sessions with bpf.irq-calls=y (did the ticks come, were they traced?)"
+[ -z "$inj" ] || expect "$(section "$out" keep)" '"kind":"probe"[^}]*"target":"update_process_times"' \
+	"keep: the -J kprobe's hits in the tick show in read sessions with bpf.irq-calls=y"
 judge irq hrtimer_interrupt some "sessions of hrtimer_interrupt lost their own callees" "$TICK" "--min-ms 0"
 # where the user registers are, whose distance from the stack's base gives its size
 section "$out" feat | sed 's/^/info: features: /'
