@@ -17,9 +17,10 @@
  * 0 is on that stack when it is a syscall entry wrapper, which only a thread runs, and
  * otherwise when its position is within task_struct.stack's block (one read, the first
  * time a call comes from another stack). A session an interrupt started itself (frame 0
- * on an interrupt stack) and one started at a user function are left as they were. What a kernel runs
- * of the interrupt entry on the thread's stack (irq_enter_rcu() and irq_exit_rcu() on
- * some) stays in: tests/vm/scenarios/irq-calls.sh measures it.
+ * on an interrupt stack) and one started at a user function are left as they were. What
+ * a kernel runs of the interrupt entry on the thread's stack (irq_enter_rcu() and
+ * irq_exit_rcu() on arm64 and 5.10) stays in: tests/vm/scenarios/irq-calls.sh measures
+ * it. A -J kprobe's hit is judged alike (inject.bpf.h).
  *
  * THREAD_SIZE comes from where feature detection found the user registers, at the top of
  * the task stack (tracer.c); 0 when not known or -C bpf.irq-calls=y, and nothing is left
