@@ -19,11 +19,12 @@
 # missed-exits: -K's kretprobes on 6.1 and 5.10 too (21 s, 7 s; 5.10: the table's claims)
 # session-table: asked for on 6.1, the default on latest, and on 5.10 with its slots claimed
 # in a hash map (no compare-and-swap there; 7 s)
-# irq-calls: interrupts' calls told apart by their stack in every probe kind: 5.10's
-# kretprobes and its interrupt entry, 6.1's pair, latest's sessions (10-30 s each)
 # uprobe-session on 6.1 (Debian 12's kernel): its verifier adds up the stack of every
-# call chain, global functions' too, and refused kentry with -A and user functions (25 s)
-QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table irq-calls uprobe-session
+# call chain, global functions' too, and refused kentry with -A and user functions (21 s)
+QUICK_6.1 := features simfail-errnos stack-trace args inject command missed-exits session-table uprobe-session
+# irq-calls: interrupts' calls told apart by their stack: 5.10's kretprobes and its
+# interrupt entry, latest's sessions on the function-graph tracer, 6.12 every probe kind
+# (11-25 s each; 6.1's -F and -K are 6.12's programs on an older verifier)
 # kernel-builds: 5.10 lays a module out in one core_layout (6.4+: a region per kind), which
 # a kept module's symbols must follow (66 s)
 QUICK_5.10 := features simfail-errnos stack-trace attach-modes missed-exits kernel-builds session-table prune irq-calls
