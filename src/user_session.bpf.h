@@ -111,7 +111,7 @@ const volatile bool user_resync_on = false;
  * send_session_end() and copy_levels() came to 608, and 6.1 refused the program.
  */
 
-/* pop_unreturned() of the thread's session, for the walks below; 1: the session ended */
+/* pop_unreturned() of the thread's session, to the depth a walk below said; 1: it ended */
 __noinline int user_pop(__s64 key, __u32 nd, __u64 now)
 {
 	struct session *sess;
