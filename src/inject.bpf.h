@@ -4,7 +4,8 @@
  * placed inside the call trace of the session running on the same thread. One program per
  * kind, attached once per probe with the probe id as its BPF cookie. A hit outside a
  * session means nothing and is ignored, and so is a kprobe's hit in an interrupt that came
- * while a session ran (irq_calls.bpf.h; a tracepoint's stack position is not known). With -I a hit also sends an interim sample
+ * while a session ran (irq_calls.bpf.h; a tracepoint's stack position is not known).
+ * With -I a hit also sends an interim sample
  * (interim.bpf.h), whose branch records are taken first thing, by every kind of probe:
  * the LBR of a tracepoint's hit is as telling as a kprobe's.
  *
