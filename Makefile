@@ -50,7 +50,9 @@ BPF_CFLAGS := -g -O2 -Wall -target bpf -D__TARGET_ARCH_$(ARCH) -Isrc $(LIBBPF_CF
 JANSSON_LIBS := $(shell $(PKG_CONFIG) --variable=libdir jansson 2>/dev/null)/libjansson.a
 # libdw: user-space functions' return types and source files (src/user_dwarf.c)
 DW_LIBS := $(shell $(PKG_CONFIG) --libs $(if $(filter 1,$(STATIC)),--static) libdw 2>/dev/null || echo -ldw)
-LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lz -lpthread
+# libiberty (static only): C++ and Rust symbol names demangled (src/demangle.c)
+DEMANGLE_LIBS := -liberty
+LDLIBS := $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) $(DEMANGLE_LIBS) -lz -lpthread
 ifeq ($(STATIC),1)
 LDFLAGS += -static
 endif

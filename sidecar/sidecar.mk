@@ -78,7 +78,7 @@ $(SIDECAR_CLIENT_TEST): tests/sidecar/test_client.c tests/sidecar/fixture_util.h
 		-DSIDECAR_FIXTURE_DIR='"$(abspath tests/sidecar/fixture)"' \
 		-DSIDECAR_SLOW='"$(abspath tests/sidecar/slow-sidecar.sh)"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
-		$(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(DEMANGLE_LIBS) -lcmocka -lpthread -o $@
 
 # The own DIE scanner against libdw's walker, in-process on the sanitized symbolizer sources.
 $(SIDECAR_WALKERS_TEST): tests/sidecar/test_walkers.c tests/unit/unit.h $(SIDECAR_LIB_SRCS) \
@@ -107,7 +107,7 @@ $(SIDECAR_IMAGES_TEST): tests/sidecar/test_images.c tests/sidecar/elf_vaddr.h te
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
 		-DUPROG_DIR='"$(abspath $(SIDECAR_UPROG))"' \
 		$< $(SIDECAR_BLOB) $(OUTPUT)/unit/libretsnoop-san.a \
-		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) -lcmocka -lpthread -o $@
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DEMANGLE_LIBS) -lcmocka -lpthread -o $@
 
 # The image requests in process, on the sanitized sidecar sources.
 SIDECAR_SERVER_IMAGES_TEST := $(SIDECAR_T)/test_server_images
@@ -162,4 +162,4 @@ $(SIDECAR_USTACK_TEST): tests/sidecar/test_ustack.c tests/sidecar/elf_vaddr.h te
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit \
 		-DSIDECAR_SAN='"$(abspath $(SIDECAR_SAN_BIN))"' \
 		-DUSERPROG_DIR='"$(abspath $(USERPROG_OUT))"' \
-		$< $(OUTPUT)/unit/libretsnoop-san.a $(LIBBPF_LIBS) $(LIBBPF_DEPS) -lcmocka -lpthread -o $@
+		$< $(OUTPUT)/unit/libretsnoop-san.a $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(DEMANGLE_LIBS) -lcmocka -lpthread -o $@

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <bpf/btf.h>
 #include "debug_file.h"
+#include "demangle.h"
 #include "elf_funcs.h"
 #include "opts.h"
 #include "records.h"
@@ -23,6 +24,11 @@ struct user_image {
 	struct btf *btf;	/* -A: its functions' prototypes from DWARF, NULL without */
 	char *dbg_path;		/* stripped: the debug file its functions came from */
 	struct debug_file_cache dbg;	/* its debug file, looked for once (.symtab, DWARF) */
+	/*
+	 * Each name's source-level form where it is mangled (C++, Rust), else NULL; by
+	 * elf_funcs__name() index, made at the first glob over the image.
+	 */
+	char **demangled;
 };
 
 struct user_funcs {
@@ -34,9 +40,73 @@ struct user_funcs {
 	struct func *funcs;
 	__u64 *addrs;		/* each function's st_value, for DWARF's low_pc */
 	size_t func_cnt, func_cap;
+	/* the functions' demangled names (struct func's name), owned here */
+	char **names;
+	size_t name_cnt;
 };
 
 #define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)
+
+static void free_demangled(struct user_image *im)
+{
+	size_t i, n;
+
+	if (!im->demangled)
+		return;
+	n = elf_funcs__name_cnt(im->elf);
+	for (i = 0; i < n; i++)
+		free(im->demangled[i]);
+	free(im->demangled);
+	im->demangled = NULL;
+}
+
+/*
+ * Every mangled name of @im demangled, once: globs match the source's names as well as the
+ * symbols ("Server::handle*" and "_ZN6Server*" alike). A name the demangler can't read keeps
+ * only its symbol. 0 or -ENOMEM.
+ */
+static int demangle_image(struct user_image *im)
+{
+	size_t i, n = elf_funcs__name_cnt(im->elf);
+
+	if (im->demangled || !n)
+		return 0;
+	im->demangled = calloc(n, sizeof(*im->demangled));
+	if (!im->demangled)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const char *sym = elf_funcs__name(im->elf, i)->name;
+
+		if (!demangle__is_mangled(sym))
+			continue;
+		im->demangled[i] = demangle__name(sym);
+		if (!im->demangled[i] && errno == ENOMEM)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* A function's name in every view: the source's where the symbol is mangled. */
+static int display_name(struct user_funcs *uf, const char *sym, const char **out)
+{
+	char **v, *dm;
+
+	*out = sym;
+	if (!demangle__is_mangled(sym))
+		return 0;
+	dm = demangle__name(sym);
+	if (!dm)
+		return errno == ENOMEM ? -ENOMEM : 0;
+	v = realloc(uf->names, (uf->name_cnt + 1) * sizeof(*v));
+	if (!v) {
+		free(dm);
+		return -ENOMEM;
+	}
+	uf->names = v;
+	uf->names[uf->name_cnt++] = dm;
+	*out = dm;
+	return 0;
+}
 
 struct user_funcs *user_funcs__new(const struct user_funcs_opts *opts)
 {
@@ -59,6 +129,7 @@ void user_funcs__free(struct user_funcs *uf)
 	for (i = 0; i < uf->glob_cnt; i++)
 		glob_spec__free(&uf->globs[i].spec);
 	for (i = 0; i < uf->image_cnt; i++) {
+		free_demangled(&uf->images[i]);
 		free(uf->images[i].path);
 		free(uf->images[i].dbg_path);
 		debug_file_cache__free(&uf->images[i].dbg);
@@ -67,6 +138,9 @@ void user_funcs__free(struct user_funcs *uf)
 	}
 	free(uf->globs);
 	free(uf->images);
+	for (i = 0; i < uf->name_cnt; i++)
+		free(uf->names[i]);
+	free(uf->names);
 	free(uf->funcs);
 	free(uf->addrs);
 	free(uf);
@@ -204,6 +278,7 @@ static int add_func(struct user_funcs *uf, const struct user_image *im, const st
 		    const struct user_glob *g)
 {
 	struct func *f;
+	int err;
 
 	/*
 	 * exec() jumps to the entry point with argc where a return address would be: a
@@ -233,9 +308,12 @@ static int add_func(struct user_funcs *uf, const struct user_image *im, const st
 			uf->func_cap = cap;
 		}
 		uf->addrs[uf->func_cnt] = ef->addr;
-		f = &uf->funcs[uf->func_cnt++];
+		f = &uf->funcs[uf->func_cnt];
 		memset(f, 0, sizeof(*f));
-		f->name = ef->name;
+		err = display_name(uf, ef->name, &f->name);
+		if (err)
+			return err;
+		uf->func_cnt++;
 		f->image = im->path;
 		f->image_off = ef->offset;
 		f->size = ef->size;
@@ -256,18 +334,26 @@ struct resolve_ctx {
 	size_t images;		/* files the glob's image named */
 };
 
-static bool denied(const struct user_funcs *uf, const char *image, const char *name)
+/* A deny glob matches symbol @sym of @image, or its demangled name. */
+static bool denied(const struct user_funcs *uf, const char *image, const char *sym)
 {
+	char *dm = NULL;
+	bool hit = false;
 	size_t i;
 
-	for (i = 0; i < uf->glob_cnt; i++) {
+	for (i = 0; i < uf->glob_cnt && !hit; i++) {
 		const struct user_glob *g = &uf->globs[i];
 
-		if (g->role == FUNC_GLOB_DENY && g->spec.kind == GLOB_NAME &&
-		    glob_spec__match_image(&g->spec, image) && glob__match(g->spec.name, name))
-			return true;
+		if (g->role != FUNC_GLOB_DENY || g->spec.kind != GLOB_NAME ||
+		    !glob_spec__match_image(&g->spec, image))
+			continue;
+		if (glob__match(g->spec.name, sym))
+			hit = true;
+		else if (dm || (demangle__is_mangled(sym) && (dm = demangle__name(sym))))
+			hit = glob__match(g->spec.name, dm);
 	}
-	return false;
+	free(dm);
+	return hit;
 }
 
 static int on_image(const char *path, void *ctx)
@@ -288,12 +374,16 @@ static int on_image(const char *path, void *ctx)
 		   path);
 		return -EOPNOTSUPP;
 	}
+	err = demangle_image(im);
+	if (err)
+		return err;
 	n = elf_funcs__name_cnt(im->elf);
 	for (i = 0; i < n; i++) {
 		const struct elf_func_name *nm = elf_funcs__name(im->elf, i);
 		const struct elf_func *ef = elf_funcs__func(im->elf, nm->func);
+		const char *dm = im->demangled ? im->demangled[i] : NULL;
 
-		if (!glob__match(g->spec.name, nm->name))
+		if (!glob__match(g->spec.name, nm->name) && !(dm && glob__match(g->spec.name, dm)))
 			continue;
 		/* a denied alias denies the function, whatever name matched */
 		if (denied(uf, path, nm->name) || denied(uf, path, ef->name))
@@ -565,6 +655,9 @@ int user_funcs__run(struct user_funcs *uf)
 		if (err)
 			return err;
 	}
+	/* the names globs matched are read no more (a large C++ library's: megabytes) */
+	for (i = 0; i < uf->image_cnt; i++)
+		free_demangled(&uf->images[i]);
 	err = apply_types(uf);
 	if (err)
 		return err;

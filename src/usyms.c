@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include "opts.h"
 #include "debug_file.h"
+#include "demangle.h"
 #include "usyms.h"
 
 /* Where an image's DWARF comes from. */
@@ -57,6 +58,7 @@ struct usyms {
 	size_t img_cnt;
 	struct uproc *procs;
 	size_t proc_cnt;
+	char *demangled;	/* usyms__sym()'s last answer's name, when it was mangled */
 };
 
 struct usyms *usyms__new(const struct usyms_opts *opts)
@@ -102,6 +104,7 @@ void usyms__free(struct usyms *u)
 		free(u->imgs[i]);
 	free(u->imgs);
 	addr2line__free(u->own);
+	free(u->demangled);
 	free(u);
 }
 
@@ -390,7 +393,10 @@ bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit)
 		return true;
 	}
 	if (name) {
-		hit->name = name;
+		/* valid until the next call, as the sidecar's own answer is */
+		free(u->demangled);
+		u->demangled = demangle__is_mangled(name) ? demangle__name(name) : NULL;
+		hit->name = u->demangled ?: name;
 		hit->start = addr - delta;
 		hit->size = size;
 	}

@@ -66,7 +66,10 @@ struct addr2line *usyms__sidecar(struct usyms *u);
 typedef int (*usyms_map_cb)(void *ctx, const struct user_mapping *m, int image_id);
 int usyms__for_each_mapping(struct usyms *u, __u32 pid, usyms_map_cb cb, void *ctx);
 
-/* struct sym_resolver's answers for ADDR_SPACE_USER addresses of a snapshotted process. */
+/*
+ * struct sym_resolver's answers for ADDR_SPACE_USER addresses of a snapshotted process;
+ * a mangled symbol (C++, Rust) is named as its source spells it (demangle.h).
+ */
 bool usyms__sym(struct usyms *u, __u32 pid, __u64 addr, struct sym_hit *hit);
 int usyms__src(struct usyms *u, __u32 pid, __u64 addr, struct src_frame *frames, int max,
 	       const char **note);

@@ -9,7 +9,7 @@
 # qemu-system-arm for the arm64 guests (tests/vm/run --arch arm64, make test-kernels).
 set -eu
 
-BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev
+BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libiberty-dev
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
 elfutils binutils groff-base mandoc python3 g++"
@@ -18,7 +18,7 @@ DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 # make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
 FUZZ_PKGS="libclang-rt-dev"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64
-libzstd-dev:arm64 libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libjansson-dev:arm64
+libzstd-dev:arm64 libdw-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libjansson-dev:arm64 libiberty-dev:arm64
 qemu-system-arm"
 # from bookworm-backports on Debian 12 (see below)
 BPO_PKGS="libbpf-dev bpftool qemu-system-x86 libbpf-dev:arm64 qemu-system-arm"

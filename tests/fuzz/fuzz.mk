@@ -42,14 +42,14 @@ $(FUZZ_LIB): $(FUZZ_MOD_OBJS)
 $(FUZZ_OUT)/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_LIB)
 	$(call msg,FUZZER,$@)
 	$(Q)$(FUZZ_CC) $(CFLAGS) -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(INCLUDES) $< $(FUZZ_LIB) \
-		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lpthread -o $@
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) $(DEMANGLE_LIBS) -lpthread -o $@
 
 $(OUTPUT)/unit/fuzz-replay-%: tests/fuzz/%.c tests/fuzz/replay_main.c tests/fuzz/fuzz.h \
 		tests/unit/unit.h $(OUTPUT)/unit/libretsnoop-san.a
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit -DFUZZ_NAME='"$*"' \
 		$< tests/fuzz/replay_main.c $(OUTPUT)/unit/libretsnoop-san.a \
-		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lz -lcmocka -lpthread -o $@
+		$(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) $(DEMANGLE_LIBS) -lz -lcmocka -lpthread -o $@
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -36,10 +36,50 @@ static void test_sym_cells(void **state)
 	assert_string_equal(cell(&k, false), "0xffffffff81000010");
 }
 
+static const char *loc_cell(const char *func, const char *sym)
+{
+	static char buf[128];
+	struct src_frame f = { .func = func, .file = "srv.cc", .line = 42, .col = 7 };
+
+	render__fmt_loc(buf, sizeof(buf), &f, sym);
+	return buf;
+}
+
+/*
+ * DWARF's name for a C++ function is unscoped: the demangled symbol's last component is
+ * the same function, anything else is another one (inlined, a cold part).
+ */
+static void test_loc_cells(void **state)
+{
+	assert_string_equal(loc_cell("handle_request", "handle_request"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("handle_request", "Server::handle_request"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("take", "Pool<int>::take"), "(srv.cc:42:7)");
+	/* not a scope's last component */
+	assert_string_equal(loc_cell("request", "Server::handle_request"),
+			    "(request @ srv.cc:42:7)");
+	assert_string_equal(loc_cell("Server::run", "run"), "(Server::run @ srv.cc:42:7)");
+	/* template arguments as DWARF spells them, and as the demangler does */
+	assert_string_equal(loc_cell("parse<long int>", "parse<long>"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("parse<long int>", "cfg::parse<long>"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("push_back", "std::vector<int, std::allocator<int> >::push_back"),
+			    "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("Foo", "ns::Foo<a::b>::Foo"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("take", "Pool<a::b>::take"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("parse<int>", "format<int>"), "(parse<int> @ srv.cc:42:7)");
+	assert_string_equal(loc_cell("b", "Pool<a::b>"), "(b @ srv.cc:42:7)");
+	assert_string_equal(loc_cell("operator<", "Foo::operator<<"), "(operator< @ srv.cc:42:7)");
+	assert_string_equal(loc_cell("operator<<", "Foo::operator<<"), "(srv.cc:42:7)");
+	assert_string_equal(loc_cell("io_uring_setup", "io_uring_setup.cold"),
+			    "(io_uring_setup @ srv.cc:42:7)");
+	/* no symbol to compare with */
+	assert_string_equal(loc_cell("run", NULL), "(srv.cc:42:7)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sym_cells),
+		cmocka_unit_test(test_loc_cells),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,7 @@ $(UNIT_LIB): $(UNIT_MOD_OBJS)
 $(UNIT_OUT)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(UNIT_LIB) | $(UNIT_OUT)/mod
 	$(call msg,TEST,$@)
 	$(Q)$(CC) $(CFLAGS) -O1 $(UNIT_SAN) $(INCLUDES) -Itests/unit $< $(UNIT_LIB) \
-		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) -lz -lcmocka -lpthread -o $@
+		$(UNIT_EXTRA_LIBS) $(LIBBPF_LIBS) $(LIBBPF_DEPS) $(JANSSON_LIBS) $(DW_LIBS) $(DEMANGLE_LIBS) -lz -lcmocka -lpthread -o $@
 
 # host-side checks of the VM tests' oracles, on recorded guest output; every BPF part
 # (src/*.bpf.h) compiled alone with the BPF build's flags

@@ -15,6 +15,7 @@
 #   ujmp            traced functions left by longjmp()
 #   uctx            traced functions on another stack (ucontext coroutines, sigaltstack())
 #   uexc            the same by a C++ exception (g++, tools/deps.sh)
+#   ucpp            C++ names: namespaces, a class, a template, overloads (g++)
 #   utail           traced functions that tail-call traced functions (a jmp, at -O2)
 #   uexit           traced functions that call exit() or pthread_exit(): never return
 #   ucrowd          many threads in traced functions at once (session table spills)
@@ -22,7 +23,7 @@ UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
 	uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc utail uexit ucrowd)
+	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc ucpp utail uexit ucrowd)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -101,6 +102,10 @@ $(UPROG_OUT)/ucrowd: tests/uprobe/ucrowd.c | $(UPROG_OUT)
 	$(Q)cc $(UPROG_CFLAGS) -pthread $< -o $@
 
 $(UPROG_OUT)/uexc: tests/uprobe/uexc.cc | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)g++ $(UPROG_CFLAGS) $< -o $@
+
+$(UPROG_OUT)/ucpp: tests/uprobe/ucpp.cc | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)g++ $(UPROG_CFLAGS) $< -o $@
 

@@ -1,0 +1,36 @@
+# Sourced by tests/uprobe/run.sh after run-returns.sh (its $RS, $T, $D, life, jq_samples,
+# check and nothing_left are run.sh's): section 14, C++ names. Its checks count in
+# run.sh's total.
+
+# 14. C++ (tests/uprobe/ucpp.cc): functions named by their source names in globs (and by
+# their symbols still), shown so in the stack, -T, the text view and -U's frames. The oracle
+# is binutils' c++filt: every name shown is `c++filt -p` of one of the binary's symbols.
+X=$D/ucpp
+# the binary's symbols, demangled by c++filt without parameters (a name per line)
+nm --defined-only "$X" | awk '{ print $3 }' | c++filt -p | sort -u >"$T/cxxnames"
+ucpp_chain="['app::start', 'Server::run', 'Server::handle_request', 'Pool<int>::take', 'parse<long>', 'cfg::open_config']"
+cxx_names='(names := set(open(sys.argv[1].rsplit("/", 1)[0] + "/cxxnames").read().split("\n")))'
+life -U -e "app::start [$X]" -a "Server::* [$X]" -a "Pool<*>::take [$X]" -a "parse<*> [$X]" \
+	-a "_ZN3cfg* [$X]" -- "$X" /nonexistent/cpp 2
+check "C++: 2 samples $ucpp_chain, by source-name globs and one by symbol (_ZN3cfg*)" \
+	jq_samples "len(s) == 2 and all([f['function'] for f in x['stack']] == $ucpp_chain and x['stack'][-1]['marker'] == '! ' for x in s)"
+check "C++: every traced frame's name and symbol is c++filt -p of a symbol of the binary" \
+	jq_samples "$cxx_names and all(f['function'] in names and f['symbol'] in names for x in s for f in x['stack'])"
+check "C++ -U: the frames above app::start are app::serve and main, no symbol mangled, each c++filt's" \
+	jq_samples "$cxx_names and all([f.get('symbol') for f in x['user_stack']['frames']][-2:] == ['main', 'app::serve'] and not any(str(f.get('symbol')).startswith(('_Z', '_R')) for f in x['user_stack']['frames']) and all(f.get('symbol') in names for f in x['user_stack']['frames'][-2:]) for x in s)"
+# a deny glob by source name; -T rows by source name
+life -T -e "app::start [$X]" -a "Server::* [$X]" -a "Pool<*>::take [$X]" -a "parse<*> [$X]" \
+	-a "cfg::open_config [$X]" -d "Server::handle_* [$X]" -- "$X" /nonexistent/cpp 1
+check "C++: -d 'Server::handle_*' leaves Server::handle_request out; -T's rows name the functions as the stack does" \
+	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['app::start', 'Server::run', 'Pool<int>::take', 'parse<long>', 'cfg::open_config'] and [r['function'] for r in s[0]['trace'] if r['kind'] != 'exit'] == [f['function'] for f in s[0]['stack']]"
+# the text view: a frame's line beside its name, not "(open_config @ ...)" for DWARF's
+# name without the namespace or "(parse<long int> @ ...)" for its template arguments
+"$RS" -e "app::start [$X]" -a "parse<*> [$X]" -a "cfg::open_config [$X]" -- "$X" /nonexistent/cpp 1 >"$T/out" 2>"$T/err"
+check "C++ text: 'cfg::open_config (…ucpp.cc:LINE:COL)', no '(NAME @' for DWARF's unscoped names or its template arguments" \
+	eval "grep -qE '^! +[0-9]+us \[-1 ENOENT\] +cfg::open_config +\(tests/uprobe/ucpp\.cc:[0-9]+:[0-9]+\)' '$T/out' && grep -qE '^ +[0-9]+us \[-1 ENOENT\] +parse<long> +\(tests/uprobe/ucpp\.cc:' '$T/out' && ! grep -q ' @ tests/uprobe/ucpp' '$T/out'"
+# overloads share a name: a glob of it traces each
+"$RS" --dry-run -v -e "Server::handle_request [$X]" >"$T/out" 2>"$T/err"
+check "C++: 'Server::handle_request' names both overloads (2 functions), the symbol glob '_ZN6Server14handle_request*' the same" \
+	eval "grep -q '^Found 2 user-space functions in 1 images' '$T/out' '$T/err' &&
+	      '$RS' --dry-run -v -e '_ZN6Server14handle_request* [$X]' 2>&1 | grep -q '^Found 2 user-space functions in 1 images'"
+check "C++ names: nothing left attached" nothing_left

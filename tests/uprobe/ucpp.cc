@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * C++ names (tests/uprobe/run-returns.sh): mangled symbols named by their source names.
+ * app::serve -> app::start -> Server::run -> Server::handle_request(const char *) ->
+ * Pool<int>::take -> parse<long> -> cfg::open_config fails an open() on PATH, N times
+ * (default 1); app::serve is -U's C++ frame above a session that app::start begins:
+ *
+ *   ucpp PATH [N]
+ *
+ * handle_request has an overload (int) and run a const twin, neither called: a glob by
+ * name traces every overload, the call's file:line says which one ran.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+#include <cstdlib>
+
+namespace cfg {
+__attribute__((noipa)) int open_config(const char *path)
+{
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+}
+
+template <typename T>
+__attribute__((noipa)) int parse(T len, const char *path)
+{
+	int fd = cfg::open_config(path);
+
+	return fd < 0 ? fd : (int)len;
+}
+
+template <typename T>
+struct Pool {
+	T slots;
+	__attribute__((noipa)) int take(const char *path)
+	{
+		return parse<long>(slots, path);
+	}
+};
+
+class Server {
+public:
+	__attribute__((noipa)) int handle_request(const char *path)
+	{
+		Pool<int> pool{1};
+
+		return pool.take(path);
+	}
+	__attribute__((noipa)) int handle_request(int fd)
+	{
+		return fd < 0 ? -1 : close(fd);
+	}
+	__attribute__((noipa)) int run(const char *path)
+	{
+		return handle_request(path);
+	}
+	__attribute__((noipa)) int run(const char *path) const
+	{
+		return path ? 0 : -1;
+	}
+};
+
+namespace app {
+__attribute__((noipa)) int start(const char *path)
+{
+	Server s;
+
+	return s.run(path);
+}
+
+__attribute__((noipa)) int serve(const char *path, int n)
+{
+	int i, fails = 0;
+
+	for (i = 0; i < n; i++)
+		fails += start(path) < 0;
+	return fails;
+}
+}
+
+int main(int argc, char **argv)
+{
+	int n = argc > 2 ? atoi(argv[2]) : 1, fails;
+
+	if (argc < 2)
+		return 2;
+	fails = app::serve(argv[1], n);
+	/* keep the overloads that are never called */
+	fails += Server().handle_request(-1) < 0 ? 0 : 1;
+	fails += static_cast<const Server &>(Server()).run(argv[1]);
+	return fails == n ? 0 : 1;
+}
