@@ -183,6 +183,14 @@ struct member {
 	__u32 bit_off, bit_sz;
 };
 
+/* A struct without members (an empty C++ base, an allocator): nothing to show. */
+static bool empty_composite(const struct dwarf_btf *db, int id)
+{
+	const struct btf_type *t = btf__type_by_id(db->btf, id);
+
+	return t && (btf_is_struct(t) || btf_is_union(t)) && btf_vlen(t) == 0;
+}
+
 static int conv_composite(struct dwarf_btf *db, Dwarf_Die *die, int depth)
 {
 	bool is_union = dwarf_tag(die) == DW_TAG_union_type;
@@ -200,10 +208,12 @@ static int conv_composite(struct dwarf_btf *db, Dwarf_Die *die, int depth)
 	/* members' types first: a struct's fields must follow it in BTF */
 	for (id = dwarf_child(die, &c); id == 0 && n < MAX_MEMBERS; id = dwarf_siblingof(&c, &c)) {
 		struct member *m = &ms[n];
+		bool base = dwarf_tag(&c) == DW_TAG_inheritance;
 
-		if (dwarf_tag(&c) != DW_TAG_member || dwarf_hasattr(&c, DW_AT_external))
+		if (!base && (dwarf_tag(&c) != DW_TAG_member || dwarf_hasattr(&c, DW_AT_external)))
 			continue;	/* C++ static members, methods, nested types */
-		m->bit_sz = udata(&c, DW_AT_bit_size, 0);
+		/* a virtual base's place is an expression: not followed */
+		m->bit_sz = base ? 0 : udata(&c, DW_AT_bit_size, 0);
 		if (!member_bit_off(&c, m->bit_sz, &m->bit_off) || m->bit_sz > 255 ||
 		    m->bit_off > 0xffffff || (is_union && m->bit_off))
 			continue;
@@ -213,9 +223,10 @@ static int conv_composite(struct dwarf_btf *db, Dwarf_Die *die, int depth)
 			goto out;
 		}
 		/* what can't be shown is left out rather than break the whole value */
-		if (m->type == db->unsupp)
+		if (m->type == db->unsupp || (base && empty_composite(db, m->type)))
 			continue;
-		m->name = dwarf_diename(&c);
+		/* a C++ base class: its members are the object's, an unnamed member holds them */
+		m->name = base ? NULL : dwarf_diename(&c);
 		n++;
 	}
 	id = is_union ? btf__add_union(db->btf, name, size) : btf__add_struct(db->btf, name, size);
@@ -395,7 +406,8 @@ static void classify(Dwarf_Die *type, __u64 off, bool ints[2], bool fps[2], int 
 			Dwarf_Die mt;
 			__u32 bo;
 
-			if (dwarf_tag(&c) != DW_TAG_member || dwarf_hasattr(&c, DW_AT_external) ||
+			if ((dwarf_tag(&c) != DW_TAG_member && dwarf_tag(&c) != DW_TAG_inheritance) ||
+			    dwarf_hasattr(&c, DW_AT_external) ||
 			    !member_bit_off(&c, udata(&c, DW_AT_bit_size, 0), &bo) ||
 			    !type_of(&c, &mt))
 				continue;
@@ -472,7 +484,12 @@ static enum arg_place place_of(Dwarf_Die *type)
 #endif
 }
 
-/* x86-64: a returned struct over 16 bytes takes rdi for its address, moving every argument. */
+static bool by_invisible_ref(Dwarf_Die *type);
+
+/*
+ * x86-64: a returned struct over 16 bytes, or a class that isn't trivially copyable, takes
+ * rdi for its address, moving every argument (arm64 has x8 for it).
+ */
 static bool hidden_ret_ptr(Dwarf_Die *fn)
 {
 #if defined(__x86_64__)
@@ -483,21 +500,111 @@ static bool hidden_ret_ptr(Dwarf_Die *fn)
 	if (!type_of(fn, &t) || dwarf_peel_type(&t, &t) != 0)
 		return false;
 	tag = dwarf_tag(&t);
-	return (tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
-		tag == DW_TAG_union_type) && dwarf_aggregate_size(&t, &size) == 0 && size > 16;
+	if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type && tag != DW_TAG_union_type)
+		return false;
+	return (dwarf_aggregate_size(&t, &size) == 0 && size > 16) || by_invisible_ref(&t);
 #else
 	(void)fn;
 	return false;
 #endif
 }
 
-/* C++: a class that isn't trivially copyable is passed as a pointer to a copy. */
+/* @param's type is a reference (lvalue or rvalue) to class @cls. */
+static bool refers_to(Dwarf_Die *param, Dwarf_Die *cls)
+{
+	const char *a, *b;
+	Dwarf_Die t, u;
+	int tag;
+
+	if (!type_of(param, &t))
+		return false;
+	tag = dwarf_tag(&t);
+	if ((tag != DW_TAG_reference_type && tag != DW_TAG_rvalue_reference_type) ||
+	    !type_of(&t, &u) || dwarf_peel_type(&u, &u) != 0)
+		return false;
+	if (dwarf_dieoffset(&u) == dwarf_dieoffset(cls))
+		return true;
+	/* a declaration of it elsewhere in the CU */
+	a = dwarf_diename(&u);
+	b = dwarf_diename(cls);
+	return a && b && strcmp(a, b) == 0;
+}
+
+/*
+ * A destructor, copy or move constructor of @cls that makes it non-trivial for calls: any
+ * one the class declares, but those defaulted in the class (their triviality is the
+ * members', which the caller looks at). GCC writes such members only when the class
+ * declares them or they are non-trivial (a member's or base's are).
+ */
+static bool has_nontrivial_special(Dwarf_Die *cls)
+{
+	const char *cname = dwarf_diename(cls), *n, *lt;
+	size_t clen;
+	Dwarf_Die c, p;
+	int r, q;
+
+	/* a template's constructors are named without its arguments: "Pool", not "Pool<int>" */
+	lt = cname ? strchr(cname, '<') : NULL;
+	clen = cname ? (lt ? (size_t)(lt - cname) : strlen(cname)) : 0;
+	for (r = dwarf_child(cls, &c); r == 0; r = dwarf_siblingof(&c, &c)) {
+		if (dwarf_tag(&c) != DW_TAG_subprogram || !(n = dwarf_diename(&c)) ||
+		    udata(&c, DW_AT_defaulted, 0) == DW_DEFAULTED_in_class)
+			continue;
+		if (n[0] == '~')
+			return true;
+		if (!clen || strlen(n) != clen || strncmp(n, cname, clen) != 0)
+			continue;
+		/* a constructor: a copy or move one takes a reference to the class first */
+		for (q = dwarf_child(&c, &p); q == 0; q = dwarf_siblingof(&p, &p)) {
+			if (dwarf_tag(&p) != DW_TAG_formal_parameter ||
+			    dwarf_hasattr(&p, DW_AT_artificial))
+				continue;	/* "this" */
+			if (refers_to(&p, cls))
+				return true;
+			break;
+		}
+	}
+	return false;
+}
+
+/*
+ * C++: a class that isn't trivially copyable (a destructor, copy or move constructor of its
+ * own, a member's or a base's) is passed as a pointer to a copy, and returned through a
+ * pointer the caller passes. DWARF 5 says so (DW_AT_calling_convention, clang writes it);
+ * GCC 12 doesn't: then the class's declared members tell.
+ */
+static bool by_invisible_ref_depth(Dwarf_Die *type, int depth)
+{
+	Dwarf_Word cc;
+	Dwarf_Die t, c, m;
+	int tag, r;
+
+	if (depth > MAX_TYPE_DEPTH || dwarf_peel_type(type, &t) != 0)
+		return false;
+	tag = dwarf_tag(&t);
+	if (tag == DW_TAG_array_type)
+		return type_of(&t, &m) && by_invisible_ref_depth(&m, depth + 1);
+	if (tag != DW_TAG_structure_type && tag != DW_TAG_class_type && tag != DW_TAG_union_type)
+		return false;
+	cc = udata(&t, DW_AT_calling_convention, 0);
+	if (cc)
+		return cc == DW_CC_pass_by_reference;
+	if (has_nontrivial_special(&t))
+		return true;
+	for (r = dwarf_child(&t, &c); r == 0; r = dwarf_siblingof(&c, &c)) {
+		tag = dwarf_tag(&c);
+		if (tag != DW_TAG_inheritance &&
+		    (tag != DW_TAG_member || dwarf_hasattr(&c, DW_AT_external)))
+			continue;	/* static members are not in the object */
+		if (type_of(&c, &m) && by_invisible_ref_depth(&m, depth + 1))
+			return true;
+	}
+	return false;
+}
+
 static bool by_invisible_ref(Dwarf_Die *type)
 {
-	Dwarf_Die t;
-
-	return dwarf_peel_type(type, &t) == 0 &&
-	       udata(&t, DW_AT_calling_convention, 0) == DW_CC_pass_by_reference;
+	return by_invisible_ref_depth(type, 0);
 }
 
 static const char *const unnamed[MAX_FNARGS] = {

@@ -33,4 +33,10 @@ check "C++ text: 'cfg::open_config (…ucpp.cc:LINE:COL)', no '(NAME @' for DWAR
 check "C++: 'Server::handle_request' names both overloads (2 functions), the symbol glob '_ZN6Server14handle_request*' the same" \
 	eval "grep -q '^Found 2 user-space functions in 1 images' '$T/out' '$T/err' &&
 	      '$RS' --dry-run -v -e '_ZN6Server14handle_request* [$X]' 2>&1 | grep -q '^Found 2 user-space functions in 1 images'"
+# -A: Failure (a std::string member: not trivially copyable) is passed as a pointer to a
+# copy, so d is the next register, not Failure's bytes; Detail's base members are its own.
+# Before: f={.path={._M_string_length=0x7ffc...},.code=1} d=&{.c=16} (d read f's copy)
+life -A -e "app::report [$X]" -- "$X" /nonexistent/cpp 1
+check "C++ -A: f=&{.path=…16 bytes…,.code=7} (by invisible reference), d=&{{.a=1,.b=2},.c=3} (its base's members)" \
+	jq_samples "len(s) == 1 and (a := s[0]['stack'][0]['args']) and [x['name'] for x in a] == ['f', 'd'] and a[0]['kind'] == 'pointee' and a[0]['text'].startswith('&{.path={') and '._M_string_length=16,' in a[0]['text'] and a[0]['text'].endswith(',.code=7}') and a[1]['text'] == '&{{.a=1,.b=2},.c=3}'"
 check "C++ names: nothing left attached" nothing_left

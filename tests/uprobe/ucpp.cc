@@ -9,10 +9,15 @@
  *
  * handle_request has an overload (int) and run a const twin, neither called: a glob by
  * name traces every overload, the call's file:line says which one ran.
+ *
+ * Then app::report(Failure, const Detail &) fails (-1) once, for -A: a class that isn't
+ * trivially copyable (a std::string member) is passed as a pointer to a copy, and a derived
+ * class's base members are its own (Failure{PATH, 7}, Detail{{1, 2}, 3}).
  */
 #include <fcntl.h>
 #include <unistd.h>
 #include <cstdlib>
+#include <string>
 
 namespace cfg {
 __attribute__((noipa)) int open_config(const char *path)
@@ -60,7 +65,26 @@ public:
 	}
 };
 
+struct Failure {
+	std::string path;
+	int code;
+};
+
+struct Base {
+	int a;
+	long b;
+};
+
+struct Detail : Base {
+	int c;
+};
+
 namespace app {
+__attribute__((noipa)) int report(Failure f, const Detail &d)
+{
+	return f.code == 7 && d.c == 3 ? -1 : 0;
+}
+
 __attribute__((noipa)) int start(const char *path)
 {
 	Server s;
@@ -85,6 +109,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	fails = app::serve(argv[1], n);
+	fails -= app::report(Failure{argv[1], 7}, Detail{{1, 2}, 3}) + 1;
 	/* keep the overloads that are never called */
 	fails += Server().handle_request(-1) < 0 ? 0 : 1;
 	fails += static_cast<const Server &>(Server()).run(argv[1]);
