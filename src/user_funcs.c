@@ -331,6 +331,7 @@ struct resolve_ctx {
 	struct user_funcs *uf;
 	const struct user_glob *g;
 	size_t matched;
+	size_t denied;		/* matched, but a deny glob took them out */
 	size_t images;		/* files the glob's image named */
 };
 
@@ -386,8 +387,10 @@ static int on_image(const char *path, void *ctx)
 		if (!glob__match(g->spec.name, nm->name) && !(dm && glob__match(g->spec.name, dm)))
 			continue;
 		/* a denied alias denies the function, whatever name matched */
-		if (denied(uf, path, nm->name) || denied(uf, path, ef->name))
+		if (denied(uf, path, nm->name) || denied(uf, path, ef->name)) {
+			rc->denied++;
 			continue;
+		}
 		err = add_func(uf, im, ef, g);
 		if (err)
 			return err;
@@ -397,6 +400,11 @@ static int on_image(const char *path, void *ctx)
 		char buf[512];
 
 		glob_spec__str(&g->spec, buf, sizeof(buf));
+		if (rc->denied) {
+			pr(uf, LOG_ERROR, "'%s' matches %zu name%s of %s and a -d glob denies each: narrow the -d glob or drop this one.\n",
+			   buf, rc->denied, rc->denied == 1 ? "" : "s", path);
+			return -ENOENT;
+		}
 		switch (elf_funcs__source(im->elf)) {
 		case ELF_FUNCS_SYMTAB:
 			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its .symtab).\n",

@@ -39,4 +39,9 @@ check "C++: 'Server::handle_request' names both overloads (2 functions), the sym
 life -A -e "app::report [$X]" -- "$X" /nonexistent/cpp 1
 check "C++ -A: f=&{.path=…16 bytes…,.code=7} (by invisible reference), d=&{{.a=1,.b=2},.c=3} (its base's members)" \
 	jq_samples "len(s) == 1 and (a := s[0]['stack'][0]['args']) and [x['name'] for x in a] == ['f', 'd'] and a[0]['kind'] == 'pointee' and a[0]['text'].startswith('&{.path={') and '._M_string_length=16,' in a[0]['text'] and a[0]['text'].endswith(',.code=7}') and a[1]['text'] == '&{{.a=1,.b=2},.c=3}'"
+# an allow glob whose every match a deny glob takes out: said so, not "matches no function"
+"$RS" --dry-run -e "app::start [$X]" -a "Pool<*>::take [$X]" -d "Pool<int>::* [$X]" >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check "C++: an allow glob all denied: exit 2, one line saying the -d glob denies its 1 name" \
+	eval "[ \"\$(cat '$T/rc')\" = 2 ] && grep -q \"^'Pool<\\*>::take \\[$X\\]' matches 1 name of $X and a -d glob denies each: narrow the -d glob or drop this one.\$\" '$T/err' && [ \$(wc -l <'$T/err') = 1 ]"
 check "C++ names: nothing left attached" nothing_left
