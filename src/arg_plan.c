@@ -69,6 +69,13 @@ static bool is_printf_like(const struct btf *btf, const struct btf_type *proto)
 	return is_const && func_types__is_char(btf, t);
 }
 
+static bool is_ret_slot(const struct btf *btf, const struct btf_param *p)
+{
+	const char *name = btf__name_by_offset(btf, p->name_off);
+
+	return name && strcmp(name, ARG_PLAN_RET_SLOT) == 0;
+}
+
 /* Where arguments go as they are placed, in order. */
 struct placer {
 	const struct arg_arch *arch;
@@ -220,6 +227,13 @@ int arg_plan__build(struct func_arg_plan *p, const struct btf *btf, int btf_id,
 	p->btf = btf;
 	params = btf_params(proto);
 	n = btf_vlen(proto);
+	if (n && is_ret_slot(btf, &params[0])) {
+		struct fnarg_spec slot;
+
+		place(&pl, 8, &slot);
+		params++;
+		n--;
+	}
 	printf_like = is_printf_like(btf, proto);
 	if (printf_like)
 		p->fmt_idx = n - 2;

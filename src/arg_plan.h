@@ -46,6 +46,14 @@ struct func_arg_plan {
 	struct arg_plan args[MAX_FNARGS];
 };
 
+/*
+ * The name of a leading BTF parameter that is no argument: the caller's slot for a returned
+ * object (x86-64, user functions' BTF from DWARF: a struct over 16 bytes, a C++ class that
+ * isn't trivially copyable). It takes the first register; the plan leaves it out. No C
+ * identifier can be it.
+ */
+#define ARG_PLAN_RET_SLOT "<return slot>"
+
 /* A calling convention: how integer-class arguments are passed at function entry. */
 struct arg_arch {
 	const char *name;

@@ -10,6 +10,18 @@
 /* longer names are not read (libiberty bounds its recursion on its own as well) */
 #define MAX_MANGLED 4096
 
+/*
+ * GCC's ABI tags ("app::describe[abi:cxx11]": every function returning a std::string) are
+ * no part of the name the source writes: taken out, in place.
+ */
+static void drop_abi_tags(char *name)
+{
+	char *tag, *end;
+
+	while ((tag = strstr(name, "[abi:")) && (end = strchr(tag, ']')))
+		memmove(tag, end + 1, strlen(end + 1) + 1);
+}
+
 bool demangle__is_mangled(const char *sym)
 {
 	/* "_Z": C++ and Rust's legacy scheme; "_R": Rust v0 */
@@ -32,6 +44,7 @@ char *demangle__name(const char *sym)
 	name = cplus_demangle(sym, DMGL_AUTO | DMGL_RET_DROP);
 	if (!name)
 		return errno = EINVAL, NULL;
+	drop_abi_tags(name);
 	/*
 	 * A C++ clone's suffix is dropped with the parameters: put it back. Only C++'s: Rust's
 	 * legacy names hold '.' of their own ("std..rt"), never a clone's mark.

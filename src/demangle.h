@@ -5,8 +5,9 @@
  * demangler, the one c++filt and GCC use. A C++ or Rust developer names a function as the
  * source spells it ("Server::handle_request"), and every view shows it that way.
  *
- * The name is the function's qualified name without its parameter list or return type (as
- * a debugger's backtrace shows it; overloads share it, their file:line tells them apart).
+ * The name is the function's qualified name without its parameter list, return type or
+ * GCC's ABI tags ("[abi:cxx11]"), as the source writes it (overloads share it, their
+ * file:line tells them apart).
  * A compiler clone's suffix stays as a C function's does: "_ZN3Foo3barEv.cold" is
  * "Foo::bar.cold".
  */

@@ -109,14 +109,28 @@ int user_dwarf__func_param_cnt(const struct user_dwarf_func *f)
 	return n;
 }
 
+/*
+ * Where a function's code begins: its low_pc, or for a function GCC split into a hot and a
+ * cold part (foo and foo.cold, at -O2 whenever it has unlikely paths) the first of its
+ * DW_AT_ranges, the hot part its symbol names. False for declarations and inlined-only
+ * instances, which have no code of their own.
+ */
+static bool func_entry(Dwarf_Die *die, Dwarf_Addr *lo)
+{
+	Dwarf_Addr base, end;
+
+	if (dwarf_lowpc(die, lo) == 0)
+		return true;
+	return dwarf_hasattr(die, DW_AT_ranges) && dwarf_ranges(die, 0, &base, lo, &end) > 0;
+}
+
 static int on_func(Dwarf_Die *die, void *arg)
 {
 	struct walk *w = arg;
 	struct user_dwarf_func f = {};
 	Dwarf_Addr lo;
 
-	/* declarations and inlined-only instances have no code of their own */
-	if (dwarf_lowpc(die, &lo) != 0)
+	if (!func_entry(die, &lo))
 		return DWARF_CB_OK;
 	f.name = dwarf_diename(die);
 	f.addr = lo;

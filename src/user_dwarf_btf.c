@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/btf.h>
+#include "arg_plan.h"
 #include "records.h"
 #include "user_dwarf_btf.h"
 
@@ -488,7 +489,7 @@ static bool by_invisible_ref(Dwarf_Die *type);
 
 /*
  * x86-64: a returned struct over 16 bytes, or a class that isn't trivially copyable, takes
- * rdi for its address, moving every argument (arm64 has x8 for it).
+ * rdi for its address, moving every argument one register on (arm64 has x8 for it).
  */
 static bool hidden_ret_ptr(Dwarf_Die *fn)
 {
@@ -614,12 +615,20 @@ static const char *const unnamed[MAX_FNARGS] = {
 
 int dwarf_btf__add_func(struct dwarf_btf *db, Dwarf_Die *fn, const char *name)
 {
-	const char *names[MAX_FNARGS + 1];
-	int types[MAX_FNARGS + 1], n = 0, i, r, proto, ret;
-	bool lost = hidden_ret_ptr(fn);
+	const char *names[MAX_FNARGS + 2];
+	int types[MAX_FNARGS + 2], n = 0, i, r, proto, ret, first;
+	bool lost = false;
 	Dwarf_Die c, t;
 
-	for (r = dwarf_child(fn, &c); r == 0 && n <= MAX_FNARGS; r = dwarf_siblingof(&c, &c)) {
+	/* the caller's slot for a returned object takes the first register (arg_plan.h) */
+	if (hidden_ret_ptr(fn)) {
+		names[n] = ARG_PLAN_RET_SLOT;
+		types[n++] = void_ptr(db);
+		if (types[0] < 0)
+			return types[0];
+	}
+	first = n;
+	for (r = dwarf_child(fn, &c); r == 0 && n - first <= MAX_FNARGS; r = dwarf_siblingof(&c, &c)) {
 		int tag = dwarf_tag(&c);
 
 		if (tag == DW_TAG_unspecified_parameters) {
@@ -631,7 +640,7 @@ int dwarf_btf__add_func(struct dwarf_btf *db, Dwarf_Die *fn, const char *name)
 			continue;
 		names[n] = dwarf_diename(&c);
 		if (!names[n] || !names[n][0])
-			names[n] = n < MAX_FNARGS ? unnamed[n] : "arg";
+			names[n] = n - first < MAX_FNARGS ? unnamed[n - first] : "arg";
 		if (!type_of(&c, &t)) {
 			types[n++] = unsupp(db);
 			lost = true;

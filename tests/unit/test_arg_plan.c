@@ -129,6 +129,45 @@ static void test_kinds_x86(void **state)
 	btf__free(t.btf);
 }
 
+/*
+ * A returned object's slot (ARG_PLAN_RET_SLOT, from user_dwarf_btf.c) takes the first
+ * register and is no argument: the rest follow it, a printf-like format included.
+ */
+static void test_ret_slot(void **state)
+{
+	struct types t;
+	struct func_arg_plan p;
+	const char *names[] = { ARG_PLAN_RET_SLOT, "a", "s", "v", "x", "y" };
+	const char *fnames[] = { ARG_PLAN_RET_SLOT, "fmt", NULL };
+	int types[6], fn;
+
+	add_types(&t);
+	types[0] = t.vptr;
+	types[1] = t.i32;
+	types[2] = t.str;
+	types[3] = t.td_s16;
+	types[4] = t.u64;
+	types[5] = t.u64;
+	fn = add_func(&t, "f", 6, names, types);
+	plan(&t, fn, &arg_arch_x86_64, &p);
+	assert_int_equal(p.arg_cnt, 5);
+	expect(&p.args[0], "a", ARG_VALUE, FNARG_VALUE, FNARG_REG, 1, 4);
+	expect(&p.args[1], "s", ARG_STR, FNARG_STR, FNARG_REG, 2, 128);
+	expect(&p.args[2], "v", ARG_VALUE, FNARG_VALUE, FNARG_REG_PAIR, 3, 16);
+	expect(&p.args[3], "x", ARG_VALUE, FNARG_VALUE, FNARG_REG, 5, 8);
+	/* six registers: the slot took one, so y is the first on the stack */
+	expect(&p.args[4], "y", ARG_VALUE, FNARG_VALUE, FNARG_STACK, 8, 8);
+
+	types[1] = t.cstr;
+	types[2] = 0;
+	fn = add_func(&t, "g", 3, fnames, types);
+	plan(&t, fn, &arg_arch_x86_64, &p);
+	assert_int_equal(p.fmt_idx, 0);
+	expect(&p.args[0], "fmt", ARG_STR, FNARG_STR, FNARG_REG, 1, 128);
+	expect(&p.args[1], "vararg0", ARG_VARARG, FNARG_VARARG, FNARG_REG, 2, 128);
+	btf__free(t.btf);
+}
+
 static void test_raw_pointers_and_unsupported(void **state)
 {
 	struct types t;
@@ -390,6 +429,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds_x86),
+		cmocka_unit_test(test_ret_slot),
 		cmocka_unit_test(test_raw_pointers_and_unsupported),
 		cmocka_unit_test(test_pair_spills_to_stack),
 		cmocka_unit_test(test_arm64_rules),

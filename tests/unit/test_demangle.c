@@ -92,6 +92,10 @@ static void test_clones_and_asserted(void **state)
 		   "core::ptr::drop_in_place<std::rt::Foo>");
 	/* a template function's return type is left out */
 	check_name("_Z3fooIiEvT_", "foo<int>");
+	/* GCC's ABI tags too (c++filt: "app::describe[abi:cxx11]"), wherever they are */
+	check_name("_ZN3app8describeB5cxx11EiPKc", "app::describe");
+	check_name("_ZN3app8describeB5cxx11EiPKc.cold", "app::describe.cold");
+	check_name("_ZN3FooB2v23barB5cxx11Ev", "Foo::bar");
 }
 
 static void test_not_mangled(void **state)

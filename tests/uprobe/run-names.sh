@@ -42,6 +42,20 @@ check "C++ -A: f=&{.path=…16 bytes…,.code=7} (by invisible reference), d=&{{
 # an allow glob whose every match a deny glob takes out: said so, not "matches no function"
 "$RS" --dry-run -e "app::start [$X]" -a "Pool<*>::take [$X]" -d "Pool<int>::* [$X]" >"$T/out" 2>"$T/err"
 echo $? >"$T/rc"
-check "C++: an allow glob all denied: exit 2, one line saying the -d glob denies its 1 name" \
-	eval "[ \"\$(cat '$T/rc')\" = 2 ] && grep -q \"^'Pool<\\*>::take \\[$X\\]' matches 1 name of $X and a -d glob denies each: narrow the -d glob or drop this one.\$\" '$T/err' && [ \$(wc -l <'$T/err') = 1 ]"
+check "C++: an allow glob all denied: exit 2, one line (beside the exceptions note) saying the -d glob denies its 1 name" \
+	eval "[ \"\$(cat '$T/rc')\" = 2 ] && grep -q \"^'Pool<\\*>::take \\[$X\\]' matches 1 name of $X and a -d glob denies each: narrow the -d glob or drop this one.\$\" '$T/err' && [ \$(grep -vc '^Note: ' '$T/err') = 1 ]"
+# -A: a returned std::string's slot takes the first register; the arguments follow it
+# (before: arg0..arg5 raw, describe's DWARF having DW_AT_ranges (a .cold part) and no
+# low_pc; with a low_pc, code=(unsupp) what=(unsupp))
+life -T -A -e "app::report [$X]" -a "app::describe [$X]" -- "$X" /nonexistent/cpp 1
+check "C++ -A: app::describe(code=7, what='/nonexistent/cpp'), its std::string returned through a slot in rdi" \
+	jq_samples "len(s) == 1 and [(x['name'], x['text']) for r in s[0]['trace'] if r['function'] == 'app::describe' and r['kind'] in ('entry', 'leaf') for x in r['args']] == [('code', '7'), ('what', \"'/nonexistent/cpp'\")]"
+# a function GCC split into hot and cold parts (app::find, app::find.cold) has DW_AT_ranges
+# and no low_pc: its return type is still read (a pointer: NULL is its error); before, it
+# was unknown, and a NULL return no error (no sample)
+check "C++: the g++ build split app::find in two (its [clone .cold] symbol): what the next check is about" \
+	eval "nm -C '$X' | grep -qF 'app::find(char const*) [clone .cold]'"
+life -e "app::find [$X]" -a "cfg::open_config [$X]" -- "$X" /nonexistent/cpp 1
+check "C++: app::find (hot and cold parts) returns NULL: 1 sample app::find [NULL] (pointer) -> cfg::open_config [-1]" \
+	jq_samples "len(s) == 1 and [(f['function'], f.get('result_text'), f.get('result_type')) for f in s[0]['stack']] == [('app::find', 'NULL', 'pointer'), ('cfg::open_config', '-1', 'int')]"
 check "C++ names: nothing left attached" nothing_left
