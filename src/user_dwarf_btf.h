@@ -7,9 +7,12 @@
  * Only what the plan and the renderer use is converted: the parameters' types in full
  * down to the first pointer (a pointer argument's pointee is read and shown), pointers
  * below that as void * (shown as their value). Where the calling convention would pass an
- * argument somewhere the plan can't know (floating-point registers, x86-64's hidden
- * pointer for big returned structs), the argument, and any that follow it when their
- * places are in doubt, get a type the plan calls unsupported, never a wrong place.
+ * argument somewhere the plan can't know (floating-point registers, x87 long double), the
+ * argument, and any that follow it when their places are in doubt, get a type the plan
+ * calls unsupported, never a wrong place. The ABI's other moves are written into the
+ * prototype: a C++ class that isn't trivially copyable is a pointer to a copy, and x86-64's
+ * slot for a returned object (a struct over 16 bytes, such a class) a leading
+ * ARG_PLAN_RET_SLOT parameter (arg_plan.h).
  */
 #ifndef RETSNOOP_USER_DWARF_BTF_H
 #define RETSNOOP_USER_DWARF_BTF_H
