@@ -14,7 +14,7 @@ static const char *const arm64_regs[] = { "x0", "x1", "x2", "x3", "x4", "x5", "x
 /* System V AMD64: six registers; stack arguments in 8-byte slots above the return address. */
 const struct arg_arch arg_arch_x86_64 = {
 	.name = "x86_64", .reg_cnt = 6, .reg_names = x86_64_regs,
-	.stack_off = 8, .stack_slot = 8,
+	.stack_off = 8, .stack_slot = 8, .ret_slot_first = true,
 };
 
 /* AAPCS64: eight registers; big composites by reference; stack arguments from SP up. */
@@ -74,6 +74,28 @@ static bool is_ret_slot(const struct btf *btf, const struct btf_param *p)
 	const char *name = btf__name_by_offset(btf, p->name_off);
 
 	return name && strcmp(name, ARG_PLAN_RET_SLOT) == 0;
+}
+
+/*
+ * The caller's slot for a returned object takes the first register: named by a leading
+ * parameter (user functions' BTF from DWARF, which knows C++ classes that aren't trivially
+ * copyable), else for any struct or union over 16 bytes (the kernel's BTF). Moves @params
+ * and @n past the named one.
+ */
+static bool takes_ret_slot(const struct btf *btf, const struct btf_type *proto,
+			   const struct arg_arch *arch, const struct btf_param **params, int *n)
+{
+	const struct btf_type *ret;
+
+	if (!arch->ret_slot_first)
+		return false;
+	if (*n && is_ret_slot(btf, &(*params)[0])) {
+		(*params)++;
+		(*n)--;
+		return true;
+	}
+	ret = func_types__skip_mods(btf, proto->type, NULL);
+	return ret && btf_is_composite(ret) && ret->size > 16;
 }
 
 /* Where arguments go as they are placed, in order. */
@@ -227,12 +249,10 @@ int arg_plan__build(struct func_arg_plan *p, const struct btf *btf, int btf_id,
 	p->btf = btf;
 	params = btf_params(proto);
 	n = btf_vlen(proto);
-	if (n && is_ret_slot(btf, &params[0])) {
+	if (takes_ret_slot(btf, proto, arch, &params, &n)) {
 		struct fnarg_spec slot;
 
 		place(&pl, 8, &slot);
-		params++;
-		n--;
 	}
 	printf_like = is_printf_like(btf, proto);
 	if (printf_like)

@@ -50,7 +50,8 @@ struct func_arg_plan {
  * The name of a leading BTF parameter that is no argument: the caller's slot for a returned
  * object (x86-64, user functions' BTF from DWARF: a struct over 16 bytes, a C++ class that
  * isn't trivially copyable). It takes the first register; the plan leaves it out. No C
- * identifier can be it.
+ * identifier can be it. Without it (the kernel's BTF) a returned struct over 16 bytes says
+ * the same.
  */
 #define ARG_PLAN_RET_SLOT "<return slot>"
 
@@ -62,6 +63,8 @@ struct arg_arch {
 	int stack_off;			/* from the stack pointer at entry to the first stack argument */
 	int stack_slot;			/* stack arguments take multiples of this many bytes */
 	bool big_by_ref;		/* composites over 16 bytes go as a pointer to a copy */
+	/* a returned composite over 16 bytes: its slot's address in the first register */
+	bool ret_slot_first;
 	bool spill_ends_regs;		/* an argument that didn't fit in registers ends register use */
 };
 

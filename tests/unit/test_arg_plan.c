@@ -168,6 +168,39 @@ static void test_ret_slot(void **state)
 	btf__free(t.btf);
 }
 
+/*
+ * The kernel's BTF names no slot: a struct over 16 bytes returned (zstd's
+ * ZSTD_adjustCParams) says it on x86-64; 16 bytes come back in rax:rdx; arm64's slot is x8.
+ */
+static void test_ret_slot_by_size(void **state)
+{
+	struct types t;
+	struct func_arg_plan p;
+	int proto, fn;
+
+	add_types(&t);
+	proto = btf__add_func_proto(t.btf, btf__add_typedef(t.btf, "s24r_t", t.s24));
+	assert_true(proto > 0);
+	assert_int_equal(btf__add_func_param(t.btf, "a", t.i32), 0);
+	assert_int_equal(btf__add_func_param(t.btf, "b", t.u64), 0);
+	fn = btf__add_func(t.btf, "big_ret", BTF_FUNC_STATIC, proto);
+	plan(&t, fn, &arg_arch_x86_64, &p);
+	assert_int_equal(p.arg_cnt, 2);
+	expect(&p.args[0], "a", ARG_VALUE, FNARG_VALUE, FNARG_REG, 1, 4);
+	expect(&p.args[1], "b", ARG_VALUE, FNARG_VALUE, FNARG_REG, 2, 8);
+	plan(&t, fn, &arg_arch_arm64, &p);
+	expect(&p.args[0], "a", ARG_VALUE, FNARG_VALUE, FNARG_REG, 0, 4);
+	expect(&p.args[1], "b", ARG_VALUE, FNARG_VALUE, FNARG_REG, 1, 8);
+
+	proto = btf__add_func_proto(t.btf, t.s16);
+	assert_true(proto > 0);
+	assert_int_equal(btf__add_func_param(t.btf, "a", t.i32), 0);
+	fn = btf__add_func(t.btf, "pair_ret", BTF_FUNC_STATIC, proto);
+	plan(&t, fn, &arg_arch_x86_64, &p);
+	expect(&p.args[0], "a", ARG_VALUE, FNARG_VALUE, FNARG_REG, 0, 4);
+	btf__free(t.btf);
+}
+
 static void test_raw_pointers_and_unsupported(void **state)
 {
 	struct types t;
@@ -430,6 +463,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kinds_x86),
 		cmocka_unit_test(test_ret_slot),
+		cmocka_unit_test(test_ret_slot_by_size),
 		cmocka_unit_test(test_raw_pointers_and_unsupported),
 		cmocka_unit_test(test_pair_spills_to_stack),
 		cmocka_unit_test(test_arm64_rules),
