@@ -608,6 +608,25 @@ static bool by_invisible_ref(Dwarf_Die *type)
 	return by_invisible_ref_depth(type, 0);
 }
 
+/*
+ * LLVM (clang, rustc) drops parameters a function doesn't use from its calling convention
+ * when no other object can call it (internal linkage), and keeps its name (GCC's changed
+ * clones are foo.isra.N): DWARF still lists them, without a location, and every later one
+ * sits a register earlier. Such a function's parameters are in doubt from the first one
+ * without a location on (a clang -O2 open_it(unused, path, flags) gets path in rdi).
+ */
+static bool llvm_internal(Dwarf_Die *fn)
+{
+	Dwarf_Attribute attr;
+	const char *producer;
+	Dwarf_Die cu;
+
+	if (dwarf_hasattr_integrate(fn, DW_AT_external) || !dwarf_diecu(fn, &cu, NULL, NULL))
+		return false;
+	producer = dwarf_formstring(dwarf_attr(&cu, DW_AT_producer, &attr));
+	return producer && (strstr(producer, "clang") || strstr(producer, "rustc"));
+}
+
 static const char *const unnamed[MAX_FNARGS] = {
 	"arg0", "arg1", "arg2", "arg3", "arg4", "arg5",
 	"arg6", "arg7", "arg8", "arg9", "arg10", "arg11",
@@ -617,7 +636,7 @@ int dwarf_btf__add_func(struct dwarf_btf *db, Dwarf_Die *fn, const char *name)
 {
 	const char *names[MAX_FNARGS + 2];
 	int types[MAX_FNARGS + 2], n = 0, i, r, proto, ret, first;
-	bool lost = false;
+	bool lost = false, may_drop = llvm_internal(fn);
 	Dwarf_Die c, t;
 
 	/* the caller's slot for a returned object takes the first register (arg_plan.h) */
@@ -641,6 +660,8 @@ int dwarf_btf__add_func(struct dwarf_btf *db, Dwarf_Die *fn, const char *name)
 		names[n] = dwarf_diename(&c);
 		if (!names[n] || !names[n][0])
 			names[n] = n - first < MAX_FNARGS ? unnamed[n - first] : "arg";
+		if (may_drop && !dwarf_hasattr(&c, DW_AT_location))
+			lost = true;
 		if (!type_of(&c, &t)) {
 			types[n++] = unsupp(db);
 			lost = true;

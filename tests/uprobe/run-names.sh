@@ -1,6 +1,6 @@
 # Sourced by tests/uprobe/run.sh after run-returns.sh (its $RS, $T, $D, life, jq_samples,
-# check and nothing_left are run.sh's): section 14, C++ names. Its checks count in
-# run.sh's total.
+# check and nothing_left are run.sh's): section 14, C++ names and where -A finds C++ and
+# LLVM-built functions' arguments. Its checks count in run.sh's total.
 
 # 14. C++ (tests/uprobe/ucpp.cc): functions named by their source names in globs (and by
 # their symbols still), shown so in the stack, -T, the text view and -U's frames. The oracle
@@ -58,4 +58,13 @@ check "C++: the g++ build split app::find in two (its [clone .cold] symbol): wha
 life -e "app::find [$X]" -a "cfg::open_config [$X]" -- "$X" /nonexistent/cpp 1
 check "C++: app::find (hot and cold parts) returns NULL: 1 sample app::find [NULL] (pointer) -> cfg::open_config [-1]" \
 	jq_samples "len(s) == 1 and [(f['function'], f.get('result_text'), f.get('result_type')) for f in s[0]['stack']] == [('app::find', 'NULL', 'pointer'), ('cfg::open_config', '-1', 'int')]"
+# clang -O2 dropped open_it's unused first parameter (path in rdi, DWARF saying the second):
+# its arguments are unsupported, not read from the wrong registers (before: unused=0x...,
+# path='yZ2I  ' flags=0x...); work's own are right
+U=$D/udae
+check "clang's DWARF for udae's open_it: unused without a location, path in rdi (DW_OP_reg5): what the next check is about" \
+	eval "! readelf --debug-dump=info '$U' | grep -B1 'DW_AT_name.*: unused\$' | grep -q DW_AT_location && readelf --debug-dump=info '$U' | grep -B1 'DW_AT_name.*: path\$' | grep -q 'DW_OP_reg5 (rdi)'"
+life -A -e "work [$U]" -a "open_it [$U]" -- "$U" /nonexistent/dae
+check "LLVM-dropped parameter: open_it's unused, path, flags (unsupp); work's path='/nonexistent/dae'" \
+	jq_samples "len(s) == 1 and [(f['function'], [(a['name'], a['kind']) for a in f['args']]) for f in s[0]['stack'] if f['kind'] == 'traced_user'] == [('work', [('path', 'string')]), ('open_it', [('unused', 'unsupported'), ('path', 'unsupported'), ('flags', 'unsupported')])] and s[0]['stack'][-2]['args'][0]['text'] == \"'/nonexistent/dae'\""
 check "C++ names: nothing left attached" nothing_left

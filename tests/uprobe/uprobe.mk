@@ -16,6 +16,7 @@
 #   uctx            traced functions on another stack (ucontext coroutines, sigaltstack())
 #   uexc            the same by a C++ exception (g++, tools/deps.sh)
 #   ucpp            C++ names: namespaces, a class, a template, overloads (g++)
+#   udae            a parameter LLVM dropped from a static function's calling convention (clang)
 #   utail           traced functions that tail-call traced functions (a jmp, at -O2)
 #   uexit           traced functions that call exit() or pthread_exit(): never return
 #   ucrowd          many threads in traced functions at once (session table spills)
@@ -23,7 +24,7 @@ UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
 UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
 	uprog-stripped libuprog.so \
-	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc ucpp utail uexit ucrowd)
+	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc ucpp udae utail uexit ucrowd)
 
 $(UPROG_OUT):
 	$(Q)mkdir -p $@
@@ -108,6 +109,10 @@ $(UPROG_OUT)/uexc: tests/uprobe/uexc.cc | $(UPROG_OUT)
 $(UPROG_OUT)/ucpp: tests/uprobe/ucpp.cc | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)g++ $(UPROG_CFLAGS) $< -o $@
+
+$(UPROG_OUT)/udae: tests/uprobe/udae.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)$(CLANG) $(UPROG_CFLAGS) $< -o $@
 
 uprog: $(UPROG_BINS)
 .PHONY: uprog
