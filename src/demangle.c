@@ -22,6 +22,35 @@ static void drop_abi_tags(char *name)
 		memmove(tag, end + 1, strlen(end + 1) + 1);
 }
 
+/*
+ * Rust's v0 scheme writes an inherent impl's method as "<ur::Server>::handle", its legacy
+ * scheme (and the source) as "ur::Server::handle": the brackets go, so one glob names it
+ * whichever scheme the crate was built with. A trait impl's "<T as Trait>::f" stays.
+ */
+static void unwrap_inherent_impl(char *name)
+{
+	int depth = 0;
+	char *p;
+
+	if (name[0] != '<')
+		return;
+	for (p = name; *p; p++) {
+		if (*p == '<') {
+			depth++;
+		} else if (*p == '>' && --depth == 0) {
+			if (p[1] != ':' || p[2] != ':')
+				return;
+			break;
+		} else if (depth == 1 && strncmp(p, " as ", 4) == 0) {
+			return;
+		}
+	}
+	if (!*p)
+		return;
+	memmove(p, p + 1, strlen(p + 1) + 1);		/* the '>' */
+	memmove(name, name + 1, strlen(name + 1) + 1);	/* the '<' */
+}
+
 bool demangle__is_mangled(const char *sym)
 {
 	/* "_Z": C++ and Rust's legacy scheme; "_R": Rust v0 */
@@ -45,6 +74,8 @@ char *demangle__name(const char *sym)
 	if (!name)
 		return errno = EINVAL, NULL;
 	drop_abi_tags(name);
+	if (sym[1] == 'R')
+		unwrap_inherent_impl(name);
 	/*
 	 * A C++ clone's suffix is dropped with the parameters: put it back. Only C++'s: Rust's
 	 * legacy names hold '.' of their own ("std..rt"), never a clone's mark.

@@ -9,7 +9,8 @@
  * GCC's ABI tags ("[abi:cxx11]"), as the source writes it (overloads share it, their
  * file:line tells them apart).
  * A compiler clone's suffix stays as a C function's does: "_ZN3Foo3barEv.cold" is
- * "Foo::bar.cold".
+ * "Foo::bar.cold". A Rust v0 inherent method is named as the legacy scheme names it
+ * ("ur::Server::handle", not "<ur::Server>::handle").
  */
 #ifndef RETSNOOP_DEMANGLE_H
 #define RETSNOOP_DEMANGLE_H

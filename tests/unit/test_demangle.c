@@ -87,6 +87,13 @@ static void test_clones_and_asserted(void **state)
 	check_name("_ZN7mycrate3foo17h0123456789abcdefE", "mycrate::foo");
 	/* v0: the crate's disambiguator left out as well (c++filt shows "mycrate[3c1c0]") */
 	check_name("_RNvCs1234_7mycrate3foo", "mycrate::foo");
+	/*
+	 * v0's inherent impl "<ur::Server>::handle" (rustc 1.95's, c++filt -p's without the
+	 * disambiguator) named as the legacy scheme and the source do; a trait impl stays
+	 */
+	check_name("_RNvMCs906SPI0QXAN_2urNtB2_6Server6handle", "ur::Server::handle");
+	check_name("_RNvXCs906SPI0QXAN_2urNtB2_6ServerNtNtCsgEmfK2I1SDS_4core3fmt7Display3fmt",
+		   "<ur::Server as core::fmt::Display>::fmt");
 	check_name("_ZN3std2rt10lang_start17h0123456789abcdefE", "std::rt::lang_start");
 	check_name("_ZN4core3ptr33drop_in_place$LT$std..rt..Foo$GT$17h0123456789abcdefE",
 		   "core::ptr::drop_in_place<std::rt::Foo>");
