@@ -86,15 +86,19 @@ static int demangle_image(struct user_image *im)
 	return 0;
 }
 
-/* A function's name in every view: the source's where the symbol is mangled. */
-static int display_name(struct user_funcs *uf, const char *sym, const char **out)
+/*
+ * A function's name in every view: the source's where the symbol is mangled. @known: its
+ * demangled form where the caller has it (the image's cache), NULL to demangle it here.
+ */
+static int display_name(struct user_funcs *uf, const char *sym, const char *known,
+			const char **out)
 {
 	char **v, *dm;
 
 	*out = sym;
 	if (!demangle__is_mangled(sym))
 		return 0;
-	dm = demangle__name(sym);
+	dm = known ? strdup(known) : demangle__name(sym);
 	if (!dm)
 		return errno == ENOMEM ? -ENOMEM : 0;
 	v = realloc(uf->names, (uf->name_cnt + 1) * sizeof(*v));
@@ -274,8 +278,9 @@ static struct func *find_func(struct user_funcs *uf, const char *image, __u64 of
 	return NULL;
 }
 
+/* @dm: @ef's name demangled where the caller has it, else NULL */
 static int add_func(struct user_funcs *uf, const struct user_image *im, const struct elf_func *ef,
-		    const struct user_glob *g)
+		    const struct user_glob *g, const char *dm)
 {
 	struct func *f;
 	int err;
@@ -310,7 +315,7 @@ static int add_func(struct user_funcs *uf, const struct user_image *im, const st
 		uf->addrs[uf->func_cnt] = ef->addr;
 		f = &uf->funcs[uf->func_cnt];
 		memset(f, 0, sizeof(*f));
-		err = display_name(uf, ef->name, &f->name);
+		err = display_name(uf, ef->name, dm, &f->name);
 		if (err)
 			return err;
 		uf->func_cnt++;
@@ -335,10 +340,14 @@ struct resolve_ctx {
 	size_t images;		/* files the glob's image named */
 };
 
-/* A deny glob matches symbol @sym of @image, or its demangled name. */
-static bool denied(const struct user_funcs *uf, const char *image, const char *sym)
+/*
+ * A deny glob matches symbol @sym of @image, or its demangled name: @dm where the caller
+ * has it (the image's cache), else demangled here only if a deny glob needs it.
+ */
+static bool denied(const struct user_funcs *uf, const char *image, const char *sym,
+		   const char *dm)
 {
-	char *dm = NULL;
+	char *own = NULL;
 	bool hit = false;
 	size_t i;
 
@@ -350,10 +359,10 @@ static bool denied(const struct user_funcs *uf, const char *image, const char *s
 			continue;
 		if (glob__match(g->spec.name, sym))
 			hit = true;
-		else if (dm || (demangle__is_mangled(sym) && (dm = demangle__name(sym))))
+		else if (dm || (demangle__is_mangled(sym) && (dm = own = demangle__name(sym))))
 			hit = glob__match(g->spec.name, dm);
 	}
-	free(dm);
+	free(own);
 	return hit;
 }
 
@@ -387,11 +396,12 @@ static int on_image(const char *path, void *ctx)
 		if (!glob__match(g->spec.name, nm->name) && !(dm && glob__match(g->spec.name, dm)))
 			continue;
 		/* a denied alias denies the function, whatever name matched */
-		if (denied(uf, path, nm->name) || denied(uf, path, ef->name)) {
+		if (denied(uf, path, nm->name, dm) ||
+		    (ef->name != nm->name && denied(uf, path, ef->name, NULL))) {
 			rc->denied++;
 			continue;
 		}
-		err = add_func(uf, im, ef, g);
+		err = add_func(uf, im, ef, g, ef->name == nm->name ? dm : NULL);
 		if (err)
 			return err;
 		rc->matched++;
@@ -473,9 +483,9 @@ static int on_src_func(const struct user_dwarf_func *df, void *ctx)
 	if (!df->file || !src_match(rc->g->spec.name, df->file))
 		return 0;
 	ef = elf_funcs__find_addr(sc->im->elf, df->addr);
-	if (!ef || denied(rc->uf, sc->im->path, ef->name))
+	if (!ef || denied(rc->uf, sc->im->path, ef->name, NULL))
 		return 0;	/* no symbol: nothing a glob could name either */
-	err = add_func(rc->uf, sc->im, ef, rc->g);
+	err = add_func(rc->uf, sc->im, ef, rc->g, NULL);
 	if (!err)
 		rc->matched++;
 	return err;
@@ -534,6 +544,11 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 		return err;
 	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH) {
 		pr(uf, LOG_ERROR, "'%s' matches no function's source file in DWARF.\n", buf);
+		return -ENOENT;
+	}
+	if (!rc.matched && rc.denied) {
+		pr(uf, LOG_ERROR, "'%s' matches %zu name%s of the libraries named '%s' and a -d glob denies each: narrow the -d glob or drop this one.\n",
+		   buf, rc.denied, rc.denied == 1 ? "" : "s", g->spec.image);
 		return -ENOENT;
 	}
 	if (!rc.matched) {

@@ -44,6 +44,11 @@ check "C++ -A: f=&{.path=…16 bytes…,.code=7} (by invisible reference), d=&{{
 echo $? >"$T/rc"
 check "C++: an allow glob all denied: exit 2, one line (beside the exceptions note) saying the -d glob denies its 1 name" \
 	eval "[ \"\$(cat '$T/rc')\" = 2 ] && grep -q \"^'Pool<\\*>::take \\[$X\\]' matches 1 name of $X and a -d glob denies each: narrow the -d glob or drop this one.\$\" '$T/err' && [ \$(grep -vc '^Note: ' '$T/err') = 1 ]"
+# the same for a library glob (uprog's libuprog.so: uprog_lib_probe and its alias)
+"$RS" --dry-run -e "do_work [$D/uprog]" -a "uprog_lib_* [libuprog.so]" -d "uprog_lib_probe* [libuprog.so]" >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check "a library allow glob all denied: exit 2, one line saying the -d glob denies its 2 names" \
+	eval "[ \"\$(cat '$T/rc')\" = 2 ] && grep -qx \"'uprog_lib_\\* \\[libuprog.so\\]' matches 2 names of the libraries named 'libuprog.so' and a -d glob denies each: narrow the -d glob or drop this one.\" '$T/err' && [ \$(grep -vc '^Note: ' '$T/err') = 1 ]"
 # -A: a returned std::string's slot takes the first register; the arguments follow it
 # (before: arg0..arg5 raw, describe's DWARF having DW_AT_ranges (a .cold part) and no
 # low_pc; with a low_pc, code=(unsupp) what=(unsupp))
