@@ -87,10 +87,26 @@ expect "$(section "$out" chain-none)" '^Session state: (task-local storage|a has
 # (maxactive, without preemption): the sleepers' samples can't all come, their slots can
 kret_max=
 case $VM_KERNEL in 5.10*) kret_max=1 ;; esac
+# sleeper_samples TEXT WANT WHAT: WANT samples, or fewer by at most the probe hits the
+# kernel said it skipped (kprobe.multi skips a hit on a CPU where another BPF program is
+# running, more often on a busy host: a sleeper whose entry was skipped has no session;
+# seen once in make test beside a second guest, 4 samples of 6 and 2 hits skipped)
+sleeper_samples() {
+	local n m
+	n=$(printf '%s\n' "$1" | grep -cE '\(simfail/simfail\):$')
+	m=$(printf '%s\n' "$1" | sed -nE 's/^(Note: the kernel skipped |KERNEL-SKIPPED HITS: +)([0-9]+).*/\2/p' | tail -1)
+	m=${m:-0}
+	if [ "$n" -eq "$2" ] || { [ "$n" -lt "$2" ] && [ "$n" -ge $(($2 - m)) ]; }; then
+		[ "$n" -eq "$2" ] || echo "info: $3: $n samples, the kernel skipped $m probe hits"
+		return 0
+	fi
+	fail "$3 ($n samples, expected $2; the kernel skipped $m probe hits)"
+	printf '%s\n' "$1" | sed 's/^/    | /' | tail -40
+}
 s=$(section "$out" crowd4)
 expect "$s" "^Session state: a table of 4 sessions$how\\.\$" "bpf.session-table=4: a table of 4"
 # twice: the first crowd's slots, home or away, are free again for the second
-[ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 8 "six sleepers at once, 4 slots, twice: four samples each time"
+[ -n "$kret_max" ] || sleeper_samples "$s" 8 "six sleepers at once, 4 slots, twice: four samples each time"
 expect "$s" '^DROPPED SAMPLES: +4$' "six sleepers at once, 4 slots, twice: two sessions dropped and counted each time"
 expect "$s" '^NO SESSION SLOT: +4 \(more threads were inside entry functions at once than the 4 session slots; -C bpf\.session-table=8 gives more\)$' \
 	"six sleepers at once, 4 slots: the drops named as the table's, with the setting"
@@ -98,10 +114,10 @@ expect "$s" 'More threads were inside entry functions at once than the 4 session
 	"six sleepers at once, 4 slots: the warning while running names the table's setting"
 expect "$s" '^rc=0$' "crowd4: exit status 0"
 s=$(section "$out" away)
-[ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 6 "a session away from its home slot, then four at once in 4 slots: six samples"
+[ -n "$kret_max" ] || sleeper_samples "$s" 6 "a session away from its home slot, then four at once in 4 slots: six samples"
 expect_not "$s" '^DROPPED SAMPLES' "a session away from its home slot freed that slot: four at once after it fit in 4"
 s=$(section "$out" crowd8)
-[ -n "$kret_max" ] || expect_count "$s" '\(simfail/simfail\):$' 6 "six sleepers at once, 8 slots: six samples"
+[ -n "$kret_max" ] || sleeper_samples "$s" 6 "six sleepers at once, 8 slots: six samples"
 expect_not "$s" '^DROPPED SAMPLES' "six sleepers at once, 8 slots: nothing dropped"
 [ -n "$kret_max" ] || expect_not "$s" '^INCOMPLETE SAMPLES' "six sleepers at once, 8 slots: nothing incomplete"
 [ -z "$kret_max" ] || echo "    $VM_KERNEL: the sleepers' sample counts not checked (kretprobe maxactive = CPUs)"
