@@ -416,6 +416,29 @@ static __always_inline bool user_resync(struct session *sess, __s64 key, __u64 n
 }
 
 /*
+ * The uprobe trampolines' own syscalls (x86-64): uretprobe (6.11+), which returns to the
+ * probed function's caller with that function's result in rax, and uprobe (6.17+, an
+ * optimized entry probe), which hands back whatever rax held. Their "result" is the
+ * program's value, not a failure: a long -1 showed as EPERM on the caller, in place of
+ * the errno of the syscall that failed inside the function. sys_uretprobe() sets
+ * orig_ax to -1 (no syscall: seen on the 6.18 host), as ptrace does for a syscall a
+ * tracer skips; the numbers are checked too, should a kernel keep them.
+ */
+static __always_inline bool uprobe_tramp_syscall(__u64 *ctx)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs = (void *)ctx[0];
+	long nr = 0;
+
+	/* the ptrace ABI's layout: no CO-RE needed (retsnoop_state.bpf.h) */
+	bpf_probe_read_kernel(&nr, sizeof(nr), &regs->orig_ax);
+	return nr < 0 || nr == 335 || nr == 336;
+#else
+	return false;
+#endif
+}
+
+/*
  * Every syscall's return, while user functions are traced (a raw tracepoint: no tracefs
  * needed). Only threads inside a session with a traced frame running pay more than a
  * lookup; a failure is remembered with the innermost traced frame's call.
@@ -428,7 +451,7 @@ int usys_exit(__u64 *ctx)
 	__s64 key;
 	__u32 d;
 
-	if (!ready || ret >= 0 || ret < -MAX_ERRNO || !task_traced())
+	if (!ready || ret >= 0 || ret < -MAX_ERRNO || !task_traced() || uprobe_tramp_syscall(ctx))
 		return 0;
 	key = session_key(bpf_get_current_pid_tgid());
 	sess = find_session(key);
