@@ -20,6 +20,7 @@ const char *trace_cmd__flags_str(__u32 flags, char *buf, size_t sz)
 		{ FUNC_RET_BOOL, "BOOL" }, { FUNC_RET_VOID, "VOID" }, { FUNC_USER, "USER" },
 		{ FUNC_ERR_NONZERO, "ERR_NONZERO" }, { FUNC_ERR_LE0, "ERR_LE0" },
 		{ FUNC_ERR_ZERO, "ERR_ZERO" }, { FUNC_ERR_GUESS, "ERR_GUESS" },
+		{ FUNC_ERR_RANGE, "ERR_RANGE" },
 	};
 	size_t i, len = 0;
 

@@ -78,6 +78,11 @@ enum func_flags {
 	 * syscall dispatch, never inside another one (missed_exit.bpf.h relies on it).
 	 */
 	FUNC_SYSCALL	= 0x800,
+	/*
+	 * A user-space function's 8-byte unsigned result (size_t): -4095..-1 as 64 bits, the
+	 * (size_t)-1 of iconv() and mbrtowc() and zstd's -code; any other value is a size.
+	 */
+	FUNC_ERR_RANGE	= 0x1000,
 };
 
 struct func_info {

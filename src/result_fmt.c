@@ -32,6 +32,10 @@ static int user_format(char *buf, size_t size, __s64 res, __u32 flags)
 			   : snprintf(buf, size, "[NULL]");
 	if (flags & FUNC_RET_BOOL)
 		return snprintf(buf, size, (__u8)res ? "[true]" : "[false]");
+	/* a size_t that is no error is a size, not a negative number */
+	if ((flags & FUNC_ERR_RANGE) && !user_err__is_err(flags, res))
+		return snprintf(buf, size, (__u64)res < (1ULL << 20) ? "[%llu]" : "[0x%llx]",
+				(unsigned long long)res);
 	if ((flags & FUNC_NEEDS_SIGN_EXT) ||
 	    ((flags & (FUNC_ERR_GUESS | FUNC_ERR_NONZERO | FUNC_ERR_LE0)) && (__u64)res >> 32 == 0))
 		res = (__s32)res;

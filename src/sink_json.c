@@ -185,6 +185,8 @@ static const char *result_type(__u32 flags)
 		return "pointer";	/* NULL and ERR_PTR() fail */
 	if (flags & FUNC_CANT_FAIL)
 		return "unsigned";	/* never fails */
+	if (flags & FUNC_ERR_RANGE)
+		return "ulong";		/* user size_t: 64 bits in [-4095, -1] fail */
 	if (flags & FUNC_NEEDS_SIGN_EXT)
 		return "int";		/* low 32 bits in [-4095, -1] fail */
 	return "long";			/* 64 bits in [-4095, -1] fail */

@@ -61,6 +61,13 @@ static __u32 type_flags(Dwarf_Die *fn)
 		return FUNC_ERR_GUESS;
 	if (enc == DW_ATE_boolean)
 		return FUNC_RET_BOOL | FUNC_CANT_FAIL;
+	/*
+	 * size_t and the like: a size, or an error as (size_t)-1 (iconv(), mbrtowc()) or
+	 * -code (zstd), which the kernel's rule for unsigned long counts too. 4-byte unsigned
+	 * results stay successes, as the kernel's unsigned int.
+	 */
+	if ((enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char) && size == 8)
+		return FUNC_ERR_RANGE;
 	if (enc != DW_ATE_signed && enc != DW_ATE_signed_char)
 		return FUNC_CANT_FAIL;	/* unsigned, float */
 	if (size == 4)

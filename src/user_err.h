@@ -5,7 +5,8 @@
  * session's error chain can never disagree. Kernel functions have their own rule.
  *
  * By type (FUNC_* flags from DWARF): any negative number (-1 is the usual error, not
- * only -4095..-1), a pointer when NULL (no ERR_PTR() in user space). By the glob's rule:
+ * only -4095..-1), a pointer when NULL (no ERR_PTR() in user space), an 8-byte unsigned
+ * number (size_t) in -4095..-1 as the kernel's unsigned long. By the glob's rule:
  * =errno-positive any non-zero int, =le0 zero or a negative int, =false zero (a whole
  * register for pointers, the low 32 bits otherwise). Without a type: negative as 64 bits,
  * or as 32 bits with the upper half zero (an int -1 in a zero-extended register), so a
@@ -30,6 +31,8 @@ static inline __attribute__((always_inline)) bool user_err__is_err(__u32 flags, 
 		return res == 0;
 	if (flags & FUNC_NEEDS_SIGN_EXT)
 		return (__s32)res < 0;
+	if (flags & FUNC_ERR_RANGE)
+		return res >= -MAX_ERRNO && res < 0;
 	return res < 0;
 }
 

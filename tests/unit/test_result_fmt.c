@@ -75,6 +75,12 @@ static void test_user_rules(void **state)
 		/* pointers: NULL only (no ERR_PTR in user space) */
 		{ FUNC_USER | FUNC_RET_PTR, 0, true, "[NULL]" },
 		{ FUNC_USER | FUNC_RET_PTR, -22, false, "[0xffffffffffffffea]" },
+		/* size_t: -4095..-1 as 64 bits fail; anything else is a size, shown unsigned */
+		{ FUNC_USER | FUNC_ERR_RANGE, -1, true, "[-1]" },
+		{ FUNC_USER | FUNC_ERR_RANGE, -4095, true, "[-4095]" },
+		{ FUNC_USER | FUNC_ERR_RANGE, -4096, false, "[0xfffffffffffff000]" },
+		{ FUNC_USER | FUNC_ERR_RANGE, 0xffffffffLL, false, "[0xffffffff]" },
+		{ FUNC_USER | FUNC_ERR_RANGE, 4096, false, "[4096]" },
 		/* void/bool/unsigned never */
 		{ FUNC_USER | FUNC_CANT_FAIL | FUNC_RET_BOOL, 0, false, "[false]" },
 		/* no type: the guess */

@@ -305,13 +305,24 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk"
+	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk sz_file sz_huge sz_u32 sz_work"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
 trace "$D/uasm" -e "asm_fail [$D/uasm]" --json
 check "DWARF of assembly (no type): asm_fail's -1 is an error, as glibc's syscall wrappers' is" \
 	jq_samples "len(s) == 1 and s[0]['stack'][0]['function'] == 'asm_fail' and s[0]['stack'][0]['result'] == -1 and s[0]['stack'][0]['failed'] is True"
+
+# 8a. size_t results (DWARF: unsigned, 8 bytes): -4095..-1 as 64 bits fail, as the
+# kernel's unsigned long; (size_t)-4096 is a size, an unsigned int of all ones no error.
+# And the errno of stat() inside sz_file is sz_file's: on x86-64 (6.11+) a return probe
+# comes back through the uretprobe syscall, whose "result" is the function's rax (a long
+# -1 read as EPERM, on the caller, in place of the ENOENT).
+"$RS" --json -T -e "sz_work [$P]" -a "sz_* [$P]" -- "$P" --sizes /nonexistent/sizes 2>"$T/err" | grep '^{' >"$T/out"
+check "size_t: sz_file's (size_t)-1 fails (ulong), sz_huge's (size_t)-4096 and sz_u32's ~0u do not" \
+	jq_samples "len(s) == 1 and [(r['kind'], r['function'], r.get('result_type'), r.get('result_text'), r.get('failed')) for r in s[0]['trace']] == [('entry', 'sz_work', None, None, None), ('leaf', 'sz_huge', 'ulong', '0xfffffffffffff000', False), ('leaf', 'sz_u32', 'never', '0xffffffff', False), ('leaf', 'sz_file', 'ulong', '-1', True), ('exit', 'sz_work', 'int', '-1', True)]"
+check "size_t: the stack sz_work [-1 ENOENT] -> sz_file [-1 ENOENT] (origin): stat()'s errno, not the uretprobe syscall's" \
+	jq_samples "len(s) == 1 and [(f['function'], f.get('result'), f['failed'], f.get('syscall_errno'), f['marker']) for f in s[0]['stack']] == [('sz_work', -1, True, 'ENOENT', '  '), ('sz_file', -1, True, 'ENOENT', '! ')]"
 
 # 8b. a function the kernel can't probe (lock-prefixed first instruction, as glibc's
 # pthread_spin_lock): skipped with one warning, the others traced, in both attach modes.

@@ -18,12 +18,14 @@
  *   uprog --passed-on      pt_top(): an error handed to a callee that passes it on, then
  *                          pt_control(): the same error made on its own
  *   uprog --passed-stale   pt_stale(): pt_top()'s chain, dealt with, then pt_walk's own
+ *   uprog --sizes PATH     sz_work(): size_t results, (size_t)-1 from sz_file() on PATH
  */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "uprog.h"
@@ -226,6 +228,38 @@ __attribute__((noipa)) int bench_leaf(int x)
 	return x & 1;
 }
 
+/*
+ * --sizes: size_t results in iconv()'s convention. sz_file() fails with (size_t)-1 (and
+ * stat()'s errno); sz_huge()'s (size_t)-4096, just outside -4095..-1, is a size; an
+ * unsigned int of all ones is no error.
+ */
+__attribute__((noipa)) size_t sz_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? (size_t)-1 : (size_t)st.st_size;
+}
+
+__attribute__((noipa)) size_t sz_huge(void)
+{
+	return (size_t)-4096;
+}
+
+__attribute__((noipa)) unsigned int sz_u32(void)
+{
+	return ~0u;
+}
+
+__attribute__((noipa)) int sz_work(const char *path)
+{
+	size_t huge = sz_huge();
+	unsigned int u32 = sz_u32();
+
+	if (huge + u32 == 0)
+		return 0;
+	return sz_file(path) == (size_t)-1 ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = DEFAULT_PATH;
@@ -244,6 +278,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 2 && strcmp(argv[1], "--sizes") == 0)
+		return sz_work(argv[2]) == -1 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--passed-on") == 0)
 		return pt_top() == -2 && pt_control() == -2 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--passed-stale") == 0)
