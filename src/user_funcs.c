@@ -11,6 +11,7 @@
 #include "records.h"
 #include "user_dwarf.h"
 #include "user_funcs.h"
+#include "user_unprobeable.h"
 #include "user_images.h"
 
 struct user_glob {
@@ -282,6 +283,7 @@ static struct func *find_func(struct user_funcs *uf, const char *image, __u64 of
 static int add_func(struct user_funcs *uf, const struct user_image *im, const struct elf_func *ef,
 		    const struct user_glob *g, const char *dm)
 {
+	const char *why;
 	struct func *f;
 	int err;
 
@@ -294,6 +296,13 @@ static int add_func(struct user_funcs *uf, const struct user_image *im, const st
 		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
 		   "Skipping user function '%s' of %s: the program's entry point is jumped to, not called, and a return probe would overwrite its argc.\n",
 		   ef->name, im->path);
+		return 0;
+	}
+	why = user_unprobeable__why(ef->name);
+	if (why) {
+		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
+		   "Skipping user function '%s' of %s: %s, which a return probe replaces.\n",
+		   ef->name, im->path, why);
 		return 0;
 	}
 	f = find_func(uf, im->path, ef->offset);

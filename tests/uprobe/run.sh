@@ -305,7 +305,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args deep do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk sz_file sz_huge sz_u32 sz_work"
+	test "$(names)" = "bench_leaf check_args deep dl_work do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk sz_file sz_huge sz_u32 sz_work"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -373,6 +373,22 @@ check "entry point: named by itself, the skip is a warning" \
 "$RS" --json -S -T -A -e "* [$P]" -- "$P" /nonexistent/entry-argc 1 2>"$T/err" | grep '^{' >"$T/out"
 check "entry point at run time: '*' -- uprog PATH 1: main's argc is 3, do_work's path PATH, no session of _start" \
 	jq_samples "(m := [r for x in s for r in x.get('trace', []) if r['kind'] == 'entry' and r['function'] == 'main']) and [(a['name'], a['text']) for a in m[0]['args']][0] == ('argc', '3') and any(r['function'] == 'do_work' and '/nonexistent/entry-argc' in r['args'][0]['text'] for x in s for r in x.get('trace', []) if r['kind'] == 'entry') and not any(f['function'] == '_start' for x in s for f in x['stack'])"
+
+# 8e. functions a return probe breaks, skipped (user_unprobeable.c): the loader's PLT
+# resolver, entered with the link map where a return address would be (dlopen() of a
+# missing library with every '_dl_*' of ld.so traced died in _dl_fixup() of SIGSEGV), and
+# _setjmp, which returns again at longjmp() (the program crashed or took the wrong branch)
+cmd_exit='[r for r in map(json.loads, open(sys.argv[1])) if r.get("type") == "command"][0]["exit_status"]'
+"$RS" --json -v -e "dl_work [$P]" -a "_dl_* [ld-linux-x86-64.so.2]" -- "$P" --dlopen libnonexistent-uprog.so.9 \
+	2>"$T/err" | grep '^{' >"$T/out"
+check "dlopen() with the loader's '_dl_*' traced: no crash (exit 0), dl_work's sample, _dl_runtime_resolve* skipped (-v)" \
+	eval "jq_samples \"len(s) == 1 and s[0]['stack'][0]['function'] == 'dl_work' and s[0]['stack'][0]['result'] == -1 and \$cmd_exit == 0\" &&
+		grep -qE \"^Skipping user function '_dl_runtime_resolve[a-z_]*' of .*: the PLT jumps to it with the link map\" '$T/err'"
+UJ=$D/ujmp
+"$RS" --json -e "jmp_work [$UJ]" -a "_setjmp [libc.so.6]" -a "jmp_* [$UJ]" -- "$UJ" in /nonexistent/jmpset 2 2>"$T/err" | grep '^{' >"$T/out"
+check "_setjmp named: skipped with a warning, the program's longjmp()s as without retsnoop (2 samples of jmp_work, exit 0)" \
+	eval "jq_samples \"len(s) == 2 and all(x['stack'][0]['function'] == 'jmp_work' for x in s) and \$cmd_exit == 0\" &&
+		grep -q \"^Skipping user function '_setjmp' of .*: it returns a second time, at longjmp(), through the return address it saved, which a return probe replaces.\" '$T/err'"
 
 # 11. -A: arguments from DWARF through the kernel's plans and renderers (the path comes from
 # argv: a string in a page the program has not touched yet, its .rodata, reads as -EFAULT)

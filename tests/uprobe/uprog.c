@@ -19,7 +19,9 @@
  *                          pt_control(): the same error made on its own
  *   uprog --passed-stale   pt_stale(): pt_top()'s chain, dealt with, then pt_walk's own
  *   uprog --sizes PATH     sz_work(): size_t results, (size_t)-1 from sz_file() on PATH
+ *   uprog --dlopen NAME    dl_work(): dlopen() of NAME, which fails in the loader (longjmp)
  */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +262,17 @@ __attribute__((noipa)) int sz_work(const char *path)
 	return sz_file(path) == (size_t)-1 ? -1 : 0;
 }
 
+/* --dlopen: the loader's error path, through functions a return probe would break */
+__attribute__((noipa)) int dl_work(const char *name)
+{
+	void *h = dlopen(name, RTLD_NOW);
+
+	if (!h)
+		return -1;
+	dlclose(h);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = DEFAULT_PATH;
@@ -278,6 +291,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 2 && strcmp(argv[1], "--dlopen") == 0)
+		return dl_work(argv[2]) == -1 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--sizes") == 0)
 		return sz_work(argv[2]) == -1 ? 0 : 1;
 	if (argc > 1 && strcmp(argv[1], "--passed-on") == 0)
