@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/btf.h>
 #include "debug_file.h"
 #include "demangle.h"
@@ -30,6 +32,7 @@ struct user_image {
 	 * elf_funcs__name() index, made at the first glob over the image.
 	 */
 	char **demangled;
+	int code_fd;		/* the image, open for its functions' first bytes; -1: not */
 };
 
 struct user_funcs {
@@ -47,6 +50,13 @@ struct user_funcs {
 };
 
 #define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)
+
+static void close_code(struct user_image *im)
+{
+	if (im->code_fd >= 0)
+		close(im->code_fd);
+	im->code_fd = -1;
+}
 
 static void free_demangled(struct user_image *im)
 {
@@ -135,6 +145,7 @@ void user_funcs__free(struct user_funcs *uf)
 		glob_spec__free(&uf->globs[i].spec);
 	for (i = 0; i < uf->image_cnt; i++) {
 		free_demangled(&uf->images[i]);
+		close_code(&uf->images[i]);
 		free(uf->images[i].path);
 		free(uf->images[i].dbg_path);
 		debug_file_cache__free(&uf->images[i].dbg);
@@ -231,6 +242,7 @@ static int get_image(struct user_funcs *uf, const char *path, struct user_image 
 	uf->images = im;
 	im = &uf->images[uf->image_cnt];
 	memset(im, 0, sizeof(*im));
+	im->code_fd = -1;
 	im->path = strdup(path);
 	if (!im->path)
 		return -ENOMEM;
@@ -279,8 +291,20 @@ static struct func *find_func(struct user_funcs *uf, const char *image, __u64 of
 	return NULL;
 }
 
+/* Why @ef's first instruction breaks under a uprobe (user_unprobeable.h), or NULL. */
+static const char *code_why(struct user_image *im, const struct elf_func *ef)
+{
+	unsigned char code[USER_UNPROBEABLE_CODE_LEN];
+
+	if (im->code_fd < 0)
+		im->code_fd = open(im->path, O_RDONLY | O_CLOEXEC);
+	if (im->code_fd < 0 || pread(im->code_fd, code, sizeof(code), ef->offset) != sizeof(code))
+		return NULL;	/* unreadable here: the attach will say so, not this */
+	return user_unprobeable__code_why(code, sizeof(code));
+}
+
 /* @dm: @ef's name demangled where the caller has it, else NULL */
-static int add_func(struct user_funcs *uf, const struct user_image *im, const struct elf_func *ef,
+static int add_func(struct user_funcs *uf, struct user_image *im, const struct elf_func *ef,
 		    const struct user_glob *g, const char *dm)
 {
 	const char *why;
@@ -298,10 +322,10 @@ static int add_func(struct user_funcs *uf, const struct user_image *im, const st
 		   ef->name, im->path);
 		return 0;
 	}
-	why = user_unprobeable__why(ef->name);
+	why = user_unprobeable__why(ef->name) ?: code_why(im, ef);
 	if (why) {
 		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
-		   "Skipping user function '%s' of %s: %s, which a return probe replaces.\n",
+		   "Skipping user function '%s' of %s: %s.\n",
 		   ef->name, im->path, why);
 		return 0;
 	}
@@ -688,8 +712,10 @@ int user_funcs__run(struct user_funcs *uf)
 			return err;
 	}
 	/* the names globs matched are read no more (a large C++ library's: megabytes) */
-	for (i = 0; i < uf->image_cnt; i++)
+	for (i = 0; i < uf->image_cnt; i++) {
 		free_demangled(&uf->images[i]);
+		close_code(&uf->images[i]);
+	}
 	err = apply_types(uf);
 	if (err)
 		return err;

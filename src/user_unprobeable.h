@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * User-space functions a return probe breaks, by name: their entry's stack slot (arm64:
- * the link register) holds no return address, or they return a second time through the
- * one they saved. The kernel puts its return trampoline's address there, and the program
- * crashes (or quietly goes wrong) when the function uses or returns through it again.
+ * User-space functions a probe breaks. By name: their entry's stack slot (arm64: the link
+ * register) holds no return address, or they return a second time through the one they
+ * saved; the kernel puts its return trampoline's address there, and the program crashes
+ * (or quietly goes wrong) when the function uses or returns through it again. By code: a
+ * first instruction the kernel's uprobes execute wrongly.
  */
 #ifndef RETSNOOP_USER_UNPROBEABLE_H
 #define RETSNOOP_USER_UNPROBEABLE_H
 
+#include <stddef.h>
+
 /* Why function @name can't take a return probe, or NULL when it can. */
 const char *user_unprobeable__why(const char *name);
+
+/*
+ * Why a function whose first @len bytes of code are @code can't take a probe at its
+ * entry (the kernel steps that instruction out of line and gets it wrong), or NULL.
+ * Code of the machine retsnoop runs on.
+ */
+#define USER_UNPROBEABLE_CODE_LEN 4
+const char *user_unprobeable__code_why(const unsigned char *code, size_t len);
 
 #endif

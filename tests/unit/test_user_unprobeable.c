@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * Functions a return probe breaks (user_unprobeable.c): glibc's PLT resolvers and the
- * functions that return twice, by name, each with its reason;
+ * Functions a probe breaks (user_unprobeable.c): glibc's PLT resolvers and the functions
+ * that return twice, by name, each with its reason, and an AVX-512 first instruction;
  * their neighbours (longjmp(), which never returns; vfork() and __restore_rt, tried and
  * fine) are left alone.
  */
@@ -34,10 +34,31 @@ static void test_names(void **state)
 	assert_non_null(strstr(user_unprobeable__why("getcontext"), "setcontext()"));
 }
 
+/* x86-64: an EVEX (0x62) first instruction; VEX, endbr64 and plain code are stepped right */
+static void test_code(void **state)
+{
+	static const unsigned char evex[] = { 0x62, 0xe2, 0x7d, 0x28 };	/* vpbroadcastb %esi,%ymm17 */
+	static const unsigned char vex[] = { 0xc5, 0xf9, 0x6e, 0xcf };	/* vmovd %edi,%xmm1 */
+	static const unsigned char endbr[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	static const unsigned char push[] = { 0x55, 0x48, 0x89, 0xe5 };	/* push %rbp; mov %rsp,%rbp */
+
+	(void)state;
+#if defined(__x86_64__)
+	assert_non_null(strstr(user_unprobeable__code_why(evex, sizeof(evex)), "EVEX"));
+#else
+	assert_null(user_unprobeable__code_why(evex, sizeof(evex)));
+#endif
+	assert_null(user_unprobeable__code_why(vex, sizeof(vex)));
+	assert_null(user_unprobeable__code_why(endbr, sizeof(endbr)));
+	assert_null(user_unprobeable__code_why(push, sizeof(push)));
+	assert_null(user_unprobeable__code_why(evex, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_code),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

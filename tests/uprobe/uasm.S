@@ -33,4 +33,23 @@ asm_locked:
 	ret
 #endif
 	.size	asm_locked, .-asm_locked
+
+/*
+ * One whose first instruction uprobes accept and step wrongly: x86-64's AVX-512 (EVEX)
+ * encoding, as glibc's __strchrnul_evex begins with (traced, printf() printed its format
+ * as is). Returns its argument through %xmm2; uasm_main calls it only where the CPU has
+ * AVX-512VL. (The same instruction VEX-encoded is stepped right.)
+ */
+	.globl	asm_evex
+	.type	asm_evex, @function
+asm_evex:
+#if defined(__x86_64__)
+	{evex} vpbroadcastd %edi, %xmm2
+	vmovd	%xmm2, %eax
+	ret
+#else
+	mov	w0, w0
+	ret
+#endif
+	.size	asm_evex, .-asm_evex
 	.section .note.GNU-stack,"",@progbits
