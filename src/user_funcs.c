@@ -303,7 +303,10 @@ static const char *code_why(struct user_image *im, const struct elf_func *ef)
 	return user_unprobeable__code_why(code, sizeof(code));
 }
 
-/* @dm: @ef's name demangled where the caller has it, else NULL */
+/*
+ * @dm: @ef's name demangled where the caller has it, else NULL. 0: added (or there
+ * already), 1: never probed (said why), negative errno.
+ */
 static int add_func(struct user_funcs *uf, struct user_image *im, const struct elf_func *ef,
 		    const struct user_glob *g, const char *dm)
 {
@@ -320,14 +323,14 @@ static int add_func(struct user_funcs *uf, struct user_image *im, const struct e
 		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
 		   "Skipping user function '%s' of %s: the program's entry point is jumped to, not called, and a return probe would overwrite its argc.\n",
 		   ef->name, im->path);
-		return 0;
+		return 1;
 	}
 	why = user_unprobeable__why(ef->name) ?: code_why(im, ef);
 	if (why) {
 		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
 		   "Skipping user function '%s' of %s: %s.\n",
 		   ef->name, im->path, why);
-		return 0;
+		return 1;
 	}
 	f = find_func(uf, im->path, ef->offset);
 	if (!f) {
@@ -370,6 +373,7 @@ struct resolve_ctx {
 	const struct user_glob *g;
 	size_t matched;
 	size_t denied;		/* matched, but a deny glob took them out */
+	size_t skipped;		/* matched, but never probed (add_func() says why) */
 	size_t images;		/* files the glob's image named */
 };
 
@@ -435,10 +439,15 @@ static int on_image(const char *path, void *ctx)
 			continue;
 		}
 		err = add_func(uf, im, ef, g, ef->name == nm->name ? dm : NULL);
-		if (err)
+		if (err < 0)
 			return err;
-		rc->matched++;
+		if (err)
+			rc->skipped++;
+		else
+			rc->matched++;
 	}
+	if (!rc->matched && rc->skipped)
+		return 0;	/* run_glob() says it, once for every image */
 	if (!rc->matched && g->spec.image_kind == GLOB_IMAGE_PATH) {
 		char buf[512];
 
@@ -519,9 +528,13 @@ static int on_src_func(const struct user_dwarf_func *df, void *ctx)
 	if (!ef || denied(rc->uf, sc->im->path, ef->name, NULL))
 		return 0;	/* no symbol: nothing a glob could name either */
 	err = add_func(rc->uf, sc->im, ef, rc->g, NULL);
-	if (!err)
+	if (err < 0)
+		return err;
+	if (err)
+		rc->skipped++;
+	else
 		rc->matched++;
-	return err;
+	return 0;
 }
 
 /* ":SRC [IMAGE]": the functions DWARF says are defined in matching source files. */
@@ -575,6 +588,17 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	}
 	if (err)
 		return err;
+	/*
+	 * An entry glob whose every match is never probed would start no session: the run
+	 * would wait for nothing. Other globs only lose what they can't have (said above).
+	 */
+	if (!rc.matched && rc.skipped) {
+		if (g->role != FUNC_GLOB_ENTRY)
+			return 0;
+		pr(uf, LOG_ERROR, "'%s' matches only functions retsnoop can't probe (said above), so no session could start: name other functions with -e.\n",
+		   buf);
+		return -ENOENT;
+	}
 	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH) {
 		pr(uf, LOG_ERROR, "'%s' matches no function's source file in DWARF.\n", buf);
 		return -ENOENT;

@@ -361,9 +361,13 @@ check "entry point: '*' skips _start (said with -v only), main and do_work attac
 "$RS" --dry-run -e "main [$P]" -a "* [$P]" >"$T/out" 2>&1
 check "entry point: without -v, '*' does not warn about it" \
 	eval '! grep -q "_start" "$T/out"'
-"$RS" --dry-run -e "_start [$P]" -a "main [$P]" >"$T/out" 2>&1
+"$RS" --dry-run -e "main [$P]" -a "_start [$P]" >"$T/out" 2>&1
 check "entry point: named by itself, the skip is a warning" \
 	grep -q "^Skipping user function ._start. of .*would overwrite its argc" "$T/out"
+"$RS" --dry-run -e "_start [$P]" -a "main [$P]" >"$T/out" 2>&1; rc=$?
+check "entry point: the only -e glob, it stops the run (exit 2): no session could start" \
+	eval 'test $rc = 2 && grep -q "^Skipping user function ._start." "$T/out" &&
+	      grep -q "^._start \[.*\]. matches only functions retsnoop can.t probe (said above), so no session could start: name other functions with -e.\$" "$T/out"'
 
 # the same at run time: with '*' under -- CMD (so the probes are in place at exec), main
 # gets its real argc. On the old binary it got -8192, the low half of the uprobe
@@ -392,7 +396,7 @@ check "_setjmp named: skipped with a warning, the program's longjmp()s as withou
 # an AVX-512 (EVEX) first instruction, which the kernel's uprobes step wrongly (glibc's
 # __strchrnul_evex traced: printf() printed "hits %d"): skipped, named, results right
 if [ "$(uname -m)" = x86_64 ] && grep -qw avx512vl /proc/cpuinfo; then
-	"$RS" -e "asm_evex [$D/uasm]" -- "$D/uasm" evex >"$T/out" 2>"$T/err"
+	"$RS" -e "main [$D/uasm]" -a "asm_evex [$D/uasm]" -- "$D/uasm" evex >"$T/out" 2>"$T/err"
 	check "AVX-512 first instruction: asm_evex skipped with a warning naming EVEX, its 1000 results right" \
 		eval 'grep -q "^asm_evex: 0 of 1000 wrong" "$T/out" &&
 		      grep -q "^Skipping user function .asm_evex. of .*: its first instruction is an AVX-512 (EVEX) one" "$T/err"'
