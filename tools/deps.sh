@@ -11,8 +11,10 @@ set -eu
 
 BUILD_PKGS="make gcc clang llvm pkg-config libbpf-dev bpftool libelf-dev zlib1g-dev libiberty-dev
 libdw-dev libzstd-dev liblzma-dev libbz2-dev libcmocka-dev libjansson-dev"
+# libc6-dbg: glibc's own symbols and DWARF (its debug files), for make test-uprobe's checks on
+# glibc's internals (the loader's PLT resolver, which .dynsym doesn't name; the frames of exit())
 TEST_PKGS="qemu-system-x86 busybox-static cpio e2fsprogs xz-utils zstd ca-certificates
-elfutils binutils groff-base mandoc python3 g++"
+elfutils binutils groff-base mandoc python3 g++ libc6-dbg"
 # make deb / make deb-check (not part of make test)
 DEB_PKGS="dpkg-dev debhelper lintian debootstrap"
 # make fuzz: clang's libFuzzer and sanitizer runtimes (the package of the default clang)
