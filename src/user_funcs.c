@@ -318,18 +318,14 @@ static int add_func(struct user_funcs *uf, struct user_image *im, const struct e
 	 * exec() jumps to the entry point with argc where a return address would be: a
 	 * return probe there overwrites it (make then saw other arguments). Never probed.
 	 */
-	if (ef->addr && ef->addr == elf_funcs__entry_addr(im->elf)) {
+	if (ef->addr && ef->addr == elf_funcs__entry_addr(im->elf))
+		why = "the program's entry point is jumped to, not called, and a return probe would overwrite its argc";
+	else
+		why = user_unprobeable__why(ef->name) ?: code_why(im, ef);
+	if (why) {
 		/* loud only when asked for by name: a '*' glob loses nothing it wanted */
 		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
-		   "Skipping user function '%s' of %s: the program's entry point is jumped to, not called, and a return probe would overwrite its argc.\n",
-		   ef->name, im->path);
-		return 1;
-	}
-	why = user_unprobeable__why(ef->name) ?: code_why(im, ef);
-	if (why) {
-		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
-		   "Skipping user function '%s' of %s: %s.\n",
-		   ef->name, im->path, why);
+		   "Skipping user function '%s' of %s: %s.\n", ef->name, im->path, why);
 		return 1;
 	}
 	f = find_func(uf, im->path, ef->offset);

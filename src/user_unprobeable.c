@@ -13,21 +13,25 @@
  * return probe did them no harm: vfork() (its child returns first on the same stack) and
  * __restore_rt (a signal handler returns into it).
  */
+/* the two reasons; sigsetjmp() is siglongjmp()'s, the same story */
+#define JUMPED_TO "the PLT jumps to it with the link map where a return address would be, which a return probe replaces"
+#define RETURNS_AGAIN(at) "it returns a second time, at " at ", through the return address it saved, which a return probe replaces"
+
 static const struct {
 	const char *glob;
 	const char *why;
 } unprobeable[] = {
-	{ "_dl_runtime_resolve*", "the PLT jumps to it with the link map where a return address would be, which a return probe replaces" },
-	{ "_dl_runtime_profile*", "the PLT jumps to it with the link map where a return address would be, which a return probe replaces" },
-	{ "setjmp", "it returns a second time, at longjmp(), through the return address it saved, which a return probe replaces" },
-	{ "_setjmp", "it returns a second time, at longjmp(), through the return address it saved, which a return probe replaces" },
-	{ "__setjmp", "it returns a second time, at longjmp(), through the return address it saved, which a return probe replaces" },
-	{ "sigsetjmp", "it returns a second time, at siglongjmp(), through the return address it saved, which a return probe replaces" },
-	{ "__sigsetjmp", "it returns a second time, at longjmp(), through the return address it saved, which a return probe replaces" },
-	{ "getcontext", "it returns a second time, at setcontext(), through the return address it saved, which a return probe replaces" },
-	{ "__getcontext", "it returns a second time, at setcontext(), through the return address it saved, which a return probe replaces" },
-	{ "swapcontext", "it returns a second time, at setcontext(), through the return address it saved, which a return probe replaces" },
-	{ "__swapcontext", "it returns a second time, at setcontext(), through the return address it saved, which a return probe replaces" },
+	{ "_dl_runtime_resolve*", JUMPED_TO },
+	{ "_dl_runtime_profile*", JUMPED_TO },
+	{ "setjmp", RETURNS_AGAIN("longjmp()") },
+	{ "_setjmp", RETURNS_AGAIN("longjmp()") },
+	{ "__setjmp", RETURNS_AGAIN("longjmp()") },
+	{ "sigsetjmp", RETURNS_AGAIN("siglongjmp()") },
+	{ "__sigsetjmp", RETURNS_AGAIN("longjmp()") },
+	{ "getcontext", RETURNS_AGAIN("setcontext()") },
+	{ "__getcontext", RETURNS_AGAIN("setcontext()") },
+	{ "swapcontext", RETURNS_AGAIN("setcontext()") },
+	{ "__swapcontext", RETURNS_AGAIN("setcontext()") },
 };
 
 const char *user_unprobeable__why(const char *name)
