@@ -43,7 +43,7 @@ BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop prog_line
 # Everything the benchmarks run, built without running anything.
 bench-build: $(BENCH_OUT)/consumer_bench $(BENCH_GUEST_BINS)
 
-bench: bench-consumer bench-sidecar bench-perf bench-prune
+bench: bench-consumer bench-sidecar bench-perf bench-prune bench-uprobe
 
 # Host: records/s decoded and rendered from the golden captures.
 bench-consumer: $(BENCH_OUT)/consumer_bench
@@ -94,5 +94,7 @@ $(BENCH_OUT)/ufuncs: | $(BENCH_OUT)
 
 bench-uprobe: all uprog $(BENCH_OUT)/ufloor $(BENCH_OUT)/ufuncs
 	$(Q)bench/uprobe.sh | tee bench/results/uprobe.txt
+	$(Q)$(MAKE) -s STATIC=1 OUTPUT=src/.output-static BIN_DIR=src/.output-static
+	$(Q)bench/uprobe-refused.sh | tee bench/results/uprobe-refused.txt
 
 .PHONY: bench-uprobe

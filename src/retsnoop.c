@@ -173,12 +173,15 @@ static struct user_funcs *find_user_funcs(const struct cmd_launch *cmd, int *err
 		.pid = env.allow_pid_cnt == 1 ? env.allow_pids[0] : 0,
 		.arg_types = env.capture_args,
 	};
+	const char *predict = getenv("RETSNOOP_UPROBE_PREDICT");
 	struct user_funcs *uf;
 	size_t i, j;
 
 	*err = 0;
 	if (!has_globs(true))
 		return NULL;
+	/* tests: the kernel's own verdict on what user_unprobeable.c says it refuses */
+	uo.kernel_judges_code = predict && strcmp(predict, "0") == 0;
 	if (cmd)
 		uo.binary = cmd_launch__path(cmd);
 	else if (env.cmd_argv && !cmd_launch__resolve(env.cmd_argv[0], cmd_path, sizeof(cmd_path)))

@@ -58,7 +58,8 @@ struct uprobe_attacher {
  * function's first instruction (x86: lock-prefixed ones, as glibc's pthread_spin_lock
  * starts with). The kernel looks when it puts the probe into a process that maps the
  * image, so this comes with -p or a running library, never for a binary not yet run.
- * It is the function's, not the kernel's, so skip it.
+ * It is the function's, not the kernel's, so skip it. Discovery skips what it knows the
+ * kernel refuses (user_unprobeable.h): each refused link costs a grace period.
  */
 #define ERR_CANT_PROBE 524
 
@@ -504,7 +505,7 @@ out:
 		return err == -EAGAIN ? -EOPNOTSUPP : err;
 	}
 	if (att->skipped_cnt)
-		pr(att, LOG_WARN, "WARNING: %zu of %zu user functions skipped: uprobes can't step their first instructions (on x86: lock-prefixed ones); -v names them.\n",
+		pr(att, LOG_WARN, "WARNING: %zu of %zu user functions skipped: the kernel's uprobes refused their first instructions; -v names them.\n",
 		   att->skipped_cnt, att->func_cnt);
 	return 0;
 }

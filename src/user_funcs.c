@@ -33,6 +33,9 @@ struct user_image {
 	 */
 	char **demangled;
 	int code_fd;		/* the image, open for its functions' first bytes; -1: not */
+	/* offsets of the functions never probed, said once (aliases, several globs) */
+	__u64 *skip_offs;
+	size_t skip_cnt;
 };
 
 struct user_funcs {
@@ -51,11 +54,32 @@ struct user_funcs {
 
 #define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)
 
-static void close_code(struct user_image *im)
+/* What only discovery's scan of @im needs. */
+static void end_scan(struct user_image *im)
 {
 	if (im->code_fd >= 0)
 		close(im->code_fd);
 	im->code_fd = -1;
+	free(im->skip_offs);
+	im->skip_offs = NULL;
+	im->skip_cnt = 0;
+}
+
+/* Is @off's function said to be never probed already? Else remember it (-ENOMEM: can't). */
+static int skip_said(struct user_image *im, __u64 off)
+{
+	__u64 *v;
+	size_t i;
+
+	for (i = 0; i < im->skip_cnt; i++)
+		if (im->skip_offs[i] == off)
+			return 1;
+	v = realloc(im->skip_offs, (im->skip_cnt + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	im->skip_offs = v;
+	v[im->skip_cnt++] = off;
+	return 0;
 }
 
 static void free_demangled(struct user_image *im)
@@ -145,7 +169,7 @@ void user_funcs__free(struct user_funcs *uf)
 		glob_spec__free(&uf->globs[i].spec);
 	for (i = 0; i < uf->image_cnt; i++) {
 		free_demangled(&uf->images[i]);
-		close_code(&uf->images[i]);
+		end_scan(&uf->images[i]);
 		free(uf->images[i].path);
 		free(uf->images[i].dbg_path);
 		debug_file_cache__free(&uf->images[i].dbg);
@@ -291,16 +315,28 @@ static struct func *find_func(struct user_funcs *uf, const char *image, __u64 of
 	return NULL;
 }
 
-/* Why @ef's first instruction breaks under a uprobe (user_unprobeable.h), or NULL. */
-static const char *code_why(struct user_image *im, const struct elf_func *ef)
+/*
+ * Why @ef's first instruction breaks under a uprobe, or why the kernel will refuse one
+ * there (unless o.kernel_judges_code), or NULL (user_unprobeable.h).
+ */
+static const char *code_why(struct user_funcs *uf, struct user_image *im,
+			    const struct elf_func *ef)
 {
 	unsigned char code[USER_UNPROBEABLE_CODE_LEN];
+	const char *why;
+	ssize_t n;
 
 	if (im->code_fd < 0)
 		im->code_fd = open(im->path, O_RDONLY | O_CLOEXEC);
-	if (im->code_fd < 0 || pread(im->code_fd, code, sizeof(code), ef->offset) != sizeof(code))
+	n = im->code_fd < 0 ? -1 : pread(im->code_fd, code, sizeof(code), ef->offset);
+	if (n <= 0)
 		return NULL;	/* unreadable here: the attach will say so, not this */
-	return user_unprobeable__code_why(code, sizeof(code));
+	if (ef->size && (size_t)n > ef->size)
+		n = ef->size;
+	why = user_unprobeable__code_why(code, n);
+	if (!why && !uf->o.kernel_judges_code)
+		why = user_unprobeable__code_refused(code, n);
+	return why;
 }
 
 /*
@@ -321,11 +357,15 @@ static int add_func(struct user_funcs *uf, struct user_image *im, const struct e
 	if (ef->addr && ef->addr == elf_funcs__entry_addr(im->elf))
 		why = "the program's entry point is jumped to, not called, and a return probe would overwrite its argc";
 	else
-		why = user_unprobeable__why(ef->name) ?: code_why(im, ef);
+		why = user_unprobeable__why(ef->name) ?: code_why(uf, im, ef);
 	if (why) {
+		err = skip_said(im, ef->offset);
+		if (err < 0)
+			return err;
 		/* loud only when asked for by name: a '*' glob loses nothing it wanted */
-		pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
-		   "Skipping user function '%s' of %s: %s.\n", ef->name, im->path, why);
+		if (!err)
+			pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
+			   "Skipping user function '%s' of %s: %s.\n", ef->name, im->path, why);
 		return 1;
 	}
 	f = find_func(uf, im->path, ef->offset);
@@ -734,7 +774,7 @@ int user_funcs__run(struct user_funcs *uf)
 	/* the names globs matched are read no more (a large C++ library's: megabytes) */
 	for (i = 0; i < uf->image_cnt; i++) {
 		free_demangled(&uf->images[i]);
-		close_code(&uf->images[i]);
+		end_scan(&uf->images[i]);
 	}
 	err = apply_types(uf);
 	if (err)

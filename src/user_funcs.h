@@ -22,6 +22,12 @@ struct user_funcs_opts {
 	const char *binary;	/* the traced program's binary: its RUNPATH (NULL: none) */
 	log_print_fn print;
 	bool arg_types;		/* -A: functions' parameters from DWARF (struct func's btf) */
+	/*
+	 * Leave functions whose first instruction the kernel refuses to its own verdict at
+	 * attach (skipped then, at the cost of a refused link each) instead of skipping them
+	 * here: tests compare the two
+	 */
+	bool kernel_judges_code;
 };
 
 struct user_funcs;

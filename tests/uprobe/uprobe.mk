@@ -120,7 +120,7 @@ uprog: $(UPROG_BINS)
 # The VM scenario uprobe-session's programs: the guest has no shared libraries, so uprog
 # (its library linked in), ujmp and utail are static-pie there. Built once here, not per run;
 # `make ARCH=arm64 uprog-static` for the arm64 guests (the cross gcc).
-UPROG_STATIC := $(addprefix $(UPROG_OUT)/,uprog-static ujmp-static utail-static)
+UPROG_STATIC := $(addprefix $(UPROG_OUT)/,uprog-static ujmp-static utail-static uasm-static)
 
 $(UPROG_OUT)/uprog-static: tests/uprobe/uprog.c tests/uprobe/libuprog.c tests/uprobe/uprog.h | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
@@ -133,6 +133,10 @@ $(UPROG_OUT)/ujmp-static: tests/uprobe/ujmp.c | $(UPROG_OUT)
 $(UPROG_OUT)/utail-static: tests/uprobe/utail.c | $(UPROG_OUT)
 	$(call msg,UPROG,$@)
 	$(Q)$(CC) $(UPROG_CFLAGS) -static-pie $< -o $@
+
+$(UPROG_OUT)/uasm-static: tests/uprobe/uasm.S tests/uprobe/uasm_main.c | $(UPROG_OUT)
+	$(call msg,UPROG,$@)
+	$(Q)$(CC) $(UPROG_CFLAGS) -static-pie $^ -o $@
 
 uprog-static: $(UPROG_STATIC)
 .PHONY: uprog-static

@@ -9,6 +9,10 @@
 # that holds the jmp_buf; on arm64, traced functions that tail-call traced functions
 # (tests/uprobe/utail.c: a `b`, with lr still holding the caller's trampoline) keep every
 # caller and its result (x86-64's tail calls are tested natively on the host);
+# Functions whose first instruction uprobes refuse (tests/uprobe/uasm.S): what discovery
+# skips (x86-64: lock, VEX I/O) and what the kernel refused at attach (a CS prefix: 6.18
+# refuses it, 7.2 takes it) are together exactly what this kernel refuses when told to
+# judge them all itself (RETSNOOP_UPROBE_PREDICT=0).
 # nothing left attached.
 # The guest has no shared libraries: the program is linked static-pie, its library in.
 set -u
@@ -51,7 +55,7 @@ if [ "$VM_ARCH" = arm64 ]; then
 	fi
 fi
 
-out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static $U/utail-static" vm_run '
+out=$(RETSNOOP_VM_EXTRA="$U/uprog-static $U/ujmp-static $U/utail-static $U/uasm-static" vm_run '
 P=/usr/bin/uprog-static PARGS=
 # the wait for tracing to start, in 0.2 s steps: 120 s, arm64 under TCG 300 s (-F took longer)
 WAITN='"$([ "$VM_ARCH" = arm64 ] && echo 1500 || echo 600)"'
@@ -85,10 +89,36 @@ if [ '"$TAILS"' = 1 ]; then
 	run tail -T -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -a do_sys_openat2 -a path_openat
 	run tailK -K -e "tail_work [$L]" -a "tail_* [$L]" -a "open_config [$L]" -a do_sys_openat2 -a path_openat
 fi
+# what discovery skips, and what the kernel refuses itself: a live process maps the file
+# (the kernel looks at an instruction when it puts the probe into one)
+A=/usr/bin/uasm-static
+mkfifo /tmp/uf; $A wait </tmp/uf >/dev/null & apid=$!
+exec 8>/tmp/uf
+P=true PARGS=
+run refused-pred -v -p $apid -e "asm_* [$A]"
+export RETSNOOP_UPROBE_PREDICT=0
+run refused-kernel -v -p $apid -e "asm_* [$A]"
+unset RETSNOOP_UPROBE_PREDICT
+echo go >&8; exec 8>&-; wait $apid
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 # uprobes made through the uprobe PMU (the clones of 5.10) are perf events, in no list above
 echo "perf_uprobes=$(bpftool perf list | grep -cE "uprobe|uretprobe") uprogs=$(bpftool prog list | grep -cE " name (uentry|uexit) ")"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
+
+# the functions skipped for their first instruction in run SECTION: PATTERN's (whose
+# words: by discovery, or by the kernel at attach)
+refused() {
+	section "$out" "$1" | sed -n "s/^Skipping user function '\(asm_[a-z_]*\)'.*\($2\).*/\1/p" | sort | tr '\n' ' '
+}
+BY_DISCOVERY="kernel's uprobes refuse\\|kernel's uprobes take" BY_KERNEL="can't probe its first"
+rp=$(refused refused-pred "$BY_DISCOVERY") ra=$(refused refused-pred "$BY_KERNEL")
+rk=$(refused refused-kernel "$BY_KERNEL")
+both=$(printf '%s\n' $rp $ra | sed '/^$/d' | sort | tr '\n' ' ')
+echo "info: first instructions: skipped by discovery: ${rp:-none}; refused at attach: ${ra:-none}; refused when the kernel judges all: ${rk:-none}"
+[ "$both" = "$rk" ] || fail "the kernel refuses other functions than the run skipped: '$rk' against '$both'"
+expect "$(section "$out" refused-pred)" "user function #[0-9]* 'asm_fail'" "refused: asm_fail still traced"
+[ "$VM_ARCH" = arm64 ] || [ "$rp" = "asm_locked asm_vex_io " ] ||
+	fail "x86-64: discovery should skip the lock and VEX I/O ones, not the VEX vxorps, the %fs: load or the CS prefix: '$rp'"
 
 m=$(section "$out" multi)
 case $VM_KERNEL in
