@@ -510,6 +510,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		o.traced_tgids = &cmd_pid;
 		o.traced_tgid_cnt = 1;
 		o.follow_forks = !env->no_follow_forks;
+		/*
+		 * CMD alone: its breakpoints go into its process only, as with -p, not into
+		 * every process mapping the image. The kernel's filter is the task, whose mm
+		 * its exec() replaces: the program and libraries it maps are still probed.
+		 */
+		if (env->no_follow_forks)
+			o.uprobe_pid = cmd_pid;
 	} else if (env->allow_pid_cnt) {
 		o.traced_tgids = env->allow_pids;
 		o.traced_tgid_cnt = env->allow_pid_cnt;

@@ -467,6 +467,39 @@ check "-A: types from the .gnu_debuglink file (uprog.debug)" \
 PROG_ARGS=/nonexistent/argpath trace "$D/uprog-stripped" -A -e "open_config [$D/uprog-stripped]" --json
 check "-A without DWARF: the raw argument registers arg0.. (arg0 a user address)" \
 	jq_samples "len(s) == 1 and (a := s[0]['stack'][0]['args']) and [x['name'] for x in a] == ['arg%d' % i for i in range(6)] and {x['kind'] for x in a} == {'register'} and 0 < int(a[0]['text'], 16) < 1 << 47"
+# 7d. -- CMD --no-follow-forks, CMD alone: its breakpoints go into its process only too
+# (the pid filter is the task, whose exec() into the program is still probed), so another
+# process's 50 calls of do_work never enter our programs; the command's own call is its
+# one sample. (Following forks, every process mapping the image takes them: section 10.)
+cmd_only() {
+	local prog=$1; shift
+	local rpid i
+	stats_on
+	rm -f "$T/cfifo"; mkfifo "$T/cfifo"
+	"$RS" "$@" --no-follow-forks -e "do_work [$P]" --json -- "$P" --wait-twice /nonexistent/mine 1 \
+		<"$T/cfifo" >"$T/out" 2>"$T/err" &
+	rpid=$!
+	exec 7>"$T/cfifo"
+	wait_ready $rpid
+	"$P" /nonexistent/other 50 >/dev/null 2>&1	# not traced: 50 calls of do_work
+	echo go >&7
+	for i in $(seq 200); do grep -q '^uprog: ' "$T/out" && break; sleep 0.05; done
+	echo "run_cnt $(runs_of $rpid "$prog")" >"$T/runs"
+	exec 7>&-
+	wait $rpid
+	stats_off
+	grep '^{' "$T/out" >"$T/out.json"; mv "$T/out.json" "$T/out"
+}
+while read -r prog runs mode; do
+	cmd_only $prog $mode
+	check "-- CMD --no-follow-forks${mode:+ ($mode)}: breakpoints in CMD only ($prog ran $(cat "$T/runs"), not $((runs * 51)) times), its one sample" \
+		eval 'test "$(cat "$T/runs")" = "run_cnt $runs" && jq_samples "len(s) == 1"'
+done <<EOF2
+$sess_mode
+uentry 1 -C bpf.uprobe-session=false
+uentry 1 -K
+EOF2
+
 PROG_ARGS="--args myname" trace "$P" -vv -A -e "check_args [$P]"
 check "-A -vv: the plan of check_args (the double unsupported, s8 on the stack)" \
 	grep -qE "^Function 'check_args' args spec: n=[a-z0-9]+:4 .* ratio=\(unsupp\) .* s8=sp\+[0-9]+:4$|^Function 'check_args' args spec: n=x0:4 .* ratio=\(unsupp\) .*" "$T/out"

@@ -8,6 +8,7 @@
  *   uprog [PATH [COUNT]]   do the work COUNT times (default 1) on PATH
  *   uprog --bench N        call bench_leaf() N times (per-call cost of tracing it)
  *   uprog --wait           as the first form, but only after a line on stdin (-p tests)
+ *   uprog --wait-twice     the same, and it exits only at the next line or stdin's end
  *   uprog --args NAME      call check_args() once with NAME among arguments of many kinds
  *   uprog --fork PATH      fork_work(): fork inside a traced function, both sides fail on PATH
  *   uprog --exec PATH      exec_work(): exec this program on PATH inside a traced function
@@ -23,6 +24,7 @@
  */
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +279,7 @@ int main(int argc, char **argv)
 {
 	const char *path = DEFAULT_PATH;
 	long i, n = 1, sum = 0;
+	bool wait = false;
 	char line[16];
 
 	if (argc > 2 && strcmp(argv[1], "--bench") == 0) {
@@ -311,7 +314,8 @@ int main(int argc, char **argv)
 		return exec_work(argv[2]) < 0 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--kill") == 0)
 		return kill_work(argv[2]) < 0 ? 0 : 1;
-	if (argc > 1 && strcmp(argv[1], "--wait") == 0) {
+	if (argc > 1 && (strcmp(argv[1], "--wait") == 0 || strcmp(argv[1], "--wait-twice") == 0)) {
+		wait = strcmp(argv[1], "--wait-twice") == 0;
 		if (!fgets(line, sizeof(line), stdin))
 			return 2;
 		argc--;
@@ -326,5 +330,10 @@ int main(int argc, char **argv)
 		sum += uprog_lib_probe(path);
 	}
 	printf("uprog: %ld failures\n", -sum);
+	if (wait) {
+		/* the test reads what our calls cost before we go */
+		fflush(stdout);
+		(void)!fgets(line, sizeof(line), stdin);
+	}
 	return 0;
 }
