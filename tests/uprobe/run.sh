@@ -288,15 +288,22 @@ pid_only() {
 # judges the same output, $T/v-default, rather than run it again)
 "$RS" -v -e "do_work [$P]" -- "$P" /nonexistent/v >"$T/v-default" 2>&1
 if grep -q '(uprobe session links)' "$T/v-default"; then sess_mode="usession 2"; else sess_mode="uentry 1"; fi
-while read -r prog runs mode; do
-	pid_only $prog $mode
-	check "-p one process${mode:+ ($mode)}: breakpoints in it only ($prog ran $(cat "$T/runs"), not $((runs * 51)) times), its one sample" \
-		eval 'test "$(cat "$T/runs")" = "run_cnt $runs" && jq_samples "len(s) == 1"'
-done <<EOF2
+# in_one_process RUN LABEL: RUN PROG MODE... in each attach mode, PROG the entry program
+# whose run count RUN leaves in $T/runs; then the check that it ran for the traced
+# process's one call only, not for the other's 50
+in_one_process() {
+	local run=$1 label=$2 prog runs mode
+	while read -r prog runs mode; do
+		$run $prog $mode
+		check "$label${mode:+ ($mode)}: breakpoints in that process only ($prog ran $(cat "$T/runs"), not $((runs * 51)) times), its one sample" \
+			eval 'test "$(cat "$T/runs")" = "run_cnt $runs" && jq_samples "len(s) == 1"'
+	done <<EOF2
 $sess_mode
 uentry 1 -C bpf.uprobe-session=false
 uentry 1 -K
 EOF2
+}
+in_one_process pid_only "-p one process"
 
 # 8. DWARF: return types (int: SIGNEXT) from the binary or its debuglink; source globs
 "$RS" --dry-run -vv -e "do_work [$D/uprog-dbglink]" >"$T/out" 2>&1
@@ -490,15 +497,7 @@ cmd_only() {
 	stats_off
 	grep '^{' "$T/out" >"$T/out.json"; mv "$T/out.json" "$T/out"
 }
-while read -r prog runs mode; do
-	cmd_only $prog $mode
-	check "-- CMD --no-follow-forks${mode:+ ($mode)}: breakpoints in CMD only ($prog ran $(cat "$T/runs"), not $((runs * 51)) times), its one sample" \
-		eval 'test "$(cat "$T/runs")" = "run_cnt $runs" && jq_samples "len(s) == 1"'
-done <<EOF2
-$sess_mode
-uentry 1 -C bpf.uprobe-session=false
-uentry 1 -K
-EOF2
+in_one_process cmd_only "-- CMD --no-follow-forks"
 
 PROG_ARGS="--args myname" trace "$P" -vv -A -e "check_args [$P]"
 check "-A -vv: the plan of check_args (the double unsupported, s8 on the stack)" \
