@@ -132,6 +132,49 @@ static void warn_idle_options(void)
 		log_msg(log_print, LOG_WARN, "Note: injected probes (-J) show only with -T (call trace rows) or -I (interim samples).\n");
 }
 
+/*
+ * Is kernel module @name loaded (/proc/modules)? A kernel without modules has no such
+ * file (none is); otherwise unreadable: taken as yes (nothing said).
+ */
+static bool module_loaded(const char *name)
+{
+	char line[256];
+	size_t len = strlen(name);
+	bool found = false;
+	FILE *f = fopen("/proc/modules", "re");
+
+	if (!f)
+		return errno != ENOENT;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strncmp(line, name, len) == 0 && line[len] == ' ';
+	fclose(f);
+	return found;
+}
+
+/*
+ * "main [openssl]" is a kernel module glob (a user image is a path or a library's .so
+ * name): where no module by that name is loaded and a program by that name is on $PATH,
+ * say how to name the program, before anything fails for want of kernel functions.
+ */
+static void warn_module_programs(void)
+{
+	const struct glob_list *lists[] = { &env.entry_globs, &env.allow_globs, &env.deny_globs };
+	char path[PATH_MAX];
+	size_t i, j;
+
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < lists[i]->cnt; j++) {
+			const struct glob_spec *g = &lists[i]->specs[j];
+
+			if (g->kind != GLOB_NAME || glob_spec__is_user(g) || !g->mod ||
+			    strpbrk(g->mod, "*?[") || module_loaded(g->mod) ||
+			    cmd_launch__resolve(g->mod, path, sizeof(path)))
+				continue;
+			log_msg(log_print, LOG_WARN, "Note: '%s [%s]' names a kernel module, and none by that name is loaded; for the program %s write '%s [%s]' (a user-space image is a path or a library's .so name).\n",
+				g->name, g->mod, path, g->name, path);
+		}
+}
+
 /* Say which capabilities a run lacks (root has them all; a capable non-root user too). */
 static void warn_privileges(void)
 {
@@ -422,6 +465,7 @@ static int run(void)
 		return -EINVAL;
 	}
 	warn_idle_options();
+	warn_module_programs();
 
 	/* what no feature detection survives, said plainly */
 	err = kernel ? kernel_features__check_btf(NULL) : 0;

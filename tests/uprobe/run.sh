@@ -528,6 +528,14 @@ cmd_run --no-follow-forks
 check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len(s) == 0"
 check "-- CMD: nothing left attached" nothing_left
 
+# 10a. 'main [sh]' is a kernel module glob (a user image is a path or a .so name): where no
+# module of that name is loaded (this host has none) and sh is on $PATH, one note says how to
+# name the program; not for a path, nor for a name that is no program
+"$RS" --dry-run -e "main [sh]" -e "main [nosuchprog-$$]" -e "main [$(command -v sh)]" >"$T/out" 2>&1
+check "'main [sh]': a note that it names a kernel module, and how to name the program" \
+	eval 'grep -q "^Note: .main \[sh\]. names a kernel module, and none by that name is loaded; for the program $(command -v sh) write .main \[$(command -v sh)\]. (a user-space image is a path or a library.s .so name)\.\$" "$T/out" &&
+	      test "$(grep -c "^Note: .* names a kernel module" "$T/out")" = 1'
+
 # 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
 # through the DT_NEEDED and RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
 PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1

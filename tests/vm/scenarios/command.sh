@@ -70,6 +70,18 @@ echo \"attached \$_a\"
 echo '=== END dry'
 echo '=== BEGIN dry.err'; cat /tmp/dry.err; echo '=== END dry.err'
 leftovers dry.left
+# a kernel module glob named like a program on PATH: a note for busybox (no module), none
+# for a loaded module's name (nf_tables' first, loaded for this), even with a program by
+# that name first on PATH
+retsnoop --dry-run -e \"main [busybox]\" >/tmp/modnote.out 2>&1
+mods_load nf_tables
+_mod=\$(head -1 /proc/modules | cut -d' ' -f1)
+if [ -n \"\$_mod\" ]; then
+	mkdir -p /tmp/modbin; printf '#!/bin/sh\\n' >/tmp/modbin/\$_mod; chmod +x /tmp/modbin/\$_mod
+	PATH=/tmp/modbin:\$PATH retsnoop --dry-run -e \"main [\$_mod]\" >>/tmp/modnote.out 2>&1
+fi
+mods_unload nf_tables
+echo '=== BEGIN modnote'; echo \"module \${_mod:-none}\"; grep '^Note: ' /tmp/modnote.out; echo '=== END modnote'
 run st0 $SMALL -- true"
 # exit statuses, bad input and -o FILE are user space's alone (waitpid, the command line,
 # the sink): make test runs them on one kernel (VM_ONCE), make test-kernels on all
@@ -181,6 +193,20 @@ expect "$s" '"thread_exit":\{"status":3,"signal":null,"own_exit_call":true,' "ex
 expect "$s" "\"function\":\"$(sys exit_group)\"[^}]*\"no_return\":\"the thread exited with status 3: no return seen\"" \
 	"exit cut, -S: the exit_group frame never returned"
 
+# a kernel module glob named like a program
+mn=$(section "$out" modnote)
+expect "$mn" "^Note: 'main \\[busybox\\]' names a kernel module, and none by that name is loaded; for the program /[a-z/]*busybox write 'main \\[/[a-z/]*busybox\\]'" \
+	"'main [busybox]': a note that it names a kernel module, and how to name the program"
+expect_count "$mn" "^Note: 'main \\[$(printf '%s\n' "$mn" | sed -n 's/^module //p')\\]'" 0 \
+	"a loaded module's name: no note, though a program by that name is on PATH"
+mod=$(printf '%s\n' "$mn" | sed -n 's/^module //p')
+# nf_tables and its companions are modules in Debian's kernels: named on 6.12 at least
+[ "$mod" != none ] || [ "$VM_KERNEL" != 6.12 ] || fail "no module loaded to name (nf_tables)"
+if [ "$mod" = none ]; then
+	echo "info: no module loaded here: the loaded-module half not checked"
+else
+	echo "info: module globs: '[busybox]' gets the note, '[$mod]' (loaded) none"
+fi
 # --dry-run -v with no globs: the hunt's set, syscall entries first among them
 s=$(section "$out" dry)
 e=$(section "$out" dry.err)
