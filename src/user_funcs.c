@@ -50,6 +50,7 @@ struct user_funcs {
 	/* the functions' demangled names (struct func's name), owned here */
 	char **names;
 	size_t name_cnt;
+	bool script_said;	/* the note that -- CMD is a script, said */
 };
 
 #define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)
@@ -411,6 +412,7 @@ struct resolve_ctx {
 	size_t denied;		/* matched, but a deny glob took them out */
 	size_t skipped;		/* matched, but never probed (add_func() says why) */
 	size_t images;		/* files the glob's image named */
+	const char *first_image;	/* the first of them (the image's own copy) */
 };
 
 /*
@@ -452,6 +454,8 @@ static int on_image(const char *path, void *ctx)
 	err = get_image(uf, path, &im);
 	if (err)
 		return err;
+	if (!rc->first_image)
+		rc->first_image = im->path;
 	if (elf_funcs__is_go(im->elf)) {
 		pr(uf, LOG_ERROR, "'%s' is a Go binary: return probes would corrupt its goroutine stacks, so retsnoop won't trace its functions.\n",
 		   path);
@@ -599,6 +603,20 @@ static int on_image_src(const char *path, void *ctx)
 	return err;
 }
 
+/* Does @path start with "#!" (a script, run by an interpreter that names its program)? */
+static bool is_script(const char *path)
+{
+	char magic[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, magic, sizeof(magic)) == sizeof(magic) && magic[0] == '#' && magic[1] == '!';
+	close(fd);
+	return yes;
+}
+
 static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 {
 	struct user_images_opts io = {
@@ -624,6 +642,17 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	}
 	if (err)
 		return err;
+	/*
+	 * A script's libraries are its interpreter's (a pyenv shim is a bash script that runs
+	 * another python): the one found is the loader's guess, maybe not what the program
+	 * the script runs will load. Said once a run.
+	 */
+	if (g->spec.image_kind == GLOB_IMAGE_LIB && uf->o.pid <= 0 && uf->o.binary &&
+	    rc.first_image && !uf->script_said && is_script(uf->o.binary)) {
+		uf->script_said = true;
+		pr(uf, LOG_WARN, "Note: %s is a script, so which libraries its program loads is unknown: '%s' traces %s%s, where the loader would look; if the script runs a program with libraries of its own (a pyenv or nvm shim, a wrapper), name that library by its path.\n",
+		   uf->o.binary, buf, rc.first_image, rc.images > 1 ? " and others" : "");
+	}
 	/*
 	 * An entry glob whose every match is never probed would start no session: the run
 	 * would wait for nothing. Other globs only lose what they can't have (said above).

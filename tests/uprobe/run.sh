@@ -536,6 +536,15 @@ check "'main [sh]': a note that it names a kernel module, and how to name the pr
 	eval 'grep -q "^Note: .main \[sh\]. names a kernel module, and none by that name is loaded; for the program $(command -v sh) write .main \[$(command -v sh)\]. (a user-space image is a path or a library.s .so name)\.\$" "$T/out" &&
 	      test "$(grep -c "^Note: .* names a kernel module" "$T/out")" = 1'
 
+# 10a'. a script as -- CMD (a pyenv shim runs another python): its libraries are the
+# loader's guess, said once with what a library glob traces; an ELF command: nothing said
+printf '#!/bin/sh\nexec "%s" "$@"\n' "$P" >"$T/wrap"; chmod +x "$T/wrap"
+"$RS" --dry-run -e "malloc [libc.so.6]" -a "free [libc.so.6]" -- "$T/wrap" >"$T/out" 2>&1
+"$RS" --dry-run -e "malloc [libc.so.6]" -- "$P" >"$T/out2" 2>&1
+check "-- a script: one note that its libraries are unknown, naming the libc a glob traces; none for an ELF command" \
+	eval 'test "$(grep -c "^Note: $T/wrap is a script, so which libraries its program loads is unknown: .malloc \[libc.so.6\]. traces /[^ ]*/libc.so.6, where the loader would look" "$T/out")" = 1 &&
+	      test "$(grep -c "is a script" "$T/out")" = 1 && ! grep -q "is a script" "$T/out2"'
+
 # 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
 # through the DT_NEEDED and RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
 PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1
