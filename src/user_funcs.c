@@ -12,48 +12,9 @@
 #include "opts.h"
 #include "records.h"
 #include "user_dwarf.h"
-#include "user_funcs.h"
+#include "user_funcs_int.h"
 #include "user_unprobeable.h"
 #include "user_images.h"
-
-struct user_glob {
-	struct glob_spec spec;
-	enum func_glob_role role;
-};
-
-struct user_image {
-	char *path;
-	struct elf_funcs *elf;
-	struct btf *btf;	/* -A: its functions' prototypes from DWARF, NULL without */
-	char *dbg_path;		/* stripped: the debug file its functions came from */
-	struct debug_file_cache dbg;	/* its debug file, looked for once (.symtab, DWARF) */
-	/*
-	 * Each name's source-level form where it is mangled (C++, Rust), else NULL; by
-	 * elf_funcs__name() index, made at the first glob over the image.
-	 */
-	char **demangled;
-	int code_fd;		/* the image, open for its functions' first bytes; -1: not */
-	/* offsets of the functions never probed, said once (aliases, several globs) */
-	__u64 *skip_offs;
-	size_t skip_cnt;
-};
-
-struct user_funcs {
-	struct user_funcs_opts o;
-	struct user_glob *globs;
-	size_t glob_cnt;
-	struct user_image *images;
-	size_t image_cnt;
-	struct func *funcs;
-	__u64 *addrs;		/* each function's st_value, for DWARF's low_pc */
-	size_t func_cnt, func_cap;
-	/* the functions' demangled names (struct func's name), owned here */
-	char **names;
-	size_t name_cnt;
-	bool script_said;	/* the note that -- CMD is a script, said */
-};
-
-#define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)
 
 /* What only discovery's scan of @im needs. */
 static void end_scan(struct user_image *im)
@@ -682,112 +643,6 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	return 0;
 }
 
-struct types_ctx {
-	struct user_funcs *uf;
-	struct user_image *im;
-	const char *image;
-	size_t typed, protos;
-	int err;
-};
-
-/*
- * -A: @f's parameters from DWARF, as BTF of the image's own (what argument plans read).
- * A compiler's clone (foo.isra.0, foo.constprop.0) may take other arguments than its
- * source says: its registers are shown raw.
- */
-static void add_proto(struct types_ctx *tc, const struct user_dwarf_func *df, struct func *f)
-{
-	int id;
-
-	if (f->btf || strchr(f->name, '.'))
-		return;
-	if (!tc->im->btf) {
-		tc->im->btf = btf__new_empty();
-		if (!tc->im->btf) {
-			tc->im->btf = NULL;
-			tc->err = -errno;
-			return;
-		}
-	}
-	id = user_dwarf__func_btf(df, tc->im->btf, f->name);
-	if (id < 0) {
-		pr(tc->uf, LOG_DEBUG, "No argument types for %s [%s]: %s.\n", f->name, tc->image,
-		   strerror(-id));
-		return;
-	}
-	f->btf = tc->im->btf;
-	f->btf_id = id;
-	f->arg_cnt = btf_vlen(btf__type_by_id(f->btf, btf__type_by_id(f->btf, id)->type));
-	tc->protos++;
-}
-
-static int on_typed_func(const struct user_dwarf_func *df, void *ctx)
-{
-	struct types_ctx *tc = ctx;
-	struct user_funcs *uf = tc->uf;
-	size_t i;
-
-	for (i = 0; i < uf->func_cnt; i++) {
-		struct func *f = &uf->funcs[i];
-
-		if (uf->addrs[i] != df->addr || strcmp(f->image, tc->image) != 0)
-			continue;
-		if (uf->o.arg_types)
-			add_proto(tc, df, f);
-		/* what BPF compares a failed sibling's error with (err_chain.bpf.h) */
-		if (!f->arg_cnt && !strchr(f->name, '.'))
-			f->arg_cnt = user_dwarf__func_param_cnt(df);
-		/* only the default rule follows the type; "=RULE" globs keep theirs */
-		if ((f->flags & FUNC_ERR_GUESS) && !(f->flags & FUNC_CANT_FAIL)) {
-			f->flags = (f->flags & ~FUNC_ERR_GUESS) | df->ret_flags;
-			tc->typed++;
-		}
-	}
-	return 0;
-}
-
-/* -vv: where an image's debug file was looked for, and that it was only once */
-static void report_debug_file(struct user_funcs *uf, const struct user_image *im)
-{
-	const struct debug_file_cache *c = &im->dbg;
-
-	if (!c->lookups)
-		return;
-	pr(uf, LOG_DEBUG, "Debug file of %s: %s (%u lookup%s).\n", im->path,
-	   c->err ? strerror(-c->err) : c->path, c->lookups, c->lookups == 1 ? "" : "s");
-}
-
-/* Return types from each image's DWARF; without DWARF the guess stays. */
-static int apply_types(struct user_funcs *uf)
-{
-	char dpath[4096];
-	size_t i;
-	int err;
-
-	for (i = 0; i < uf->image_cnt; i++) {
-		struct types_ctx tc = {
-			.uf = uf, .im = &uf->images[i], .image = uf->images[i].path,
-		};
-
-		err = user_dwarf__for_each_func(tc.image, uf->images[i].elf, &uf->images[i].dbg,
-						on_typed_func, &tc, dpath, sizeof(dpath));
-		report_debug_file(uf, &uf->images[i]);
-		if (err == -ENODATA) {
-			pr(uf, LOG_INFO, "No DWARF for %s: its functions' errors are guessed from their results.\n",
-			   tc.image);
-			continue;
-		}
-		if (err || (err = tc.err))
-			return err;
-		pr(uf, LOG_DEBUG, "Return types of %zu functions of %s from %s.\n", tc.typed,
-		   tc.image, dpath);
-		if (uf->o.arg_types)
-			pr(uf, LOG_DEBUG, "Argument types of %zu functions of %s from %s.\n",
-			   tc.protos, tc.image, dpath);
-	}
-	return 0;
-}
-
 int user_funcs__run(struct user_funcs *uf)
 {
 	size_t i;
@@ -805,7 +660,7 @@ int user_funcs__run(struct user_funcs *uf)
 		free_demangled(&uf->images[i]);
 		end_scan(&uf->images[i]);
 	}
-	err = apply_types(uf);
+	err = uf__apply_types(uf);
 	if (err)
 		return err;
 	pr(uf, LOG_INFO, "Found %zu user-space functions in %zu images.\n", uf->func_cnt,
