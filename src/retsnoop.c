@@ -166,9 +166,10 @@ static void warn_module_programs(void)
 		for (j = 0; j < lists[i]->cnt; j++) {
 			const struct glob_spec *g = &lists[i]->specs[j];
 
+			/* $PATH first: most module names are no program, and /proc/modules stays unread */
 			if (g->kind != GLOB_NAME || glob_spec__is_user(g) || !g->mod ||
-			    strpbrk(g->mod, "*?[") || module_loaded(g->mod) ||
-			    cmd_launch__resolve(g->mod, path, sizeof(path)))
+			    strpbrk(g->mod, "*?[") || cmd_launch__resolve(g->mod, path, sizeof(path)) ||
+			    module_loaded(g->mod))
 				continue;
 			log_msg(log_print, LOG_WARN, "Note: '%s [%s]' names a kernel module, and none by that name is loaded; for the program %s write '%s [%s]' (a user-space image is a path or a library's .so name).\n",
 				g->name, g->mod, path, g->name, path);

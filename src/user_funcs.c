@@ -27,16 +27,22 @@ static void end_scan(struct user_image *im)
 	im->skip_cnt = 0;
 }
 
-/* Is @off's function said to be never probed already? Else remember it (-ENOMEM: can't). */
-static int skip_said(struct user_image *im, __u64 off)
+/* Was @off's function found never probed (and said why) already? */
+static bool skip_known(const struct user_image *im, __u64 off)
 {
-	__u64 *v;
 	size_t i;
 
 	for (i = 0; i < im->skip_cnt; i++)
 		if (im->skip_offs[i] == off)
-			return 1;
-	v = realloc(im->skip_offs, (im->skip_cnt + 1) * sizeof(*v));
+			return true;
+	return false;
+}
+
+/* Remember @off's function as never probed: 0 or -ENOMEM. */
+static int skip_note(struct user_image *im, __u64 off)
+{
+	__u64 *v = realloc(im->skip_offs, (im->skip_cnt + 1) * sizeof(*v));
+
 	if (!v)
 		return -ENOMEM;
 	im->skip_offs = v;
@@ -309,29 +315,37 @@ static int add_func(struct user_funcs *uf, struct user_image *im, const struct e
 		    const struct user_glob *g, const char *dm)
 {
 	const char *why;
+	bool known, named;
 	struct func *f;
 	int err;
 
 	/*
-	 * exec() jumps to the entry point with argc where a return address would be: a
-	 * return probe there overwrites it (make then saw other arguments). Never probed.
+	 * Judged once per function (aliases, several globs): said once, its code read once;
+	 * again only for a glob that names it, which warns
 	 */
-	if (ef->addr && ef->addr == elf_funcs__entry_addr(im->elf))
-		why = "the program's entry point is jumped to, not called, and a return probe would overwrite its argc";
-	else
-		why = user_unprobeable__why(ef->name) ?: code_why(uf, im, ef);
-	if (why) {
-		err = skip_said(im, ef->offset);
-		if (err < 0)
-			return err;
-		/* loud only when asked for by name: a '*' glob loses nothing it wanted */
-		if (!err)
-			pr(uf, strpbrk(g->spec.name, "*?[") ? LOG_INFO : LOG_WARN,
-			   "Skipping user function '%s' of %s: %s.\n", ef->name, im->path, why);
+	known = skip_known(im, ef->offset);
+	named = !strpbrk(g->spec.name, "*?[");
+	if (known && !named)
 		return 1;
-	}
-	f = find_func(uf, im->path, ef->offset);
+	f = known ? NULL : find_func(uf, im->path, ef->offset);
 	if (!f) {
+		/*
+		 * exec() jumps to the entry point with argc where a return address would be:
+		 * a return probe there overwrites it (make then saw other arguments).
+		 */
+		if (ef->addr && ef->addr == elf_funcs__entry_addr(im->elf))
+			why = "the program's entry point is jumped to, not called, and a return probe would overwrite its argc";
+		else
+			why = user_unprobeable__why(ef->name) ?: code_why(uf, im, ef);
+		if (why) {
+			err = known ? 0 : skip_note(im, ef->offset);
+			if (err)
+				return err;
+			/* loud only when asked for by name: a '*' glob loses nothing it wanted */
+			pr(uf, named ? LOG_WARN : LOG_INFO,
+			   "Skipping user function '%s' of %s: %s.\n", ef->name, im->path, why);
+			return 1;
+		}
 		if (uf->func_cnt == uf->func_cap) {
 			size_t cap = uf->func_cap ? uf->func_cap * 2 : 64;
 			struct func *v = realloc(uf->funcs, cap * sizeof(*v));
