@@ -437,6 +437,11 @@ check "'* [libc.so.6]' -v: each function never probed said once, none left for t
 	      ! grep -q "user functions skipped: the kernel" "$T/out" &&
 	      { [ "$(uname -m)" != x86_64 ] ||
 		grep -q "^Skipping user function .pthread_spin_lock.*lock-prefixed" "$T/out"; }'
+# a glob naming a function warns that it is skipped, though a '*' glob skipped it before
+# (quietly: without -v); the function's code is judged once either way
+"$RS" --dry-run -e "main [$P]" -a "* [libc.so.6]" -a "_setjmp [libc.so.6]" >"$T/out" 2>&1
+check "'* [libc.so.6]' then '_setjmp [libc.so.6]': the named glob still warns, once" \
+	test "$(grep -c "^Skipping user function ._setjmp. of .*: it returns a second time" "$T/out")" = 1
 
 # an AVX-512 (EVEX) first instruction, which the kernel's uprobes step wrongly (glibc's
 # __strchrnul_evex traced: printf() printed "hits %d"): skipped, named, results right
