@@ -33,6 +33,7 @@ static const char *const suffixes[BOOT_CACHE_FILE_CNT] = {
 	[BOOT_CACHE_FTRACE_FUNCS] = "aff",
 	[BOOT_CACHE_FEATURES] = "features",
 	[BOOT_CACHE_BTF_FUNCS] = "btf-funcs",
+	[BOOT_CACHE_USER_FEATURES] = "ufeatures",
 };
 
 struct boot_cache {
@@ -182,7 +183,8 @@ static int read_key(struct boot_cache *c)
 	ssize_t n;
 	size_t len;
 
-	n = read_small(c, "/proc/sys/kernel/kptr_restrict", buf, sizeof(buf));
+	n = c->opts.features_only ? -ENOENT :
+	    read_small(c, "/proc/sys/kernel/kptr_restrict", buf, sizeof(buf));
 	if (n > 0 && buf[0] == '2')
 		return -EPERM;
 	if (n < 0 && n != -ENOENT)
@@ -309,7 +311,8 @@ struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts)
 		if (c->present[i] && check_image(i, c->paths[i]))
 			c->present[i] = false;
 	pthread_mutex_init(&c->build_lock, NULL);
-	restore_build(c);
+	if (!c->opts.features_only)
+		restore_build(c);
 	return c;
 }
 

@@ -44,6 +44,11 @@ struct boot_cache_opts {
 	void *ctx;
 	/* NULL: /var/cache/retsnoop, where copies are kept per kernel build (build_cache.h) */
 	const char *build_dir;
+	/*
+	 * Only the small copies are used (BOOT_CACHE_USER_FEATURES): no kernel build's
+	 * copies restored, and kernel.kptr_restrict not looked at (nothing kept has addresses)
+	 */
+	bool features_only;
 };
 
 enum boot_cache_file {
@@ -51,6 +56,8 @@ enum boot_cache_file {
 	BOOT_CACHE_FTRACE_FUNCS,	/* available_filter_functions, an image (or text) */
 	BOOT_CACHE_FEATURES,		/* feature detection's answers (kernel_features__format()) */
 	BOOT_CACHE_BTF_FUNCS,		/* the vmlinux BTF's functions (btf_funcs.h) */
+	/* feature detection's answers through a uprobe, for runs of user functions only */
+	BOOT_CACHE_USER_FEATURES,
 	BOOT_CACHE_FILE_CNT,
 };
 
@@ -59,7 +66,7 @@ struct boot_cache;
 /*
  * Work out this boot's key and check the directory. NULL with errno set when no copy can
  * be used or kept: ENOENT (no boot_id), EPERM (kernel.kptr_restrict is 2: the kernel hides
- * addresses even from root, and a copy must not show them), EAGAIN (a module is loading or
+ * addresses even from root, and a copy must not show them; not with opts.features_only), EAGAIN (a module is loading or
  * unloading), EACCES (the directory is someone else's or open to others), ENOMEM.
  */
 struct boot_cache *boot_cache__open(const struct boot_cache_opts *opts);
@@ -91,7 +98,7 @@ int boot_cache__build_err(const struct boot_cache *c);
 int boot_cache__save(struct boot_cache *c, const struct ksyms *ks, const struct ftrace_funcs *ff);
 
 /*
- * A small copy (BOOT_CACHE_FEATURES) into @buf, NUL-terminated: its length; -ENOENT when
+ * A small copy (BOOT_CACHE_FEATURES, BOOT_CACHE_USER_FEATURES) into @buf, NUL-terminated: its length; -ENOENT when
  * there is none, -EFBIG when it may not fit in @sz - 1 bytes, another negative errno.
  */
 ssize_t boot_cache__read(const struct boot_cache *c, enum boot_cache_file which, char *buf,

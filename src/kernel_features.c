@@ -123,12 +123,35 @@ static void set_offsets(struct calib_feat *skel, const struct kernel_features *f
 }
 
 static void copy_out(const struct calib_feat *skel, struct kernel_features *f);
-static bool detect_uprobe_link(int attach_type);
+
+/* The uprobe link probes: uprobe.multi, uprobe session */
+#define UPROBE_LINK_PROBES	2
 
 struct kernel_calib {
 	struct calib_feat *skel;
 	int err;		/* of the load or attach; 0: the probes are attached */
+	/* the uprobe link probes' links, released with the probes (-1: none) */
+	int link_fds[UPROBE_LINK_PROBES];
 };
+
+static struct kernel_calib *calib_new(void)
+{
+	struct kernel_calib *c = calloc(1, sizeof(*c));
+	int i;
+
+	for (i = 0; c && i < UPROBE_LINK_PROBES; i++)
+		c->link_fds[i] = -1;
+	return c;
+}
+
+static bool detect_uprobe_link(int attach_type, int *link_fd);
+
+/* Both uprobe link kinds into @f, their links left in @c for the release. */
+static void detect_uprobe_links(struct kernel_calib *c, struct kernel_features *f)
+{
+	f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI, &c->link_fds[0]);
+	f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE, &c->link_fds[1]);
+}
 
 static bool stopped(const volatile sig_atomic_t *stop)
 {
@@ -137,7 +160,7 @@ static bool stopped(const volatile sig_atomic_t *stop)
 
 struct kernel_calib *kernel_features__begin(const volatile sig_atomic_t *stop)
 {
-	struct kernel_calib *c = calloc(1, sizeof(*c));
+	struct kernel_calib *c = calib_new();
 
 	if (!c)
 		return NULL;
@@ -187,11 +210,12 @@ int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
 	if (!skel->bss->entry_hit || !skel->bss->exit_hit)
 		return -ENODATA;
 	copy_out(skel, f);
-	/* a link each, whose release waits for RCU: only for runs that attach uprobes */
-	if (uprobe_links) {
-		f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
-		f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
-	}
+	/*
+	 * A link each, whose release waits for RCU grace periods (36 ms each on a 6.18
+	 * host): only for runs that attach uprobes, released with the probes
+	 */
+	if (uprobe_links)
+		detect_uprobe_links(c, f);
 	f->has_kprobe_session = f->has_kprobe_multi &&
 				session_prog__kprobe_probe(f->session_kfunc_id);
 	/* named in the BTF (7.0+), and this architecture's JIT builds its trampolines */
@@ -206,7 +230,11 @@ int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
 static void *release_calib(void *arg)
 {
 	struct kernel_calib *c = arg;
+	int i;
 
+	for (i = 0; i < UPROBE_LINK_PROBES; i++)
+		if (c->link_fds[i] >= 0)
+			close(c->link_fds[i]);
 	calib_feat__destroy(c->skel);
 	free(c);
 	return NULL;
@@ -233,10 +261,9 @@ int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux
 	struct kernel_calib *c = kernel_features__begin(NULL);
 	int err = kernel_features__end(c, f, vmlinux_btf, true);
 
-	if (c) {
-		calib_feat__destroy(c->skel);
-		free(c);
-	}
+	/* released here: callers of this one want nothing left behind when it returns */
+	if (c)
+		release_calib(c);
 	return err;
 }
 
@@ -245,7 +272,7 @@ int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux
  * type linked to our own trigger. Its program type exists since long before: only the
  * link says yes (an older kernel refuses the attach type with EINVAL).
  */
-static bool detect_uprobe_link(int attach_type)
+static bool detect_uprobe_link(int attach_type, int *link_fd)
 {
 	const struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
@@ -268,48 +295,45 @@ static bool detect_uprobe_link(int attach_type)
 	close(prog);
 	if (link < 0)
 		return false;
-	close(link);
+	*link_fd = link;
 	return true;
 }
 
-int kernel_features__detect_user(struct kernel_features *f, const struct btf *vmlinux_btf)
+int kernel_features__detect_user(struct kernel_features *f, const struct btf *vmlinux_btf,
+				 struct kernel_calib **calib)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	struct kernel_calib *c;
 	struct calib_feat *skel;
 	long off;
 	int err;
 
+	*calib = NULL;
 	err = btf_facts(f, vmlinux_btf);
 	if (err)
 		return err;
-	skel = load_calib(true, &err);
+	c = *calib = calib_new();
+	if (!c)
+		return -ENOMEM;
+	skel = c->skel = load_calib(true, &err);
 	if (!skel)
 		return err;
 	set_offsets(skel, f);
 	off = self_offset((const void *)kernel_features__uprobe_trigger);
-	if (off < 0) {
-		err = off;
-		goto cleanup;
-	}
+	if (off < 0)
+		return off;
 	skel->links.calib_uentry = bpf_program__attach_uprobe_opts(skel->progs.calib_uentry, 0,
 								   "/proc/self/exe", off, &uo);
-	if (!skel->links.calib_uentry) {
-		err = -errno;
-		goto cleanup;
-	}
+	if (!skel->links.calib_uentry)
+		return -errno;
 	kernel_features__uprobe_trigger();
-	if (!skel->bss->entry_hit) {
-		err = -ENODATA;
-		goto cleanup;
-	}
+	if (!skel->bss->entry_hit)
+		return -ENODATA;
 	copy_out(skel, f);
-	f->has_uprobe_multi = detect_uprobe_link(BPF_TRACE_UPROBE_MULTI);
-	f->has_uprobe_session = detect_uprobe_link(UPROBE_SESSION_ATTACH_TYPE);
+	detect_uprobe_links(c, f);
 	/* found from BTF, but this path never checked that kernel functions can be probed */
 	f->has_kprobe_multi = false;
-cleanup:
-	calib_feat__destroy(skel);
-	return err;
+	return 0;
 }
 
 /* What the calibration measured; the rest came from the BTF. */

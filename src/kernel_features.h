@@ -120,9 +120,12 @@ void kernel_features__release(struct kernel_calib *c);
  * The same detection from a uprobe on retsnoop's own code, for runs that trace only
  * user-space functions: it works where kprobes don't (no kprobe PMU, no tracefs). Nothing
  * in it says whether kernel functions can be probed (has_kprobe_multi stays false, no
- * kret_ip_off). Same returns as kernel_features__detect().
+ * kret_ip_off). Same returns as kernel_features__detect(). *@calib: its probes (a uprobe and
+ * the link probes' links, NULL without memory), the caller's to kernel_features__release(),
+ * set on failure too.
  */
-int kernel_features__detect_user(struct kernel_features *f, const struct btf *vmlinux_btf);
+int kernel_features__detect_user(struct kernel_features *f, const struct btf *vmlinux_btf,
+				 struct kernel_calib **calib);
 
 /*
  * Only what the vmlinux BTF @btf says (no BPF is loaded): every has_* but has_uprobe_multi

@@ -502,12 +502,18 @@ static int run(void)
 		}
 	}
 
-	/* kallsyms and BTF are read meanwhile (NULL: read when needed) */
-	if (kernel && env.cfg.boot_cache)
-		cache = run_cache__open(&rco, &popts);
+	/*
+	 * kallsyms and BTF are read meanwhile (NULL: read when needed); a run of user
+	 * functions only keeps just its features (their detection's uprobes cost a run
+	 * 200-300 ms of grace periods on a 6.18 host)
+	 */
+	if (env.cfg.boot_cache) {
+		rco.user_only = !kernel;
+		cache = run_cache__open(&rco, kernel ? &popts : NULL);
+	}
+	feat_cached = run_cache__features(cache, &feat, has_globs(true));
 	/* with the features and the BTF's functions kept, most runs read no BTF at all */
 	if (kernel) {
-		feat_cached = run_cache__features(cache, &feat, has_globs(true));
 		/*
 		 * Nothing else of the BTF needed: the features are kept (detection reads the
 		 * BTF), no -A (argument plans read types), no -F (attached by BTF id)
@@ -542,11 +548,17 @@ static int run(void)
 		}
 	}
 	feat_err = stop__requested() ? -EINTR : feat_cached ? 0 :
-		   trace_cmd__detect(&feat, calib, has_globs(true), vmlinux_btf, log_print);
+		   trace_cmd__detect(&feat, &calib, has_globs(true), vmlinux_btf, log_print);
 	if (!feat_err && calib)
 		run_cache__keep_features(cache, &feat, has_globs(true));
-	/* released on a thread of its own: the run goes on meanwhile */
-	kernel_features__release(calib);
+	/*
+	 * Released on a thread of its own: the run goes on meanwhile. Uprobes among them
+	 * (user-space functions traced) go once the sidecar has started (trace_cmd_target).
+	 */
+	if (calib && (!kernel || has_globs(true)))
+		tgt.calib = calib;
+	else
+		kernel_features__release(calib);
 	calib = NULL;
 	stop__set_phase(STOP_STARTING);
 	if (feat_err && (!env.dry_run || feat_err == -EINTR)) {
@@ -636,6 +648,7 @@ cleanup:
 	vmlinux_dwarf__free(vd);
 	btf__free(vmlinux_btf);
 	kernel_features__release(calib);
+	kernel_features__release(tgt.calib);
 	prefetch__free(pre);
 	return err;
 }

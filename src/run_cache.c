@@ -105,12 +105,15 @@ struct run_cache *run_cache__open(const struct run_cache_opts *opts, struct pref
 		return NULL;
 	}
 	o.ctx = rc;
+	o.features_only = rc->opts.user_only;
 	rc->cache = boot_cache__open(&o);
 	if (!rc->cache) {
 		say(rc, "Boot cache: not used: %s.\n", boot_cache_why(errno));
 		free(rc);
 		return NULL;
 	}
+	if (rc->opts.user_only)
+		return rc;
 	popts->ksyms_image = boot_cache__path(rc->cache, BOOT_CACHE_KALLSYMS);
 	popts->aff_path = boot_cache__path(rc->cache, BOOT_CACHE_FTRACE_FUNCS);
 	say(rc, "Boot cache: kallsyms from %s, available_filter_functions from %s.\n",
@@ -126,6 +129,12 @@ struct run_cache *run_cache__open(const struct run_cache_opts *opts, struct pref
 	return rc;
 }
 
+/* A detection through a uprobe says nothing of kernel functions: its answers apart */
+static enum boot_cache_file features_file(const struct run_cache *rc)
+{
+	return rc->opts.user_only ? BOOT_CACHE_USER_FEATURES : BOOT_CACHE_FEATURES;
+}
+
 /*
  * The calibration's probes, loaded, attached, fired and released, are most of what
  * detection costs: a run before this one of the boot may have kept its answers.
@@ -138,7 +147,7 @@ bool run_cache__features(struct run_cache *rc, struct kernel_features *f, bool u
 
 	if (!rc)
 		return false;
-	n = boot_cache__read(rc->cache, BOOT_CACHE_FEATURES, buf, sizeof(buf));
+	n = boot_cache__read(rc->cache, features_file(rc), buf, sizeof(buf));
 	if (n == -ENOENT)
 		return false;
 	if (n < 0 || kernel_features__parse(f, &links, buf)) {
@@ -150,7 +159,7 @@ bool run_cache__features(struct run_cache *rc, struct kernel_features *f, bool u
 	if (uprobes && !links)
 		return false;	/* detected again, with the uprobe links this time */
 	say(rc, "Boot cache: kernel features from %s.\n",
-	    boot_cache__path(rc->cache, BOOT_CACHE_FEATURES));
+	    boot_cache__path(rc->cache, features_file(rc)));
 	return true;
 }
 
@@ -163,7 +172,7 @@ void run_cache__keep_features(struct run_cache *rc, const struct kernel_features
 	if (!rc)
 		return;
 	n = kernel_features__format(f, uprobes, buf, sizeof(buf));
-	err = n < 0 ? n : boot_cache__write(rc->cache, BOOT_CACHE_FEATURES, buf, n);
+	err = n < 0 ? n : boot_cache__write(rc->cache, features_file(rc), buf, n);
 	if (err)
 		say(rc, "Boot cache: kernel features not saved: %s.\n", strerror(-err));
 }

@@ -22,13 +22,20 @@ struct prefetch_opts;
 struct run_cache_opts {
 	size_t sz;		/* sizeof(struct run_cache_opts) */
 	log_print_fn print;	/* -vv says what was used, and why not */
+	/*
+	 * A run of user-space functions only: only feature detection's answers are used,
+	 * those of a detection through a uprobe (kernel_features__detect_user()), kept apart
+	 * from a kernel calibration's (which alone says whether kernel functions can be probed)
+	 */
+	bool user_only;
 };
 
 struct run_cache;
 
 /*
- * This boot's copies: @popts gets the lists' paths (NULL where there is none yet). NULL,
- * said why at -vv, when no copy can be used or kept (the run goes on without).
+ * This boot's copies: @popts gets the lists' paths (NULL where there is none yet; not
+ * touched, and may be NULL, with opts.user_only). NULL, said why at -vv, when no copy can
+ * be used or kept (the run goes on without).
  */
 struct run_cache *run_cache__open(const struct run_cache_opts *opts, struct prefetch_opts *popts);
 

@@ -110,11 +110,11 @@ static __s64 clock_offset_ns(void)
 	return off;
 }
 
-int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib *calib, bool uprobes,
+int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib **calib, bool uprobes,
 		      const struct btf *vmlinux_btf, log_print_fn print)
 {
-	int err = !calib ? kernel_features__detect_user(feat, vmlinux_btf) :
-			   kernel_features__end(calib, feat, vmlinux_btf, uprobes);
+	int err = !*calib ? kernel_features__detect_user(feat, vmlinux_btf, calib) :
+			    kernel_features__end(*calib, feat, vmlinux_btf, uprobes);
 
 	if (err)
 		return err;
@@ -562,6 +562,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 				strerror(errno));
 		}
 	}
+	/* its exec is done: detection's uprobes go now, while BPF loads (trace_cmd_target) */
+	kernel_features__release(tgt->calib);
+	tgt->calib = NULL;
 	/* with the DWARF vmlinux's inline setting; user lines unless -sn */
 	sopts.user_inlines = env->symb_mode == SYMB_AUTO || env->symb_mode == SYMB_INLINES;
 	sopts.no_user_lines = env->symb_mode == SYMB_NONE;

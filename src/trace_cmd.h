@@ -38,16 +38,24 @@ struct trace_cmd_target {
 	 */
 	void (*after_first_poll)(void *ctx);
 	void *after_ctx;
+	/*
+	 * Feature detection's probes, when they include uprobes: released (on a thread of its
+	 * own) once the user-space sidecar is started, and set to NULL. A uprobe's release
+	 * holds up another process's exec for its grace periods (6.18: the sidecar's start
+	 * waited 150-200 ms in 4 runs of 10). NULL: none.
+	 */
+	struct kernel_calib *calib;
 };
 
 /*
  * Feature detection plus retsnoop's hard requirement (ringbuf); 0 or a negative errno.
- * @calib: the kernel's calibration begun (kernel_features__begin(); the caller releases
- * it); NULL: the run traces no kernel function, detect through a uprobe (kprobes may be
- * missing). @uprobes: the run attaches uprobes (their link types are detected too).
- * @vmlinux_btf: the vmlinux BTF already read (borrowed), NULL to read it here.
+ * *@calib: the kernel's calibration begun (kernel_features__begin()); NULL: the run traces
+ * no kernel function, detect through a uprobe (kprobes may be missing), whose probes are
+ * left in *@calib. The caller releases it either way. @uprobes: the run attaches uprobes
+ * (their link types are detected too). @vmlinux_btf: the vmlinux BTF already read
+ * (borrowed), NULL to read it here.
  */
-int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib *calib, bool uprobes,
+int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib **calib, bool uprobes,
 		      const struct btf *vmlinux_btf, log_print_fn print);
 
 /*

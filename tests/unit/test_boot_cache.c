@@ -426,6 +426,46 @@ static void test_small_copy(void **state)
 	assert_int_equal(files_in_dir(), 2);
 }
 
+/*
+ * A run of user functions only: its features kept apart from a kernel calibration's, with
+ * the kernel's addresses hidden too (nothing it keeps has any), and no kernel build's
+ * copies looked for (this fake root has no build ID: a full open says so, this one not).
+ */
+static void test_features_only(void **state)
+{
+	const char text[] = "retsnoop-kernel-features 1\nhas_ringbuf 1\n";
+	struct boot_cache_opts o = { .sz = sizeof(o), .dir = dir, .root = root,
+				     .features_only = true };
+	struct boot_cache *c;
+	char buf[128];
+
+	put("/proc/sys/kernel/kptr_restrict", "2\n");
+	c = boot_cache__open(&o);
+	assert_non_null(c);
+	assert_int_equal(boot_cache__build_err(c), 0);
+	assert_int_equal(boot_cache__write(c, BOOT_CACHE_USER_FEATURES, text, strlen(text)), 0);
+	boot_cache__free(c);
+
+	c = boot_cache__open(&o);
+	assert_int_equal(boot_cache__read(c, BOOT_CACHE_USER_FEATURES, buf, sizeof(buf)),
+			 (ssize_t)strlen(text));
+	assert_string_equal(buf, text);
+	assert_null(boot_cache__path(c, BOOT_CACHE_FEATURES));
+	boot_cache__free(c);
+
+	/* a kernel run's open: refused while addresses are hidden, else no kernel features */
+	errno = 0;
+	assert_null(open_cache(NULL));
+	assert_int_equal(errno, EPERM);
+	put("/proc/sys/kernel/kptr_restrict", "0\n");
+	c = open_cache(NULL);
+	assert_non_null(c);
+	assert_int_not_equal(boot_cache__build_err(c), 0);
+	assert_int_equal(boot_cache__read(c, BOOT_CACHE_FEATURES, buf, sizeof(buf)), -ENOENT);
+	assert_non_null(boot_cache__path(c, BOOT_CACHE_USER_FEATURES));
+	boot_cache__free(c);
+}
+
 static void test_bad_opts(void **state)
 {
 	struct { struct boot_cache_opts o; long extra; } big = { { .sz = sizeof(big) }, 1 };
@@ -451,6 +491,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_save, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_opts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_small_copy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_features_only, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,7 +19,7 @@ ko() { echo "FAIL $*"; fail=$((fail + 1)); }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else ko "$what"; fi; }
 
 # every check below, so a skipped run says how many it did not do
-CHECKS=$(cat "$0" tests/uprobe/run-exits.sh tests/uprobe/run-returns.sh tests/uprobe/run-names.sh | grep -cE '^(check|bad) ')
+CHECKS=$(cat "$0" tests/uprobe/run-exits.sh tests/uprobe/run-returns.sh tests/uprobe/run-names.sh tests/uprobe/run-cache.sh | grep -cE '^(check|bad) ')
 why=
 [ "$(id -u)" = 0 ] || why="not root"
 [ -e /sys/bus/event_source/devices/uprobe ] || why=${why:-"the kernel has no uprobe PMU"}
@@ -656,6 +656,8 @@ check "exit: nothing left attached" nothing_left
 . tests/uprobe/run-returns.sh
 # 14: tests/uprobe/run-names.sh
 . tests/uprobe/run-names.sh
+# 15: tests/uprobe/run-cache.sh
+. tests/uprobe/run-cache.sh
 
 # 8b. file:line on traced user frames (issue 24): each traced_user frame's source chain is
 # what addr2line -f -i says at the function's first instruction (its file offset mapped to
