@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "cmd_launch.h"
 #include "opts.h"
@@ -22,6 +23,7 @@ struct cmd_launch {
 	bool released;
 	bool exited;
 	int wstatus;
+	int exit_fd;		/* cmd_launch__exit_fd()'s pidfd, -1 before */
 	char path[PATH_MAX];
 };
 
@@ -226,7 +228,7 @@ int cmd_launch__new(char *const *argv, const struct cmd_launch_opts *opts,
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	c->release_fd = c->status_fd = -1;
+	c->release_fd = c->status_fd = c->exit_fd = -1;
 	c->wstatus = -1;
 	if (!path_list)
 		path_list = getenv("PATH") ?: "/bin:/usr/bin";
@@ -380,5 +382,29 @@ void cmd_launch__free(struct cmd_launch *c)
 		close(c->release_fd);
 	if (c->status_fd >= 0)
 		close(c->status_fd);
+	if (c->exit_fd >= 0)
+		close(c->exit_fd);
 	free(c);
+}
+
+int cmd_launch__exit_fd(struct cmd_launch *c)
+{
+	int fd;
+
+	if (c->exit_fd >= 0)
+		return c->exit_fd;
+	/* unreaped, CMD's pid can't be anyone else's */
+	if (c->exited)
+		return -ESRCH;
+#ifdef SYS_pidfd_open
+	/* the syscall: glibc before 2.36 has no wrapper; a pidfd is always close-on-exec */
+	fd = syscall(SYS_pidfd_open, c->pid, 0);
+	if (fd < 0)
+		return -errno;
+	c->exit_fd = fd;
+	return fd;
+#else
+	(void)fd;
+	return -ENOSYS;
+#endif
 }

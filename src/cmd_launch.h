@@ -56,6 +56,13 @@ int cmd_launch__release(struct cmd_launch *c);
 int cmd_launch__wait(struct cmd_launch *c, int timeout_ms);
 /* Send @sig to CMD if it still runs (a no-op afterwards); 0 or negative errno. */
 int cmd_launch__kill(struct cmd_launch *c, int sig);
+/*
+ * A descriptor that becomes readable when CMD exits (a pidfd, Linux 5.3+), for a caller's
+ * poll to wake up at once where it would look again only after its timeout. Owned by @c,
+ * open until cmd_launch__free(). A negative errno where there is none: -ESRCH once CMD is
+ * reaped, -ENOSYS on older kernels.
+ */
+int cmd_launch__exit_fd(struct cmd_launch *c);
 
 /* After wait() returned 1: the shell's convention, the code, or 128+N for signal N. */
 int cmd_launch__exit_code(const struct cmd_launch *c);

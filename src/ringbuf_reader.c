@@ -247,6 +247,16 @@ out:
 	return cnt > INT_MAX ? INT_MAX : (int)cnt;
 }
 
+int ringbuf_reader__wake_once_on(struct ringbuf_reader *r, int fd)
+{
+	/* one-shot: a descriptor left readable must not turn every later poll into a spin */
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.fd = fd };
+
+	if (r->epoll_fd < 0 || fd < 0)
+		return -EINVAL;
+	return epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 int ringbuf_reader__poll(struct ringbuf_reader *r, int timeout_ms)
 {
 	struct epoll_event ev;

@@ -52,6 +52,12 @@ struct ringbuf_reader *ringbuf_reader__new_mem(unsigned long *consumer_pos,
 int ringbuf_reader__poll(struct ringbuf_reader *r, int timeout_ms);
 /* Read what is there without waiting: how many records, or a negative errno. */
 int ringbuf_reader__consume(struct ringbuf_reader *r);
+/*
+ * Also end a poll's wait when @fd becomes readable, once (a command's pidfd: its exit);
+ * the caller keeps @fd open while the reader lives. 0, or a negative errno (-EINVAL for a
+ * reader of memory).
+ */
+int ringbuf_reader__wake_once_on(struct ringbuf_reader *r, int fd);
 void ringbuf_reader__free(struct ringbuf_reader *r);
 /* How many times the window was mapped, for the tests: 0 for a reader of memory. */
 uint64_t ringbuf_reader__window_maps(const struct ringbuf_reader *r);

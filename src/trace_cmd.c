@@ -737,6 +737,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		/* the stopping signals reach CMD first from now on */
 		stop__forward_to(cmd_pid);
 		exec_err = cmd_trace__release(cmd, env, print);
+		/*
+		 * CMD's exit wakes the wait below: else it was seen at the next 100 ms poll's
+		 * end, which a short command's whole run waited out (without a pidfd it still
+		 * is)
+		 */
+		if (!exec_err)
+			tracer__wake_once_on(t, cmd_launch__exit_fd(cmd));
 	}
 	/* until a stop, or CMD's end: its children may run on, untraced from then on */
 	while (!exec_err && !(err = tracer__poll(t, POLL_TIMEOUT_MS))) {

@@ -693,6 +693,11 @@ int tracer__start(struct tracer *t)
 	return 0;
 }
 
+int tracer__wake_once_on(struct tracer *t, int fd)
+{
+	return t->rb ? ringbuf_reader__wake_once_on(t->rb, fd) : -EINVAL;
+}
+
 int tracer__poll(struct tracer *t, int timeout_ms)
 {
 	int err;

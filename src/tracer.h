@@ -181,6 +181,11 @@ int tracer__start(struct tracer *t);
  * -EINTR when *opts.stop was set, or another negative errno.
  */
 int tracer__poll(struct tracer *t, int timeout_ms);
+/*
+ * After tracer__start(): also end tracer__poll()'s wait when @fd becomes readable, once
+ * (ringbuf_reader__wake_once_on()). 0 or a negative errno.
+ */
+int tracer__wake_once_on(struct tracer *t, int fd);
 /* Stop recording and drain what is already buffered. */
 int tracer__stop(struct tracer *t);
 void tracer__drops(struct tracer *t, struct drop_report *d);

@@ -8,7 +8,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include "unit.h"
@@ -134,6 +136,8 @@ static void test_callback_error(void **state)
 	assert_int_equal(s.cnt, 2);
 	check_fill(&s, 1, 8, 0x55);
 	assert_null(ringbuf_reader__new_mem(&r.cons, &r.prod, r.data, 48, on_sample, &s));
+	/* a reader of memory has nothing to wait on */
+	assert_int_equal(ringbuf_reader__wake_once_on(rd, 0), -EINVAL);
 	ringbuf_reader__free(rd);
 }
 
@@ -180,6 +184,38 @@ static int count_and_check(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+static long long mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A descriptor made readable wakes a poll with no record (it would wait 10 s else), once:
+ * left readable, it wakes no later poll, which waits its whole timeout (a lower bound the
+ * kernel keeps: epoll_wait() returns early only for an event or a signal).
+ */
+static void check_wake_once(struct ringbuf_reader *rd)
+{
+	__u64 one = 1;
+	long long t0;
+	int efd = eventfd(0, EFD_CLOEXEC);
+
+	assert_true(efd >= 0);
+	assert_int_equal(ringbuf_reader__wake_once_on(rd, efd), 0);
+	assert_int_equal(write(efd, &one, sizeof(one)), sizeof(one));
+	t0 = mono_ms();
+	assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
+	assert_true(mono_ms() - t0 < 10000);
+	t0 = mono_ms();
+	assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
+	assert_true(mono_ms() - t0 >= 50);
+	assert_int_equal(ringbuf_reader__wake_once_on(rd, -1), -EINVAL);
+	close(efd);
+}
+
 static void test_real_map(void **state)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -208,6 +244,7 @@ static void test_real_map(void **state)
 	}
 	assert_int_equal(got, 500);
 	assert_int_equal(ringbuf_reader__poll(rd, 0), 0);
+	check_wake_once(rd);
 	ringbuf_reader__free(rd);
 	/* not a ring buffer: refused */
 	assert_null(ringbuf_reader__new(prog_fd, count_and_check, &got, NULL));
