@@ -97,5 +97,6 @@ bench-uprobe: all uprog $(BENCH_OUT)/ufloor $(BENCH_OUT)/ufuncs
 	$(Q)$(MAKE) -s STATIC=1 OUTPUT=src/.output-static BIN_DIR=src/.output-static
 	$(Q)bench/uprobe-refused.sh | tee bench/results/uprobe-refused.txt
 	$(Q)BASE_RS=$(BASE_RETSNOOP) bench/ustart.sh | tee bench/results/ustart.txt
+	$(Q)bench/usyscall.sh | tee bench/results/usyscall.txt
 
 .PHONY: bench-uprobe

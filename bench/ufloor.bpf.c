@@ -46,3 +46,14 @@ int ufloor_exit(void *ctx)
 {
 	return 0;
 }
+
+/*
+ * ufloor -R: an empty program on the sys_exit raw tracepoint, where retsnoop ties a user
+ * function's failure to the errno of a syscall it made (usys_exit): every syscall of every
+ * process then takes the kernel's slow way out, whatever the program does.
+ */
+SEC("raw_tp/sys_exit")
+int ufloor_sys_exit(void *ctx)
+{
+	return 0;
+}

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
+ * ufloor -R: attach only an empty program to the sys_exit raw tracepoint (what every
+ * syscall on the machine pays while retsnoop traces user functions: bench/usyscall.sh).
  * ufloor -M|-K|-S|-E IMAGE GLOB: attach an empty uprobe entry+return pair (ufloor.bpf.c) to
  * every function of IMAGE whose name matches GLOB, the way retsnoop would (-M one
  * uprobe.multi link per direction, -K one uprobe and one uretprobe per function, -S one
@@ -41,6 +43,35 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* ufloor -R */
+static int sys_exit_floor(void)
+{
+	struct ufloor_bpf *skel = ufloor_bpf__open();
+	struct bpf_program *p;
+	struct bpf_link *l;
+
+	if (!skel)
+		return 1;
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.ufloor_sys_exit);
+	if (ufloor_bpf__load(skel))
+		return 1;
+	signal(SIGINT, on_sig);
+	signal(SIGTERM, on_sig);
+	l = bpf_program__attach(skel->progs.ufloor_sys_exit);
+	if (!l) {
+		fprintf(stderr, "ufloor: sys_exit: %s\n", strerror(errno));
+		return 1;
+	}
+	printf("ufloor: mode=R\nufloor: ready\n");
+	fflush(stdout);
+	while (!stop)
+		pause();
+	bpf_link__destroy(l);
+	ufloor_bpf__destroy(skel);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct bpf_link **links = NULL;
@@ -52,9 +83,11 @@ int main(int argc, char **argv)
 	bool multi, session;
 	long t0;
 
+	if (argc == 2 && !strcmp(argv[1], "-R"))
+		return sys_exit_floor();
 	if (argc != 4 || (strcmp(argv[1], "-M") && strcmp(argv[1], "-K") &&
 			  strcmp(argv[1], "-S") && strcmp(argv[1], "-E"))) {
-		fprintf(stderr, "usage: ufloor -M|-K|-S|-E IMAGE GLOB\n");
+		fprintf(stderr, "usage: ufloor -R | -M|-K|-S|-E IMAGE GLOB\n");
 		return 2;
 	}
 	multi = strcmp(argv[1], "-M") == 0;
@@ -77,6 +110,7 @@ int main(int argc, char **argv)
 	bpf_program__set_autoload(skel->progs.ufloor_entry, !multi && !session);
 	bpf_program__set_autoload(skel->progs.ufloor_exit, !multi && !session);
 	bpf_program__set_autoload(skel->progs.ufloor_session, session);
+	bpf_program__set_autoload(skel->progs.ufloor_sys_exit, false);
 	bpf_program__set_expected_attach_type(skel->progs.ufloor_session,
 					      UPROBE_SESSION_ATTACH_TYPE);
 	skel->rodata->skip_return = strcmp(argv[1], "-E") == 0;
