@@ -458,6 +458,8 @@ int tracer__load(struct tracer *t)
 
 	tracer__prune_begin(t);
 	err = retsnoop__load(t->skel);
+	if (!err)
+		err = tracer__offload_finish(t);
 	tracer__prune_end(t);
 
 	/* the verifier gives up on a signal: that is the stop, not a failure */

@@ -45,6 +45,10 @@ struct tracer {
 	 */
 	struct prog_prune *pruned;
 	int rodata_fd;			/* while loading: .rodata's, -1 until found */
+	/* programs verified on helper threads during the load (tracer_prune.c) */
+#define TRACER_OFFLOADS 4
+	struct prog_offload *offloads[TRACER_OFFLOADS];
+	size_t offload_cnt;
 };
 
 #define pr(t, level, ...) log_msg((t)->o.print, level, __VA_ARGS__)
@@ -58,6 +62,8 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat);
  */
 void tracer__prune_register(void);
 void tracer__prune_begin(struct tracer *t);
+/* After the object's load: the offloaded programs in their stubs' place, 0 or -errno */
+int tracer__offload_finish(struct tracer *t);
 void tracer__prune_end(struct tracer *t);
 
 /* The maps' contents, after the load (tracer_maps.c): 0 or a negative errno. */

@@ -3,13 +3,16 @@
  * The tracer's big programs loaded without the code this run's settings make dead
  * (prog_prune.h): ksession, kentry, kexit, -F's templates and multi-link program, and the
  * user-function ones, each pruned against the object's frozen .rodata when libbpf is about
- * to load it (its prepare hook for their sections).
+ * to load it (its prepare hook for their sections). The raw tracepoints' programs that take
+ * the verifier long (usys_exit, thread_exit) are verified on a thread of their own meanwhile
+ * (prog_offload.h).
  */
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "prog_offload.h"
 #include "prog_prune.h"
 #include "mass_attacher.h"
 #include "tracer_int.h"
@@ -22,6 +25,30 @@
  * tracer__load()), and leaves any other program alone.
  */
 static struct tracer *loading;
+static bool prune_on;
+
+/*
+ * Loaded on a helper thread while libbpf loads the rest: each takes the verifier tens of
+ * ms (6.18 host, a run of user functions only: usys_exit 22, thread_exit 13, beside
+ * usession's 35), and they come first in the object, so the thread runs beside the others.
+ */
+static bool offloadable(const struct tracer *t, const struct bpf_program *prog)
+{
+	return prog == t->skel->progs.usys_exit || prog == t->skel->progs.thread_exit;
+}
+
+static void offload(struct tracer *t, struct bpf_program *prog, struct bpf_prog_load_opts *o)
+{
+	/* retsnoop.bpf.c's LICENSE: the helpers its programs call are GPL-only */
+	struct prog_offload_opts oo = { .sz = sizeof(oo), .license = "Dual BSD/GPL" };
+	struct prog_offload *po;
+
+	if (t->offload_cnt >= TRACER_OFFLOADS)
+		return;
+	po = prog_offload__start(prog, o, &oo);
+	if (po)
+		t->offloads[t->offload_cnt++] = po;
+}
 
 static bool prunable(const struct tracer *t, const struct bpf_program *prog)
 {
@@ -98,7 +125,11 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	int id;
 
 	(void)cookie;
-	if (!t || !prunable(t, prog))
+	if (t && offloadable(t, prog)) {
+		offload(t, prog, o);
+		return 0;
+	}
+	if (!t || !prune_on || !prunable(t, prog))
 		return 0;
 	/* libbpf loaded the one before (one at a time): its records are no longer read */
 	prog_prune__free(t->pruned);
@@ -163,7 +194,20 @@ static const struct {
 	{ "fexit", BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT },
 	/* the multi-link's, a section libbpf has no rules for: the mass attacher types it */
 	{ "fsession.multi", BPF_PROG_TYPE_TRACING, 0 },
+	/* offloaded ones (attached by raw_tp_attach(), as libbpf's own rule would) */
+	{ "raw_tp/sys_exit", BPF_PROG_TYPE_RAW_TRACEPOINT },
+	{ "raw_tp/sched_process_exit", BPF_PROG_TYPE_RAW_TRACEPOINT },
 };
+
+/* bpf_program__attach() of a "raw_tp/NAME" program under the hooks' section rule */
+static int raw_tp_attach(const struct bpf_program *prog, long cookie, struct bpf_link **link)
+{
+	const char *sec = bpf_program__section_name(prog), *tp = strchr(sec, '/');
+
+	(void)cookie;
+	*link = tp ? bpf_program__attach_raw_tracepoint(prog, tp + 1) : NULL;
+	return *link ? 0 : -(errno ?: EINVAL);
+}
 
 static void register_hooks(void)
 {
@@ -171,8 +215,11 @@ static void register_hooks(void)
 	size_t i;
 
 	/* exact names: libbpf's own rules still serve "kprobe/func" and the like */
-	for (i = 0; i < ARRAY_SIZE(hooked); i++)
+	for (i = 0; i < ARRAY_SIZE(hooked); i++) {
+		ho.prog_attach_fn = hooked[i].type == BPF_PROG_TYPE_RAW_TRACEPOINT ?
+				    raw_tp_attach : NULL;
 		libbpf_register_prog_handler(hooked[i].sec, hooked[i].type, hooked[i].attach, &ho);
+	}
 }
 
 void tracer__prune_register(void)
@@ -185,12 +232,35 @@ void tracer__prune_register(void)
 void tracer__prune_begin(struct tracer *t)
 {
 	t->rodata_fd = -1;
-	loading = t->o.no_prune ? NULL : t;
+	loading = t;
+	prune_on = !t->o.no_prune;
+}
+
+int tracer__offload_finish(struct tracer *t)
+{
+	size_t i;
+	int err;
+
+	for (i = 0; i < t->offload_cnt; i++) {
+		err = prog_offload__finish(t->offloads[i]);
+		if (!err)
+			continue;
+		pr(t, LOG_ERROR, "BPF program %s failed to load: %s\n%s",
+		   bpf_program__name(prog_offload__prog(t->offloads[i])), strerror(-err),
+		   err == -EINTR ? "" : prog_offload__log(t->offloads[i]));
+		return err;
+	}
+	return 0;
 }
 
 void tracer__prune_end(struct tracer *t)
 {
+	size_t i;
+
 	loading = NULL;
 	prog_prune__free(t->pruned);
 	t->pruned = NULL;
+	for (i = 0; i < t->offload_cnt; i++)
+		prog_offload__free(t->offloads[i]);
+	t->offload_cnt = 0;
 }
