@@ -106,6 +106,12 @@ struct prog_offload *prog_offload__start(struct bpf_program *prog, struct bpf_pr
 	}
 	po->lo.func_info = po->func_info;
 	po->lo.line_info = po->line_info;
+	/*
+	 * libbpf 1.4 sets the expected attach type after the hook ("allow
+	 * prog_prepare_load_fn to change expected_attach_type"): @o has none yet, and a
+	 * kprobe.multi link refuses a program loaded without its type (EINVAL)
+	 */
+	po->lo.expected_attach_type = bpf_program__expected_attach_type(prog);
 	/* libbpf copies the stub: nothing of the real program is changed until it loads */
 	if (bpf_program__set_insns(prog, (struct bpf_insn *)stub, 2)) {
 		err = errno;

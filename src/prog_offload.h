@@ -27,7 +27,8 @@ struct prog_offload_opts {
 };
 
 /*
- * In @prog's prepare-load hook, with the attributes @o libbpf will load it with: start
+ * In @prog's prepare-load hook, with the attributes @o libbpf will load it with (and
+ * @prog's expected attach type, which libbpf 1.4 puts in them only after the hook): start
  * its load on a thread, and make @prog and @o a stub's. NULL with errno set when nothing
  * was changed (libbpf then loads the program as usual): EINVAL for attributes it doesn't
  * copy (an fd array, a log buffer), ENOMEM, or the thread's start's.

@@ -4,8 +4,10 @@
  * maps, BTF function and line records) verified on a helper thread from libbpf's
  * prepare-load hook while libbpf loads a stub: after the object's load, the program's
  * descriptor is the real program's (its instructions, its BTF, close-on-exec kept); a
- * program the verifier refuses fails the finish, with the verifier's log. Needs root and
- * BPF: skipped (never passed) without them.
+ * program the verifier refuses fails the finish, with the verifier's log; a program loaded
+ * for uprobe.multi links takes one after the offload (its expected attach type kept, which
+ * libbpf 1.4 sets only after the hook). Needs root and BPF: skipped (never passed) without
+ * them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +17,9 @@
 #include <bpf/libbpf.h>
 #include "unit.h"
 #include "calib_feat.skel.h"
+#include "elf_funcs.h"
 #include "prog_offload.h"
+#include "uprobe_link.h"
 
 static struct prog_offload *started;
 static bool corrupt;
@@ -115,6 +119,56 @@ static void test_refused(void **state)
 	calib_feat__destroy(skel);
 }
 
+/* The file offset of this test's main(), for a uprobe.multi link to take (never hit) */
+static unsigned long own_offset(void)
+{
+	struct elf_funcs *e = elf_funcs__open("/proc/self/exe", NULL);
+	unsigned long off = 0;
+	size_t i;
+
+	assert_non_null(e);
+	for (i = 0; i < elf_funcs__func_cnt(e) && !off; i++)
+		if (!strcmp(elf_funcs__func(e, i)->name, "main"))
+			off = elf_funcs__func(e, i)->offset;
+	elf_funcs__free(e);
+	assert_true(off != 0);
+	return off;
+}
+
+static void test_attach_type_kept(void **state)
+{
+	unsigned long off = own_offset();
+	struct uprobe_link_spec spec = { .path = "/proc/self/exe", .offsets = &off, .cnt = 1 };
+	struct calib_feat *skel;
+	int err, link;
+
+	(void)state;
+	started = NULL;
+	corrupt = false;
+	skel = open_one();
+	bpf_program__set_expected_attach_type(skel->progs.calib_uentry, BPF_TRACE_UPROBE_MULTI);
+	err = calib_feat__load(skel);
+	if (err == -EPERM || err == -EACCES) {
+		prog_offload__free(started);
+		calib_feat__destroy(skel);
+		skip();
+	}
+	assert_int_equal(err, 0);
+	assert_int_equal(prog_offload__finish(started), 0);
+	link = uprobe_link__create(bpf_program__fd(skel->progs.calib_uentry),
+				   BPF_TRACE_UPROBE_MULTI, &spec);
+	if (link == -EOPNOTSUPP) {
+		prog_offload__free(started);
+		calib_feat__destroy(skel);
+		skip();	/* no uprobe.multi links (before 6.6) */
+	}
+	/* -EINVAL: loaded without the attach type the link needs */
+	assert_true(link >= 0);
+	close(link);
+	prog_offload__free(started);
+	calib_feat__destroy(skel);
+}
+
 /* Attributes libbpf keeps to itself (a log) leave the program to libbpf: nothing changed */
 static void test_not_taken(void **state)
 {
@@ -137,6 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_offloaded),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_attach_type_kept),
 		cmocka_unit_test(test_not_taken),
 	};
 	LIBBPF_OPTS(libbpf_prog_handler_opts, ho, .prog_prepare_load_fn = hook);
