@@ -31,10 +31,16 @@ static bool prune_on;
  * Loaded on a helper thread while libbpf loads the rest: each takes the verifier tens of
  * ms (6.18 host, a run of user functions only: usys_exit 22, thread_exit 13, beside
  * usession's 35), and they come first in the object, so the thread runs beside the others.
+ * kentry and kexit (-K, and the kprobe.multi pair where there are no session links) are
+ * verified side by side the same way. Never a template the mass attacher clones: its
+ * clones copy what libbpf loaded.
  */
 static bool offloadable(const struct tracer *t, const struct bpf_program *prog)
 {
-	return prog == t->skel->progs.usys_exit || prog == t->skel->progs.thread_exit;
+	const struct retsnoop *s = t->skel;
+
+	return prog == s->progs.usys_exit || prog == s->progs.thread_exit ||
+	       prog == s->progs.kentry || prog == s->progs.kexit;
 }
 
 static void offload(struct tracer *t, struct bpf_program *prog, struct bpf_prog_load_opts *o)
@@ -114,9 +120,9 @@ static int find_rodata_fd(struct tracer *t, const struct bpf_insn *insns, size_t
 	return -1;
 }
 
-static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, long cookie)
+/* @prog pruned for the load, or left whole when that can't be done */
+static void prune(struct tracer *t, struct bpf_program *prog, struct bpf_prog_load_opts *o)
 {
-	struct tracer *t = loading;
 	const struct prog_text *out;
 	struct prog_text in;
 	struct prog_prune *p;
@@ -124,20 +130,13 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	const void *ro;
 	int id;
 
-	(void)cookie;
-	if (t && offloadable(t, prog)) {
-		offload(t, prog, o);
-		return 0;
-	}
-	if (!t || !prune_on || !prunable(t, prog))
-		return 0;
 	/* libbpf loaded the one before (one at a time): its records are no longer read */
 	prog_prune__free(t->pruned);
 	t->pruned = NULL;
 	ro = bpf_map__initial_value(t->skel->maps.rodata, &ro_sz);
 	if (!ro || find_rodata_fd(t, bpf_program__insns(prog), bpf_program__insn_cnt(prog),
 				  ro_sz) < 0)
-		return 0;
+		return;
 	in = (struct prog_text){
 		.insns = bpf_program__insns(prog),
 		.insn_cnt = bpf_program__insn_cnt(prog),
@@ -155,19 +154,19 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 		/* loaded whole: the verifier drops the same code, later and at more cost */
 		pr(t, LOG_DEBUG, "BPF program %s: loaded unpruned (%d).\n",
 		   bpf_program__name(prog), -errno);
-		return 0;
+		return;
 	}
 	/* a template's function id: where its clones write theirs, if it stayed */
 	id = t->att ? mass_attacher__tmpl_id_insn(t->att, prog) : -1;
 	if (id >= 0 && prog_prune__new_index(p, id) < 0) {
 		prog_prune__free(p);
-		return 0;
+		return;
 	}
 	out = prog_prune__text(p);
 	/* libbpf copies the instructions; the records must live until the load returns */
 	if (bpf_program__set_insns(prog, (struct bpf_insn *)out->insns, out->insn_cnt)) {
 		prog_prune__free(p);
-		return 0;
+		return;
 	}
 	if (id >= 0)
 		mass_attacher__set_tmpl_id_insn(t->att, prog, prog_prune__new_index(p, id));
@@ -179,6 +178,20 @@ static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, 
 	pr(t, LOG_DEBUG, "BPF program %s: %zu of %zu instructions dropped before the load (%zu branches decided by this run's settings, %zu settings read as constants, %zu slots nothing read).\n",
 	   bpf_program__name(prog), prog_prune__removed(p), in.insn_cnt, prog_prune__decided(p),
 	   prog_prune__folded(p), prog_prune__dead_defs(p));
+}
+
+static int prepare_load(struct bpf_program *prog, struct bpf_prog_load_opts *o, long cookie)
+{
+	struct tracer *t = loading;
+
+	(void)cookie;
+	if (!t)
+		return 0;
+	if (prune_on && prunable(t, prog))
+		prune(t, prog, o);
+	/* what libbpf would load, pruned: copied as it is now */
+	if (offloadable(t, prog))
+		offload(t, prog, o);
 	return 0;
 }
 
