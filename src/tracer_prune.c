@@ -3,9 +3,9 @@
  * The tracer's big programs loaded without the code this run's settings make dead
  * (prog_prune.h): ksession, kentry, kexit, -F's templates and multi-link program, and the
  * user-function ones, each pruned against the object's frozen .rodata when libbpf is about
- * to load it (its prepare hook for their sections). The raw tracepoints' programs that take
- * the verifier long (usys_exit, thread_exit) are verified on a thread of their own meanwhile
- * (prog_offload.h).
+ * to load it (its prepare hook for their sections). Programs that take the verifier long
+ * beside another (usys_exit, thread_exit; kentry and kexit) are verified on threads of
+ * their own meanwhile (prog_offload.h).
  */
 #include <errno.h>
 #include <pthread.h>

@@ -47,10 +47,13 @@ static int hook(struct bpf_program *prog, struct bpf_prog_load_opts *o, long coo
 	return 0;
 }
 
-static struct calib_feat *open_one(void)
+/* The object with calib_uentry alone to load; @bad: the hook makes it one the verifier refuses */
+static struct calib_feat *open_one(bool bad)
 {
 	struct calib_feat *skel = calib_feat__open();
 
+	started = NULL;
+	corrupt = bad;
 	assert_non_null(skel);
 	skel->rodata->try_task_storage = false;
 	bpf_map__set_autocreate(skel->maps.storage_probe, false);
@@ -59,27 +62,37 @@ static struct calib_feat *open_one(void)
 	return skel;
 }
 
+static void done(struct calib_feat *skel)
+{
+	prog_offload__free(started);
+	calib_feat__destroy(skel);
+}
+
+/* Load @skel (libbpf loads the stub, the hook started the program's load): skipped without BPF */
+static void load_or_skip(struct calib_feat *skel)
+{
+	int err = calib_feat__load(skel);
+
+	if (err == -EPERM || err == -EACCES) {
+		done(skel);
+		skip();	/* not root, or no BPF here */
+	}
+	assert_int_equal(err, 0);
+	assert_non_null(started);
+}
+
 static void test_offloaded(void **state)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	struct calib_feat *skel;
 	size_t insn_cnt;
-	int fd, err;
+	int fd;
 
 	(void)state;
-	started = NULL;
-	corrupt = false;
-	skel = open_one();
+	skel = open_one(false);
 	insn_cnt = bpf_program__insn_cnt(skel->progs.calib_uentry);
-	err = calib_feat__load(skel);
-	if (err == -EPERM || err == -EACCES) {
-		prog_offload__free(started);
-		calib_feat__destroy(skel);
-		skip();	/* not root, or no BPF here */
-	}
-	assert_int_equal(err, 0);
-	assert_non_null(started);
+	load_or_skip(skel);
 	assert_int_equal(prog_offload__finish(started), 0);
 	assert_ptr_equal(prog_offload__prog(started), skel->progs.calib_uentry);
 	fd = bpf_program__fd(skel->progs.calib_uentry);
@@ -91,8 +104,7 @@ static void test_offloaded(void **state)
 	assert_true(info.btf_id != 0);
 	assert_true(info.nr_func_info >= 1 && info.nr_line_info >= 1);
 	assert_int_equal(fcntl(fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
-	prog_offload__free(started);
-	calib_feat__destroy(skel);
+	done(skel);
 }
 
 static void test_refused(void **state)
@@ -101,22 +113,13 @@ static void test_refused(void **state)
 	int err;
 
 	(void)state;
-	started = NULL;
-	corrupt = true;
-	skel = open_one();
-	err = calib_feat__load(skel);
-	if (err == -EPERM || err == -EACCES) {
-		prog_offload__free(started);
-		calib_feat__destroy(skel);
-		skip();
-	}
+	skel = open_one(true);
 	/* libbpf loaded the stub; the program itself fails at the finish */
-	assert_int_equal(err, 0);
+	load_or_skip(skel);
 	err = prog_offload__finish(started);
 	assert_true(err == -EACCES || err == -EINVAL);
 	assert_non_null(strstr(prog_offload__log(started), "R5 !read_ok"));
-	prog_offload__free(started);
-	calib_feat__destroy(skel);
+	done(skel);
 }
 
 /* The file offset of this test's main(), for a uprobe.multi link to take (never hit) */
@@ -140,39 +143,29 @@ static void test_attach_type_kept(void **state)
 	unsigned long off = own_offset();
 	struct uprobe_link_spec spec = { .path = "/proc/self/exe", .offsets = &off, .cnt = 1 };
 	struct calib_feat *skel;
-	int err, link;
+	int link;
 
 	(void)state;
-	started = NULL;
-	corrupt = false;
-	skel = open_one();
+	skel = open_one(false);
 	bpf_program__set_expected_attach_type(skel->progs.calib_uentry, BPF_TRACE_UPROBE_MULTI);
-	err = calib_feat__load(skel);
-	if (err == -EPERM || err == -EACCES) {
-		prog_offload__free(started);
-		calib_feat__destroy(skel);
-		skip();
-	}
-	assert_int_equal(err, 0);
+	load_or_skip(skel);
 	assert_int_equal(prog_offload__finish(started), 0);
 	link = uprobe_link__create(bpf_program__fd(skel->progs.calib_uentry),
 				   BPF_TRACE_UPROBE_MULTI, &spec);
 	if (link == -EOPNOTSUPP) {
-		prog_offload__free(started);
-		calib_feat__destroy(skel);
+		done(skel);
 		skip();	/* no uprobe.multi links (before 6.6) */
 	}
 	/* -EINVAL: loaded without the attach type the link needs */
 	assert_true(link >= 0);
 	close(link);
-	prog_offload__free(started);
-	calib_feat__destroy(skel);
+	done(skel);
 }
 
 /* Attributes libbpf keeps to itself (a log) leave the program to libbpf: nothing changed */
 static void test_not_taken(void **state)
 {
-	struct calib_feat *skel = open_one();
+	struct calib_feat *skel = open_one(false);
 	char log[16];
 	LIBBPF_OPTS(bpf_prog_load_opts, o, .log_buf = log, .log_size = sizeof(log));
 	size_t cnt = bpf_program__insn_cnt(skel->progs.calib_uentry);
