@@ -39,18 +39,13 @@ run_bench() {
 	done | sort -n | awk '{ v[NR] = $1 } END { printf "%.0f\n", v[int((NR + 1) / 2)] }'
 }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+. bench/bg_ready.sh
 
 # start "$@" in the background until its output matches $READY; sets $bg_pid, $ready_ms
 start_bg() {
-	local t0 i
+	local t0
 	t0=$(now_ns)
-	"$@" >"$T/bg" 2>&1 &
-	bg_pid=$!
-	for i in $(seq 600); do
-		grep -qE "$READY" "$T/bg" 2>/dev/null && break
-		kill -0 $bg_pid 2>/dev/null || { echo "failed: $*" >&2; cat "$T/bg" >&2; return 1; }
-		sleep 0.05
-	done
+	bg_ready 0.05 "$READY" "$T/bg" "$@" || return 1
 	ready_ms=$((($(now_ns) - t0) / 1000000))
 }
 

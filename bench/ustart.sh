@@ -24,23 +24,18 @@ trap 'rm -rf "$T"; kill $(jobs -p) 2>/dev/null' EXIT
 now_ns() { date +%s%N; }
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
+. bench/bg_ready.sh
 
 # READY-ERE CMD...: prints "ready_ms feature_ms rss_kb" ('-' when -vv didn't say them;
 # rss_kb: the peak RSS when attached)
 ready_once() {
-	local ready=$1 t0 pid i r f m
+	local ready=$1 t0 r f m
 	shift
 	t0=$(now_ns)
-	"$@" >"$T/out" 2>&1 &
-	pid=$!
-	for i in $(seq 4000); do
-		grep -qE "$ready" "$T/out" 2>/dev/null && break
-		kill -0 $pid 2>/dev/null || { echo "failed: $*" >&2; cat "$T/out" >&2; return 1; }
-		sleep 0.005
-	done
+	bg_ready 0.005 "$ready" "$T/out" "$@" || return 1
 	r=$((($(now_ns) - t0) / 1000000))
-	kill -INT $pid
-	wait $pid 2>/dev/null
+	kill -INT $bg_pid
+	wait $bg_pid 2>/dev/null
 	f=$(sed -n 's/^Start-up: feature detection done at \([0-9]*\) ms.*/\1/p' "$T/out")
 	m=$(sed -n 's/^Start-up: attach done at .*peak RSS \([0-9]*\) kB.*/\1/p' "$T/out")
 	echo "$r ${f:--} ${m:--}"

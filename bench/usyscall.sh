@@ -21,24 +21,19 @@ trap 'rm -rf "$T"; kill $(jobs -p) 2>/dev/null' EXIT
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 loop() { "$B/syscall_loop" getpid "$N" | awk '{ print $4 }'; }
+. bench/bg_ready.sh
 
 # READY-ERE CMD...: the loop's ns a call while CMD is attached
 under() {
-	local ready=$1 pid i v
+	local ready=$1 v
 	shift
-	"$@" >"$T/out" 2>&1 &
-	pid=$!
-	for i in $(seq 2000); do
-		grep -qE "$ready" "$T/out" 2>/dev/null && break
-		kill -0 $pid 2>/dev/null || { echo "failed: $*" >&2; cat "$T/out" >&2; return 1; }
-		sleep 0.01
-	done
+	bg_ready 0.01 "$ready" "$T/out" "$@" || return 1
 	# what the tool does right after it is ready (its first poll's work, the sidecar's
 	# start) would share the 2 CPUs with the loop: measured once it is idle
 	sleep 1
 	v=$(loop)
-	kill -INT $pid
-	wait $pid 2>/dev/null
+	kill -INT $bg_pid
+	wait $bg_pid 2>/dev/null
 	echo "$v"
 }
 
