@@ -311,6 +311,18 @@ size_t mass_attacher__fsession_multi_cnt(const struct mass_attacher *att)
 	return att->fmulti_cnt;
 }
 
+bool mass_attacher__sole_tracing_prog(const struct mass_attacher *att)
+{
+	size_t i;
+
+	if (!att->fmulti_cnt || att->fmulti_cnt != att->fentry_cnt || ma_injects__cnt(att->injects))
+		return false;
+	for (i = 0; i < att->func_cnt; i++)
+		if (att->how[i] == FUNC_ATTACH_FENTRY && att->funcs[i].module)
+			return false;	/* its module's clone of the program */
+	return true;
+}
+
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att)
 {
 	return att->mode == ATTACH_FENTRY ? att->kprobe_cnt : 0;

@@ -162,6 +162,14 @@ bool mass_attacher__kprobe_session_used(const struct mass_attacher *att);
 bool mass_attacher__fsession_used(const struct mass_attacher *att);
 /* How many functions are on fsession multi-links (opts.fsession_multi); 0: none. */
 size_t mass_attacher__fsession_multi_cnt(const struct mass_attacher *att);
+/*
+ * The object's own multi-link program (progs.fsession_multi, vmlinux's functions) is the
+ * only program of the templates' and the injected probes' kind this run loads: no module's
+ * clone of it, no clone per function, no injected probe. The kernel then keeps it from
+ * running inside itself on a CPU (its recursion check, counted as the program's misses),
+ * which is what their shared per-CPU guard does between programs.
+ */
+bool mass_attacher__sole_tracing_prog(const struct mass_attacher *att);
 /* Functions attached with kprobes although the mode is fentry/fexit. */
 size_t mass_attacher__fallback_cnt(const struct mass_attacher *att);
 /* fentry/fexit: the template slot (0..6 arguments, MA_FEXIT_TMPLS for void) of @id. */

@@ -361,6 +361,9 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 		skel->rodata->ip_slot_shift = 64 - bits;
 		skel->rodata->ip_slot_mask = (1u << bits) - 1;
 	}
+	skel->rodata->guard_by_kernel = t->att && mass_attacher__sole_tracing_prog(t->att);
+	if (skel->rodata->guard_by_kernel)
+		pr(t, LOG_DEBUG, "BPF programs: the kernel's recursion check alone keeps the multi-link program from running inside itself (no guard of ours).\n");
 	skel->rodata->kret_ip_off = feat->kret_ip_off;
 	skel->rodata->tk_addr_off = feat->trace_kprobe_addr_off;
 	skel->rodata->has_func_ret = feat->has_func_ret;

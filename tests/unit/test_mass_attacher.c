@@ -271,6 +271,69 @@ static void test_fsession_multi(void **state)
 	}
 }
 
+/*
+ * The one multi-link program of vmlinux's functions may leave its recursion to the kernel:
+ * not with a module's clone of it, a clone per function or an injected probe beside it
+ * (they all share the guard); the kprobe fallbacks never took it.
+ */
+static void test_sole_tracing_prog(void **state)
+{
+	static const struct func vml[] = {
+		{ .name = "__x64_sys_mount", .btf_id = 20, .arg_cnt = 5 },
+		{ .name = "path_put", .btf_id = 21, .arg_cnt = 1, .flags = FUNC_RET_VOID },
+		{ .name = "do_new_mount.isra.0" },		/* no BTF: a kprobe */
+	};
+	static const struct func with_mod[] = {
+		{ .name = "__x64_sys_mount", .btf_id = 20, .arg_cnt = 5 },
+		{ .name = "ext4_fill_super", .module = "ext4", .btf_id = 70001, .arg_cnt = 2 },
+	};
+	static int prog_stub[4];
+	struct mass_attacher_progs progs = {
+		.fsession = (struct bpf_program *)&prog_stub[0],
+		.fsession_void = (struct bpf_program *)&prog_stub[1],
+		.fsession_multi = (struct bpf_program *)&prog_stub[2],
+		.inject = { [PROBE_KPROBE] = (struct bpf_program *)&prog_stub[3] },
+	};
+	struct mass_attacher_opts o = {
+		.sz = sizeof(o), .mode = ATTACH_FENTRY, .print = log_to_buf,
+		.has_kprobe_multi = true, .has_cookies = true, .has_func_ip = true,
+		.has_fentry = true, .fsession_kfunc_id = 30057, .fsession_multi = true,
+	};
+	struct probe_spec spec = { .kind = PROBE_KPROBE, .spec = "kprobe:do_mount",
+				   .name = "do_mount", .display = "kprobe:do_mount" };
+	struct mass_attacher *att;
+
+	att = plan_fsession_in(vml, 3, ATTACH_FENTRY, 30057, true, true, true);
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 2);
+	assert_int_equal(mass_attacher__fallback_cnt(att), 1);
+	assert_true(mass_attacher__sole_tracing_prog(att));
+	mass_attacher__free(att);
+	/* a module's function: its module's clone runs beside vmlinux's program */
+	att = plan_fsession_in(with_mod, 2, ATTACH_FENTRY, 30057, true, true, true);
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 2);
+	assert_false(mass_attacher__sole_tracing_prog(att));
+	mass_attacher__free(att);
+	/* an fsession program a function (no multi-links), or the pair */
+	att = plan_fsession_in(vml, 3, ATTACH_FENTRY, 30057, true, false, true);
+	assert_false(mass_attacher__sole_tracing_prog(att));
+	mass_attacher__free(att);
+	att = plan_fsession_in(vml, 3, ATTACH_FENTRY, 0, true, true, true);
+	assert_false(mass_attacher__sole_tracing_prog(att));
+	mass_attacher__free(att);
+	/* no fentry at all (kprobes only): nothing takes the guard, nothing to say */
+	att = plan_fsession_in(vml, 3, ATTACH_KPROBE_MULTI, 30057, true, true, true);
+	assert_false(mass_attacher__sole_tracing_prog(att));
+	mass_attacher__free(att);
+	/* an injected probe's program takes the guard too */
+	att = mass_attacher__new(&progs, vml, 3, &o);
+	assert_non_null(att);
+	assert_int_equal(mass_attacher__add_inject(att, &spec, 0), 0);
+	assert_int_equal(mass_attacher__plan(att), 0);
+	assert_int_equal(mass_attacher__fsession_multi_cnt(att), 2);
+	assert_false(mass_attacher__sole_tracing_prog(att));
+	mass_attacher__free(att);
+}
+
 static void test_no_functions(void **state)
 {
 	struct mass_attacher_progs progs = {};
@@ -296,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_kprobe_session),
 		cmocka_unit_test(test_fsession),
 		cmocka_unit_test(test_fsession_multi),
+		cmocka_unit_test(test_sole_tracing_prog),
 		cmocka_unit_test(test_no_functions),
 	};
 
