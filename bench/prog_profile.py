@@ -4,9 +4,11 @@
 @M MODE VERSION starts a mode, after @U, the loop's 'calls N ns_per_call X' without perf, and @C,
 with it;
 @L JIT-ADDR PROG-ID
-FILE:LINE TEXT our programs' line table (prog_lines); COUNT @S IP SYMBOL the samples.
+FILE:LINE TEXT our programs' line table (prog_lines), @L JIT-ADDR PROG-ID <end> where a
+function's code ends; COUNT @S IP SYMBOL the samples.
 A sample in one of our programs goes to the line whose code starts at or below its address
-(the entries of the same program); the rest are counted by kernel or user symbol.
+(the entries of the same program); the rest are counted by kernel or user symbol (perf names
+no BPF trampoline: '[unknown: trampoline, perf]').
 """
 import bisect
 import re
@@ -48,8 +50,11 @@ def report(mode):
     for n, ip, sym in mode["samples"]:
         total += n
         i = bisect.bisect_right(addrs, ip) - 1
-        if sym.startswith("bpf_prog_") or (sym == "[unknown]" and i >= 0 and ip - addrs[i] < 4096):
-            if i >= 0 and ip - addrs[i] < 4096:
+        # past a function's <end> (prog_lines): a trampoline or another program packed after
+        # it; logs without end lines (before 2026-11-29) fall back to 4 KiB past the last line
+        ours = i >= 0 and ip - addrs[i] < 4096 and lines[i][2] != "<end>"
+        if sym.startswith("bpf_prog_") or (sym == "[unknown]" and ours):
+            if ours:
                 key = "%s %s" % (lines[i][2], lines[i][3].strip()[:70])
                 by_line[key] = by_line.get(key, 0) + n
                 prog_total += n
