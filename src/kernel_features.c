@@ -240,6 +240,20 @@ static void *release_calib(void *arg)
 	return NULL;
 }
 
+bool kernel_features__holds_uprobes(const struct kernel_calib *c)
+{
+	int i;
+
+	if (!c)
+		return false;
+	if (c->skel && c->skel->links.calib_uentry)
+		return true;
+	for (i = 0; i < UPROBE_LINK_PROBES; i++)
+		if (c->link_fds[i] >= 0)
+			return true;
+	return false;
+}
+
 void kernel_features__release(struct kernel_calib *c)
 {
 	pthread_t thread;

@@ -115,6 +115,12 @@ struct kernel_calib *kernel_features__begin(const volatile sig_atomic_t *stop);
 int kernel_features__end(struct kernel_calib *c, struct kernel_features *f,
 			 const struct btf *vmlinux_btf, bool uprobe_links);
 void kernel_features__release(struct kernel_calib *c);
+/*
+ * Does @c hold uprobes (kernel_features__detect_user()'s, or the uprobe link probes' links)?
+ * Their release holds up an exec() in another process while it waits for RCU: a caller that
+ * is about to start one releases them after it (trace_cmd_target.calib).
+ */
+bool kernel_features__holds_uprobes(const struct kernel_calib *c);
 
 /*
  * The same detection from a uprobe on retsnoop's own code, for runs that trace only

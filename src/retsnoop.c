@@ -555,7 +555,7 @@ static int run(void)
 	 * Released on a thread of its own: the run goes on meanwhile. Uprobes among them
 	 * (user-space functions traced) go once the sidecar has started (trace_cmd_target).
 	 */
-	if (calib && (!kernel || has_globs(true)))
+	if (kernel_features__holds_uprobes(calib))
 		tgt.calib = calib;
 	else
 		kernel_features__release(calib);

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* The -V -v feature report layout (detection itself is proven in the test VM). */
+/*
+ * The -V -v feature report layout (detection itself is proven in the test VM), and which
+ * calibrations hold uprobes (the host runs uprobes: a real one).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -121,6 +124,35 @@ static void test_kstack_size(void **state)
 	assert_int_equal(kernel_features__kstack_size(&f), 0);
 }
 
+/*
+ * A user-only run's calibration holds a uprobe on our own code (and the link probes' links):
+ * retsnoop.c releases it only after the sidecar's exec(), which that release would hold up.
+ * A kernel calibration without the uprobe link probes holds none. Needs root and uprobes:
+ * skipped (never passed) without them.
+ */
+static void test_holds_uprobes(void **state)
+{
+	struct kernel_features f = {};
+	struct kernel_calib *c = NULL;
+	int err;
+
+	assert_false(kernel_features__holds_uprobes(NULL));
+	/* its kprobes may or may not attach here: no uprobe either way */
+	c = kernel_features__begin(NULL);
+	assert_non_null(c);
+	assert_false(kernel_features__holds_uprobes(c));
+	kernel_features__release(c);
+
+	c = NULL;
+	err = kernel_features__detect_user(&f, NULL, &c);
+	if (err) {
+		kernel_features__release(c);
+		skip();	/* not root, or no uprobes here */
+	}
+	assert_true(kernel_features__holds_uprobes(c));
+	kernel_features__release(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -128,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_all_yes),
 		cmocka_unit_test(test_old_kernel),
 		cmocka_unit_test(test_kstack_size),
+		cmocka_unit_test(test_holds_uprobes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
