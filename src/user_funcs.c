@@ -592,6 +592,33 @@ static bool is_script(const char *path)
 	return yes;
 }
 
+/*
+ * A library glob whose files the program doesn't load when it starts (nor the process has
+ * mapped, -p) traces them for a dlopen() that may never come: the run would wait for
+ * calls that can't happen, as with Debian's zstd, which has libzstd's code built in. Said
+ * once for the globs naming the same library; a script's libraries are said above.
+ */
+static void note_not_loaded(struct user_funcs *uf, const struct user_glob *g, const char *binary,
+			    const char *glob, const struct resolve_ctx *rc)
+{
+	size_t i;
+
+	for (i = 0; i < uf->glob_cnt && &uf->globs[i] != g; i++)
+		if (uf->globs[i].spec.image_kind == GLOB_IMAGE_LIB &&
+		    !strcmp(uf->globs[i].spec.image, g->spec.image))
+			return;
+	if (uf->o.pid > 0) {
+		pr(uf, LOG_WARN, "Note: process %d has no library matching '%s' mapped: '%s' traces %s%s, for a dlopen() it may make later.\n",
+		   uf->o.pid, g->spec.image, glob, rc->first_image, rc->images > 1 ? " and others" : "");
+		return;
+	}
+	if (is_script(binary))
+		return;
+	pr(uf, LOG_WARN, "Note: %s doesn't load a library matching '%s' when it starts: '%s' traces %s%s, for a dlopen() it may make; if the program has that code built in, name the program: '%s [%s]'.\n",
+	   binary, g->spec.image, glob, rc->first_image, rc->images > 1 ? " and others" : "",
+	   g->spec.name, binary);
+}
+
 static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 {
 	struct user_images_opts io = {
@@ -600,10 +627,12 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 		/* the command inherits ours: its loader searches there first */
 		.ld_library_path = getenv("LD_LIBRARY_PATH"),
 	};
+	enum user_image_from from = USER_IMAGE_PATH;
 	struct resolve_ctx rc = { .uf = uf, .g = g };
 	char buf[512];
 	int err;
 
+	io.from = &from;
 	glob_spec__str(&g->spec, buf, sizeof(buf));
 	err = user_images__resolve(&g->spec, &io,
 				   g->spec.kind == GLOB_SRC_PATH ? on_image_src : on_image, &rc);
@@ -628,6 +657,8 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 		pr(uf, LOG_WARN, "Note: %s is a script, so which libraries its program loads is unknown: '%s' traces %s%s, where the loader would look; if the script runs a program with libraries of its own (a pyenv or nvm shim, a wrapper), name that library by its path.\n",
 		   uf->o.binary, buf, rc.first_image, rc.images > 1 ? " and others" : "");
 	}
+	if (from == USER_IMAGE_SEARCH && io.binary && rc.first_image)
+		note_not_loaded(uf, g, io.binary, buf, &rc);
 	/*
 	 * An entry glob whose every match is never probed would start no session: the run
 	 * would wait for nothing. Other globs only lose what they can't have (said above).

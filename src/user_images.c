@@ -512,6 +512,7 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 			 int (*cb)(const char *path, void *ctx), void *ctx)
 {
 	struct resolver r = { .spec = spec };
+	enum user_image_from from;
 	char real[PATH_MAX];
 	size_t i;
 	int err = 0;
@@ -530,6 +531,8 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 		/* a path names one file: the traced program runs what it names */
 		if (!realpath(spec->image, real))
 			return -errno;
+		if (r.o.from)
+			*r.o.from = USER_IMAGE_PATH;
 		return cb(real, ctx);
 	}
 
@@ -539,8 +542,13 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 	 */
 	if (r.o.pid > 0)
 		err = from_maps(&r);
-	if (!err && !r.found.cnt && r.o.binary)
+	from = USER_IMAGE_MAPS;
+	if (!err && !r.found.cnt && r.o.binary) {
 		err = from_needed(&r, r.o.binary, NULL, 0);
+		from = USER_IMAGE_NEEDED;
+	}
+	if (!r.found.cnt)
+		from = USER_IMAGE_SEARCH;
 	/* not needed by the binary: one it may dlopen(), from the loader's directories */
 	if (!err && !r.found.cnt && r.o.binary)
 		err = from_runpath(&r);
@@ -554,6 +562,8 @@ int user_images__resolve(const struct glob_spec *spec, const struct user_images_
 	}
 	if (!err && r.found.cnt == 0)
 		err = -ENOENT;
+	if (!err && r.o.from)
+		*r.o.from = from;
 	for (i = 0; !err && i < r.found.cnt; i++)
 		err = cb(r.found.v[i], ctx);
 	set_free(&r.found);

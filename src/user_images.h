@@ -20,6 +20,14 @@
 #include "glob.h"
 #include "log.h"
 
+/* Which of the sources above had a glob's files (the first that had any) */
+enum user_image_from {
+	USER_IMAGE_PATH,	/* the bracket is a path */
+	USER_IMAGE_MAPS,	/* 1: the process maps them */
+	USER_IMAGE_NEEDED,	/* 2: the program loads them when it starts */
+	USER_IMAGE_SEARCH,	/* 3: the program doesn't load them when it starts */
+};
+
 struct user_images_opts {
 	size_t sz;
 	int pid;		/* a traced process whose maps come first (0: none) */
@@ -27,6 +35,8 @@ struct user_images_opts {
 	const char *root;	/* prefix of every loader directory (tests; NULL: "/") */
 	const char *ld_library_path;	/* what the program's loader gets (NULL: none) */
 	log_print_fn print;
+	/* out: where the files were found, set when user_images__resolve() found any */
+	enum user_image_from *from;
 };
 
 /*

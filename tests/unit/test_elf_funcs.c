@@ -293,8 +293,9 @@ static int collect(const char *path, void *ctx)
 
 static void test_resolve_images(void **state)
 {
-	struct user_images_opts uo = { .sz = sizeof(uo) };
-	char prog[PATH_MAX], lib[PATH_MAX], real[PATH_MAX];
+	enum user_image_from from = -1;
+	struct user_images_opts uo = { .sz = sizeof(uo), .from = &from };
+	char prog[PATH_MAX], lib[PATH_MAX], real[PATH_MAX], spec[PATH_MAX + 16];
 	struct found f = {};
 	struct glob_spec s;
 
@@ -305,6 +306,13 @@ static void test_resolve_images(void **state)
 	/* a path: that file, by its real path; a missing one is ENOENT */
 	assert_int_equal(glob_spec__parse("do_* [/nonexistent/prog]", &s), 0);
 	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), -ENOENT);
+	assert_int_equal((int)from, -1);	/* nothing found: not set */
+	glob_spec__free(&s);
+	snprintf(spec, sizeof(spec), "do_* [%s]", prog);
+	assert_int_equal(glob_spec__parse(spec, &s), 0);
+	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
+	assert_int_equal(from, USER_IMAGE_PATH);
+	f.cnt = 0;
 	glob_spec__free(&s);
 
 	/* a library by file name: through the program's RUNPATH ($ORIGIN) */
@@ -314,6 +322,7 @@ static void test_resolve_images(void **state)
 	assert_int_equal(f.cnt, 1);
 	assert_non_null(realpath(lib, real));
 	assert_string_equal(f.paths[0], real);
+	assert_int_equal(from, USER_IMAGE_NEEDED);
 	/* without the binary the loader's paths don't know it */
 	uo.binary = NULL;
 	f.cnt = 0;
@@ -327,6 +336,7 @@ static void test_resolve_images(void **state)
 	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
 	assert_int_equal(f.cnt, 1);
 	assert_non_null(strstr(f.paths[0], "libc.so"));
+	assert_int_equal(from, USER_IMAGE_MAPS);
 	glob_spec__free(&s);
 }
 
@@ -340,7 +350,8 @@ static void test_resolve_needed(void **state)
 	char prog[PATH_MAX], rprog[PATH_MAX], nprog[PATH_MAX], lib[PATH_MAX], real[PATH_MAX];
 	char alt[] = "/tmp/retsnoop-alt-XXXXXX", altlib[PATH_MAX], ldlp[PATH_MAX * 2];
 	static char cmd[PATH_MAX * 4];
-	struct user_images_opts uo = { .sz = sizeof(uo) };
+	enum user_image_from from = -1;
+	struct user_images_opts uo = { .sz = sizeof(uo), .from = &from };
 	struct found f = {};
 	struct glob_spec s;
 
@@ -369,6 +380,7 @@ static void test_resolve_needed(void **state)
 	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
 	assert_int_equal(f.cnt, 1);
 	assert_string_equal(f.paths[0], real);
+	assert_int_equal(from, USER_IMAGE_NEEDED);	/* needed, found through LD_LIBRARY_PATH */
 
 	/* LD_LIBRARY_PATH comes before DT_RUNPATH, after DT_RPATH */
 	assert_non_null(mkdtemp(alt));
@@ -404,6 +416,7 @@ static void test_resolve_needed(void **state)
 	assert_int_equal(user_images__resolve(&s, &uo, collect, &f), 0);
 	assert_int_equal(f.cnt, 1);
 	assert_non_null(strstr(f.paths[0], "/libuprog-stripped.so"));
+	assert_int_equal(from, USER_IMAGE_SEARCH);
 	glob_spec__free(&s);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", alt);

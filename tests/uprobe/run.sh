@@ -550,6 +550,16 @@ check "-- a script: one note that its libraries are unknown, naming the libc a g
 	eval 'test "$(grep -c "^Note: $T/wrap is a script, so which libraries its program loads is unknown: .malloc \[libc.so.6\]. traces /[^ ]*/libc.so.6, where the loader would look" "$T/out")" = 1 &&
 	      test "$(grep -c "is a script" "$T/out")" = 1 && ! grep -q "is a script" "$T/out2"'
 
+# 10a''. a library the command doesn't load when it starts (libuprog-stripped.so, beside the
+# libuprog.so it needs in its RUNPATH; Debian's zstd has libzstd built in): traced for a
+# dlopen(), said once for the two globs naming it, with the program to name instead; a
+# library it needs: nothing said
+"$RS" --dry-run -e "uprog_lib_probe [libuprog-stripped.so]" -a "uprog_* [libuprog-stripped.so]" \
+	-a "uprog_* [libuprog.so]" -- "$P" >"$T/out" 2>&1
+check "-- CMD: one note for a library it doesn't load when it starts, naming the file traced and the program" \
+	eval 'test "$(grep -c "^Note: $P doesn.t load a library matching .libuprog-stripped.so. when it starts: .uprog_lib_probe \[libuprog-stripped.so\]. traces $D/libuprog-stripped.so, for a dlopen() it may make; if the program has that code built in, name the program: .uprog_lib_probe \[$P\].\.\$" "$T/out")" = 1 &&
+	      test "$(grep -c "load a library matching" "$T/out")" = 1'
+
 # 10b. -- CMD is the image source: a library glob resolves as the command's loader would,
 # through the DT_NEEDED and RUNPATH ($ORIGIN) of the binary PATH finds for the command's name
 PATH=$D:$PATH "$RS" --dry-run -v -e "uprog_lib_probe [libuprog.so]" -- uprog >"$T/out" 2>&1
