@@ -43,7 +43,7 @@ BENCH_GUEST_BINS := $(addprefix $(BENCH_OUT)/,floor stamp syscall_loop prog_line
 # Everything the benchmarks run, built without running anything.
 bench-build: $(BENCH_OUT)/consumer_bench $(BENCH_GUEST_BINS)
 
-bench: bench-consumer bench-sidecar bench-perf bench-prune bench-uprobe
+bench: bench-consumer bench-sidecar bench-perf bench-prune bench-profile bench-uprobe
 
 # Host: records/s decoded and rendered from the golden captures.
 bench-consumer: $(BENCH_OUT)/consumer_bench
@@ -58,6 +58,13 @@ bench-perf: $(BENCH_GUEST_BINS)
 bench-prune: $(BENCH_OUT)/stamp
 	$(Q)bench/prune-modes.sh
 
+# The 7.2 guest, the host's perf copied in: a traced getpid()'s instructions by kernel
+# function and by our programs' source lines (prog-profile.txt), and where the BPF load
+# over ~1,000 functions goes (load-profile.txt).
+bench-profile: $(BENCH_OUT)/stamp $(BENCH_OUT)/syscall_loop $(BENCH_OUT)/prog_lines
+	$(Q)PROFILE_KERNEL=latest bench/prog-profile.sh
+	$(Q)bench/load-profile.sh
+
 # The symbolization sidecar against gimli's addr2line, llvm-symbolizer, eu-addr2line and
 # binutils addr2line on the Debian 6.12 DWARF vmlinux (downloaded into the kernel cache).
 bench-sidecar: $(SIDECAR_BIN) | $(BENCH_OUT)
@@ -68,7 +75,7 @@ bench-sidecar: $(SIDECAR_BIN) | $(BENCH_OUT)
 	  echo "# versions: $$(llvm-symbolizer --version | grep -o 'LLVM version [0-9.]*'), $$(eu-addr2line --version | head -1), $$(addr2line --version | head -1), gimli addr2line $$(basename $$(ls -d /usr/share/cargo/registry/addr2line-0.*) | sed 's/addr2line-//') (Debian librust-addr2line-dev)"; \
 	  bench/sidecar-bench.py $$kdir/vmlinux $$kdir/System.map --gimli $$gimli; } | tee bench/results/sidecar.txt
 
-.PHONY: bench bench-prune bench-build bench-consumer bench-perf bench-sidecar
+.PHONY: bench bench-prune bench-profile bench-build bench-consumer bench-perf bench-sidecar
 
 # User-space tracing on the host (bench/uprobe.sh): the empty uprobe pair floor, and a
 # program with 1,000 functions for attach/detach.
