@@ -307,6 +307,37 @@ static int iouring_no_entries(void)
 	return sys_ret(syscall(__NR_io_uring_setup, 0, params));
 }
 
+/*
+ * add_key() of a key type no one registered: the type's lookup fails inside
+ * key_create_or_update() (7.2 and 6.12: inlined into __key_create_or_update()), which
+ * answers -ENODEV.
+ */
+static int keys_unknown_type(void)
+{
+	return sys_ret(syscall(__NR_add_key, "nosuchtype", "desc", "x", 1, -2 /* process keyring */));
+}
+
+/* fadvise64() with an advice no one knows: generic_fadvise()'s default branch. */
+static int fadvise_bad_advice(void)
+{
+	int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = sys_ret(syscall(__NR_fadvise64, fd, 0, 0, 99));
+	close(fd);
+	return err;
+}
+
+/*
+ * process_madvise() on a descriptor that isn't open, let alone a pidfd: pidfd_get_pid()
+ * finds no file (7.x reaches it through pidfd_get_task()).
+ */
+static int pidfd_bad_fd(void)
+{
+	return sys_ret(syscall(__NR_process_madvise, 1234, NULL, 0, 0, 0));
+}
+
 /* Send @len bytes of netlink messages to the kernel; the first reply's error (its ack). */
 static int nl_exchange(int proto, const void *req, size_t len)
 {
@@ -470,6 +501,10 @@ static const struct errcase cases[] = {
 	{ "prctl-bad-option", "prctl with an option no one handles", EINVAL, prctl_bad_option },
 	{ "iouring-no-entries", "io_uring_setup for a ring of no entries", EINVAL,
 	  iouring_no_entries },
+	{ "keys-unknown-type", "add_key of a key type that doesn't exist", ENODEV,
+	  keys_unknown_type },
+	{ "fadvise-bad-advice", "fadvise64 with an unknown advice", EINVAL, fadvise_bad_advice },
+	{ "pidfd-bad-fd", "process_madvise on a descriptor that isn't open", EBADF, pidfd_bad_fd },
 	/* in-band: the syscall succeeds, the error comes back in the netlink ack */
 	{ "netlink-unknown-kind", "RTM_NEWLINK of a link kind that doesn't exist (netlink ack)",
 	  EOPNOTSUPP, netlink_unknown_kind },

@@ -19,6 +19,11 @@ BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 
 PRCTL="-e $(sys prctl) -a security_task_prctl"
 # 7.x checks the ring's size in io_prepare_config(), called from io_uring_setup's cold part
 IOURING="-e $(sys io_uring_setup) -a 'io_uring_*' -a io_prepare_config -a '*uring_create'"
+# keys, fadvise, pidfds: subsystems no other hunt crosses (arm64's fadvise syscall is
+# fadvise64_64, x86's fadvise64; arm64 6.12 inlines ksys_fadvise64_64 into it)
+KEYS="-e $(sys add_key) -a '*key_create_or_update' -a key_type_lookup -a lookup_user_key"
+FADVISE="-e '$(sys fadvise64)*' -a ksys_fadvise64_64 -a vfs_fadvise -a generic_fadvise"
+PIDFD="-e $(sys process_madvise) -a pidfd_get_task -a pidfd_get_pid"
 # mkdirat rather than mkdir: arm64 has no mkdir syscall; 5.10 looks up in __lookup_hash,
 # later kernels in lookup_one_qstr_excl; 7.x's filename_mkdirat was do_mkdirat
 MKDIR="-e $(sys mkdirat) -a do_mkdirat -a filename_mkdirat -a filename_create -a '*lookup_hash' -a lookup_one_qstr_excl -a proc_root_lookup -a proc_pid_lookup -a 'proc_lookup*'"
@@ -53,16 +58,19 @@ execve|execve-noexec|do_execveat_common.* -> do_open_execat -> do_fil._open -> p
 ioctl|ioctl-enotty|$(sys ioctl) -> do_vfs_ioctl
 bpf|bpf-verifier-reject|bpf_prog_load -> bpf_check
 prctl|prctl-bad-option|$(sys prctl) -> security_task_prctl \(origin $(sys prctl); replaced security_task_prctl\)
-iouring|iouring-no-entries|$(sys io_uring_setup) -> io_uring_setup"
+iouring|iouring-no-entries|$(sys io_uring_setup) -> io_uring_setup
+keys|keys-unknown-type|$(sys add_key) -> key_create_or_update
+fadvise|fadvise-bad-advice|sys_fadvise64[_0-9]* -> .*generic_fadvise \(origin generic_fadvise\)
+pidfd|pidfd-bad-fd|$(sys process_madvise) -> .*pidfd_get_pid \(origin pidfd_get_pid\)"
 # arm64 (measured): the oversized mmap fails in do_mmap itself, before any unmapped-area
 # search (the oracle's line ends with the origin it names)
 if [ "$VM_ARCH" = arm64 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | sed 's/^\(mmap|.*|\).*/\1vm_mmap_pgoff -> do_mmap \\(origin do_mmap\\)$/')
 fi
-ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL $IOURING"
+ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $PERF $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL $IOURING $KEYS $FADVISE $PIDFD"
 ALL_CASES=$(printf '%s\n' "$HUNTS" | cut -d'|' -f2 | tr '\n' ' ')
 # 5.10 builds kernel/events without ftrace: nothing of perf is traceable there
 if [ "$VM_KERNEL" = 5.10 ]; then
 	HUNTS=$(printf '%s\n' "$HUNTS" | grep -v '^perf|')
-	ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL $IOURING"
+	ALL_GLOBS="$OPEN $STAT $MKDIR $MOUNT $MMAP $BIND $SOCK $EXEC $IOCTL $BPF $PRCTL $IOURING $KEYS $FADVISE $PIDFD"
 fi
