@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,7 +390,33 @@ struct resolve_ctx {
 	size_t skipped;		/* matched, but never probed (add_func() says why) */
 	size_t images;		/* files the glob's image named */
 	const char *first_image;	/* the first of them (the image's own copy) */
+	bool said;		/* on_image() said why a path's image had no match */
 };
+
+/*
+ * A glob that matched nothing, @fmt saying why after its text: an entry glob fails the run,
+ * as for kernel functions; an allow glob only loses what it would have added, named at -v
+ * and counted in one warning however many (user_funcs__run()), as for kernel functions,
+ * unless @conflict: a -d glob took out its every match, which the user asked for both ways.
+ */
+__attribute__((format(printf, 5, 6)))
+static int glob_unmatched(struct user_funcs *uf, const struct user_glob *g, const char *glob,
+			  bool conflict, const char *fmt, ...)
+{
+	char why[PATH_MAX + 256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (g->role == FUNC_GLOB_ENTRY || conflict) {
+		pr(uf, LOG_ERROR, "'%s'%s\n", glob, why);
+		return -ENOENT;
+	}
+	uf->idle_allow_cnt++;
+	pr(uf, LOG_INFO, "WARNING: allow glob '%s'%s\n", glob, why);
+	return 0;
+}
 
 /*
  * A deny glob matches symbol @sym of @image, or its demangled name: @dm where the caller
@@ -467,30 +495,24 @@ static int on_image(const char *path, void *ctx)
 		char buf[512];
 
 		glob_spec__str(&g->spec, buf, sizeof(buf));
-		if (rc->denied) {
-			pr(uf, LOG_ERROR, "'%s' matches %zu name%s of %s and a -d glob denies each: narrow the -d glob or drop this one.\n",
-			   buf, rc->denied, rc->denied == 1 ? "" : "s", path);
-			return -ENOENT;
-		}
+		rc->said = true;
+		if (rc->denied)
+			return glob_unmatched(uf, g, buf, true, " matches %zu name%s of %s and a -d glob denies each: narrow the -d glob or drop this one.",
+					      rc->denied, rc->denied == 1 ? "" : "s", path);
 		switch (elf_funcs__source(im->elf)) {
 		case ELF_FUNCS_SYMTAB:
-			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its .symtab).\n",
-			   buf, path, elf_funcs__func_cnt(im->elf));
-			break;
+			return glob_unmatched(uf, g, buf, false, " matches no function of %s (%zu functions in its .symtab).",
+					      path, elf_funcs__func_cnt(im->elf));
 		case ELF_FUNCS_DEBUG_SYMTAB:
-			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in the .symtab of its debug file %s).\n",
-			   buf, path, elf_funcs__func_cnt(im->elf), im->dbg_path);
-			break;
+			return glob_unmatched(uf, g, buf, false, " matches no function of %s (%zu functions in the .symtab of its debug file %s).",
+					      path, elf_funcs__func_cnt(im->elf), im->dbg_path);
 		case ELF_FUNCS_DYNSYM:
-			pr(uf, LOG_ERROR, "'%s' matches no function of %s (%zu functions in its .dynsym; it is stripped: only exported functions are known; its debug symbols, e.g. Debian's -dbgsym package, would give all).\n",
-			   buf, path, elf_funcs__func_cnt(im->elf));
-			break;
+			return glob_unmatched(uf, g, buf, false, " matches no function of %s (%zu functions in its .dynsym; it is stripped: only exported functions are known; its debug symbols, e.g. Debian's -dbgsym package, would give all).",
+					      path, elf_funcs__func_cnt(im->elf));
 		default:
-			pr(uf, LOG_ERROR, "'%s' matches no function of %s: it is stripped and exports no functions; install its debug symbols (e.g. Debian's -dbgsym package, found by build ID under /usr/lib/debug/.build-id/) or trace a build with symbols.\n",
-			   buf, path);
-			break;
+			return glob_unmatched(uf, g, buf, false, " matches no function of %s: it is stripped and exports no functions; install its debug symbols (e.g. Debian's -dbgsym package, found by build ID under /usr/lib/debug/.build-id/) or trace a build with symbols.",
+					      path);
 		}
-		return -ENOENT;
 	}
 	return 0;
 }
@@ -638,11 +660,9 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 				   g->spec.kind == GLOB_SRC_PATH ? on_image_src : on_image, &rc);
 	if (err == -ENOENT && !rc.images) {
 		if (g->spec.image_kind == GLOB_IMAGE_PATH)
-			pr(uf, LOG_ERROR, "'%s': no such file '%s'.\n", buf, g->spec.image);
-		else
-			pr(uf, LOG_ERROR, "'%s': no library matching '%s' in the traced process's maps, the libraries the program needs, its RUNPATH, LD_LIBRARY_PATH or the loader's directories; name it by path ('[/path/to/lib.so]').\n",
-			   buf, g->spec.image);
-		return err;
+			return glob_unmatched(uf, g, buf, false, ": no such file '%s'.", g->spec.image);
+		return glob_unmatched(uf, g, buf, false, ": no library matching '%s' in the traced process's maps, the libraries the program needs, its RUNPATH, LD_LIBRARY_PATH or the loader's directories; name it by path ('[/path/to/lib.so]').",
+				      g->spec.image);
 	}
 	if (err)
 		return err;
@@ -670,21 +690,17 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 		   buf);
 		return -ENOENT;
 	}
-	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH) {
-		pr(uf, LOG_ERROR, "'%s' matches no function's source file in DWARF.\n", buf);
-		return -ENOENT;
-	}
-	if (!rc.matched && rc.denied) {
-		pr(uf, LOG_ERROR, "'%s' matches %zu name%s of the libraries named '%s' and a -d glob denies each: narrow the -d glob or drop this one.\n",
-		   buf, rc.denied, rc.denied == 1 ? "" : "s", g->spec.image);
-		return -ENOENT;
-	}
-	if (!rc.matched) {
-		/* library globs: no file of any matching library had the function */
-		pr(uf, LOG_ERROR, "'%s' matches no function of the libraries named '%s'.\n", buf,
-		   g->spec.image);
-		return -ENOENT;
-	}
+	if (!rc.matched && rc.said)
+		return 0;	/* on_image() said why (an allow glob's warning) */
+	if (!rc.matched && g->spec.kind == GLOB_SRC_PATH)
+		return glob_unmatched(uf, g, buf, false, " matches no function's source file in DWARF.");
+	if (!rc.matched && rc.denied)
+		return glob_unmatched(uf, g, buf, true, " matches %zu name%s of the libraries named '%s' and a -d glob denies each: narrow the -d glob or drop this one.",
+				      rc.denied, rc.denied == 1 ? "" : "s", g->spec.image);
+	/* library globs: no file of any matching library had the function */
+	if (!rc.matched)
+		return glob_unmatched(uf, g, buf, false, " matches no function of the libraries named '%s'.",
+				      g->spec.image);
 	return 0;
 }
 
@@ -705,6 +721,11 @@ int user_funcs__run(struct user_funcs *uf)
 		free_demangled(&uf->images[i]);
 		end_scan(&uf->images[i]);
 	}
+	/* one line however many, -v named them (glob_unmatched()) */
+	if (uf->idle_allow_cnt)
+		pr(uf, LOG_WARN, "WARNING: %zu allow glob%s match%s no user-space function (-v names %s).\n",
+		   uf->idle_allow_cnt, uf->idle_allow_cnt > 1 ? "s" : "",
+		   uf->idle_allow_cnt > 1 ? "" : "es", uf->idle_allow_cnt > 1 ? "them" : "it");
 	err = uf__apply_types(uf);
 	if (err)
 		return err;

@@ -49,6 +49,7 @@ struct user_funcs {
 	char **names;
 	size_t name_cnt;
 	bool script_said;	/* the note that -- CMD is a script, said */
+	size_t idle_allow_cnt;	/* -a globs that matched nothing (said at -v, counted once) */
 };
 
 #define pr(uf, level, ...) log_msg((uf)->o.print, level, __VA_ARGS__)

@@ -918,6 +918,19 @@ PROG_ARGS=--passed-stale trace "$P" -e "pt_stale [$P]" -a "pt_* [$P]" --json
 check "passed on, then dealt with: pt_stale -> pt_walk [-2], error_passed_on not said" \
 	jq_samples "len(s) == 1 and [(f['function'], f.get('result')) for f in s[0]['stack'] if f['kind'].startswith('traced')] == [('pt_stale', -2), ('pt_walk', -2)] and 'error_passed_on' not in s[0]"
 
+# 9'. allow globs that match nothing, as for kernel functions: the run goes on with the
+# others, one warning however many (-v names each); only an entry glob must match
+"$RS" --dry-run -e "do_work [$P]" -a "nosuchfunc_* [$P]" -a "nosuch [libnosuchlib.so]" \
+	-a "open_config [$P]" >"$T/out" 2>&1
+echo $? >"$T/rc"
+"$RS" --dry-run -v -e "do_work [$P]" -a "nosuchfunc_* [$P]" >"$T/out2" 2>&1
+check "-a globs matching nothing: one warning for both, the run goes on (exit 0, do_work and open_config)" \
+	eval 'test "$(cat "$T/rc")" = 0 &&
+	      test "$(grep -c "^WARNING: 2 allow globs match no user-space function (-v names them)\.\$" "$T/out")" = 1 &&
+	      ! grep -q "nosuchfunc_" "$T/out" && grep -q "Dry run successful" "$T/out"'
+check "-a glob matching nothing, -v: named with why" \
+	grep -q "^WARNING: allow glob .nosuchfunc_\* \[$P\]. matches no function of $P ([0-9]* functions in its \.symtab)\.\$" "$T/out2"
+
 # 9. bad input: one line on stderr, non-zero exit, nothing attached
 bad() {
 	local what=$1; shift
