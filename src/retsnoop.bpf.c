@@ -429,28 +429,44 @@ int ksession(struct pt_regs *ctx)
  * functions (a library's uprobe fires in every process that maps it); threads without a
  * session leave after one task storage lookup.
  */
+/*
+ * The user stack pointer at the probe, which the handlers take as "a user function" when
+ * non-zero. Tested once here, so that the compiler knows it is non-zero in what it inlines
+ * below and drops the kernel functions' paths from the user programs (interrupts' calls,
+ * missed kernel exits, user_resync()): the verifier walked them in every user program, the
+ * stack pointer being any number to it (6.18 host: usession 44,194 instructions processed,
+ * 28 ms, now 25,882 and 12.5 ms). No thread runs user code with a zero stack pointer.
+ */
+static __always_inline __u64 user_sp(struct pt_regs *ctx)
+{
+	return PT_REGS_SP(ctx);
+}
+
 SEC("uprobe")
 int uentry(struct pt_regs *ctx)
 {
+	__u64 usp = user_sp(ctx);
 	__u32 id;
 
 	/* a library's uprobe fires in every process mapping it: the traced set first */
-	if (!ready || !task_traced())
+	if (!usp || !ready || !task_traced())
 		return 0;
 	/* no cookies (before 5.15): a clone of this program per function, its id written in */
 	id = user_id_clones ? clone_func_id() : bpf_get_attach_cookie(ctx);
-	handle_entry(ctx, id, false, PT_REGS_SP(ctx), false);
+	handle_entry(ctx, id, false, usp, false);
 	return 0;
 }
 
 SEC("uretprobe")
 int uexit(struct pt_regs *ctx)
 {
-	if (!ready || !task_traced())
+	__u64 usp = user_sp(ctx);
+
+	if (!usp || !ready || !task_traced())
 		return 0;
 	/* no cookies: one program for all, the returning frame is the innermost user frame */
 	return handle_exit(ctx, user_id_clones ? USER_ID_TOP : bpf_get_attach_cookie(ctx),
-			   PT_REGS_RC(ctx), PT_REGS_SP(ctx), 0, false);
+			   PT_REGS_RC(ctx), usp, 0, false);
 }
 
 /*
@@ -465,15 +481,18 @@ SEC("uprobe")
 int usession(struct pt_regs *ctx)
 {
 	__u32 id = bpf_get_attach_cookie(ctx);
+	__u64 usp = user_sp(ctx);
 
+	if (!usp)
+		return 1;
 	if (usession_is_return(ctx)) {
 		if (ready && task_traced())
-			handle_exit(ctx, id, PT_REGS_RC(ctx), PT_REGS_SP(ctx), 0, false);
+			handle_exit(ctx, id, PT_REGS_RC(ctx), usp, 0, false);
 		return 0;
 	}
 	if (!ready || !task_traced())
 		return 1;
-	handle_entry(ctx, id, false, PT_REGS_SP(ctx), false);
+	handle_entry(ctx, id, false, usp, false);
 	/*
 	 * A session now means this call is in it (pushed, or counted above the depth
 	 * limit): its return is needed. None: the entry left nothing for it to pop.
