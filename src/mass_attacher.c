@@ -315,7 +315,8 @@ bool mass_attacher__sole_tracing_prog(const struct mass_attacher *att)
 {
 	size_t i;
 
-	if (!att->fmulti_cnt || att->fmulti_cnt != att->fentry_cnt || ma_injects__cnt(att->injects))
+	/* with multi-links every fentry function is on one (on_fmulti()): no per-function clone */
+	if (!att->fmulti_cnt || ma_injects__cnt(att->injects))
 		return false;
 	for (i = 0; i < att->func_cnt; i++)
 		if (att->how[i] == FUNC_ATTACH_FENTRY && att->funcs[i].module)

@@ -634,7 +634,8 @@ static void note_not_loaded(struct user_funcs *uf, const struct user_glob *g, co
 		   uf->o.pid, g->spec.image, glob, rc->first_image, rc->images > 1 ? " and others" : "");
 		return;
 	}
-	if (is_script(binary))
+	/* a script's libraries were said above (run_glob()): its note, not this one */
+	if (uf->script_said)
 		return;
 	pr(uf, LOG_WARN, "Note: %s doesn't load a library matching '%s' when it starts: '%s' traces %s%s, for a dlopen() it may make; if the program has that code built in, name the program: '%s [%s]'.\n",
 	   binary, g->spec.image, glob, rc->first_image, rc->images > 1 ? " and others" : "",
@@ -677,7 +678,8 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 		pr(uf, LOG_WARN, "Note: %s is a script, so which libraries its program loads is unknown: '%s' traces %s%s, where the loader would look; if the script runs a program with libraries of its own (a pyenv or nvm shim, a wrapper), name that library by its path.\n",
 		   uf->o.binary, buf, rc.first_image, rc.images > 1 ? " and others" : "");
 	}
-	if (from == USER_IMAGE_SEARCH && io.binary && rc.first_image)
+	/* a traced process (-p) or the program that will run: what it doesn't load is said */
+	if (from == USER_IMAGE_SEARCH && (uf->o.pid > 0 || io.binary) && rc.first_image)
 		note_not_loaded(uf, g, io.binary, buf, &rc);
 	/*
 	 * An entry glob whose every match is never probed would start no session: the run

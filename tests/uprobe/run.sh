@@ -250,6 +250,11 @@ exec 7>"$T/fifo"
 "$RS" --dry-run -v -p $wpid -e "uprog_lib_probe [libuprog.so*]" >"$T/out" 2>&1
 check "-p: 'libuprog.so*' is the mapped libuprog.so only" \
 	test "$(grep -c "^Attached (dry run) to user function #1 'uprog_lib_probe' \[$D/libuprog.so\]" "$T/out") $(grep -c 'user function #2' "$T/out")" = "1 0"
+# a library the process hasn't mapped (found in LD_LIBRARY_PATH, for a dlopen()): traced,
+# and said
+LD_LIBRARY_PATH=$D "$RS" --dry-run -p $wpid -e "uprog_lib_probe [libuprog-stripped.so]" >"$T/out" 2>&1
+check "-p: one note that the process hasn't mapped 'libuprog-stripped.so', naming the file traced" \
+	test "$(grep -c "^Note: process $wpid has no library matching .libuprog-stripped.so. mapped: .uprog_lib_probe \[libuprog-stripped.so\]. traces $D/libuprog-stripped.so, for a dlopen() it may make later\.\$" "$T/out")" = 1
 "$RS" -p $wpid -e "uprog_lib_probe [libuprog.so*]" --json >"$T/out" 2>&1 &
 rpid=$!
 wait_ready $rpid
