@@ -339,15 +339,20 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
  * functions with kprobes reads kallsyms if and when a stack shows something else (a
  * module calling in, a BPF program's helper call): the kernel formats all its 150,000
  * lines for that read, half the CPU time of a run from the boot cache, for no stack in
- * most runs.
+ * most runs. A run of user-space functions alone, without -J probes, has no kernel stack
+ * at all (its sessions take none, nor LBR): it never reads kallsyms.
  */
 static bool stacks_need_kallsyms(bool early_text, const struct func *funcs, size_t cnt,
 				 const struct mass_attacher *att, const struct kernel_features *feat,
-				 bool own_progs_named)
+				 bool own_progs_named, bool probes)
 {
 	enum attach_mode mode = att ? mass_attacher__mode(att) : ATTACH_AUTO;
 	size_t i;
 
+	for (i = 0; i < cnt && (funcs[i].flags & FUNC_USER); i++)
+		;
+	if (i == cnt && !probes)
+		return false;
 	if (!early_text || mode == ATTACH_FENTRY)
 		return true;
 	/*
@@ -679,7 +684,7 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * stacks are expected to need it.
 	 */
 	prefetch = stacks_need_kallsyms(symbolize__early_text(sym), funcs, cnt, tracer__attacher(t),
-					feat, add_own_ksyms(t, sym, print));
+					feat, add_own_ksyms(t, sym, print), env->inject_probe_cnt > 0);
 	if (prefetch && (!tracer__attacher(t) ||
 			 mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY))
 		symbolize__prefetch(sym);
