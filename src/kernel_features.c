@@ -303,7 +303,13 @@ void kernel_features__release(struct kernel_calib *c)
 
 	if (!c)
 		return;
-	if (kernel_features__holds_uprobes(c) && release_in_child(c))
+	/*
+	 * Only a user-only run's, whose process is small and whose run may be short: a kernel
+	 * run's would pay the child's copy-on-write faults over a larger heap, and its attach
+	 * outlasts the release anyway.
+	 */
+	if (c->skel && c->skel->links.calib_uentry && !c->skel->links.calib_entry &&
+	    release_in_child(c))
 		return;
 	/*
 	 * Detaching a kprobe waits for RCU grace periods: let a thread of its own wait, the

@@ -108,7 +108,10 @@ int kernel_features__detect(struct kernel_features *f, const struct btf *vmlinux
  * load's or attach's error, -EINTR after a stop. @uprobe_links: detect uprobe.multi and
  * uprobe session links too (each costs a link's release; only uprobes need them).
  * kernel_features__release() lets go of the probes on a thread of its own (inline if none
- * can be started), after end() or without it; NULL is a no-op.
+ * can be started), after end() or without it; NULL is a no-op. A user-only calibration's
+ * (kernel_features__detect_user()) goes to a child process instead, which holds the last
+ * references: a process's exit waits for a uprobe release in flight on its threads, and a
+ * fork after release() returns inherits none of them.
  */
 struct kernel_calib;
 struct kernel_calib *kernel_features__begin(const volatile sig_atomic_t *stop);
