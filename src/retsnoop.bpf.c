@@ -98,12 +98,12 @@ static __always_inline int handle_entry(void *ctx, __u32 id, bool fentry, __u64 
 	 * frames entered at or below its stack pointer are gone, unless it was tail-called
 	 * from the innermost one (entered at the same stack pointer): that one is running
 	 */
-	if (sess && usp && user_unwind(sess, usp + !user_tail_call(sess, ctx, usp), key, now)) {
+	if (sess && usp && user_unwind(sess, usp + !user_tail_call(sess, ctx, usp), key, now, helper_loop)) {
 		sess = NULL;
 		slot = slot_kept() ? slot : NULL;	/* the table's or map's entry is gone */
 	}
 	/* ...or a kernel function entered from there (a syscall made after the jump) */
-	if (sess && !usp && user_resync(sess, key, now)) {
+	if (sess && !usp && user_resync(sess, key, now, helper_loop)) {
 		sess = NULL;
 		slot = slot_kept() ? slot : NULL;
 	}
@@ -262,7 +262,7 @@ static __always_inline int handle_exit(void *ctx, __u32 id, __s64 res, __u64 usp
 		return 0;
 	now = bpf_ktime_get_ns();
 	/* the frames above the returning one were left by longjmp() or an exception */
-	if (usp && user_unwind(sess, usp - URET_SP_ADJ, key, now))
+	if (usp && user_unwind(sess, usp - URET_SP_ADJ, key, now, helper_loop))
 		return 0;
 	if (sess->overflow && usp && user_top_returns(sess, usp - URET_SP_ADJ))
 		sess->overflow = 0;	/* the calls counted past it lost their return probes */
@@ -487,12 +487,12 @@ int usession(struct pt_regs *ctx)
 		return 1;
 	if (usession_is_return(ctx)) {
 		if (ready && task_traced())
-			handle_exit(ctx, id, PT_REGS_RC(ctx), usp, 0, false);
+			handle_exit(ctx, id, PT_REGS_RC(ctx), usp, 0, true);
 		return 0;
 	}
 	if (!ready || !task_traced())
 		return 1;
-	handle_entry(ctx, id, false, usp, false);
+	handle_entry(ctx, id, false, usp, true);
 	/*
 	 * A session now means this call is in it (pushed, or counted above the depth
 	 * limit): its return is needed. None: the entry left nothing for it to pop.

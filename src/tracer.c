@@ -119,7 +119,7 @@ static void no_kernel_progs(struct retsnoop *skel)
 	bpf_object__for_each_program(p, skel->obj) {
 		if (p != skel->progs.uentry && p != skel->progs.uexit &&
 		    p != skel->progs.usession && p != skel->progs.usys_exit &&
-		    p != skel->progs.uexec)
+		    p != skel->progs.usys_exit_open && p != skel->progs.uexec)
 			bpf_program__set_autoload(p, false);
 	}
 }
@@ -156,9 +156,13 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		bpf_program__set_autoload(skel->progs.uentry, false);
 		bpf_program__set_autoload(skel->progs.uexit, false);
 		bpf_program__set_autoload(skel->progs.usys_exit, false);
+		bpf_program__set_autoload(skel->progs.usys_exit_open, false);
 		bpf_program__set_autoload(skel->progs.uexec, false);
 		return 0;
 	}
+	/* the syscall exit's walks with bpf_loop() where the kernel has it (5.17+) */
+	bpf_program__set_autoload(feat->has_func_ret ? skel->progs.usys_exit_open :
+				  skel->progs.usys_exit, false);
 	/* the programs' attach type decides which links they take: choose before loading */
 	if (!feat->has_cookie || opts->user_id_clones) {
 		/* uprobe.multi and session links came later than cookies: single uprobes */
@@ -541,7 +545,9 @@ int tracer__attach(struct tracer *t)
 	if (!err && t->uatt)
 		err = uprobe_attacher__attach(t->uatt);
 	if (!err && t->uatt) {
-		t->sys_exit_link = bpf_program__attach(t->skel->progs.usys_exit);
+		t->sys_exit_link = bpf_program__attach(bpf_program__autoload(t->skel->progs.usys_exit) ?
+						       t->skel->progs.usys_exit :
+						       t->skel->progs.usys_exit_open);
 		if (!t->sys_exit_link) {
 			err = -errno;
 			pr(t, LOG_ERROR, "Failed to attach to the sys_exit raw tracepoint: %s.\n",

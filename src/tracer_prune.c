@@ -4,8 +4,8 @@
  * (prog_prune.h): ksession, kentry, kexit, -F's templates and multi-link program, and the
  * user-function ones, each pruned against the object's frozen .rodata when libbpf is about
  * to load it (its prepare hook for their sections). Programs that take the verifier long
- * beside another (usys_exit, thread_exit; kentry and kexit) are verified on threads of
- * their own meanwhile (prog_offload.h).
+ * beside another (usys_exit or usys_exit_open, thread_exit; kentry and kexit) are
+ * verified on threads of their own meanwhile (prog_offload.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -39,7 +39,8 @@ static bool offloadable(const struct tracer *t, const struct bpf_program *prog)
 {
 	const struct retsnoop *s = t->skel;
 
-	return prog == s->progs.usys_exit || prog == s->progs.thread_exit ||
+	return prog == s->progs.usys_exit || prog == s->progs.usys_exit_open ||
+	       prog == s->progs.thread_exit ||
 	       prog == s->progs.kentry || prog == s->progs.kexit;
 }
 
