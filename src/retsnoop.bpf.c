@@ -475,7 +475,8 @@ int uexit(struct pt_regs *ctx)
  * (a uretprobe's trampoline, its own trap on the way back) is what a pair costs every
  * call: here only calls the exit has work for pay it, the ones that pushed a frame (or
  * count the overflow) into a session. Calls in other processes, and calls outside any
- * session that start none, return untouched.
+ * session that start none, return untouched. Its loops are bpf_loop()'s: session links
+ * came in 6.13, bpf_loop() in 5.17 (uentry and uexit load on 5.10 too).
  */
 SEC("uprobe")
 int usession(struct pt_regs *ctx)
