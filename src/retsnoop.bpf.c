@@ -442,8 +442,8 @@ static __always_inline __u64 user_sp(struct pt_regs *ctx)
 	return PT_REGS_SP(ctx);
 }
 
-SEC("uprobe")
-int uentry(struct pt_regs *ctx)
+/* @helper_loop: bpf_loop()'s walks (uentry, uexit: 5.17+), or open-coded (the _open pair) */
+static __always_inline int uentry_common(struct pt_regs *ctx, bool helper_loop)
 {
 	__u64 usp = user_sp(ctx);
 	__u32 id;
@@ -453,12 +453,11 @@ int uentry(struct pt_regs *ctx)
 		return 0;
 	/* no cookies (before 5.15): a clone of this program per function, its id written in */
 	id = user_id_clones ? clone_func_id() : bpf_get_attach_cookie(ctx);
-	handle_entry(ctx, id, false, usp, false);
+	handle_entry(ctx, id, false, usp, helper_loop);
 	return 0;
 }
 
-SEC("uretprobe")
-int uexit(struct pt_regs *ctx)
+static __always_inline int uexit_common(struct pt_regs *ctx, bool helper_loop)
 {
 	__u64 usp = user_sp(ctx);
 
@@ -466,7 +465,37 @@ int uexit(struct pt_regs *ctx)
 		return 0;
 	/* no cookies: one program for all, the returning frame is the innermost user frame */
 	return handle_exit(ctx, user_id_clones ? USER_ID_TOP : bpf_get_attach_cookie(ctx),
-			   PT_REGS_RC(ctx), usp, 0, false);
+			   PT_REGS_RC(ctx), usp, 0, helper_loop);
+}
+
+/*
+ * Two pairs: a program that holds a callback's address at all is refused before 5.13,
+ * dead code or not, and 5.10's clones are not pruned (tracer_prune.c). The tracer loads
+ * uentry and uexit where bpf_loop() is (5.17+, has_func_ret's kernels: the verifier checks
+ * a loop's body once, not each of its 64 rounds), uentry_open and uexit_open before.
+ */
+SEC("uprobe")
+int uentry(struct pt_regs *ctx)
+{
+	return uentry_common(ctx, true);
+}
+
+SEC("uretprobe")
+int uexit(struct pt_regs *ctx)
+{
+	return uexit_common(ctx, true);
+}
+
+SEC("uprobe")
+int uentry_open(struct pt_regs *ctx)
+{
+	return uentry_common(ctx, false);
+}
+
+SEC("uretprobe")
+int uexit_open(struct pt_regs *ctx)
+{
+	return uexit_common(ctx, false);
 }
 
 /*
@@ -476,7 +505,7 @@ int uexit(struct pt_regs *ctx)
  * call: here only calls the exit has work for pay it, the ones that pushed a frame (or
  * count the overflow) into a session. Calls in other processes, and calls outside any
  * session that start none, return untouched. Its loops are bpf_loop()'s: session links
- * came in 6.13, bpf_loop() in 5.17 (uentry and uexit load on 5.10 too).
+ * came in 6.13, bpf_loop() in 5.17.
  */
 SEC("uprobe")
 int usession(struct pt_regs *ctx)

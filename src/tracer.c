@@ -118,6 +118,7 @@ static void no_kernel_progs(struct retsnoop *skel)
 
 	bpf_object__for_each_program(p, skel->obj) {
 		if (p != skel->progs.uentry && p != skel->progs.uexit &&
+		    p != skel->progs.uentry_open && p != skel->progs.uexit_open &&
 		    p != skel->progs.usession && p != skel->progs.usys_exit &&
 		    p != skel->progs.usys_exit_open && p != skel->progs.uexec)
 			bpf_program__set_autoload(p, false);
@@ -148,6 +149,8 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		.pid = opts->uprobe_pid, .stop = opts->stop,
 	};
 	struct retsnoop *skel = t->skel;
+	struct bpf_program *entry = skel->progs.uentry, *exit = skel->progs.uexit;
+	bool loop = feat->has_func_ret;
 	int err;
 
 	/* loaded for session links only: its marker call is only a kfunc once prepared */
@@ -155,14 +158,21 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 	if (!opts->user_func_cnt) {
 		bpf_program__set_autoload(skel->progs.uentry, false);
 		bpf_program__set_autoload(skel->progs.uexit, false);
+		bpf_program__set_autoload(skel->progs.uentry_open, false);
+		bpf_program__set_autoload(skel->progs.uexit_open, false);
 		bpf_program__set_autoload(skel->progs.usys_exit, false);
 		bpf_program__set_autoload(skel->progs.usys_exit_open, false);
 		bpf_program__set_autoload(skel->progs.uexec, false);
 		return 0;
 	}
-	/* the syscall exit's walks with bpf_loop() where the kernel has it (5.17+) */
-	bpf_program__set_autoload(feat->has_func_ret ? skel->progs.usys_exit_open :
-				  skel->progs.usys_exit, false);
+	/* the walks over a session's frames with bpf_loop() where the kernel has it (5.17+) */
+	if (!loop) {
+		entry = skel->progs.uentry_open;
+		exit = skel->progs.uexit_open;
+	}
+	bpf_program__set_autoload(loop ? skel->progs.uentry_open : skel->progs.uentry, false);
+	bpf_program__set_autoload(loop ? skel->progs.uexit_open : skel->progs.uexit, false);
+	bpf_program__set_autoload(loop ? skel->progs.usys_exit_open : skel->progs.usys_exit, false);
 	/* the programs' attach type decides which links they take: choose before loading */
 	if (!feat->has_cookie || opts->user_id_clones) {
 		/* uprobe.multi and session links came later than cookies: single uprobes */
@@ -182,8 +192,8 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 	}
 	if (uo.mode == UPROBE_SESSION) {
 		/* one program for both runs: the pair stays unloaded */
-		bpf_program__set_autoload(skel->progs.uentry, false);
-		bpf_program__set_autoload(skel->progs.uexit, false);
+		bpf_program__set_autoload(entry, false);
+		bpf_program__set_autoload(exit, false);
 		bpf_program__set_autoload(skel->progs.usession, true);
 		err = session_prog__prepare(skel->progs.usession, feat->session_kfunc_id,
 					    feat->session_cookie_kfunc_id,
@@ -195,11 +205,10 @@ static int open_uprobes(struct tracer *t, const struct tracer_opts *opts,
 		}
 		uo.session = skel->progs.usession;
 	} else if (uo.mode == UPROBE_MULTI) {
-		bpf_program__set_expected_attach_type(skel->progs.uentry, BPF_TRACE_UPROBE_MULTI);
-		bpf_program__set_expected_attach_type(skel->progs.uexit, BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(entry, BPF_TRACE_UPROBE_MULTI);
+		bpf_program__set_expected_attach_type(exit, BPF_TRACE_UPROBE_MULTI);
 	}
-	t->uatt = uprobe_attacher__new(skel->progs.uentry, skel->progs.uexit, opts->funcs,
-				       opts->func_cnt, &uo);
+	t->uatt = uprobe_attacher__new(entry, exit, opts->funcs, opts->func_cnt, &uo);
 	return t->uatt ? 0 : -errno;
 }
 

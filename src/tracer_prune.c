@@ -83,7 +83,8 @@ static bool prunable(const struct tracer *t, const struct bpf_program *prog)
 	/* clones of these (5.10) find their id's instruction where it was before the load */
 	if (s->rodata->user_id_clones)
 		return false;
-	return prog == s->progs.uentry || prog == s->progs.uexit || prog == s->progs.usession;
+	return prog == s->progs.uentry || prog == s->progs.uexit || prog == s->progs.uentry_open ||
+	       prog == s->progs.uexit_open || prog == s->progs.usession;
 }
 
 /*

@@ -102,7 +102,7 @@ unset RETSNOOP_UPROBE_PREDICT
 echo go >&8; exec 8>&-; wait $apid
 echo "links=$(bpftool link list | grep -c "^[0-9]*:") uprobe_events=$(wc -l </sys/kernel/tracing/uprobe_events)"
 # uprobes made through the uprobe PMU (the clones of 5.10) are perf events, in no list above
-echo "perf_uprobes=$(bpftool perf list | grep -cE "uprobe|uretprobe") uprogs=$(bpftool prog list | grep -cE " name (uentry|uexit) ")"
+echo "perf_uprobes=$(bpftool perf list | grep -cE "uprobe|uretprobe") uprogs=$(bpftool prog list | grep -cE " name (uentry|uexit|uentry_open|uexit_open) ")"
 ') || { echo "$out" | tail -30; fail "guest run failed"; finish; }
 
 # the functions skipped for their first instruction in run SECTION: PATTERN's (whose
