@@ -148,6 +148,11 @@ a=$(section "$out" args)
 expect "$a" "open_config +\\(tests/uprobe/uprog\\.c:[0-9]+:[0-9]+\\) +path='/nonexistent/guest-arg'" "-A: open_config's path from DWARF"
 expect "$a" "do_work +\\(tests/uprobe/uprog\\.c:[0-9]+:[0-9]+\\) +path='/nonexistent/guest-arg'" "-A: do_work's path from DWARF"
 expect "$a" "do_sys_openat2.* filename='/nonexistent/guest-arg'" "-A: the kernel's do_sys_openat2 shows the same string"
+# A loss the run counted: the WARNING block's lines. Not the note that the kernel skipped
+# some probe hits (any process's, while another BPF program ran on the CPU: -F's one
+# multi-link program is skipped on a CPU where a preempted run of it holds the CPU's slot,
+# more often on a loaded host), which says that no traced session lost a call by them.
+LOSS='WARNING!|DROPPED|SKIPPED CALLS: *[1-9]'
 # longjmp: jmp_inner jumps back to jmp_work after open_config failed; twice
 j=$(section "$out" jmp)
 expect_count "$j" '^ +--+ skipped by longjmp/exception: no return seen --+$' 2 "longjmp: a rule where each session's chain broke"
@@ -157,7 +162,7 @@ expect_count "$j" '\[-1 ENOENT\] +jmp_work ' 2 "longjmp: jmp_work [-1 ENOENT]"
 expect_count "$j" '^! +[0-9]+us \[-ENOENT\] +path_openat' 2 "longjmp: the chain goes on to path_openat [-ENOENT], the origin"
 printf '%s\n' "$j" | awk '/jmp_work  /{w=NR} /jmp_inner  /{i=NR} /open_config  /{o=NR} /path_openat/{p=NR}
 	END { exit !(w && w < i && i < o && o < p) }' || fail "longjmp stack order: jmp_work, jmp_inner, open_config, path_openat"
-expect_count "$j" 'DROPPED|SKIPPED' 0 "longjmp: nothing counted as dropped or skipped"
+expect_count "$j" "$LOSS" 0 "longjmp: nothing counted as dropped or skipped"
 # a syscall jmp_work makes after the jump (open() of /dev/null/x): its kernel frames under
 # jmp_work (depth 2), not under the left jmp_inner (depth 4); the return-address slots that
 # the calls after the jump overwrote tell (user_resync())
@@ -172,7 +177,7 @@ jmpsys_checks() {
 	expect "$k" '\[-1 ENOTDIR\] +jmp_work ' "$m: syscall after longjmp: jmp_work [-1 ENOTDIR]"
 	expect "$k" '^! +[0-9]+us \[-ENOTDIR\] +path_openat' "$m: syscall after longjmp: the chain jmp_work -> path_openat [-ENOTDIR], the origin"
 	expect_count "$k" '^ +- \[no return\] +jmp_(inner|middle) ' 0 "$m: syscall after longjmp: the stack shows no left frame"
-	expect_count "$k" 'DROPPED|SKIPPED' 0 "$m: syscall after longjmp: nothing counted as dropped or skipped"
+	expect_count "$k" "$LOSS" 0 "$m: syscall after longjmp: nothing counted as dropped or skipped"
 }
 jmpsys_checks jmpsys
 # the same with fentry/fexit on the kernel functions (the check is in each clone)
@@ -188,7 +193,7 @@ tail_checks() {
 		/^! +[0-9]+us \[-ENOENT\] +path_openat/{p=NR}
 		END { exit !(w && w < o && o < m && m < i && i < c && c < p) }' ||
 		fail "$m: tail calls: the stack tail_work, tail_outer, tail_mid, tail_inner, open_config, each [-1 ENOENT], then path_openat [-ENOENT] the origin"
-	expect_count "$k" '\[no return\]|DROPPED|SKIPPED' 0 "$m: tail calls: no frame left, nothing dropped or skipped"
+	expect_count "$k" "\\[no return\\]|$LOSS" 0 "$m: tail calls: no frame left, nothing dropped or skipped"
 }
 if [ "$TAILS" = 1 ]; then
 	tail_checks tail
