@@ -367,6 +367,28 @@ static bool stacks_need_kallsyms(bool early_text, const struct func *funcs, size
 	return false;
 }
 
+/*
+ * No sample in the whole run, and an entry function's errors only guessed (a user-space
+ * function without DWARF: a negative result fails, nothing else): a library call that
+ * failed with NULL or 0 went unseen, without a word (openssl's OSSL_STORE_load() on a
+ * bad certificate, libcrypto.so.3 without its debug symbols). Says how to tell retsnoop.
+ */
+static void note_guessed_entry(const struct func *funcs, size_t cnt, log_print_fn print)
+{
+	const __u32 want = FUNC_USER | FUNC_IS_ENTRY | FUNC_ERR_GUESS;
+	const char *base;
+	size_t i;
+
+	for (i = 0; i < cnt && (funcs[i].flags & want) != want; i++)
+		;
+	if (i == cnt || !funcs[i].image)
+		return;
+	base = strrchr(funcs[i].image, '/');
+	base = base ? base + 1 : funcs[i].image;
+	log_msg(print, LOG_WARN, "Note: no failed call seen. %s has no DWARF, so its functions fail only with a negative result: if '%s' fails with NULL or 0, say so on its glob ('%s [%s] =false'), or install %s's debug symbols.\n",
+		funcs[i].image, funcs[i].name, funcs[i].name, base, base);
+}
+
 static int add_own_ksym(const struct prog_ksym *k, void *ctx)
 {
 	return symbolize__add_ksym(ctx, k);
@@ -778,6 +800,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cmd_trace__report(cmd, env, exec_err, sink);
 		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
 	}
+	if (!tracer__samples(t))
+		note_guessed_entry(funcs, cnt, print);
 	drops.mmap_lost = mmap_watch__lost(watch);
 	ustack_watch__report(watch, ustack, now_ms() - t_ready, print);
 	/* -vv: the sidecar's statistics, before the final lines */

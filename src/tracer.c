@@ -584,6 +584,11 @@ const struct uprobe_attacher *tracer__uprobes(const struct tracer *t)
 	return t->uatt;
 }
 
+size_t tracer__samples(const struct tracer *t)
+{
+	return t->sample_cnt;
+}
+
 static int on_session(void *ctx, const struct sess_recs *r)
 {
 	struct tracer *t = ctx;
@@ -593,6 +598,7 @@ static int on_session(void *ctx, const struct sess_recs *r)
 	err = sample__build(r, &t->bopts, &s);
 	if (err)
 		return err;
+	t->sample_cnt++;
 	err = sink__sample(t->o.sink, s);
 	sample__free(s);
 	return err;

@@ -189,6 +189,8 @@ int tracer__wake_once_on(struct tracer *t, int fd);
 /* Stop recording and drain what is already buffered. */
 int tracer__stop(struct tracer *t);
 void tracer__drops(struct tracer *t, struct drop_report *d);
+/* The samples handed to the sink so far (before the sink's own filters, -x/-X) */
+size_t tracer__samples(const struct tracer *t);
 /* Detach everything; returns the milliseconds it took. */
 long tracer__detach(struct tracer *t);
 /*

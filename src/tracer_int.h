@@ -14,6 +14,7 @@ struct ringbuf_reader;
 
 struct tracer {
 	struct tracer_opts o;
+	size_t sample_cnt;		/* samples handed to the sink */
 	struct retsnoop *skel;
 	struct mass_attacher *att;	/* NULL: no kernel function or probe */
 	struct uprobe_attacher *uatt;	/* NULL: no user-space function */

@@ -220,6 +220,20 @@ trace "$D/uprog-stripped" -e "do_work [$D/uprog-stripped]" -a "open_config [$D/u
 check "stripped: do_work -> open_config by .dynsym names, without source lines" \
 	jq_samples "len(s) == 1 and [f['function'] for f in s[0]['stack']] == ['do_work', 'open_config'] and not any('source' in f or 'inlined' in f for f in s[0]['stack'])"
 
+# 6a. no sample in a whole run whose entry function's errors are only guessed (no DWARF: a
+# negative result fails, a NULL or 0 doesn't): one note says so and how to say otherwise
+# (=false on the glob); none with DWARF, none when a sample came
+echo ok >"$T/exists.conf"
+"$RS" -e "do_work [$D/uprog-stripped]" -- "$D/uprog-stripped" "$T/exists.conf" >"$T/out" 2>"$T/err"
+"$RS" -e "do_work [$P]" -- "$P" "$T/exists.conf" >"$T/out2" 2>"$T/err2"
+"$RS" -e "do_work [$D/uprog-stripped]" -- "$D/uprog-stripped" /nonexistent/guessed >"$T/out3" 2>"$T/err3"
+guessed_note() {
+	[ "$(grep -c "^Note: no failed call seen\. $D/uprog-stripped has no DWARF.*'do_work \[uprog-stripped\] =false'" "$T/err")" = 1 ] &&
+		! grep -q 'no failed call seen' "$T/err2" "$T/err3" && grep -q 'do_work' "$T/out3"
+}
+check "no DWARF, no sample: one note naming the image, the function and '=false'; none with DWARF or with a sample" \
+	guessed_note
+
 # 6b. stripped as distributions ship binaries (no .symtab, and .dynsym exports none of its
 # own functions): the functions and their lines come from the debug file its debuglink names
 trace "$D/uprog-dbgsym" -e "do_work [$D/uprog-dbgsym]" -a "open_config [$D/uprog-dbgsym]" --json
