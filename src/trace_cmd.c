@@ -800,7 +800,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 		cmd_trace__report(cmd, env, exec_err, sink);
 		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());
 	}
-	if (!tracer__samples(t))
+	/* (a command that never ran made no call either: its error was said) */
+	if (!tracer__samples(t) && !exec_err)
 		note_guessed_entry(funcs, cnt, print);
 	drops.mmap_lost = mmap_watch__lost(watch);
 	ustack_watch__report(watch, ustack, now_ms() - t_ready, print);
