@@ -153,7 +153,7 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	 * frame left without its exit): alone they are only a note.
 	 */
 	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
-	    d->args_lost || d->mmap_lost || d->lost_ends) {
+	    d->args_lost || d->mmap_lost || d->lost_ends || d->orphan_records) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -186,6 +186,9 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 		if (d->args_lost)
 			fprintf(ts->o.err, "%-20s%llu\n", "LOST ARGS RECORDS:",
 				(unsigned long long)d->args_lost);
+		if (d->orphan_records)
+			fprintf(ts->o.err, "%-20s%llu (records of sessions whose start never arrived: what they carried is lost)\n",
+				"ORPHAN RECORDS:", (unsigned long long)d->orphan_records);
 		/* the kernel's buffer was full: a process that exited early may lack its stack */
 		if (d->mmap_lost)
 			fprintf(ts->o.err, "%-20s%llu (user stacks of processes that exited before being read may be incomplete)\n",

@@ -37,6 +37,11 @@ struct drop_report {
 	__u64 mmap_lost;
 	/* at the end: probe hits the kernel skipped (kprobe programs' recursion misses, any process) */
 	__u64 kernel_missed;
+	/*
+	 * records of a session whose start retsnoop never saw: what they carried (a sample, or
+	 * part of one) is lost, though BPF counted no drop
+	 */
+	__u64 orphan_records;
 };
 
 /* `-- CMD`: the command retsnoop ran, once it ended (or retsnoop stopped first). */

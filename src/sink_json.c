@@ -640,6 +640,7 @@ static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
 		put(o, "lost_mmap_records", jint(d->mmap_lost));
 	}
 	put(o, "lost_args_records", jint(d->args_lost));
+	put(o, "orphan_records", jint(d->orphan_records));
 	return o;
 }
 

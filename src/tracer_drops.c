@@ -62,6 +62,7 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 	if (t->store) {
 		d->trace_lost = session_store__stats(t->store)->trace_lost;
 		d->args_lost = session_store__stats(t->store)->args_lost;
+		d->orphan_records = session_store__stats(t->store)->orphans;
 	}
 	if (t->stopped)
 		d->running_sessions = running_sessions(t);

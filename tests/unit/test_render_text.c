@@ -96,6 +96,27 @@ static void test_no_slot_at_the_end(void **state)
 	free(w);
 }
 
+/*
+ * Records of a session whose start never arrived: a loss no BPF counter saw, said in the
+ * final block (alone, too)
+ */
+static void test_orphans_at_the_end(void **state)
+{
+	struct drop_report d = { .orphan_records = 2 };
+	char *w;
+
+	(void)state;
+	w = warned(&d, AT_THE_END);
+	assert_non_null(strstr(w, "WARNING! There were dropped or incomplete data."));
+	assert_non_null(strstr(w, "ORPHAN RECORDS:     2 (records of sessions whose start never arrived: what they carried is lost)\n"));
+	free(w);
+	d.orphan_records = 0;
+	w = warned(&d, AT_THE_END);
+	assert_null(strstr(w, "ORPHAN"));
+	assert_null(strstr(w, "WARNING!"));
+	free(w);
+}
+
 /* What render_text__sample() wrote for @s (its stack and trace views off) */
 static char *rendered(const struct sample *s)
 {
@@ -139,6 +160,7 @@ int main(void)
 		cmocka_unit_test(test_no_slot_while_running),
 		cmocka_unit_test(test_ring_buffer_while_running),
 		cmocka_unit_test(test_no_slot_at_the_end),
+		cmocka_unit_test(test_orphans_at_the_end),
 		cmocka_unit_test(test_incomplete_chain_said),
 	};
 
