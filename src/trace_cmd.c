@@ -339,27 +339,27 @@ static int plan_args(const struct env *env, const struct func *funcs, size_t cnt
  * functions with kprobes reads kallsyms if and when a stack shows something else (a
  * module calling in, a BPF program's helper call): the kernel formats all its 150,000
  * lines for that read, half the CPU time of a run from the boot cache, for no stack in
- * most runs. A run of user-space functions alone, without -J probes, has no kernel stack
- * at all (its sessions take none, nor LBR): it never reads kallsyms.
+ * most runs. A run without kernel functions or -J probes (@att NULL: user-space functions
+ * alone) has no kernel stack at all (its sessions take none, nor LBR): it never reads
+ * kallsyms.
  */
 static bool stacks_need_kallsyms(bool early_text, const struct func *funcs, size_t cnt,
 				 const struct mass_attacher *att, const struct kernel_features *feat,
-				 bool own_progs_named, bool probes)
+				 bool own_progs_named)
 {
-	enum attach_mode mode = att ? mass_attacher__mode(att) : ATTACH_AUTO;
+	enum attach_mode mode;
 	size_t i;
 
-	for (i = 0; i < cnt && (funcs[i].flags & FUNC_USER); i++)
-		;
-	if (i == cnt && !probes)
+	if (!att)
 		return false;
+	mode = mass_attacher__mode(att);
 	if (!early_text || mode == ATTACH_FENTRY)
 		return true;
 	/*
 	 * 6.14+: a return's stack, unwound from the task, shows our program under fprobe's,
 	 * which the program itself names (add_own_ksyms()) unless that failed
 	 */
-	if (att && mode != ATTACH_KPROBE_SINGLE && feat->has_fgraph_fprobe && !own_progs_named)
+	if (mode != ATTACH_KPROBE_SINGLE && feat->has_fgraph_fprobe && !own_progs_named)
 		return true;
 	for (i = 0; i < cnt; i++)
 		if (!(funcs[i].flags & FUNC_USER) && funcs[i].module)
@@ -706,9 +706,9 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	 * stacks are expected to need it.
 	 */
 	prefetch = stacks_need_kallsyms(symbolize__early_text(sym), funcs, cnt, tracer__attacher(t),
-					feat, add_own_ksyms(t, sym, print), env->inject_probe_cnt > 0);
-	if (prefetch && (!tracer__attacher(t) ||
-			 mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY))
+					feat, add_own_ksyms(t, sym, print));
+	/* (prefetch: there is an attacher) */
+	if (prefetch && mass_attacher__mode(tracer__attacher(t)) != ATTACH_FENTRY)
 		symbolize__prefetch(sym);
 	/* from the first link on, a signal too many hands the release to a background child */
 	stop__set_phase(STOP_ATTACHED);
