@@ -18,6 +18,14 @@
  * dumps core: a kernel oops in a traced syscall, get_signal() delivering SIGSEGV), or
  * with -S, which asks for every session.
  *
+ * But a session begun by any other syscall's entry wrapper lost its return: only exit()
+ * and exit_group() don't return, and a thread a signal kills in a syscall leaves it (its
+ * return runs) before it exits. A kretprobe or fprobe short of return instances skipped
+ * it, and the thread made no traced call after that to show it gone (missed_exit.bpf.h):
+ * 5.10's -K runs lost a short-lived process's last failure so, silently. Such a session is
+ * ended as a stale one is, and counted (LOST SESSION ENDS), unless the process crashed
+ * (an oops in the syscall: the crash rule's).
+ *
  * BPF-side only; a part of retsnoop.bpf.c.
  */
 #ifndef __RETSNOOP_EXIT_CUT_BPF_H
@@ -28,6 +36,14 @@
 #include "records.bpf.h"
 #include "err_chain.bpf.h"
 #include "ustack.bpf.h"
+#include "missed_exit.bpf.h"
+
+/*
+ * Set by user space before load: whether the kernel can skip a traced syscall's return
+ * (kretprobes, 6.x's kprobe.multi: their pools of return instances), so that a session
+ * still open at its thread's exit may have lost it; else that check is pruned away.
+ */
+const volatile bool exit_lost_returns = false;
 
 /* Set by user space before load: task_struct.exit_code; 0: unknown (status 0 shown). */
 const volatile __u32 task_exit_code_off = 0;
@@ -78,11 +94,26 @@ static __always_inline bool exit_failed(__u32 code, bool own)
 	return own && (code >> 8 & 0xff);
 }
 
+/* Did kernel session @sess, still open at its thread's exit, lose its syscall's return? */
+static __always_inline bool syscall_end_lost(struct session *sess)
+{
+	__u32 id = sess->stack.func_ids[frame_idx(0)];
+	struct func_info *fi;
+
+	if (!(sess->frame0 & FRAME0_SYSCALL))
+		return false;
+	fi = bpf_map_lookup_elem(&func_infos, &id);
+	return fi && !(fi->flags & FUNC_EXIT_SYSCALL);
+}
+
 /*
  * End @sess, running while its thread exits, and send it for judgement; @user: it began
- * in a user function.
+ * in a user function; @helper_loop: a lost syscall return's frames popped with bpf_loop()
+ * (5.17+: the _open programs keep the open-coded walk, which the verifier walks round by
+ * round: 1,848 instructions of session_table_exit's 6.12 load, a tenth of ksession's time)
  */
-static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 now, bool user)
+static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 now, bool user,
+					 bool helper_loop)
 {
 	__u32 d = sess->stack.depth, n, i, code = 0;
 	bool own = own_exit_call();
@@ -96,6 +127,12 @@ static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 
 	if (task_exit_code_off)
 		bpf_probe_read_kernel(&code, sizeof(code),
 				      (void *)bpf_get_current_task() + task_exit_code_off);
+	sess->flags |= SESS_F_AT_EXIT;
+	if (exit_lost_returns && !user && !exit_failed(code & 0x7f, false) &&
+	    syscall_end_lost(sess)) {
+		end_stale_session(sess, key, now, helper_loop);
+		return;
+	}
 	/*
 	 * A failed chain kept aside while the innermost running frame went on (reporting
 	 * it, say) is that frame's last error: put it back, as its return would have
@@ -132,8 +169,7 @@ static __always_inline void end_exit_cut(struct session *sess, __s64 key, __u64 
  * functions): the session ends with the thread, instead of counting as "still running"
  * when tracing stops.
  */
-SEC("raw_tp/sched_process_exit")
-int thread_exit(void *ctx)
+static __always_inline int thread_exit_common(bool helper_loop)
 {
 	__s64 key = session_key(bpf_get_current_pid_tgid());
 	struct session *sess = find_session(key);
@@ -142,26 +178,58 @@ int thread_exit(void *ctx)
 		return 0;
 	/* a user frame 0 has its stack pointer recorded (user_sp_code()), a kernel one 0 */
 	if (ready)
-		end_exit_cut(sess, key, bpf_ktime_get_ns(), sess->entry_sp[0]);
+		end_exit_cut(sess, key, bpf_ktime_get_ns(), sess->entry_sp[0], helper_loop);
 	else
 		end_session(sess, key);
 	return 0;
 }
 
 /*
- * Every exit of a thread where thread_exit is not loaded and sessions live in the table: a
- * session its exit cuts short ends, silently (as task storage goes with the thread): a
- * table slot kept by a dead thread would be a slot less for every later one.
+ * Every exit of a thread where thread_exit is not loaded, with sessions in the table or
+ * where the kernel can skip returns: a session its exit cuts short ends, silently (the exit
+ * path's own, not asked for), but for one that lost its syscall's return, reported and
+ * counted as thread_exit does; a table slot kept by a dead thread would be a slot less
+ * for every later one.
  */
-SEC("raw_tp/sched_process_exit")
-int session_table_exit(void *ctx)
+static __always_inline int session_exit_common(bool helper_loop)
 {
 	__s64 key = session_key(bpf_get_current_pid_tgid());
 	struct session *sess = find_session(key);
 
-	if (sess)
+	if (!sess)
+		return 0;
+	if (exit_lost_returns && ready && !sess->entry_sp[0] && syscall_end_lost(sess)) {
+		sess->flags |= SESS_F_AT_EXIT;
+		end_stale_session(sess, key, bpf_ktime_get_ns(), helper_loop);
+	} else {
 		end_session(sess, key);
+	}
 	return 0;
+}
+
+/* Each with bpf_loop() (5.17+), and open-coded (_open, before): see end_exit_cut() */
+SEC("raw_tp/sched_process_exit")
+int thread_exit(void *ctx)
+{
+	return thread_exit_common(true);
+}
+
+SEC("raw_tp/sched_process_exit")
+int thread_exit_open(void *ctx)
+{
+	return thread_exit_common(false);
+}
+
+SEC("raw_tp/sched_process_exit")
+int session_table_exit(void *ctx)
+{
+	return session_exit_common(true);
+}
+
+SEC("raw_tp/sched_process_exit")
+int session_table_exit_open(void *ctx)
+{
+	return session_exit_common(false);
 }
 
 #endif /* __RETSNOOP_EXIT_CUT_BPF_H */

@@ -359,7 +359,8 @@ int func_discovery_globs__mark_entries(struct func_discovery *d)
 		struct func *f = &d->funcs[i];
 
 		if (!f->module && hunt__is_syscall_entry(f->name))
-			f->flags |= FUNC_SYSCALL;
+			f->flags |= FUNC_SYSCALL |
+				    (hunt__is_exit_syscall(f->name) ? FUNC_EXIT_SYSCALL : 0);
 		for (j = 0; j < d->glob_cnt; j++) {
 			struct disc_glob *g = &d->globs[j];
 

@@ -34,6 +34,21 @@ bool hunt__is_syscall_entry(const char *name)
 	return false;
 }
 
+bool hunt__is_exit_syscall(const char *name)
+{
+	static const char *const prefixes[] = { NATIVE_SYSCALL_PREFIX, COMPAT_SYSCALL_PREFIXES };
+	const char *rest;
+	size_t i;
+
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) != 0)
+			continue;
+		rest = name + strlen(prefixes[i]);
+		return strcmp(rest, "exit") == 0 || strcmp(rest, "exit_group") == 0;
+	}
+	return false;
+}
+
 static int push(struct glob_list *l, const char *glob, bool mandatory)
 {
 	struct glob_spec spec;

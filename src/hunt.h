@@ -21,6 +21,12 @@ const char *hunt__entry_glob(void);
  */
 bool hunt__is_syscall_entry(const char *name);
 
+/*
+ * Is @name the entry wrapper of exit() or exit_group() (hunt__is_syscall_entry()), the
+ * syscalls that never return: FUNC_EXIT_SYSCALL.
+ */
+bool hunt__is_exit_syscall(const char *name);
+
 /* What hunt__apply_defaults() added. */
 enum hunt_defaults {
 	HUNT_ENTRIES	= 0x1,		/* the syscall entry glob */

@@ -157,7 +157,7 @@ static __noinline int send_session_end(struct session *sess, __u64 now, bool ign
 	r->flags = sess_end_flags(sess);
 	r->last_seq_id = sess->next_seq_id - 1;
 	copy_words(&r->stack, &sess->stack, sizeof(r->stack));
-	bpf_ringbuf_submit(r, sample_rec_flags());
+	bpf_ringbuf_submit(r, sess->flags & SESS_F_AT_EXIT ? quiet_rec_flags() : sample_rec_flags());
 	return 0;
 drop:
 	st = drop_stats();

@@ -83,6 +83,12 @@ enum func_flags {
 	 * (size_t)-1 of iconv() and mbrtowc() and zstd's -code; any other value is a size.
 	 */
 	FUNC_ERR_RANGE	= 0x1000,
+	/*
+	 * The exit()/exit_group() entry wrapper (also FUNC_SYSCALL): the one syscall whose
+	 * session is still open when its thread exits; any other syscall's open there lost
+	 * its return (exit_cut.bpf.h).
+	 */
+	FUNC_EXIT_SYSCALL = 0x2000,
 };
 
 struct func_info {
@@ -190,6 +196,13 @@ enum session_end_flags {
 	 * chain shown is the earlier callee's (err_chain.bpf.h, passes_on())
 	 */
 	SESS_F_PASSED_ON = 0x10,
+	/*
+	 * Ended at its thread's exit (exit_cut.bpf.h): its end record did not wake the reader,
+	 * whose interrupt would preempt the exiting thread inside our exit program (7.x runs a
+	 * raw tracepoint's program preemptible), and the kernel then skips that program for
+	 * every other thread exiting on the CPU meanwhile: their sessions unjudged
+	 */
+	SESS_F_AT_EXIT = 0x20,
 };
 
 struct rec_session_end {

@@ -153,7 +153,7 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	 * frame left without its exit): alone they are only a note.
 	 */
 	if (d->dropped_sessions || d->incomplete_sessions || d->skipped_calls || d->trace_lost ||
-	    d->args_lost || d->mmap_lost || d->lost_ends || d->orphan_records) {
+	    d->args_lost || d->mmap_lost || d->lost_ends || d->orphan_records || d->exits_missed) {
 		fprintf(ts->o.err, "WARNING! There were dropped or incomplete data. "
 			"Output might be incomplete!\n");
 		fprintf(ts->o.err, "%-20s%llu\n", "DROPPED SAMPLES:",
@@ -174,12 +174,15 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 				(unsigned long long)d->skipped_calls);
 		/* the kernel ran no exit probe for an entry function: its session ended late */
 		if (d->lost_ends)
-			fprintf(ts->o.err, "%-20s%llu (the kernel skipped an entry function's return; each session ended at its thread's next traced call, reported only if it had failed)\n",
+			fprintf(ts->o.err, "%-20s%llu (the kernel skipped an entry function's return; each session ended at its thread's next traced call or its exit, reported only if it had failed)\n",
 				"LOST SESSION ENDS:", (unsigned long long)d->lost_ends);
 		/* the kernel runs one BPF program per CPU at a time and skips the rest */
 		if (d->kernel_missed)
 			fprintf(ts->o.err, "%-20s%llu (any process; while another BPF program ran on the CPU)\n",
 				"KERNEL-SKIPPED HITS:", (unsigned long long)d->kernel_missed);
+		if (d->exits_missed)
+			fprintf(ts->o.err, "%-20s%llu (the kernel skipped retsnoop's program at these threads' exits, while another run of it waited on the CPU: a session such an exit cut short is not reported)\n",
+				"SKIPPED EXITS:", (unsigned long long)d->exits_missed);
 		if (d->trace_lost)
 			fprintf(ts->o.err, "%-20s%llu\n", "LOST TRACE RECORDS:",
 				(unsigned long long)d->trace_lost);
@@ -199,8 +202,9 @@ static void text_detaching(struct sink *sk, const struct drop_report *d)
 	}
 	if (d->running_sessions)
 		fprintf(ts->o.err, "Note: %llu session(s) were still running when tracing stopped "
-			"(a thread inside an entry function) and are not reported.\n",
-			(unsigned long long)d->running_sessions);
+			"(a thread inside an entry function%s) and are not reported.\n",
+			(unsigned long long)d->running_sessions,
+			d->exits_missed ? ", or one whose exit was skipped" : "");
 	if (ts->o.whole_lines)
 		return;
 	fprintf(ts->o.out, "Detaching... ");

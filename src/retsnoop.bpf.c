@@ -30,6 +30,11 @@
 #include "records.bpf.h"
 #include "args.bpf.h"
 #include "err_chain.bpf.h"
+/*
+ * Before any kprobe program: libbpf loads programs in the order of their sections, and
+ * a thread exit program (offloaded, prog_offload.h) is then verified beside ksession
+ */
+#include "exit_cut.bpf.h"
 #include "interim.bpf.h"
 #include "inband.bpf.h"
 #include "lbr_snap.bpf.h"
@@ -38,7 +43,6 @@
 #include "user_session.bpf.h"
 #include "missed_exit.bpf.h"
 #include "irq_calls.bpf.h"
-#include "exit_cut.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -38,6 +38,12 @@ struct drop_report {
 	/* at the end: probe hits the kernel skipped (kprobe programs' recursion misses, any process) */
 	__u64 kernel_missed;
 	/*
+	 * at the end: thread exits the kernel ran no exit program of ours for (its recursion
+	 * misses: 7.x skips a raw tracepoint's program on a CPU where a preempted run of it
+	 * waits); a session such an exit cut short stays open, in running_sessions
+	 */
+	__u64 exits_missed;
+	/*
 	 * records of a session whose start retsnoop never saw: what they carried (a sample, or
 	 * part of one) is lost, though BPF counted no drop
 	 */

@@ -637,6 +637,7 @@ static json_t *jdrops(const char *type, const struct drop_report *d, bool final)
 	if (final) {
 		put(o, "running_sessions", jint(d->running_sessions));
 		put(o, "kernel_missed_hits", jint(d->kernel_missed));
+		put(o, "skipped_exits", jint(d->exits_missed));
 		put(o, "lost_mmap_records", jint(d->mmap_lost));
 	}
 	put(o, "lost_args_records", jint(d->args_lost));

@@ -407,9 +407,16 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	bpf_map__set_max_entries(skel->maps.traced_tgids,
 				 opts->traced_tgid_cnt ? tgid_slots() : 1);
 	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
-	/* sessions cut by their thread's exit (exit_cut.bpf.h): only those it can see */
-	bpf_program__set_autoload(skel->progs.thread_exit,
-				  opts->traced_tgid_cnt > 0 || opts->user_func_cnt > 0);
+	/*
+	 * Sessions cut by their thread's exit (exit_cut.bpf.h): only those it can see; with
+	 * bpf_loop() where the kernel has it (5.17+)
+	 */
+	if (opts->traced_tgid_cnt > 0 || opts->user_func_cnt > 0)
+		t->exit_prog = feat->has_func_ret ? skel->progs.thread_exit :
+						    skel->progs.thread_exit_open;
+	bpf_program__set_autoload(skel->progs.thread_exit, t->exit_prog == skel->progs.thread_exit);
+	bpf_program__set_autoload(skel->progs.thread_exit_open,
+				  t->exit_prog == skel->progs.thread_exit_open);
 	bpf_program__set_autoload(skel->progs.tgid_set_free, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));
@@ -521,13 +528,8 @@ static int attach_tgid_set(struct tracer *t)
 			goto err;
 		t->fork_link = l;
 	}
-	if (t->o.traced_tgid_cnt || t->o.user_func_cnt) {
-		l = bpf_program__attach(t->skel->progs.thread_exit);
-		if (!l)
-			goto err;
-		t->exit_link = l;
-	} else if (bpf_program__autoload(t->skel->progs.session_table_exit)) {
-		l = bpf_program__attach(t->skel->progs.session_table_exit);
+	if (t->exit_prog) {
+		l = bpf_program__attach(t->exit_prog);
 		if (!l)
 			goto err;
 		t->exit_link = l;

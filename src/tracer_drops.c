@@ -87,6 +87,8 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 				   prog_misses(t->skel->progs.kexit) +
 				   prog_misses(t->skel->progs.ksession) +
 				   prog_misses(t->skel->progs.fsession_multi);
+	if (t->stopped && t->exit_prog)
+		d->exits_missed = prog_misses(t->exit_prog);
 }
 
 /*

@@ -40,6 +40,8 @@ struct tracer {
 	__u32 session_slots;
 	bool slots_in_table;		/* ... the session table's: bpf.session-table */
 	struct bpf_link *fork_link, *exit_link, *free_link;	/* the traced set's tracepoints */
+	/* the program exit_link runs (exit_cut.bpf.h: thread_exit, session_table_exit[_open]) */
+	struct bpf_program *exit_prog;
 	/*
 	 * The program last pruned for the load (tracer_prune.c): libbpf loads it after the
 	 * hook returns, with its records, freed at the next program's hook or the load's end

@@ -94,6 +94,25 @@ static int drop_table_atomics(struct bpf_object *obj)
 	return 0;
 }
 
+/*
+ * Can the kernel skip a traced function's return for lack of a return instance? A
+ * kretprobe's pool (maxactive) and 6.x's kprobe.multi's (fprobe on rethook) run out when
+ * more threads are inside the function than it holds; fentry/fexit and 7.x's kprobe.multi
+ * (fprobe on the function-graph tracer's per-thread stack) have none.
+ */
+static bool lost_returns(const struct tracer *t, const struct kernel_features *feat)
+{
+	enum attach_mode mode;
+
+	if (!t->att)
+		return false;
+	mode = mass_attacher__mode(t->att);
+	if (mass_attacher__fallback_cnt(t->att) > 0 || mode == ATTACH_KPROBE_SINGLE)
+		return true;
+	return mode != ATTACH_FENTRY &&
+	       !(mass_attacher__kprobe_multi_used(t->att) && feat->has_fgraph_fprobe);
+}
+
 /* Where sessions live (the table, task storage, the hash map): before the load. */
 int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 {
@@ -128,9 +147,20 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 	bpf_map__set_max_entries(skel->maps.sessions,
 				 skel->rodata->session_store == SESS_STORE_HASH ?
 				 (opts->sessions_size ?: 4096) : 1);
-	/* the table's slots of threads that exit in a session: free again (thread_exit too) */
+	/*
+	 * Threads that exit in a session (thread_exit does it where chosen): the table's slot
+	 * free again, and, where the kernel can skip returns, a session that lost its
+	 * syscall's return to a kprobe's or fprobe's pool reported (exit_cut.bpf.h), wherever
+	 * sessions live
+	 */
+	skel->rodata->exit_lost_returns = lost_returns(t, feat);
+	if (!t->exit_prog && (table || skel->rodata->exit_lost_returns))
+		t->exit_prog = feat->has_func_ret ? skel->progs.session_table_exit :
+						    skel->progs.session_table_exit_open;
 	bpf_program__set_autoload(skel->progs.session_table_exit,
-				  table && !bpf_program__autoload(skel->progs.thread_exit));
+				  t->exit_prog == skel->progs.session_table_exit);
+	bpf_program__set_autoload(skel->progs.session_table_exit_open,
+				  t->exit_prog == skel->progs.session_table_exit_open);
 	t->session_slots = table ?: skel->rodata->session_store == SESS_STORE_HASH ?
 			   bpf_map__max_entries(skel->maps.sessions) : 0;
 	t->slots_in_table = table;

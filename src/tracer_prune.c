@@ -4,7 +4,7 @@
  * (prog_prune.h): ksession, kentry, kexit, -F's templates and multi-link program, and the
  * user-function ones, each pruned against the object's frozen .rodata when libbpf is about
  * to load it (its prepare hook for their sections). Programs that take the verifier long
- * beside another (usys_exit or usys_exit_open, thread_exit; kentry and kexit) are
+ * beside another (usys_exit or usys_exit_open, thread_exit[_open]; kentry and kexit) are
  * verified on threads of their own meanwhile (prog_offload.h).
  */
 #include <errno.h>
@@ -40,7 +40,8 @@ static bool offloadable(const struct tracer *t, const struct bpf_program *prog)
 	const struct retsnoop *s = t->skel;
 
 	return prog == s->progs.usys_exit || prog == s->progs.usys_exit_open ||
-	       prog == s->progs.thread_exit ||
+	       prog == s->progs.thread_exit || prog == s->progs.thread_exit_open ||
+	       prog == s->progs.session_table_exit || prog == s->progs.session_table_exit_open ||
 	       prog == s->progs.kentry || prog == s->progs.kexit;
 }
 
@@ -63,6 +64,10 @@ static bool prunable(const struct tracer *t, const struct bpf_program *prog)
 	size_t i;
 
 	if (prog == s->progs.ksession || prog == s->progs.kentry || prog == s->progs.kexit)
+		return true;
+	/* the thread exit programs: a session's end and records, whichever this run sends */
+	if (prog == s->progs.thread_exit || prog == s->progs.thread_exit_open ||
+	    prog == s->progs.session_table_exit || prog == s->progs.session_table_exit_open)
 		return true;
 	/* -F's templates: their clones are copies of what is loaded (the id moved with it) */
 	if (prog == s->progs.fentry_tmpl || prog == s->progs.fexit_tmpl_void ||

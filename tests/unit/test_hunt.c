@@ -67,6 +67,32 @@ static void test_syscall_entries(void **state)
 	assert_false(hunt__is_syscall_entry(""));
 }
 
+/*
+ * FUNC_EXIT_SYSCALL: exit() and exit_group(), the syscalls that never return (a session
+ * still open in any other at its thread's exit lost its return, exit_cut.bpf.h)
+ */
+static void test_exit_syscalls(void **state)
+{
+#if defined(__aarch64__)
+	assert_true(hunt__is_exit_syscall("__arm64_sys_exit"));
+	assert_true(hunt__is_exit_syscall("__arm64_sys_exit_group"));
+	assert_false(hunt__is_exit_syscall("__x64_sys_exit"));
+#else
+	assert_true(hunt__is_exit_syscall("__x64_sys_exit"));
+	assert_true(hunt__is_exit_syscall("__x64_sys_exit_group"));
+	assert_true(hunt__is_exit_syscall("__ia32_sys_exit"));
+	assert_true(hunt__is_exit_syscall("__ia32_sys_exit_group"));
+	assert_false(hunt__is_exit_syscall("__arm64_sys_exit"));
+#endif
+	assert_false(hunt__is_exit_syscall("__x64_sys_exit_group_x"));
+	assert_false(hunt__is_exit_syscall("__x64_sys_exitx"));
+	assert_false(hunt__is_exit_syscall("__x64_sys_execve"));
+	assert_false(hunt__is_exit_syscall("do_exit"));
+	assert_false(hunt__is_exit_syscall("do_group_exit"));
+	assert_false(hunt__is_exit_syscall("__do_sys_exit_group"));
+	assert_false(hunt__is_exit_syscall(""));
+}
+
 /* -p alone hunts too; -a given keeps the user's allow set, -d stays */
 static void test_pid_and_partial_globs(void **state)
 {
@@ -145,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_command_without_globs),
 		cmocka_unit_test(test_entry_glob_per_arch),
 		cmocka_unit_test(test_syscall_entries),
+		cmocka_unit_test(test_exit_syscalls),
 		cmocka_unit_test(test_pid_and_partial_globs),
 		cmocka_unit_test(test_syscalls_only),
 		cmocka_unit_test(test_no_defaults),

@@ -117,6 +117,29 @@ static void test_orphans_at_the_end(void **state)
 	free(w);
 }
 
+/*
+ * Thread exits the kernel ran our exit program for none of: a warning of their own, and
+ * the still-running note says such an exit is among its reasons
+ */
+static void test_skipped_exits(void **state)
+{
+	struct drop_report d = { .exits_missed = 4, .running_sessions = 3 };
+	char *w;
+
+	(void)state;
+	w = warned(&d, AT_THE_END);
+	assert_non_null(strstr(w, "WARNING! There were dropped or incomplete data."));
+	assert_non_null(strstr(w, "SKIPPED EXITS:      4 (the kernel skipped retsnoop's program at these threads' exits"));
+	assert_non_null(strstr(w, "Note: 3 session(s) were still running when tracing stopped (a thread inside an entry function, or one whose exit was skipped) and are not reported.\n"));
+	free(w);
+	d.exits_missed = 0;
+	w = warned(&d, AT_THE_END);
+	assert_null(strstr(w, "SKIPPED EXITS"));
+	assert_null(strstr(w, "WARNING!"));
+	assert_non_null(strstr(w, "(a thread inside an entry function) and are not reported.\n"));
+	free(w);
+}
+
 /* What render_text__sample() wrote for @s (its stack and trace views off) */
 static char *rendered(const struct sample *s)
 {
@@ -161,6 +184,7 @@ int main(void)
 		cmocka_unit_test(test_ring_buffer_while_running),
 		cmocka_unit_test(test_no_slot_at_the_end),
 		cmocka_unit_test(test_orphans_at_the_end),
+		cmocka_unit_test(test_skipped_exits),
 		cmocka_unit_test(test_incomplete_chain_said),
 	};
 

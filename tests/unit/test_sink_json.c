@@ -157,7 +157,7 @@ static void test_drops_no_slot(void **state)
 {
 	struct drop_report d = {
 		.dropped_sessions = 5, .no_slot = 4, .session_slots = 1024, .slots_in_table = true,
-		.orphan_records = 3,
+		.orphan_records = 3, .exits_missed = 2,
 	};
 	struct json_sink_opts jo = { .sz = sizeof(jo) };
 	char *out = NULL;
@@ -180,6 +180,7 @@ static void test_drops_no_slot(void **state)
 	assert_int_equal(json_integer_value(json_object_get(o, "no_session_slot")), 4);
 	assert_int_equal(json_integer_value(json_object_get(o, "session_slots")), 1024);
 	assert_int_equal(json_integer_value(json_object_get(o, "orphan_records")), 3);
+	assert_int_equal(json_integer_value(json_object_get(o, "skipped_exits")), 2);
 	json_decref(o);
 	free(out);
 }

@@ -8,6 +8,7 @@
  *   errtrig --orphan-thread CASE	(CASE in a thread that outlives the main thread)
  *   errtrig --pileup THREADS	(THREADS threads blocked in read() at once, then -EBADF each)
  *   errtrig --pileup-recvfrom THREADS	(the same in recvfrom(), failing -EFAULT after the wake-up)
+ *   errtrig --pileup-exit THREADS	(the recvfrom() pile-up, each thread exiting right after)
  *
  * Each case prints "CASE <name>: FAILED with -<ERRNO> (<n>)" or "CASE <name>: SUCCEEDED"
  * and the exit status says whether every case failed as expected (0) or not (1).
@@ -583,6 +584,11 @@ static int orphan_thread(const char *name)
  * them unreturned, not only the syscall's. Then each fails recvfrom(-1) (-EBADF), its
  * next syscall, one at a time. Prints "PILEUP: N threads ..., M failed with -EFAULT,
  * K with -EBADF".
+ *
+ * --pileup-exit THREADS: the recvfrom() pile-up, each thread exiting right after its
+ * -EFAULT: no later syscall of the thread shows a tracer that the return it never saw
+ * happened; only the thread's exit does. Prints "PILEUP: N threads ..., M failed with
+ * -EFAULT, then exited (pid P)".
  */
 struct pileup {
 	int fd;
@@ -598,6 +604,7 @@ struct pileup {
 	 */
 	pthread_barrier_t all_read;
 	bool recv;		/* recvfrom() on a datagram socket, not read() on a pipe */
+	bool exit_after;	/* each thread exits right after its recvfrom() */
 	int waiting;		/* threads about to block in read() */
 	int efault;		/* threads whose blocked recvfrom() failed with EFAULT */
 	int ebadf;		/* threads whose read(-1) failed with EBADF */
@@ -625,6 +632,8 @@ static void *pileup_main(void *arg)
 		if (recvfrom(p->fd, &c, 1, 0, (struct sockaddr *)&from, bad_len) < 0 &&
 		    errno == EFAULT)
 			__atomic_add_fetch(&p->efault, 1, __ATOMIC_SEQ_CST);
+		if (p->exit_after)
+			return NULL;
 	} else if (read(p->fd, &c, 1) != 1) {
 		c = 0;	/* still at the barrier, else the others wait forever */
 	}
@@ -656,7 +665,7 @@ static bool task_sleeping(pid_t tid)
 	return s && s[1] == ' ' && s[2] == 'S';
 }
 
-static int pileup(int cnt, bool recv)
+static int pileup(int cnt, bool recv, bool exit_after)
 {
 	struct pileup_arg *args;
 	struct pileup *p;
@@ -673,6 +682,7 @@ static int pileup(int cnt, bool recv)
 		return 2;
 	p->fd = fds[0];
 	p->recv = recv;
+	p->exit_after = exit_after;
 	pthread_mutex_init(&p->lock, NULL);
 	if (pthread_barrier_init(&p->all_read, NULL, cnt))
 		return 2;
@@ -696,6 +706,11 @@ static int pileup(int cnt, bool recv)
 			return 2;
 	for (i = 0; i < cnt; i++)
 		pthread_join(th[i], NULL);
+	if (exit_after) {
+		printf("PILEUP: %d threads (%d seen asleep in recvfrom), %d failed with -EFAULT, then exited (pid %d)\n",
+		       cnt, asleep, p->efault, (int)getpid());
+		return p->efault == cnt && asleep == cnt ? 0 : 1;
+	}
 	if (recv) {
 		printf("PILEUP: %d threads (%d seen asleep in recvfrom), %d failed with -EFAULT, %d with -EBADF\n",
 		       cnt, asleep, p->efault, p->ebadf);
@@ -714,15 +729,17 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--spin") == 0)
 		return spin(atoi(argv[2]));
 	if (argc == 3 && strcmp(argv[1], "--pileup") == 0)
-		return pileup(atoi(argv[2]), false);
+		return pileup(atoi(argv[2]), false, false);
 	if (argc == 3 && strcmp(argv[1], "--pileup-recvfrom") == 0)
-		return pileup(atoi(argv[2]), true);
+		return pileup(atoi(argv[2]), true, false);
+	if (argc == 3 && strcmp(argv[1], "--pileup-exit") == 0)
+		return pileup(atoi(argv[2]), true, true);
 	if (argc == 3 && strcmp(argv[1], "--orphan-thread") == 0) {
 		mkdir(SCRATCH, 0755);
 		return orphan_thread(argv[2]);
 	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE | --pileup[-recvfrom] THREADS\n");
+		fprintf(stderr, "usage: errtrig [-l] CASE... | --spin SECONDS | --orphan-thread CASE | --pileup[-recvfrom|-exit] THREADS\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "-l") == 0) {

@@ -25,6 +25,13 @@
 # one sample with both frames unreturned; -F: every thread's; -M: as many as the kernel
 # gave us, info only, its pools take the failing callee's returns too; -F where the kernel
 # skipped none of our programs' runs).
+#
+# Nothing after the lost return: errtrig --pileup-exit 30 is the recvfrom() pile-up with
+# each thread exiting right after its -EFAULT. A session that lost its syscall's return is
+# still open at the thread's exit, where it must be reported (as above) and counted (LOST
+# SESSION ENDS), not dropped with the thread (5.10 -K lost a short-lived process's last
+# failure so): every thread's -EFAULT (-K where the callee's witness skipped none, -F),
+# and at least one sample with both outer frames unreturned under -K.
 # Same retsnoop runs as the read() pile-up: no extra start-up.
 # Nothing stays attached.
 set -u
@@ -64,6 +71,8 @@ pile() {
 	echo \"rc=\$?\" >>/tmp/\$_n.cmd
 	errtrig --pileup-recvfrom $THREADS >>/tmp/\$_n.cmd 2>&1
 	echo \"recv rc=\$?\" >>/tmp/\$_n.cmd
+	errtrig --pileup-exit $THREADS >>/tmp/\$_n.cmd 2>&1
+	echo \"exit rc=\$?\" >>/tmp/\$_n.cmd
 	{ bpftool link show; bpftool prog show; } >/tmp/\$_n.bpf 2>&1
 	if [ \$_n = K ]; then
 		grep rsw_ \$T/kprobe_profile >/tmp/\$_n.witness
@@ -85,8 +94,31 @@ for r in $runs; do
 	guest="$guest
 pile ${r%%:*} $(echo "${r#*:}" | tr , ' ')"
 done
+# the exiting pile-up as the command (-- CMD: thread_exit's judgement, not the quiet one)
+guest="$guest
+retsnoop -K -e $recv_fn -a __sys_recvfrom -a move_addr_to_user -- errtrig --pileup-exit $THREADS \
+	>/tmp/cmd.out 2>&1
+echo \"rc=\$?\" >>/tmp/cmd.out
+echo '=== BEGIN cmd.out'; cat /tmp/cmd.out; echo '=== END cmd.out'
+leftovers cmd.left"
 
 out=$(vm_run "$guest") || { echo "$out" | tail -60; fail "guest run failed"; finish; }
+
+# one '!' origin per -EFAULT sample of TEXT (move_addr_to_user; __sys_recvfrom where the
+# kernel inlined it)
+efaults() {
+	printf '%s\n' "$1" | grep -cE '^!\*? +[0-9]+us \[-EFAULT\] +(move_addr_to_user|__sys_recvfrom)'
+}
+# samples of TEXT whose syscall frame and __sys_recvfrom both went unreturned, in that
+# order, right under the rule that says why
+both_unreturned() {
+	printf '%s\n' "$1" | awk -v f="$recv_fn" '
+		/^ +-+ the kernel skipped its exit probe: no return seen -+$/ { r = 1; next }
+		r == 1 && $1 == "-" && $4 ~ "^" f "(\\+|$)" { r = 2; next }
+		r == 2 && $1 == "-" && $4 ~ /^__sys_recvfrom(\+|$)/ { n++; r = 0 }
+		/^!/ { r = 0 }
+		END { print n + 0 }'
+}
 
 for r in $runs; do
 	n=${r%%:*} args=$(echo "${r#*:}" | tr , ' ')
@@ -100,21 +132,24 @@ for r in $runs; do
 	expect "$c" "^PILEUP: $THREADS threads \\($THREADS seen asleep in recvfrom\\), $THREADS failed with -EFAULT, $THREADS with -EBADF\$" \
 		"$args: errtrig piled up $THREADS threads in recvfrom(), each failed it and recvfrom(-1)"
 	expect "$c" '^recv rc=0$' "$args: errtrig --pileup-recvfrom's exit status"
-	# one '!' origin per -EFAULT sample (move_addr_to_user; __sys_recvfrom where the
-	# kernel inlined it)
-	efault=$(printf '%s\n' "$s" | grep -cE '^!\*? +[0-9]+us \[-EFAULT\] +(move_addr_to_user|__sys_recvfrom)')
-	# samples whose syscall frame and __sys_recvfrom both went unreturned, in that order,
-	# right under the rule that says why
-	both=$(printf '%s\n' "$s" | awk -v f="$recv_fn" '
-		/^ +-+ the kernel skipped its exit probe: no return seen -+$/ { r = 1; next }
-		r == 1 && $1 == "-" && $4 ~ "^" f "(\\+|$)" { r = 2; next }
-		r == 2 && $1 == "-" && $4 ~ /^__sys_recvfrom(\+|$)/ { n++; r = 0 }
-		/^!/ { r = 0 }
-		END { print n + 0 }')
+	expect "$c" "^PILEUP: $THREADS threads \\($THREADS seen asleep in recvfrom\\), $THREADS failed with -EFAULT, then exited \\(pid [0-9]+\\)\$" \
+		"$args: errtrig piled up $THREADS threads in recvfrom(), each failed it and exited"
+	expect "$c" '^exit rc=0$' "$args: errtrig --pileup-exit's exit status"
+	xpid=$(printf '%s\n' "$c" | sed -n 's/^PILEUP: .*then exited (pid \([0-9]*\))$/\1/p')
+	# the samples of that process (TID/PID tid/pid in each one's header)
+	xs=$(printf '%s\n' "$s" | awk -v p="${xpid:-none}" '
+		/ TID\/PID [0-9]+\/[0-9]+ / { split($0, h, "TID/PID "); split(h[2], t, "[/ ]"); mine = t[2] == p }
+		mine')
+	os=$(printf '%s\n' "$s" | awk -v p="${xpid:-none}" '
+		/ TID\/PID [0-9]+\/[0-9]+ / { split($0, h, "TID/PID "); split(h[2], t, "[/ ]"); mine = t[2] == p }
+		!mine')
+	efault=$(efaults "$os") both=$(both_unreturned "$os")
+	xefault=$(efaults "$xs") xboth=$(both_unreturned "$xs")
 	# a frame of this pile-up shown returning 0 never returned to us
 	expect_not "$s" "^ +[0-9]+us \\[0\\] +($recv_fn|__sys_recvfrom)(\\+| |\$)" \
 		"$args: no recvfrom frame shown returning 0 (an unseen return has no result)"
-	echo "info: $(vm_label) $args: recvfrom pile-up: $efault -EFAULT samples, $both with both outer frames unreturned"
+	echo "info: $(vm_label) $args: recvfrom pile-up: $efault -EFAULT samples, $both with both outer frames unreturned;" \
+		"exiting pile-up: $xefault, $xboth"
 	cnt=$(printf '%s\n' "$s" | grep -cE "\\[-EBADF\\] +$read_fn")
 	[ "$cnt" -eq $THREADS ] || fail "$args: every thread's -EBADF is reported ($cnt of $THREADS;" \
 		"$(printf '%s\n' "$s" | grep -E '^(Note|[A-Z -]+:) ' | tr '\n' ' '))"
@@ -135,14 +170,20 @@ for r in $runs; do
 	# the same size, the same threads) says when the kernel skipped those returns too.
 	mau=$(printf '%s\n' "$w" | awk '$1 == "rsw_mau" { print $3 + 0 }')
 	case $n:$rec:${mau:-0} in
-	K:*:0 | F:0:*) [ "$efault" -eq $THREADS ] ||
-		fail "$args: every thread's -EFAULT is reported ($efault of $THREADS)" ;;
-	K:*)	[ "$efault" -ge 1 ] ||
-		fail "$args: the -EFAULTs the kernel let us see are reported (none of $THREADS;" \
-			"move_addr_to_user's witness skipped $mau returns)" ;;
+	K:*:0 | F:0:*)
+		[ "$efault" -eq $THREADS ] ||
+			fail "$args: every thread's -EFAULT is reported ($efault of $THREADS)"
+		[ "$xefault" -eq $THREADS ] ||
+			fail "$args: every exiting thread's -EFAULT is reported ($xefault of $THREADS)" ;;
+	K:*)	[ "$efault" -ge 1 ] && [ "$xefault" -ge 1 ] ||
+		fail "$args: the -EFAULTs the kernel let us see are reported ($efault and $xefault of" \
+			"$THREADS; move_addr_to_user's witness skipped $mau returns)" ;;
 	esac
 	[ $n = K ] && { [ "$both" -ge 1 ] ||
 		fail "$args: a session with its two outer frames unreturned is reported (none of $efault)"; }
+	[ $n = K ] && { [ "$xboth" -ge 1 ] ||
+		fail "$args: a session open at its thread's exit, its two outer frames unreturned, is" \
+			"reported (none of $xefault)"; }
 	if [ $n = K ]; then
 		# the kernel skipped returns: the witness (same function, same default maxactive)
 		expect "$w" '^ *rsw_read +[0-9]+ +[1-9][0-9]*$' \
@@ -150,4 +191,20 @@ for r in $runs; do
 		expect "$s" '^LOST SESSION ENDS: +[1-9][0-9]* \(the kernel skipped' "-K: the summary counts the closed sessions"
 	fi
 done
+
+s=$(section "$out" cmd.out)
+expect "$s" "^PILEUP: $THREADS threads \\($THREADS seen asleep in recvfrom\\), $THREADS failed with -EFAULT, then exited" \
+	"-- errtrig --pileup-exit: each thread failed recvfrom() and exited"
+expect "$s" '^rc=0$' "-- errtrig --pileup-exit: retsnoop's exit status is the command's"
+expect_not "$(section "$out" cmd.left)" '.' "-- errtrig --pileup-exit: nothing left attached"
+xefault=$(efaults "$s") xboth=$(both_unreturned "$s")
+echo "info: $(vm_label) -K -- errtrig --pileup-exit: $xefault -EFAULT samples, $xboth with both outer frames unreturned;" \
+	"$(printf '%s\n' "$s" | grep -E '^LOST SESSION ENDS')"
+# as in the -K run above: all where move_addr_to_user's own returns were not skipped
+[ "$xefault" -ge 1 ] || fail "-K -- errtrig --pileup-exit: the threads' -EFAULTs are reported (none of $THREADS)"
+[ "$xboth" -ge 1 ] ||
+	fail "-K -- errtrig --pileup-exit: a session open at its thread's exit, its two outer frames" \
+		"unreturned, is reported (none of $xefault)"
+expect "$s" '^LOST SESSION ENDS: +[1-9][0-9]* \(the kernel skipped' \
+	"-K -- errtrig --pileup-exit: the summary counts the sessions closed at the threads' exits"
 finish

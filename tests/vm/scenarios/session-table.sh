@@ -115,10 +115,12 @@ expect "$s" 'More threads were inside entry functions at once than the 4 session
 expect "$s" '^rc=0$' "crowd4: exit status 0"
 s=$(section "$out" away)
 [ -n "$kret_max" ] || sleeper_samples "$s" 6 "a session away from its home slot, then four at once in 4 slots: six samples"
-expect_not "$s" '^DROPPED SAMPLES' "a session away from its home slot freed that slot: four at once after it fit in 4"
+# (5.10's kretprobes skip sleepers' returns: their sessions end at the threads' exits,
+# counted as LOST SESSION ENDS under the warning, and nothing dropped)
+expect_not "$s" '^DROPPED SAMPLES: +[1-9]' "a session away from its home slot freed that slot: four at once after it fit in 4"
 s=$(section "$out" crowd8)
 [ -n "$kret_max" ] || sleeper_samples "$s" 6 "six sleepers at once, 8 slots: six samples"
-expect_not "$s" '^DROPPED SAMPLES' "six sleepers at once, 8 slots: nothing dropped"
+expect_not "$s" '^DROPPED SAMPLES: +[1-9]' "six sleepers at once, 8 slots: nothing dropped"
 [ -n "$kret_max" ] || expect_not "$s" '^INCOMPLETE SAMPLES' "six sleepers at once, 8 slots: nothing incomplete"
 [ -z "$kret_max" ] || echo "    $VM_KERNEL: the sleepers' sample counts not checked (kretprobe maxactive = CPUs)"
 
@@ -127,6 +129,6 @@ s=$(section "$out" exits)
 pids=$(printf '%s\n' "$s" | sed -n 's|.*TID/PID [0-9]*/\([0-9]*\) (simfail/simfail):$|\1|p' | sort -u | wc -l)
 [ "$pids" -eq 8 ] || fail "eight processes ending inside sessions through 2 slots: $pids of them had a sample"
 expect_count "$s" '\[-E2BIG\] +__(x64|arm64)_sys_bpf' 8 "exits: each process's bpf() failure"
-expect_not "$s" '^DROPPED SAMPLES' "eight processes ending inside sessions: their slots were freed, nothing dropped"
+expect_not "$s" '^DROPPED SAMPLES: +[1-9]' "eight processes ending inside sessions: their slots were freed, nothing dropped"
 expect "$s" '^rc=0$' "exits: exit status 0"
 finish
