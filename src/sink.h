@@ -31,6 +31,8 @@ struct drop_report {
 	__u64 running_sessions;		/* at the end: sessions still open, never reported */
 	__u64 args_lost;		/* -A records over the consumer's memory budget */
 	__u64 unfollowed_forks;		/* -- CMD: children not followed (the set was full) */
+	/* at the end, -- CMD: forks (of any process) the kernel ran our fork program for none of */
+	__u64 forks_missed;
 	/* sessions ended at their thread's next call: the kernel skipped their outermost return */
 	__u64 lost_ends;
 	/* at the end, -U: perf mapping records lost (user stacks of exited processes) */

@@ -796,6 +796,10 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (drops.unfollowed_forks)
 		log_msg(print, LOG_WARN, "WARNING: %llu processes forked by the command were not traced: their PIDs are above kernel.pid_max as it was at start.\n",
 			(unsigned long long)drops.unfollowed_forks);
+	/* 7.x runs it preemptible: a fork on a CPU where a preempted run of it waits is skipped */
+	if (drops.forks_missed)
+		log_msg(print, LOG_WARN, "WARNING: the kernel skipped retsnoop's fork program at %llu forks (of any process) while another run of it waited on the CPU: a child the command forked then is not traced.\n",
+			(unsigned long long)drops.forks_missed);
 	if (cmd) {
 		cmd_trace__report(cmd, env, exec_err, sink);
 		tgt->exit_status = cmd_trace__exit_status(cmd, exec_err, stop__signal());

@@ -89,6 +89,8 @@ void tracer__drops(struct tracer *t, struct drop_report *d)
 				   prog_misses(t->skel->progs.fsession_multi);
 	if (t->stopped && t->exit_prog)
 		d->exits_missed = prog_misses(t->exit_prog);
+	if (t->stopped && t->fork_link)
+		d->forks_missed = prog_misses(t->skel->progs.tgid_set_fork);
 }
 
 /*
