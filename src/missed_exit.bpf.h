@@ -93,6 +93,7 @@ static __always_inline void end_stale_session(struct session *sess, __s64 key, _
 
 	if (st)
 		__sync_fetch_and_add(&st->lost_ends, 1);
+	sess->flags |= SESS_F_LATE_END;
 	__pop_unreturned(sess, 0, key, now, helper_loop);
 }
 

@@ -203,6 +203,11 @@ enum session_end_flags {
 	 * every other thread exiting on the CPU meanwhile: their sessions unjudged
 	 */
 	SESS_F_AT_EXIT = 0x20,
+	/*
+	 * Its entry function returned unseen (the kernel skipped its exit probe): it ended at
+	 * the thread's next traced call or at its exit (missed_exit.bpf.h), after the call
+	 */
+	SESS_F_LATE_END = 0x40,
 };
 
 struct rec_session_end {
@@ -393,6 +398,11 @@ enum ustack_arch {
 
 enum ustack_flags {
 	USTACK_F_NOT_USER = 0x1,	/* the saved registers are not user mode: a kernel thread */
+	/*
+	 * Taken where the session ended late (SESS_F_LATE_END): the thread's stack at its
+	 * next traced call or its exit, not the one that made the failed call
+	 */
+	USTACK_F_LATE = 0x2,
 };
 
 struct rec_ustack {

@@ -183,7 +183,9 @@ static int add_ustack(struct lines *ls, const struct sample *s, const struct vie
 
 	if (s->ustack_missing)
 		return add_note(ls, "%s", "   [user stack: its record was dropped]");
-	if (s->ustack_note)
+	if (s->ustack_late)
+		err = add_note(ls, "%s", "   [user stack taken after the call: its syscall returned unseen, the thread's stack when the session ended]");
+	if (s->ustack_note && !err)
 		err = add_note(ls, s->uframe_cnt ? "   [user stack incomplete: %s]" :
 						    "   [no user stack: %s]", s->ustack_note);
 	for (i = 0; i < s->uframe_cnt && !err; i++)

@@ -191,6 +191,11 @@ struct sample {
 	 */
 	bool has_ustack;		/* -U was on */
 	bool ustack_missing;		/* its record was dropped */
+	/*
+	 * taken after the failed call: its syscall returned unseen and the session ended at
+	 * the thread's next traced call or exit (USTACK_F_LATE)
+	 */
+	bool ustack_late;
 	struct code_loc *uframes;
 	size_t uframe_cnt;
 	/* why the user stack ends before its outermost frame (or has none); NULL: complete */

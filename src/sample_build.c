@@ -494,6 +494,7 @@ static int build_ustack(struct sample *s, const struct sess_recs *r,
 		s->ustack_missing = true;
 		return 0;
 	}
+	s->ustack_late = r->ustack->flags & USTACK_F_LATE;
 	if (!o->ustacks.unwind) {
 		s->ustack_note = "no unwinder";
 		return 0;

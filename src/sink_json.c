@@ -375,6 +375,8 @@ static json_t *justack(const struct sample *s)
 		return NULL;
 	put(o, "missing", json_boolean(s->ustack_missing));
 	put(o, "complete", json_boolean(!s->ustack_missing && !s->ustack_note));
+	if (s->ustack_late)
+		put(o, "taken_late", json_true());
 	if (s->ustack_note)
 		put(o, "note", jstr(s->ustack_note));
 	arr = json_array();

@@ -175,12 +175,16 @@ static __always_inline void emit_ustack(struct session *sess)
 	r->sess_id = sess->sess_id;
 	r->tgid = sess->tgid;
 	r->pid = sess->pid;
+	r->arch = 0;
 	r->reg_cnt = 0;
 	r->flags = 0;
 	r->__pad = 0;
 	r->stack_len = 0;
 	r->stack_err = 0;
 	r->sp = 0;
+	/* the thread's stack now is a later call's or its exit's: said so */
+	if (sess->flags & SESS_F_LATE_END)
+		r->flags = USTACK_F_LATE;
 	read_ustack_regs(r);
 	if (!r->err && !(r->flags & USTACK_F_NOT_USER)) {
 		read_ustack_window(b);

@@ -230,6 +230,57 @@ static void test_stack_view(void **state)
 	free(out);
 }
 
+/*
+ * A capture BPF took where the session ended late (its syscall returned unseen): the
+ * frames shown, under a line that says they are the thread's later stack; JSON says so too
+ */
+static void test_taken_late(void **state)
+{
+	struct json_sink_opts jo = { .sz = sizeof(jo) };
+	struct fixture fx;
+	struct sample *s;
+	struct sink *sk;
+	char *out, *buf = NULL;
+	size_t len = 0;
+	json_t *o;
+
+	(void)state;
+	fake_note = NULL;
+	fixture_init(&fx, true);
+	fx.us.flags = USTACK_F_LATE;
+	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	assert_true(s->ustack_late);
+	assert_int_equal(s->uframe_cnt, 4);
+	sample__free(s);
+	out = render(&fx, true, false);
+	{
+		const char *want =
+"   [user stack taken after the call: its syscall returned unseen, the thread's stack when the session ended]\n"
+"?                   [userprog+0x1097]";
+
+		assert_int_equal(strncmp(out, want, strlen(want)), 0);
+	}
+	free(out);
+	jo.out = open_memstream(&buf, &len);
+	sk = json_sink__new(&jo);
+	assert_non_null(sk);
+	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	assert_int_equal(sink__sample(sk, s), 0);
+	sample__free(s);
+	sink__free(sk);
+	fclose(jo.out);
+	o = json_loads(buf, 0, NULL);
+	assert_non_null(o);
+	assert_true(json_is_true(json_object_get(json_object_get(o, "user_stack"), "taken_late")));
+	json_decref(o);
+	free(buf);
+	/* an ordinary capture: no such field */
+	fixture_init(&fx, true);
+	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
+	assert_false(s->ustack_late);
+	sample__free(s);
+}
+
 static void test_json(void **state)
 {
 	struct json_sink_opts jo = { .sz = sizeof(jo) };
@@ -340,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_stack_view),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_taken_late),
 		cmocka_unit_test(test_rule_at_user_kernel_boundary),
 	};
 
