@@ -197,7 +197,13 @@ static __always_inline void emit_ustack(struct session *sess)
 	len = r->stack_len;
 	if (len > USTACK_MAX_SIZE)
 		len = USTACK_MAX_SIZE;
-	if (bpf_ringbuf_output(&rb, b, sizeof(*r) + len, quiet_rec_flags()))
+	/*
+	 * 7.x runs raw tracepoint, uprobe and trampoline programs preemptible: one that took
+	 * this CPU meanwhile may have built its own record in the buffer (seen once: a
+	 * session's user stack went missing, uncounted). Then this one's is lost: counted.
+	 */
+	if (r->sess_id != sess->sess_id ||
+	    bpf_ringbuf_output(&rb, b, sizeof(*r) + len, quiet_rec_flags()))
 		count_dropped_record(sess);
 }
 
