@@ -23,30 +23,28 @@ const char *hunt__entry_glob(void)
 	return NATIVE_SYSCALL_PREFIX "*";
 }
 
-bool hunt__is_syscall_entry(const char *name)
+/* The syscall's name in entry wrapper @name ("openat"), or NULL if it is none */
+static const char *syscall_of(const char *name)
 {
 	static const char *const prefixes[] = { NATIVE_SYSCALL_PREFIX, COMPAT_SYSCALL_PREFIXES };
 	size_t i;
 
 	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-			return true;
-	return false;
+			return name + strlen(prefixes[i]);
+	return NULL;
+}
+
+bool hunt__is_syscall_entry(const char *name)
+{
+	return syscall_of(name) != NULL;
 }
 
 bool hunt__is_exit_syscall(const char *name)
 {
-	static const char *const prefixes[] = { NATIVE_SYSCALL_PREFIX, COMPAT_SYSCALL_PREFIXES };
-	const char *rest;
-	size_t i;
+	const char *sc = syscall_of(name);
 
-	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-		if (strncmp(name, prefixes[i], strlen(prefixes[i])) != 0)
-			continue;
-		rest = name + strlen(prefixes[i]);
-		return strcmp(rest, "exit") == 0 || strcmp(rest, "exit_group") == 0;
-	}
-	return false;
+	return sc && (strcmp(sc, "exit") == 0 || strcmp(sc, "exit_group") == 0);
 }
 
 static int push(struct glob_list *l, const char *glob, bool mandatory)

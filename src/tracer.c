@@ -407,16 +407,6 @@ struct tracer *tracer__open(const struct tracer_opts *opts)
 	bpf_map__set_max_entries(skel->maps.traced_tgids,
 				 opts->traced_tgid_cnt ? tgid_slots() : 1);
 	bpf_program__set_autoload(skel->progs.tgid_set_fork, opts->follow_forks);
-	/*
-	 * Sessions cut by their thread's exit (exit_cut.bpf.h): only those it can see; with
-	 * bpf_loop() where the kernel has it (5.17+)
-	 */
-	if (opts->traced_tgid_cnt > 0 || opts->user_func_cnt > 0)
-		t->exit_prog = feat->has_func_ret ? skel->progs.thread_exit :
-						    skel->progs.thread_exit_open;
-	bpf_program__set_autoload(skel->progs.thread_exit, t->exit_prog == skel->progs.thread_exit);
-	bpf_program__set_autoload(skel->progs.thread_exit_open,
-				  t->exit_prog == skel->progs.thread_exit_open);
 	bpf_program__set_autoload(skel->progs.tgid_set_free, opts->traced_tgid_cnt > 0);
 	bpf_map__set_max_entries(skel->maps.tgids_filter,
 				 at_least_one(opts->allow_pid_cnt + opts->deny_pid_cnt));

@@ -148,15 +148,24 @@ int tracer__plan_sessions(struct tracer *t, const struct kernel_features *feat)
 				 skel->rodata->session_store == SESS_STORE_HASH ?
 				 (opts->sessions_size ?: 4096) : 1);
 	/*
-	 * Threads that exit in a session (thread_exit does it where chosen): the table's slot
-	 * free again, and, where the kernel can skip returns, a session that lost its
-	 * syscall's return to a kprobe's or fprobe's pool reported (exit_cut.bpf.h), wherever
-	 * sessions live
+	 * Threads that exit in a session (exit_cut.bpf.h), each with bpf_loop() where the
+	 * kernel has it (5.17+). Sessions cut by their thread's exit are judged where the run
+	 * can see them (a traced process, user functions: thread_exit); else the table's slot
+	 * is freed again, and, where the kernel can skip returns, a session that lost its
+	 * syscall's return to a kprobe's or fprobe's pool is reported, wherever sessions live
+	 * (session_table_exit).
 	 */
 	skel->rodata->exit_lost_returns = lost_returns(t, feat);
-	if (!t->exit_prog && (table || skel->rodata->exit_lost_returns))
+	t->exit_prog = NULL;
+	if (opts->traced_tgid_cnt > 0 || opts->user_func_cnt > 0)
+		t->exit_prog = feat->has_func_ret ? skel->progs.thread_exit :
+						    skel->progs.thread_exit_open;
+	else if (table || skel->rodata->exit_lost_returns)
 		t->exit_prog = feat->has_func_ret ? skel->progs.session_table_exit :
 						    skel->progs.session_table_exit_open;
+	bpf_program__set_autoload(skel->progs.thread_exit, t->exit_prog == skel->progs.thread_exit);
+	bpf_program__set_autoload(skel->progs.thread_exit_open,
+				  t->exit_prog == skel->progs.thread_exit_open);
 	bpf_program__set_autoload(skel->progs.session_table_exit,
 				  t->exit_prog == skel->progs.session_table_exit);
 	bpf_program__set_autoload(skel->progs.session_table_exit_open,

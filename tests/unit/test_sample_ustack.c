@@ -200,6 +200,30 @@ static char *render(struct fixture *fx, bool stack_view, bool trace)
 	return buf;
 }
 
+/* The JSON line of @fx's sample, parsed */
+static json_t *json_of(struct fixture *fx)
+{
+	struct json_sink_opts jo = { .sz = sizeof(jo) };
+	struct sample *s;
+	struct sink *sk;
+	char *buf = NULL;
+	size_t len = 0;
+	json_t *o;
+
+	jo.out = open_memstream(&buf, &len);
+	sk = json_sink__new(&jo);
+	assert_non_null(sk);
+	assert_int_equal(sample__build(&fx->r, &fx->b, &s), 0);
+	assert_int_equal(sink__sample(sk, s), 0);
+	sample__free(s);
+	sink__free(sk);
+	fclose(jo.out);
+	o = json_loads(buf, 0, NULL);
+	free(buf);
+	assert_non_null(o);
+	return o;
+}
+
 static void test_stack_view(void **state)
 {
 	struct fixture fx;
@@ -236,12 +260,9 @@ static void test_stack_view(void **state)
  */
 static void test_taken_late(void **state)
 {
-	struct json_sink_opts jo = { .sz = sizeof(jo) };
 	struct fixture fx;
 	struct sample *s;
-	struct sink *sk;
-	char *out, *buf = NULL;
-	size_t len = 0;
+	char *out;
 	json_t *o;
 
 	(void)state;
@@ -261,49 +282,30 @@ static void test_taken_late(void **state)
 		assert_int_equal(strncmp(out, want, strlen(want)), 0);
 	}
 	free(out);
-	jo.out = open_memstream(&buf, &len);
-	sk = json_sink__new(&jo);
-	assert_non_null(sk);
-	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
-	assert_int_equal(sink__sample(sk, s), 0);
-	sample__free(s);
-	sink__free(sk);
-	fclose(jo.out);
-	o = json_loads(buf, 0, NULL);
-	assert_non_null(o);
+	o = json_of(&fx);
 	assert_true(json_is_true(json_object_get(json_object_get(o, "user_stack"), "taken_late")));
 	json_decref(o);
-	free(buf);
-	/* an ordinary capture: no such field */
+	/* an ordinary capture: not said, no such field */
 	fixture_init(&fx, true);
 	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
 	assert_false(s->ustack_late);
 	sample__free(s);
+	out = render(&fx, true, false);
+	assert_null(strstr(out, "taken after the call"));
+	free(out);
+	o = json_of(&fx);
+	assert_null(json_object_get(json_object_get(o, "user_stack"), "taken_late"));
+	json_decref(o);
 }
 
 static void test_json(void **state)
 {
-	struct json_sink_opts jo = { .sz = sizeof(jo) };
 	struct fixture fx;
-	struct sample *s;
-	struct sink *sk;
 	json_t *o, *us, *fr;
-	json_error_t jerr;
-	char *buf = NULL;
-	size_t len = 0;
 
 	fake_note = "stack at sp+0x2356 is beyond the 1040 bytes captured";
 	fixture_init(&fx, true);
-	jo.out = open_memstream(&buf, &len);
-	sk = json_sink__new(&jo);
-	assert_non_null(sk);
-	assert_int_equal(sample__build(&fx.r, &fx.b, &s), 0);
-	assert_int_equal(sink__sample(sk, s), 0);
-	sample__free(s);
-	sink__free(sk);
-	fclose(jo.out);
-	o = json_loads(buf, 0, &jerr);
-	assert_non_null(o);
+	o = json_of(&fx);
 	us = json_object_get(o, "user_stack");
 	assert_non_null(us);
 	assert_true(json_is_false(json_object_get(us, "complete")));
@@ -325,7 +327,6 @@ static void test_json(void **state)
 			    "No DWARF information found");
 	assert_true(json_is_true(json_object_get(fr, "frame_pointer_guess")));
 	json_decref(o);
-	free(buf);
 }
 
 /*
