@@ -14,10 +14,13 @@
 #include <sys/stat.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include "unwind.h"
 
 #define DEFAULT_MAX_FRAMES	128
+/* how far past its ELF's entry point a return address may lie and still be in the entry code */
+#define ENTRY_CODE_MAX		512
 #define X86_64_REGS		21
 #define ARM64_REGS		34
 
@@ -303,6 +306,38 @@ static bool guessed_below(struct unwinder *p, const struct unwind_frame *f)
 }
 
 /*
+ * Whether @f is a return address into the code at its file's ELF entry point that no unwind
+ * information covers: the process's first frame. The kernel starts a process there with
+ * nothing above it, so a stack that ends there is whole. glibc's _start says so in its CFI
+ * (an undefined return address, which libdwfl takes as the end), but the dynamic linker's
+ * own entry code, where a process still being linked (its libraries' searches, their
+ * constructors) started, has no CFI at all: its stacks were called incomplete.
+ * Every byte from the entry point to @f must lack CFI, so a function of its own after the
+ * entry code never passes for it.
+ */
+static bool at_entry(struct unwinder *p, const struct unwind_frame *f)
+{
+	Dwarf_Addr addr = f->activation ? f->pc : f->pc - 1, bias, entry, a;
+	Dwfl_Module *mod = dwfl_addrmodule(p->dwfl, addr);
+	GElf_Ehdr ehdr;
+	Elf *elf;
+
+	if (!mod)
+		return false;
+	elf = dwfl_module_getelf(mod, &bias);
+	if (!elf || !gelf_getehdr(elf, &ehdr) || !ehdr.e_entry)
+		return false;
+	entry = ehdr.e_entry + bias;
+	if (addr < entry || addr - entry >= ENTRY_CODE_MAX)
+		return false;
+	for (a = entry; a <= addr; a++) {
+		if (has_cfi(mod, a))
+			return false;
+	}
+	return true;
+}
+
+/*
  * A return address must point into the process's code. Without unwind information for
  * the frame below, libdwfl follows the frame pointer, and in code built without one
  * (Debian's busybox, most -O2 code) that reads whatever the register held: environment
@@ -338,6 +373,10 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return -1;
+	/* libdwfl's frame-pointer guess beyond the process's first frame is no frame */
+	if (!act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]) &&
+	    at_entry(p, &p->frames[p->cnt - 1]))
+		return DWARF_CB_ABORT;
 	if (!act && p->cnt > 0 && !is_code(p->in, pc)) {
 		say_not_code(p, pc);
 		return DWARF_CB_ABORT;
@@ -527,6 +566,9 @@ static void say_stop(struct unwinder *u, int err)
 	char name[128];
 
 	if (u->stop[0])
+		return;
+	/* the process's first frame: whatever libdwfl tried beyond it (an error, a read) */
+	if (last && last->module && at_entry(u, last))
 		return;
 	/* a read beyond the window ends libdwfl's unwinding, with or without an error */
 	if (u->mem_err[0]) {

@@ -214,6 +214,44 @@ static void assert_all_code(const struct unwind_input *in, const struct unwind_r
 }
 
 /*
+ * A process still being linked: the dynamic linker's openat() of its cache, before main.
+ * Its stack ends in ld.so's entry code, which has no CFI (glibc's _start has, marking the
+ * end); that is the process's first frame, so the stack is whole, not "no unwind
+ * information for ld-linux-x86-64.so.2+0x1ab78" (bpftool's library search in the 7.2 guest).
+ */
+static void test_in_dynamic_linker(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	char prog[4096], *argv[2] = { prog, NULL }, *line = NULL;
+	const struct unwind_frame *last;
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	size_t i;
+
+	snprintf(prog, sizeof(prog), "%s/nofp/userprog", USERPROG_DIR);
+	assert_int_equal(snap_take("/etc/ld.so.cache", USTACK_DEFAULT_SIZE, argv, &line, NULL), 0);
+	r = parse(line);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	if (res.stop)
+		fail_msg("stopped early: %s", res.stop);
+	/* every frame is the linker's: _start, _dl_start, ..., its open */
+	assert_true(res.cnt >= 3);
+	for (i = 0; i < res.cnt; i++) {
+		assert_non_null(res.frames[i].module);
+		assert_non_null(strstr(res.frames[i].module, "/ld-linux"));
+	}
+	last = &res.frames[res.cnt - 1];
+	assert_false(last->activation);
+	assert_false(last->guessed);
+	assert_all_code(&r->in, &res);
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
+/*
  * No CFI and no frame pointers (nocfi/, like Debian's static busybox): libdwfl follows
  * the frame pointer register, which holds whatever the code put there. The unwinding
  * stops where the guess is not code, and says so, rather than print the guess as a frame
@@ -333,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_nofp),
 		cmocka_unit_test(test_fp),
 		cmocka_unit_test(test_stripped),
+		cmocka_unit_test(test_in_dynamic_linker),
 		cmocka_unit_test(test_short_window),
 		cmocka_unit_test(test_pc_unmapped),
 		cmocka_unit_test(test_nocfi),
