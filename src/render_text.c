@@ -7,6 +7,7 @@
 #include "err_carriers.h"
 #include "errnos.h"
 #include "opts.h"
+#include "out_whole.h"
 #include "render.h"
 #include "sink.h"
 
@@ -95,13 +96,27 @@ struct text_sink {
 	struct text_sink_opts o;
 };
 
+/* A sample's lines in one write (out_whole.h): CMD's output goes before or after them. */
 static int text_sample(struct sink *sk, const struct sample *s)
 {
 	struct text_sink *ts = (struct text_sink *)sk;
-	int err = render_text__sample(ts->o.out, s, &ts->o.view);
+	char *text = NULL;
+	size_t len = 0;
+	int err, werr;
+	FILE *m;
 
-	fflush(ts->o.out);
-	return err;
+	m = open_memstream(&text, &len);
+	if (!m) {
+		err = render_text__sample(ts->o.out, s, &ts->o.view);
+		fflush(ts->o.out);
+		return err;
+	}
+	err = render_text__sample(m, s, &ts->o.view);
+	if (fclose(m))
+		err = err ?: -ENOMEM;
+	werr = text ? out_whole__write(ts->o.out, text, len) : 0;
+	free(text);
+	return err ?: werr;
 }
 
 static void text_ready(struct sink *sk)

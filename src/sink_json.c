@@ -20,6 +20,7 @@
 #include "log.h"
 #include "result_fmt.h"
 #include "sink.h"
+#include "out_whole.h"
 
 #define JSON_SCHEMA_VERSION 1
 
@@ -513,17 +514,24 @@ static json_t *event(const char *type)
 	return o;
 }
 
-/* One line per object; a failed dump is an output error. */
+/* One line per object, in one write (out_whole.h); a failed dump is an output error. */
 static int emit(struct json_sink *js, json_t *o)
 {
-	int err = 0;
+	size_t len;
+	char *text;
+	int err;
 
 	if (!o)
 		return -ENOMEM;
-	if (json_dumpf(o, js->o.out, JSON_COMPACT) || fputc('\n', js->o.out) == EOF)
-		err = -EIO;
-	fflush(js->o.out);
+	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
+	len = text ? strlen(text) : 0;
+	if (!text || !len)
+		return free(text), -EIO;
+	/* the NUL's place takes the newline: the line goes out whole with it */
+	text[len] = '\n';
+	err = out_whole__write(js->o.out, text, len + 1);
+	free(text);
 	return err;
 }
 

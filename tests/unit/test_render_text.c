@@ -13,6 +13,7 @@
 #include "sink.h"
 #include "render.h"
 #include "sample.h"
+#include "seqpacket_out.h"
 
 enum when { WHILE_RUNNING, AT_THE_END };
 
@@ -177,6 +178,37 @@ static void test_incomplete_chain_said(void **state)
 	free(w);
 }
 
+/*
+ * A sample goes out in one write, whatever the stream's buffer: the output of the command
+ * `retsnoop -- CMD` runs can't land inside it (out_whole.h).
+ */
+static void test_sample_one_write(void **state)
+{
+	struct text_sink_opts to = { .sz = sizeof(to) };
+	struct sample s = { .tid = 7, .pid = 7, .task_comm = "t", .proc_comm = "t",
+			    .chain_lost = true, .truncated = true };
+	struct seqpacket_out sp;
+	char msg[4096], *want;
+	struct sink *sk;
+	size_t n;
+
+	(void)state;
+	want = rendered(&s);
+	assert_true(strlen(want) > 128);
+	seqpacket_out__open(&sp, 16);
+	to.out = sp.out;
+	sk = text_sink__new(&to);
+	assert_non_null(sk);
+	assert_int_equal(sink__sample(sk, &s), 0);
+	n = seqpacket_out__next(&sp, msg, sizeof(msg));
+	assert_int_equal(n, strlen(want));
+	assert_memory_equal(msg, want, n);
+	assert_int_equal(seqpacket_out__next(&sp, msg, sizeof(msg)), 0);
+	sink__free(sk);
+	seqpacket_out__close(&sp);
+	free(want);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +218,7 @@ int main(void)
 		cmocka_unit_test(test_orphans_at_the_end),
 		cmocka_unit_test(test_skipped_exits),
 		cmocka_unit_test(test_incomplete_chain_said),
+		cmocka_unit_test(test_sample_one_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include "unit.h"
 #include <jansson.h>
 #include "sink.h"
+#include "seqpacket_out.h"
 
 static const struct func funcs[] = { { .name = "<unknown>" } };
 
@@ -185,6 +186,40 @@ static void test_drops_no_slot(void **state)
 	free(out);
 }
 
+/* A sample's line goes out in one write through a stream buffer of 16 bytes (out_whole.h). */
+static void test_sample_one_write(void **state)
+{
+	struct json_sink_opts jo = { .sz = sizeof(jo) };
+	struct sample_frame frames[3] = {};
+	struct sample s = {
+		.funcs = funcs, .func_cnt = 1, .frames = frames, .frame_cnt = 3, .deepest = -1,
+	};
+	struct seqpacket_out sp;
+	char msg[16384];
+	struct sink *sk;
+	json_t *o;
+	size_t n;
+
+	(void)state;
+	seqpacket_out__open(&sp, 16);
+	jo.out = sp.out;
+	sk = json_sink__new(&jo);
+	assert_non_null(sk);
+	assert_int_equal(sink__sample(sk, &s), 0);
+	n = seqpacket_out__next(&sp, msg, sizeof(msg) - 1);
+	assert_true(n > 128);
+	assert_int_equal(msg[n - 1], '\n');
+	msg[n] = '\0';
+	assert_null(memchr(msg, '\n', n - 1));
+	o = json_loads(msg, 0, NULL);
+	assert_non_null(o);
+	assert_string_equal(str(o, "type"), "sample");
+	json_decref(o);
+	assert_int_equal(seqpacket_out__next(&sp, msg, sizeof(msg)), 0);
+	sink__free(sk);
+	seqpacket_out__close(&sp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +227,7 @@ int main(void)
 		cmocka_unit_test(test_origin_and_replaced),
 		cmocka_unit_test(test_error_passed_on),
 		cmocka_unit_test(test_drops_no_slot),
+		cmocka_unit_test(test_sample_one_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
