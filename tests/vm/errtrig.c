@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <net/route.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -256,6 +257,35 @@ static int ioctl_enotty(void)
 	if (fd < 0)
 		return -errno;
 	err = sys_ret(ioctl(fd, TCGETS, &t));
+	close(fd);
+	return err;
+}
+
+/*
+ * `route add default gw 10.0.0.1` with no route to 10.0.0.1: ip_rt_ioctl() ->
+ * fib_table_insert() -> fib_create_info(), whose gateway check fails -ENETUNREACH (its
+ * own fib_table_lookup() failed first) and is followed by cleanup, while the socket ioctl's
+ * -ENOIOCTLCMD (do_vfs_ioctl) and an earlier lookup's -EAGAIN wait aside: three chains
+ * nested, one more than a session keeps aside.
+ */
+static int route_unreachable(void)
+{
+	struct sockaddr_in *a;
+	struct rtentry rt = {};
+	int fd, err;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	a = (struct sockaddr_in *)&rt.rt_dst;
+	a->sin_family = AF_INET;
+	a = (struct sockaddr_in *)&rt.rt_genmask;
+	a->sin_family = AF_INET;
+	a = (struct sockaddr_in *)&rt.rt_gateway;
+	a->sin_family = AF_INET;
+	a->sin_addr.s_addr = htonl(0x0a000001);
+	rt.rt_flags = RTF_UP | RTF_GATEWAY;
+	err = sys_ret(ioctl(fd, SIOCADDRT, &rt));
 	close(fd);
 	return err;
 }
@@ -496,6 +526,8 @@ static const struct errcase cases[] = {
 	{ "socket-bad-proto", "TCP socket with a bogus protocol", EPROTONOSUPPORT, socket_bad_proto },
 	{ "execve-noexec", "execve a file without execute permission", EACCES, execve_noexec },
 	{ "ioctl-enotty", "terminal ioctl on a regular file", ENOTTY, ioctl_enotty },
+	{ "route-unreachable", "add a default route via a gateway no route reaches", ENETUNREACH,
+	  route_unreachable },
 	{ "bpf-verifier-reject", "load a BPF program that returns an unset r0", EACCES,
 	  bpf_verifier_reject },
 	{ "msgctl-einval", "msgctl on a negative queue id", EINVAL, msgctl_einval },

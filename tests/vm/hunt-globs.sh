@@ -19,6 +19,10 @@ BPF="-e $(sys bpf) -a __sys_bpf -a bpf_prog_load -a bpf_check -a 'do_check*' -d 
 PRCTL="-e $(sys prctl) -a security_task_prctl"
 # 7.x checks the ring's size in io_prepare_config(), called from io_uring_setup's cold part
 IOURING="-e $(sys io_uring_setup) -a 'io_uring_*' -a io_prepare_config -a '*uring_create'"
+# a route insert through a socket ioctl (`route add default gw`), whose gateway check fails
+# -ENETUNREACH under ip_rt_ioctl; the whole kernel adds cleanup calls that make three
+# failed chains wait aside at once (tests/vm/scenarios/hunt-origin.sh)
+ROUTE="-e $(sys ioctl) -a sock_ioctl -a sock_do_ioctl -a inet_ioctl -a ip_rt_ioctl -a 'fib_*'"
 # keys, fadvise, pidfds: subsystems no other hunt crosses (arm64's fadvise syscall is
 # fadvise64_64, x86's fadvise64; arm64 6.12 inlines ksys_fadvise64_64 into it)
 KEYS="-e $(sys add_key) -a '*key_create_or_update' -a key_type_lookup -a lookup_user_key"
