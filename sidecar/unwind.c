@@ -118,6 +118,15 @@ static bool get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
 
 static const struct unwind_map *map_of(const struct unwind_input *in, uint64_t addr);
 
+/* Whether a word at @off of the window touches a page that was not read (a hole). */
+static bool in_hole(const struct unwind_input *in, uint64_t off)
+{
+	uint64_t first = ((in->sp & (UNWIND_PAGE - 1)) + off) / UNWIND_PAGE;
+	uint64_t last = ((in->sp & (UNWIND_PAGE - 1)) + off + sizeof(Dwarf_Word) - 1) / UNWIND_PAGE;
+
+	return (first < 32 && (in->holes >> first & 1)) || (last < 32 && (in->holes >> last & 1));
+}
+
 /* Only the captured window exists: the thread's memory as it was when it entered the kernel. */
 static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
@@ -139,6 +148,13 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 			snprintf(p->mem_err, sizeof(p->mem_err),
 				 "stack at sp+%#llx is beyond the %zu bytes captured",
 				 (unsigned long long)off, in->stack_len);
+		return false;
+	}
+	if (in_hole(in, off)) {
+		if (!p->mem_err[0])
+			snprintf(p->mem_err, sizeof(p->mem_err),
+				 "stack at sp+%#llx was not in memory when captured (a page the "
+				 "thread had not touched yet)", (unsigned long long)off);
 		return false;
 	}
 	memcpy(result, in->stack + off, sizeof(*result));

@@ -32,6 +32,8 @@ struct unwind_map {
 	int image_id;			/* the client's image of the file (open_image), 0: none */
 };
 
+#define UNWIND_PAGE	4096	/* the unit of unwind_input's holes */
+
 struct unwind_input {
 	enum unwind_arch arch;
 	int pid;
@@ -40,6 +42,11 @@ struct unwind_input {
 	uint64_t sp;			/* address of stack[0] */
 	const uint8_t *stack;
 	size_t stack_len;
+	/*
+	 * Pages of the window that were not in memory when it was captured (bit i: the i-th
+	 * UNWIND_PAGE-sized page from sp's): their bytes are no data, a read there fails.
+	 */
+	uint32_t holes;
 	const struct unwind_map *maps;	/* ascending, as in /proc/PID/maps */
 	size_t map_cnt;
 };

@@ -128,7 +128,7 @@ int unwind_req__parse(const char *arg, size_t len, struct unwind_req **out)
 {
 	struct cursor c = { arg, arg + len };
 	struct unwind_req *r;
-	uint64_t pid;
+	uint64_t pid, holes;
 	size_t n, i;
 	int err;
 
@@ -159,8 +159,10 @@ int unwind_req__parse(const char *arg, size_t len, struct unwind_req **out)
 	if (err)
 		goto err;
 	err = -EINVAL;
-	if (r->in.stack_len > UINT64_MAX - r->in.sp || take(&c, ' '))
+	if (r->in.stack_len > UINT64_MAX - r->in.sp || take(&c, ' ') ||
+	    take_num(&c, 16, &holes) || holes > UINT32_MAX || take(&c, ' '))
 		goto err;
+	r->in.holes = holes;
 	err = take_maps(&c, r);
 	if (err)
 		goto err;

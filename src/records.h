@@ -390,6 +390,7 @@ enum fnargs_flags {
 					 * per-CPU value holds at most 32 KiB) */
 #define USTACK_DEFAULT_SIZE	16384
 #define USTACK_MAX_URETS	16	/* pending return probes sent with a capture (power of 2) */
+#define USTACK_PAGE		4096	/* the window's read unit (struct rec_ustack's stack_holes) */
 
 enum ustack_arch {
 	USTACK_ARCH_X86_64 = 1,		/* regs[]: struct pt_regs, r15 first (21 words) */
@@ -414,13 +415,19 @@ struct rec_ustack {
 	__u16 arch;		/* enum ustack_arch */
 	__u16 reg_cnt;		/* words of regs[] filled */
 	__u16 flags;		/* enum ustack_flags */
-	__u16 __pad;
 	/*
-	 * Bytes of stack[], read page by page from sp up; it stops early at the first page
-	 * that can't be read (the top of the stack mapping, a page not present).
+	 * Pages of the window that could not be read, their bytes zero in stack[]: bit i is
+	 * the i-th USTACK_PAGE-sized page from sp's. BPF reads can't fault a page in, and a
+	 * page of the stack the thread never touched (a large local buffer a syscall is
+	 * about to fill, below its caller's return address) is not in memory yet.
+	 */
+	__u16 stack_holes;
+	/*
+	 * Bytes of stack[], read page by page from sp up, up to the end of the last page that
+	 * could be read (pages past the top of the stack mapping can't).
 	 */
 	__u32 stack_len;
-	__s32 stack_err;	/* 0, or the read error that ended the window early */
+	__s32 stack_err;	/* 0, or the first read error (a hole or the window's end) */
 	__u64 sp;		/* the user stack pointer, as in regs[] */
 	__u64 regs[USTACK_MAX_REGS];
 	/*

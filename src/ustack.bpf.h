@@ -20,7 +20,6 @@
 const volatile __u32 ustack_size = USTACK_DEFAULT_SIZE;	/* -C stacks.user-stack-size */
 const volatile __u32 user_regs_off = 0;	/* user pt_regs, from the kernel stack's base */
 
-#define USTACK_PAGE		4096
 #define USTACK_EOPNOTSUPP	95
 
 #if defined(__TARGET_ARCH_x86)
@@ -127,13 +126,19 @@ static __always_inline bool read_user_fp_lr(__u64 *fp_lr)
 }
 #endif
 
-/* Page by page from sp up: the window may run past the top of the stack's mapping. */
+/*
+ * Page by page from sp up. A page that can't be read is a hole (zeros, said in
+ * stack_holes) and the pages above it are still read: a large local buffer the thread
+ * never touched lies between sp and its callers' return addresses. The window ends after
+ * the last page read (the rest is past the top of the stack's mapping).
+ */
 static __always_inline void read_ustack_window(struct ustack_buf *b)
 {
 	struct rec_ustack *r = (void *)b->data;
 	__u8 *stack = b->data + sizeof(*r);
 	/* 64-bit: a 32-bit copy's bounds check would not carry over to the register used */
-	__u64 off = 0, want = ustack_size, chunk;
+	__u64 off = 0, want = ustack_size, chunk, end = 0;
+	__u32 holes = 0, below = 0;	/* below: the pages under the last one read */
 	int i, err;
 
 	if (want > USTACK_MAX_SIZE)
@@ -148,15 +153,22 @@ static __always_inline void read_ustack_window(struct ustack_buf *b)
 		barrier_var(chunk);
 		if (chunk > USTACK_PAGE)
 			break;
+		/* a failed read zeroes its destination */
 		err = bpf_probe_read_user(&stack[off & (USTACK_MAX_SIZE - 1)], chunk,
 					  (void *)(r->sp + off));
-		if (err) {
-			r->stack_err = err;
-			break;
-		}
 		off += chunk;
+		if (!err) {
+			end = off;
+			below = (1U << i) - 1;
+			continue;
+		}
+		if (!r->stack_err)
+			r->stack_err = err;
+		holes |= 1U << i;
 	}
-	r->stack_len = off;
+	r->stack_len = end;
+	/* pages past the last one read are no holes: the window ends before them */
+	r->stack_holes = holes & below;
 }
 
 /* @sess's user stack record, sent right before its sample */
@@ -178,7 +190,7 @@ static __always_inline void emit_ustack(struct session *sess)
 	r->arch = 0;
 	r->reg_cnt = 0;
 	r->flags = 0;
-	r->__pad = 0;
+	r->stack_holes = 0;
 	r->stack_len = 0;
 	r->stack_err = 0;
 	r->sp = 0;

@@ -461,7 +461,7 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 			return 0;	/* a sidecar out of protocol: what came so far stands */
 		if (k == 0) {
 			/* the window ended early: say why the read of the next page failed */
-			if (r->stack_err && strstr(stop, "beyond the"))
+			if (r->stack_err && strstr(stop, "beyond the") && !r->stack_holes)
 				snprintf(u->note, sizeof(u->note), "%s (reading on failed: %s)", stop,
 					 strerror(-r->stack_err));
 			else

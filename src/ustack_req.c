@@ -34,6 +34,14 @@ static void put_hex(FILE *f, const __u8 *p, size_t n)
 	}
 }
 
+/* The holes of @r's window within its first @stack_len bytes (pages from sp's). */
+static unsigned int holes_within(const struct rec_ustack *r, size_t stack_len)
+{
+	size_t pages = stack_len ? ((r->sp & (USTACK_PAGE - 1)) + stack_len - 1) / USTACK_PAGE + 1 : 0;
+
+	return pages >= 16 ? r->stack_holes : r->stack_holes & ((1U << pages) - 1);
+}
+
 int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struct proc_maps *maps,
 		       const int *image_ids, char **out)
 {
@@ -56,7 +64,7 @@ int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struc
 		put_hex(f, r->stack, stack_len);
 	else
 		fputc('-', f);
-	fputc(' ', f);
+	fprintf(f, " %x ", holes_within(r, stack_len));
 	for (i = 0; i < proc_maps__cnt(maps); i++) {
 		const struct proc_map *m = proc_maps__get(maps, i);
 

@@ -252,6 +252,57 @@ static void test_in_dynamic_linker(void **state)
 }
 
 /*
+ * A page of the window that was not in memory when BPF read it (a hole, zeros): a word
+ * the unwinder needs there is not taken for data, the stack stops and says why. The
+ * holes travel in the request (ustack_req.c writes them, unwind_req.c reads them).
+ */
+static void test_holes(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	char prog[4096], *argv[2] = { prog, NULL }, *line = NULL;
+	struct proc_maps *maps = NULL;
+	struct rec_ustack *rec = NULL;
+	struct unwind_result res;
+	struct unwinder *u;
+	struct unwind_req *r;
+	size_t whole;
+	pid_t pid = 0;
+
+	snprintf(prog, sizeof(prog), "%s/nofp/userprog", USERPROG_DIR);
+	assert_int_equal(snap_capture(MISSING, USTACK_DEFAULT_SIZE, argv, &rec, &pid), 0);
+	assert_int_equal(proc_maps__read(pid, NULL, &maps), 0);
+	/* sp's page a hole: the open wrapper's return address is there */
+	rec->stack_holes = 0x1;
+	assert_int_equal(ustack_req__format(rec, rec->stack_len, maps, NULL, &line), 0);
+	snap_kill(pid);
+	r = parse(line);
+	assert_int_equal(r->in.holes, 0x1);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_int_equal(res.cnt, 1);
+	assert_non_null(res.stop);
+	assert_non_null(strstr(res.stop, "was not in memory when captured"));
+	/* without it, the same capture unwinds whole */
+	r->in.holes = 0;
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_null(res.stop);
+	whole = res.cnt;
+	assert_true(whole >= 5);
+	/* a hole past the window's end is none: the request keeps only the window's pages */
+	free(line);
+	rec->stack_holes = 1 << 15;
+	assert_int_equal(ustack_req__format(rec, 64, maps, NULL, &line), 0);
+	unwind_req__free(r);
+	r = parse(line);
+	assert_int_equal(r->in.holes, 0);
+	unwinder__free(u);
+	unwind_req__free(r);
+	proc_maps__free(maps);
+	free(rec);
+	free(line);
+}
+
+/*
  * No CFI and no frame pointers (nocfi/, like Debian's static busybox): libdwfl follows
  * the frame pointer register, which holds whatever the code put there. The unwinding
  * stops where the guess is not code, and says so, rather than print the guess as a frame
@@ -313,15 +364,18 @@ static void test_nocfi(void **state)
 static void test_req_refused(void **state)
 {
 	static const char *const bad[] = {
-		"", "x86_64", "sparc 1 10 -", "x86_64 0 10 " , "x86_64 1 10 1,2,3 - -",
+		"", "x86_64", "sparc 1 10 -", "x86_64 0 10 " , "x86_64 1 10 1,2,3 - 0 -",
 		/* odd hex count in the stack */
-		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 abc -",
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 abc 0 -",
 		/* a map with end before start */
-		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 2000-1000:0:5:0:0:0:0:2f61,-",
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 2000-1000:0:5:0:0:0:0:2f61,-",
 		/* trailing garbage */
-		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - - x",
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 - x",
 		/* a path with a NUL */
-		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 1000-2000:0:5:0:0:0:0:2f00,-",
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 1000-2000:0:5:0:0:0:0:2f00,-",
+		/* no holes field, and holes past 32 pages */
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - -",
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 100000000 -",
 	};
 	struct unwind_req *r = NULL;
 	size_t i;
@@ -374,6 +428,7 @@ int main(void)
 		cmocka_unit_test(test_in_dynamic_linker),
 		cmocka_unit_test(test_short_window),
 		cmocka_unit_test(test_pc_unmapped),
+		cmocka_unit_test(test_holes),
 		cmocka_unit_test(test_nocfi),
 		cmocka_unit_test(test_req_refused),
 		cmocka_unit_test(test_server),

@@ -331,7 +331,7 @@ check "DWARF: int return type via .gnu_debuglink (uprog.debug)" \
 "$RS" --dry-run -vv -e "do_work [$P]" -a ":*/uprobe/uprog.c [$P]" >"$T/out" 2>&1
 names() { python3 -c 'import re, sys; print(" ".join(sorted(re.findall(r"user function #\d+ .(\w+).", open(sys.argv[1]).read()))))' "$T/out"; }
 check "DWARF: ':*/uprobe/uprog.c [uprog]' selects the program's own functions, not the CRT's" \
-	test "$(names)" = "bench_leaf check_args deep dl_work do_work exec_work fork_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk sz_file sz_huge sz_u32 sz_work"
+	test "$(names)" = "bench_leaf check_args deep dl_work do_work exec_work fork_work fresh_work kill_work main nc_cleanup1 nc_cleanup2 nc_fail nc_inner nc_lost nc_mid nc_tidy nc_top open_config pt_control pt_last pt_stale pt_top pt_walk sz_file sz_huge sz_u32 sz_work"
 "$RS" --dry-run -vv -e "do_work [$D/uprog-stripped]" >"$T/out" 2>&1
 check "stripped: no DWARF, the result is guessed (ERR_GUESS)" \
 	grep -q "flags ENTRY|USER|ERR_GUESS" "$T/out"
@@ -757,6 +757,14 @@ check "-U, user functions only: one sample, do_work -> open_config" \
 # cost 40 ms of CPU and 14 MB)
 check "-U, user functions only: /proc/kallsyms never read (no 'Symbols: ... read in' at -vv)" \
 	eval "grep -q '^Start-up: tracing done' '$T/err' && ! grep -q '^Symbols: .* read in' '$T/err'"
+# a stack with pages the thread never touched: a new thread's fresh_work() calls do_work()
+# under an 8 KiB local buffer whose upper pages are not in memory yet. BPF's reads can't
+# fault them in; the pages above them hold fresh_work's return address. The window goes
+# on past them (holes), so the stack reaches start_thread; it stopped at do_work's caller
+# ("stack at sp+0x20.. is beyond the 4096 bytes captured (reading on failed: Bad address)")
+life -U -e "do_work [$P]" -a "open_config [$P]" -- "$P" --fresh-stack /nonexistent/fresh
+check "-U, a stack under pages never touched (a new thread's 8 KiB buffer): unwound past them, fresh_work, start_thread" \
+	jq_samples "len(s) == 1 and (u := s[0]['user_stack']) and u['complete'] and [f.get('symbol') for f in u['frames']][-2:] == ['start_thread', 'fresh_work']"
 
 # 8d. -U without a command (issue 22): a process that exits right after its failure, before
 # retsnoop reads its sample, keeps its stack through the kernel's mmap records, system-wide

@@ -21,8 +21,11 @@
  *   uprog --passed-stale   pt_stale(): pt_top()'s chain, dealt with, then pt_walk's own
  *   uprog --sizes PATH     sz_work(): size_t results, (size_t)-1 from sz_file() on PATH
  *   uprog --dlopen NAME    dl_work(): dlopen() of NAME, which fails in the loader (longjmp)
+ *   uprog --fresh-stack PATH  fresh_work() in a new thread: do_work(PATH) under an 8 KiB
+ *                          local buffer the thread never touched (pages not in memory yet)
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -275,6 +278,33 @@ __attribute__((noipa)) int dl_work(const char *name)
 	return 0;
 }
 
+/*
+ * --fresh-stack: a new thread's stack is fresh memory, so the pages of this frame's buffer
+ * (above the call's return address, below this function's own) have never been touched
+ * when do_work() fails: BPF's reads of the user stack can't fault them in, and the
+ * unwinder needs the return address above them (tests/uprobe/run.sh, -U).
+ */
+__attribute__((noipa)) void *fresh_work(void *path)
+{
+	volatile char buf[8192];
+	long ret;
+
+	/* the lowest byte only: its page is the one the call's return address goes to */
+	buf[0] = 1;
+	ret = do_work(path);
+	return (void *)(ret + buf[0] - 1);
+}
+
+static int fresh_stack(const char *path)
+{
+	pthread_t t;
+	void *ret;
+
+	if (pthread_create(&t, NULL, fresh_work, (void *)path) || pthread_join(t, &ret))
+		return 1;
+	return ret == (void *)-1L ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = DEFAULT_PATH;
@@ -294,6 +324,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 2 && strcmp(argv[1], "--fresh-stack") == 0)
+		return fresh_stack(argv[2]);
 	if (argc > 2 && strcmp(argv[1], "--dlopen") == 0)
 		return dl_work(argv[2]) == -1 ? 0 : 1;
 	if (argc > 2 && strcmp(argv[1], "--sizes") == 0)
