@@ -18,9 +18,9 @@
 #include "arg_render.h"
 #include "errnos.h"
 #include "log.h"
+#include "out_whole.h"
 #include "result_fmt.h"
 #include "sink.h"
-#include "out_whole.h"
 
 #define JSON_SCHEMA_VERSION 1
 
@@ -526,8 +526,10 @@ static int emit(struct json_sink *js, json_t *o)
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	len = text ? strlen(text) : 0;
-	if (!text || !len)
-		return free(text), -EIO;
+	if (!len) {
+		free(text);
+		return -EIO;
+	}
 	/* the NUL's place takes the newline: the line goes out whole with it */
 	text[len] = '\n';
 	err = out_whole__write(js->o.out, text, len + 1);
