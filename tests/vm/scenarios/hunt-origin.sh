@@ -57,10 +57,10 @@ printf '%s\n' "$res" | grep -qE 'io_uring_setup.*: ' ||
 printf '%s\n' "$res" | grep -qE '^targeted [a-z_0-9 >-]*ip_rt_ioctl -> fib_table_insert -> fib_create_info -> [a-z_0-9 >-]*fib_check_nh[a-z_0-9]*: ok' ||
 	fail "the hunts don't agree on the route insert's origin below fib_create_info"
 # the glob-less route sample reaches the gateway check, or says its chain is incomplete
-route=$(section "$out" glob-less | grep '"process_comm":"errtrig"' | grep '"function":"ip_rt_ioctl"')
-[ -n "$route" ] || fail "the glob-less hunt has no route insert sample"
-printf '%s' "$route" | grep -q '"function":"fib_check_nh' ||
-	printf '%s' "$route" | grep -q '"error_chain":true' ||
+rt_sample=$(section "$out" glob-less | grep '"process_comm":"errtrig"' | grep '"function":"ip_rt_ioctl"')
+[ -n "$rt_sample" ] || fail "the glob-less hunt has no route insert sample"
+printf '%s' "$rt_sample" | grep -q '"function":"fib_check_nh' ||
+	printf '%s' "$rt_sample" | grep -q '"error_chain":true' ||
 	fail "the glob-less route sample stops above the gateway check without saying its chain is incomplete"
 # the frame rules (the order: a traced function's cold part is its own frame among them;
 # a time on every frame that returned) over both hunts, which have no -T rows to judge
