@@ -44,6 +44,22 @@ static const char *const builtin_deny[] = {
 	"__bpf_task_storage_get", "bpf_ringbuf_*", "__bpf_ringbuf_reserve",
 	"__htab_map_lookup_elem", "htab_map_lookup_elem",
 	/*
+	 * The kernel stack walk behind bpf_get_stack() and bpf_get_task_stack(), which our
+	 * probes take at every call that makes an error: a dozen of these a frame, some 280
+	 * calls a stack (function_graph in the 7.2 guest). Traced, each was a probe hit the
+	 * kernel refused as recursion: a whole-kernel hunt of 8 runs of 10 failing commands
+	 * counted 2.0-2.5 million such hits, 0.16-0.41 million without them, and the time it
+	 * added fell to 0.45x on 7.2, within noise on 6.12 (bench/results/hunt-load-r29*.txt).
+	 */
+	"__unwind_start", "unwind_next_frame", "unwind_get_return_address*", "orc_find*",
+	"__orc_find", "stack_access_ok", "get_stack_info", "in_sched_functions",
+	"kernel_text_address*", "__kernel_text_address", "is_module_text_address",
+	"is_bpf_text_address", "bpf_ksym_find", "__module_address", "__is_insn_slot_addr",
+	"in_gate_area_no_mm", "bpf_has_frame_pointer", "arch_stack_walk",
+	"stack_trace_consume_entry*", "stack_trace_save_tsk", "put_task_stack",
+	"get_perf_callchain", "perf_callchain_kernel", "get_callchain_entry",
+	"put_callchain_entry", "callchain_store", "callchain_finalize",
+	/*
 	 * x86 with IBT: kprobe.multi's entry and return handlers ask it where each hit's
 	 * function starts, before any BPF program runs. Traced, it ran between every failed
 	 * call's return and its caller's, so each level's chain had to be kept aside and a
