@@ -153,8 +153,8 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	if (in_hole(in, off)) {
 		if (!p->mem_err[0])
 			snprintf(p->mem_err, sizeof(p->mem_err),
-				 "stack at sp+%#llx was not in memory when captured (a page the "
-				 "thread had not touched yet)", (unsigned long long)off);
+				 "stack at sp+%#llx was not in memory when captured (a page not "
+				 "touched yet, or swapped out)", (unsigned long long)off);
 		return false;
 	}
 	memcpy(result, in->stack + off, sizeof(*result));
