@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 #include <bpf/btf.h>
@@ -125,6 +126,24 @@ static int print_version(void)
 }
 
 /* Options that would have no effect as given. */
+/*
+ * -p names processes that run now: one that doesn't would leave nothing to trace, and a
+ * pid past the kernel's pid_max failed later as "Failed to set up BPF maps: -2".
+ */
+static int check_pids_running(void)
+{
+	size_t i;
+
+	for (i = 0; i < env.allow_pid_cnt; i++) {
+		if (kill(env.allow_pids[i], 0) == 0 || errno != ESRCH)
+			continue;
+		log_msg(log_print, LOG_ERROR, "No process with PID %d (-p): it must be running when retsnoop starts; check the number with 'ps -p %d', or trace a command with '-- CMD'.\n",
+			env.allow_pids[i], env.allow_pids[i]);
+		return -ESRCH;
+	}
+	return 0;
+}
+
 static void warn_idle_options(void)
 {
 	/* probes show as -T rows and -I samples; alone they would be attached for nothing */
@@ -479,6 +498,9 @@ static int run(void)
 		log_msg(log_print, LOG_ERROR, "Kprobes are disabled system-wide (/sys/kernel/debug/kprobes/enabled is 0): they would attach and never fire. Enable them with 'echo 1 > /sys/kernel/debug/kprobes/enabled'.\n");
 		return -ENODEV;
 	}
+	err = env.dry_run ? 0 : check_pids_running();
+	if (err)
+		return err;
 	if (env.output_path && !env.dry_run) {
 		tgt.out = fopen(env.output_path, "we");
 		if (!tgt.out) {

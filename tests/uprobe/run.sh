@@ -551,6 +551,16 @@ check "-- CMD: the 3 failures of the command's forked child, none of the other p
 cmd_run --no-follow-forks
 check "-- CMD --no-follow-forks: the forked child is not traced" jq_samples "len(s) == 0"
 check "-- CMD: nothing left attached" nothing_left
+# -p of a process that isn't running: it said "Failed to set up BPF maps: -2" for a pid
+# past pid_max, and traced nothing in silence for another
+true & dead=$!
+wait $dead
+timeout -s INT 20 "$RS" -p $dead -e "do_work [$P]" >"$T/out" 2>"$T/err"
+echo $? >"$T/rc"
+check "-p of a process that isn't running: one line that says so, exit 3 (ESRCH), nothing attached" \
+	eval 'test "$(cat "$T/rc")" = 3 && test "$(wc -l <"$T/err")" = 1 && test ! -s "$T/out" &&
+		grep -q "^No process with PID $dead (-p): it must be running when retsnoop starts" "$T/err" &&
+		nothing_left'
 
 # 10a. 'main [sh]' is a kernel module glob (a user image is a path or a .so name): where no
 # module of that name is loaded (this host has none) and sh is on $PATH, one note says how to
