@@ -116,33 +116,56 @@ last_stack() {
 
 s=$(section "$out" text)
 expect "$s" '^rc=0$' "exit status 0"
+# A kernel that skipped syscall returns says so (LOST SESSION ENDS; 5.10's kretprobes have a
+# small pool of return instances, which a loaded host runs out of: 14 in one run beside a
+# busy guest). A build whose failed open lost its return has no sample while it waits to
+# be released (the session ends at its exit, after the run): that build is not judged in
+# that run, said in an info line; one that has its sample is, and one build at least must be.
+lost_text=$(printf '%s\n' "$s" | sed -n 's/^LOST SESSION ENDS: *\([0-9]*\).*/\1/p')
+lost_json=$(section "$out" json | grep -o '"lost_session_ends":[1-9][0-9]*' | head -1)
+judged=0
 for b in nofp fp dl; do
 	st=$(last_stack "$s" up_$b)
-	# outermost first: main, do_work, open_config, libc, the rule, the kernel
-	order=$(printf '%s\n' "$st" | grep -oE '^ +(main|do_work|open_config)\+0x[0-9a-f]+|-+ kernel -+|'"$OPENAT" |
-		sed 's/+0x.*//; s/^ *//; s/-* kernel -*/RULE/' | tr '\n' ' ')
-	[ "$order" = "main do_work open_config RULE $OPENAT " ] ||
-		fail "$b: not main, do_work, open_config, the kernel rule, $OPENAT: '$order'"
-	expect "$st" '^ +main\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "$b: main with its line"
-	expect "$st" '^ +do_work\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "$b: do_work with its line"
-	expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(tests/userprog/ucfg\.c:[0-9]+:[0-9]+\)' "$b: open_config with its line"
-	expect "$st" "\\[-ENOENT\\] +$OPENAT" "$b: the syscall failing with ENOENT"
-	expect_not "$st" 'user stack incomplete' "$b: complete user stack"
+	if [ -z "$st" ] && [ "${lost_text:-0}" -gt 0 ]; then
+		echo "info: $b: no sample in the text run, which lost $lost_text session ends: not judged"
+	else
+		judged=$((judged + 1))
+		# outermost first: main, do_work, open_config, libc, the rule, the kernel
+		order=$(printf '%s\n' "$st" | grep -oE '^ +(main|do_work|open_config)\+0x[0-9a-f]+|-+ kernel -+|'"$OPENAT" |
+			sed 's/+0x.*//; s/^ *//; s/-* kernel -*/RULE/' | tr '\n' ' ')
+		[ "$order" = "main do_work open_config RULE $OPENAT " ] ||
+			fail "$b: not main, do_work, open_config, the kernel rule, $OPENAT: '$order'"
+		expect "$st" '^ +main\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "$b: main with its line"
+		expect "$st" '^ +do_work\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "$b: do_work with its line"
+		expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(tests/userprog/ucfg\.c:[0-9]+:[0-9]+\)' "$b: open_config with its line"
+		expect "$st" "\\[-ENOENT\\] +$OPENAT" "$b: the syscall failing with ENOENT"
+		expect_not "$st" 'user stack incomplete' "$b: complete user stack"
+	fi
 	j=$(section "$out" json | grep "\"process_comm\":\"up_$b\"")
+	if [ -n "$lost_json" ] && ! printf '%s\n' "$j" | grep -q '"symbol":"open_config"'; then
+		echo "info: $b: no sample with open_config in the json run, which says $lost_json: not judged"
+		continue
+	fi
+	judged=$((judged + 1))
 	r=$(printf '%s\n' "$j" | python3 "$here/../check-ustack.py" "$U/$b" main do_work open_config 2>&1) ||
 		fail "$b: user frames against addr2line: $r; the json run's samples by comm:" \
 			"$(section "$out" json | grep -o '"process_comm":"[^"]*"' | sort | uniq -c | tr '\n' ' ')" \
 			"and its last lines: $(section "$out" json | grep -v '^{"type":"sample"' | tail -5)"
 	echo "$r" | sed "s/^/  [$b] /"
 done
+[ $judged -gt 0 ] || fail "nothing judged: every build lost its sample to skipped returns, in both runs"
 
 # stripped: func+off where the dynamic symbols say, [binary+0xOFF] elsewhere, and why
 st=$(last_stack "$s" up_stripped)
-expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(libucfg\.so: no lines: no debug info\)' \
-	"stripped: open_config from .dynsym, no lines and why"
-expect "$st" '^ +\[userprog\+0x[0-9a-f]+\] +\(userprog: no lines: no debug info\)' \
-	"stripped: [userprog+0xOFF] for the static functions"
-expect_count "$st" '^ +\[userprog\+0x[0-9a-f]+\]' 3 "stripped: main, do_work and _start by offset"
+if [ -z "$st" ] && [ "${lost_text:-0}" -gt 0 ]; then
+	echo "info: stripped: no sample in the text run, which lost $lost_text session ends: not judged"
+else
+	expect "$st" '^ +open_config\+0x[0-9a-f]+ +\(libucfg\.so: no lines: no debug info\)' \
+		"stripped: open_config from .dynsym, no lines and why"
+	expect "$st" '^ +\[userprog\+0x[0-9a-f]+\] +\(userprog: no lines: no debug info\)' \
+		"stripped: [userprog+0xOFF] for the static functions"
+	expect_count "$st" '^ +\[userprog\+0x[0-9a-f]+\]' 3 "stripped: main, do_work and _start by offset"
+fi
 
 if [ -z "${VM_QUICK:-}" ]; then
 # -T alone: the user frames head the trace
