@@ -389,15 +389,14 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, &act))
 		return -1;
+	guessed = !act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]);
 	/* libdwfl's frame-pointer guess beyond the process's first frame is no frame */
-	if (!act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]) &&
-	    at_entry(p, &p->frames[p->cnt - 1]))
+	if (guessed && at_entry(p, &p->frames[p->cnt - 1]))
 		return DWARF_CB_ABORT;
 	if (!act && p->cnt > 0 && !is_code(p->in, pc)) {
 		say_not_code(p, pc);
 		return DWARF_CB_ABORT;
 	}
-	guessed = !act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]);
 	if (p->cnt == p->opts.max_frames) {
 		snprintf(p->stop, sizeof(p->stop), "more than %zu frames", p->opts.max_frames);
 		return DWARF_CB_ABORT;
