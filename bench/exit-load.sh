@@ -8,16 +8,8 @@
 # Output: bench/results/exit-load[-BENCH_TAG].txt and raw/exit-load[-BENCH_TAG].log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${RS:?RS=<static retsnoop> BASE_RS=<static retsnoop> bench/exit-load.sh}" "${BASE_RS:?}"
-tag=${BENCH_TAG:+-$BENCH_TAG}
-case $tag in
-*[!A-Za-z0-9._-]*) echo "bench/exit-load.sh: BENCH_TAG='$BENCH_TAG': use letters, digits, '.', '_' or '-'" >&2; exit 2 ;;
-esac
-reps=${REPS:-5}
-dir=$(mktemp -d /tmp/exit-load.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-cp "$RS" "$dir/ours"
-cp "$BASE_RS" "$dir/base"
+. bench/ab.sh
+ab_setup exit-load 5
 guest=$(cat <<EOG
 D=$dir
 run() {	# run LABEL BIN ARGS...: until 'Receiving data', then SIGINT
@@ -40,20 +32,9 @@ for r in \$(seq $reps); do
 done
 EOG
 )
-raw=bench/results/raw/exit-load$tag.log
-out=bench/results/exit-load$tag.txt
-. bench/icount.sh
-icount_qemu
-: >"$raw"
-for k in ${@:-latest 6.12}; do
-	RETSNOOP_VM_DYN=$dir RETSNOOP_VM_TIMEOUT=1800 tests/vm/run --kernel "$k" -- "$guest" |
-		grep -E '^@(R|K) ' >>"$raw"
-done
+ab_boot "$guest" 1800 '^@(R|K) ' ${@:-latest 6.12}
 {
-	echo "# what the thread exit programs cost a start (exit_cut.bpf.h): BPF open -> load done, start -> attach done"
-	echo "# command: RS=$RS BASE_RS=$BASE_RS ${BENCH_TAG:+BENCH_TAG=$BENCH_TAG }${REPS:+REPS=$REPS }bench/exit-load.sh ${*:-}"
-	echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); ours: $(git describe --always --dirty); raw: $raw"
-	echo "# qemu -icount shift=0,sleep=off: 1 ms = 1,000,000 guest instructions; medians of $reps rounds, alternated"
+	ab_header exit-load "what the thread exit programs cost a start (exit_cut.bpf.h): BPF open -> load done, start -> attach done" "$@"
 	echo "# functions: retsnoop -e '*sys_bpf' -a 'array_map_alloc*' (7), each mode"
 	awk '
 	/^@K / { k = $2; ks[++nk] = k; next }

@@ -9,16 +9,8 @@
 # Output: bench/results/hunt-load[-BENCH_TAG].txt and raw/hunt-load[-BENCH_TAG].log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${RS:?RS=<static retsnoop> BASE_RS=<static retsnoop> bench/hunt-load.sh}" "${BASE_RS:?}"
-tag=${BENCH_TAG:+-$BENCH_TAG}
-case $tag in
-*[!A-Za-z0-9._-]*) echo "bench/hunt-load.sh: BENCH_TAG='$BENCH_TAG': use letters, digits, '.', '_' or '-'" >&2; exit 2 ;;
-esac
-reps=${REPS:-3}
-dir=$(mktemp -d /tmp/hunt-load.XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-cp "$RS" "$dir/ours"
-cp "$BASE_RS" "$dir/base"
+. bench/ab.sh
+ab_setup hunt-load 3
 cat >"$dir/cmds.sh" <<'EOC'
 sysctl -w kernel.pid_max=1
 ifconfig lo mtu 10
@@ -52,20 +44,9 @@ for r in \$(seq $reps); do
 done
 EOG
 )
-raw=bench/results/raw/hunt-load$tag.log
-out=bench/results/hunt-load$tag.txt
-. bench/icount.sh
-icount_qemu
-: >"$raw"
-for k in ${@:-latest 6.12}; do
-	RETSNOOP_VM_DYN=$dir RETSNOOP_VM_TIMEOUT=2400 tests/vm/run --kernel "$k" -- "$guest" |
-		grep -E '^@(R|K|U) ' >>"$raw"
-done
+ab_boot "$guest" 2400 '^@(R|K|U) ' ${@:-latest 6.12}
 {
-	echo "# what a whole-kernel hunt adds to the command it traces: retsnoop -- sh work.sh (8 rounds of 10 failing busybox commands)"
-	echo "# command: RS=$RS BASE_RS=$BASE_RS ${BENCH_TAG:+BENCH_TAG=$BENCH_TAG }${REPS:+REPS=$REPS }bench/hunt-load.sh ${*:-}"
-	echo "# date: $(date -u +%Y-%m-%dT%H:%MZ); ours: $(git describe --always --dirty); raw: $raw"
-	echo "# qemu -icount shift=0,sleep=off: 1 ms = 1,000,000 guest instructions; medians of $reps rounds, alternated"
+	ab_header hunt-load "what a whole-kernel hunt adds to the command it traces: retsnoop -- sh work.sh (8 rounds of 10 failing busybox commands)" "$@"
 	echo "# added = traced ms - untraced ms; refused = probe hits the kernel refused as recursion (the run's note)"
 	awk '
 	function med(s,   a, n, i, j, t) {
