@@ -32,7 +32,7 @@ struct mmap_watch {
 	size_t buf_len, buf_cap;
 };
 
-static int open_event(int pid, int cpu)
+static int open_event(int pid, int cpu, size_t data_sz)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -53,6 +53,12 @@ static int open_event(int pid, int cpu)
 		.task = 1,
 		/* a process tree: what it starts too; a CPU-wide event sees every task anyway */
 		.inherit = pid > 0,
+		/*
+		 * Readable (mmap_watch__fd()) once half the ring is written: a reader that
+		 * waits for it drains a burst (a script's dozens of execs) before it overflows.
+		 */
+		.watermark = 1,
+		.wakeup_watermark = data_sz / 2,
 	};
 
 	return syscall(__NR_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -88,7 +94,7 @@ int mmap_watch__new(const struct mmap_watch_opts *opts, struct mmap_watch **out)
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		struct cpu_ring *r = &w->rings[w->ring_cnt];
 
-		r->fd = open_event(o.pid, cpu);
+		r->fd = open_event(o.pid, cpu, w->data_sz);
 		if (r->fd < 0) {
 			err = -errno;
 			if (err == -ENODEV || err == -ENXIO)	/* an offline CPU */
@@ -136,6 +142,16 @@ __u64 mmap_watch__lost(const struct mmap_watch *w)
 __u64 mmap_watch__count(const struct mmap_watch *w)
 {
 	return w ? w->count : 0;
+}
+
+size_t mmap_watch__fd_cnt(const struct mmap_watch *w)
+{
+	return w ? w->ring_cnt : 0;
+}
+
+int mmap_watch__fd(const struct mmap_watch *w, size_t i)
+{
+	return w && i < w->ring_cnt ? w->rings[i].fd : -EINVAL;
 }
 
 static __u32 get32(const char *p)

@@ -64,6 +64,15 @@ __u64 mmap_watch__lost(const struct mmap_watch *w);
 __u64 mmap_watch__count(const struct mmap_watch *w);
 
 /*
+ * The rings' descriptors, one per CPU (@i below mmap_watch__fd_cnt()): each reports
+ * readable (poll's POLLIN) when its ring is half full since that was last reported, the
+ * time to drain; a watch of a process tree reports POLLHUP once the tree is gone. -EINVAL
+ * for an @i out of range.
+ */
+size_t mmap_watch__fd_cnt(const struct mmap_watch *w);
+int mmap_watch__fd(const struct mmap_watch *w, size_t i);
+
+/*
  * One perf record (@len bytes, struct perf_event_header first, PERF_SAMPLE_TID|TIME
  * trailer) as an event: 1 if it is one, 0 for a record of no interest, -EINVAL if
  * malformed. *@lost grows by a LOST record's count. @e's path points into @rec, whose

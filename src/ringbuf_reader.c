@@ -77,7 +77,7 @@ struct ringbuf_reader *ringbuf_reader__new(int map_fd, ringbuf_sample_fn fn, voi
 	struct ringbuf_reader_opts opts;
 	struct bpf_map_info info;
 	__u32 len = sizeof(info);
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = map_fd };
 	struct ringbuf_reader *r;
 	void *p;
 	int err;
@@ -257,6 +257,15 @@ int ringbuf_reader__wake_once_on(struct ringbuf_reader *r, int fd)
 	return epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
 
+int ringbuf_reader__wake_on(struct ringbuf_reader *r, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	if (r->epoll_fd < 0 || fd < 0 || fd == r->map_fd)
+		return -EINVAL;
+	return epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 int ringbuf_reader__poll(struct ringbuf_reader *r, int timeout_ms)
 {
 	struct epoll_event ev;
@@ -266,6 +275,9 @@ int ringbuf_reader__poll(struct ringbuf_reader *r, int timeout_ms)
 		n = epoll_wait(r->epoll_fd, &ev, 1, timeout_ms);
 		if (n < 0)
 			return -errno;
+		/* a hung-up descriptor stays ready: each later wait would return at once */
+		if (n && ev.data.fd != r->map_fd && (ev.events & (EPOLLHUP | EPOLLERR)))
+			epoll_ctl(r->epoll_fd, EPOLL_CTL_DEL, ev.data.fd, NULL);
 	}
 	return ringbuf_reader__consume(r);
 }

@@ -58,6 +58,13 @@ int ringbuf_reader__consume(struct ringbuf_reader *r);
  * reader of memory).
  */
 int ringbuf_reader__wake_once_on(struct ringbuf_reader *r, int fd);
+/*
+ * Also end a poll's wait each time @fd reports readable, until it hangs up (then it is
+ * dropped from the wait): a descriptor whose readiness clears as it is reported, such as
+ * a perf event's ring past its watermark. The caller keeps @fd open while the reader
+ * lives. 0, or a negative errno (-EINVAL for a reader of memory).
+ */
+int ringbuf_reader__wake_on(struct ringbuf_reader *r, int fd);
 void ringbuf_reader__free(struct ringbuf_reader *r);
 /* How many times the window was mapped, for the tests: 0 for a reader of memory. */
 uint64_t ringbuf_reader__window_maps(const struct ringbuf_reader *r);

@@ -740,6 +740,13 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	err = tracer__start(t);
 	if (err)
 		goto out;
+	/*
+	 * -U: mapping records are drained as their rings fill too, not only at each poll's
+	 * end: a script's burst of execs (a pyenv shim: 1,700 records in 100 ms) overflows
+	 * 64 kB a CPU between two polls
+	 */
+	for (size_t w = 0; w < mmap_watch__fd_cnt(watch); w++)
+		tracer__wake_on(t, mmap_watch__fd(watch, w));
 	/* said once, before any output that lacks source lines */
 	if (!vd && env->symb_mode != SYMB_NONE && tf->user_cnt < cnt)
 		log_msg(print, LOG_WARN, "WARNING: no usable DWARF vmlinux for this kernel; showing "

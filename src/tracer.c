@@ -716,6 +716,11 @@ int tracer__wake_once_on(struct tracer *t, int fd)
 	return t->rb ? ringbuf_reader__wake_once_on(t->rb, fd) : -EINVAL;
 }
 
+int tracer__wake_on(struct tracer *t, int fd)
+{
+	return t->rb ? ringbuf_reader__wake_on(t->rb, fd) : -EINVAL;
+}
+
 int tracer__poll(struct tracer *t, int timeout_ms)
 {
 	int err;

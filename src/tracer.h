@@ -186,6 +186,8 @@ int tracer__poll(struct tracer *t, int timeout_ms);
  * (ringbuf_reader__wake_once_on()). 0 or a negative errno.
  */
 int tracer__wake_once_on(struct tracer *t, int fd);
+/* ... and each time @fd reports readable, until it hangs up (ringbuf_reader__wake_on()) */
+int tracer__wake_on(struct tracer *t, int fd);
 /* Stop recording and drain what is already buffered. */
 int tracer__stop(struct tracer *t);
 void tracer__drops(struct tracer *t, struct drop_report *d);

@@ -6,6 +6,7 @@
  * memory, then on a real BPF ring buffer filled by a BPF program (the host kernel).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -138,6 +139,7 @@ static void test_callback_error(void **state)
 	assert_null(ringbuf_reader__new_mem(&r.cons, &r.prod, r.data, 48, on_sample, &s));
 	/* a reader of memory has nothing to wait on */
 	assert_int_equal(ringbuf_reader__wake_once_on(rd, 0), -EINVAL);
+	assert_int_equal(ringbuf_reader__wake_on(rd, 0), -EINVAL);
 	ringbuf_reader__free(rd);
 }
 
@@ -216,6 +218,43 @@ static void check_wake_once(struct ringbuf_reader *rd)
 	close(efd);
 }
 
+/*
+ * A descriptor given to wake_on() wakes every poll while it is readable, not once: a pipe
+ * with a byte in it, twice (the byte read in between, when a poll waits its whole
+ * timeout). Hung up (its write end closed), it wakes one poll and is dropped: ready for
+ * good, it would turn each later poll into a spin; the next poll waits its timeout.
+ */
+static void check_wake_on(struct ringbuf_reader *rd, int map_fd)
+{
+	long long t0;
+	int p[2], round;
+	char c = 'x';
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	assert_int_equal(ringbuf_reader__wake_on(rd, p[0]), 0);
+	for (round = 0; round < 2; round++) {
+		assert_int_equal(write(p[1], &c, 1), 1);
+		t0 = mono_ms();
+		assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
+		assert_true(mono_ms() - t0 < 10000);
+		assert_int_equal(read(p[0], &c, 1), 1);
+		t0 = mono_ms();
+		assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
+		assert_true(mono_ms() - t0 >= 50);
+	}
+	close(p[1]);
+	t0 = mono_ms();
+	assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
+	assert_true(mono_ms() - t0 < 10000);
+	t0 = mono_ms();
+	assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
+	assert_true(mono_ms() - t0 >= 50);
+	close(p[0]);
+	assert_int_equal(ringbuf_reader__wake_on(rd, -1), -EINVAL);
+	/* the ring's own descriptor is waited on already */
+	assert_int_equal(ringbuf_reader__wake_on(rd, map_fd), -EINVAL);
+}
+
 static void test_real_map(void **state)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -245,6 +284,7 @@ static void test_real_map(void **state)
 	assert_int_equal(got, 500);
 	assert_int_equal(ringbuf_reader__poll(rd, 0), 0);
 	check_wake_once(rd);
+	check_wake_on(rd, map_fd);
 	ringbuf_reader__free(rd);
 	/* not a ring buffer: refused */
 	assert_null(ringbuf_reader__new(prog_fd, count_and_check, &got, NULL));

@@ -23,6 +23,8 @@
  *   uprog --dlopen NAME    dl_work(): dlopen() of NAME, which fails in the loader (longjmp)
  *   uprog --fresh-stack PATH  fresh_work() in a new thread: do_work(PATH) under an 8 KiB
  *                          local buffer the thread never touched (pages not in memory yet)
+ *   uprog --maps N PATH    map this program's file N times (a burst of mmap records that no
+ *                          small perf buffer holds), then do_work(PATH)
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -32,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -305,6 +308,25 @@ static int fresh_stack(const char *path)
 	return ret == (void *)-1L ? 0 : 1;
 }
 
+/* --maps: each mmap() of a file is a perf MMAP2 record with its path, written at once */
+static int map_burst(long n, const char *path)
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+	long i;
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < n; i++) {
+		void *p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED)
+			break;
+		munmap(p, 4096);
+	}
+	close(fd);
+	return i == n && do_work(path) == -1 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = DEFAULT_PATH;
@@ -324,6 +346,8 @@ int main(int argc, char **argv)
 		return check_args(7, -42, (struct uprog_pt){ 3, 4 }, &cfg, argv[2], 0.5, 65535,
 				  -8) == -1 ? 0 : 1;
 	}
+	if (argc > 3 && strcmp(argv[1], "--maps") == 0)
+		return map_burst(atol(argv[2]), argv[3]);
 	if (argc > 2 && strcmp(argv[1], "--fresh-stack") == 0)
 		return fresh_stack(argv[2]);
 	if (argc > 2 && strcmp(argv[1], "--dlopen") == 0)
