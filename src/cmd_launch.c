@@ -408,3 +408,17 @@ int cmd_launch__exit_fd(struct cmd_launch *c)
 	return -ENOSYS;
 #endif
 }
+
+/* Does @path start with "#!" (a script, run by an interpreter that names its program)? */
+bool cmd_launch__is_script(const char *path)
+{
+	char magic[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, magic, sizeof(magic)) == sizeof(magic) && magic[0] == '#' && magic[1] == '!';
+	close(fd);
+	return yes;
+}

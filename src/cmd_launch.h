@@ -37,6 +37,11 @@ int cmd_launch__new(char *const *argv, const struct cmd_launch_opts *opts,
  * 0, -ENOENT, -EACCES or -ENAMETOOLONG (--dry-run, which launches nothing).
  */
 int cmd_launch__resolve(const char *cmd, char *out, size_t sz);
+/*
+ * Does @path start with "#!" (a script: its interpreter runs it, no function of its own
+ * to trace)? false if it can't be read.
+ */
+bool cmd_launch__is_script(const char *path);
 /* The held (later: running) process. */
 pid_t cmd_launch__pid(const struct cmd_launch *c);
 /* The file that will be (or was) executed, PATH resolved. */

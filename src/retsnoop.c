@@ -190,8 +190,13 @@ static void warn_module_programs(void)
 			    strpbrk(g->mod, "*?[") || cmd_launch__resolve(g->mod, path, sizeof(path)) ||
 			    module_loaded(g->mod))
 				continue;
-			log_msg(log_print, LOG_WARN, "Note: '%s [%s]' names a kernel module, and none by that name is loaded; for the program %s write '%s [%s]' (a user-space image is a path or a library's .so name).\n",
-				g->name, g->mod, path, g->name, path);
+			if (cmd_launch__is_script(path))
+				/* the path would be refused: a script has no functions of its own */
+				log_msg(log_print, LOG_WARN, "Note: '%s [%s]' names a kernel module, and none by that name is loaded; the program %s is a script (a shim or wrapper): name the program it runs, or its library, by path (a user-space image is a path or a library's .so name).\n",
+					g->name, g->mod, path);
+			else
+				log_msg(log_print, LOG_WARN, "Note: '%s [%s]' names a kernel module, and none by that name is loaded; for the program %s write '%s [%s]' (a user-space image is a path or a library's .so name).\n",
+					g->name, g->mod, path, g->name, path);
 		}
 }
 

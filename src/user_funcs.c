@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/btf.h>
+#include "cmd_launch.h"
 #include "debug_file.h"
 #include "demangle.h"
 #include "elf_funcs.h"
@@ -600,20 +601,6 @@ static int on_image_src(const char *path, void *ctx)
 	return err;
 }
 
-/* Does @path start with "#!" (a script, run by an interpreter that names its program)? */
-static bool is_script(const char *path)
-{
-	char magic[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool yes;
-
-	if (fd < 0)
-		return false;
-	yes = read(fd, magic, sizeof(magic)) == sizeof(magic) && magic[0] == '#' && magic[1] == '!';
-	close(fd);
-	return yes;
-}
-
 /*
  * A library glob whose files the program doesn't load when it starts (nor the process has
  * mapped, -p) traces them for a dlopen() that may never come: the run would wait for
@@ -673,7 +660,7 @@ static int run_glob(struct user_funcs *uf, const struct user_glob *g)
 	 * the script runs will load. Said once a run.
 	 */
 	if (g->spec.image_kind == GLOB_IMAGE_LIB && uf->o.pid <= 0 && uf->o.binary &&
-	    rc.first_image && !uf->script_said && is_script(uf->o.binary)) {
+	    rc.first_image && !uf->script_said && cmd_launch__is_script(uf->o.binary)) {
 		uf->script_said = true;
 		pr(uf, LOG_WARN, "Note: %s is a script, so which libraries its program loads is unknown: '%s' traces %s%s, where the loader would look; if the script runs a program with libraries of its own (a pyenv or nvm shim, a wrapper), name that library by its path.\n",
 		   uf->o.binary, buf, rc.first_image, rc.images > 1 ? " and others" : "");

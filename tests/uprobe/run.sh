@@ -570,6 +570,14 @@ check "'main [sh]': a note that it names a kernel module, and how to name the pr
 	eval 'grep -q "^Note: .main \[sh\]. names a kernel module, and none by that name is loaded; for the program $(command -v sh) write .main \[$(command -v sh)\]. (a user-space image is a path or a library.s .so name)\.\$" "$T/out" &&
 	      test "$(grep -c "^Note: .* names a kernel module" "$T/out")" = 1'
 
+# ... where that program is a script (a pyenv shim), its path would be refused: the note
+# says so and to name the program it runs instead
+mkdir -p "$T/shims"; printf '#!/bin/sh\nexec "%s" "$@"\n' "$P" >"$T/shims/shimprog-$$"; chmod +x "$T/shims/shimprog-$$"
+PATH="$T/shims:$PATH" "$RS" --dry-run -e "main [shimprog-$$]" >"$T/out" 2>&1
+check "'main [SHIM]' of a script on \$PATH: the note says it is a script, not to write its path" \
+	eval 'grep -q "^Note: .main \[shimprog-$$\]. names a kernel module, and none by that name is loaded; the program $T/shims/shimprog-$$ is a script (a shim or wrapper): name the program it runs, or its library, by path" "$T/out" &&
+	      ! grep -q "write .main \[$T" "$T/out"'
+
 # 10a'. a script as -- CMD (a pyenv shim runs another python): its libraries are the
 # loader's guess, said once with what a library glob traces; an ELF command: nothing said
 printf '#!/bin/sh\nexec "%s" "$@"\n' "$P" >"$T/wrap"; chmod +x "$T/wrap"
