@@ -249,7 +249,10 @@ static int get_image(struct user_funcs *uf, const char *path, struct user_image 
 		int err = -errno;
 
 		free(im->path);
-		if (err == -EBADF)
+		if (err == -EBADF && cmd_launch__is_script(path))
+			pr(uf, LOG_ERROR, "'%s' is a script, not an ELF executable or shared library: it has no functions to trace; name the program it runs, or its library, by path.\n",
+			   path);
+		else if (err == -EBADF)
 			pr(uf, LOG_ERROR, "'%s' is not an ELF executable or shared library that retsnoop can read.\n",
 			   path);
 		else

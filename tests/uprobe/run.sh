@@ -577,6 +577,10 @@ PATH="$T/shims:$PATH" "$RS" --dry-run -e "main [shimprog-$$]" >"$T/out" 2>&1
 check "'main [SHIM]' of a script on \$PATH: the note says it is a script, not to write its path" \
 	eval 'grep -q "^Note: .main \[shimprog-$$\]. names a kernel module, and none by that name is loaded; the program $T/shims/shimprog-$$ is a script (a shim or wrapper): name the program it runs, or its library, by path" "$T/out" &&
 	      ! grep -q "write .main \[$T" "$T/out"'
+"$RS" --dry-run -e "main [$T/shims/shimprog-$$]" >"$T/out" 2>&1; echo $? >"$T/rc"
+check "'main [SCRIPT PATH]': one line that it is a script, exit 9 (EBADF)" \
+	eval 'test "$(cat "$T/rc")" = 9 && test "$(wc -l <"$T/out")" = 1 &&
+	      grep -q "^.$T/shims/shimprog-$$. is a script, not an ELF executable or shared library: it has no functions to trace; name the program it runs, or its library, by path\.\$" "$T/out"'
 
 # 10a'. a script as -- CMD (a pyenv shim runs another python): its libraries are the
 # loader's guess, said once with what a library glob traces; an ELF command: nothing said
