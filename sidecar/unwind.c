@@ -201,7 +201,25 @@ static const Dwfl_Thread_Callbacks thread_cbs = {
 	.set_initial_registers = set_initial_registers,
 };
 
-/* The maps as libdwfl reads them; paths go through as they are (no " (deleted)"). */
+/* Whether any mapping of @path is executable: a file with code, a module to describe. */
+static bool file_has_code(const struct unwind_input *in, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < in->map_cnt; i++) {
+		if (in->maps[i].exec && in->maps[i].path && !strcmp(in->maps[i].path, path))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The maps as libdwfl reads them; paths go through as they are (no " (deleted)"). Files
+ * with no code mapped (ld.so.cache, locale-archive) are left out: libdwfl makes a module
+ * of each file, from its first mapping's start to its last one's end, and in maps made of
+ * the kernel's records (a process that exited: no munmap() is recorded) a data file the
+ * loader let go long ago may still frame code mapped since in its place (a JIT's).
+ */
 static int maps_text(const struct unwind_input *in, char **text, size_t *len)
 {
 	FILE *f = open_memstream(text, len);
@@ -213,7 +231,8 @@ static int maps_text(const struct unwind_input *in, char **text, size_t *len)
 		const struct unwind_map *m = &in->maps[i];
 
 		/* anonymous mappings describe no module; newlines would split a line */
-		if (!m->path || m->path[0] != '/' || strchr(m->path, '\n'))
+		if (!m->path || m->path[0] != '/' || strchr(m->path, '\n') ||
+		    !file_has_code(in, m->path))
 			continue;
 		fprintf(f, "%llx-%llx r%cxp %llx %x:%x %llu %s\n", (unsigned long long)m->start,
 			(unsigned long long)m->end, m->exec ? 'x' : '-',
@@ -252,7 +271,8 @@ static void describe(struct unwinder *p, struct unwind_frame *f)
 
 	if (m)
 		f->file_off = f->pc - m->start + m->pgoff;
-	if (!mod)
+	/* code with no file (a JIT's), whatever module's range it lies in */
+	if (!mod || (m && !m->path))
 		return;
 	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, &f->module, NULL);
 	if (!f->module)

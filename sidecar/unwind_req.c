@@ -95,8 +95,9 @@ static int take_maps(struct cursor *c, struct unwind_req *r)
 		err = take_bytes(c, 4096, &path, &plen);
 		if (err)
 			return err;
-		if (!path || memchr(path, '\0', plen) || take(c, ',') || v[0] >= v[1] ||
-		    v[4] > UINT32_MAX || v[5] > UINT32_MAX ||
+		/* no path ('-'): code with no file (JIT-compiled), no image of its own */
+		if ((!path && (!(v[3] & 4) || v[7])) || (path && memchr(path, '\0', plen)) ||
+		    take(c, ',') || v[0] >= v[1] || v[4] > UINT32_MAX || v[5] > UINT32_MAX ||
 		    (cnt && v[0] < r->maps[cnt - 1].end)) {
 			free(path);
 			return -EINVAL;
@@ -112,7 +113,8 @@ static int take_maps(struct cursor *c, struct unwind_req *r)
 			r->maps = tmp;
 			cap = ncap;
 		}
-		path[plen] = '\0';
+		if (path)
+			path[plen] = '\0';
 		m = &r->maps[cnt++];
 		r->in.map_cnt = r->maps_owned = cnt;	/* freed by unwind_req__free() */
 		*m = (struct unwind_map){

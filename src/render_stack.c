@@ -156,7 +156,7 @@ static int add_uframe(struct lines *ls, const struct code_loc *loc,
 		return add_src_lines(ls, ls->cnt - 1, loc, v);
 	/* no lines: which binary, and why */
 	if (!loc->image.path)
-		snprintf(l->src, sizeof(l->src), "(no mapped file)");
+		snprintf(l->src, sizeof(l->src), "(%s)", loc->src_note ?: "no mapped file");
 	else
 		snprintf(l->src, sizeof(l->src), "(%s: no lines: %s)", basename_of(loc->image.path),
 			 loc->src_note ?: "not found");

@@ -476,9 +476,12 @@ static int collect_uframe(void *ctx, const struct ustack_frame *f)
 		return err;
 	loc->fp_guess = f->guessed;
 	/* the same symbols and lines as any address: a return address' line is its call's */
-	return sample__resolve(c->s, c->o, &as, loc, f->pc,
-			       f->activation && !(c->cnt == 1 && at_user_return(c->s, f)) ?
-			       SRC_AT_ADDR : SRC_AT_CALL);
+	err = sample__resolve(c->s, c->o, &as, loc, f->pc,
+			      f->activation && !(c->cnt == 1 && at_user_return(c->s, f)) ?
+			      SRC_AT_ADDR : SRC_AT_CALL);
+	if (!err && f->anon_code && !loc->image.path && !loc->src_note)
+		loc->src_note = SRC_NOTE_JIT;
+	return err;
 }
 
 static int build_ustack(struct sample *s, const struct sess_recs *r,

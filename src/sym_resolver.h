@@ -25,6 +25,8 @@ struct sym_hit {
  */
 /* code_loc.src_note of a location whose source lookup was cut short (-EINTR) */
 #define SRC_NOTE_CUT "source lookup cut short"
+/* code_loc.src_note of a user frame in anonymous executable memory */
+#define SRC_NOTE_JIT "JIT-compiled code: no file"
 
 struct sym_resolver {
 	/*

@@ -444,8 +444,8 @@ static char *copy_lines(const char *lines, int n)
 }
 
 /* Frames from the sidecar's reply lines; the last line may say why it stopped. */
-static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, int n,
-		   ustack_frame_cb cb, void *ctx, const char **note)
+static int deliver(struct ustack *u, const struct rec_ustack *r, const struct proc_snap *s,
+		   char *lines, int n, ustack_frame_cb cb, void *ctx, const char **note)
 {
 	struct ustack_req_frame f;
 	const char *stop;
@@ -473,6 +473,12 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, char *lines, in
 		fr.activation = f.activation;
 		fr.guessed = f.guessed;
 		fr.image.path = *f.module ? f.module : NULL;
+		if (!fr.image.path) {
+			/* re-read each frame: resolving the one before may have renewed the maps */
+			const struct proc_map *m = proc_maps__find(s->maps, f.pc - !f.activation);
+
+			fr.anon_code = m && !m->path && (m->prot & PROC_MAP_X);
+		}
 		fr.image.build_id = *f.build_id ? f.build_id : NULL;
 		fr.image.file_off = f.file_off;
 		err = cb(ctx, &fr);
@@ -565,7 +571,7 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 	copy = copy_lines(lines, n);
 	if (!copy)
 		return -ENOMEM;
-	err = deliver(u, r, copy, n, cb, ctx, note);
+	err = deliver(u, r, s, copy, n, cb, ctx, note);
 	free(copy);
 	return err;
 }

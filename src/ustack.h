@@ -98,6 +98,8 @@ struct ustack_frame {
 	bool guessed;
 	/* the mapped file as the unwinder saw it (path NULL: none covers pc) */
 	struct code_image image;
+	/* no file, but code: anonymous executable memory (a JIT's: a JVM's, V8's) */
+	bool anon_code;
 };
 
 /*

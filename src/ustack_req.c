@@ -68,14 +68,20 @@ int ustack_req__format(const struct rec_ustack *r, size_t stack_len, const struc
 	for (i = 0; i < proc_maps__cnt(maps); i++) {
 		const struct proc_map *m = proc_maps__get(maps, i);
 
-		/* anonymous memory holds no code the unwinder can describe */
-		if (!m->path)
+		/*
+		 * Anonymous memory: only code (a JIT's: a JVM's, a JavaScript engine's), which
+		 * the unwinder passes by frame pointers; the rest holds no frame's code
+		 */
+		if (!m->path && !(m->prot & PROC_MAP_X))
 			continue;
 		fprintf(f, "%llx-%llx:%llx:%x:%x:%x:%llu:%d:", (unsigned long long)m->start,
 			(unsigned long long)m->end, (unsigned long long)m->pgoff, m->prot,
 			m->dev_major, m->dev_minor, (unsigned long long)m->inode,
-			image_ids ? image_ids[i] : 0);
-		put_hex(f, (const __u8 *)m->path, strlen(m->path));
+			image_ids && m->path ? image_ids[i] : 0);
+		if (m->path)
+			put_hex(f, (const __u8 *)m->path, strlen(m->path));
+		else
+			fputc('-', f);
 		fputc(',', f);
 	}
 	fputc('-', f);		/* ends the list, which may be empty */

@@ -361,6 +361,115 @@ static void test_nocfi(void **state)
 	free(line);
 }
 
+/*
+ * Native code called from JIT-compiled code (a JVM's interpreter calling a JNI function):
+ * userprog's main calls do_work() through a trampoline in anonymous executable memory,
+ * with no unwind information but a frame pointer. With that mapping in the request (no
+ * path), the unwinder passes it by the frame pointer to main and on to the process's
+ * start; without it the stack ended at do_work ("... is not code": a Java program's
+ * stacks ended at the first JNI frame).
+ */
+static void test_jit_frame(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	struct unwind_result res = {};
+	struct unwinder *u = NULL;
+	const struct unwind_map *anon, *orig;
+	struct unwind_req *r;
+	struct unwind_map *kept;
+	char *line;
+	size_t i, n = 0;
+	int dw, mn;
+
+	assert_int_equal(setenv("USERPROG_JIT", "1", 1), 0);
+	line = snap_of("nofp");
+	unsetenv("USERPROG_JIT");
+	r = parse(line);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	if (res.stop)
+		fail_msg("stopped early: %s", res.stop);
+	dw = find_sym(&res, "do_work");
+	mn = find_sym(&res, "main");
+	assert_true(dw > 0 && mn == dw + 2);
+	/* the trampoline's frame: no file, in the anonymous executable mapping */
+	assert_null(res.frames[dw + 1].module);
+	for (i = 0; i < r->in.map_cnt; i++) {
+		const struct unwind_map *m = &r->in.maps[i];
+
+		if (res.frames[dw + 1].pc - 1 >= m->start && res.frames[dw + 1].pc - 1 < m->end)
+			break;
+	}
+	assert_true(i < r->in.map_cnt && !r->in.maps[i].path && r->in.maps[i].exec);
+	/* the trampoline had no CFI: main was found by its frame pointer */
+	assert_true(res.frames[mn].guessed);
+	assert_non_null(res.frames[res.cnt - 1].sym);
+	unwinder__free(u);
+
+	/*
+	 * As the kernel's mmap records of the exited process have it: the data file userprog
+	 * mapped and let go around the trampoline's page still there (no munmap() is
+	 * recorded). The code stays no file's: libdwfl made one module of the file's two
+	 * pieces, which named the trampoline's frame "ld.so.cache+0x7f...".
+	 */
+	anon = &r->in.maps[i];
+	kept = calloc(r->in.map_cnt + 2, sizeof(*kept));
+	assert_non_null(kept);
+	for (i = 0; i < r->in.map_cnt; i++) {
+		const struct unwind_map *m = &r->in.maps[i];
+
+		if (m == anon)
+			kept[n++] = (struct unwind_map){ .start = anon->start - 4096,
+							 .end = anon->start, .inode = 9,
+							 .path = "/etc/ld.so.cache" };
+		kept[n++] = *m;
+		if (m == anon)
+			kept[n++] = (struct unwind_map){ .start = anon->end, .end = anon->end + 4096,
+							 .pgoff = 8192, .inode = 9,
+							 .path = "/etc/ld.so.cache" };
+		/* the pages around the trampoline's are free (userprog let them go) */
+		assert_true(n < 2 || kept[n - 2].end <= kept[n - 1].start);
+	}
+	orig = r->in.maps;
+	r->in.maps = kept;
+	r->in.map_cnt = n;
+	u = NULL;
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	if (res.stop)
+		fail_msg("stopped early with the stale file: %s", res.stop);
+	dw = find_sym(&res, "do_work");
+	assert_true(dw > 0 && find_sym(&res, "main") == dw + 2);
+	if (res.frames[dw + 1].module)
+		fail_msg("the trampoline's frame named %s", res.frames[dw + 1].module);
+	unwinder__free(u);
+	free(kept);
+	r->in.maps = orig;
+	r->in.map_cnt = n - 2;
+	n = 0;
+
+	/* the same capture without the anonymous mapping: it ends at do_work's caller */
+	kept = calloc(r->in.map_cnt, sizeof(*kept));
+	assert_non_null(kept);
+	for (i = 0; i < r->in.map_cnt; i++) {
+		if (r->in.maps[i].path)
+			kept[n++] = r->in.maps[i];
+	}
+	assert_true(n < r->in.map_cnt);
+	r->in.maps = kept;
+	r->in.map_cnt = n;
+	u = NULL;
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	assert_non_null(res.stop);
+	assert_non_null(strstr(res.stop, "is not code"));
+	assert_int_equal(find_sym(&res, "main"), -1);
+	unwinder__free(u);
+	free(kept);
+	unwind_req__free(r);
+	free(line);
+}
+
 static void test_req_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -373,6 +482,9 @@ static void test_req_refused(void **state)
 		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 - x",
 		/* a path with a NUL */
 		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 1000-2000:0:5:0:0:0:0:2f00,-",
+		/* a mapping without a path ('-'): only code, and no image of its own */
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 1000-2000:0:3:0:0:0:0:-,-",
+		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 0 1000-2000:0:5:0:0:0:4:-,-",
 		/* no holes field, and holes past 32 pages */
 		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - -",
 		"x86_64 1 10 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 - 100000000 -",
@@ -426,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_fp),
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_in_dynamic_linker),
+		cmocka_unit_test(test_jit_frame),
 		cmocka_unit_test(test_short_window),
 		cmocka_unit_test(test_pc_unmapped),
 		cmocka_unit_test(test_holes),

@@ -4,12 +4,14 @@
 # Each check asserts on the JSON samples (the model) and, where it says so, on the text.
 # Needs root and a kernel with uprobes; without them every check is SKIP, never PASS.
 # The last line is "uprobe: N passed, N failed[, N skipped]" (tests/run-all.sh adds it up).
-#   tests/uprobe/run.sh [RETSNOOP [UPROG_DIR]]
+#   tests/uprobe/run.sh [RETSNOOP [UPROG_DIR [USERPROG_DIR]]]
 set -u
 cd "$(dirname "$0")/../.."
 RS=$(realpath "${1:-src/retsnoop}")
 D=$(realpath "${2:-src/.output/uprobe}")
 P=$D/uprog
+# the -U test program (tests/userprog/main.c), built without frame pointers
+UP=$(realpath "${3:-src/.output/userprog}")/nofp/userprog
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0 fail=0 skip=0
@@ -824,6 +826,23 @@ burst() { "$P" --maps 20000 /nonexistent/burst >/dev/null 2>&1; }
 RETSNOOP_MMAP_PAGES=1 trace burst -U -e "do_work [$P]" -a "open_config [$P]"
 check "-U, mmap records beyond a 4 kB buffer: counted in the summary ($(grep -o 'LOST MMAP RECORDS: *[0-9]*' "$T/err"))" \
 	eval 'grep -qE "^LOST MMAP RECORDS: +[1-9][0-9]* \(user stacks of processes" "$T/err"'
+# -U through code with no file (a JIT's: a JVM's interpreter calling a JNI function):
+# userprog's main calls do_work() through a trampoline in anonymous executable memory
+# between two pages where it mapped /etc/ld.so.cache and let it go, then exits at once, so
+# its stack is unwound from the kernel's mmap records (no munmap() recorded). The stack
+# goes on past the trampoline, named as JIT code, by its frame pointer to main; no frame
+# is the data file's (it ended at do_work's caller: "... is not code")
+USERPROG_JIT=1 "$RS" -U --json -e "open_config [$(dirname "$UP")/libucfg.so]" -- "$UP" >"$T/out" 2>"$T/err" </dev/null
+ujit='[(f.get("symbol"), (f.get("image") or {}).get("path"), f.get("source_missing"), bool(f.get("frame_pointer_guess"))) for f in s[0]["user_stack"]["frames"]]'
+check "-U through JIT code: do_work's caller is 'JIT-compiled code: no file', then main by its frame pointer, the stack whole" \
+	jq_samples "(len(s) == 1 and s[0]['user_stack']['complete'] and
+		[(u[0], u[3]) for u in $ujit].index(('main', True)) + 1 == [u[0] for u in $ujit].index('do_work') - 1 and
+		$ujit[[u[0] for u in $ujit].index('do_work') - 1][1:3] == (None, 'JIT-compiled code: no file') and
+		not any(u[1] and 'ld.so.cache' in u[1] for u in $ujit))"
+USERPROG_JIT=1 "$RS" -U -e "open_config [$(dirname "$UP")/libucfg.so]" -- "$UP" >"$T/out" 2>"$T/err" </dev/null
+check "-U through JIT code, text: the frame says '(JIT-compiled code: no file)', main follows with '?'" \
+	eval 'grep -A1 "^?  *main+0x[0-9a-f]*  *(tests/userprog/main.c" "$T/out" | grep -q "via_jit" &&
+	      grep -qE "^ +0x[0-9a-f]+ +\(JIT-compiled code: no file\)$" "$T/out"'
 # a script's burst of execs (a pyenv shim's 1,700 records in 100 ms lost 460 of them):
 # drained as a ring passes half full, not only at each 100 ms poll; 150 runs of the
 # program (no sample), some 30 records each, through the default 64 kB a CPU: each of the

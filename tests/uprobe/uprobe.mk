@@ -142,6 +142,6 @@ uprog-static: $(UPROG_STATIC)
 .PHONY: uprog-static
 
 # user-space tracing on the host, natively (SKIP where the kernel has no uprobes)
-test-uprobe: all $(UPROG_BINS) $(UPROG_STATIC) $(BIN_DIR)/ttyintr
-	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT)
+test-uprobe: all $(UPROG_BINS) $(UPROG_STATIC) $(BIN_DIR)/ttyintr $(USERPROG_OUT)/nofp/userprog
+	$(Q)tests/uprobe/run.sh $(BIN_DIR)/retsnoop $(UPROG_OUT) $(USERPROG_OUT)
 .PHONY: test-uprobe

@@ -78,6 +78,9 @@ short() {
 	echo \"=== BEGIN \$_n\"; cat /tmp/\$_n.out; echo \"=== END \$_n\"
 }
 short short retsnoop --json $TRACE -- sh -c '$SHORT'
+# through code with no file: main calls do_work() through a trampoline in anonymous
+# executable memory (as a JIT's code calls native code), framed by a data file it let go
+short jit env USERPROG_JIT=1 retsnoop $TRACE -- /tmp/up_nofp $MISSING
 # the same builds without a command: system-wide (-n picks them) and -p, each process
 # exiting right after its failure; for -p each waits as a shell for /tmp/go, then execs the
 # build under its pid. Without the mmap records (RETSNOOP_MMAP_WATCH=0): the difference.
@@ -202,6 +205,16 @@ if [ -z "${VM_QUICK:-}" ]; then
 		"$(printf '%s\n' "$s" | grep -c '"type":"sample"') samples lost their user stack to the process's exit"
 	echo "info: with them: $(section "$out" short | grep -c '"type":"sample"') samples, none lost"
 fi
+
+# the stack goes on past the trampoline (no unwind information, a frame pointer) to main,
+# found by the frame pointer ('?'); the trampoline's frame named as JIT code, no file's
+s=$(section "$out" jit)
+st=$(last_stack "$s" up_nofp)
+order=$(printf '%s\n' "$st" | grep -oE '^\?? +(main|do_work)\+0x[0-9a-f]+ |\(JIT-compiled code: no file\)$' |
+	sed 's/+0x.*//; s/^[? ]*//; s/^(JIT.*/JIT/' | tr '\n' ' ')
+[ "$order" = "main JIT do_work " ] || fail "through JIT code: not main, the trampoline, do_work: '$order' in: $st"
+expect "$st" '^\? +main\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "through JIT code: main by its frame pointer, with its line"
+expect_count "$st" 'incomplete' 0 "through JIT code: the user stack is whole"
 
 # the same without a command: system-wide (-n) and -p
 for run in sw_short p_short; do
