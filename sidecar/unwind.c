@@ -46,6 +46,13 @@ struct unwinder {
 	/* the window ran out: said instead of libdwfl's less helpful message */
 	char mem_err[160];
 	char stop[256];
+	/*
+	 * A walk of frame records through code with no file (walk_records()), which libdwfl
+	 * resumes from at the first return address into a file's code: its registers there
+	 */
+	bool again, resume, resumed;
+	uint64_t resume_pc;
+	Dwarf_Word resume_regs[32];
 	struct mod_src *srcs;		/* one per module of dwfl */
 	size_t src_cnt;
 	int *ids;			/* the image ids dwfl was built with */
@@ -167,6 +174,18 @@ static bool set_initial_registers(Dwfl_Thread *thread, void *arg)
 	const uint64_t *r = p->in->regs;
 	Dwarf_Word regs[33];
 
+	if (p->resume) {
+		/* x86-64's return address column (16) is its pc; arm64's pc has no number */
+		if (p->in->arch == UNWIND_ARCH_X86_64) {
+			memcpy(regs, p->resume_regs, 16 * sizeof(*regs));
+			regs[16] = p->resume_pc;
+			return dwfl_thread_state_registers(thread, 0, 17, regs);
+		}
+		if (!dwfl_thread_state_registers(thread, 0, 32, p->resume_regs))
+			return false;
+		dwfl_thread_state_register_pc(thread, p->resume_pc);
+		return true;
+	}
 	switch (p->in->arch) {
 	case UNWIND_ARCH_X86_64:
 		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
@@ -400,26 +419,21 @@ static void say_not_code(struct unwinder *p, Dwarf_Addr pc)
 			 "%#llx, is not code", name, (unsigned long long)pc);
 }
 
-static int on_frame(Dwfl_Frame *state, void *arg)
+/* In anonymous executable memory: code with no file, a JIT's (a JVM's, V8's) */
+static bool jit_code(const struct unwind_input *in, uint64_t addr)
 {
-	struct unwinder *p = arg;
-	struct unwind_frame *f;
-	Dwarf_Addr pc;
-	bool act, guessed;
+	const struct unwind_map *m = map_of(in, addr);
 
-	if (!dwfl_frame_pc(state, &pc, &act))
-		return -1;
-	guessed = !act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]);
-	/* libdwfl's frame-pointer guess beyond the process's first frame is no frame */
-	if (guessed && at_entry(p, &p->frames[p->cnt - 1]))
-		return DWARF_CB_ABORT;
-	if (!act && p->cnt > 0 && !is_code(p->in, pc)) {
-		say_not_code(p, pc);
-		return DWARF_CB_ABORT;
-	}
+	return m && !m->path && m->exec;
+}
+
+static struct unwind_frame *add_frame(struct unwinder *p, Dwarf_Addr pc, bool act, bool guessed)
+{
+	struct unwind_frame *f;
+
 	if (p->cnt == p->opts.max_frames) {
 		snprintf(p->stop, sizeof(p->stop), "more than %zu frames", p->opts.max_frames);
-		return DWARF_CB_ABORT;
+		return NULL;
 	}
 	if (p->cnt == p->cap) {
 		size_t ncap = p->cap ? p->cap * 2 : 16;
@@ -427,7 +441,7 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 
 		if (!tmp) {
 			snprintf(p->stop, sizeof(p->stop), "out of memory");
-			return DWARF_CB_ABORT;
+			return NULL;
 		}
 		p->frames = tmp;
 		p->cap = ncap;
@@ -440,7 +454,92 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	describe(p, f);
 	/* reading the error clears it: a symbolization failure is not the unwinder's */
 	dwfl_errno();
-	return DWARF_CB_OK;
+	return f;
+}
+
+/*
+ * @state's frame runs code with no file (a JIT's), which has no unwind information, but
+ * JITs keep frame records: the frame pointer register holds the address of the caller's
+ * frame pointer, saved with the return address above it (x86-64's push %rbp, arm64's
+ * stp x29, x30), and the caller's stack pointer is 16 bytes above. Followed from record to
+ * record while the return addresses stay in such code; at the first one into a file's
+ * code libdwfl resumes, from there (unwinder__run()). Not libdwfl's own frame-pointer
+ * guess: on arm64 it takes the link register for the caller, which in a frame below others
+ * is the frame's own return address (the JIT frame came twice, and the stack pointer
+ * guessed after it lost the frames above main).
+ */
+static int walk_records(struct unwinder *p, Dwfl_Frame *state)
+{
+	unsigned sp_reg = p->in->arch == UNWIND_ARCH_X86_64 ? 7 : 31;
+	unsigned fp_reg = p->in->arch == UNWIND_ARCH_X86_64 ? 6 : 29;
+	unsigned i, nregs = p->in->arch == UNWIND_ARCH_X86_64 ? 16 : 32;
+	Dwarf_Word fp, ret, next;
+
+	for (i = 0; i < nregs; i++) {
+		/* a register libdwfl can't tell here is none a caller's CFI should need */
+		if (dwfl_frame_reg(state, i, &p->resume_regs[i]))
+			p->resume_regs[i] = 0;
+	}
+	fp = p->resume_regs[fp_reg];
+	for (;;) {
+		if (!memory_read(NULL, fp + 8, &ret, p) || !memory_read(NULL, fp, &next, p)) {
+			if (p->mem_err[0])
+				snprintf(p->stop, sizeof(p->stop), "%s", p->mem_err);
+			else
+				snprintf(p->stop, sizeof(p->stop), "no frame record in code with no "
+					 "file: its frame pointer, %#llx, is below the stack",
+					 (unsigned long long)fp);
+			return DWARF_CB_ABORT;
+		}
+		if (!is_code(p->in, ret)) {
+			say_not_code(p, ret);
+			return DWARF_CB_ABORT;
+		}
+		if (!jit_code(p->in, ret))
+			break;
+		/* callers' records lie above: one that doesn't is no frame record */
+		if (next <= fp) {
+			snprintf(p->stop, sizeof(p->stop), "the frame record at %#llx in code with "
+				 "no file leads back down the stack", (unsigned long long)fp);
+			return DWARF_CB_ABORT;
+		}
+		if (!add_frame(p, ret, false, true))
+			return DWARF_CB_ABORT;
+		fp = next;
+	}
+	p->resume_regs[sp_reg] = fp + 16;
+	p->resume_regs[fp_reg] = next;
+	p->resume_pc = ret;
+	p->again = true;
+	return DWARF_CB_ABORT;
+}
+
+static int on_frame(Dwfl_Frame *state, void *arg)
+{
+	struct unwinder *p = arg;
+	struct unwind_frame *f;
+	Dwarf_Addr pc;
+	bool act, guessed;
+
+	if (!dwfl_frame_pc(state, &pc, &act))
+		return -1;
+	/* a resumed walk's first frame is a return address, not where the thread stopped */
+	if (p->resumed) {
+		act = false;
+		p->resumed = false;
+	}
+	guessed = !act && p->cnt > 0 && guessed_below(p, &p->frames[p->cnt - 1]);
+	/* libdwfl's frame-pointer guess beyond the process's first frame is no frame */
+	if (guessed && at_entry(p, &p->frames[p->cnt - 1]))
+		return DWARF_CB_ABORT;
+	if (!act && p->cnt > 0 && !is_code(p->in, pc)) {
+		say_not_code(p, pc);
+		return DWARF_CB_ABORT;
+	}
+	f = add_frame(p, pc, act, guessed);
+	if (!f)
+		return DWARF_CB_ABORT;
+	return jit_code(p->in, pc) ? walk_records(p, state) : DWARF_CB_OK;
 }
 
 static int check_input(const struct unwind_input *in)
@@ -644,7 +743,16 @@ int unwinder__run(struct unwinder *u, const struct unwind_input *in, struct unwi
 		return err;
 	if (!err) {
 		dwfl_errno();
+		u->again = u->resume = false;
 		ret = dwfl_getthread_frames(u->dwfl, in->pid, on_frame, u);
+		/* past code with no file: on from its callers' frame (walk_records()) */
+		while (u->again && !u->stop[0]) {
+			u->again = false;
+			u->resume = u->resumed = true;
+			dwfl_errno();
+			ret = dwfl_getthread_frames(u->dwfl, in->pid, on_frame, u);
+		}
+		u->resume = u->resumed = false;
 		/* -1 without an error: libdwfl's way of saying it reached the outermost frame */
 		say_stop(u, ret == -1 ? dwfl_errno() : 0);
 	}

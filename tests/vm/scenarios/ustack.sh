@@ -215,6 +215,7 @@ order=$(printf '%s\n' "$st" | grep -oE '^\?? +(main|do_work)\+0x[0-9a-f]+ |\(JIT
 [ "$order" = "main JIT do_work " ] || fail "through JIT code: not main, the trampoline, do_work: '$order' in: $st"
 expect "$st" '^\? +main\+0x[0-9a-f]+ +\(tests/userprog/main\.c:[0-9]+:[0-9]+\)' "through JIT code: main by its frame pointer, with its line"
 expect_count "$st" 'incomplete' 0 "through JIT code: the user stack is whole"
+expect "$st" '^ +_start\+0x[0-9a-f]+ ' "through JIT code: on past main to _start (the stack pointer after the trampoline right)"
 
 # the same without a command: system-wide (-n) and -p
 for run in sw_short p_short; do
