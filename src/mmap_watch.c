@@ -32,7 +32,7 @@ struct mmap_watch {
 	size_t buf_len, buf_cap;
 };
 
-static int open_event(int pid, int cpu, size_t data_sz)
+static int open_event(int pid, int cpu, size_t data_sz, bool wake_each)
 {
 	struct perf_event_attr a = {
 		.type = PERF_TYPE_SOFTWARE,
@@ -55,10 +55,11 @@ static int open_event(int pid, int cpu, size_t data_sz)
 		.inherit = pid > 0,
 		/*
 		 * Readable (mmap_watch__fd()) once half the ring is written: a reader that
-		 * waits for it drains a burst (a script's dozens of execs) before it overflows.
+		 * waits for it drains a burst (a script's dozens of execs) before it overflows;
+		 * or at each record (wake_each)
 		 */
-		.watermark = 1,
-		.wakeup_watermark = data_sz / 2,
+		.watermark = !wake_each,
+		.wakeup_watermark = wake_each ? 1 : data_sz / 2,
 	};
 
 	return syscall(__NR_perf_event_open, &a, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -94,7 +95,7 @@ int mmap_watch__new(const struct mmap_watch_opts *opts, struct mmap_watch **out)
 	for (cpu = 0; cpu < ncpu; cpu++) {
 		struct cpu_ring *r = &w->rings[w->ring_cnt];
 
-		r->fd = open_event(o.pid, cpu, w->data_sz);
+		r->fd = open_event(o.pid, cpu, w->data_sz, o.wake_each);
 		if (r->fd < 0) {
 			err = -errno;
 			if (err == -ENODEV || err == -ENXIO)	/* an offline CPU */

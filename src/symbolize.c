@@ -195,6 +195,13 @@ int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_map
 	return usyms__add_process(s->usyms, pid, maps, cnt);
 }
 
+int symbolize__hold_file(struct symbolize *s, __u32 pid, const struct user_mapping *m)
+{
+	if (!get_usyms(s))
+		return -errno;
+	return usyms__hold_file(s->usyms, pid, m);
+}
+
 static bool sym_sym(void *ctx, const struct addr_space *as, __u64 addr, struct sym_hit *hit)
 {
 	struct symbolize *s = ctx;

@@ -91,6 +91,8 @@ int symbolize__add_ksym(struct symbolize *s, const struct prog_ksym *k);
  */
 int symbolize__add_process(struct symbolize *s, __u32 pid, const struct user_mapping *maps,
 			   size_t cnt);
+/* The file behind @m of @pid held open now, while it lives (usyms__hold_file()). */
+int symbolize__hold_file(struct symbolize *s, __u32 pid, const struct user_mapping *m);
 
 /* The user-space part, NULL until the first process is added (for the unwinder). */
 struct usyms *symbolize__usyms(struct symbolize *s);

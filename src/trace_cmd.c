@@ -606,6 +606,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (ustacks) {
 		struct ustack_opts uopts = { .sz = sizeof(uopts), .syms = sym, .watch = watch };
 
+		/* the followed processes' files: the command's tree, -p's (not system-wide) */
+		uopts.open_early = cmd || env->allow_pid_cnt;
 		if (!cmd && env->allow_pid_cnt) {
 			uopts.watch_tgids = env->allow_pids;
 			uopts.watch_tgid_cnt = env->allow_pid_cnt;

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include "addr2line.h"
 #include "mmap_watch.h"
 #include "opts.h"
@@ -33,6 +35,7 @@ struct proc_snap {
 	bool followed;		/* its records are taken (-p: one of the processes, or a child) */
 	bool seeded;		/* s->rec started from /proc (it mapped before the watch began) */
 	bool exited;		/* its exit was recorded */
+	bool gone;		/* @maps are the records': /proc had none any more */
 };
 
 struct ustack {
@@ -167,9 +170,12 @@ static void snap_take(struct ustack *u, struct proc_snap *s)
 		if (proc_maps__overlay(s->rec, NULL, &m))
 			return;
 		s->rec_new = false;
+		s->gone = true;
 		err = 0;
 	} else if (err && s->maps) {
 		return;
+	} else if (!err) {
+		s->gone = false;
 	}
 	proc_maps__free(s->maps);
 	s->maps = m;
@@ -277,6 +283,16 @@ static void note_exit(struct ustack *u, struct proc_snap *s)
 	u->exited[(u->ex_head + u->ex_cnt++) % cap] = s->tgid;
 }
 
+/* The file behind code @tgid just mapped, held open while the process lives (open_early) */
+static void open_early(struct ustack *u, __u32 tgid, const struct proc_map *pm)
+{
+	struct user_mapping um = { pm->start, pm->end, pm->pgoff, pm->path, pm->inode,
+				   pm->dev_major, pm->dev_minor };
+
+	if (pm->path[0] == '/')
+		symbolize__hold_file(u->opts.syms, tgid, &um);
+}
+
 /* One of the kernel's records: the process's recorded mappings follow it. */
 static void on_watch(void *ctx, const struct mmap_watch_event *e)
 {
@@ -318,6 +334,8 @@ static void on_watch(void *ctx, const struct mmap_watch_event *e)
 		seed(u, s);
 		if (proc_maps__overlay(s->rec, &e->map, &m))
 			return;
+		if (u->opts.open_early && e->map.path && (e->map.prot & PROC_MAP_X))
+			open_early(u, e->tgid, &e->map);
 		break;
 	case MMAP_WATCH_EXEC:
 		/* nothing of the old image is left: an empty list, not "none recorded" */
@@ -511,6 +529,35 @@ static int format_req(const struct rec_ustack *r, size_t stack_len, const struct
 	return err;
 }
 
+/*
+ * The process is gone and the file of the code it was in (@pc) was never opened (@ids: the
+ * images of s->maps): is the path it mapped no such file here, or another one? Its maps
+ * name files as the process saw them: in a chroot or another mount namespace they differ
+ * from ours (its files are held while it lives, ustack_opts.open_early, but one that
+ * exits within a millisecond or two may be gone first). Said in u->note.
+ */
+static bool elsewhere(struct ustack *u, const struct proc_snap *s, const int *ids, __u64 pc)
+{
+	const struct proc_map *m = proc_maps__find(s->maps, pc);
+	struct stat st;
+	size_t i;
+
+	if (!m || !m->path || m->path[0] != '/' || !m->inode || !s->gone)
+		return false;
+	for (i = 0; i < proc_maps__cnt(s->maps) && proc_maps__get(s->maps, i) != m; i++)
+		;
+	if (ids[i])
+		return false;
+	if (!stat(m->path, &st) && st.st_ino == m->inode &&
+	    major(st.st_dev) == m->dev_major && minor(st.st_dev) == m->dev_minor)
+		return false;
+	snprintf(u->note, sizeof(u->note), "the process exited before its files could be "
+		 "opened, and %s, as it named the file of its code, %s here (a chroot or another "
+		 "mount namespace names files its own way)", m->path,
+		 access(m->path, F_OK) ? "names none" : "is another file");
+	return true;
+}
+
 int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,
 		   void *ctx, const char **note)
 {
@@ -554,6 +601,10 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 		return -ENOMEM;
 	ic = (struct ids_ctx){ .maps = s->maps, .ids = ids };
 	usyms__for_each_mapping(usyms, r->tgid, take_id, &ic);
+	if (elsewhere(u, s, ids, user_pc(r))) {
+		free(ids);
+		return *note = u->note, 0;
+	}
 	err = format_req(r, stack_len, s->maps, ids, &req);
 	free(ids);
 	if (err == -ENOMEM)

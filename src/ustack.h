@@ -52,6 +52,14 @@ struct ustack_opts {
 	 * not read yet, the most recent this many (0: 1024); older ones are let go.
 	 */
 	size_t max_exited;
+	/*
+	 * With @watch: the files of the followed processes' code are opened as their mapping
+	 * records arrive, while the processes most likely live (the command's tree, -p's), so
+	 * that one which exits before its samples are read is still unwound where its maps
+	 * name its files as it saw them (a chroot, another mount namespace). Not for every
+	 * process of a system-wide run.
+	 */
+	bool open_early;
 };
 
 struct ustack;

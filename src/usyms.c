@@ -11,6 +11,7 @@
 #include "opts.h"
 #include "debug_file.h"
 #include "demangle.h"
+#include "file_hold.h"
 #include "usyms.h"
 
 /* Where an image's DWARF comes from. */
@@ -59,6 +60,7 @@ struct usyms {
 	struct uproc *procs;
 	size_t proc_cnt;
 	char *demangled;	/* usyms__sym()'s last answer's name, when it was mangled */
+	struct file_hold *held;	/* usyms__hold_file()'s; NULL until the first */
 };
 
 struct usyms *usyms__new(const struct usyms_opts *opts)
@@ -105,6 +107,7 @@ void usyms__free(struct usyms *u)
 	free(u->imgs);
 	addr2line__free(u->own);
 	free(u->demangled);
+	file_hold__free(u->held);
 	free(u);
 }
 
@@ -197,8 +200,8 @@ static bool same_file(int fd, const struct user_mapping *m)
 	       minor(st.st_dev) == m->dev_minor;
 }
 
-/* Open the file behind mapping @m of @pid: the mapped file itself if /proc allows. */
-static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
+/* The file behind @m of @pid through /proc, while the process lives: -errno if not */
+static int open_live(struct usyms *u, __u32 pid, const struct user_mapping *m)
 {
 	char path[4096];
 	int fd;
@@ -211,19 +214,42 @@ static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 	/* the path as the process sees it (its mount namespace), never the host's twin */
 	snprintf(path, sizeof(path), "%s/%u/root%s", u->opts.proc_root, pid, m->path);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 || !m->inode)
-		return fd;
-	/*
-	 * The process is gone (its mappings as the kernel recorded them): the path in our
-	 * namespace, if it still names the very file that was mapped.
-	 */
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * The process is gone (its mappings as the kernel recorded them): the path in our
+ * namespace, if it still names the very file that was mapped.
+ */
+static int open_gone(const struct user_mapping *m)
+{
+	int fd;
+
 	fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && !same_file(fd, m)) {
 		close(fd);
 		return -ESTALE;
 	}
-	return fd;
+	return fd < 0 ? -errno : fd;
 }
+
+/* Open the file behind mapping @m of @pid: the mapped file itself if /proc allows. */
+static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
+{
+	int fd;
+
+	/* held since the process mapped it (usyms__hold_file()) */
+	if (m->inode) {
+		fd = file_hold__dup(u->held, makedev(m->dev_major, m->dev_minor), m->inode);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = open_live(u, pid, m);
+	if (fd >= 0 || !m->inode)
+		return fd;
+	return open_gone(m);
+}
+
 
 /* The image of @fd (named @path), opened in the sidecar the first time; NULL if none. */
 static struct uimage *image_of_fd(struct usyms *u, int fd, const char *path)
@@ -280,13 +306,36 @@ fail:
 	return NULL;
 }
 
+/*
+ * The image already opened for the file @m maps (its device and inode, as the kernel told
+ * them): a process that is gone can't open it again through /proc, and the path it saw
+ * may name another file here, or none (a chroot, another mount namespace).
+ */
+static struct uimage *image_by_ids(struct usyms *u, const struct user_mapping *m)
+{
+	dev_t dev = makedev(m->dev_major, m->dev_minor);
+	size_t i;
+
+	if (!m->inode)
+		return NULL;
+	for (i = 0; i < u->img_cnt; i++) {
+		if (u->imgs[i]->ino == m->inode && u->imgs[i]->dev == dev)
+			return u->imgs[i];
+	}
+	return NULL;
+}
+
 /* The image of the file behind @m of @pid; NULL if none. */
 static struct uimage *get_image(struct usyms *u, __u32 pid, const struct user_mapping *m)
 {
+	struct uimage *img;
 	int fd;
 
 	if (!m->path || m->path[0] != '/')
 		return NULL;	/* [vdso] and the like: no file */
+	img = image_by_ids(u, m);
+	if (img)
+		return img;
 	fd = open_mapped(u, pid, m);
 	return fd < 0 ? NULL : image_of_fd(u, fd, m->path);
 }
@@ -512,6 +561,28 @@ int usyms__image_src(struct usyms *u, const char *path, __u64 file_off,
 	if (n <= 0 && note)
 		*note = why;
 	return n > 0 ? n : 0;
+}
+
+int usyms__hold_file(struct usyms *u, __u32 pid, const struct user_mapping *m)
+{
+	dev_t dev = makedev(m->dev_major, m->dev_minor);
+	int fd, err;
+
+	if (!m->path || m->path[0] != '/' || !m->inode)
+		return -EINVAL;
+	if (image_by_ids(u, m) || file_hold__has(u->held, dev, m->inode))
+		return 0;
+	if (!u->held && !(u->held = file_hold__new(0)))
+		return -ENOMEM;
+	fd = open_live(u, pid, m);
+	if (fd < 0)
+		return fd;
+	if (!same_file(fd, m)) {
+		close(fd);
+		return -ESTALE;
+	}
+	err = file_hold__add(u->held, fd);
+	return err == -EEXIST ? 0 : err;
 }
 
 struct addr2line *usyms__sidecar(struct usyms *u)

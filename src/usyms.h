@@ -62,6 +62,14 @@ int usyms__add_process(struct usyms *u, __u32 pid, const struct user_mapping *ma
  * sidecar's image id of its file (0: not opened). A non-zero return from @cb stops the walk
  * and is returned; -ESRCH if @pid was never added.
  */
+/*
+ * Hold the file behind @m of @pid open now, while the process lives (through /proc), for
+ * its samples read after its exit, when the path it saw may name another file here, or
+ * none (a chroot, another mount namespace): found by @m's device and inode, which it
+ * needs. Only a descriptor: the image is opened when a sample needs it. 0 (held, or
+ * known already), -EINVAL, -ESTALE (not the file @m names), -ENOSPC, -errno of open().
+ */
+int usyms__hold_file(struct usyms *u, __u32 pid, const struct user_mapping *m);
 struct addr2line *usyms__sidecar(struct usyms *u);
 typedef int (*usyms_map_cb)(void *ctx, const struct user_mapping *m, int image_id);
 int usyms__for_each_mapping(struct usyms *u, __u32 pid, usyms_map_cb cb, void *ctx);

@@ -843,6 +843,26 @@ USERPROG_JIT=1 "$RS" -U -e "open_config [$(dirname "$UP")/libucfg.so]" -- "$UP" 
 check "-U through JIT code, text: the frame says '(JIT-compiled code: no file)', main follows with '?'" \
 	eval 'grep -A1 "^?  *main+0x[0-9a-f]*  *(tests/userprog/main.c" "$T/out" | grep -q "via_jit" &&
 	      grep -qE "^ +0x[0-9a-f]+ +\(JIT-compiled code: no file\)$" "$T/out"'
+# -U of a process in a chroot that exits right after its failure: its maps name its files
+# as it saw them (/bin/uprog: none here), so they are held open through /proc as it maps
+# them. uprog --maps 3000 runs a few milliseconds first, time for that (before, every
+# such stack was "no binary of the process could be read"); without that time, where the
+# process may be gone first, a missing stack says why in those words
+CR=$T/chroot
+# the program, the loader, libc and the program's library beside libc (its RUNPATH,
+# $ORIGIN, means nothing to a loader without /proc)
+mkdir -p "$CR/bin" && cp "$P" "$CR/bin/" &&
+	for l in $(ldd "$P" | grep -o '/[^ ]*' | grep -v libuprog); do mkdir -p "$CR$(dirname "$l")" && cp "$l" "$CR$l"; done &&
+	cp "$D/libuprog.so" "$CR$(dirname "$(ldd "$P" | grep -o '/[^ ]*libc\.so[^ ]*')")/"
+"$RS" -U --json -e "do_work [$CR/bin/uprog]" -- chroot "$CR" /bin/uprog --maps 3000 /nonexistent/chroot >"$T/out" 2>"$T/err" </dev/null
+check "-U in a chroot, exited: the stack whole to main, its line from the held file" \
+	jq_samples "(len(s) == 1 and s[0]['user_stack']['complete'] and
+		any(f.get('symbol') == 'main' and (f.get('source') or {}).get('file') == 'tests/uprobe/uprog.c' for f in s[0]['user_stack']['frames']))"
+"$RS" -U --json -e "do_work [$CR/bin/uprog]" -- sh -c 'exec chroot "$0" /bin/uprog /nonexistent/chroot >/dev/null' "$CR" \
+	>"$T/out" 2>"$T/err" </dev/null
+check "-U in a chroot, gone at once: the stack, or why not: its file's path names none here" \
+	jq_samples "(len(s) == 1 and (s[0]['user_stack']['complete'] or
+		'the process exited before its files could be opened, and /bin/uprog, as it named the file of its code, names none here' in s[0]['user_stack'].get('note', '')))"
 # a script's burst of execs (a pyenv shim's 1,700 records in 100 ms lost 460 of them):
 # drained as a ring passes half full, not only at each 100 ms poll; 150 runs of the
 # program (no sample), some 30 records each, through the default 64 kB a CPU: each of the

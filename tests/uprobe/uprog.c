@@ -308,12 +308,17 @@ static int fresh_stack(const char *path)
 	return ret == (void *)-1L ? 0 : 1;
 }
 
-/* --maps: each mmap() of a file is a perf MMAP2 record with its path, written at once */
-static int map_burst(long n, const char *path)
+/*
+ * --maps: each mmap() of a file is a perf MMAP2 record with its path, written at once
+ * (@self, this program, where there is no /proc: in a chroot)
+ */
+static int map_burst(long n, const char *path, const char *self)
 {
 	int fd = open("/proc/self/exe", O_RDONLY);
 	long i;
 
+	if (fd < 0)
+		fd = open(self, O_RDONLY);
 	if (fd < 0)
 		return 1;
 	for (i = 0; i < n; i++) {
@@ -347,7 +352,7 @@ int main(int argc, char **argv)
 				  -8) == -1 ? 0 : 1;
 	}
 	if (argc > 3 && strcmp(argv[1], "--maps") == 0)
-		return map_burst(atol(argv[2]), argv[3]);
+		return map_burst(atol(argv[2]), argv[3], argv[0]);
 	if (argc > 2 && strcmp(argv[1], "--fresh-stack") == 0)
 		return fresh_stack(argv[2]);
 	if (argc > 2 && strcmp(argv[1], "--dlopen") == 0)
