@@ -371,7 +371,9 @@ static bool stacks_need_kallsyms(bool early_text, const struct func *funcs, size
  * No sample in the whole run, and an entry function's errors only guessed (a user-space
  * function without DWARF: a negative result fails, nothing else): a library call that
  * failed with NULL or 0 went unseen, without a word (openssl's OSSL_STORE_load() on a
- * bad certificate, libcrypto.so.3 without its debug symbols). Says how to tell retsnoop.
+ * bad certificate, libcrypto.so.3 without its debug symbols), or with a positive code
+ * (SQLite's sqlite3_open_v2() of a missing directory: SQLITE_CANTOPEN, 14). Says how to
+ * tell retsnoop.
  */
 static void note_guessed_entry(const struct func *funcs, size_t cnt, log_print_fn print)
 {
@@ -385,7 +387,7 @@ static void note_guessed_entry(const struct func *funcs, size_t cnt, log_print_f
 		return;
 	base = strrchr(funcs[i].image, '/');
 	base = base ? base + 1 : funcs[i].image;
-	log_msg(print, LOG_WARN, "Note: no failed call seen. %s has no DWARF, so its functions fail only with a negative result: if '%s' fails with NULL or 0, say so on its glob ('%s [%s] =false'), or install %s's debug symbols.\n",
+	log_msg(print, LOG_WARN, "Note: no failed call seen. %s has no DWARF, so its functions fail only with a negative result: if '%s' fails with NULL or 0, say so on its glob ('%s [%s] =false'), if with a positive code (an errno value, SQLite's, libcurl's) '=errno-positive', or install %s's debug symbols.\n",
 		funcs[i].image, funcs[i].name, funcs[i].name, base, base);
 }
 
