@@ -70,6 +70,19 @@ static const char *const builtin_deny[] = {
 	 * proc_lookup_de and named proc_lookup (scenario hunt-origin).
 	 */
 	"is_endbr",
+	/*
+	 * What runs a -J probe's program, between the probed code and the hit: traced, a
+	 * whole-kernel hunt's sessions held it as the running calls at the hit, kprobe's
+	 * ftrace handler in place of the probed function (7.2: kprobe:getname_flags showed
+	 * kprobe_ftrace_handler -> get_kprobe below getname_flags, kretprobes their rethook
+	 * handler, tracepoints perf_trace_run_bpf_submit), and check-interim.py called each
+	 * such probe sample wrong.
+	 */
+	"kprobe_ftrace_handler", "get_kprobe", "kprobe_dispatcher", "kprobe_perf_func",
+	"kretprobe_rethook_handler", "kretprobe_dispatcher", "kretprobe_perf_func",
+	"rethook_trampoline_handler", "trace_call_bpf", "perf_trace_run_bpf_submit",
+	"perf_trace_buf_alloc", "perf_trace_buf_update", "perf_swevent_get_recursion_context",
+	"perf_swevent_put_recursion_context",
 };
 
 /*
