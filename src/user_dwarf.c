@@ -23,8 +23,39 @@ static bool is_asm_cu(Dwarf_Die *fn)
 	return dwarf_diecu(fn, &cu, NULL, NULL) && dwarf_srclang(&cu) == DW_LANG_Mips_Assembler;
 }
 
-/* The result flags of a return type, by the kernel's rule (func_types.c for BTF). */
-static __u32 type_flags(Dwarf_Die *fn)
+/*
+ * Whether a compile unit describes types at all: DWARF of line tables and function names
+ * only (gcc -g1, Rust's standard library) has no DW_AT_type anywhere, so a function
+ * without one there is of unknown type, not void. Its first top-level type DIE says so.
+ */
+static bool cu_has_types(Dwarf_Die *cu)
+{
+	Dwarf_Die c;
+	int r;
+
+	for (r = dwarf_child(cu, &c); r == 0; r = dwarf_siblingof(&c, &c)) {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_base_type:
+		case DW_TAG_pointer_type:
+		case DW_TAG_structure_type:
+		case DW_TAG_union_type:
+		case DW_TAG_enumeration_type:
+		case DW_TAG_typedef:
+		case DW_TAG_const_type:
+		case DW_TAG_array_type:
+		case DW_TAG_subroutine_type:
+		case DW_TAG_unspecified_type:
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The result flags of a return type, by the kernel's rule (func_types.c for BTF); in a
+ * unit without types (@typed false, cu_has_types()) a missing type is no void.
+ */
+static __u32 type_flags(Dwarf_Die *fn, bool typed)
 {
 	Dwarf_Attribute attr;
 	Dwarf_Die type;
@@ -39,7 +70,7 @@ static __u32 type_flags(Dwarf_Die *fn)
 	if (is_asm_cu(fn))
 		return FUNC_ERR_GUESS;
 	if (!dwarf_attr_integrate(fn, DW_AT_type, &attr))
-		return FUNC_RET_VOID | FUNC_CANT_FAIL;
+		return typed ? FUNC_RET_VOID | FUNC_CANT_FAIL : FUNC_ERR_GUESS;
 	if (!dwarf_formref_die(&attr, &type) || dwarf_peel_type(&type, &type) != 0)
 		return FUNC_ERR_GUESS;
 	switch (dwarf_tag(&type)) {
@@ -83,6 +114,7 @@ struct walk {
 	int err;
 	Dwarf_Die *die;		/* the function being called back for */
 	struct dwarf_btf *db;	/* prototypes asked for during the walk */
+	bool cu_typed;		/* the unit walked has types (cu_has_types()) */
 };
 
 int user_dwarf__func_btf(const struct user_dwarf_func *f, struct btf *btf, const char *name)
@@ -142,7 +174,7 @@ static int on_func(Dwarf_Die *die, void *arg)
 	f.name = dwarf_diename(die);
 	f.addr = lo;
 	f.file = dwarf_decl_file(die);
-	f.ret_flags = type_flags(die);
+	f.ret_flags = type_flags(die, w->cu_typed);
 	f.priv = w;
 	w->die = die;
 	w->err = w->cb(&f, w->ctx);
@@ -214,8 +246,10 @@ int user_dwarf__for_each_func(const char *path, const struct elf_funcs *e,
 	while (!w.err && dwarf_nextcu(dw, off, &next, &hsz, NULL, NULL, NULL) == 0) {
 		Dwarf_Die cu;
 
-		if (dwarf_offdie(dw, off + hsz, &cu))
+		if (dwarf_offdie(dw, off + hsz, &cu)) {
+			w.cu_typed = cu_has_types(&cu);
 			dwarf_getfuncs(&cu, on_func, &w, 0);
+		}
 		off = next;
 	}
 	dwarf_btf__free(w.db);

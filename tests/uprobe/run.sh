@@ -863,6 +863,15 @@ check "-U in a chroot, exited: the stack whole to main, its line from the held f
 check "-U in a chroot, gone at once: the stack, or why not: its file's path names none here" \
 	jq_samples "(len(s) == 1 and (s[0]['user_stack']['complete'] or
 		'the process exited before its files could be opened, and /bin/uprog, as it named the file of its code, names none here' in s[0]['user_stack'].get('note', '')))"
+# DWARF without types (gcc -g1, as Rust's standard library ships): a function there has
+# no DW_AT_type, which says nothing of its result; it was taken for void ("entry function
+# 'do_work' can't fail (void)", no sample). Now its errors are guessed from the result,
+# as without DWARF, and its lines still come from that DWARF
+"$RS" -U --json -e "do_work [$D/uprog-g1]" -a "open_config [$D/uprog-g1]" -- sh -c 'exec "$0" /nonexistent/g1 >/dev/null' "$D/uprog-g1" \
+	>"$T/out" 2>"$T/err" </dev/null
+check "DWARF without types (-g1): do_work's and open_config's failures seen, with lines" \
+	eval '! grep -q "can.t fail (void)" "$T/err" && jq_samples "(len(s) == 1 and [(f[\"function\"], f.get(\"result\")) for f in s[0][\"stack\"]] == [(\"do_work\", -1), (\"open_config\", -1)] and
+		all((f.get(\"source\") or {}).get(\"file\") == \"tests/uprobe/uprog.c\" for f in s[0][\"stack\"]))"'
 # a script's burst of execs (a pyenv shim's 1,700 records in 100 ms lost 460 of them):
 # drained as a ring passes half full, not only at each 100 ms poll; 150 runs of the
 # program (no sample), some 30 records each, through the default 64 kB a CPU: each of the

@@ -4,6 +4,7 @@
 #   uprog-nopie     the same, not PIE (ET_EXEC at its link address)
 #   uprog-norunpath the same without RUNPATH: its loader needs LD_LIBRARY_PATH
 #   uprog-rpath     the same with DT_RPATH $ORIGIN (searched before LD_LIBRARY_PATH)
+#   uprog-g1        the same with gcc -g1 DWARF: line tables and function names, no types
 #   uprog-stripped  PIE stripped of .symtab and DWARF (its own functions exported, -rdynamic,
 #                   so .dynsym still names them)
 #   libuprog.so, libuprog-stripped.so (only .dynsym)
@@ -22,7 +23,7 @@
 #   ucrowd          many threads in traced functions at once (session table spills)
 UPROG_OUT := $(OUTPUT)/uprobe
 UPROG_CFLAGS := -O2 -g -Wall -Itests/uprobe
-UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath \
+UPROG_BINS := $(addprefix $(UPROG_OUT)/,uprog uprog-nopie uprog-norunpath uprog-rpath uprog-g1 \
 	uprog-stripped libuprog.so \
 	libuprog-stripped.so uprog-dbglink uprog-dbgsym uprog.debug uprog-fakego uasm ujmp uctx uexc ucpp udae utail uexit ucrowd)
 
@@ -36,6 +37,10 @@ $(UPROG_OUT)/libuprog.so: tests/uprobe/libuprog.c tests/uprobe/uprog.h | $(UPROG
 $(UPROG_OUT)/uprog: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
 	$(call msg,UPROG,$@)
 	$(Q)cc $(UPROG_CFLAGS) -fPIE -pie $< -L$(UPROG_OUT) -luprog -Wl,-rpath,'$$ORIGIN' -o $@
+
+$(UPROG_OUT)/uprog-g1: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
+	$(call msg,UPROG,$@)
+	$(Q)cc $(UPROG_CFLAGS) -g1 -fPIE -pie $< -L$(UPROG_OUT) -luprog -Wl,-rpath,'$$ORIGIN' -o $@
 
 $(UPROG_OUT)/uprog-nopie: tests/uprobe/uprog.c $(UPROG_OUT)/libuprog.so
 	$(call msg,UPROG,$@)
