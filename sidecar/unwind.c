@@ -507,6 +507,11 @@ static int walk_records(struct unwinder *p, Dwfl_Frame *state)
 			return DWARF_CB_ABORT;
 		fp = next;
 	}
+	/*
+	 * libdwfl takes a walk's first pc as where the thread stopped and looks its CFI up
+	 * there, not at the call before it: the same function's unless the call is its last
+	 * instruction (a call that never returns, which a JIT's caller doesn't make)
+	 */
 	p->resume_regs[sp_reg] = fp + 16;
 	p->resume_regs[fp_reg] = next;
 	p->resume_pc = ret;

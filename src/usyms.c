@@ -250,7 +250,6 @@ static int open_mapped(struct usyms *u, __u32 pid, const struct user_mapping *m)
 	return open_gone(m);
 }
 
-
 /* The image of @fd (named @path), opened in the sidecar the first time; NULL if none. */
 static struct uimage *image_of_fd(struct usyms *u, int fd, const char *path)
 {
