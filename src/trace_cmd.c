@@ -387,7 +387,7 @@ static void note_guessed_entry(const struct func *funcs, size_t cnt, log_print_f
 		return;
 	base = strrchr(funcs[i].image, '/');
 	base = base ? base + 1 : funcs[i].image;
-	log_msg(print, LOG_WARN, "Note: no failed call seen. %s has no DWARF, so its functions fail only with a negative result: if '%s' fails with NULL or 0, say so on its glob ('%s [%s] =false'), if with a positive code (an errno value, SQLite's, libcurl's) '=errno-positive', or install %s's debug symbols.\n",
+	log_msg(print, LOG_WARN, "Note: no failed call seen. %s has no DWARF type for '%s' (no DWARF, or DWARF without types: -g1), so only a negative result is its failure: if it fails with NULL or 0, say so on its glob ('%s [%s] =false'), if with a positive code (an errno value, SQLite's, libcurl's) '=errno-positive', or install %s's debug symbols.\n",
 		funcs[i].image, funcs[i].name, funcs[i].name, base, base);
 }
 

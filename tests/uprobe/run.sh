@@ -230,7 +230,7 @@ echo ok >"$T/exists.conf"
 "$RS" -e "do_work [$P]" -- "$P" "$T/exists.conf" >"$T/out2" 2>"$T/err2"
 "$RS" -e "do_work [$D/uprog-stripped]" -- "$D/uprog-stripped" /nonexistent/guessed >"$T/out3" 2>"$T/err3"
 guessed_note() {
-	[ "$(grep -c "^Note: no failed call seen\. $D/uprog-stripped has no DWARF.*'do_work \[uprog-stripped\] =false'), if with a positive code (an errno value, SQLite's, libcurl's) '=errno-positive'" "$T/err")" = 1 ] &&
+	[ "$(grep -c "^Note: no failed call seen\. $D/uprog-stripped has no DWARF type for 'do_work' (no DWARF, or DWARF without types: -g1).*'do_work \[uprog-stripped\] =false'), if with a positive code (an errno value, SQLite's, libcurl's) '=errno-positive'" "$T/err")" = 1 ] &&
 		! grep -q 'no failed call seen' "$T/err2" "$T/err3" && grep -q 'do_work' "$T/out3"
 }
 check "no DWARF, no sample: one note naming the image, the function and '=false'; none with DWARF or with a sample" \
@@ -872,6 +872,9 @@ check "-U in a chroot, gone at once: the stack, or why not: its file's path name
 check "DWARF without types (-g1): do_work's and open_config's failures seen, with lines" \
 	eval '! grep -q "can.t fail (void)" "$T/err" && jq_samples "(len(s) == 1 and [(f[\"function\"], f.get(\"result\")) for f in s[0][\"stack\"]] == [(\"do_work\", -1), (\"open_config\", -1)] and
 		all((f.get(\"source\") or {}).get(\"file\") == \"tests/uprobe/uprog.c\" for f in s[0][\"stack\"]))"'
+"$RS" -e "do_work [$D/uprog-g1]" -- "$D/uprog-g1" "$T/exists.conf" >"$T/out" 2>"$T/err" </dev/null
+check "DWARF without types (-g1), no failure: the note names its DWARF without types, not 'no DWARF'" \
+	grep -q "^Note: no failed call seen\. $D/uprog-g1 has no DWARF type for 'do_work' (no DWARF, or DWARF without types: -g1)" "$T/err"
 # a script's burst of execs (a pyenv shim's 1,700 records in 100 ms lost 460 of them):
 # drained as a ring passes half full, not only at each 100 ms poll; 150 runs of the
 # program (no sample), some 30 records each, through the default 64 kB a CPU: each of the
