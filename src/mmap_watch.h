@@ -27,12 +27,12 @@ struct mmap_watch_opts {
 	int pid;
 	size_t pages;			/* data pages per CPU, a power of 2 (0: 16) */
 	/*
-	 * The rings' descriptors report readable at every record, not only when half full:
-	 * a reader that opens a process's files as it maps them (through /proc, while it
-	 * lives) gets to them before a short-lived one exits. A wakeup per record: for a
-	 * process tree, not every process's records.
+	 * The rings' descriptors report readable after a few records (2 kB), not only when
+	 * half full: a reader that opens a process's files as it maps them (through /proc,
+	 * while it lives) gets to them before a short-lived one exits. For a process tree,
+	 * not every process's records.
 	 */
-	bool wake_each;
+	bool wake_early;
 };
 
 enum mmap_watch_kind {

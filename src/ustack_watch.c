@@ -37,7 +37,7 @@ struct mmap_watch *ustack_watch__open(int pid, log_print_fn print)
 		.sz = sizeof(wo), .pid = pid,
 		.pages = pages ? strtoul(pages, NULL, 0) : pid > 0 ? 0 : 64,
 		/* the command's tree: its files opened as mapped (ustack.h's open_early) */
-		.wake_each = pid > 0,
+		.wake_early = pid > 0,
 	};
 	struct mmap_watch *w = NULL;
 	const char *on = getenv("RETSNOOP_MMAP_WATCH");
