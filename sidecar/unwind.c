@@ -44,7 +44,9 @@ struct unwinder {
 	struct unwind_frame *frames;
 	size_t cnt, cap;
 	/* the window ran out: said instead of libdwfl's less helpful message */
-	char mem_err[160];
+	char mem_err[200];
+	/* a frame interrupted by a signal was reached: its stack may not be the window's */
+	bool past_signal;
 	char stop[256];
 	/*
 	 * A walk of frame records through code with no file (walk_records()), which libdwfl
@@ -144,7 +146,21 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	if (addr < in->sp || off > in->stack_len || in->stack_len - off < sizeof(*result)) {
 		const struct unwind_map *st = map_of(in, in->sp);
 
-		if (addr < in->sp || p->mem_err[0])
+		if (p->mem_err[0])
+			return false;
+		/*
+		 * Past a signal frame, outside the window's mapping: the handler ran on a stack
+		 * of its own (sigaltstack), which is what the window holds, not the stack of
+		 * the code it interrupted
+		 */
+		if (p->past_signal && (!st || addr < st->start || addr >= st->end)) {
+			snprintf(p->mem_err, sizeof(p->mem_err),
+				 "the interrupted code's stack, at %#llx, was not captured: the "
+				 "signal handler ran on a stack of its own (sigaltstack)",
+				 (unsigned long long)addr);
+			return false;
+		}
+		if (addr < in->sp)
 			return false;
 		/* beyond the thread's stack mapping: a frame pointer that is not one */
 		if (st && addr >= st->end)
@@ -544,6 +560,9 @@ static int on_frame(Dwfl_Frame *state, void *arg)
 	f = add_frame(p, pc, act, guessed);
 	if (!f)
 		return DWARF_CB_ABORT;
+	/* an outer frame where the thread stopped: the one a signal interrupted */
+	if (act && p->cnt > 1)
+		p->past_signal = true;
 	return jit_code(p->in, pc) ? walk_records(p, state) : DWARF_CB_OK;
 }
 
@@ -743,6 +762,7 @@ int unwinder__run(struct unwinder *u, const struct unwind_input *in, struct unwi
 	u->in = in;
 	u->cnt = 0;
 	u->mem_err[0] = u->stop[0] = '\0';
+	u->past_signal = false;
 	err = get_dwfl(u, in);
 	if (err == -ENOMEM)
 		return err;

@@ -480,6 +480,41 @@ static void test_jit_frame(void **state)
 	free(line);
 }
 
+/*
+ * A signal handler on a stack of its own (sigaltstack): the window is taken there, and
+ * the code the signal interrupted has its frames on the thread's own stack, which was not
+ * captured. The stack ends at that code (past the signal frame) and says so, not "a frame
+ * pointer led to ..., outside the thread's stack" (a program's SIGALRM handler).
+ */
+static void test_sigaltstack(void **state)
+{
+	struct unwind_opts o = { .sz = sizeof(o), .symbolize = true };
+	struct unwind_result res = {};
+	struct unwinder *u = NULL;
+	struct unwind_req *r;
+	char prog[4096], *argv[2] = { prog, NULL }, *line = NULL;
+	int dw, err;
+
+	snprintf(prog, sizeof(prog), "%s/nofp/userprog", USERPROG_DIR);
+	assert_int_equal(setenv("USERPROG_SIGALT", "1", 1), 0);
+	err = snap_take(MISSING, USTACK_DEFAULT_SIZE, argv, &line, NULL);
+	unsetenv("USERPROG_SIGALT");
+	assert_int_equal(err, 0);
+	r = parse(line);
+	assert_int_equal(unwinder__new(&o, &u), 0);
+	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
+	dw = find_sym(&res, "do_work");
+	assert_true(dw > 0);
+	/* the handler's frames, then the interrupted code: where it stopped, as is */
+	assert_true(res.cnt >= (size_t)dw + 3 && res.frames[res.cnt - 1].activation);
+	assert_non_null(res.stop);
+	if (!strstr(res.stop, "the signal handler ran on a stack of its own (sigaltstack)"))
+		fail_msg("stopped: %s", res.stop);
+	unwinder__free(u);
+	unwind_req__free(r);
+	free(line);
+}
+
 static void test_req_refused(void **state)
 {
 	static const char *const bad[] = {
@@ -549,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_stripped),
 		cmocka_unit_test(test_in_dynamic_linker),
 		cmocka_unit_test(test_jit_frame),
+		cmocka_unit_test(test_sigaltstack),
 		cmocka_unit_test(test_short_window),
 		cmocka_unit_test(test_pc_unmapped),
 		cmocka_unit_test(test_holes),

@@ -8,11 +8,14 @@
  * failure, so a tracer's maps snapshot of a short-lived process is not the point of a test;
  * with RELEASE, a file: only until it exists (a test creates it once the tracer has shown
  * this process's sample), at most HOLD_MS.
+ * With USERPROG_SIGALT, do_work() runs in a signal handler on a stack of its own
+ * (sigaltstack), the signal raised by main.
  * With USERPROG_JIT in the environment, main calls do_work() through a trampoline copied
  * into anonymous executable memory, as a JIT's code calls native code (a JVM's
  * interpreter calling a JNI function): no file, no unwind information, a frame pointer.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,13 +89,35 @@ static int via_jit(const char *path)
 	return ((tramp_fn)p)(do_work, path);
 }
 
+static const char *sig_path;
+static volatile int sig_ret;
+
+static void on_signal(int sig)
+{
+	sig_ret = do_work(sig_path) + sig - SIGUSR1;
+}
+
+/* do_work(@path) in a handler on its own stack: its window holds none of main's frames */
+static int via_signal(const char *path)
+{
+	static char alt[65536];
+	stack_t ss = { .ss_sp = alt, .ss_size = sizeof(alt) };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_ONSTACK };
+
+	sig_path = path;
+	if (sigaltstack(&ss, NULL) || sigaction(SIGUSR1, &sa, NULL) || raise(SIGUSR1))
+		return 2;
+	return sig_ret;
+}
+
 /* written after the call: main must not tail-call do_work, or it leaves the stack */
 volatile int userprog_done;
 
 int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "/nonexistent/retsnoop-userprog.conf";
-	int ret = getenv("USERPROG_JIT") ? via_jit(path) : do_work(path);
+	int ret = getenv("USERPROG_JIT") ? via_jit(path) :
+		  getenv("USERPROG_SIGALT") ? via_signal(path) : do_work(path);
 
 	userprog_done = 1;
 	if (argc > 3) {

@@ -82,11 +82,15 @@ static inline int snap_capture(const char *path, size_t window, char *const argv
 	/* the exec stop, then syscall entries and exits alternate */
 	if (waitpid(pid, &status, 0) < 0 || !WIFSTOPPED(status))
 		return -ECHILD;
-	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL);
-	for (;;) {
-		if (ptrace(PTRACE_SYSCALL, pid, NULL, NULL) || waitpid(pid, &status, 0) < 0 ||
+	/* syscall stops told from signals, which go on to the program (its handlers run) */
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(PTRACE_O_EXITKILL | PTRACE_O_TRACESYSGOOD));
+	for (long sig = 0;;) {
+		if (ptrace(PTRACE_SYSCALL, pid, NULL, (void *)sig) || waitpid(pid, &status, 0) < 0 ||
 		    !WIFSTOPPED(status))
 			return -ENOENT;
+		sig = WSTOPSIG(status) == (SIGTRAP | 0x80) ? 0 : WSTOPSIG(status);
+		if (sig)
+			continue;
 		if (ptrace(PTRACE_GETREGS, pid, NULL, &uregs))
 			return -errno;
 		/* at an entry rax is -ENOSYS; the path is the second argument */
