@@ -125,7 +125,6 @@ static int print_version(void)
 	return 0;
 }
 
-/* Options that would have no effect as given. */
 /*
  * -p names processes that run now: one that doesn't would leave nothing to trace, and a
  * pid past the kernel's pid_max failed later as "Failed to set up BPF maps: -2".
@@ -144,6 +143,7 @@ static int check_pids_running(void)
 	return 0;
 }
 
+/* Options that would have no effect as given. */
 static void warn_idle_options(void)
 {
 	/* probes show as -T rows and -I samples; alone they would be attached for nothing */

@@ -247,23 +247,26 @@ out:
 	return cnt > INT_MAX ? INT_MAX : (int)cnt;
 }
 
-int ringbuf_reader__wake_once_on(struct ringbuf_reader *r, int fd)
+/* @fd in the poll's wait set, with @events; never the ring's own descriptor */
+static int add_waker(struct ringbuf_reader *r, int fd, __u32 events)
 {
-	/* one-shot: a descriptor left readable must not turn every later poll into a spin */
-	struct epoll_event ev = { .events = EPOLLIN | EPOLLONESHOT, .data.fd = fd };
-
-	if (r->epoll_fd < 0 || fd < 0)
-		return -EINVAL;
-	return epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
-}
-
-int ringbuf_reader__wake_on(struct ringbuf_reader *r, int fd)
-{
-	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+	struct epoll_event ev = { .events = events, .data.fd = fd };
 
 	if (r->epoll_fd < 0 || fd < 0 || fd == r->map_fd)
 		return -EINVAL;
 	return epoll_ctl(r->epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
+int ringbuf_reader__wake_once_on(struct ringbuf_reader *r, int fd)
+{
+	/* one-shot: a descriptor left readable must not turn every later poll into a spin */
+	return add_waker(r, fd, EPOLLIN | EPOLLONESHOT);
+}
+
+int ringbuf_reader__wake_on(struct ringbuf_reader *r, int fd)
+{
+	/* level-triggered: a perf ring's readiness clears as it is reported (ringbuf_reader.h) */
+	return add_waker(r, fd, EPOLLIN);
 }
 
 int ringbuf_reader__poll(struct ringbuf_reader *r, int timeout_ms)

@@ -20,14 +20,30 @@
 
 #define MISSING "/nonexistent/retsnoop-userprog.conf"
 
-static char *snap_of(const char *build)
+/*
+ * A capture of @build's userprog, @env_var (if not NULL) set in its environment: the
+ * variable is gone again before any assertion, so a failed capture leaves no later test
+ * running the program's other way.
+ */
+static char *snap_env(const char *build, const char *env_var)
 {
 	char prog[4096], *argv[2] = { prog, NULL }, *line = NULL;
+	int err;
 
 	snprintf(prog, sizeof(prog), "%s/%s/userprog", USERPROG_DIR, build);
-	assert_int_equal(snap_take(MISSING, USTACK_DEFAULT_SIZE, argv, &line, NULL), 0);
+	if (env_var)
+		assert_int_equal(setenv(env_var, "1", 1), 0);
+	err = snap_take(MISSING, USTACK_DEFAULT_SIZE, argv, &line, NULL);
+	if (env_var)
+		unsetenv(env_var);
+	assert_int_equal(err, 0);
 	assert_int_equal(strncmp(line, "unwind ", 7), 0);
 	return line;
+}
+
+static char *snap_of(const char *build)
+{
+	return snap_env(build, NULL);
 }
 
 static struct unwind_req *parse(const char *line)
@@ -386,9 +402,7 @@ static void test_jit_frame(void **state)
 	size_t i, n = 0;
 	int dw, mn;
 
-	assert_int_equal(setenv("USERPROG_JIT", "1", 1), 0);
-	line = snap_of("nofp");
-	unsetenv("USERPROG_JIT");
+	line = snap_env("nofp", "USERPROG_JIT");
 	r = parse(line);
 	assert_int_equal(unwinder__new(&o, &u), 0);
 	assert_int_equal(unwinder__run(u, &r->in, &res), 0);
@@ -492,14 +506,9 @@ static void test_sigaltstack(void **state)
 	struct unwind_result res = {};
 	struct unwinder *u = NULL;
 	struct unwind_req *r;
-	char prog[4096], *argv[2] = { prog, NULL }, *line = NULL;
-	int dw, err;
+	char *line = snap_env("nofp", "USERPROG_SIGALT");
+	int dw;
 
-	snprintf(prog, sizeof(prog), "%s/nofp/userprog", USERPROG_DIR);
-	assert_int_equal(setenv("USERPROG_SIGALT", "1", 1), 0);
-	err = snap_take(MISSING, USTACK_DEFAULT_SIZE, argv, &line, NULL);
-	unsetenv("USERPROG_SIGALT");
-	assert_int_equal(err, 0);
 	r = parse(line);
 	assert_int_equal(unwinder__new(&o, &u), 0);
 	assert_int_equal(unwinder__run(u, &r->in, &res), 0);

@@ -194,6 +194,24 @@ static long long mono_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
+/* A poll that returns long before its 10 s: something woke it. */
+static void assert_woken(struct ringbuf_reader *rd)
+{
+	long long t0 = mono_ms();
+
+	assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
+	assert_true(mono_ms() - t0 < 10000);
+}
+
+/* A poll that waits its whole 50 ms: nothing woke it. */
+static void assert_waits(struct ringbuf_reader *rd)
+{
+	long long t0 = mono_ms();
+
+	assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
+	assert_true(mono_ms() - t0 >= 50);
+}
+
 /*
  * A descriptor made readable wakes a poll with no record (it would wait 10 s else), once:
  * left readable, it wakes no later poll, which waits its whole timeout (a lower bound the
@@ -202,18 +220,13 @@ static long long mono_ms(void)
 static void check_wake_once(struct ringbuf_reader *rd)
 {
 	__u64 one = 1;
-	long long t0;
 	int efd = eventfd(0, EFD_CLOEXEC);
 
 	assert_true(efd >= 0);
 	assert_int_equal(ringbuf_reader__wake_once_on(rd, efd), 0);
 	assert_int_equal(write(efd, &one, sizeof(one)), sizeof(one));
-	t0 = mono_ms();
-	assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
-	assert_true(mono_ms() - t0 < 10000);
-	t0 = mono_ms();
-	assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
-	assert_true(mono_ms() - t0 >= 50);
+	assert_woken(rd);
+	assert_waits(rd);
 	assert_int_equal(ringbuf_reader__wake_once_on(rd, -1), -EINVAL);
 	close(efd);
 }
@@ -226,7 +239,6 @@ static void check_wake_once(struct ringbuf_reader *rd)
  */
 static void check_wake_on(struct ringbuf_reader *rd, int map_fd)
 {
-	long long t0;
 	int p[2], round;
 	char c = 'x';
 
@@ -234,21 +246,13 @@ static void check_wake_on(struct ringbuf_reader *rd, int map_fd)
 	assert_int_equal(ringbuf_reader__wake_on(rd, p[0]), 0);
 	for (round = 0; round < 2; round++) {
 		assert_int_equal(write(p[1], &c, 1), 1);
-		t0 = mono_ms();
-		assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
-		assert_true(mono_ms() - t0 < 10000);
+		assert_woken(rd);
 		assert_int_equal(read(p[0], &c, 1), 1);
-		t0 = mono_ms();
-		assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
-		assert_true(mono_ms() - t0 >= 50);
+		assert_waits(rd);
 	}
 	close(p[1]);
-	t0 = mono_ms();
-	assert_int_equal(ringbuf_reader__poll(rd, 10000), 0);
-	assert_true(mono_ms() - t0 < 10000);
-	t0 = mono_ms();
-	assert_int_equal(ringbuf_reader__poll(rd, 50), 0);
-	assert_true(mono_ms() - t0 >= 50);
+	assert_woken(rd);
+	assert_waits(rd);
 	close(p[0]);
 	assert_int_equal(ringbuf_reader__wake_on(rd, -1), -EINVAL);
 	/* the ring's own descriptor is waited on already */
