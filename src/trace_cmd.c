@@ -28,6 +28,7 @@
 #include "ustack_watch.h"
 #include "probe_ctx.h"
 #include "sink.h"
+#include "sink_filter.h"
 #include "symbolize.h"
 #include "prog_ksym.h"
 #include "progress.h"
@@ -125,13 +126,6 @@ int trace_cmd__detect(struct kernel_features *feat, struct kernel_calib **calib,
 	return 0;
 }
 
-/* -x/-X in front of the real sink. */
-struct filter_sink {
-	struct sink sink;
-	struct sink *inner;
-	struct err_filter f;
-};
-
 /* How the kernel functions ended up attached, for -v's "Total ... attached" line. */
 static const char *attached_mode_name(const struct mass_attacher *att)
 {
@@ -151,53 +145,6 @@ static const char *attached_mode_name(const struct mass_attacher *att)
 	return fs ? "fsession" : mass_attacher__mode_name(mass_attacher__mode(att));
 }
 
-static int filter_sample(struct sink *sk, const struct sample *s)
-{
-	struct filter_sink *fs = (struct filter_sink *)sk;
-
-	return err_filter__pass(&fs->f, s) ? sink__sample(fs->inner, s) : 0;
-}
-
-static void filter_ready(struct sink *sk)
-{
-	sink__ready(((struct filter_sink *)sk)->inner);
-}
-
-static void filter_drops(struct sink *sk, const struct drop_report *d)
-{
-	sink__drops(((struct filter_sink *)sk)->inner, d);
-}
-
-static void filter_detaching(struct sink *sk, const struct drop_report *d)
-{
-	sink__detaching(((struct filter_sink *)sk)->inner, d);
-}
-
-static void filter_detached(struct sink *sk, long ms, int bg_pid)
-{
-	sink__detached(((struct filter_sink *)sk)->inner, ms, bg_pid);
-}
-
-static void filter_command(struct sink *sk, const struct cmd_report *r)
-{
-	sink__command(((struct filter_sink *)sk)->inner, r);
-}
-
-static void filter_free(struct sink *sk)
-{
-	free(sk);
-}
-
-static const struct sink_ops filter_ops = {
-	.sample = filter_sample,
-	.ready = filter_ready,
-	.drops = filter_drops,
-	.detaching = filter_detaching,
-	.detached = filter_detached,
-	.command = filter_command,
-	.free = filter_free,
-};
-
 /* The run's one view: what BPF records, the builder decodes, the sink shows, a capture keeps. */
 static struct view_opts env_view(const struct env *env)
 {
@@ -216,10 +163,14 @@ static struct view_opts env_view(const struct env *env)
 	};
 }
 
+/* The text or JSON sink (*@inner, for the caller to free after the result) behind -x/-X. */
 static struct sink *make_sink(const struct env *env, const struct view_opts *view, FILE *out,
 			      struct sink **inner)
 {
-	struct filter_sink *fs;
+	struct err_filter f = {
+		.allowed = env->has_error_filter ? env->allow_errors : NULL,
+		.denied = env->deny_errors,
+	};
 
 	if (env->json) {
 		struct json_sink_opts jo = { .sz = sizeof(jo), .out = out };
@@ -235,16 +186,7 @@ static struct sink *make_sink(const struct env *env, const struct view_opts *vie
 
 		*inner = text_sink__new(&to);
 	}
-	if (!*inner)
-		return NULL;
-	fs = calloc(1, sizeof(*fs));
-	if (!fs)
-		return NULL;
-	fs->sink.ops = &filter_ops;
-	fs->inner = *inner;
-	fs->f.allowed = env->has_error_filter ? env->allow_errors : NULL;
-	fs->f.denied = env->deny_errors;
-	return &fs->sink;
+	return *inner ? filter_sink__new(*inner, &f) : NULL;
 }
 
 /* libbpf printed a program's load log: the verifier, not a policy, refused it */
