@@ -38,6 +38,9 @@ struct mass_attacher {
 	__u32 *kprobe_ids;		/* functions attached with kprobes, in id order */
 	size_t kprobe_cnt;
 	size_t fentry_cnt;
+	/* single kprobes the kernel refused (its blacklist): left out */
+	size_t kprobe_refused_cnt, kprobe_refused_entries;
+	__u32 kprobe_refused_entry;	/* the last refused entry function */
 
 	struct bpf_link **links;	/* libbpf-managed attachments */
 	size_t link_cnt, link_cap;

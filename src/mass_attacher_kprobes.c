@@ -12,6 +12,7 @@
 #include "kprobe_pmu.h"
 #include "kprobe_session.h"
 #include "mass_attacher_int.h"
+#include "records.h"
 
 /* Functions per kprobe.multi link to start with (halved where the kernel runs short). */
 #define MULTI_BATCH_INIT	(1 << 20)
@@ -39,6 +40,49 @@ static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *pro
 	return ma__keep_link(att, link);
 }
 
+/*
+ * The kernel's kprobes refuse a function on their blacklist (NOKPROBE_SYMBOL: NMI and
+ * kprobe code, e.g. 6.1's io_check_error, where ftrace, fentry and kprobe.multi take it)
+ * with -EINVAL: such a function is left out, not the run, and said. -v names each one.
+ */
+static void skip_refused(struct mass_attacher *att, __u32 id)
+{
+	att->kprobe_refused_cnt++;
+	if (att->funcs[id].flags & FUNC_IS_ENTRY) {
+		att->kprobe_refused_entries++;
+		att->kprobe_refused_entry = id;
+	}
+	pr(att, LOG_INFO, "The kernel refuses kprobes on %s (its kprobe blacklist): not traced.\n",
+	   att->funcs[id].name);
+}
+
+/* Said once all are attached: how many were left out, or why nothing can run. */
+static int report_refused(struct mass_attacher *att)
+{
+	size_t n = att->kprobe_refused_cnt, entries = 0, i;
+	/* fentry's own fallbacks are the functions fentry can't take */
+	bool hint = att->mode != ATTACH_FENTRY;
+
+	if (!n)
+		return 0;
+	for (i = 0; i < att->func_cnt; i++)
+		entries += !!(att->funcs[i].flags & FUNC_IS_ENTRY);
+	if (att->kprobe_refused_entries == entries && entries == 1) {
+		/* no session could start: nothing to trace */
+		pr(att, LOG_ERROR, "The kernel refuses kprobes on %s, the only entry function (its kprobe blacklist: NMI and kprobe code)%s.\n",
+		   att->funcs[att->kprobe_refused_entry].name, hint ? "; -F traces it with fentry" : "");
+		return -EINVAL;
+	}
+	if (att->kprobe_refused_entries == entries) {
+		pr(att, LOG_ERROR, "The kernel refuses kprobes on every entry function (%zu; its kprobe blacklist: NMI and kprobe code)%s.\n",
+		   entries, hint ? "; -F traces them with fentry" : "");
+		return -EINVAL;
+	}
+	pr(att, LOG_WARN, "WARNING: %zu of %zu functions skipped: the kernel refuses kprobes on them (its kprobe blacklist: NMI and kprobe code); -v names them%s.\n",
+	   n, att->func_cnt, hint ? ", -F traces them with fentry" : "");
+	return 0;
+}
+
 int ma__attach_kprobes(struct mass_attacher *att)
 {
 	int type, ret_bit, err;
@@ -51,19 +95,31 @@ int ma__attach_kprobes(struct mass_attacher *att)
 		return err;
 	}
 
+	att->kprobe_refused_cnt = att->kprobe_refused_entries = 0;
 	for (i = 0; i < att->kprobe_cnt; i++) {
 		__u32 id = att->kprobe_ids[i];
 		const struct func *f = &att->funcs[id];
 
 		if (ma__stopped(att))
 			return -EINTR;
+		/* the return probe first: an entry never runs without its exit */
 		err = attach_kprobe_addr(att, att->progs.kexit, id, true, type, ret_bit);
+		if (err == -EINVAL) {
+			skip_refused(att, id);
+			continue;
+		}
 		if (err) {
 			pr(att, LOG_ERROR, "Failed to attach KRETPROBE prog for func #%u (%s) at addr "
 			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
 			return err;
 		}
 		err = attach_kprobe_addr(att, att->progs.kentry, id, false, type, ret_bit);
+		if (err == -EINVAL) {
+			/* the same list refuses both; a lone return probe would only cost */
+			bpf_link__destroy(att->links[--att->link_cnt]);
+			skip_refused(att, id);
+			continue;
+		}
 		if (err) {
 			pr(att, LOG_ERROR, "Failed to attach KPROBE prog for func #%u (%s) at addr "
 			   "0x%llx: %d\n", id + 1, f->name, (unsigned long long)f->addr, err);
@@ -71,7 +127,7 @@ int ma__attach_kprobes(struct mass_attacher *att)
 		}
 		ma__attach_progress(att, i + 1);
 	}
-	return 0;
+	return report_refused(att);
 }
 
 /* The kprobe-attached functions' addresses, names and ids (cookies), in kprobe_ids order. */
