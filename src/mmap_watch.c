@@ -208,8 +208,12 @@ static int parse_mmap2(char *p, size_t len, __u16 misc, struct mmap_watch_event 
 	if (get32(p + 68) & MAP_SHARED)
 		e->map.prot |= PROC_MAP_SHARED;
 	path = p + name_off;
-	/* "//anon", "//anon_hugepage"...: no file; "[heap]" and the like: as in the maps file */
-	if (path[0] != '/' && path[0] != '[')
+	/*
+	 * "//anon", "//anon_hugepage"...: no file; "[heap]" and the like: as in the maps file;
+	 * "anon_inode:[io_uring]": a kernel object's file (no code, but which object it is)
+	 */
+	if (path[0] != '/' && path[0] != '[' &&
+	    strncmp(path, ANON_INODE_PREFIX, sizeof(ANON_INODE_PREFIX) - 1))
 		return -EINVAL;
 	if (!strncmp(path, "//", 2))
 		return 1;

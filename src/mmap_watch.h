@@ -42,6 +42,9 @@ enum mmap_watch_kind {
 	MMAP_WATCH_EXIT,		/* @tgid's main thread exited (its process, mostly) */
 };
 
+/* How the kernel names a mapping of an anonymous inode's file: "anon_inode:[io_uring]" */
+#define ANON_INODE_PREFIX	"anon_inode:"
+
 struct mmap_watch_event {
 	enum mmap_watch_kind kind;
 	__u32 tgid;

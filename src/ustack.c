@@ -36,6 +36,7 @@ struct proc_snap {
 	bool seeded;		/* s->rec started from /proc (it mapped before the watch began) */
 	bool exited;		/* its exit was recorded */
 	bool gone;		/* @maps are the records': /proc had none any more */
+	bool io_uring;		/* it mapped an io_uring instance's rings */
 };
 
 struct ustack {
@@ -49,6 +50,9 @@ struct ustack {
 	__u32 *exited;
 	size_t ex_head, ex_cnt;
 	__u64 let_go;
+	/* processes that mapped an io_uring ring (their requests' errors: ustack_watch.c) */
+	size_t io_uring_procs;
+	__u32 io_uring_tgid;
 	char note[192];
 };
 
@@ -329,6 +333,16 @@ static void on_watch(void *ctx, const struct mmap_watch_event *e)
 	if (!s && !(s = snap_make(u, e->tgid)))
 		return;
 	s->followed = true;
+	/* a kernel object's file (io_uring's rings, perf's buffers): no code to unwind */
+	if (e->kind == MMAP_WATCH_MAP && e->map.path &&
+	    !strncmp(e->map.path, ANON_INODE_PREFIX, sizeof(ANON_INODE_PREFIX) - 1)) {
+		if (!strcmp(e->map.path, ANON_INODE_PREFIX "[io_uring]") && !s->io_uring) {
+			s->io_uring = true;
+			if (!u->io_uring_procs++)
+				u->io_uring_tgid = e->tgid;
+		}
+		return;
+	}
 	switch (e->kind) {
 	case MMAP_WATCH_MAP:
 		seed(u, s);
@@ -385,6 +399,8 @@ void ustack__stats(const struct ustack *u, struct ustack_stats *st)
 	st->procs = u->proc_cnt;
 	st->procs_peak = u->proc_peak;
 	st->exited_let_go = u->let_go;
+	st->io_uring_procs = u->io_uring_procs;
+	st->io_uring_tgid = u->io_uring_tgid;
 }
 
 void ustack__note_process(struct ustack *u, __u32 tgid)

@@ -79,6 +79,9 @@ struct ustack_stats {
 	size_t procs;			/* processes whose mappings are kept now */
 	size_t procs_peak;
 	__u64 exited_let_go;		/* exited processes' mappings let go (max_exited) */
+	/* processes that mapped an io_uring instance's rings, and the first one */
+	size_t io_uring_procs;
+	__u32 io_uring_tgid;
 };
 
 void ustack__stats(const struct ustack *u, struct ustack_stats *st);

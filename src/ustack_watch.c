@@ -51,3 +51,25 @@ struct mmap_watch *ustack_watch__open(int pid, log_print_fn print)
 			strerror(-err));
 	return w;
 }
+
+/*
+ * An io_uring request's error goes back in its completion entry (CQE): the system call
+ * that submitted it succeeds, and a request run by an io-wq worker thread is in no system
+ * call at all, so no session of either fails and nothing is reported. The rings' mapping
+ * records say which processes had an instance: says so, and what shows such errors (each
+ * io_uring_enter() and worker run as a success sample with its calls, -S -T).
+ */
+void ustack_watch__notes(struct ustack *u, bool success_stacks, log_print_fn print)
+{
+	struct ustack_stats st;
+
+	if (!u || success_stacks)
+		return;
+	ustack__sync(u);
+	ustack__stats(u, &st);
+	if (!st.io_uring_procs)
+		return;
+	log_msg(print, LOG_WARN, "Note: %s %u%s used io_uring: a request's error goes back in its completion (CQE), not as a system call's result, and is not reported; \"retsnoop -S -T -e '*sys_io_uring_enter' -e io_wq_submit_work -a '*' -- CMD\" shows each request's calls and results.\n",
+		st.io_uring_procs > 1 ? "processes" : "process", st.io_uring_tgid,
+		st.io_uring_procs > 1 ? " and others" : "");
+}

@@ -7,6 +7,7 @@
 #ifndef RETSNOOP_USTACK_WATCH_H
 #define RETSNOOP_USTACK_WATCH_H
 
+#include <stdbool.h>
 #include "log.h"
 
 struct mmap_watch;
@@ -20,5 +21,12 @@ struct mmap_watch *ustack_watch__open(int pid, log_print_fn print);
 
 /* -vv: the records read in @ms of tracing, their rate, those lost, what @u kept. */
 void ustack_watch__report(struct mmap_watch *w, struct ustack *u, long ms, log_print_fn print);
+
+/*
+ * At the run's end: a traced process that used io_uring (its rings' mappings recorded)
+ * may have had requests fail unseen; says so and how to see them, unless
+ * @success_stacks already shows every session.
+ */
+void ustack_watch__notes(struct ustack *u, bool success_stacks, log_print_fn print);
 
 #endif

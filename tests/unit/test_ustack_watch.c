@@ -10,7 +10,10 @@
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/io_uring.h>
 #include "unit.h"
 #include "held_child.h"
 #include "mmap_watch.h"
@@ -82,6 +85,69 @@ static void test_pid_followed(void **state)
 	assert_int_equal(st.exited_let_go, 2);
 	assert_int_equal(st.procs, 2);
 	assert_int_equal(st.procs_peak, 4);
+	/* shells map no io_uring rings */
+	assert_int_equal(st.io_uring_procs, 0);
+}
+
+/*
+ * A process that maps an io_uring instance's rings is told apart (the run's end says its
+ * requests' errors are not reported): a child of this test, watched as `-- CMD` watches
+ * its command, sets one up once released. Exits 0 when it had the rings, 2 when the
+ * kernel refused io_uring (a sysctl can), 3 when they could not be mapped.
+ */
+static void test_io_uring(void **state)
+{
+	struct symbolize_opts so = { .sz = sizeof(so) };
+	struct ustack_opts uo = { .sz = sizeof(uo), .proc_root = "/nonexistent-proc" };
+	struct mmap_watch_opts wo = { .sz = sizeof(wo) };
+	struct io_uring_params prm;
+	struct mmap_watch *w = NULL;
+	struct ustack_stats st;
+	struct symbolize *syms;
+	struct ustack *u = NULL;
+	int go[2], status, fd;
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(100);
+		memset(&prm, 0, sizeof(prm));
+		fd = syscall(__NR_io_uring_setup, 4, &prm);
+		if (fd < 0)
+			_exit(2);
+		if (mmap(NULL, prm.sq_off.array + prm.sq_entries * sizeof(__u32),
+			 PROT_READ | PROT_WRITE, MAP_SHARED, fd, IORING_OFF_SQ_RING) == MAP_FAILED)
+			_exit(3);
+		_exit(0);
+	}
+	close(go[0]);
+	wo.pid = pid;
+	assert_int_equal(mmap_watch__new(&wo, &w), 0);
+	syms = symbolize__new(&so);
+	assert_non_null(syms);
+	uo.syms = syms;
+	uo.watch = w;
+	assert_int_equal(ustack__new(&uo, &u), 0);
+	assert_int_equal(write(go[1], "g", 1), 1);
+	close(go[1]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	/* 2: this kernel refuses io_uring, and the test can't tell anything */
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ustack__sync(u);
+	ustack__stats(u, &st);
+	assert_int_equal(st.io_uring_procs, 1);
+	assert_int_equal(st.io_uring_tgid, pid);
+	/* its rings are no code: nothing of them kept for unwinding */
+	assert_int_equal(st.procs, 1);
+	ustack__free(u);
+	symbolize__free(syms);
+	mmap_watch__free(w);
 }
 
 /* More processes than max_procs: the snapshots start over, none used after (ASan) */
@@ -102,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pid_followed),
 		cmocka_unit_test(test_max_procs),
+		cmocka_unit_test(test_io_uring),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,6 +37,7 @@
 #include <linux/bpf.h>
 #include <linux/genetlink.h>
 #include <linux/if_link.h>
+#include <linux/io_uring.h>
 #include <linux/netlink.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
@@ -339,6 +340,62 @@ static int iouring_no_entries(void)
 }
 
 /*
+ * An io_uring read of a descriptor that isn't open: io_uring_enter() succeeds, the
+ * request's -EBADF is in its completion entry (CQE) -- no session fails, and retsnoop
+ * says at the end that the process used io_uring. The CQE's result is returned.
+ */
+static int iouring_cqe_ebadf(void)
+{
+	struct io_uring_params p = {};
+	struct io_uring_sqe *sqes, *sqe;
+	struct io_uring_cqe *cqes;
+	unsigned int *tail, *array, *ctail, *chead;
+	void *sq, *cq;
+	static char buf[16];
+	int fd, ret;
+
+	fd = syscall(__NR_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return -errno;
+	sq = mmap(NULL, p.sq_off.array + p.sq_entries * sizeof(__u32), PROT_READ | PROT_WRITE,
+		  MAP_SHARED, fd, IORING_OFF_SQ_RING);
+	cq = mmap(NULL, p.cq_off.cqes + p.cq_entries * sizeof(*cqes), PROT_READ | PROT_WRITE,
+		  MAP_SHARED, fd, IORING_OFF_CQ_RING);
+	sqes = mmap(NULL, p.sq_entries * sizeof(*sqes), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED) {
+		close(fd);
+		return -ENOMEM;
+	}
+	tail = sq + p.sq_off.tail;
+	array = sq + p.sq_off.array;
+	chead = cq + p.cq_off.head;
+	ctail = cq + p.cq_off.tail;
+	cqes = cq + p.cq_off.cqes;
+	sqe = &sqes[0];
+	memset(sqe, 0, sizeof(*sqe));
+	sqe->opcode = IORING_OP_READ;
+	sqe->fd = 999;
+	sqe->addr = (unsigned long)buf;
+	sqe->len = sizeof(buf);
+	array[0] = 0;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	ret = syscall(__NR_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, NULL, 0);
+	if (ret < 0) {
+		ret = -errno;
+		close(fd);
+		return ret == -EBADF ? -EPERM : ret;	/* not the request's error */
+	}
+	/* GETEVENTS waited for it */
+	if (__atomic_load_n(ctail, __ATOMIC_ACQUIRE) == *chead)
+		ret = -EAGAIN;
+	else
+		ret = cqes[*chead & *(unsigned int *)(cq + p.cq_off.ring_mask)].res;
+	close(fd);
+	return ret;
+}
+
+/*
  * add_key() of a key type no one registered: the type's lookup fails inside
  * key_create_or_update() (7.2 and 6.12: inlined into __key_create_or_update()), which
  * answers -ENODEV.
@@ -534,6 +591,8 @@ static const struct errcase cases[] = {
 	{ "prctl-bad-option", "prctl with an option no one handles", EINVAL, prctl_bad_option },
 	{ "iouring-no-entries", "io_uring_setup for a ring of no entries", EINVAL,
 	  iouring_no_entries },
+	{ "iouring-cqe-ebadf", "io_uring read of a descriptor that isn't open (in its CQE)", EBADF,
+	  iouring_cqe_ebadf },
 	{ "keys-unknown-type", "add_key of a key type that doesn't exist", ENODEV,
 	  keys_unknown_type },
 	{ "fadvise-bad-advice", "fadvise64 with an unknown advice", EINVAL, fadvise_bad_advice },
