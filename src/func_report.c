@@ -125,6 +125,8 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 					i + 1, f->name, f->image);
 			continue;
 		}
+		if (att && mass_attacher__func_refused(att, i))
+			continue;	/* named where it was refused */
 		if (f->kprobe_fallback)
 			via = " with a kprobe pair";
 		if (env->verbose >= 2)
@@ -135,7 +137,8 @@ void trace_cmd__report_funcs(const struct env *env, const struct func *funcs, si
 		else
 			fprintf(out, "Attached%s to function #%zu '%s'%s.\n", dry, i + 1, f->name, via);
 	}
-	kcnt = cnt - ucnt - (uatt ? uprobe_attacher__skipped_cnt(uatt) : 0);
+	kcnt = cnt - ucnt - (uatt ? uprobe_attacher__skipped_cnt(uatt) : 0) -
+	       (att ? mass_attacher__refused_cnt(att) : 0);
 	if (kcnt)
 		fprintf(out, "Total %zu kernel functions attached%s successfully (%s)!\n", kcnt,
 			dry, mode);

@@ -457,9 +457,20 @@ void mass_attacher__free(struct mass_attacher *att)
 	ma_injects__free(att->injects);
 	free(att->how);
 	free(att->kprobe_ids);
+	free(att->kprobe_refused);
 	free(att->links);
 	free(att->fds);
 	free(att);
+}
+
+size_t mass_attacher__refused_cnt(const struct mass_attacher *att)
+{
+	return att->kprobe_refused_cnt;
+}
+
+bool mass_attacher__func_refused(const struct mass_attacher *att, __u32 id)
+{
+	return att->kprobe_refused && id < att->func_cnt && att->kprobe_refused[id];
 }
 
 bool mass_attacher__uses_cookies(const struct mass_attacher *att)

@@ -41,6 +41,7 @@ struct mass_attacher {
 	/* single kprobes the kernel refused (its blacklist): left out */
 	size_t kprobe_refused_cnt, kprobe_refused_entries;
 	__u32 kprobe_refused_entry;	/* the last refused entry function */
+	bool *kprobe_refused;		/* by function id; NULL until one is */
 
 	struct bpf_link **links;	/* libbpf-managed attachments */
 	size_t link_cnt, link_cap;

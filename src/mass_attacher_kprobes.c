@@ -47,6 +47,11 @@ static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *pro
  */
 static void skip_refused(struct mass_attacher *att, __u32 id)
 {
+	if (!att->kprobe_refused)
+		att->kprobe_refused = calloc(att->func_cnt, sizeof(*att->kprobe_refused));
+	/* without the table only -v's list names it as attached */
+	if (att->kprobe_refused)
+		att->kprobe_refused[id] = true;
 	att->kprobe_refused_cnt++;
 	if (att->funcs[id].flags & FUNC_IS_ENTRY) {
 		att->kprobe_refused_entries++;
