@@ -186,13 +186,13 @@ int mass_attacher__set_tmpl_id_insn(struct mass_attacher *att, const struct bpf_
 				    int idx);
 /* Entries the ip -> id map needs. */
 size_t mass_attacher__ip_slots(const struct mass_attacher *att);
-/* True if BPF gets the function id from the cookie (else from ip_to_id). */
 /*
  * Functions left out at attach: the kernel refused kprobes on them (its kprobe blacklist,
  * -EINVAL); their count, and whether function @id is one.
  */
 size_t mass_attacher__refused_cnt(const struct mass_attacher *att);
 bool mass_attacher__func_refused(const struct mass_attacher *att, __u32 id);
+/* True if BPF gets the function id from the cookie (else from ip_to_id). */
 bool mass_attacher__uses_cookies(const struct mass_attacher *att);
 /*
  * log2 of the ip_slots table's size (ip_slots.h) if BPF should look a kprobe.multi
