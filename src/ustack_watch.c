@@ -59,11 +59,13 @@ struct mmap_watch *ustack_watch__open(int pid, log_print_fn print)
  * records say which processes had an instance: says so, and what shows such errors (each
  * io_uring_enter() and worker run as a success sample with its calls, -S -T).
  */
-void ustack_watch__notes(struct ustack *u, bool success_stacks, log_print_fn print)
+void ustack_watch__notes(struct ustack *u, bool targeted, bool success_stacks,
+			 log_print_fn print)
 {
 	struct ustack_stats st;
 
-	if (!u || success_stacks)
+	/* system-wide, whichever daemon has a ring would be named */
+	if (!u || !targeted || success_stacks)
 		return;
 	ustack__sync(u);
 	ustack__stats(u, &st);
