@@ -8,6 +8,9 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
@@ -19,6 +22,16 @@
 #include "mmap_watch.h"
 #include "symbolize.h"
 #include "ustack.h"
+#include "ustack_watch.h"
+
+/* What ustack_watch__notes() said, at LOG_WARN */
+static char said[512];
+
+static void keep_said(int level, const char *fmt, va_list ap)
+{
+	if (level == LOG_WARN)
+		vsnprintf(said + strlen(said), sizeof(said) - strlen(said), fmt, ap);
+}
 
 /* Run the shell (and an unrelated one) under a watch of @uo's limits; its stats. */
 static void run_followed(struct ustack_opts *uo, struct ustack_stats *st)
@@ -145,6 +158,14 @@ static void test_io_uring(void **state)
 	assert_int_equal(st.io_uring_tgid, pid);
 	/* its rings are no code: nothing of them kept for unwinding */
 	assert_int_equal(st.procs, 1);
+	/* the run's end says so for a command or -p, not system-wide, not with -S */
+	said[0] = '\0';
+	ustack_watch__notes(u, false, false, keep_said);
+	ustack_watch__notes(u, true, true, keep_said);
+	assert_string_equal(said, "");
+	ustack_watch__notes(u, true, false, keep_said);
+	assert_non_null(strstr(said, "used io_uring: a request's error goes back in its completion (CQE)"));
+	assert_int_equal(atoi(said + strlen("Note: process ")), pid);
 	ustack__free(u);
 	symbolize__free(syms);
 	mmap_watch__free(w);
