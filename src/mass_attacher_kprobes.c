@@ -41,9 +41,10 @@ static int attach_kprobe_addr(struct mass_attacher *att, struct bpf_program *pro
 }
 
 /*
- * The kernel's kprobes refuse a function on their blacklist (NOKPROBE_SYMBOL: NMI and
- * kprobe code, e.g. 6.1's io_check_error, where ftrace, fentry and kprobe.multi take it)
- * with -EINVAL: such a function is left out, not the run, and said. -v names each one.
+ * The kernel's kprobes refuse a function on their blacklist (NOKPROBE_SYMBOL: NMI, trap
+ * and kprobe code, e.g. x86's io_check_error, arm64's __activate_traps, where ftrace,
+ * fentry and kprobe.multi take it) with -EINVAL: such a function is left out, not the
+ * run, and said. -v names each one.
  */
 static void skip_refused(struct mass_attacher *att, __u32 id)
 {
@@ -74,16 +75,16 @@ static int report_refused(struct mass_attacher *att)
 		entries += !!(att->funcs[i].flags & FUNC_IS_ENTRY);
 	if (att->kprobe_refused_entries == entries && entries == 1) {
 		/* no session could start: nothing to trace */
-		pr(att, LOG_ERROR, "The kernel refuses kprobes on %s, the only entry function (its kprobe blacklist: NMI and kprobe code)%s.\n",
+		pr(att, LOG_ERROR, "The kernel refuses kprobes on %s, the only entry function (its kprobe blacklist: NMI, trap and kprobe code)%s.\n",
 		   att->funcs[att->kprobe_refused_entry].name, hint ? "; -F traces it with fentry" : "");
 		return -EINVAL;
 	}
 	if (att->kprobe_refused_entries == entries) {
-		pr(att, LOG_ERROR, "The kernel refuses kprobes on every entry function (%zu; its kprobe blacklist: NMI and kprobe code)%s.\n",
+		pr(att, LOG_ERROR, "The kernel refuses kprobes on every entry function (%zu; its kprobe blacklist: NMI, trap and kprobe code)%s.\n",
 		   entries, hint ? "; -F traces them with fentry" : "");
 		return -EINVAL;
 	}
-	pr(att, LOG_WARN, "WARNING: %zu of %zu functions skipped: the kernel refuses kprobes on them (its kprobe blacklist: NMI and kprobe code); -v names them%s.\n",
+	pr(att, LOG_WARN, "WARNING: %zu of %zu functions skipped: the kernel refuses kprobes on them (its kprobe blacklist: NMI, trap and kprobe code); -v names them%s.\n",
 	   n, att->func_cnt, hint ? ", -F traces them with fentry" : "");
 	return 0;
 }

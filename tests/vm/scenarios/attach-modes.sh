@@ -126,7 +126,7 @@ if [ -z "$bl" ] || [ "$bl" = none ]; then
 else
 	s=$(section "$out" kprobe_bl)
 	expect "$s" '^Receiving data\.\.\.$' "-K with $bl among the functions: attached"
-	expect "$s" '^WARNING: 1 of [0-9]+ functions skipped: the kernel refuses kprobes on them \(its kprobe blacklist: NMI and kprobe code\); -v names them, -F traces them with fentry\.$' "-K: the refused function counted"
+	expect "$s" '^WARNING: 1 of [0-9]+ functions skipped: the kernel refuses kprobes on them \(its kprobe blacklist: NMI, trap and kprobe code\); -v names them, -F traces them with fentry\.$' "-K: the refused function counted"
 	expect "$s" "^The kernel refuses kprobes on $bl \\(its kprobe blacklist\\): not traced\\.\$" "-K -v names $bl"
 	expect "$s" '^rc=0$' "-K with $bl: exit status 0 after SIGINT"
 	expect_not "$s" "^Attached to function #[0-9]+ '$bl'" "-K -v: $bl not listed as attached"
@@ -135,7 +135,7 @@ else
 	[ -n "$nt" ] && [ -n "$nw" ] && [ "$nt" -eq $((nw - 1)) ] ||
 		fail "-K -v: the total attached (${nt:-none}) is not the functions less the refused one (${nw:-none} - 1)"
 	s=$(section "$out" kprobe_bl_all)
-	expect "$s" "^The kernel refuses kprobes on $bl, the only entry function \\(its kprobe blacklist: NMI and kprobe code\\); -F traces it with fentry\\.\$" "-K -e $bl: one line says why"
+	expect "$s" "^The kernel refuses kprobes on $bl, the only entry function \\(its kprobe blacklist: NMI, trap and kprobe code\\); -F traces it with fentry\\.\$" "-K -e $bl: one line says why"
 	expect "$s" '^rc=22$' "-K -e $bl: exit status 22 (EINVAL)"
 	expect_count "$s" . 2 "-K -e $bl: one line (plus the status)"
 	case " $(vm_modes) " in
