@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -407,6 +408,20 @@ int cmd_launch__exit_fd(struct cmd_launch *c)
 	(void)fd;
 	return -ENOSYS;
 #endif
+}
+
+bool cmd_launch__is_32bit(const char *path)
+{
+	unsigned char ident[EI_NIDENT];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	yes = read(fd, ident, sizeof(ident)) == sizeof(ident) &&
+	      memcmp(ident, ELFMAG, SELFMAG) == 0 && ident[EI_CLASS] == ELFCLASS32;
+	close(fd);
+	return yes;
 }
 
 /* Does @path start with "#!" (a script, run by an interpreter that names its program)? */

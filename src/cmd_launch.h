@@ -42,6 +42,11 @@ int cmd_launch__resolve(const char *cmd, char *out, size_t sz);
  * to trace)? false if it can't be read.
  */
 bool cmd_launch__is_script(const char *path);
+/*
+ * Is @path a 32-bit ELF program (i386, x32, AArch32: its syscalls enter the compat
+ * wrappers)? false if it can't be read.
+ */
+bool cmd_launch__is_32bit(const char *path);
 /* The held (later: running) process. */
 pid_t cmd_launch__pid(const struct cmd_launch *c);
 /* The file that will be (or was) executed, PATH resolved. */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "glob.h"
 #include "hunt.h"
@@ -7,8 +8,10 @@
 /*
  * The syscall wrappers that take the registers: what every syscall enters first, native
  * ones and compat ones (32-bit processes). They never nest (missed_exit.bpf.h's
- * FUNC_SYSCALL rule); a glob-less hunt starts sessions at the native ones only, and leaves
- * the compat ones to -e.
+ * FUNC_SYSCALL rule); a glob-less hunt starts sessions at the native ones, and at the
+ * compat ones too for a 32-bit command (its every syscall enters one of those: without
+ * them it had no session at all). Attached as single kprobes (no kprobe.multi), the
+ * compat ones would double the hunt's attach and release for every other command.
  */
 #if defined(__aarch64__)
 #define NATIVE_SYSCALL_PREFIX "__arm64_sys_"
@@ -62,8 +65,11 @@ static int push(struct glob_list *l, const char *glob, bool mandatory)
 	return err;
 }
 
-int hunt__apply_defaults(struct env *env, unsigned int *added)
+int hunt__apply_defaults(struct env *env, bool compat, unsigned int *added)
 {
+	static const char *const compat_prefixes[] = { COMPAT_SYSCALL_PREFIXES };
+	char glob[64];
+	size_t i;
 	int err;
 
 	*added = 0;
@@ -73,6 +79,14 @@ int hunt__apply_defaults(struct env *env, unsigned int *added)
 	if (err)
 		return err;
 	*added |= HUNT_ENTRIES;
+	/* a kernel without 32-bit emulation has none of them: not mandatory */
+	for (i = 0; compat && i < sizeof(compat_prefixes) / sizeof(compat_prefixes[0]); i++) {
+		snprintf(glob, sizeof(glob), "%s*", compat_prefixes[i]);
+		err = push(&env->entry_globs, glob, false);
+		if (err)
+			return err;
+		*added |= HUNT_COMPAT;
+	}
 	if (env->allow_globs.cnt)
 		return 0;
 	err = push(&env->allow_globs, "*", false);

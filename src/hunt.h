@@ -32,14 +32,16 @@ enum hunt_defaults {
 	HUNT_ENTRIES	= 0x1,		/* the syscall entry glob */
 	HUNT_ALLOW_ALL	= 0x2,		/* every traceable function */
 	HUNT_SYSCALLS_ONLY = 0x4,	/* HUNT_ALLOW_ALL taken back: hunt__syscalls_only() */
+	HUNT_COMPAT	= 0x8,		/* the compat syscall entry globs too */
 };
 
 /*
  * Fill in the hunt's globs where @env has none: the syscall entries when no -e/-c gave
- * any, everything (-a '*') when no -a did either; -d stays the user's. Only for a command
- * or -p; *@added gets enum hunt_defaults flags. 0 or a negative errno.
+ * any (the compat ones too if @compat: a 32-bit command), everything (-a '*') when no -a
+ * did either; -d stays the user's. Only for a command or -p; *@added gets enum
+ * hunt_defaults flags. 0 or a negative errno.
  */
-int hunt__apply_defaults(struct env *env, unsigned int *added);
+int hunt__apply_defaults(struct env *env, bool compat, unsigned int *added);
 
 /*
  * Take back the '-a *' that hunt__apply_defaults() added (HUNT_ALLOW_ALL in *@added):

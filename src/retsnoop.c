@@ -411,21 +411,31 @@ static int check_hunt_mode(unsigned int *hunt, const struct kernel_features *fea
 	return hunt__syscalls_only(&env, hunt);
 }
 
+/* A 32-bit command: its syscalls enter the compat wrappers, the hunt's sessions too. */
+static bool command_is_32bit(void)
+{
+	char path[PATH_MAX];
+
+	return env.cmd_argv && !cmd_launch__resolve(env.cmd_argv[0], path, sizeof(path)) &&
+	       cmd_launch__is_32bit(path);
+}
+
 /* The hunt's one line: what it traces (-v: every function, as for any run). */
 static void report_hunt(const struct func_discovery *d, unsigned int hunt)
 {
 	const struct func *funcs = func_discovery__funcs(d);
 	size_t i, cnt = func_discovery__func_cnt(d), entries = 0;
+	const char *compat = hunt & HUNT_COMPAT ? " and the 32-bit command's compat ones" : "";
 
 	for (i = 0; i < cnt; i++)
 		entries += !!(funcs[i].flags & FUNC_IS_ENTRY);
 	if (hunt & HUNT_SYSCALLS_ONLY) {
-		log_msg(log_print, LOG_WARN, "Syscall hunt: %zu syscall entry points ('%s'); this kernel lacks kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which tracing the whole kernel needs, so a failed syscall is shown without the kernel function its error came from: to find that, add the subsystem's functions, e.g. -a 'do_sys_open*' -a 'path_*'%s.\n",
-			entries, hunt__entry_glob(), env.verbose ? "" : "; -v lists them");
+		log_msg(log_print, LOG_WARN, "Syscall hunt: %zu syscall entry points ('%s'%s); this kernel lacks kprobe.multi (Linux 5.18+ with CONFIG_FPROBE), which tracing the whole kernel needs, so a failed syscall is shown without the kernel function its error came from: to find that, add the subsystem's functions, e.g. -a 'do_sys_open*' -a 'path_*'%s.\n",
+			entries, hunt__entry_glob(), compat, env.verbose ? "" : "; -v lists them");
 		return;
 	}
-	log_msg(log_print, LOG_WARN, "Whole-kernel hunt: %zu functions, sessions start at %zu syscall entry points ('%s')%s.\n",
-		cnt, entries, hunt__entry_glob(), env.verbose ? "" : "; -v lists them");
+	log_msg(log_print, LOG_WARN, "Whole-kernel hunt: %zu functions, sessions start at %zu syscall entry points ('%s'%s)%s.\n",
+		cnt, entries, hunt__entry_glob(), compat, env.verbose ? "" : "; -v lists them");
 }
 
 /*
@@ -477,7 +487,7 @@ static int run(void)
 	const char *mode;
 	int err, feat_err = 0;
 
-	err = hunt__apply_defaults(&env, &hunt);
+	err = hunt__apply_defaults(&env, command_is_32bit(), &hunt);
 	if (err) {
 		log_msg(log_print, LOG_ERROR, "Failed to set up the whole-kernel hunt: %s.\n",
 			strerror(-err));

@@ -126,6 +126,19 @@ static __u64 user_pc(const struct rec_ustack *r)
 	return r->arch == USTACK_ARCH_X86_64 ? r->regs[16] : r->regs[32];
 }
 
+/*
+ * Was the thread running 32-bit code (an i386 program's compat mode: its code segment,
+ * pt_regs' cs, is __USER32_CS; an AArch32 one's: pstate's nRW bit)? libdwfl then takes
+ * the i386 or ARM register set from the program's ELF header, which 64-bit registers
+ * don't fill ("Invalid register").
+ */
+static bool compat_code(const struct rec_ustack *r)
+{
+	if (r->arch == USTACK_ARCH_X86_64)
+		return r->reg_cnt > 17 && (r->regs[17] & 0xffff) == 0x23;
+	return r->reg_cnt > 33 && (r->regs[33] & 0x10);
+}
+
 static struct proc_snap *snap_find(struct ustack *u, __u32 tgid)
 {
 	struct proc_snap key = { .tgid = tgid };
@@ -595,6 +608,8 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 			 strerror(-r->err));
 		return *note = u->note, 0;
 	}
+	if (compat_code(r))
+		return *note = "a 32-bit program: retsnoop unwinds 64-bit programs' stacks only", 0;
 	stack_len = size - sizeof(*r) < r->stack_len ? size - sizeof(*r) : r->stack_len;
 	sync_watch(u);
 	s = snap_get(u, r->tgid);

@@ -237,6 +237,30 @@ static void test_not_unwindable(void **state)
 	assert_non_null(strstr(note, "registers could not be read (Bad address)"));
 	assert_int_equal(ustack__unwind(fx.u, &rec, 8, collect, &g, &note), 0);
 	assert_string_equal(note, "malformed user stack record");
+	/* a 32-bit program: x86's compat code segment, arm64's AArch32 state */
+	rec.err = 0;
+	rec.arch = USTACK_ARCH_X86_64;
+	rec.reg_cnt = 21;
+	rec.regs[17] = 0x23;
+	assert_int_equal(ustack__unwind(fx.u, &rec, sizeof(rec), collect, &g, &note), 0);
+	assert_string_equal(note, "a 32-bit program: retsnoop unwinds 64-bit programs' stacks only");
+	rec.arch = USTACK_ARCH_ARM64;
+	rec.reg_cnt = 34;
+	rec.regs[33] = 0x10;
+	note = NULL;
+	assert_int_equal(ustack__unwind(fx.u, &rec, sizeof(rec), collect, &g, &note), 0);
+	assert_string_equal(note, "a 32-bit program: retsnoop unwinds 64-bit programs' stacks only");
+	/* 64-bit code (__USER_CS, EL0t): the process is looked up as usual (pid 1's maps) */
+	rec.regs[33] = 0;
+	note = NULL;
+	ustack__unwind(fx.u, &rec, sizeof(rec), collect, &g, &note);
+	assert_true(!note || !strstr(note, "32-bit"));
+	rec.arch = USTACK_ARCH_X86_64;
+	rec.reg_cnt = 21;
+	rec.regs[17] = 0x33;
+	note = NULL;
+	ustack__unwind(fx.u, &rec, sizeof(rec), collect, &g, &note);
+	assert_true(!note || !strstr(note, "32-bit"));
 	assert_int_equal(g.cnt, 0);
 	free_ustack(&fx);
 }

@@ -252,6 +252,40 @@ static void test_user(void **state)
 	cmd_launch__free(c);
 }
 
+/* What the hunt asks of a command: 32-bit ELF or not, a script or not */
+static void test_program_kinds(void **state)
+{
+	/* an i386 ELF header's identification, a 64-bit one's, a script */
+	static const unsigned char elf32[16] = { 0x7f, 'E', 'L', 'F', 1, 1, 1 };
+	static const unsigned char elf64[16] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 };
+	char p32[300], p64[300], sh[300];
+	FILE *f;
+
+	snprintf(p32, sizeof(p32), "%s/prog32", dir);
+	snprintf(p64, sizeof(p64), "%s/prog64", dir);
+	snprintf(sh, sizeof(sh), "%s/script", dir);
+	assert_non_null(f = fopen(p32, "w"));
+	assert_int_equal(fwrite(elf32, 1, sizeof(elf32), f), sizeof(elf32));
+	fclose(f);
+	assert_non_null(f = fopen(p64, "w"));
+	assert_int_equal(fwrite(elf64, 1, sizeof(elf64), f), sizeof(elf64));
+	fclose(f);
+	assert_non_null(f = fopen(sh, "w"));
+	fputs("#!/bin/sh\nexit 0\n", f);
+	fclose(f);
+	assert_true(cmd_launch__is_32bit(p32));
+	assert_false(cmd_launch__is_32bit(p64));
+	assert_false(cmd_launch__is_32bit(sh));
+	assert_false(cmd_launch__is_32bit("/nonexistent/prog"));
+	/* this test program, as built */
+	assert_int_equal(cmd_launch__is_32bit("/proc/self/exe"), sizeof(void *) == 4);
+	assert_true(cmd_launch__is_script(sh));
+	assert_false(cmd_launch__is_script(p32));
+	unlink(p32);
+	unlink(p64);
+	unlink(sh);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_path_search),
 		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_user),
+		cmocka_unit_test(test_program_kinds),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

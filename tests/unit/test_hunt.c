@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* The whole-kernel hunt's defaults: which globs a command or -p without globs gets. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include "unit.h"
 #include "cli.h"
@@ -22,7 +23,7 @@ static void test_command_without_globs(void **state)
 	struct env env;
 
 	assert_int_equal(PARSE(&env, "--", "ls"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(added, HUNT_ENTRIES | HUNT_ALLOW_ALL);
 	assert_int_equal(env.entry_globs.cnt, 1);
 	assert_string_equal(env.entry_globs.specs[0].name, hunt__entry_glob());
@@ -31,6 +32,37 @@ static void test_command_without_globs(void **state)
 	assert_int_equal(env.allow_globs.cnt, 1);
 	assert_string_equal(env.allow_globs.specs[0].name, "*");
 	assert_false(env.allow_globs.specs[0].mandatory);
+	env__free(&env);
+}
+
+/* A 32-bit command's syscalls enter the compat wrappers: they start sessions too */
+static void test_compat_command(void **state)
+{
+	unsigned int added;
+	struct env env;
+	size_t i;
+
+	assert_int_equal(PARSE(&env, "--", "./prog32"), 0);
+	assert_int_equal(hunt__apply_defaults(&env, true, &added), 0);
+	assert_int_equal(added, HUNT_ENTRIES | HUNT_COMPAT | HUNT_ALLOW_ALL);
+	assert_true(env.entry_globs.cnt > 1);
+	assert_string_equal(env.entry_globs.specs[0].name, hunt__entry_glob());
+	assert_true(env.entry_globs.specs[0].mandatory);
+	for (i = 1; i < env.entry_globs.cnt; i++) {
+		char name[64];
+
+		/* each a compat prefix: what it matches are syscall entries */
+		snprintf(name, sizeof(name), "%.*sread",
+			 (int)strlen(env.entry_globs.specs[i].name) - 1, env.entry_globs.specs[i].name);
+		assert_true(hunt__is_syscall_entry(name));
+		assert_string_not_equal(env.entry_globs.specs[i].name, hunt__entry_glob());
+		/* a kernel without 32-bit emulation has none */
+		assert_false(env.entry_globs.specs[i].mandatory);
+	}
+#if defined(__x86_64__)
+	assert_int_equal(env.entry_globs.cnt, 4);
+	assert_string_equal(env.entry_globs.specs[1].name, "__ia32_sys_*");
+#endif
 	env__free(&env);
 }
 
@@ -100,7 +132,7 @@ static void test_pid_and_partial_globs(void **state)
 	struct env env;
 
 	assert_int_equal(PARSE(&env, "-p", "42", "-a", "vfs_*", "-d", "vfs_read"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(added, HUNT_ENTRIES);
 	assert_int_equal(env.entry_globs.cnt, 1);
 	assert_int_equal(env.allow_globs.cnt, 1);
@@ -120,7 +152,7 @@ static void test_syscalls_only(void **state)
 	struct env env;
 
 	assert_int_equal(PARSE(&env, "--", "ls"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(hunt__syscalls_only(&env, &added), 0);
 	assert_int_equal(added, HUNT_ENTRIES | HUNT_SYSCALLS_ONLY);
 	assert_int_equal(env.allow_globs.cnt, 0);
@@ -131,7 +163,7 @@ static void test_syscalls_only(void **state)
 	env__free(&env);
 
 	assert_int_equal(PARSE(&env, "-p", "42", "-a", "*"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(added, HUNT_ENTRIES);
 	assert_int_equal(hunt__syscalls_only(&env, &added), -EINVAL);
 	assert_int_equal(env.allow_globs.cnt, 1);
@@ -146,20 +178,20 @@ static void test_no_defaults(void **state)
 	struct env env;
 
 	assert_int_equal(PARSE(&env, "-e", "foo", "--", "ls"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(added, 0);
 	assert_int_equal(env.entry_globs.cnt, 1);
 	assert_int_equal(env.allow_globs.cnt, 0);
 	env__free(&env);
 
 	assert_int_equal(PARSE(&env, "-c", "bpf", "--", "ls"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(added, 0);
 	env__free(&env);
 
 	/* no command, no -p: today's "entry glob mandatory" error stays main's to say */
 	assert_int_equal(PARSE(&env, "-a", "x"), 0);
-	assert_int_equal(hunt__apply_defaults(&env, &added), 0);
+	assert_int_equal(hunt__apply_defaults(&env, false, &added), 0);
 	assert_int_equal(added, 0);
 	assert_int_equal(env.entry_globs.cnt, 0);
 	env__free(&env);
@@ -169,6 +201,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_command_without_globs),
+		cmocka_unit_test(test_compat_command),
 		cmocka_unit_test(test_entry_glob_per_arch),
 		cmocka_unit_test(test_syscall_entries),
 		cmocka_unit_test(test_exit_syscalls),

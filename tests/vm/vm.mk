@@ -88,6 +88,13 @@ $(BIN_DIR)/errtrig: tests/vm/errtrig.c
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -o $@
 CLEAN_EXTRA += src/errtrig
 
+# errtrig32: an i386 program failing an open() (a 32-bit command's compat syscalls; x86
+# guests only): no libc, so -m32 needs no 32-bit C library installed.
+$(BIN_DIR)/errtrig32: tests/vm/errtrig32.c
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -m32 -O1 -nostdlib -static -fno-pic -fno-stack-protector $< -o $@
+CLEAN_EXTRA += src/errtrig32
+
 # capexec: run a command as an unprivileged user with exactly some capabilities (guests'
 # privilege checks).
 $(BIN_DIR)/capexec: tests/vm/capexec.c

@@ -36,7 +36,32 @@ retsnoop --json -- errtrig mkdir-proc stat-enoent iouring-no-entries route-unrea
 echo \"rc=\$?\" >>/tmp/globless.err
 echo '=== BEGIN glob-less'; cat /tmp/globless.out; echo '=== END glob-less'
 echo '=== BEGIN glob-less.err'; cat /tmp/globless.err; echo '=== END glob-less.err'
+$([ "$VM_ARCH" = x86_64 ] && echo "retsnoop -T --json -- errtrig32 >/tmp/g32.out 2>/tmp/g32.err
+echo \"rc=\$?\" >>/tmp/g32.err
+echo '=== BEGIN g32'; cat /tmp/g32.out; echo '=== END g32'
+echo '=== BEGIN g32.err'; cat /tmp/g32.err; echo '=== END g32.err'")
 leftovers after") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
+
+# a 32-bit command (x86's errtrig32, an i386 program: x86 guests only): its syscalls enter
+# the compat wrappers, where the hunt starts sessions for such a command only (before,
+# none: its failed open() went unreported)
+if [ "$VM_ARCH" = x86_64 ]; then
+	s=$(section "$out" g32)
+	e=$(section "$out" g32.err)
+	expect "$e" "^Whole-kernel hunt: [0-9]+ functions, sessions start at [0-9]+ syscall entry points \\('__x64_sys_\\*' and the 32-bit command's compat ones\\)" \
+		"32-bit command: the hunt's line names the compat entry points"
+	expect "$e" '^rc=0$' "32-bit command: errtrig32's status 0 passed on"
+	expect "$s" '^CASE open-enoent-32: FAILED with -ENOENT' "32-bit command: its open() failed"
+	expect_count "$s" '"type":"sample".*"function":"__ia32_compat_sys_open"' 1 "32-bit command: its open() is a sample"
+	expect "$s" '"type":"sample".*"function":"__ia32_compat_sys_open".*"function":"path_openat"' \
+		"32-bit command: the sample's chain goes down into path_openat"
+	# its user stack is not unwound, and the sample says why (was libdwfl's "Invalid register")
+	expect "$s" '"user_stack":\{"missing":false,"complete":false,"note":"a 32-bit program: retsnoop unwinds 64-bit programs'"'"' stacks only"' \
+		"32-bit command: the user stack's note says why there is none"
+	res=$(printf '%s\n' "$s" | python3 "$here/../check-chain.py" -v --min 1 --name "g32: ")
+	printf '%s\n' "$res" | grep ': ok: ' | sed 's/^/info: /'
+	printf '%s\n' "$res" | grep -qE ' 0 disagree' || { fail "32-bit command: stack view and call trace disagree"; printf '%s\n' "$res"; }
+fi
 
 a=$(section "$out" after)
 [ -z "$(printf '%s' "$a" | tr -d '[:space:]')" ] || fail "still attached afterwards: $a"
