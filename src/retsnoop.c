@@ -411,13 +411,24 @@ static int check_hunt_mode(unsigned int *hunt, const struct kernel_features *fea
 	return hunt__syscalls_only(&env, hunt);
 }
 
-/* A 32-bit command: its syscalls enter the compat wrappers, the hunt's sessions too. */
-static bool command_is_32bit(void)
+/*
+ * A 32-bit command or -p process: its syscalls enter the compat wrappers, the hunt's
+ * sessions too.
+ */
+static bool target_is_32bit(void)
 {
 	char path[PATH_MAX];
+	size_t i;
 
-	return env.cmd_argv && !cmd_launch__resolve(env.cmd_argv[0], path, sizeof(path)) &&
-	       cmd_launch__is_32bit(path);
+	if (env.cmd_argv)
+		return !cmd_launch__resolve(env.cmd_argv[0], path, sizeof(path)) &&
+		       cmd_launch__is_32bit(path);
+	for (i = 0; i < env.allow_pid_cnt; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/exe", env.allow_pids[i]);
+		if (cmd_launch__is_32bit(path))
+			return true;
+	}
+	return false;
 }
 
 /* The hunt's one line: what it traces (-v: every function, as for any run). */
@@ -425,7 +436,7 @@ static void report_hunt(const struct func_discovery *d, unsigned int hunt)
 {
 	const struct func *funcs = func_discovery__funcs(d);
 	size_t i, cnt = func_discovery__func_cnt(d), entries = 0;
-	const char *compat = hunt & HUNT_COMPAT ? " and the 32-bit command's compat ones" : "";
+	const char *compat = hunt & HUNT_COMPAT ? " and the compat ones of a 32-bit program" : "";
 
 	for (i = 0; i < cnt; i++)
 		entries += !!(funcs[i].flags & FUNC_IS_ENTRY);
@@ -487,7 +498,7 @@ static int run(void)
 	const char *mode;
 	int err, feat_err = 0;
 
-	err = hunt__apply_defaults(&env, command_is_32bit(), &hunt);
+	err = hunt__apply_defaults(&env, target_is_32bit(), &hunt);
 	if (err) {
 		log_msg(log_print, LOG_ERROR, "Failed to set up the whole-kernel hunt: %s.\n",
 			strerror(-err));

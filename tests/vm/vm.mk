@@ -92,7 +92,7 @@ CLEAN_EXTRA += src/errtrig
 # guests only): no libc, so -m32 needs no 32-bit C library installed.
 $(BIN_DIR)/errtrig32: tests/vm/errtrig32.c
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) -m32 -O1 -nostdlib -static -fno-pic -fno-stack-protector $< -o $@
+	$(Q)$(CC) -m32 -O1 -fno-omit-frame-pointer -nostdlib -static -fno-pic -fno-stack-protector $< -o $@
 CLEAN_EXTRA += src/errtrig32
 
 # capexec: run a command as an unprivileged user with exactly some capabilities (guests'

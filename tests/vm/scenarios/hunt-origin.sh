@@ -39,7 +39,22 @@ echo '=== BEGIN glob-less.err'; cat /tmp/globless.err; echo '=== END glob-less.e
 $([ "$VM_ARCH" = x86_64 ] && echo "retsnoop -T --json -- errtrig32 >/tmp/g32.out 2>/tmp/g32.err
 echo \"rc=\$?\" >>/tmp/g32.err
 echo '=== BEGIN g32'; cat /tmp/g32.out; echo '=== END g32'
-echo '=== BEGIN g32.err'; cat /tmp/g32.err; echo '=== END g32.err'")
+echo '=== BEGIN g32.err'; cat /tmp/g32.err; echo '=== END g32.err'
+rm -f /tmp/go32
+errtrig32 /tmp/go32 >/tmp/p32.cmd &
+e=\$!
+retsnoop -T --json -p \$e >/tmp/p32.out 2>/tmp/p32.err &
+r=\$!
+i=0
+while ! grep -q '\"type\":\"ready\"' /tmp/p32.out && kill -0 \$r 2>/dev/null && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
+touch /tmp/go32
+wait \$e
+sleep 1
+kill -INT \$r
+wait \$r
+echo \"rc=\$?\" >>/tmp/p32.err
+echo '=== BEGIN p32'; cat /tmp/p32.cmd /tmp/p32.out; echo '=== END p32'
+echo '=== BEGIN p32.err'; cat /tmp/p32.err; echo '=== END p32.err'")
 leftovers after") || { echo "$out" | tail -40; fail "guest run failed"; finish; }
 
 # a 32-bit command (x86's errtrig32, an i386 program: x86 guests only): its syscalls enter
@@ -48,7 +63,7 @@ leftovers after") || { echo "$out" | tail -40; fail "guest run failed"; finish; 
 if [ "$VM_ARCH" = x86_64 ]; then
 	s=$(section "$out" g32)
 	e=$(section "$out" g32.err)
-	expect "$e" "^Whole-kernel hunt: [0-9]+ functions, sessions start at [0-9]+ syscall entry points \\('__x64_sys_\\*' and the 32-bit command's compat ones\\)" \
+	expect "$e" "^Whole-kernel hunt: [0-9]+ functions, sessions start at [0-9]+ syscall entry points \\('__x64_sys_\\*' and the compat ones of a 32-bit program\\)" \
 		"32-bit command: the hunt's line names the compat entry points"
 	expect "$e" '^rc=0$' "32-bit command: errtrig32's status 0 passed on"
 	expect "$s" '^CASE open-enoent-32: FAILED with -ENOENT' "32-bit command: its open() failed"
@@ -61,6 +76,15 @@ if [ "$VM_ARCH" = x86_64 ]; then
 	res=$(printf '%s\n' "$s" | python3 "$here/../check-chain.py" -v --min 1 --name "g32: ")
 	printf '%s\n' "$res" | grep ': ok: ' | sed 's/^/info: /'
 	printf '%s\n' "$res" | grep -qE ' 0 disagree' || { fail "32-bit command: stack view and call trace disagree"; printf '%s\n' "$res"; }
+	# the same for a running 32-bit process given with -p
+	s=$(section "$out" p32)
+	e=$(section "$out" p32.err)
+	expect "$e" "^Whole-kernel hunt: .*\\('__x64_sys_\\*' and the compat ones of a 32-bit program\\)" \
+		"32-bit -p process: the hunt's line names the compat entry points"
+	expect "$e" '^rc=0$' "32-bit -p process: exit status 0 after SIGINT"
+	expect "$s" '^CASE open-enoent-32: FAILED with -ENOENT' "32-bit -p process: its open() failed"
+	expect "$s" '"type":"sample".*"function":"__ia32_compat_sys_open".*"function":"path_openat"' \
+		"32-bit -p process: its open() is a sample, its chain down into path_openat"
 fi
 
 a=$(section "$out" after)
