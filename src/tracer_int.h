@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The tracer's state, shared by its parts: tracer.c (set-up, records), tracer_maps.c, tracer_drops.c, tracer_ksyms.c. */
+/*
+ * The tracer's state, shared by its parts: tracer.c (set-up, attach, detach),
+ * tracer_records.c (reading the records), tracer_maps.c, tracer_drops.c, tracer_ksyms.c.
+ */
 #ifndef __RETSNOOP_TRACER_INT_H
 #define __RETSNOOP_TRACER_INT_H
 
