@@ -230,24 +230,85 @@ static void shrink_to_fit(struct ksyms *ks, char **names, size_t used)
 }
 
 /*
+ * A file's lines, read in large chunks into one buffer and cut there in place: getline()
+ * copied each line out of stdio's buffer, 100 of the 936 host instructions a line of
+ * the kallsyms read took (callgrind). The buffer is also what makes the reads large: the
+ * kernel formats kallsyms anew for each read() and hands out up to a page a call, where
+ * glibc's own buffer asked for 1 kB (st_blksize) at a time: 6,700 system calls instead
+ * of 1,700 for 6.8 MB (6.12), each dear in a TCG guest.
+ */
+struct line_reader {
+	int fd;
+	char *buf;
+	size_t cap, pos, end;	/* [pos, end) not yet handed out; one byte kept for a NUL */
+	bool eof;
+};
+
+/*
+ * The next line without its newline, NUL-terminated and valid until the next call; NULL
+ * at the end, or on a read error (*@err set).
+ */
+static char *next_line(struct line_reader *lr, int *err)
+{
+	char *nl, *line, *grown;
+	ssize_t n;
+
+	for (;;) {
+		line = lr->buf + lr->pos;
+		nl = memchr(line, '\n', lr->end - lr->pos);
+		if (nl) {
+			*nl = '\0';
+			lr->pos = nl + 1 - lr->buf;
+			return line;
+		}
+		if (lr->eof) {
+			/* a last line without a newline (the room for its NUL is kept) */
+			if (lr->pos == lr->end)
+				return NULL;
+			lr->buf[lr->end] = '\0';
+			lr->pos = lr->end;
+			return line;
+		}
+		/* the partial line to the front, then more after it */
+		memmove(lr->buf, line, lr->end - lr->pos);
+		lr->end -= lr->pos;
+		lr->pos = 0;
+		if (lr->end + 1 >= lr->cap) {
+			grown = realloc(lr->buf, lr->cap * 2);
+			if (!grown) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+			lr->buf = grown;
+			lr->cap *= 2;
+		}
+		n = read(lr->fd, lr->buf + lr->end, lr->cap - 1 - lr->end);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = -errno;
+			return NULL;
+		}
+		lr->eof = n == 0;
+		lr->end += n;
+	}
+}
+
+/*
  * A filtered table keeps a small part of the file: read it a line at a time and keep only
  * the names of the symbols kept, never the whole file (15 MB at its peak on 6.12). Names
  * are offsets into the arena while it may still move; module offsets are stored plus one,
  * 0 being no module.
  */
-static int read_filtered(struct ksyms *ks, FILE *f)
+static int read_filtered(struct ksyms *ks, struct line_reader *lr)
 {
-	size_t cap = 0, line_cap = 0, used = 0, room = 0, i;
-	char *line = NULL, *names = NULL;
+	size_t cap = 0, used = 0, room = 0, i;
+	char *line, *names = NULL;
 	long name_off, mod_off;
 	struct ksym *s;
-	ssize_t len;
 	int err = 0;
 
-	while ((len = getline(&line, &line_cap, f)) > 0) {
-		/* lines end as the whole-text parser ends them */
-		if (line[len - 1] == '\n')
-			line[len - 1] = '\0';
+	while ((line = next_line(lr, &err))) {
 		s = new_sym(ks, &cap);
 		if (!s) {
 			err = -ENOMEM;
@@ -265,9 +326,6 @@ static int read_filtered(struct ksyms *ks, FILE *f)
 		s->module = (const char *)(uintptr_t)(mod_off + 2 ? mod_off + 1 : 0);
 		ks->cnt++;
 	}
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
 	/* kept for the whole run: give back what the doublings left unused (up to half) */
 	if (!err)
 		shrink_to_fit(ks, &names, used);
@@ -440,36 +498,30 @@ struct ksyms *ksyms__load(const char *path)
 static struct ksyms *load_funcs(const char *path, __u64 skip_start, __u64 skip_end,
 				bool static_only)
 {
-	FILE *f = fopen(path ? path : "/proc/kallsyms", "re");
-	/*
-	 * Fewer, larger reads of a file the kernel formats anew for each one. The buffer is
-	 * ours: glibc ignores the size given without one and reads /proc files 1 kB at a time
-	 * (st_blksize), where the kernel hands out up to a page of kallsyms a read: 6,700
-	 * system calls instead of 1,700 for 6.8 MB (6.12), each dear in a TCG guest.
-	 */
-	char *iobuf = malloc(KSYMS_IOBUF_SZ);
-	struct ksyms *ks;
+	struct line_reader lr = {
+		.fd = open(path ? path : "/proc/kallsyms", O_RDONLY | O_CLOEXEC),
+		.buf = malloc(KSYMS_IOBUF_SZ),
+		.cap = KSYMS_IOBUF_SZ,
+	};
+	struct ksyms *ks = calloc(1, sizeof(*ks));
 	int err;
 
-	if (!f) {
-		free(iobuf);
-		return NULL;
-	}
-	if (iobuf)
-		setvbuf(f, iobuf, _IOFBF, KSYMS_IOBUF_SZ);
-	ks = calloc(1, sizeof(*ks));
-	if (!ks) {
-		fclose(f);
-		free(iobuf);
+	if (lr.fd < 0 || !lr.buf || !ks) {
+		err = lr.fd < 0 ? errno : ENOMEM;
+		if (lr.fd >= 0)
+			close(lr.fd);
+		free(lr.buf);
+		free(ks);
+		errno = err;
 		return NULL;
 	}
 	ks->funcs_only = true;
 	ks->static_only = static_only;
 	ks->skip_start = skip_start;
 	ks->skip_end = skip_end;
-	err = read_filtered(ks, f);
-	fclose(f);
-	free(iobuf);
+	err = read_filtered(ks, &lr);
+	close(lr.fd);
+	free(lr.buf);
 	return indexed(ks, err);
 }
 

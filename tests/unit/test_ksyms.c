@@ -333,6 +333,54 @@ static void test_many_names(void **state)
 	ksyms__free(ks);
 }
 
+/*
+ * A file read in chunks answers as the same text parsed whole: lines across the reader's
+ * 64 kB reads, a line longer than its buffer (junk, skipped), a last line without a
+ * newline.
+ */
+static void test_load_across_reads(void **state)
+{
+	const size_t n = 9000, junk = 100000;
+	char *text = malloc(n * 64 + junk + 64), path[] = "/tmp/test_ksyms.XXXXXX";
+	const struct ksym *const *a, *const *b;
+	struct ksyms *whole, *read;
+	size_t i, len = 0;
+	char name[32];
+	int fd;
+
+	assert_non_null(text);
+	for (i = 0; i < n; i++) {
+		if (i == n / 2) {
+			memset(text + len, 'x', junk);
+			len += junk;
+			text[len++] = '\n';
+		}
+		len += sprintf(text + len, "%016zx %c fn_%zu%s", 0x10000 + i * 0x100,
+			       i % 3 ? 't' : 'T', i, i + 1 < n ? "\n" : "");
+	}
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), len);
+	close(fd);
+	read = ksyms__load_funcs(path);
+	unlink(path);
+	whole = ksyms__parse(text, len);
+	free(text);
+	assert_non_null(read);
+	assert_non_null(whole);
+	assert_int_equal(ksyms__cnt(read), n);
+	assert_int_equal(ksyms__cnt(whole), n);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "fn_%zu", i);
+		assert_int_equal(ksyms__find_funcs(read, name, NULL, &a), 1);
+		assert_int_equal(ksyms__find_funcs(whole, name, NULL, &b), 1);
+		assert_true(a[0]->addr == b[0]->addr);
+		assert_int_equal(a[0]->type, b[0]->type);
+	}
+	ksyms__free(read);
+	ksyms__free(whole);
+}
+
 static struct ksyms *load_text(const char *txt)
 {
 	char path[] = "/tmp/test_ksyms.XXXXXX";
@@ -426,6 +474,7 @@ int main(void)
 		cmocka_unit_test(test_parse_fields),
 		cmocka_unit_test(test_find_funcs),
 		cmocka_unit_test(test_load_funcs_same_answers),
+		cmocka_unit_test(test_load_across_reads),
 		cmocka_unit_test(test_many_names),
 		cmocka_unit_test(test_sizes_and_addr_lookup),
 		cmocka_unit_test(test_parse_odd_input),
