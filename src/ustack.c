@@ -53,7 +53,7 @@ struct ustack {
 	/* processes that mapped an io_uring ring (their requests' errors: ustack_watch.c) */
 	size_t io_uring_procs;
 	__u32 io_uring_tgid;
-	char note[192];
+	char note[320];		/* room for elsewhere()'s words with a long path */
 };
 
 static int snap_cmp(const void *a, const void *b)
@@ -491,11 +491,19 @@ static char *copy_lines(const char *lines, int n)
 }
 
 /* Frames from the sidecar's reply lines; the last line may say why it stopped. */
+static bool elsewhere(struct ustack *u, const struct proc_snap *s, const int *ids, __u64 pc);
+
+/*
+ * The sidecar's frames (@lines, @n of them) to @cb, and its last word to *@note. @ids: the
+ * images of s->maps as it was when the request was made (ids_maps).
+ */
 static int deliver(struct ustack *u, const struct rec_ustack *r, const struct proc_snap *s,
-		   char *lines, int n, ustack_frame_cb cb, void *ctx, const char **note)
+		   const int *ids, const struct proc_maps *ids_maps, char *lines, int n,
+		   ustack_frame_cb cb, void *ctx, const char **note)
 {
 	struct ustack_req_frame f;
 	const char *stop;
+	__u64 last = 0;		/* the last frame's code address, 0: none yet */
 	int i, k, err;
 
 	for (i = 0; i < n; i++) {
@@ -507,8 +515,15 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, const struct pr
 		if (k < 0)
 			return 0;	/* a sidecar out of protocol: what came so far stands */
 		if (k == 0) {
+			/*
+			 * The last frame's file was never opened, and the path the process
+			 * named is another file here or none (a chroot'd process gone at once):
+			 * no unwind information, because no file, said so
+			 */
+			if (last && s->maps == ids_maps && elsewhere(u, s, ids, last))
+				;
 			/* the window ended early: say why the read of the next page failed */
-			if (r->stack_err && strstr(stop, "beyond the") && !r->stack_holes)
+			else if (r->stack_err && strstr(stop, "beyond the") && !r->stack_holes)
 				snprintf(u->note, sizeof(u->note), "%s (reading on failed: %s)", stop,
 					 strerror(-r->stack_err));
 			else
@@ -516,6 +531,7 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, const struct pr
 			*note = u->note;
 			continue;
 		}
+		last = f.pc - !f.activation;
 		fr.pc = f.pc;
 		fr.activation = f.activation;
 		fr.guessed = f.guessed;
@@ -590,6 +606,7 @@ static bool elsewhere(struct ustack *u, const struct proc_snap *s, const int *id
 int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,
 		   void *ctx, const char **note)
 {
+	const struct proc_maps *ids_maps;
 	struct addr2line *a2l;
 	struct ids_ctx ic;
 	struct usyms *usyms;
@@ -630,6 +647,7 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 	ids = calloc(proc_maps__cnt(s->maps) ?: 1, sizeof(*ids));
 	if (!ids)
 		return -ENOMEM;
+	ids_maps = s->maps;
 	ic = (struct ids_ctx){ .maps = s->maps, .ids = ids };
 	usyms__for_each_mapping(usyms, r->tgid, take_id, &ic);
 	if (elsewhere(u, s, ids, user_pc(r))) {
@@ -637,24 +655,30 @@ int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, us
 		return *note = u->note, 0;
 	}
 	err = format_req(r, stack_len, s->maps, ids, &req);
-	free(ids);
-	if (err == -ENOMEM)
-		return err;
-	if (err)
+	if (err) {
+		free(ids);
+		if (err == -ENOMEM)
+			return err;
 		return *note = "unknown architecture or registers in the capture", 0;
+	}
 	n = addr2line__unwind(a2l, req, &lines);
 	free(req);
 	if (n < 0) {
+		free(ids);
 		snprintf(u->note, sizeof(u->note), "the sidecar could not unwind it (%s)",
 			 strerror(-n));
 		return *note = u->note, 0;
 	}
 	/* the reply lives until the sidecar's next call, and resolving the frames makes some */
 	copy = copy_lines(lines, n);
-	if (!copy)
+	if (!copy) {
+		free(ids);
 		return -ENOMEM;
-	err = deliver(u, r, s, copy, n, cb, ctx, note);
+	}
+	/* resolving a frame may renew s->maps, which @ids no longer describe */
+	err = deliver(u, r, s, ids, ids_maps, copy, n, cb, ctx, note);
 	free(copy);
+	free(ids);
 	return err;
 }
 
