@@ -30,20 +30,28 @@ case " $(vm_modes) " in
 *) echo "needs kprobe.multi for a whole-kernel hunt in a minute (not on $VM_KERNEL)"; exit 77 ;;
 esac
 
+# the 32-bit program's hunts below: each attach and release of the whole kernel is another
+# chance of the guest's rare int3 Oops at a patched ftrace site (a fresh-clone run met one
+# in this scenario's third whole-kernel hunt), so make test narrows them to the open path
+# (the hunt still adds the syscall and compat entry points); make test-kernels hunts the
+# whole kernel for the command
+G32_NARROW="-a 'do_sys_open*' -a 'do_filp_open' -a 'do_file_open' -a 'path_openat' -a 'link_path_walk*' -a 'step_into*' -a 'walk_component' -a 'lookup_*'"
+G32_SEL=
+[ "${VM_QUICK:-0}" = 1 ] && G32_SEL=$G32_NARROW
 out=$(vm_run "$(cat "$here/../guest-lib.sh")
 hunt_json targeted 'errtrig mkdir-proc stat-enoent iouring-no-entries route-unreachable' -n errtrig $MKDIR $STAT $IOURING $ROUTE
 retsnoop --json -- errtrig mkdir-proc stat-enoent iouring-no-entries route-unreachable >/tmp/globless.out 2>/tmp/globless.err
 echo \"rc=\$?\" >>/tmp/globless.err
 echo '=== BEGIN glob-less'; cat /tmp/globless.out; echo '=== END glob-less'
 echo '=== BEGIN glob-less.err'; cat /tmp/globless.err; echo '=== END glob-less.err'
-$([ "$VM_ARCH" = x86_64 ] && echo "retsnoop -T --json -- errtrig32 >/tmp/g32.out 2>/tmp/g32.err
+$([ "$VM_ARCH" = x86_64 ] && echo "retsnoop -T --json $G32_SEL -- errtrig32 >/tmp/g32.out 2>/tmp/g32.err
 echo \"rc=\$?\" >>/tmp/g32.err
 echo '=== BEGIN g32'; cat /tmp/g32.out; echo '=== END g32'
 echo '=== BEGIN g32.err'; cat /tmp/g32.err; echo '=== END g32.err'
 rm -f /tmp/go32
 errtrig32 /tmp/go32 >/tmp/p32.cmd &
 e=\$!
-retsnoop -T --json -p \$e >/tmp/p32.out 2>/tmp/p32.err &
+retsnoop -T --json $G32_NARROW -p \$e >/tmp/p32.out 2>/tmp/p32.err &
 r=\$!
 i=0
 while ! grep -q '\"type\":\"ready\"' /tmp/p32.out && kill -0 \$r 2>/dev/null && [ \$i -lt 1200 ]; do sleep 0.1; i=\$((i + 1)); done
