@@ -761,7 +761,8 @@ int trace_cmd__run(const struct env *env, const struct func_discovery *d,
 	if (!tracer__samples(t) && !exec_err)
 		note_guessed_entry(funcs, cnt, print);
 	drops.mmap_lost = mmap_watch__lost(watch);
-	ustack_watch__notes(ustack, cmd || env->allow_pid_cnt, env->success_stacks, print);
+	ustack_watch__notes(ustack, cmd || env->allow_pid_cnt, env->success_stacks,
+			    feat->has_kprobe_multi, print);
 	ustack_watch__report(watch, ustack, now_ms() - t_ready, print);
 	/* -vv: the sidecar's statistics, before the final lines */
 	vmlinux_dwarf__print_stats(vd);

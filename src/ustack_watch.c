@@ -60,7 +60,7 @@ struct mmap_watch *ustack_watch__open(int pid, log_print_fn print)
  * io_uring_enter() and worker run as a success sample with its calls, -S -T).
  */
 void ustack_watch__notes(struct ustack *u, bool targeted, bool success_stacks,
-			 log_print_fn print)
+			 bool whole_kernel, log_print_fn print)
 {
 	struct ustack_stats st;
 
@@ -71,7 +71,12 @@ void ustack_watch__notes(struct ustack *u, bool targeted, bool success_stacks,
 	ustack__stats(u, &st);
 	if (!st.io_uring_procs)
 		return;
-	log_msg(print, LOG_WARN, "Note: %s %u%s used io_uring: a request's error goes back in its completion (CQE), not as a system call's result, and is not reported; \"retsnoop -S -T -e '*sys_io_uring_enter' -e io_wq_submit_work -a '*' -- CMD\" shows each request's calls and results.\n",
+	/*
+	 * Without kprobe.multi, -a '*' would be tens of thousands of single kprobes (the better
+	 * part of an hour under TCG): io_uring's own functions, and the user adds the rest
+	 */
+	log_msg(print, LOG_WARN, "Note: %s %u%s used io_uring: a request's error goes back in its completion (CQE), not as a system call's result, and is not reported; \"retsnoop -S -T -e '*sys_io_uring_enter' -e io_wq_submit_work -a %s -- CMD\" shows each request's calls and results%s.\n",
 		st.io_uring_procs > 1 ? "processes" : "process", st.io_uring_tgid,
-		st.io_uring_procs > 1 ? " and others" : "");
+		st.io_uring_procs > 1 ? " and others" : "", whole_kernel ? "'*'" : "'io_*'",
+		whole_kernel ? "" : " (add the -a globs of the subsystem a request reaches: this kernel lacks kprobe.multi, which tracing the whole kernel needs)");
 }

@@ -24,10 +24,11 @@ void ustack_watch__report(struct mmap_watch *w, struct ustack *u, long ms, log_p
 
 /*
  * At the run's end: a traced process that used io_uring (its rings' mappings recorded)
- * may have had requests fail unseen; says so and how to see them, for a @targeted run (a
- * command, -p), unless @success_stacks already shows every session.
+ * may have had requests fail unseen; says so and how to see them (over the whole kernel
+ * if @whole_kernel: kprobe.multi), for a @targeted run (a command, -p), unless
+ * @success_stacks already shows every session.
  */
 void ustack_watch__notes(struct ustack *u, bool targeted, bool success_stacks,
-			 log_print_fn print);
+			 bool whole_kernel, log_print_fn print);
 
 #endif

@@ -160,12 +160,17 @@ static void test_io_uring(void **state)
 	assert_int_equal(st.procs, 1);
 	/* the run's end says so for a command or -p, not system-wide, not with -S */
 	said[0] = '\0';
-	ustack_watch__notes(u, false, false, keep_said);
-	ustack_watch__notes(u, true, true, keep_said);
+	ustack_watch__notes(u, false, false, true, keep_said);
+	ustack_watch__notes(u, true, true, true, keep_said);
 	assert_string_equal(said, "");
-	ustack_watch__notes(u, true, false, keep_said);
+	ustack_watch__notes(u, true, false, true, keep_said);
 	assert_non_null(strstr(said, "used io_uring: a request's error goes back in its completion (CQE)"));
+	assert_non_null(strstr(said, " -a '*' -- CMD\" shows each request's calls and results.\n"));
 	assert_int_equal(atoi(said + strlen("Note: process ")), pid);
+	/* without kprobe.multi: io_uring's functions, not the whole kernel one by one */
+	said[0] = '\0';
+	ustack_watch__notes(u, true, false, false, keep_said);
+	assert_non_null(strstr(said, " -a 'io_*' -- CMD\" shows each request's calls and results (add the -a globs"));
 	ustack__free(u);
 	symbolize__free(syms);
 	mmap_watch__free(w);
