@@ -498,7 +498,8 @@ static int run(void)
 	const char *mode;
 	int err, feat_err = 0;
 
-	err = hunt__apply_defaults(&env, target_is_32bit(), &hunt);
+	/* the command's ELF header is read only where a hunt gets the defaults */
+	err = hunt__apply_defaults(&env, !env.entry_globs.cnt && target_is_32bit(), &hunt);
 	if (err) {
 		log_msg(log_print, LOG_ERROR, "Failed to set up the whole-kernel hunt: %s.\n",
 			strerror(-err));

@@ -121,9 +121,17 @@ void ustack__free(struct ustack *u)
 	free(u);
 }
 
+/* Words of rec_ustack's regs[]: x86-64's struct pt_regs, arm64's struct user_pt_regs */
+#define X86_REG_IP	16
+#define X86_REG_CS	17
+#define X86_USER32_CS	0x23	/* __USER32_CS: a compat (i386) task's code segment */
+#define ARM64_REG_PC	32
+#define ARM64_REG_PSTATE 33
+#define ARM64_PSR_MODE32 0x10	/* pstate's nRW: AArch32 */
+
 static __u64 user_pc(const struct rec_ustack *r)
 {
-	return r->arch == USTACK_ARCH_X86_64 ? r->regs[16] : r->regs[32];
+	return r->arch == USTACK_ARCH_X86_64 ? r->regs[X86_REG_IP] : r->regs[ARM64_REG_PC];
 }
 
 /*
@@ -135,8 +143,8 @@ static __u64 user_pc(const struct rec_ustack *r)
 static bool compat_code(const struct rec_ustack *r)
 {
 	if (r->arch == USTACK_ARCH_X86_64)
-		return r->reg_cnt > 17 && (r->regs[17] & 0xffff) == 0x23;
-	return r->reg_cnt > 33 && (r->regs[33] & 0x10);
+		return r->reg_cnt > X86_REG_CS && (r->regs[X86_REG_CS] & 0xffff) == X86_USER32_CS;
+	return r->reg_cnt > ARM64_REG_PSTATE && (r->regs[ARM64_REG_PSTATE] & ARM64_PSR_MODE32);
 }
 
 static struct proc_snap *snap_find(struct ustack *u, __u32 tgid)
@@ -490,12 +498,39 @@ static char *copy_lines(const char *lines, int n)
 	return copy ? memcpy(copy, lines, len) : NULL;
 }
 
-/* Frames from the sidecar's reply lines; the last line may say why it stopped. */
-static bool elsewhere(struct ustack *u, const struct proc_snap *s, const int *ids, __u64 pc);
+/*
+ * The process is gone and the file of the code it was in (@pc) was never opened (@ids: the
+ * images of s->maps): is the path it mapped no such file here, or another one? Its maps
+ * name files as the process saw them: in a chroot or another mount namespace they differ
+ * from ours (its files are held while it lives, ustack_opts.open_early, but one that
+ * exits within a millisecond or two may be gone first). Said in u->note.
+ */
+static bool elsewhere(struct ustack *u, const struct proc_snap *s, const int *ids, __u64 pc)
+{
+	const struct proc_map *m = proc_maps__find(s->maps, pc);
+	struct stat st;
+	size_t i;
+
+	if (!m || !m->path || m->path[0] != '/' || !m->inode || !s->gone)
+		return false;
+	for (i = 0; i < proc_maps__cnt(s->maps) && proc_maps__get(s->maps, i) != m; i++)
+		;
+	if (ids[i])
+		return false;
+	if (!stat(m->path, &st) && st.st_ino == m->inode &&
+	    major(st.st_dev) == m->dev_major && minor(st.st_dev) == m->dev_minor)
+		return false;
+	snprintf(u->note, sizeof(u->note), "the process exited before its files could be "
+		 "opened, and %s, as it named the file of its code, %s here (a chroot or another "
+		 "mount namespace names files its own way)", m->path,
+		 access(m->path, F_OK) ? "names none" : "is another file");
+	return true;
+}
 
 /*
- * The sidecar's frames (@lines, @n of them) to @cb, and its last word to *@note. @ids: the
- * images of s->maps as it was when the request was made (ids_maps).
+ * Frames from the sidecar's reply lines (@n of them) to @cb; the last line may say why it
+ * stopped, into *@note. @ids: the images of s->maps as it was when the request was made
+ * (@ids_maps).
  */
 static int deliver(struct ustack *u, const struct rec_ustack *r, const struct proc_snap *s,
 		   const int *ids, const struct proc_maps *ids_maps, char *lines, int n,
@@ -515,20 +550,20 @@ static int deliver(struct ustack *u, const struct rec_ustack *r, const struct pr
 		if (k < 0)
 			return 0;	/* a sidecar out of protocol: what came so far stands */
 		if (k == 0) {
+			*note = u->note;
 			/*
 			 * The last frame's file was never opened, and the path the process
 			 * named is another file here or none (a chroot'd process gone at once):
-			 * no unwind information, because no file, said so
+			 * no unwind information, because no file (elsewhere() says so)
 			 */
 			if (last && s->maps == ids_maps && elsewhere(u, s, ids, last))
-				;
+				continue;
 			/* the window ended early: say why the read of the next page failed */
-			else if (r->stack_err && strstr(stop, "beyond the") && !r->stack_holes)
+			if (r->stack_err && strstr(stop, "beyond the") && !r->stack_holes)
 				snprintf(u->note, sizeof(u->note), "%s (reading on failed: %s)", stop,
 					 strerror(-r->stack_err));
 			else
 				snprintf(u->note, sizeof(u->note), "%s", stop);
-			*note = u->note;
 			continue;
 		}
 		last = f.pc - !f.activation;
@@ -572,35 +607,6 @@ static int format_req(const struct rec_ustack *r, size_t stack_len, const struct
 	err = ustack_req__format(fixed, stack_len, maps, ids, req);
 	free(fixed);
 	return err;
-}
-
-/*
- * The process is gone and the file of the code it was in (@pc) was never opened (@ids: the
- * images of s->maps): is the path it mapped no such file here, or another one? Its maps
- * name files as the process saw them: in a chroot or another mount namespace they differ
- * from ours (its files are held while it lives, ustack_opts.open_early, but one that
- * exits within a millisecond or two may be gone first). Said in u->note.
- */
-static bool elsewhere(struct ustack *u, const struct proc_snap *s, const int *ids, __u64 pc)
-{
-	const struct proc_map *m = proc_maps__find(s->maps, pc);
-	struct stat st;
-	size_t i;
-
-	if (!m || !m->path || m->path[0] != '/' || !m->inode || !s->gone)
-		return false;
-	for (i = 0; i < proc_maps__cnt(s->maps) && proc_maps__get(s->maps, i) != m; i++)
-		;
-	if (ids[i])
-		return false;
-	if (!stat(m->path, &st) && st.st_ino == m->inode &&
-	    major(st.st_dev) == m->dev_major && minor(st.st_dev) == m->dev_minor)
-		return false;
-	snprintf(u->note, sizeof(u->note), "the process exited before its files could be "
-		 "opened, and %s, as it named the file of its code, %s here (a chroot or another "
-		 "mount namespace names files its own way)", m->path,
-		 access(m->path, F_OK) ? "names none" : "is another file");
-	return true;
 }
 
 int ustack__unwind(struct ustack *u, const struct rec_ustack *r, size_t size, ustack_frame_cb cb,

@@ -68,31 +68,30 @@ leftovers after") || { echo "$out" | tail -40; fail "guest run failed"; finish; 
 # a 32-bit command (x86's errtrig32, an i386 program: x86 guests only): its syscalls enter
 # the compat wrappers, where the hunt starts sessions for such a command only (before,
 # none: its failed open() went unreported)
-if [ "$VM_ARCH" = x86_64 ]; then
-	s=$(section "$out" g32)
-	e=$(section "$out" g32.err)
+# check32 SECTION WHAT: the hunt's line names the compat entry points, the status is 0 (the
+# command's, or after SIGINT), its open() failed and is a sample down into path_openat
+check32() {
+	local s e
+	s=$(section "$out" "$1")
+	e=$(section "$out" "$1.err")
 	expect "$e" "^Whole-kernel hunt: [0-9]+ functions, sessions start at [0-9]+ syscall entry points \\('__x64_sys_\\*' and the compat ones of a 32-bit program\\)" \
-		"32-bit command: the hunt's line names the compat entry points"
-	expect "$e" '^rc=0$' "32-bit command: errtrig32's status 0 passed on"
-	expect "$s" '^CASE open-enoent-32: FAILED with -ENOENT' "32-bit command: its open() failed"
-	expect_count "$s" '"type":"sample".*"function":"__ia32_compat_sys_open"' 1 "32-bit command: its open() is a sample"
+		"$2: the hunt's line names the compat entry points"
+	expect "$e" '^rc=0$' "$2: exit status 0"
+	expect "$s" '^CASE open-enoent-32: FAILED with -ENOENT' "$2: its open() failed"
+	expect_count "$s" '"type":"sample".*"function":"__ia32_compat_sys_open"' 1 "$2: its open() is a sample"
 	expect "$s" '"type":"sample".*"function":"__ia32_compat_sys_open".*"function":"path_openat"' \
-		"32-bit command: the sample's chain goes down into path_openat"
+		"$2: the sample's chain goes down into path_openat"
+}
+if [ "$VM_ARCH" = x86_64 ]; then
+	check32 g32 "32-bit command"
+	check32 p32 "32-bit -p process"
+	s=$(section "$out" g32)
 	# its user stack is not unwound, and the sample says why (was libdwfl's "Invalid register")
 	expect "$s" '"user_stack":\{"missing":false,"complete":false,"note":"a 32-bit program: retsnoop unwinds 64-bit programs'"'"' stacks only"' \
 		"32-bit command: the user stack's note says why there is none"
 	res=$(printf '%s\n' "$s" | python3 "$here/../check-chain.py" -v --min 1 --name "g32: ")
 	printf '%s\n' "$res" | grep ': ok: ' | sed 's/^/info: /'
 	printf '%s\n' "$res" | grep -qE ' 0 disagree' || { fail "32-bit command: stack view and call trace disagree"; printf '%s\n' "$res"; }
-	# the same for a running 32-bit process given with -p
-	s=$(section "$out" p32)
-	e=$(section "$out" p32.err)
-	expect "$e" "^Whole-kernel hunt: .*\\('__x64_sys_\\*' and the compat ones of a 32-bit program\\)" \
-		"32-bit -p process: the hunt's line names the compat entry points"
-	expect "$e" '^rc=0$' "32-bit -p process: exit status 0 after SIGINT"
-	expect "$s" '^CASE open-enoent-32: FAILED with -ENOENT' "32-bit -p process: its open() failed"
-	expect "$s" '"type":"sample".*"function":"__ia32_compat_sys_open".*"function":"path_openat"' \
-		"32-bit -p process: its open() is a sample, its chain down into path_openat"
 fi
 
 a=$(section "$out" after)
